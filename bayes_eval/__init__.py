@@ -1,0 +1,41 @@
+"""bayes_eval: Bayesian evaluation and ranking of LLMs.
+
+The core (this package) needs numpy, scipy and xarray only. The closed-form estimators keep
+the names, argument order and return conventions of the peer package scorio, so
+``from bayes_eval import bayes_ci`` replaces ``from scorio.eval import bayes_ci``.
+"""
+
+from bayes_eval.avg_at_n import avg, avg_ci
+from bayes_eval.bayes_at_n import bayes, bayes_ci, dirichlet_posterior
+from bayes_eval.pass_family import (
+    g_pass_at_k,
+    g_pass_at_k_ci,
+    g_pass_at_k_tau,
+    g_pass_at_k_tau_ci,
+    mg_pass_at_k,
+    mg_pass_at_k_ci,
+    pass_at_k,
+    pass_at_k_ci,
+    pass_hat_k,
+    pass_hat_k_ci,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "avg",
+    "avg_ci",
+    "bayes",
+    "bayes_ci",
+    "dirichlet_posterior",
+    "g_pass_at_k",
+    "g_pass_at_k_ci",
+    "g_pass_at_k_tau",
+    "g_pass_at_k_tau_ci",
+    "mg_pass_at_k",
+    "mg_pass_at_k_ci",
+    "pass_at_k",
+    "pass_at_k_ci",
+    "pass_hat_k",
+    "pass_hat_k_ci",
+]

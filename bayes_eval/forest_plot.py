@@ -1,0 +1,59 @@
+"""Forest plot of a leaderboard: posterior means with credible intervals, CI-aware rank groups.
+
+matplotlib is an optional dependency (extra ``[plot]``); it is imported when a plot is drawn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+__all__ = ["forest_plot"]
+
+
+def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None) -> Path:
+    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, and shade CI-aware rank groups.
+
+    Parameters
+    ----------
+    table : xarray.Dataset
+        Output of :func:`bayes_eval.xr.rank_table` (needs ``mu``, ``lo``, ``hi``, ``rank_ci``).
+    path : str or Path
+        PNG file to write.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError("--plot needs matplotlib: pip install 'bayes_eval[plot]'.") from exc
+    order = np.argsort(-table["mu"].values, kind="stable")
+    names = table["model"].values[order]
+    mu = table["mu"].values[order]
+    lo = table["lo"].values[order]
+    hi = table["hi"].values[order]
+    groups = table["rank_ci"].values[order]
+    y = np.arange(mu.size)[::-1]
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * mu.size + 1.4))
+    for i, g in enumerate(np.unique(groups)):
+        rows = y[groups == g]
+        ax.axhspan(
+            rows.min() - 0.5, rows.max() + 0.5, color="0.9" if i % 2 == 0 else "white", zorder=0
+        )
+        ax.text(1.005, rows.mean(), f"rank {g}", transform=ax.get_yaxis_transform(),
+                va="center", fontsize=8, color="0.35")  # fmt: skip
+    ax.errorbar(mu, y, xerr=[mu - lo, hi - mu], fmt="o", color="tab:blue", ecolor="tab:blue",
+                capsize=3, zorder=3)  # fmt: skip
+    ax.set_yticks(y, names)
+    conf = table.attrs.get("confidence", 0.95)
+    ax.set_xlabel(f"Bayes@N posterior mean with {100 * conf:g}% credible interval")
+    ax.set_title(title or "Leaderboard (shaded: CI-aware rank groups)")
+    ax.set_ylim(-0.5, mu.size - 0.5)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,240 @@
+"""xarray front end: labelled results in, labelled posteriors out.
+
+Results are a ``DataArray`` with dims ``("model", "question", "trial")`` (or without
+``model`` for one model); prior runs ``R0`` use ``("model", "question", "trial")`` too and are
+aligned to ``R`` by label. Outputs are ``Dataset`` objects whose variables are DataArrays over
+``model`` (and ``k`` for the Pass family, ``model_bis`` for pairwise matrices).
+
+Missing trials are ``NaN``. As in the array layer a NaN is an error unless you say it marks a
+missing trial: pass ``skipna=True``.
+
+Examples
+--------
+>>> import numpy as np, xarray as xr
+>>> from bayes_eval import xr as bxr
+>>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+>>> ds = bxr.bayes_ci(R)
+>>> [round(float(v), 4) for v in ds["mu"]]
+[0.6, 0.7]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+from numpy.typing import ArrayLike
+
+import bayes_eval.avg_at_n as _avg
+import bayes_eval.bayes_at_n as _bayes
+import bayes_eval.pass_family as _pass
+from bayes_eval.ranking import (
+    confidence_to_z,
+    pairwise_confidence,
+    pairwise_z,
+    rank,
+    rank_interval,
+    rank_with_ci,
+)
+
+__all__ = ["avg_ci", "bayes", "bayes_ci", "pass_family_ci", "rank_table", "results_array"]
+
+_DIMS = ("model", "question", "trial")
+
+
+def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
+    """Wrap a ``(L, M, N)`` or ``(M, N)`` array as a DataArray with the standard dims."""
+    arr = np.asarray(R)
+    dims = _DIMS if arr.ndim == 3 else _DIMS[1:]
+    coords = {}
+    if models is not None and arr.ndim == 3:
+        coords["model"] = list(models)
+    if questions is not None:
+        coords["question"] = list(questions)
+    return xr.DataArray(arr, dims=dims, coords=coords)
+
+
+def _unpack(R: xr.DataArray, skipna: bool, name: str = "R"):
+    if not isinstance(R, xr.DataArray):
+        raise ValueError(f"{name} is a {type(R).__name__}; expected an xarray.DataArray.")
+    want = _DIMS if "model" in R.dims else _DIMS[1:]
+    if set(R.dims) != set(want):
+        raise ValueError(f"{name} has dims {R.dims}; expected {_DIMS} or {_DIMS[1:]}.")
+    R = R.transpose(*want)
+    values = R.values
+    mask = None
+    if not skipna and values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(
+            f"{name} contains NaN ({int(np.isnan(values).sum())} entries); expected integer "
+            "labels. If NaN marks missing trials, pass skipna=True."
+        )
+    if skipna and values.dtype.kind == "f":
+        mask = np.isnan(values)
+        if not mask.any():
+            mask = None
+    return R, values, mask
+
+
+def _model_coords(R: xr.DataArray):
+    return {"model": R["model"].values} if "model" in R.dims else {}
+
+
+def _dataset(R: xr.DataArray, names, values, attrs) -> xr.Dataset:
+    dims = ("model",) if "model" in R.dims else ()
+    data = {n: (dims, np.asarray(v)) for n, v in zip(names, values, strict=True)}
+    return xr.Dataset(data, coords=_model_coords(R), attrs=attrs)
+
+
+def _aligned_prior(R0: xr.DataArray | None, R: xr.DataArray):
+    """Align R0 to R's models and questions; absent entries become masked (D_alpha = 0)."""
+    if R0 is None:
+        return None, None
+    R0, _, _ = _unpack(R0, skipna=True, name="R0")
+    if ("model" in R.dims) != ("model" in R0.dims):
+        raise ValueError("R0 must have a 'model' dim exactly when R has one.")
+    extra_q = np.setdiff1d(R0["question"].values, R["question"].values)
+    if extra_q.size:
+        raise ValueError(
+            f"R0 has questions that R does not have ({extra_q[:5].tolist()}); expected R0's "
+            "questions to be a subset of R's."
+        )
+    indexers = {"question": R["question"].values}
+    if "model" in R.dims:
+        indexers["model"] = R["model"].values
+    aligned = R0.astype(float).reindex(indexers)
+    values = aligned.values
+    mask = np.isnan(values)
+    return np.where(mask, 0, values).astype(np.int64), mask if mask.any() else None
+
+
+def bayes(R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, alpha0=1.0, skipna=False):
+    """Bayes@N ``mu`` and ``sigma`` per model (see :func:`bayes_eval.bayes`)."""
+    R, values, mask = _unpack(R, skipna)
+    r0, r0_mask = _aligned_prior(R0, R)
+    mu, sigma = _bayes.bayes(values, w, r0, alpha0=alpha0, mask=mask, R0_mask=r0_mask)
+    return _dataset(R, ("mu", "sigma"), (mu, sigma), {"estimator": "Bayes@N"})
+
+
+def bayes_ci(
+    R: xr.DataArray,
+    w=None,
+    R0: xr.DataArray | None = None,
+    *,
+    confidence: float = 0.95,
+    bounds=None,
+    interval: str = "normal",
+    alpha0=1.0,
+    skipna: bool = False,
+) -> xr.Dataset:
+    """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.bayes_ci`)."""
+    R, values, mask = _unpack(R, skipna)
+    r0, r0_mask = _aligned_prior(R0, R)
+    out = _bayes.bayes_ci(
+        values, w, r0, confidence=confidence, bounds=bounds, interval=interval,
+        alpha0=alpha0, mask=mask, R0_mask=r0_mask,
+    )  # fmt: skip
+    attrs = {"estimator": "Bayes@N", "confidence": confidence, "interval": interval}
+    return _dataset(R, ("mu", "sigma", "lo", "hi"), out, attrs)
+
+
+def avg_ci(
+    R: xr.DataArray,
+    w=None,
+    *,
+    confidence: float = 0.95,
+    bounds=None,
+    interval: str = "normal",
+    alpha0=1.0,
+    skipna: bool = False,
+) -> xr.Dataset:
+    """avg@N ``a``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.avg_ci`)."""
+    R, values, mask = _unpack(R, skipna)
+    out = _avg.avg_ci(
+        values, w, confidence=confidence, bounds=bounds, interval=interval, alpha0=alpha0,
+        mask=mask,
+    )  # fmt: skip
+    attrs = {"estimator": "avg@N", "confidence": confidence, "interval": interval}
+    return _dataset(R, ("a", "sigma", "lo", "hi"), out, attrs)
+
+
+_PASS = {
+    "pass_at_k": (_pass.pass_at_k, _pass.pass_at_k_ci),
+    "pass_hat_k": (_pass.pass_hat_k, _pass.pass_hat_k_ci),
+    "mg_pass_at_k": (_pass.mg_pass_at_k, _pass.mg_pass_at_k_ci),
+    "g_pass_at_k_tau": (_pass.g_pass_at_k_tau, _pass.g_pass_at_k_tau_ci),
+}
+
+
+def pass_family_ci(
+    R: xr.DataArray,
+    k,
+    *,
+    metric: str = "pass_at_k",
+    tau: float | None = None,
+    confidence: float = 0.95,
+    bounds=(0.0, 1.0),
+    alpha0: float = 1.0,
+    beta0: float = 1.0,
+    skipna: bool = False,
+) -> xr.Dataset:
+    """A Pass family metric for one or several ``k``: variables ``estimate`` (unbiased point
+    estimate), ``mu``, ``sigma``, ``lo``, ``hi`` over ``(model, k)``.
+
+    ``metric`` is one of ``pass_at_k``, ``pass_hat_k``, ``g_pass_at_k_tau`` (needs ``tau``),
+    ``mg_pass_at_k``.
+    """
+    if metric not in _PASS:
+        raise ValueError(f"metric is {metric!r}; expected one of {sorted(_PASS)}.")
+    point_fn, ci_fn = _PASS[metric]
+    extra = (tau,) if metric == "g_pass_at_k_tau" else ()
+    if metric == "g_pass_at_k_tau" and tau is None:
+        raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
+    R, values, mask = _unpack(R, skipna)
+    ks = np.atleast_1d(k)
+    cols = {"estimate": [], "mu": [], "sigma": [], "lo": [], "hi": []}
+    for kk in ks:
+        kk = int(kk)
+        cols["estimate"].append(point_fn(values, kk, *extra, mask=mask))
+        out = ci_fn(values, kk, *extra, confidence=confidence, bounds=bounds, alpha0=alpha0,
+                    beta0=beta0, mask=mask)  # fmt: skip
+        for name, v in zip(("mu", "sigma", "lo", "hi"), out, strict=True):
+            cols[name].append(v)
+    dims = ("k", "model") if "model" in R.dims else ("k",)
+    coords = {"k": ks, **_model_coords(R)}
+    ds = xr.Dataset({n: (dims, np.asarray(v)) for n, v in cols.items()}, coords=coords)
+    ds.attrs = {"metric": metric, "confidence": confidence, **({"tau": tau} if tau else {})}
+    return ds.transpose(*(("model", "k") if "model" in R.dims else ("k",)))
+
+
+def rank_table(
+    R: xr.DataArray,
+    w=None,
+    R0: xr.DataArray | None = None,
+    *,
+    confidence: float = 0.95,
+    interval: str = "normal",
+    alpha0=1.0,
+    skipna: bool = False,
+) -> xr.Dataset:
+    """Everything a leaderboard needs, per model: Bayes@N with interval, rank by ``mu``
+    (competition), CI-aware rank (seed 000 §2.7.1, dense, z threshold ``Phi^{-1}(confidence)``),
+    the non-chaining rank interval, and pairwise ``z`` and ``P(row > column)`` over
+    ``(model, model_bis)``.
+    """
+    if "model" not in R.dims:
+        raise ValueError("rank_table needs several models: R must have a 'model' dim.")
+    ds = bayes_ci(R, w, R0, confidence=confidence, interval=interval, alpha0=alpha0, skipna=skipna)
+    mu, sigma = ds["mu"].values, ds["sigma"].values
+    z_thr = confidence_to_z(confidence)
+    lower, upper = rank_interval(mu, sigma, z_threshold=z_thr)
+    ds["rank"] = ("model", rank(mu))
+    ds["rank_ci"] = ("model", rank_with_ci(mu, sigma, z_threshold=z_thr))
+    ds["rank_lower"] = ("model", lower)
+    ds["rank_upper"] = ("model", upper)
+    coords = {"model_bis": ds["model"].values}
+    ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
+    ds["prob_better"] = xr.DataArray(
+        pairwise_confidence(mu, sigma), dims=("model", "model_bis"), coords=coords
+    )
+    ds.attrs["z_threshold"] = z_thr
+    return ds

@@ -1,0 +1,138 @@
+"""The bayes-eval command line: output, JSON, plots and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_eval as be
+from bayes_eval.cli import main
+
+
+def _write_table(path, R, models, drop=()):
+    rows = []
+    for m, name in enumerate(models):
+        for q in range(R.shape[1]):
+            for t in range(R.shape[2]):
+                if (m, q, t) not in drop:
+                    rows.append(
+                        {
+                            "model": name,
+                            "question": f"q{q:02d}",
+                            "trial": t,
+                            "score": int(R[m, q, t]),
+                        }
+                    )
+    frame = pd.DataFrame(rows).sample(frac=1.0, random_state=0)  # row order must not matter
+    if str(path).endswith(".parquet"):
+        frame.to_parquet(path)
+    else:
+        frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def table(tmp_path, rng):
+    R = rng.integers(0, 3, size=(3, 12, 6))
+    return _write_table(tmp_path / "runs.csv", R, ["m1", "m2", "m3"]), R
+
+
+def test_rank_json_matches_library(table, capsys):
+    path, R = table
+    assert main(["rank", str(path), "--weights", "0,0.5,1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    mu, _sigma, _lo, hi = be.bayes_ci(R, [0, 0.5, 1])
+    by_model = {r["model"]: r for r in out["models"]}
+    for i, name in enumerate(["m1", "m2", "m3"]):
+        assert by_model[name]["mu"] == pytest.approx(mu[i], abs=1e-12)
+        assert by_model[name]["hi"] == pytest.approx(hi[i], abs=1e-12)
+    assert out["missing_trials"] == 0
+
+
+def test_rank_text_plot_prior_and_exact(table, tmp_path, capsys, rng):
+    path, _R = table
+    prior = _write_table(
+        tmp_path / "prior.csv", rng.integers(0, 3, size=(3, 12, 2)), ["m1", "m2", "m3"]
+    )
+    png = tmp_path / "forest.png"
+    code = main(["rank", str(path), "--weights", "0,0.5,1", "--prior", str(prior),
+                 "--interval", "exact", "--confidence", "0.9", "--plot", str(png)])  # fmt: skip
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "rank w/ CI" in text and "m1" in text and "90% CI" in text
+    assert png.stat().st_size > 5000 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_rank_parquet_with_missing_trials(tmp_path, rng, capsys):
+    R = rng.integers(0, 2, size=(2, 5, 4))
+    path = _write_table(tmp_path / "runs.parquet", R, ["a", "b"], drop={(0, 1, 3), (1, 4, 0)})
+    assert main(["rank", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["missing_trials"] == 2
+    mask = np.zeros(R.shape, bool)
+    mask[0, 1, 3] = True
+    mask[1, 4, 0] = True
+    # the missing trial of model b is the first one; trials are renumbered within a question
+    Rm = R.copy()
+    Rm[1, 4] = np.roll(Rm[1, 4], -1)
+    mask_m = mask.copy()
+    mask_m[1, 4] = np.roll(mask[1, 4], -1)
+    mu = be.bayes(Rm, mask=mask_m)[0]
+    assert {r["model"]: r["mu"] for r in out["models"]} == pytest.approx({"a": mu[0], "b": mu[1]})
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["rank", "MISSING.csv"], "no such file"),
+        (["rank", "{path}", "--weights", "0,1"], "contains category 2"),
+        (["rank", "{path}", "--weights", "0,x,1"], "--weights is '0,x,1'"),
+        (["rank", "{path}", "--weights", "0,0.5,1", "--confidence", "1.5"], "confidence is 1.5"),
+        (["plan", "{path}", "m1", "nope", "--weights", "0,0.5,1"], "model 'nope' is not in"),
+    ],
+)
+def test_errors_are_one_line_and_exit_2(table, capsys, args, match):
+    path, _ = table
+    code = main([a.format(path=path) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("bayes-eval: error: ") and match in err
+    assert err.count("\n") == 1
+
+
+def test_plan_command(table, capsys):
+    path, _ = table
+    assert main(["plan", str(path), "m1", "m2", "--weights", "0,0.5,1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_now"] == 6 and out["z_target"] == 1.645
+
+
+def test_demo_json_has_table_1_structure(capsys):
+    assert main(["demo", "--json", "--seed", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    models = out["models"]
+    assert len(models) == 11 and out["M"] == 30 and out["N"] == 80
+    gold = {m["model"]: m["gold_rank"] for m in models}
+    assert gold["LLM4"] == gold["LLM5"] == 7 and gold["LLM11"] == 1
+    assert all(m["rank_ci"] <= m["rank"] for m in models)  # CI-aware ranks merge, never split
+    assert out["kendall_tau_b"] > 0.8
+    # deterministic for a seed
+    assert main(["demo", "--json", "--seed", "3"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert [m["mu"] for m in again["models"]] == [m["mu"] for m in models]
+
+
+def test_console_script_is_installed(tmp_path):
+    exe = __import__("shutil").which(
+        "bayes-eval", path=str(__import__("pathlib").Path(sys.executable).parent)
+    )
+    assert exe, "bayes-eval console script is not installed next to the interpreter"
+    done = subprocess.run(
+        [exe, "rank", str(tmp_path / "absent.csv")], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "no such file" in done.stderr

@@ -1,0 +1,25 @@
+"""``import bayes_eval`` must not pull in PyMC, ArviZ, PyTensor or matplotlib."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_core_import_is_light():
+    code = (
+        "import sys, bayes_eval, bayes_eval.xr, bayes_eval.cli, bayes_eval.models, bayes_eval.validation;"
+        "heavy = [m for m in ('pymc', 'arviz', 'pytensor', 'matplotlib') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_subpackages_are_mapped_from_top_level_folders():
+    import bayes_eval.models
+    import bayes_eval.validation
+
+    assert bayes_eval.models.__file__.replace("\\", "/").endswith("models/__init__.py")
+    assert "PyMC" in bayes_eval.models.__doc__
+    assert "convergence" in bayes_eval.validation.__doc__

@@ -1,0 +1,92 @@
+"""Worked examples printed in seeds 001 (scorio docs) and 002 (project page), to their digits."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import bayes_eval as be
+
+R_CAT = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+W3 = np.array([0.0, 0.5, 1.0])
+
+
+def test_categorical_example_seed001():
+    mu, sigma = be.bayes(R_CAT, W3)
+    assert (round(mu, 6), round(sigma, 6)) == (0.5625, 0.091998)
+    mu, sigma, lo, hi = be.bayes_ci(R_CAT, W3)
+    assert (round(lo, 6), round(hi, 6)) == (0.382188, 0.742812)
+
+
+def test_greedy_prior_example_seed001():
+    mu, sigma = be.bayes(R_CAT, W3, np.array([[2], [1]]))
+    assert (round(mu, 6), round(sigma, 6)) == (0.583333, 0.085165)
+
+
+def test_two_prior_columns_docstring():
+    mu, sigma = be.bayes(R_CAT, W3, np.array([[0, 2], [1, 2]]))
+    assert (round(mu, 6), round(sigma, 6)) == (0.575, 0.084275)
+
+
+def test_confidence_rubric_seed001():
+    R_conf = np.array([[3, 2, 3, 1, 3], [2, 3, 0, 3, 1]])
+    mu, sigma, lo, hi = be.bayes_ci(R_conf, [0.0, 0.0, 0.25, 1.0])
+    assert [round(x, 6) for x in (mu, sigma, lo, hi)] == [0.444444, 0.100539, 0.247392, 0.641497]
+
+
+def test_top_p_examples_seed002():
+    top_p = np.array([
+        [1, 1, 1, 1, 0, 1, 1], [1, 0, 0, 1, 0, 0, 1], [0, 0, 0, 0, 1, 0, 0],
+        [1, 1, 1, 0, 1, 1, 0], [0, 0, 1, 0, 0, 0, 0],
+    ])  # fmt: skip
+    greedy = np.array([[1], [1], [0], [1], [0]])
+    out = be.bayes_ci(top_p)
+    assert [round(x, 4) for x in out] == [0.4667, 0.0629, 0.3435, 0.5899]
+    out = be.bayes_ci(top_p, R0=greedy)
+    assert [round(x, 4) for x in out] == [0.4800, 0.0585, 0.3654, 0.5946]
+
+
+def test_binary_docstring_examples():
+    R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    mu, sigma, lo, hi = be.bayes_ci(R, bounds=(0.0, 1.0))
+    assert (round(mu, 6), round(sigma, 6), round(lo, 4), round(hi, 4)) == (
+        0.642857,
+        0.118451,
+        0.4107,
+        0.875,
+    )
+    assert [round(x, 6) for x in be.avg(R)] == [0.7, 0.165831]
+    assert [round(x, 4) for x in be.avg_ci(R, bounds=(0.0, 1.0))] == [0.7, 0.1658, 0.375, 1.0]
+    assert round(be.pass_at_k(R, 1), 6) == 0.7
+    assert round(be.pass_at_k(R, 2), 6) == 0.95
+    assert round(be.pass_hat_k(R, 2), 6) == 0.45
+    assert round(be.g_pass_at_k_tau(R, 2, 0.5), 6) == 0.95
+    assert round(be.g_pass_at_k_tau(R, 2, 1.0), 6) == 0.45
+    assert round(be.mg_pass_at_k(R, 2), 6) == 0.45
+    assert round(be.mg_pass_at_k(R, 3), 6) == 0.166667
+    out = be.pass_at_k_ci(R, 2)
+    assert (round(out[0], 6), round(out[1], 6), round(out[2], 4), round(out[3], 4)) == (
+        0.839286,
+        0.097263,
+        0.6487,
+        1.0,
+    )
+    out = be.pass_hat_k_ci(R, 2)
+    assert (round(out[0], 6), round(out[1], 6), round(out[2], 4), round(out[3], 4)) == (
+        0.446429,
+        0.146167,
+        0.1599,
+        0.7329,
+    )
+
+
+def test_token_ratio_example_seed002_against_scorio():
+    from scorio import eval as scorio_eval
+
+    correctness = np.array([[1, 1, 0, 1], [1, 0, 0, 1], [0, 1, 1, 1], [1, 1, 0, 0]])
+    token_ratio = np.array([[0.80, 1.60, 0.90, 1.10], [1.40, 1.00, 1.70, 0.70],
+                            [1.80, 0.90, 1.40, 0.95], [0.85, 1.30, 1.10, 1.60]])  # fmt: skip
+    verbose = token_ratio > 1.20
+    R_cat = np.where(correctness == 1, np.where(verbose, 2, 3), np.where(verbose, 0, 1))
+    w = np.array([0.0, 0.2, 0.75, 1.0])
+    np.testing.assert_allclose(be.bayes(correctness), scorio_eval.bayes(correctness), atol=1e-14)
+    np.testing.assert_allclose(be.bayes(R_cat, w), scorio_eval.bayes(R_cat, w), atol=1e-14)

@@ -1,0 +1,73 @@
+"""The xarray front end: labels in, labels out, same numbers as the array layer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import bayes_eval as be
+from bayes_eval import xr as bxr
+
+
+@pytest.fixture
+def labelled(rng):
+    R = rng.integers(0, 3, size=(4, 6, 8))
+    da = bxr.results_array(R, models=["a", "b", "c", "d"], questions=[f"q{i}" for i in range(6)])
+    return R, da
+
+
+def test_bayes_ci_dataset(labelled):
+    R, da = labelled
+    ds = bxr.bayes_ci(da, [0, 0.5, 1], confidence=0.9)
+    assert set(ds.data_vars) == {"mu", "sigma", "lo", "hi"}
+    assert ds["mu"].dims == ("model",) and list(ds["model"].values) == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(ds["mu"], be.bayes_ci(R, [0, 0.5, 1], confidence=0.9)[0], atol=1e-14)
+    # dim order does not matter
+    ds2 = bxr.bayes_ci(da.transpose("trial", "model", "question"), [0, 0.5, 1], confidence=0.9)
+    xr.testing.assert_allclose(ds, ds2)
+
+
+def test_prior_alignment_by_label(labelled, rng):
+    R, da = labelled
+    R0 = rng.integers(0, 3, size=(4, 6, 2))
+    da0 = bxr.results_array(R0, models=["a", "b", "c", "d"], questions=[f"q{i}" for i in range(6)])
+    shuffled = da0.isel(model=[2, 0, 3, 1], question=[5, 4, 3, 2, 1, 0])
+    ds = bxr.bayes(da, [0, 0.5, 1], shuffled)
+    np.testing.assert_allclose(ds["mu"], be.bayes(R, [0, 0.5, 1], R0)[0], atol=1e-14)
+    with pytest.raises(ValueError, match="questions that R does not have"):
+        bxr.bayes(da, [0, 0.5, 1], da0.assign_coords(question=[f"x{i}" for i in range(6)]))
+
+
+def test_nan_needs_skipna(labelled):
+    R, da = labelled
+    da = da.astype(float)
+    da[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="skipna=True"):
+        bxr.bayes_ci(da, [0, 0.5, 1])
+    ds = bxr.bayes_ci(da, [0, 0.5, 1], skipna=True)
+    mask = np.zeros(R.shape, bool)
+    mask[0, 0, 0] = True
+    np.testing.assert_allclose(ds["sigma"], be.bayes_ci(R, [0, 0.5, 1], mask=mask)[1], atol=1e-14)
+
+
+def test_pass_family_over_k(rng):
+    R = (rng.random((3, 10, 8)) < 0.6).astype(int)
+    da = bxr.results_array(R, models=["x", "y", "z"])
+    ds = bxr.pass_family_ci(da, [1, 2, 4], metric="g_pass_at_k_tau", tau=0.5)
+    assert ds["mu"].dims == ("model", "k")
+    np.testing.assert_allclose(ds["estimate"].sel(k=4), be.g_pass_at_k_tau(R, 4, 0.5), atol=1e-14)
+    np.testing.assert_allclose(ds["mu"].sel(k=2), be.g_pass_at_k_tau_ci(R, 2, 0.5)[0], atol=1e-14)
+    with pytest.raises(ValueError, match="needs tau"):
+        bxr.pass_family_ci(da, 2, metric="g_pass_at_k_tau")
+
+
+def test_rank_table(labelled):
+    R, da = labelled
+    ds = bxr.rank_table(da, [0, 0.5, 1])
+    assert ds["z"].dims == ("model", "model_bis")
+    np.testing.assert_allclose(np.diag(ds["prob_better"]), 0.5)
+    assert ((ds["rank_lower"] <= ds["rank"]) & (ds["rank"] <= ds["rank_upper"])).all()
+    assert ds.attrs["z_threshold"] == pytest.approx(1.6448536, abs=1e-6)
+    ds_avg = bxr.avg_ci(da, [0, 0.5, 1])
+    np.testing.assert_allclose(ds_avg["a"], be.avg(R, [0, 0.5, 1])[0], atol=1e-14)
