@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bayes_eval.bayes_at_n import Interval, _out, dirichlet_posterior
+from bayes_eval.bayes_at_n import Estimate, Interval, _out, dirichlet_posterior
 from bayes_eval.credible_interval import clip_interval, normal_interval
 from bayes_eval.inputs import check_bounds, check_confidence
 
@@ -41,7 +41,13 @@ def _avg_moments(R, w, alpha0, mask):
     return post, a, sigma, factor
 
 
-def avg(R: ArrayLike, w: ArrayLike | None = None, *, alpha0: ArrayLike = 1.0, mask=None):
+def avg(
+    R: ArrayLike,
+    w: ArrayLike | None = None,
+    *,
+    alpha0: ArrayLike = 1.0,
+    mask: ArrayLike | None = None,
+) -> tuple[Estimate, Estimate]:
     r"""Weighted average avg@N and its Bayesian standard deviation (seed 000, App. B).
 
     Parameters
@@ -80,8 +86,8 @@ def avg_ci(
     bounds: tuple[float, float] | None = None,
     interval: Interval = "normal",
     alpha0: ArrayLike = 1.0,
-    mask=None,
-):
+    mask: ArrayLike | None = None,
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
     r"""avg@N with a credible interval on the average's scale.
 
     ``interval="normal"``: :math:`a \mp z\sigma_a` as scorio. ``interval="exact"``: the

@@ -46,6 +46,8 @@ from bayes_eval.inputs import (
 __all__ = ["DirichletPosterior", "bayes", "bayes_ci", "dirichlet_posterior"]
 
 Interval = Literal["normal", "exact"]
+#: A float for one model, an array of shape ``(L,)`` for a batch of L models.
+Estimate = float | NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +117,7 @@ def dirichlet_posterior(
     return DirichletPosterior(nu=nu.astype(np.float64), w=weights, tally=t)
 
 
-def _out(x):
+def _out(x: ArrayLike) -> Estimate:
     """Python float for one model, ndarray of length L for a batch."""
     x = np.asarray(x, dtype=float)
     return float(x) if x.ndim == 0 else x
@@ -129,7 +131,7 @@ def bayes(
     alpha0: ArrayLike = 1.0,
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
-):
+) -> tuple[Estimate, Estimate]:
     r"""Bayes@N posterior mean and standard deviation of the weighted score pi-bar.
 
     Implements Algorithm 1 / eq. 15 of seed 000 (Appendix A), extended to missing trials
@@ -178,7 +180,7 @@ def bayes_ci(
     alpha0: ArrayLike = 1.0,
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
-):
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
     r"""Bayes@N with a central credible interval.
 
     ``interval="normal"`` (default, as the paper and scorio): ``mu -/+ z sigma`` with

@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 from scipy.stats import hypergeom
 
-from bayes_eval.bayes_at_n import _out
+from bayes_eval.bayes_at_n import Estimate, _out
 from bayes_eval.credible_interval import normal_interval
 from bayes_eval.inputs import (
     BINARY_HINT,
@@ -147,7 +147,7 @@ def _point(R, k, credit_fn, mask):
     return _out(_aggregate(np.asarray(values, dtype=float), inv))
 
 
-def pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None):
+def pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
     r"""Unbiased Pass@k (seed 000, eq. 21; Chen et al. 2021).
 
     .. math:: \mathrm{Pass@}k = \frac1M\sum_\alpha 1 - \binom{N-c_\alpha}{k}\Big/\binom{N}{k}
@@ -173,7 +173,7 @@ def pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None):
     return _point(R, k, lambda kk: _threshold_credit(kk, 1), mask)
 
 
-def pass_hat_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None):
+def pass_hat_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
     r"""Pass^k, the probability that k attempts all succeed (seed 000, eq. 22; Yao et al. 2024).
 
     .. math:: \mathrm{Pass}^k = \frac1M\sum_\alpha \binom{c_\alpha}{k}\Big/\binom{N}{k}
@@ -183,12 +183,12 @@ def pass_hat_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None):
     return _point(R, k, lambda kk: _threshold_credit(kk, kk), mask)
 
 
-def g_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None):
+def g_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
     """G-Pass@k, the tau = 1 member: identical to :func:`pass_hat_k` (scorio's alias)."""
     return pass_hat_k(R, k, mask=mask)
 
 
-def g_pass_at_k_tau(R: ArrayLike, k: int, tau: float, *, mask: ArrayLike | None = None):
+def g_pass_at_k_tau(R: ArrayLike, k: int, tau: float, *, mask: ArrayLike | None = None) -> Estimate:
     r"""G-Pass@k_tau (seed 000, eq. 23; Liu et al. 2025).
 
     .. math:: \frac1M\sum_\alpha \sum_{j=j_0}^{k}
@@ -201,7 +201,7 @@ def g_pass_at_k_tau(R: ArrayLike, k: int, tau: float, *, mask: ArrayLike | None 
     return _point(R, k, lambda kk: _threshold_credit(kk, tau_threshold(tau, kk)), mask)
 
 
-def mg_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None):
+def mg_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
     r"""mG-Pass@k (seed 000, eq. 24): the discrete area of G-Pass@k_tau over tau in [0.5, 1].
 
     .. math:: \frac{2}{k}\sum_{i=m+1}^{k}\mathrm{G\text{-}Pass@}k_{i/k}
@@ -340,7 +340,7 @@ def pass_at_k_ci(
     alpha0: float = 1.0,
     beta0: float = 1.0,
     mask: ArrayLike | None = None,
-):
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
     return _posterior(R, k, "pass", None, confidence, bounds, alpha0, beta0, mask)
 
 
@@ -353,7 +353,7 @@ def pass_hat_k_ci(
     alpha0: float = 1.0,
     beta0: float = 1.0,
     mask: ArrayLike | None = None,
-):
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
     return _posterior(R, k, "hat", None, confidence, bounds, alpha0, beta0, mask)
 
 
@@ -366,7 +366,7 @@ def g_pass_at_k_ci(
     alpha0: float = 1.0,
     beta0: float = 1.0,
     mask: ArrayLike | None = None,
-):
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
     return _posterior(R, k, "hat", None, confidence, bounds, alpha0, beta0, mask)
 
 
@@ -380,7 +380,7 @@ def g_pass_at_k_tau_ci(
     alpha0: float = 1.0,
     beta0: float = 1.0,
     mask: ArrayLike | None = None,
-):
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
     tau = check_tau(tau)
     return _posterior(R, k, "threshold", tau, confidence, bounds, alpha0, beta0, mask)
 
@@ -394,7 +394,7 @@ def mg_pass_at_k_ci(
     alpha0: float = 1.0,
     beta0: float = 1.0,
     mask: ArrayLike | None = None,
-):
+) -> tuple[Estimate, Estimate, Estimate, Estimate]:
     return _posterior(R, k, "mg", None, confidence, bounds, alpha0, beta0, mask)
 
 
