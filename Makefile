@@ -15,7 +15,7 @@ $(VENV)/.base: $(VENV)/.created pyproject.toml
 	$(PY) -m pip install --quiet -e ".[plot]" && touch $@
 
 $(VENV)/.dev: $(VENV)/.created pyproject.toml
-	$(PY) -m pip install --quiet -e ".[dev]" && touch $@ $(VENV)/.base
+	$(PY) -m pip install --quiet -e ".[dev,pymc]" && touch $@ $(VENV)/.base
 
 demo: $(VENV)/.base
 	$(VENV)/bin/bayes-eval demo --plot demo_forest.png

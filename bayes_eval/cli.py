@@ -1,4 +1,4 @@
-"""Command line: ``bayes-eval rank FILE``, ``bayes-eval plan FILE``, ``bayes-eval demo``.
+"""Command line: ``bayes-eval rank | plan | crosscheck | priors | demo``.
 
 Every command takes ``--json``. Bad input prints one line ``bayes-eval: error: ...`` on
 stderr and exits with status 2.
@@ -232,6 +232,123 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _floats(text: str | None, name: str) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError as exc:
+        raise ValueError(f"{name} is {text!r}; expected comma-separated numbers.") from exc
+
+
+def _cmd_crosscheck(args: argparse.Namespace) -> int:
+    from bayes_eval.models import crosscheck, save
+
+    R = _load(args.file, args.format)
+    R0 = _load(args.prior, args.format) if args.prior else None
+    result = crosscheck(
+        R, _weights(args.weights), R0, draws=args.draws, tune=args.tune, chains=args.chains,
+        seed=args.seed, sampler=args.sampler, mc_draws=args.mc_draws,
+        progressbar=not (args.json or args.no_progress),
+    )  # fmt: skip
+    if args.out:
+        save(result.idata, args.out)
+    if args.json:
+        json.dump(result.to_dict() | {"out": args.out}, sys.stdout, indent=2)
+        print()
+        return 0 if result.passed else 1
+    m = result.models
+    print(
+        f"Cross-check of {args.file}: {m.sizes['model']} models, sampler {args.sampler}, "
+        f"{args.chains} x {args.draws} draws, {int(m.attrs['divergences'])} divergences"
+    )
+    rows = []
+    for name in m["model"].values:
+        r = m.sel(model=name)
+        rows.append([
+            str(name), f"{float(r.mu):.4f} ± {float(r.sigma):.4f}",
+            f"{float(r.nuts_mean):.4f} ± {float(r.nuts_sd):.4f}",
+            f"{float(r.z_mean):+.2f} / {float(r.z_sd):+.2f}",
+            f"{float(r.mc_mean):.4f} ± {float(r.mc_sd):.4f}",
+            f"{float(r.r_hat):.3f}", f"{float(r.ess_bulk):.0f}/{float(r.ess_tail):.0f}",
+            "pass" if bool(r.passed) else f"FAIL ({r.failed_checks.item()})",
+        ])  # fmt: skip
+    _print_table(["model", "closed form", "NUTS", "z mean/sd", "exact MC", "r-hat", "ESS b/t",
+                  "verdict"], rows)  # fmt: skip
+    p = result.pairs
+    names = list(p["model"].values)
+    prow = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            c = p.sel(model=a, model_bis=b)
+            prow.append([
+                f"{a} > {b}", f"{float(c.rho_normal):.4f}",
+                f"{float(c.p_nuts):.4f} ± {float(c.mcse_p_nuts):.4f}", f"{float(c.p_exact):.4f}",
+                "pass" if bool(c.passed) else "FAIL",
+            ])  # fmt: skip
+    if prow:
+        print()
+        _print_table(["pair", "rho (normal)", "P NUTS", "P exact", "verdict"], prow)
+    print(
+        f"\noverall: {'PASS' if result.passed else 'FAIL'}"
+        + (f"; saved {args.out}" if args.out else "")
+    )
+    return 0 if result.passed else 1
+
+
+def _cmd_priors(args: argparse.Namespace) -> int:
+    from bayes_eval.models import prior_sensitivity
+    from bayes_eval.models.sensitivity import plot_prior_sensitivity
+
+    R = _load(args.file, args.format)
+    R0 = _load(args.prior, args.format) if args.prior else None
+    kw = {}
+    for key, text in (("alpha0_grid", args.alpha0), ("a0_grid", args.a0)):
+        values = _floats(text, "--" + key.split("_")[0])
+        if values is not None:
+            kw[key] = values
+    if args.depth:
+        kw["depth_grid"] = [int(x) for x in _floats(args.depth, "--depth")]
+    ds = prior_sensitivity(
+        R, _weights(args.weights), R0, kappa_grid=_floats(args.kappa, "--kappa"),
+        draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
+        sampler=args.sampler, progressbar=not args.json, **kw,
+    )  # fmt: skip
+    if args.out:
+        ds.to_netcdf(args.out, engine="h5netcdf")
+    if args.plot:
+        plot_prior_sensitivity(ds, args.plot)
+    if args.json:
+        out = {}
+        for axis in ("alpha0", "a0", "depth", "kappa"):
+            if f"mu_{axis}" in ds:
+                out[axis] = {"grid": ds[axis].values.tolist()} | {
+                    var: {
+                        str(m): ds[f"{var}_{axis}"].sel(model=m).values.tolist()
+                        for m in ds["model"].values
+                    }
+                    for var in ("mu", "sigma", "rank")
+                }
+        json.dump(out, sys.stdout, indent=2)
+        print()
+        return 0
+    for axis in ("alpha0", "a0", "depth", "kappa"):
+        if f"mu_{axis}" not in ds:
+            continue
+        grid = ds[axis].values
+        print(f"\n{axis}: " + ", ".join(f"{g:g}" for g in grid))
+        rows = [
+            [str(m)] + [f"{mu:.4f} ± {sd:.4f} (#{rk})" for mu, sd, rk in zip(
+                ds[f"mu_{axis}"].sel(model=m).values, ds[f"sigma_{axis}"].sel(model=m).values,
+                ds[f"rank_{axis}"].sel(model=m).values, strict=True)]
+            for m in ds["model"].values
+        ]  # fmt: skip
+        _print_table(["model"] + [f"{axis}={g:g}" for g in grid], rows)
+    if args.plot:
+        print(f"\nplot written to {args.plot}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bayes-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -256,6 +373,41 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["csv", "parquet"])
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_plan)
+
+    c = sub.add_parser("crosscheck", help="NUTS and exact Monte Carlo against the closed form")
+    c.add_argument("file")
+    c.add_argument("--weights")
+    c.add_argument("--prior", help="prior runs R0 (same format)")
+    c.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc")
+    c.add_argument("--draws", type=int, default=1000)
+    c.add_argument("--tune", type=int, default=1000)
+    c.add_argument("--chains", type=int, default=4)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--mc-draws", type=int, default=200_000, help="exact Dirichlet draws per model")
+    c.add_argument("--out", metavar="results.nc", help="save the DataTree as NetCDF")
+    c.add_argument("--format", choices=["csv", "parquet"])
+    c.add_argument("--no-progress", action="store_true")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_crosscheck)
+
+    s = sub.add_parser("priors", help="prior sensitivity of mu, sigma and ranks")
+    s.add_argument("file")
+    s.add_argument("--weights")
+    s.add_argument("--prior", help="prior runs R0 (enables the a0 and depth axes)")
+    s.add_argument("--alpha0", help="grid, e.g. 0.1,0.5,1,2,5")
+    s.add_argument("--a0", help="power-prior grid in [0, 1], e.g. 0,0.5,1")
+    s.add_argument("--depth", help="prior depths D, e.g. 0,1,2,4")
+    s.add_argument("--kappa", help="medians of the kappa prior (NUTS fits), e.g. 1,5,25")
+    s.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc")
+    s.add_argument("--draws", type=int, default=500)
+    s.add_argument("--tune", type=int, default=500)
+    s.add_argument("--chains", type=int, default=2)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--plot", metavar="FILE.png")
+    s.add_argument("--out", metavar="FILE.nc")
+    s.add_argument("--format", choices=["csv", "parquet"])
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_priors)
 
     d = sub.add_parser("demo", help="the paper's biased-coin mimics (Table 1 structure)")
     d.add_argument("--seed", type=int, default=0)

@@ -1,9 +1,51 @@
 """PyMC models matching the closed-form Bayes@N posterior (installed as ``bayes_eval.models``).
 
-This subpackage will hold the model builders that take evaluation data and return a
-``pm.Model`` with named coords (``model``, ``question``, ``category``): the matching
-Dirichlet-multinomial model used to cross-check the closed form by NUTS, hierarchical
-per-question priors, informative and power priors built from earlier runs ``R0``, and the
-LLM-as-judge model on the simplex. PyMC and ArviZ are imported only here and in
+Builders take evaluation data and return a ``pm.Model`` with named coords (``model``,
+``question``, ``category``), vectorised over L models:
+
+* :func:`matching_model`: the Dirichlet-multinomial model whose posterior is the closed form;
+  the NUTS cross-check of mu, sigma and the Gaussian ranking confidence (:func:`crosscheck`).
+* :func:`hierarchical_model`: per-question Dirichlet prior with pooled ``kappa``, ``beta``;
+  :func:`crossed_model`: binary results with question difficulty shared across models.
+* :func:`power_prior_model`: prior runs ``R0`` discounted by a fixed or learned ``a0``.
+
+:func:`sample` returns an ``xarray.DataTree`` (ArviZ 1's InferenceData) with a
+``closed_form`` group; :func:`save`/:func:`load` use NetCDF. :func:`prior_sensitivity` maps
+mu, sigma and ranks over prior strengths. PyMC and ArviZ are imported only here and in
 ``bayes_eval.validation``, never by ``import bayes_eval``.
+
+Importing this package sets ``PYTENSOR_FLAGS=numba__fastmath=False`` (unless the flag is
+already given) so that a seeded run repeats exactly, cold or warm compile cache.
 """
+
+import os as _os
+
+if "numba__fastmath" not in _os.environ.get("PYTENSOR_FLAGS", ""):
+    _flags = _os.environ.get("PYTENSOR_FLAGS", "")
+    _os.environ["PYTENSOR_FLAGS"] = ",".join(f for f in (_flags, "numba__fastmath=False") if f)
+    try:  # pytensor may already be imported: set the live config too
+        import pytensor as _pytensor
+
+        _pytensor.config.numba__fastmath = False
+    except Exception:  # pragma: no cover - pytensor missing or config frozen
+        pass
+
+from bayes_eval.models.crosscheck import CrossCheck, crosscheck
+from bayes_eval.models.hierarchical import crossed_model, hierarchical_model
+from bayes_eval.models.matching import matching_model
+from bayes_eval.models.power_prior import power_prior_model
+from bayes_eval.models.sampling import load, sample, save
+from bayes_eval.models.sensitivity import prior_sensitivity
+
+__all__ = [
+    "CrossCheck",
+    "crosscheck",
+    "crossed_model",
+    "hierarchical_model",
+    "load",
+    "matching_model",
+    "power_prior_model",
+    "prior_sensitivity",
+    "sample",
+    "save",
+]

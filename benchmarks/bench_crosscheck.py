@@ -1,0 +1,57 @@
+"""Cross-check of paper-size data with NUTS (run: ``python benchmarks/bench_crosscheck.py``).
+
+Data: the biased-coin mimics of seed 000 §2.7, 11 models x 30 questions x 80 trials, binary.
+For each sampler (PyMC's NUTS and nutpie) it runs :func:`bayes_eval.models.crosscheck` with
+the default 4 chains x 1000 draws (1000 tuning) and reports the wall time (model build,
+compile, sampling, exact Monte Carlo and pairwise probabilities), the sampling time, the
+smallest bulk ESS of pi-bar and ESS per second of wall time. Target: < 60 s wall on 2 cores
+for the faster sampler. The first run of a sampler on a machine also pays PyTensor's
+compilation (~35-45 s cold, cached in ~/.pytensor afterwards); run the script twice to see
+the warm figure, which is what a user sees after the first call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from bayes_eval.biased_coin import mimic_probabilities, simulate_results
+from bayes_eval.models import crosscheck
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--samplers", default="pymc,nutpie")
+    args = parser.parse_args()
+    R = simulate_results(mimic_probabilities(seed=0), 80, seed=1)
+    names = [f"LLM{i + 1}" for i in range(R.shape[0])]
+    out = {}
+    for sampler in args.samplers.split(","):
+        start = time.perf_counter()
+        result = crosscheck(R, models=names, sampler=sampler, seed=0)
+        wall = time.perf_counter() - start
+        stats = result.idata["sample_stats"]
+        sampling = float(stats.attrs.get("sampling_time", float("nan")))
+        ess = float(result.models["ess_bulk"].min())
+        out[sampler] = {
+            "wall_s": wall, "sampling_s": sampling, "min_ess_bulk_pi_bar": ess,
+            "ess_per_s_wall": ess / wall, "passed": result.passed,
+            "divergences": int(result.models.attrs["divergences"]),
+            "max_abs_z_mean": float(abs(result.models["z_mean"]).max()),
+        }  # fmt: skip
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    for sampler, r in out.items():
+        print(
+            f"{sampler:7s} wall {r['wall_s']:6.1f} s (sampling {r['sampling_s']:.1f} s), "
+            f"min ESS(pi_bar) {r['min_ess_bulk_pi_bar']:.0f}, {r['ess_per_s_wall']:.0f} ESS/s, "
+            f"max |z| {r['max_abs_z_mean']:.2f}, divergences {r['divergences']}, "
+            f"{'PASS' if r['passed'] else 'FAIL'}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+r"""The PyMC model whose posterior *is* the closed-form Bayes@N posterior (seed 000, App. A).
+
+For every model ``l`` and question ``alpha``:
+
+.. math::
+    \pi_{l\alpha} \sim \mathrm{Dirichlet}(\alpha_0 + a_0\, n^0_{l\alpha}), \qquad
+    n_{l\alpha} \mid \pi_{l\alpha} \sim \mathrm{Multinomial}(N_{l\alpha}, \pi_{l\alpha}), \qquad
+    \bar\pi_l = \frac1M \sum_\alpha w\cdot\pi_{l\alpha}
+
+(``pi_bar`` is a Deterministic). By conjugacy the posterior of each :math:`\pi_{l\alpha}` is
+:math:`\mathrm{Dir}(\nu_{l\alpha})`, so NUTS draws of ``pi_bar`` must reproduce ``mu`` and
+``sigma`` of :func:`bayes_eval.bayes` within Monte Carlo error: that is the cross-check.
+``a0 = 1`` (default) uses the prior runs ``R0`` as fixed counts (eq. 6); any fixed
+``a0`` in [0, 1] is the power prior with a fixed discount, in the same compiled graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+from numpy.typing import ArrayLike
+
+from bayes_eval.models.model_data import ModelData, ModelInfo, model_data
+
+__all__ = ["matching_model"]
+
+DIMS = ("model", "question", "category")
+
+
+def matching_from_data(
+    data: ModelData, concentration: np.ndarray, *, kind: str, note: str
+) -> pm.Model:
+    """Build the matching model from prepared counts and a prior concentration array."""
+    with pm.Model(coords=data.coords) as model:
+        conc = pm.Data("prior_concentration", concentration, dims=DIMS)
+        counts = pm.Data("count_data", data.counts, dims=DIMS)
+        w = pm.Data("w", data.w, dims="category")
+        pi = pm.Dirichlet("pi", a=conc, dims=DIMS)
+        pm.Multinomial("counts", n=counts.sum(axis=-1), p=pi, observed=counts, dims=DIMS)
+        pm.Deterministic("pi_bar", (pi * w).sum(axis=-1).mean(axis=-1), dims="model")
+    model.bayes_eval_info = ModelInfo(
+        kind=kind,
+        data=data,
+        reference={"": concentration + data.counts},
+        reference_note=note,
+    )
+    return model
+
+
+def matching_model(
+    R: ArrayLike,
+    w: ArrayLike | None = None,
+    R0: ArrayLike | None = None,
+    *,
+    alpha0: ArrayLike = 1.0,
+    a0: float = 1.0,
+    mask: ArrayLike | None = None,
+    models: list[str] | None = None,
+) -> pm.Model:
+    r"""PyMC model matching the closed-form Bayes@N posterior.
+
+    Parameters
+    ----------
+    R : array_like of int or DataArray, shape ``(M, N)`` or ``(L, M, N)``
+        Results (see :func:`bayes_eval.bayes`); a DataArray may use NaN for missing trials.
+    w : array_like, optional
+        Rubric weights (binary ``(0, 1)`` when omitted).
+    R0 : array_like, optional
+        Prior runs on the same questions.
+    alpha0 : float or array_like, keyword-only
+        Dirichlet concentration of the base prior (1: uniform).
+    a0 : float in [0, 1], keyword-only
+        Weight of the prior runs (1: fixed counts as in the paper; 0: ignore ``R0``).
+    mask : array_like of bool, keyword-only
+        Missing trials.
+    models : list of str, keyword-only
+        Model names for the ``model`` coordinate.
+
+    Returns
+    -------
+    pymc.Model
+        Variables ``pi`` (model, question, category), observed ``counts`` and the
+        Deterministic ``pi_bar`` (model).
+    """
+    if not (np.isfinite(a0) and 0.0 <= a0 <= 1.0):
+        raise ValueError(f"a0 is {a0!r}; expected a weight in [0, 1] for the prior runs R0.")
+    data = model_data(R, w, R0, alpha0=alpha0, mask=mask, models=models)
+    concentration = data.alpha0 + a0 * data.prior_counts
+    note = "Bayes@N closed form with the same prior" + (
+        f" (R0 counts weighted by a0 = {a0:g})" if R0 is not None else ""
+    )
+    kind = "matching" if a0 == 1.0 else "power_prior"
+    return matching_from_data(data, concentration.astype(float), kind=kind, note=note)
