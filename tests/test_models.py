@@ -184,7 +184,7 @@ def test_power_prior_endpoints_equal_fixed_counts_and_no_prior():
         )
     with pytest.raises(ValueError, match="needs the prior runs"):
         power_prior_model(R, w)
-    with pytest.raises(ValueError, match="a0 is 1.5"):
+    with pytest.raises(ValueError, match=r"a0 is 1\.5"):
         power_prior_model(R, w, R0, a0=1.5)
 
 
@@ -202,8 +202,8 @@ def test_learned_power_prior_discounts_conflicting_runs():
     )
     data = model.bayes_eval_info.data
     want = sum(
-        stats.dirichlet_multinomial.logpmf(data.counts[l, a], 1.0 + 0.5 * data.prior_counts[l, a], data.n_trials[l, a])
-        for l in range(2) for a in range(40)
+        stats.dirichlet_multinomial.logpmf(data.counts[m, a], 1.0 + 0.5 * data.prior_counts[m, a], data.n_trials[m, a])
+        for m in range(2) for a in range(40)
     )  # fmt: skip
     assert logp == pytest.approx(want, rel=1e-10)
     idata = sample(model, draws=800, tune=800, chains=2, seed=4)
@@ -260,7 +260,7 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
 def test_sample_rejects_foreign_models_and_bad_options():
     with pm.Model() as foreign:
         pm.Normal("x")
-    with pytest.raises(ValueError, match="not built by bayes_eval.models"):
+    with pytest.raises(ValueError, match=r"not built by bayes_eval\.models"):
         sample(foreign)
     model = matching_model(np.array([[0, 1]]))
     with pytest.raises(ValueError, match="sampler is 'stan'"):
