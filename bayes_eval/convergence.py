@@ -1,0 +1,434 @@
+r"""Ranking stability as trials accumulate: tau-versus-n curves and convergence@n (seed 000).
+
+The paper judges an evaluation metric by how fast the ranking it induces from the first
+``n`` trials agrees with a gold standard (§2.7, §3.3, Figs. 1, 2, 4, 9-11):
+
+* **tau versus n**: Kendall's tau_b with the gold ranking, averaged over replicates;
+* **convergence@n** (App. I.1): for one replicate, the smallest ``s <= N_max - 1`` such that
+  the ranking after ``s`` trials equals the gold ranking and stays equal after every later
+  trial up to ``N_max``; "no convergence" (coded ``-1``) when there is none.
+
+Replicates come from independent results matrices (:func:`prefix_counts` with
+``scheme="given"``) or from bootstrapping one matrix: ``"column"`` resamples trial indices
+(each model its own), ``"row"`` resamples the answers of every question independently.
+With ``replace=False`` the column scheme permutes the trials, so the full ``N_max`` ranking
+*is* the gold standard (Bayes@N_max of the data) and convergence@n is exactly App. I.1's.
+
+Methods are named by strings: ``"bayes"`` (Bayes@N, the same ranking as avg@N, §2.6),
+``"pass_at_k:K"``, ``"pass_hat_k:K"``, ``"g_pass_at_k_tau:K:TAU"``, ``"mg_pass_at_k:K"``.
+For the Pass family each question's unbiased estimate for (s trials, c successes) comes from
+a table computed once (seed 000 eqs. 21-24); a step with fewer than ``k`` trials has no
+ranking (NaN). All work is vectorised over replicates, steps, models and questions and
+chunked over replicates to bound memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.stats import hypergeom
+
+from bayes_eval.pass_family import _mg_credit, _threshold_credit, tau_threshold
+from bayes_eval.rank_agreement import pair_signs
+
+__all__ = [
+    "DEFAULT_METHODS",
+    "Method",
+    "Stability",
+    "convergence_at_n",
+    "convergence_pmf",
+    "flat_index",
+    "parse_method",
+    "prefix_counts",
+    "random_subsets",
+    "score_table",
+    "stability",
+    "step_scores",
+    "tau_interval",
+]
+
+#: Seed 000, Fig. 2: Bayes@N, Pass@2/4/8, Pass^k, G-Pass@k_tau (tau = 0.5), mG-Pass@k. The
+#: paper does not state k for the last three; k = 4 here.
+DEFAULT_METHODS = (
+    "bayes",
+    "pass_at_k:2",
+    "pass_at_k:4",
+    "pass_at_k:8",
+    "pass_hat_k:4",
+    "g_pass_at_k_tau:4:0.5",
+    "mg_pass_at_k:4",
+)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A parsed method name: ``kind`` in {bayes, pass_at_k, pass_hat_k, g_pass_at_k_tau,
+    mg_pass_at_k}, budget ``k`` (0 for bayes) and ``tau``."""
+
+    name: str
+    kind: str
+    k: int = 0
+    tau: float = 1.0
+
+    @property
+    def credit(self) -> NDArray[np.float64]:
+        """Credit for j = 0..k successes among k attempts (see :mod:`bayes_eval.pass_family`)."""
+        if self.kind == "pass_at_k":
+            return _threshold_credit(self.k, 1)
+        if self.kind == "pass_hat_k":
+            return _threshold_credit(self.k, self.k)
+        if self.kind == "g_pass_at_k_tau":
+            return _threshold_credit(self.k, tau_threshold(self.tau, self.k))
+        if self.kind == "mg_pass_at_k":
+            return _mg_credit(self.k)
+        raise ValueError(f"{self.name} has no credit vector")
+
+
+def parse_method(name: str) -> Method:
+    """Parse ``"bayes"``, ``"pass_at_k:4"``, ``"g_pass_at_k_tau:4:0.5"``, ..."""
+    parts = name.split(":")
+    kind = parts[0]
+    try:
+        if kind == "bayes" and len(parts) == 1:
+            return Method(name, kind)
+        if kind in ("pass_at_k", "pass_hat_k", "mg_pass_at_k") and len(parts) == 2:
+            k = int(parts[1])
+            if k >= 1:
+                return Method(name, kind, k)
+        if kind == "g_pass_at_k_tau" and len(parts) == 3:
+            k, tau = int(parts[1]), float(parts[2])
+            if k >= 1 and 0 < tau <= 1:
+                return Method(name, kind, k, tau)
+    except ValueError:
+        pass
+    raise ValueError(
+        f"method {name!r} is not understood; expected 'bayes', 'pass_at_k:K', 'pass_hat_k:K', "
+        "'g_pass_at_k_tau:K:TAU' (0 < TAU <= 1) or 'mg_pass_at_k:K' with an integer K >= 1."
+    )
+
+
+def score_table(method: Method, n_max: int) -> NDArray[np.float64]:
+    """Per-question unbiased estimate for every (s trials, c successes), shape
+    ``(n_max + 1, n_max + 1)``; NaN where ``s < k`` or ``c > s``."""
+    table = np.full((n_max + 1, n_max + 1), np.nan)
+    s = np.arange(method.k, n_max + 1)
+    if s.size == 0:
+        return table
+    ss, cc = np.meshgrid(s, np.arange(n_max + 1), indexing="ij")
+    valid = cc <= ss
+    credit = method.credit
+    j = np.arange(method.k + 1)
+    pmf = hypergeom.pmf(j[None, :], ss[valid][:, None], cc[valid][:, None], method.k)
+    values = np.full(ss.shape, np.nan)
+    values[valid] = pmf @ credit
+    table[method.k :] = values
+    return table
+
+
+def prefix_counts(
+    R: ArrayLike,
+    *,
+    scheme: str = "column",
+    replicates: int = 1000,
+    replace: bool = True,
+    chunk: int = 100,
+    seed: int | np.random.Generator = 0,
+    totals_only: bool = False,
+) -> Iterator[NDArray[np.int16]]:
+    """Successes of the first s trials, per replicate, model, step and question.
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(L, M, N)``, or ``(B, L, M, N)`` for ``scheme="given"``
+    scheme : {"column", "row", "given"}
+        Column bootstrap (resample trial indices per model), row bootstrap (resample each
+        question's answers), or the given independent matrices.
+    replicates : int
+        Bootstrap replicates (ignored for ``"given"``).
+    replace : bool
+        Resample with replacement (bootstrap) or permute (``False``).
+    chunk : int
+        Replicates per yielded block (100 keeps a block in cache).
+    seed : int or Generator
+    totals_only : bool
+        Column scheme only: sum the questions first and yield shape ``(b, L, N, 1)``, which
+        is all Bayes@N needs (same random indices, so the same replicates).
+
+    Yields
+    ------
+    ndarray of int16, shape ``(b, L, N, M)``
+        ``out[r, l, s - 1, alpha]`` = successes of model l on question alpha in its first s
+        trials.
+    """
+    rng = np.random.default_rng(seed)
+    arr = np.asarray(R)
+    if scheme == "given":
+        if arr.ndim != 4:
+            raise ValueError(f"R has shape {arr.shape}; scheme 'given' expects (B, L, M, N).")
+        for start in range(0, arr.shape[0], chunk):
+            block = arr[start : start + chunk].transpose(0, 1, 3, 2).astype(np.int16)
+            yield np.cumsum(block, axis=2, dtype=np.int16)
+        return
+    if arr.ndim != 3:
+        raise ValueError(f"R has shape {arr.shape}; expected (L, M, N) binary results.")
+    n_models, n_q, n = arr.shape
+    if scheme not in ("column", "row"):
+        raise ValueError(f"scheme is {scheme!r}; expected 'column', 'row' or 'given'.")
+    t = arr.transpose(0, 2, 1).astype(np.int8)  # (L, N, M)
+    if totals_only:
+        if scheme != "column":
+            raise ValueError("totals_only needs the column scheme.")
+        t = t.sum(axis=-1, keepdims=True, dtype=np.int16)
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        if scheme == "column":
+            if replace:
+                idx = rng.integers(0, n, size=(b, n_models, n))
+            else:
+                idx = rng.permuted(np.broadcast_to(np.arange(n), (b, n_models, n)), axis=-1)
+            block = t[np.arange(n_models)[None, :, None], idx]  # (b, L, N, M)
+        else:
+            if replace:
+                idx = rng.integers(0, n, size=(b, n_models, n, n_q))
+            else:
+                idx = rng.permuted(
+                    np.broadcast_to(np.arange(n)[:, None], (b, n_models, n, n_q)), axis=2
+                )
+            block = np.take_along_axis(t[None], idx, axis=2)
+        yield np.cumsum(block, axis=2, dtype=np.int16)
+
+
+def flat_index(counts: NDArray[np.int16]) -> NDArray[np.intp]:
+    """Index of (s, c) into a flattened :func:`score_table`, shared by the Pass methods."""
+    n = counts.shape[2]
+    row = (np.arange(1, n + 1, dtype=np.intp) * (n + 1))[None, None, :, None]
+    return counts.astype(np.intp) + row
+
+
+def step_scores(
+    counts: NDArray[np.int16],
+    method: Method,
+    table: NDArray | None = None,
+    flat: NDArray[np.intp] | None = None,
+) -> NDArray:
+    """Scores of every model at every step, shape ``(b, L, N)``, from :func:`prefix_counts`.
+
+    Bayes@N ranks by total successes (rank-equivalent to mu under the uniform prior, eq. 19);
+    the Pass family sums the per-question table values (a mean up to the factor 1/M).
+    """
+    if method.kind == "bayes":
+        return counts.sum(axis=-1, dtype=np.int64).astype(float)
+    if table is None:
+        table = score_table(method, counts.shape[2])
+    if flat is None:
+        flat = flat_index(counts)
+    return np.take(table.ravel(), flat).sum(axis=-1)
+
+
+def _tau_and_match(scores: NDArray, sg: NDArray[np.int8]) -> tuple[NDArray, NDArray]:
+    """Kendall tau_b against gold pair signs ``sg`` and exact-match flags, from one pass."""
+    sx = pair_signs(scores)
+    nan = np.isnan(scores).any(axis=-1)
+    untied_x = np.count_nonzero(sx, axis=-1)
+    untied_g = np.count_nonzero(sg)
+    conc = (sx * sg).sum(axis=-1, dtype=np.int32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = conc / np.sqrt(float(untied_g) * untied_x)
+    tau = np.where(nan | (untied_x == 0) | (untied_g == 0), np.nan, tau)
+    match = (sx == sg).all(axis=-1) & ~nan
+    return tau, match
+
+
+def convergence_at_n(matches: ArrayLike) -> NDArray[np.int64]:
+    """convergence@n from exact-match indicators, App. I.1.
+
+    Parameters
+    ----------
+    matches : array_like of bool, shape ``(..., N_max)``
+        ``matches[..., s - 1]``: the ranking after s trials equals the gold ranking.
+
+    Returns
+    -------
+    ndarray of int, shape ``(...)``
+        The smallest ``s <= N_max - 1`` with a match at every step from s to N_max, or ``-1``
+        (no convergence).
+    """
+    m = np.asarray(matches, dtype=bool)
+    n = m.shape[-1]
+    suffix_all = np.flip(np.logical_and.accumulate(np.flip(m, axis=-1), axis=-1), axis=-1)
+    ok = suffix_all[..., : n - 1]  # s <= N_max - 1
+    first = np.argmax(ok, axis=-1)
+    return np.where(ok.any(axis=-1), first + 1, -1)
+
+
+def convergence_pmf(values: ArrayLike, n_max: int) -> tuple[NDArray[np.float64], float]:
+    """PMF of convergence@n over n = 1..n_max, and the probability of no convergence."""
+    v = np.asarray(values).ravel()
+    if v.size == 0:
+        raise ValueError("no convergence@n values given.")
+    counts = np.bincount(v[v > 0], minlength=n_max + 1)[1:]
+    return counts / v.size, float(np.mean(v < 0))
+
+
+@dataclass
+class Stability:
+    """Result of :func:`stability` for several methods.
+
+    Attributes
+    ----------
+    methods : list of str
+    tau_mean, tau_se : ndarray, shape ``(n_methods, N)``
+        Mean of Kendall tau_b over replicates at each number of trials, and its Monte Carlo
+        standard error (NaN where a method is undefined, ``n < k``).
+    tau : ndarray of float32, shape ``(n_methods, B, N)`` or None
+        Every replicate's tau (kept when ``keep_tau``).
+    convergence : ndarray of int, shape ``(n_methods, B)``
+        convergence@n per replicate (``-1``: no convergence).
+    worst_scores : ndarray, shape ``(n_methods, N, L)``
+        Score trajectory of the worst replicate (latest convergence, or none).
+    worst_replicate : ndarray of int, shape ``(n_methods,)``
+    """
+
+    methods: list[str]
+    tau_mean: NDArray[np.float64]
+    tau_se: NDArray[np.float64]
+    tau: NDArray[np.float32] | None
+    convergence: NDArray[np.int64]
+    worst_scores: NDArray[np.float64]
+    worst_replicate: NDArray[np.int64]
+
+
+def _worst_key(conv: NDArray, n_max: int) -> NDArray:
+    return np.where(conv < 0, n_max + 1, conv)
+
+
+def stability(
+    R: ArrayLike,
+    methods: Sequence[str] = DEFAULT_METHODS,
+    gold: ArrayLike | None = None,
+    *,
+    scheme: str = "column",
+    replicates: int = 1000,
+    replace: bool = True,
+    chunk: int = 100,
+    seed: int | np.random.Generator = 0,
+    keep_tau: bool = True,
+    progress: bool = False,
+) -> Stability:
+    """tau-versus-n curves and convergence@n of several methods over replicates.
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}
+        ``(L, M, N)`` for the bootstraps, ``(B, L, M, N)`` for ``scheme="given"``.
+    methods : sequence of str
+        See :func:`parse_method`; default :data:`DEFAULT_METHODS`.
+    gold : array_like, shape ``(L,)``, optional
+        Gold-standard scores; default Bayes@N_max of ``R`` (total successes per model,
+        the same ranking as avg@N_max), as in seed 000 §2.7.
+    scheme, replicates, replace, chunk, seed
+        See :func:`prefix_counts`.
+    keep_tau : bool
+        Keep every replicate's tau (needed for bootstrap intervals of tau).
+    progress : bool
+        Show a tqdm progress bar.
+    """
+    arr = np.asarray(R)
+    if arr.size == 0 or not np.isin(arr, (0, 1)).all():
+        raise ValueError("R must be a non-empty binary array (0 = fail, 1 = pass).")
+    if gold is None:
+        base = arr if arr.ndim == 3 else arr[0]
+        gold = base.sum(axis=(1, 2)).astype(float)
+    gold = np.asarray(gold, dtype=float)
+    parsed = [parse_method(m) for m in methods]
+    n_max = arr.shape[-1]
+    total = arr.shape[0] if scheme == "given" else int(replicates)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=f"{scheme} replicates", unit="rep")
+    sg = pair_signs(gold)
+    tables = {m.name: score_table(m, n_max) for m in parsed if m.kind != "bayes"}
+    sums = np.zeros((len(parsed), n_max))
+    sq = np.zeros((len(parsed), n_max))
+    cnt = np.zeros((len(parsed), n_max))
+    taus: list[list[NDArray]] = [[] for _ in parsed]
+    convs: list[list[NDArray]] = [[] for _ in parsed]
+    worst_key = np.full(len(parsed), -1)
+    worst_scores = np.full((len(parsed), n_max, gold.size), np.nan)
+    worst_rep = np.zeros(len(parsed), dtype=np.int64)
+    offset = 0
+    bayes_only = all(m.kind == "bayes" for m in parsed) and scheme == "column"
+    blocks = prefix_counts(
+        arr, scheme=scheme, replicates=total, replace=replace, chunk=chunk, seed=seed,
+        totals_only=bayes_only,
+    )  # fmt: skip
+    for block in blocks:
+        flat = None if bayes_only or not tables else flat_index(block)
+        for i, m in enumerate(parsed):
+            scores = step_scores(block, m, tables.get(m.name), flat).transpose(0, 2, 1)
+            tau, match = _tau_and_match(scores, sg)  # scores: (b, N, L)
+            good = ~np.isnan(tau)
+            sums[i] += np.where(good, tau, 0.0).sum(axis=0)
+            sq[i] += np.where(good, tau**2, 0.0).sum(axis=0)
+            cnt[i] += good.sum(axis=0)
+            conv = convergence_at_n(match)
+            convs[i].append(conv)
+            if keep_tau:
+                taus[i].append(tau.astype(np.float32))
+            key = _worst_key(conv, n_max)
+            j = int(np.argmax(key))
+            if key[j] > worst_key[i]:
+                worst_key[i] = key[j]
+                worst_scores[i] = scores[j]
+                worst_rep[i] = offset + j
+        offset += block.shape[0]
+        if bar is not None:
+            bar.update(block.shape[0])
+    if bar is not None:
+        bar.close()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sums / cnt
+        se = np.sqrt(np.maximum(sq / cnt - mean**2, 0.0) / np.maximum(cnt - 1, 1))
+    return Stability(
+        methods=[m.name for m in parsed],
+        tau_mean=np.where(cnt > 0, mean, np.nan),
+        tau_se=np.where(cnt > 1, se, np.nan),
+        tau=np.stack([np.concatenate(t) for t in taus]) if keep_tau else None,
+        convergence=np.stack([np.concatenate(c) for c in convs]),
+        worst_scores=worst_scores,
+        worst_replicate=worst_rep,
+    )
+
+
+def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> tuple[NDArray, NDArray]:
+    """Percentile bootstrap interval of Kendall's tau over replicates (axis -2 of
+    ``(..., B, N)``): the central ``confidence`` range of the replicate taus at each n.
+
+    Not in seed 000: it shows how far the ranking at n trials can be from the gold standard
+    under resampling, next to the mean curve.
+    """
+    t = np.asarray(tau, dtype=float)
+    lo = np.nanquantile(t, 0.5 - confidence / 2, axis=-2)
+    hi = np.nanquantile(t, 0.5 + confidence / 2, axis=-2)
+    return lo, hi
+
+
+def random_subsets(n_models: int, size: int, count: int, *, seed: int | np.random.Generator = 0):
+    """``count`` distinct random subsets of ``size`` models (sorted index arrays), as the
+    subsets of seed 000 Fig. 4 / Tables 9-11."""
+    from math import comb
+
+    if not 2 <= size <= n_models:
+        raise ValueError(f"size is {size}; expected 2 <= size <= {n_models}.")
+    if count > comb(n_models, size):
+        raise ValueError(f"count is {count}; only {comb(n_models, size)} subsets of {size} exist.")
+    rng = np.random.default_rng(seed)
+    seen: set[tuple[int, ...]] = set()
+    while len(seen) < count:
+        seen.add(tuple(sorted(rng.choice(n_models, size=size, replace=False).tolist())))
+    return [np.array(s) for s in sorted(seen)]
