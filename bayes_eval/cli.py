@@ -1,4 +1,4 @@
-"""Command line: ``bayes-eval rank | plan | crosscheck | priors | demo``.
+"""Command line: ``bayes-eval rank | plan | crosscheck | priors | validate | demo``.
 
 Every command takes ``--json``. Bad input prints one line ``bayes-eval: error: ...`` on
 stderr and exits with status 2.
@@ -349,6 +349,77 @@ def _cmd_priors(args: argparse.Namespace) -> int:
     return 0
 
 
+_STUDIES = ("biased-coin", "prior-benefit", "distinguishability", "convergence")
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bayes_eval.validation import (
+        biased_coin_study,
+        convergence_study,
+        distinguishability,
+        prior_benefit,
+    )
+
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress = not args.json
+    start = time.perf_counter()
+    methods = args.methods.split(",") if args.methods else None
+    if args.study == "biased-coin":
+        module = biased_coin_study
+        kw = {"methods": methods} if methods else {}
+        ds = module.run(independent=args.independent, bootstrap=args.replicates or 10_000,
+                        seed=args.seed, progress=progress, **kw)  # fmt: skip
+    elif args.study == "prior-benefit":
+        module = prior_benefit
+        ds = module.run(replicates=args.replicates or 50_000, seed=args.seed, progress=progress)
+    elif args.study == "distinguishability":
+        module = distinguishability
+        ds = module.run(replicates=args.replicates or 10_000, seed=args.seed, progress=progress)
+    else:
+        module = convergence_study
+        if not args.file:
+            raise ValueError("the convergence study needs a results FILE (long table).")
+        R, names = convergence_study.from_file(args.file, args.format)
+        kw = {"methods": methods} if methods else {}
+        ds = module.run(
+            R, names, replicates=args.replicates or 10_000, replace=args.replace,
+            subset_size=args.subset_size, seed=args.seed, progress=progress, **kw,
+        )  # fmt: skip
+    stem = args.study.replace("-", "_")
+    nc = out_dir / f"{stem}.nc"
+    png = out_dir / f"{stem}.png"
+    ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
+    module.plot(ds, png)
+    summary = module.summary(ds) | {
+        "netcdf": str(nc), "plot": str(png), "seconds": round(time.perf_counter() - start, 2),
+    }  # fmt: skip
+    if args.json:
+        json.dump(summary, sys.stdout, indent=2, default=_json_default)
+        print()
+    else:
+        print(json.dumps(summary, indent=2, default=_json_default))
+    return 0
+
+
+def _has_h5netcdf() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("h5netcdf") is not None
+
+
+def _json_default(value):
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return None if np.isnan(value) else float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bayes-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -408,6 +479,22 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=["csv", "parquet"])
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_priors)
+
+    v = sub.add_parser("validate", help="validation studies of seed 000 (NetCDF + PNG)")
+    v.add_argument("study", choices=_STUDIES)
+    v.add_argument("file", nargs="?", help="results file (convergence study)")
+    v.add_argument("--out", default="validation_out", help="output folder")
+    v.add_argument("--replicates", type=int, help="bootstrap/simulation replicates")
+    v.add_argument("--independent", type=int, default=1000, help="biased-coin: fresh matrices")
+    v.add_argument(
+        "--methods", help="comma-separated, e.g. bayes,pass_at_k:4,g_pass_at_k_tau:4:0.5"
+    )
+    v.add_argument("--replace", action="store_true", help="convergence: resample with replacement")
+    v.add_argument("--subset-size", type=int, help="convergence: random model subsets (Fig. 4)")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--format", choices=["csv", "parquet"])
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=_cmd_validate)
 
     d = sub.add_parser("demo", help="the paper's biased-coin mimics (Table 1 structure)")
     d.add_argument("--seed", type=int, default=0)

@@ -412,9 +412,13 @@ def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> tuple[NDArray, NDA
     Not in seed 000: it shows how far the ranking at n trials can be from the gold standard
     under resampling, next to the mean curve.
     """
+    import warnings
+
     t = np.asarray(tau, dtype=float)
-    lo = np.nanquantile(t, 0.5 - confidence / 2, axis=-2)
-    hi = np.nanquantile(t, 0.5 + confidence / 2, axis=-2)
+    with warnings.catch_warnings():  # steps where a method is undefined are all-NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo = np.nanquantile(t, 0.5 - confidence / 2, axis=-2)
+        hi = np.nanquantile(t, 0.5 + confidence / 2, axis=-2)
     return lo, hi
 
 

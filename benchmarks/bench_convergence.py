@@ -1,0 +1,53 @@
+"""convergence@n at the size of seed 000 Fig. 1 (run: ``python benchmarks/bench_convergence.py``).
+
+10^5 column-bootstrap replicates (trial permutations, App. I.1) of 11 models x 30 questions x
+80 trials: Bayes@N alone (target <= 30 s on 2 cores) and the whole Pass family of
+:data:`bayes_eval.convergence.DEFAULT_METHODS` (target <= 120 s), with the peak resident
+memory of the process (target < 4 GiB). Pass ``--replicates`` for a quicker look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+
+from bayes_eval.biased_coin import mimic_probabilities, simulate_results
+from bayes_eval.convergence import DEFAULT_METHODS, stability
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replicates", type=int, default=100_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    R = simulate_results(mimic_probabilities(seed=0), 80, seed=1)
+    out = {}
+    for label, methods in (("bayes", ["bayes"]), ("pass_family", list(DEFAULT_METHODS[1:]))):
+        start = time.perf_counter()
+        st = stability(R, methods, scheme="column", replicates=args.replicates, replace=False,
+                       keep_tau=False, seed=0, progress=not args.json)  # fmt: skip
+        out[label] = {
+            "seconds": time.perf_counter() - start,
+            "methods": methods,
+            "mean_convergence": [
+                float(c[c > 0].mean()) if (c > 0).any() else None for c in st.convergence
+            ],
+            "p_no_convergence": [float((c < 0).mean()) for c in st.convergence],
+        }
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["replicates"] = args.replicates
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    print(f"{args.replicates} replicates of 11 x 30 x 80")
+    print(f"Bayes@N:     {out['bayes']['seconds']:.1f} s (target <= 30 s)")
+    print(
+        f"Pass family: {out['pass_family']['seconds']:.1f} s for {len(out['pass_family']['methods'])} methods (target <= 120 s)"
+    )
+    print(f"peak memory: {out['peak_rss_mib']:.0f} MiB (target < 4096)")
+
+
+if __name__ == "__main__":
+    main()
