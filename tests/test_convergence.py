@@ -13,7 +13,6 @@ from scipy.stats import kendalltau
 import bayes_eval as be
 from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 from bayes_eval.convergence import (
-    DEFAULT_METHODS,
     convergence_at_n,
     convergence_pmf,
     parse_method,
