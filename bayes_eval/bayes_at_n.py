@@ -83,9 +83,10 @@ class DirichletPosterior:
         if d.size == 2:  # Beta posterior: mean d1 p1, variance d1^2 p1 (1 - p1) / (T + 1)
             p1 = self.nu[..., 1] / total
             return d[1] * p1, d[1] ** 2 * p1 * (self.nu[..., 0] / total) / (total + 1.0)
-        p = self.nu / total[..., None]
-        mean = p @ d
-        var = np.einsum("...k,...k->...", p, (d - mean[..., None]) ** 2) / (total + 1.0)
+        # loop over the (few) categories: contiguous slices beat a (..., K) @ (K,) product
+        nu = np.moveaxis(self.nu, -1, 0)
+        mean = sum(nu[k] * d[k] for k in range(d.size) if d[k] != 0.0) / total
+        var = sum(nu[k] * (d[k] - mean) ** 2 for k in range(d.size)) / (total * (total + 1.0))
         return mean, var
 
     def moments(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

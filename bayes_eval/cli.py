@@ -349,12 +349,85 @@ def _cmd_priors(args: argparse.Namespace) -> int:
     return 0
 
 
-_STUDIES = ("biased-coin", "prior-benefit", "distinguishability", "convergence")
+_STUDIES = (
+    "biased-coin",
+    "prior-benefit",
+    "distinguishability",
+    "convergence",
+    "coverage",
+    "elicit",
+)
+
+
+def _cmd_coverage(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bayes_eval.validation import coverage
+
+    config = coverage.load_config(args.config) if args.config else coverage.CoverageConfig()
+    if args.config is None and args.replicates:
+        config.reps = config.exact_reps = args.replicates
+    ds, info = coverage.run_study(
+        config, args.out, scheduler=args.scheduler, n_workers=args.workers, progress=not args.json
+    )
+    png = Path(args.out) / "coverage.png"
+    coverage.plot(ds, png, config.confidence)
+    summary = coverage.summary(ds, config.confidence) | {
+        "cells_computed": len(info["computed"]), "cells_resumed": len(info["skipped"]),
+        "netcdf": str(Path(args.out) / "coverage.nc"), "plot": str(png),
+    }  # fmt: skip
+    print(json.dumps(summary, indent=2, default=_json_default))
+    return 0
+
+
+def _cmd_elicit(args: argparse.Namespace) -> int:
+    from bayes_eval.validation import elicitation
+
+    if args.categories:
+        try:
+            rows = [[float(x) for x in part.split(":")] for part in args.categories.split(",")]
+        except ValueError as exc:
+            raise ValueError(
+                "--categories expects lo:hi pairs, e.g. 0.1:0.4,0.1:0.3,0.4:0.7"
+            ) from exc
+        prior = elicitation.elicit_dirichlet(rows, args.prob)
+    else:
+        if args.lo is None or args.hi is None:
+            raise ValueError("elicit needs --lo and --hi (accuracy interval) or --categories.")
+        prior = elicitation.elicit_beta(args.lo, args.hi, args.prob)
+    w = _weights(args.weights)
+    out = {"prior": prior.as_dict(), "prior_predictive": elicitation.prior_predictive(
+        prior, w, n_questions=args.questions, seed=args.seed)}  # fmt: skip
+    if args.file:
+        R, names = _binary_or_categorical(args.file, args.format)
+        ds = elicitation.sensitivity(R, prior, w, models=names)
+        out["sensitivity"] = {
+            m: {
+                p: {v: ds[v].sel(prior=p, model=m).item() for v in ("mu", "sigma", "rank")}
+                for p in ("uniform", "elicited")
+            }
+            for m in names
+        }
+    print(json.dumps(out, indent=2, default=_json_default))
+    return 0
+
+
+def _binary_or_categorical(path: str, file_format: str | None):
+    R = _load(path, file_format)
+    if np.isnan(R.values).any():
+        raise ValueError(
+            f"{path}: the sensitivity report needs complete results (no missing trials)."
+        )
+    return R.values.astype(np.int64), [str(m) for m in R["model"].values]
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if args.study == "coverage":
+        return _cmd_coverage(args)
+    if args.study == "elicit":
+        return _cmd_elicit(args)
     from bayes_eval.validation import (
         biased_coin_study,
         convergence_study,
@@ -492,6 +565,15 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--replace", action="store_true", help="convergence: resample with replacement")
     v.add_argument("--subset-size", type=int, help="convergence: random model subsets (Fig. 4)")
     v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--config", help="coverage: TOML grid (M, N, C, scenarios, reps, ...)")
+    v.add_argument("--scheduler", help="coverage: address of a Dask scheduler, tcp://HOST:PORT")
+    v.add_argument("--workers", type=int, help="coverage: workers of the local Dask cluster")
+    v.add_argument("--lo", type=float, help="elicit: lower end of the accuracy interval")
+    v.add_argument("--hi", type=float, help="elicit: upper end of the accuracy interval")
+    v.add_argument("--prob", type=float, default=0.9, help="elicit: probability of the interval")
+    v.add_argument("--categories", help="elicit: per-category lo:hi pairs for a rubric")
+    v.add_argument("--weights", help="elicit: rubric weights")
+    v.add_argument("--questions", type=int, default=30, help="elicit: M for the prior predictive")
     v.add_argument("--format", choices=["csv", "parquet"])
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_cmd_validate)

@@ -1,0 +1,505 @@
+r"""Coverage and calibration of interval methods, as a grid of independent cells run by Dask.
+
+*Do these intervals cover at their nominal rate, here, for this M and N?* Each cell
+``(scenario, C, M, N)`` simulates ``reps`` benchmarks: true per-question category
+probabilities :math:`\pi_\alpha` from the scenario, results ``R`` with N trials per question
+(only the counts matter), and the true :math:`\bar\pi = \frac1M\sum_\alpha w\cdot\pi_\alpha`
+with ``w = linspace(0, 1, C + 1)``. For every interval method it records whether the interval
+covers the truth, its width, and the Monte Carlo error of the coverage
+:math:`\sqrt{c(1-c)/n}`. It also simulates a second model and records how often a ranking
+claim made at ``z > 1.645`` (§2.5) is wrong.
+
+Scenarios: ``uniform`` (pi ~ Dir(1): the paper's prior, well specified), ``dirichlet``
+(pi ~ Dir(alpha0), analysed with the same alpha0: well specified), ``beta_mixture``
+(heterogeneous difficulty: half the questions easy, half hard; analysed with the uniform
+prior), ``anchored`` (binary; per-question rates resampled from real evaluations in
+``../shared/data/trials``: Phi-4 on AIME'25, CodeLlama-7B on CRUXEval, gpt-4o on tau-bench).
+
+Methods: ``bayes_normal`` (mu -/+ z sigma, seed 000 §2.5), ``bayes_exact`` (equal-tailed exact
+posterior interval), ``peer_clipped`` (scorio's: the normal interval clipped to [0, 1]),
+``wald`` (CLT over questions: mean of per-question averages -/+ z sd/sqrt(M), as in most
+leaderboards; Bowyer et al. 2025 show it undercovers at small M), ``wilson`` and
+``clopper_pearson`` (binary; all M N trials pooled as independent), ``bootstrap`` (percentile
+bootstrap over questions) and, on a sub-grid, ``hierarchical_nuts`` (95% ETI of pi-bar under
+:func:`bayes_eval.models.hierarchical_model`).
+
+Scale-out: :func:`run_study` sends pending cells to a Dask cluster (an in-process
+``LocalCluster`` by default, or ``scheduler="tcp://host:port"``), writes every finished cell
+atomically to ``OUT/cells/``, and merges them into ``OUT/coverage.nc``. A study started again
+with the same configuration skips finished cells, so no work is lost or counted twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+import zlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+from scipy.special import ndtri
+from scipy.stats import beta as beta_dist
+
+from bayes_eval.bayes_at_n import DirichletPosterior
+
+__all__ = ["CoverageConfig", "load_config", "plot", "run_cell", "run_study", "summary"]
+
+METHODS = (
+    "bayes_normal",
+    "bayes_exact",
+    "peer_clipped",
+    "wald",
+    "wilson",
+    "clopper_pearson",
+    "bootstrap",
+    "hierarchical_nuts",
+)
+SCENARIOS = ("uniform", "dirichlet", "beta_mixture", "anchored")
+
+
+@dataclass
+class CoverageConfig:
+    """Grid and settings of a coverage study (TOML keys of the same names).
+
+    ``nuts_cells`` lists ``[scenario, C, M, N]`` cells where the hierarchical model is also
+    fitted, with ``nuts_reps`` replicates of ``nuts_draws`` draws each. The exact interval is
+    computed for binary cells (Beta convolutions, milliseconds); for rubrics (C > 1) it needs
+    Gil-Pelaez inversions, 0.1-1 s per interval, so it runs only with ``exact_categorical``.
+    """
+
+    M: list[int] = field(default_factory=lambda: [5, 15, 30, 100, 500])
+    N: list[int] = field(default_factory=lambda: [1, 4, 16, 80])
+    C: list[int] = field(default_factory=lambda: [1, 2, 4])
+    scenarios: list[str] = field(
+        default_factory=lambda: ["uniform", "dirichlet", "beta_mixture", "anchored"]
+    )
+    reps: int = 2000
+    exact_reps: int = 2000
+    exact_categorical: bool = False
+    bootstrap_resamples: int = 200
+    confidence: float = 0.95
+    alpha0: float = 0.5
+    seed: int = 0
+    anchor_dir: str = "../shared/data/trials"
+    nuts_cells: list[list] = field(default_factory=list)
+    nuts_reps: int = 20
+    nuts_draws: int = 300
+
+    def validate(self) -> None:
+        for name in ("M", "N", "C"):
+            values = getattr(self, name)
+            if not values or any(int(v) != v or v < 1 for v in values):
+                raise ValueError(
+                    f"{name} is {values!r}; expected a non-empty list of positive integers."
+                )
+        bad = [s for s in self.scenarios if s not in SCENARIOS]
+        if bad:
+            raise ValueError(f"scenarios {bad} are unknown; expected some of {list(SCENARIOS)}.")
+        if not 0 < self.confidence < 1:
+            raise ValueError(
+                f"confidence is {self.confidence!r}; expected a probability in (0, 1)."
+            )
+        if self.reps < 2 or self.exact_reps < 0:
+            raise ValueError("reps must be >= 2 and exact_reps >= 0.")
+
+    def cells(self) -> list[tuple[str, int, int, int]]:
+        out = []
+        for s in self.scenarios:
+            for c in self.C:
+                if s == "anchored" and c != 1:
+                    continue  # real per-question rates are binary
+                for m in self.M:
+                    for n in self.N:
+                        out.append((s, int(c), int(m), int(n)))
+        return out
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_config(path: str | Path) -> CoverageConfig:
+    """Read a TOML configuration (any subset of :class:`CoverageConfig`'s fields)."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read the coverage configuration ({exc}).") from exc
+    unknown = set(raw) - set(CoverageConfig.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"{path}: unknown keys {sorted(unknown)}.")
+    config = CoverageConfig(**raw)
+    config.validate()
+    return config
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def anchor_rates(anchor_dir: str | Path) -> np.ndarray:
+    """Per-question success rates of the real evaluations in ``anchor_dir``."""
+    import csv
+
+    root = Path(anchor_dir)
+    rates: list[float] = []
+    phi = root / "phi4_reasoning_aime25" / "phi4_reasoning_aime25_per_question.csv"
+    if phi.exists():
+        with phi.open() as f:
+            rates += [float(row["acc"]) for row in csv.DictReader(f)]
+    for name in ("input", "output"):
+        path = root / "cruxeval_codellama7b" / f"sample_scored_codellama-7b_temp0.2_{name}.json"
+        if path.exists():
+            scored = json.loads(path.read_text())["raw_scored_generations"]
+            rates += [float(np.mean(v)) for v in scored.values()]
+    tau = root / "taubench_gpt4o_airline" / "gpt-4o-airline.json"
+    if tau.exists():
+        by_task: dict[int, list[float]] = {}
+        for rec in json.loads(tau.read_text()):
+            by_task.setdefault(rec["task_id"], []).append(float(rec["reward"]))
+        rates += [float(np.mean(v)) for v in by_task.values()]
+    if not rates:
+        raise ValueError(f"{root}: no real trial files found for the 'anchored' scenario.")
+    return np.asarray(rates)
+
+
+def draw_pi(
+    scenario: str, shape: tuple[int, int], n_cat: int, rng, config: CoverageConfig, anchors=None
+):
+    """True per-question probabilities, shape ``(*shape, C + 1)``."""
+    if scenario == "uniform":
+        return rng.dirichlet(np.ones(n_cat), size=shape)
+    if scenario == "dirichlet":
+        return rng.dirichlet(np.full(n_cat, config.alpha0), size=shape)
+    if scenario == "beta_mixture":
+        easy = rng.random(shape) < 0.5
+        lean = np.linspace(0.2, 3.0, n_cat)  # mass toward the top categories
+        a_easy = 1.5 * lean / lean.sum() * n_cat
+        a_hard = a_easy[::-1]
+        out = np.where(
+            easy[..., None], rng.dirichlet(a_easy, size=shape), rng.dirichlet(a_hard, size=shape)
+        )
+        return out
+    if scenario == "anchored":
+        p = rng.choice(anchors, size=shape)
+        return np.stack([1 - p, p], axis=-1)
+    raise ValueError(f"unknown scenario {scenario!r}")
+
+
+# --------------------------------------------------------------------------- methods
+
+
+def _moments(counts: np.ndarray, w: np.ndarray, alpha0: float):
+    post = DirichletPosterior(nu=counts + alpha0, w=w, tally=None)  # type: ignore[arg-type]
+    return post.moments()
+
+
+def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples):
+    """lo, hi of every closed-form method for each replicate, and the Bayes mu/sigma."""
+    z = float(ndtri(0.5 + config.confidence / 2))
+    reps, m, _ = counts.shape
+    mu, sigma = _moments(counts.astype(float), w, prior)
+    out = {"bayes_normal": (mu - z * sigma, mu + z * sigma)}
+    out["peer_clipped"] = (np.clip(mu - z * sigma, 0, 1), np.clip(mu + z * sigma, 0, 1))
+    per_q = (counts @ w) / n  # (reps, M)
+    a = per_q.mean(-1)
+    se = per_q.std(-1, ddof=1) / np.sqrt(m) if m > 1 else np.zeros(reps)
+    out["wald"] = (a - z * se, a + z * se)
+    if w.size == 2:
+        k = counts[..., 1].sum(-1).astype(float)
+        tot = float(m * n)
+        centre = (k + z * z / 2) / (tot + z * z)
+        half = z / (tot + z * z) * np.sqrt(k * (tot - k) / tot + z * z / 4)
+        out["wilson"] = (centre - half, centre + half)
+        tail = (1 - config.confidence) / 2
+        lo = np.where(k > 0, beta_dist.ppf(tail, k, tot - k + 1), 0.0)
+        hi = np.where(k < tot, beta_dist.ppf(1 - tail, k + 1, tot - k), 1.0)
+        out["clopper_pearson"] = (lo, hi)
+    if bootstrap_resamples:
+        q = [(1 - config.confidence) / 2, (1 + config.confidence) / 2]
+        los, his = [], []
+        for start in range(0, reps, 200):
+            block = per_q[start : start + 200]
+            idx = rng.integers(0, m, size=(block.shape[0], bootstrap_resamples, m))
+            means = np.take_along_axis(block[:, None, :], idx, axis=-1).mean(-1)
+            lo_b, hi_b = np.quantile(means, q, axis=-1)
+            los.append(lo_b)
+            his.append(hi_b)
+        out["bootstrap"] = (np.concatenate(los), np.concatenate(his))
+    return out, mu, sigma
+
+
+def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Dataset:
+    """Simulate one grid cell; returns coverage, its MC error and mean width per method."""
+    scenario, c, m, n = cell
+    seed = zlib.crc32(f"{config.seed}|{scenario}|{c}|{m}|{n}".encode())
+    rng = np.random.default_rng(seed)
+    w = np.linspace(0.0, 1.0, c + 1)
+    anchors = anchor_rates(config.anchor_dir) if scenario == "anchored" else None
+    prior = config.alpha0 if scenario == "dirichlet" else 1.0
+    reps = config.reps
+    pi = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
+    truth = (pi @ w).mean(-1)
+    counts = rng.multinomial(n, pi)
+    intervals, mu, sigma = _interval_table(
+        counts, w, n, config, prior, rng, config.bootstrap_resamples
+    )
+    if config.exact_reps and (c == 1 or config.exact_categorical):
+        from bayes_eval.exact_posterior import exact_interval
+
+        k = min(config.exact_reps, reps)
+        lo, hi = exact_interval(counts[:k] + prior, w, config.confidence)
+        intervals["bayes_exact"] = (lo, hi)
+    if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:
+        intervals["hierarchical_nuts"] = _nuts_intervals(counts[: config.nuts_reps], w, config)
+    # ranking claims at z > 1.645 between this model and an independent second one
+    pi_b = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
+    truth_b = (pi_b @ w).mean(-1)
+    counts_b = rng.multinomial(n, pi_b)
+    mu_b, sigma_b = _moments(counts_b.astype(float), w, prior)
+    zb = (mu - mu_b) / np.sqrt(sigma**2 + sigma_b**2)
+    claims = np.abs(zb) > 1.645
+    wrong = claims & (np.sign(zb) != np.sign(truth - truth_b))
+    per_q_a = (counts @ w) / n
+    per_q_b = (counts_b @ w) / n
+    se_w = (
+        np.sqrt(per_q_a.var(-1, ddof=1) / m + per_q_b.var(-1, ddof=1) / m)
+        if m > 1
+        else np.full(reps, np.inf)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zw = (per_q_a.mean(-1) - per_q_b.mean(-1)) / se_w
+    claims_w = np.abs(zw) > 1.645
+    wrong_w = claims_w & (np.sign(zw) != np.sign(truth - truth_b))
+
+    names = [mth for mth in METHODS if mth in intervals]
+    cov, used, width = [], [], []
+    for name in names:
+        lo, hi = intervals[name]
+        t = truth[: lo.size]
+        cov.append(float(np.mean((lo <= t) & (t <= hi))))
+        used.append(lo.size)
+        width.append(float(np.mean(hi - lo)))
+    cov = np.asarray(cov)
+    used = np.asarray(used)
+    ds = xr.Dataset(
+        {
+            "coverage": ("interval", cov),
+            "coverage_mc_se": ("interval", np.sqrt(cov * (1 - cov) / used)),
+            "width": ("interval", np.asarray(width)),
+            "n_reps": ("interval", used),
+            "claim_rate_bayes": ((), float(claims.mean())),
+            "claim_error_bayes": ((), float(wrong.sum() / max(claims.sum(), 1))),
+            "claim_rate_wald": ((), float(claims_w.mean())),
+            "claim_error_wald": ((), float(wrong_w.sum() / max(claims_w.sum(), 1))),
+        },
+        coords={"interval": names},
+    )
+    return ds.expand_dims(scenario=[scenario], C=[c], M=[m], N=[n])
+
+
+def _nuts_intervals(counts: np.ndarray, w: np.ndarray, config: CoverageConfig):
+    from bayes_eval.models import hierarchical_model, sample
+
+    tail = (1 - config.confidence) / 2
+    lo, hi = [], []
+    for i, cnt in enumerate(counts):
+        # rebuild a results matrix with these counts (order is irrelevant)
+        R = np.concatenate([np.repeat(np.arange(w.size), row)[None] for row in cnt]).reshape(
+            cnt.shape[0], -1
+        )
+        idata = sample(
+            hierarchical_model(R, w),
+            draws=config.nuts_draws,
+            tune=config.nuts_draws,
+            chains=2,
+            seed=i,
+        )
+        q = (
+            idata["posterior"]["pi_bar"]
+            .quantile([tail, 1 - tail], dim=("chain", "draw"))
+            .values.ravel()
+        )
+        lo.append(q[0])
+        hi.append(q[1])
+    return np.asarray(lo), np.asarray(hi)
+
+
+# --------------------------------------------------------------------------- study
+
+
+def _cell_path(out: Path, cell) -> Path:
+    scenario, c, m, n = cell
+    return out / "cells" / f"{scenario}_C{c}_M{m}_N{n}.nc"
+
+
+def _write_atomic(ds: xr.Dataset, path: Path) -> None:
+    tmp = path.with_suffix(".tmp")
+    ds.to_netcdf(tmp, engine="h5netcdf")
+    os.replace(tmp, path)
+
+
+def run_study(
+    config: CoverageConfig,
+    out_dir: str | Path,
+    *,
+    scheduler: str | None = None,
+    n_workers: int | None = None,
+    max_cells: int | None = None,
+    progress: bool = True,
+) -> tuple[xr.Dataset, dict]:
+    """Run (or resume) a coverage study on Dask and merge the cells.
+
+    Parameters
+    ----------
+    config : CoverageConfig
+    out_dir : path
+        Holds ``study.json`` (the configuration), ``cells/*.nc`` and ``coverage.nc``.
+    scheduler : str, optional
+        Address of an existing Dask scheduler; default an in-process ``LocalCluster``.
+    n_workers : int, optional
+        Workers of the local cluster (default: the machine's cores).
+    max_cells : int, optional
+        Stop after this many new cells (a controlled interruption; used by the tests).
+
+    Returns
+    -------
+    dataset, info
+        The merged cells so far, and ``{"computed": [...], "skipped": [...], "pending": n}``.
+    """
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    config.validate()
+    out = Path(out_dir)
+    (out / "cells").mkdir(parents=True, exist_ok=True)
+    manifest = out / "study.json"
+    if manifest.exists():
+        previous = json.loads(manifest.read_text())
+        if previous.get("digest") != config.digest():
+            raise ValueError(
+                f"{out} holds a study with another configuration; expected the same configuration "
+                "to resume, or a new --out folder."
+            )
+    else:
+        manifest.write_text(
+            json.dumps({"digest": config.digest(), "config": asdict(config)}, indent=2)
+        )
+    cells = config.cells()
+    done = [c for c in cells if _cell_path(out, c).exists()]
+    pending = [c for c in cells if not _cell_path(out, c).exists()]
+    computed = []
+    if pending:
+        cluster = None
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            cluster = LocalCluster(
+                n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                dashboard_address=None,
+            )  # fmt: skip
+            client = Client(cluster)
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(pending), desc="coverage cells", unit="cell")
+        try:
+            todo = pending if max_cells is None else pending[:max_cells]
+            futures = {client.submit(run_cell, cell, config, pure=False): cell for cell in todo}
+            for future in as_completed(futures):
+                cell = futures[future]
+                _write_atomic(future.result(), _cell_path(out, cell))
+                computed.append(cell)
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    merged = merge_cells(out)
+    if merged is not None and len(computed) + len(done) == len(cells):
+        _write_atomic(merged, out / "coverage.nc")
+    info = {
+        "computed": computed,
+        "skipped": done,
+        "pending": len(cells) - len(done) - len(computed),
+    }
+    return merged, info
+
+
+def merge_cells(out_dir: str | Path) -> xr.Dataset | None:
+    """Merge every finished cell of a study folder into one Dataset."""
+    files = sorted((Path(out_dir) / "cells").glob("*.nc"))
+    if not files:
+        return None
+    parts = []
+    for f in files:
+        with xr.open_dataset(f, engine="h5netcdf") as ds:
+            parts.append(ds.load())
+    return xr.merge(parts, join="outer", compat="no_conflicts")
+
+
+def summary(ds: xr.Dataset, confidence: float = 0.95) -> dict:
+    """Coverage per method, scenario and M (worst over N and C), and claim error rates."""
+    out: dict = {"nominal": confidence, "coverage": {}, "worst_abs_error_pp": {}}
+    for s in ds["scenario"].values:
+        cell = ds.sel(scenario=s)
+        out["coverage"][str(s)] = {}
+        for m in ds["interval"].values:
+            cov = cell["coverage"].sel(interval=m)
+            by_m = {}
+            for mm in ds["M"].values:
+                v = cov.sel(M=mm).values
+                v = v[np.isfinite(v)]
+                if v.size:
+                    by_m[int(mm)] = [round(float(v.min()), 4), round(float(v.max()), 4)]
+            if by_m:
+                out["coverage"][str(s)][str(m)] = by_m
+                err = np.nanmax(np.abs(cov.values - confidence)) * 100
+                out["worst_abs_error_pp"].setdefault(str(s), {})[str(m)] = round(float(err), 2)
+    out["claim_error_bayes_max"] = round(float(np.nanmax(ds["claim_error_bayes"].values)), 4)
+    out["claim_error_wald_max"] = round(float(np.nanmax(ds["claim_error_wald"].values)), 4)
+    return out
+
+
+def plot(ds: xr.Dataset, path: str | Path, confidence: float = 0.95) -> Path:
+    """Coverage versus M per method (worst over N and C, one panel per scenario), and width
+    versus coverage over all cells."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scen = list(ds["scenario"].values)
+    fig, axes = plt.subplots(1, len(scen) + 1, figsize=(4.2 * (len(scen) + 1), 4), squeeze=False)
+    for ax, s in zip(axes[0], scen, strict=False):
+        for m in ds["interval"].values:
+            cov = ds["coverage"].sel(scenario=s, interval=m)
+            worst = cov.min(dim=[d for d in cov.dims if d != "M"], skipna=True)
+            if np.isfinite(worst).any():
+                ax.plot(ds["M"], worst, marker="o", label=str(m))
+        ax.axhline(confidence, color="k", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_title(f"{s}: worst coverage over N, C")
+        ax.set_xlabel("M questions")
+    axes[0][0].set_ylabel("coverage")
+    axes[0][0].legend(fontsize=7)
+    ax = axes[0][-1]
+    for m in ds["interval"].values:
+        c = ds["coverage"].sel(interval=m).values.ravel()
+        wdt = ds["width"].sel(interval=m).values.ravel()
+        keep = np.isfinite(c)
+        ax.scatter(wdt[keep], c[keep], s=8, label=str(m))
+    ax.axhline(confidence, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("mean width")
+    ax.set_title("width versus coverage (all cells)")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
