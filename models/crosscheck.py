@@ -31,6 +31,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
+from bayes_eval.bayes_at_n import DirichletPosterior
 from bayes_eval.exact_posterior import exact_posterior, prob_greater
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.sampling import Sampler, sample
@@ -244,10 +245,7 @@ def crosscheck(
 
 def _common_step(nu: np.ndarray, w: np.ndarray) -> float:
     """One lattice step for all models' exact posteriors (rms question sd / M / 40)."""
-    total = nu.sum(-1)
-    p = nu / total[..., None]
-    mean = p @ w
-    var = (p * (w - mean[..., None]) ** 2).sum(-1) / (total + 1)
+    _, var = DirichletPosterior(nu=np.asarray(nu, float), w=w, tally=None).question_moments()
     m = nu.shape[1]
     rms = np.sqrt((var / m**2).mean(axis=-1))
     positive = rms[rms > 0]
