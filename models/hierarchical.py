@@ -103,7 +103,17 @@ def hierarchical_model(
         counts = pm.Data("count_data", data.counts, dims=DIMS)
         k_med = pm.Data("kappa_median", median)
         k_sd = pm.Data("kappa_log_sd", log_sd)
-        beta = pm.Dirichlet("beta", a=np.ones(data.counts.shape[-1]), dims=("model", "category"))
+        if data.counts.shape[-1] == 2:
+            # Dirichlet(1, 1) is Beta(1, 1): parametrised directly, which also sidesteps a
+            # PyTensor/Numba failure of the stick-breaking transform on a (1, 1) array
+            top = pm.Beta("beta_top", alpha=1.0, beta=1.0, dims="model")
+            beta = pm.Deterministic(
+                "beta", pt.stack([1.0 - top, top], axis=-1), dims=("model", "category")
+            )
+        else:
+            beta = pm.Dirichlet(
+                "beta", a=np.ones(data.counts.shape[-1]), dims=("model", "category")
+            )
         log_kappa = pm.Normal("log_kappa", mu=pt.log(k_med), sigma=k_sd, dims="model")
         kappa = pm.Deterministic("kappa", pt.exp(log_kappa), dims="model")
         a = pt.broadcast_to((kappa[:, None] * beta)[:, None, :], counts.shape)

@@ -125,3 +125,19 @@ def test_cli_elicit(capsys, tmp_path):
     out = json.loads(capsys.readouterr().out)
     assert out["prior"]["depth"] > 0 and "pi_bar_quantiles" in out["prior_predictive"]
     assert main(["validate", "elicit"]) == 2
+
+
+def test_hierarchical_nuts_rows_on_a_sub_grid(shared):
+    cfg = _config(
+        shared,
+        reps=50,
+        exact_reps=50,
+        nuts_cells=[["uniform", 1, 5, 4]],
+        nuts_reps=3,
+        nuts_draws=150,
+    )
+    ds = coverage.run_cell(("uniform", 1, 5, 4), cfg).squeeze(drop=True)
+    assert int(ds["n_reps"].sel(interval="hierarchical_nuts")) == 3
+    assert 0.0 < float(ds["width"].sel(interval="hierarchical_nuts")) < 1.0
+    other = coverage.run_cell(("uniform", 1, 30, 4), cfg)
+    assert "hierarchical_nuts" not in other["interval"].values
