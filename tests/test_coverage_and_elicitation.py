@@ -141,3 +141,18 @@ def test_hierarchical_nuts_rows_on_a_sub_grid(shared):
     assert 0.0 < float(ds["width"].sel(interval="hierarchical_nuts")) < 1.0
     other = coverage.run_cell(("uniform", 1, 30, 4), cfg)
     assert "hierarchical_nuts" not in other["interval"].values
+
+
+def test_study_on_an_existing_scheduler_address(shared, tmp_path):
+    """--scheduler tcp://HOST:PORT: the same study submitted to a running cluster (loopback)."""
+    from dask.distributed import LocalCluster
+
+    cfg = _config(shared, M=[5], N=[2], scenarios=["uniform"], reps=100, exact_reps=100)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      host="127.0.0.1") as cluster:  # fmt: skip
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        ds, info = coverage.run_study(
+            cfg, tmp_path / "s", scheduler=cluster.scheduler_address, progress=False
+        )
+    assert len(info["computed"]) == 1 and (tmp_path / "s" / "coverage.nc").exists()
+    assert float(ds["coverage"].sel(interval="bayes_exact").squeeze()) > 0.8
