@@ -40,6 +40,7 @@ __all__ = [
     "dirichlet_functional_cdf",
     "exact_interval",
     "exact_posterior",
+    "lattice_step",
     "prob_greater",
 ]
 
@@ -267,6 +268,23 @@ def exact_posterior(
     factor = sd / g_sd if g_sd > 0 else 1.0
     x = mean + (x - g_mean) * factor
     return ExactPosterior(x=x, pmf=pmf, step=h * factor, mean=mean, sd=sd)
+
+
+def lattice_step(nus, w: ArrayLike) -> float | None:
+    """One lattice step fine enough for every posterior in ``nus`` (each ``(M, C + 1)``):
+    the smallest ``rms(sd_alpha / M) / 40`` among them, so that convolving or comparing them
+    (:func:`prob_greater`) keeps the default accuracy. ``None`` if all are point masses."""
+    w = np.asarray(w, dtype=float)
+    steps = []
+    for nu in nus:
+        nu = np.asarray(nu, dtype=float)
+        levels, beta = _group(nu, w)
+        m = nu.shape[0]
+        _, q_sd = _question_moments(levels, beta, np.ones(m), np.zeros(m), m)
+        rms = float(np.sqrt(np.mean(q_sd**2)))
+        if rms > 0:
+            steps.append(rms / _CELLS_PER_SD)
+    return min(steps) if steps else None
 
 
 def prob_greater(a: ExactPosterior, b: ExactPosterior) -> float:

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from bayes_eval.figure_file import pyplot, save_png
+
 __all__ = ["forest_plot"]
 
 
@@ -23,13 +25,7 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
     path : str or Path
         PNG file to write.
     """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ValueError("--plot needs matplotlib: pip install 'bayes_eval[plot]'.") from exc
+    plt = pyplot()
     order = np.argsort(-table["mu"].values, kind="stable")
     names = table["model"].values[order]
     mu = table["mu"].values[order]
@@ -53,7 +49,4 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
     ax.set_title(title or "Leaderboard (shaded: CI-aware rank groups)")
     ax.set_ylim(-0.5, mu.size - 0.5)
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_png(fig, path, dpi=120)

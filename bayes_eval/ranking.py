@@ -194,7 +194,7 @@ def prob_better(
     of §2.5. The models may have different numbers of questions and trials.
     """
     from bayes_eval.bayes_at_n import dirichlet_posterior
-    from bayes_eval.exact_posterior import exact_posterior, prob_greater
+    from bayes_eval.exact_posterior import exact_posterior, lattice_step, prob_greater
 
     pa = dirichlet_posterior(R_a, w, R0_a, alpha0=alpha0)
     pb = dirichlet_posterior(R_b, w, R0_b, alpha0=alpha0)
@@ -212,10 +212,7 @@ def prob_better(
         return float(pairwise_confidence([mu_a, mu_b], [s_a, s_b])[0, 1])
     if method != "exact":
         raise ValueError(f"method is {method!r}; expected 'exact' or 'normal'.")
-    qa = pa.question_moments()[1]
-    qb = pb.question_moments()[1]
-    rms = np.sqrt(np.concatenate([qa / qa.size**2, qb / qb.size**2]).mean())
-    step = float(rms / 40.0) if rms > 0 else None
+    step = lattice_step([pa.nu, pb.nu], pa.w)
     return prob_greater(
         exact_posterior(pa.nu, pa.w, step=step), exact_posterior(pb.nu, pb.w, step=step)
     )

@@ -31,8 +31,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
-from bayes_eval.bayes_at_n import DirichletPosterior
-from bayes_eval.exact_posterior import exact_posterior, prob_greater
+from bayes_eval.exact_posterior import exact_posterior, lattice_step, prob_greater
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.sampling import Sampler, sample
 from bayes_eval.ranking import pairwise_confidence
@@ -210,7 +209,7 @@ def crosscheck(
     p_nuts = np.full((n_models, n_models), np.nan)
     mcse_p = np.full((n_models, n_models), np.nan)
     p_exact = np.full((n_models, n_models), np.nan)
-    step = _common_step(nu, info.data.w)
+    step = lattice_step(nu, info.data.w)
     exact = [exact_posterior(nu[i], info.data.w, step=step) for i in range(n_models)]
     for i in range(n_models):
         for j in range(n_models):
@@ -241,12 +240,3 @@ def crosscheck(
     idata["crosscheck_models"] = xr.DataTree(rows)
     idata["crosscheck_pairs"] = xr.DataTree(pairs)
     return CrossCheck(idata=idata, models=rows, pairs=pairs)
-
-
-def _common_step(nu: np.ndarray, w: np.ndarray) -> float:
-    """One lattice step for all models' exact posteriors (rms question sd / M / 40)."""
-    _, var = DirichletPosterior(nu=np.asarray(nu, float), w=w, tally=None).question_moments()
-    m = nu.shape[1]
-    rms = np.sqrt((var / m**2).mean(axis=-1))
-    positive = rms[rms > 0]
-    return float(positive.min() / 40.0) if positive.size else 1.0

@@ -23,6 +23,7 @@ import xarray as xr
 from numpy.typing import ArrayLike
 
 from bayes_eval.bayes_at_n import DirichletPosterior
+from bayes_eval.figure_file import pyplot, save_png
 from bayes_eval.models.hierarchical import KAPPA_PRIOR, hierarchical_model
 from bayes_eval.models.model_data import model_data
 from bayes_eval.models.sampling import Sampler, sample
@@ -135,10 +136,7 @@ def prior_sensitivity(
 
 def plot_prior_sensitivity(ds: xr.Dataset, path: str | Path) -> Path:
     """One panel per axis: mu -/+ sigma of every model against the prior strength (PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     axes_names = [a for a in ("alpha0", "a0", "depth", "kappa") if f"mu_{a}" in ds]
     fig, axes = plt.subplots(
@@ -160,7 +158,4 @@ def plot_prior_sensitivity(ds: xr.Dataset, path: str | Path) -> Path:
     axes[0][-1].legend(fontsize=7, loc="best")
     fig.suptitle("Prior sensitivity")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)

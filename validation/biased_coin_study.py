@@ -24,6 +24,7 @@ import xarray as xr
 from bayes_eval.bayes_at_n import bayes
 from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 from bayes_eval.convergence import DEFAULT_METHODS, stability
+from bayes_eval.figure_file import pyplot, save_png
 from bayes_eval.ranking import rank, rank_with_ci
 
 __all__ = ["plot", "run"]
@@ -108,10 +109,7 @@ def run(
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Fig. 2: mean tau versus n, one panel per replicate scheme."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), sharey=True)
     titles = {
@@ -129,10 +127,7 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     axes[0].set_ylabel("mean Kendall tau_b vs true ranking")
     axes[-1].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 def summary(ds: xr.Dataset) -> dict:

@@ -24,6 +24,7 @@ from bayes_eval.convergence import (
     stability,
     tau_interval,
 )
+from bayes_eval.figure_file import pyplot, save_png
 from bayes_eval.ranking import rank
 
 __all__ = ["from_file", "plot", "run", "summary"]
@@ -179,10 +180,7 @@ def summary(ds: xr.Dataset) -> dict:
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """PMF (Fig. 1) and CDF (Fig. 11) of convergence@n, with the no-convergence mass."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     for m in ds["metric"].values:
@@ -200,7 +198,4 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)

@@ -45,6 +45,7 @@ from scipy.special import ndtri
 from scipy.stats import beta as beta_dist
 
 from bayes_eval.bayes_at_n import DirichletPosterior
+from bayes_eval.figure_file import pyplot, save_png
 
 __all__ = ["CoverageConfig", "load_config", "plot", "run_cell", "run_study", "summary"]
 
@@ -469,10 +470,7 @@ def summary(ds: xr.Dataset, confidence: float = 0.95) -> dict:
 def plot(ds: xr.Dataset, path: str | Path, confidence: float = 0.95) -> Path:
     """Coverage versus M per method (worst over N and C, one panel per scenario), and width
     versus coverage over all cells."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     scen = list(ds["scenario"].values)
     fig, axes = plt.subplots(1, len(scen) + 1, figsize=(4.2 * (len(scen) + 1), 4), squeeze=False)
@@ -499,7 +497,4 @@ def plot(ds: xr.Dataset, path: str | Path, confidence: float = 0.95) -> Path:
     ax.set_xlabel("mean width")
     ax.set_title("width versus coverage (all cells)")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)

@@ -20,6 +20,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.biased_coin import mimic_probabilities, simulate_results
+from bayes_eval.figure_file import pyplot, save_png
 from bayes_eval.sample_size import trials_to_separate
 
 __all__ = ["plot", "run", "summary"]
@@ -118,10 +119,7 @@ def summary(ds: xr.Dataset) -> dict:
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Fig. 6: probability of the correct order, and z, versus N."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     axes[0].plot(ds["n"], ds["p_correct"])
@@ -136,7 +134,4 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
         ax.set_xlabel("N trials")
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)

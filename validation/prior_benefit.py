@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from bayes_eval.figure_file import pyplot, save_png
 from bayes_eval.rank_agreement import pair_signs
 
 __all__ = ["plot", "run", "summary"]
@@ -137,10 +138,7 @@ def summary(ds: xr.Dataset) -> dict:
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Fig. 5: (a) tau between original and updated rankings, (b) tau vs N per D, (c) delta tau."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
     axes[0].hist(ds["tau_original_vs_updated"].values, bins=np.linspace(-1, 1, 29), color="0.5")
@@ -158,7 +156,4 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=8)
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)

@@ -1,0 +1,31 @@
+"""Headless matplotlib for the PNG plots of the CLI and the studies.
+
+matplotlib is an optional dependency (extras ``[plot]`` and ``[validation]``); it is
+imported only when a figure is drawn, with the non-interactive Agg backend.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["pyplot", "save_png"]
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend, or a clear error if matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError("plots need matplotlib: pip install 'bayes_eval[plot]'.") from exc
+    return plt
+
+
+def save_png(fig, path: str | Path, *, dpi: int = 110) -> Path:
+    """Write ``fig`` to ``path`` as PNG, close it, and return the path."""
+    path = Path(path)
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    return path
