@@ -1,4 +1,4 @@
-"""Command line: ``bayes-eval rank | plan | crosscheck | priors | validate | demo``.
+"""Command line: ``bayes-eval rank | schemas | plan | crosscheck | priors | validate | demo``.
 
 Every command takes ``--json``. Bad input prints one line ``bayes-eval: error: ...`` on
 stderr and exits with status 2.
@@ -34,9 +34,43 @@ def _weights(text: str | None):
 
 
 def _load(path: str, file_format: str | None) -> xr.DataArray:
-    from bayes_eval.long_table import read_long_table, to_results
+    from bayes_eval.eval_log import read_eval_log
 
-    return to_results(read_long_table(path, file_format=file_format), source=path)
+    return read_eval_log(path, format=file_format).results()
+
+
+def _load_ranked(args: argparse.Namespace):
+    """(R, w, R0, log summary, schema info) for ``rank``: logs of any format, optional schema."""
+    from bayes_eval.eval_log import check_all_answered, read_eval_log
+
+    options = {"model": args.model, "metric": args.metric, "filter": args.filter,
+               "scorer": args.scorer}  # fmt: skip
+    log = read_eval_log(args.file, format=args.format, **options)
+    prior = read_eval_log(args.prior, format=args.format, **options) if args.prior else None
+    w = _weights(args.weights)
+    info = None
+    if args.schema and args.schema_file:
+        raise ValueError("give --schema or --schema-file, not both.")
+    if args.schema or args.schema_file:
+        from bayes_eval.rubric_schema import get_schema, load_schema
+
+        schema = load_schema(args.schema_file) if args.schema_file else get_schema(args.schema)
+        cats = log.categorize(schema, weights=w)
+        R, w = cats.R, cats.weights
+        R0 = None
+        if prior is not None:  # the prior runs are scored on the same scale (same thresholds)
+            R0 = prior.categorize(schema, weights=w, thresholds=cats.thresholds).R
+        info = {"schema": schema.name, "categories": list(schema.labels),
+                "weights": [float(x) for x in w], "thresholds": cats.thresholds,
+                "counts": [int(c) for c in cats.counts],
+                "absent_optional_signals": list(cats.missing_signals)}  # fmt: skip
+        check_all_answered(R, args.file)
+    else:
+        R = log.results()
+        R0 = prior.results() if prior is not None else None
+        if w is None and "default_weights" in log.meta:
+            w = list(log.meta["default_weights"])
+    return R, w, R0, log.summary(), info
 
 
 def _fmt(x: float) -> str:
@@ -76,22 +110,24 @@ def _table_records(table: xr.Dataset) -> list[dict]:
 def _cmd_rank(args: argparse.Namespace) -> int:
     from bayes_eval.xr import rank_table
 
-    R = _load(args.file, args.format)
-    R0 = _load(args.prior, args.format) if args.prior else None
+    R, w, R0, summary, schema_info = _load_ranked(args)
     table = rank_table(
-        R, _weights(args.weights), R0, confidence=args.confidence, interval=args.interval,
-        skipna=True,
+        R, w, R0, confidence=args.confidence, interval=args.interval, skipna=True,
     )  # fmt: skip
     n_missing = int(np.isnan(R.values).sum())
     records = _table_records(table)
+    name = args.file[0] if len(args.file) == 1 else f"{len(args.file)} files"
     if args.plot:
         from bayes_eval.forest_plot import forest_plot
 
-        forest_plot(table, args.plot, title=f"Bayes@N leaderboard: {args.file}")
+        forest_plot(table, args.plot, title=f"Bayes@N leaderboard: {name}")
     if args.json:
         json.dump(
             {
-                "file": args.file,
+                "file": name,
+                "files": list(args.file),
+                "log": summary,
+                "schema": schema_info,
                 "models": records,
                 "confidence": args.confidence,
                 "interval": args.interval,
@@ -107,9 +143,23 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         return 0
     pct = f"{100 * args.confidence:g}%"
     print(
-        f"{args.file}: {R.sizes['model']} models, {R.sizes['question']} questions, up to "
-        f"{R.sizes['trial']} trials ({n_missing} missing); {args.interval} {pct} intervals"
+        f"{name} ({summary['format']}): {R.sizes['model']} models, {R.sizes['question']} "
+        f"questions, up to {R.sizes['trial']} trials; {summary['scored']} scored attempts, "
+        f"{summary['failed']} failed and {summary['missing']} missing (masked); "
+        f"{args.interval} {pct} intervals"
     )
+    for key in ("scorer", "metric", "filter", "category_map"):
+        if key in summary:
+            print(f"  {key}: {summary[key]}")
+    if schema_info is not None:
+        th = ", ".join(f"{k} = {v:.4g}" for k, v in schema_info["thresholds"].items())
+        print(
+            f"  schema {schema_info['schema']!r}: categories "
+            + ", ".join(f"{i} {lab} (w={wt:g}, n={n})" for i, (lab, wt, n) in enumerate(
+                zip(schema_info["categories"], schema_info["weights"], schema_info["counts"],
+                    strict=True)))
+        )  # fmt: skip
+        print(f"  thresholds (pooled over all models): {th or 'none'}")
     rows = [
         [r["model"], _fmt(r["mu"]), _fmt(r["sigma"]), f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]",
          str(r["rank"]), str(r["rank_ci"]), f"{r['rank_interval'][0]}-{r['rank_interval'][1]}"]
@@ -122,6 +172,70 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     )
     if args.plot:
         print(f"forest plot written to {args.plot}")
+    return 0
+
+
+def _cmd_schemas(args: argparse.Namespace) -> int:
+    from bayes_eval.rubric_schema import TABLE4_THRESHOLDS, describe_schemata
+
+    if args.file:
+        return _compare_schemata(args)
+    records = describe_schemata()
+    if args.json:
+        json.dump(records, sys.stdout, indent=2)
+        print()
+        return 0
+    print("Built-in rubric schemata (seed 000 App. F, Table 5); category 0 is invalid:")
+    for r in records:
+        print(f"\n{r['key']}  ({r['name']}): {r['description']}")
+        for i, (lab, wt) in enumerate(zip(r["categories"], r["weights"], strict=True)):
+            print(f"  {i}  w={wt:<5g} {lab}")
+        print(f"  signals: {', '.join(r['required_signals'])}"
+              f" (optional: {', '.join(r['optional_signals']) or '-'})")  # fmt: skip
+        if r["thresholds"]:
+            desc = [f"{t} = p{TABLE4_THRESHOLDS[t].percentile:g}({TABLE4_THRESHOLDS[t].signal}"
+                    + (f" | {TABLE4_THRESHOLDS[t].among}" if TABLE4_THRESHOLDS[t].among else "")
+                    + ")" for t in r["thresholds"]]  # fmt: skip
+            print(f"  thresholds: {'; '.join(desc)}")
+        if r["note"]:
+            print(f"  note: {r['note']}")
+    return 0
+
+
+def _compare_schemata(args: argparse.Namespace) -> int:
+    from bayes_eval.eval_log import read_eval_log
+    from bayes_eval.schema_comparison import compare_schemata, plot_schema_ranks
+
+    log = read_eval_log(args.file, format=args.format)
+    chosen = args.only.split(",") if args.only else None
+    table = compare_schemata(log.signal_dataset(), chosen, present=log.present(),
+                             confidence=args.confidence)  # fmt: skip
+    if args.plot:
+        plot_schema_ranks(table, args.plot)
+    models = [str(m) for m in table["model"].values]
+    if args.json:
+        json.dump(
+            {"schemata": [str(x) for x in table["schema"].values], "models": models,
+             "mu": table["mu"].values.tolist(), "sigma": table["sigma"].values.tolist(),
+             "rank": table["rank"].values.tolist(), "rank_ci": table["rank_ci"].values.tolist(),
+             "skipped": table.attrs["skipped"], "log": log.summary()},
+            sys.stdout, indent=2,
+        )  # fmt: skip
+        print()
+        return 0
+    header = ["schema", *models]
+    rows = [
+        [str(sc), *(f"{int(r)} ({int(rc)})" for r, rc in zip(table["rank"].values[i],
+                                                             table["rank_ci"].values[i],
+                                                             strict=True))]
+        for i, sc in enumerate(table["schema"].values)
+    ]  # fmt: skip
+    _print_table(header, rows)
+    print("rank (CI-aware rank); thresholds pooled over all models, per schema.")
+    if table.attrs["skipped"] != "[]":
+        print(f"skipped (signals missing): {table.attrs['skipped']}")
+    if args.plot:
+        print(f"bump chart written to {args.plot}")
     return 0
 
 
@@ -493,20 +607,40 @@ def _json_default(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+_FORMATS = ["csv", "parquet", "inspect", "lm-eval", "helm", "cruxeval", "taubench"]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bayes-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("rank", help="rank models from a long table (model, question, trial, score)")
-    r.add_argument("file", help="CSV or Parquet long table")
+    r = sub.add_parser("rank", help="rank models from evaluation logs or a long table")
+    r.add_argument("file", nargs="+", help="log files or directories (same format)")
     r.add_argument("--weights", help="rubric weights w_0..w_C, e.g. 0,0.5,1 (default: binary 0,1)")
     r.add_argument("--prior", help="prior runs R0 in the same format (same models and questions)")
     r.add_argument("--confidence", type=float, default=0.95, help="credibility level (0.95)")
     r.add_argument("--interval", choices=["normal", "exact"], default="normal")
-    r.add_argument("--format", choices=["csv", "parquet"], help="file format (default: by suffix)")
+    r.add_argument("--format", choices=_FORMATS, help="log format (default: auto-detected)")
+    r.add_argument("--schema", help="built-in rubric schema (see `bayes-eval schemas`)")
+    r.add_argument("--schema-file", help="user-defined rubric schema (TOML)")
+    r.add_argument("--model", help="model name where the log does not give one")
+    r.add_argument("--metric", help="lm-eval / HELM metric used as the 0/1 score")
+    r.add_argument("--filter", help="lm-eval filter (default: the first in the file)")
+    r.add_argument("--scorer", help="Inspect scorer giving the category (default: the first)")
     r.add_argument("--plot", metavar="FILE.png", help="write a forest plot")
     r.add_argument("--json", action="store_true", help="print JSON")
     r.set_defaults(func=_cmd_rank)
+
+    sc = sub.add_parser(
+        "schemas", help="list the rubric schemata (Table 5), or rank logs under each of them"
+    )
+    sc.add_argument("file", nargs="*", help="logs with signals: ranks under every schema")
+    sc.add_argument("--only", help="comma-separated schema keys (default: all that apply)")
+    sc.add_argument("--format", choices=_FORMATS)
+    sc.add_argument("--confidence", type=float, default=0.95)
+    sc.add_argument("--plot", metavar="FILE.png", help="bump chart of ranks (Fig. 7)")
+    sc.add_argument("--json", action="store_true")
+    sc.set_defaults(func=_cmd_schemas)
 
     p = sub.add_parser("plan", help="trials needed to separate two models (App. D)")
     p.add_argument("file")
@@ -514,7 +648,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("model_b")
     p.add_argument("--z", type=float, default=1.645, help="target z (1.645 = 95%% confidence)")
     p.add_argument("--weights")
-    p.add_argument("--format", choices=["csv", "parquet"])
+    p.add_argument("--format", choices=_FORMATS)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_plan)
 
@@ -529,7 +663,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--mc-draws", type=int, default=200_000, help="exact Dirichlet draws per model")
     c.add_argument("--out", metavar="results.nc", help="save the DataTree as NetCDF")
-    c.add_argument("--format", choices=["csv", "parquet"])
+    c.add_argument("--format", choices=_FORMATS)
     c.add_argument("--no-progress", action="store_true")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_crosscheck)
@@ -549,7 +683,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--plot", metavar="FILE.png")
     s.add_argument("--out", metavar="FILE.nc")
-    s.add_argument("--format", choices=["csv", "parquet"])
+    s.add_argument("--format", choices=_FORMATS)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_priors)
 
@@ -574,7 +708,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--categories", help="elicit: per-category lo:hi pairs for a rubric")
     v.add_argument("--weights", help="elicit: rubric weights")
     v.add_argument("--questions", type=int, default=30, help="elicit: M for the prior predictive")
-    v.add_argument("--format", choices=["csv", "parquet"])
+    v.add_argument("--format", choices=_FORMATS)
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_cmd_validate)
 
