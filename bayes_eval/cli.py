@@ -1,4 +1,5 @@
-"""Command line: ``bayes-eval rank | schemas | plan | crosscheck | priors | validate | demo``.
+"""Command line: ``bayes-eval rank | schemas | plan | crosscheck | priors | validate | adaptive |
+demo``.
 
 Every command takes ``--json``. Bad input prints one line ``bayes-eval: error: ...`` on
 stderr and exits with status 2.
@@ -591,6 +592,109 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_adaptive(args: argparse.Namespace) -> int:
+    if args.action == "roots":
+        return _adaptive_roots(args)
+    return _adaptive_simulate(args)
+
+
+def _adaptive_roots(args: argparse.Namespace) -> int:
+    from bayes_eval.gittins_index import posterior_variances, root_schedule, stage_setup
+
+    if args.examples is not None:
+        H, tau2, per_stage = stage_setup(args.examples, args.batch, granularity=args.granularity)
+    else:
+        if args.horizon is None or args.tau2 is None:
+            raise ValueError("give --examples (with --batch, --granularity) or --horizon and "
+                             "--tau2.")  # fmt: skip
+        H, tau2, per_stage = args.horizon, args.tau2, 1
+    cost = args.cost * per_stage if args.examples is not None else args.cost
+    start = time.perf_counter()
+    rs = root_schedule(cost, args.v0, tau2, H, grid_size=args.grid)
+    seconds = time.perf_counter() - start
+    v = posterior_variances(args.v0, tau2, H)
+    step = v[:-1] ** 2 / (v[:-1] + tau2)
+    if args.json:
+        json.dump({"cost_per_stage": cost, "v0": args.v0, "tau2": tau2, "horizon": H,
+                   "grid": args.grid, "seconds": seconds, "roots": rs.roots.tolist(),
+                   "posterior_variance": v[:-1].tolist(), "step_variance": step.tolist()},
+                  sys.stdout, indent=2)  # fmt: skip
+        print()
+        return 0
+    print(f"root schedule: cost/stage {cost:g}, v0 {args.v0:g}, tau^2 {tau2:g}, H {H} "
+          f"({args.grid} grid points, {seconds:.3f} s); index G_n(s) = s - r_n")  # fmt: skip
+    rows = [[str(n), f"{v[n]:.6g}", f"{step[n]:.6g}", f"{rs.roots[n]:.6f}"] for n in range(H)]
+    _print_table(["n", "v_n", "sigma_n^2", "r_n"], rows)
+    return 0
+
+
+def _adaptive_simulate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bayes_eval import synthetic_bandit as sb
+    from bayes_eval.bandit_simulation import default_policies, plot_regret, simulate
+
+    if args.dataset in ("gsm8k", "piqa"):
+        if not args.arms:
+            raise ValueError(f"--dataset {args.dataset} needs --arms (the arm metadata CSV).")
+        make = sb.gsm8k_like if args.dataset == "gsm8k" else sb.piqa_like
+        data = make(args.arms, n_examples=args.examples or 1000, seed=args.data_seed)
+    elif args.dataset == "mmlu":
+        if not args.meta or not args.subject:
+            raise ValueError("--dataset mmlu needs --meta (mmlu_meta.json) and --subject.")
+        data = sb.mmlu_like(args.meta, args.subject, n_examples=args.examples,
+                            seed=args.data_seed)  # fmt: skip
+    else:
+        if not args.matrix:
+            raise ValueError("--dataset matrix needs --matrix FILE (.npy or .csv).")
+        costs = np.loadtxt(args.costs, delimiter=",", ndmin=1) if args.costs else None
+        prior = tuple(_floats(args.prior, "--prior") or (0.5, 0.04))
+        if len(prior) != 2:
+            raise ValueError("--prior is MEAN,VARIANCE, e.g. 0.5,0.04.")
+        data = sb.from_matrix(args.matrix, costs=costs, prior=prior)
+    policies = default_policies(data, granularity=args.granularity, lrf=args.lrf)
+    start = time.perf_counter()
+    ds = simulate(data, policies, batch_size=args.batch, budget=args.budget,
+                  budget_kind=args.budget_kind, cost_scale=args.cost_scale, seeds=args.seeds,
+                  progress=not args.json)  # fmt: skip
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    nc, png = out / "adaptive.nc", out / "adaptive_regret.png"
+    ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
+    plot_regret(ds, png)
+    checkpoints = [f for f in (0.01, 0.02, 0.05, 0.1) if f <= args.budget + 1e-12]
+    table = {}
+    for p in ds["policy"].values:
+        row = {}
+        for f in checkpoints:
+            sel = ds.sel(policy=p).sel(fraction=f, method="nearest")
+            row[f"{100 * f:g}%"] = [float(sel["regret_mean"]), float(sel["regret_se"])]
+        stops = ds["stop_fraction"].sel(policy=p).values
+        row["stop_fraction_mean"] = float(np.nanmean(stops)) if np.isfinite(stops).any() else None
+        row["stopped_runs"] = int(np.isfinite(stops).sum())
+        table[str(p)] = row
+    summary = {"dataset": data.name, "arms": int(data.matrix.shape[0]),
+               "examples": int(data.matrix.shape[1]), "batch": args.batch,
+               "budget": args.budget, "budget_kind": args.budget_kind, "seeds": args.seeds,
+               "granularity": args.granularity, "regret_mean_se": table, "netcdf": str(nc),
+               "plot": str(png), "seconds": round(time.perf_counter() - start, 2)}  # fmt: skip
+    if args.json:
+        json.dump(summary, sys.stdout, indent=2)
+        print()
+        return 0
+    unit = "cells" if args.budget_kind == "cells" else "total cost"
+    print(f"{data.name}: {summary['arms']} arms x {summary['examples']} examples, "
+          f"B = {args.batch}, {args.seeds} seeds; simple regret (mean +- SE) at % of "
+          f"{unit}")  # fmt: skip
+    rows = [[p, *(f"{v[0]:.4f} +- {v[1]:.4f}" for k, v in r.items() if k.endswith("%")),
+             "-" if r["stop_fraction_mean"] is None
+             else f"{100 * r['stop_fraction_mean']:.2f}% ({r['stopped_runs']} runs)"]
+            for p, r in table.items()]  # fmt: skip
+    _print_table(["policy", *(f"{100 * f:g}%" for f in checkpoints), "Gittins stop"], rows)
+    print(f"written: {nc}, {png}")
+    return 0
+
+
 def _has_h5netcdf() -> bool:
     import importlib.util
 
@@ -712,6 +816,34 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_cmd_validate)
 
+    a = sub.add_parser("adaptive", help="cost-aware adaptive evaluation (Gittins, seed 003)")
+    a.add_argument("action", choices=["roots", "simulate"])
+    a.add_argument("--cost", type=float, default=1e-4, help="roots: cost per example")
+    a.add_argument("--v0", type=float, default=0.04, help="roots: prior variance")
+    a.add_argument("--tau2", type=float, help="roots: observation variance per stage")
+    a.add_argument("--horizon", type=int, help="roots: stages H")
+    a.add_argument("--grid", type=int, default=2**14, help="roots: DP grid points")
+    a.add_argument("--examples", type=int, help="N examples per arm (sets H and tau^2)")
+    a.add_argument("--batch", type=int, default=4, help="B examples per pull")
+    a.add_argument("--granularity", choices=["batch", "cell"], default="cell",
+                   help="one DP stage per batch (paper text) or per cell (experiments)")
+    a.add_argument("--dataset", choices=["gsm8k", "piqa", "mmlu", "matrix"], default="mmlu")
+    a.add_argument("--arms", help="gsm8k/piqa: arm metadata CSV (model, prompt, ..., price)")
+    a.add_argument("--meta", help="mmlu: mmlu_meta.json")
+    a.add_argument("--subject", help="mmlu: subject, e.g. anatomy")
+    a.add_argument("--matrix", help="matrix: your response matrix (.npy or .csv, arms x examples)")
+    a.add_argument("--costs", help="matrix: per-arm costs (.csv, one per arm)")
+    a.add_argument("--prior", help="matrix: dataset prior MEAN,VARIANCE for Gittins-S")
+    a.add_argument("--data-seed", type=int, default=0, help="seed of the synthetic matrix")
+    a.add_argument("--budget", type=float, default=0.1, help="fraction of cells or of cost")
+    a.add_argument("--budget-kind", choices=["cells", "cost"], default="cells")
+    a.add_argument("--cost-scale", type=float, default=1e-4, help="lambda: price -> score units")
+    a.add_argument("--seeds", type=int, default=10)
+    a.add_argument("--lrf", action="store_true", help="also run UCB-E-LRF (slow)")
+    a.add_argument("--out", default="adaptive_out")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=_cmd_adaptive)
+
     d = sub.add_parser("demo", help="the paper's biased-coin mimics (Table 1 structure)")
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--trials", type=int, default=80)
@@ -728,6 +860,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return 0
     except ValueError as exc:
         print(f"bayes-eval: error: {exc}", file=sys.stderr)
         return 2

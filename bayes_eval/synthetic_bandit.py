@@ -1,0 +1,188 @@
+"""Synthetic response matrices (arms x examples) that mimic seed 003's benchmarks.
+
+The paper's matrices are not public in this workspace; ``../shared/data/bandit/`` has the arm
+metadata (model, prompt, temperature, max tokens, price) of GSM8K (122 arms) and PIQA
+(103 arms), and for the 57 MMLU subjects the number of questions, the prior bucket and the
+mean and standard deviation of the arm accuracies (1500 arms = 15 models x 100 prompts).
+
+Construction (documented choices):
+
+1. **Arm accuracies** ``theta_k`` on the logit scale are a sum of effects of the arm's
+   attributes: a model effect ``N(0, 1)``, a prompt effect (GSM8K/PIQA: ``step_by_step``
+   +0.3; MMLU: one ``N(0, 0.5)`` effect per prompt template), ``-0.4 x temperature`` and
+   +0.2 for 512 max tokens, plus arm noise ``N(0, 0.2)``. An affine map of the logits is then
+   solved so that the arm accuracies have the target mean and standard deviation (for the
+   row means of the generated matrix, whose sampling noise is corrected for):
+   GSM8K ``0.2 +- 0.1`` and PIQA ``0.4 +- 0.141`` (the dataset-specific priors of the
+   experiments, N(0.2, 0.01) and N(0.4, 0.02)); MMLU the subject's stored moments.
+2. **Cells** follow a rank-1 logistic (Rasch) model ``P(Z_kj = 1) = sigmoid(a_k - d_j)``,
+   with example difficulties ``d_j ~ N(0, difficulty_sd)`` shared by all arms and ``a_k``
+   solved so that ``mean_j sigmoid(a_k - d_j) = theta_k``. Shared difficulties make the
+   matrix approximately low-rank, as real response matrices are (which UCB-E-LRF exploits).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import optimize, special
+
+__all__ = [
+    "BanditDataset",
+    "from_matrix",
+    "gsm8k_like",
+    "logistic_matrix",
+    "mmlu_like",
+    "piqa_like",
+]
+
+
+@dataclass(frozen=True)
+class BanditDataset:
+    """A response matrix with what the policies need to know about it.
+
+    ``matrix`` (K, N) scores in [0, 1]; ``costs`` raw cost per example and arm (e.g. USD per
+    1M tokens); ``prior`` the dataset-specific common prior ``(mean, variance)``; ``arms``
+    one label per arm.
+    """
+
+    name: str
+    matrix: NDArray[np.float64]
+    costs: NDArray[np.float64]
+    prior: tuple[float, float]
+    arms: tuple[str, ...]
+
+
+def _match_moments(z: NDArray[np.float64], mean: float, sd: float) -> NDArray[np.float64]:
+    """``sigmoid(alpha + beta z)`` with mean and sd (over arms) equal to the targets."""
+    z = (z - z.mean()) / z.std()
+
+    def resid(p):
+        t = special.expit(p[0] + np.exp(p[1]) * z)
+        return [t.mean() - mean, t.std() - sd]
+
+    sol = optimize.least_squares(resid, [special.logit(mean), np.log(4 * sd)], xtol=1e-14,
+                                 ftol=1e-14, gtol=1e-14)  # fmt: skip
+    if np.max(np.abs(sol.fun)) > 1e-8:  # pragma: no cover - unreachable for sane moments
+        raise ValueError(f"cannot match arm-accuracy mean {mean} and sd {sd}.")
+    return special.expit(sol.x[0] + np.exp(sol.x[1]) * z)
+
+
+def _calibrated_matrix(z, mean, sd, n_examples, rng):
+    """Matrix whose *row means* have the target mean and sd (the stored moments are of the
+    empirical arm accuracies, which include the sampling noise of ``n_examples`` cells):
+    the latent sd is corrected by a few fixed-point steps with the same random numbers."""
+    state = rng.bit_generator.state
+    latent = sd
+    for _ in range(4):
+        rng.bit_generator.state = state
+        m = logistic_matrix(_match_moments(z, mean, latent), n_examples, rng=rng)
+        emp = m.mean(axis=1).std()
+        latent = float(np.sqrt(max(latent**2 + sd**2 - emp**2, (0.2 * sd) ** 2)))
+    rng.bit_generator.state = state
+    return logistic_matrix(_match_moments(z, mean, latent), n_examples, rng=rng)
+
+
+def logistic_matrix(
+    theta: ArrayLike, n_examples: int, *, difficulty_sd: float = 1.5, rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """0/1 matrix with ``P(Z_kj = 1) = sigmoid(a_k - d_j)``, ``mean_j`` of it ``= theta_k``."""
+    theta = np.asarray(theta, dtype=np.float64)
+    if ((theta <= 0) | (theta >= 1)).any():
+        raise ValueError("arm accuracies must lie strictly between 0 and 1.")
+    d = rng.normal(0.0, difficulty_sd, n_examples)
+    lo, hi = np.full(theta.shape, -30.0), np.full(theta.shape, 30.0)
+    for _ in range(80):  # vectorised bisection: mean_j sigmoid(a - d_j) is increasing in a
+        mid = (lo + hi) / 2
+        up = special.expit(mid[:, None] - d[None, :]).mean(axis=1) < theta
+        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+    p = special.expit(((lo + hi) / 2)[:, None] - d[None, :])
+    return (rng.random(p.shape) < p).astype(np.float64)
+
+
+def _from_arms_csv(path, name, mean, sd, n_examples, seed, prior):
+    import pandas as pd
+
+    arms = pd.read_csv(path)
+    need = {"model", "prompt", "temperature", "max_tokens", "cost_usd_per_1m"}
+    if not need <= set(arms.columns):
+        raise ValueError(f"{path}: expected columns {sorted(need)}, found {list(arms.columns)}.")
+    rng = np.random.default_rng(seed)
+    models = sorted(arms["model"].unique())
+    model_eff = dict(zip(models, rng.normal(0.0, 1.0, len(models)), strict=True))
+    z = (arms["model"].map(model_eff).to_numpy()
+         + 0.3 * (arms["prompt"] == "step_by_step").to_numpy()
+         - 0.4 * arms["temperature"].to_numpy()
+         + 0.2 * (arms["max_tokens"] >= 512).to_numpy()
+         + rng.normal(0.0, 0.2, len(arms)))  # fmt: skip
+    matrix = _calibrated_matrix(z, mean, sd, n_examples, rng)
+    labels = tuple(
+        f"{r.model}|{r.prompt}|T={r.temperature}|{r.max_tokens}" for r in arms.itertuples()
+    )
+    return BanditDataset(name, matrix, arms["cost_usd_per_1m"].to_numpy(float), prior, labels)
+
+
+def gsm8k_like(arms_csv: str | Path, *, n_examples: int = 1000, seed: int = 0) -> BanditDataset:
+    """122 x 1000 GSM8K mimic from ``gsm8k_arms.csv`` (cost = input + 2 x output price)."""
+    return _from_arms_csv(arms_csv, "gsm8k-like", 0.2, 0.1, n_examples, seed, (0.2, 0.01))
+
+
+def piqa_like(arms_csv: str | Path, *, n_examples: int = 1000, seed: int = 0) -> BanditDataset:
+    """103 x 1000 PIQA mimic from ``piqa_arms.csv`` (input price only)."""
+    return _from_arms_csv(arms_csv, "piqa-like", 0.4, np.sqrt(0.02), n_examples, seed,
+                          (0.4, 0.02))  # fmt: skip
+
+
+def mmlu_like(
+    meta_json: str | Path, subject: str, *, n_examples: int | None = None, seed: int = 0
+) -> BanditDataset:
+    """1500-arm MMLU-subject mimic (15 models x 100 prompts) from ``mmlu_meta.json``.
+
+    ``n_examples`` defaults to the subject's number of questions. The dataset prior is the
+    subject's bucket prior (``prior_buckets_code``: low N(0.4, 0.02), medium N(0.6, 0.02),
+    high N(0.75, 0.01)); costs are the models' input prices.
+    """
+    meta = json.loads(Path(meta_json).read_text())
+    tasks = {t[0]: t for t in meta["tasks"]}
+    if subject not in tasks:
+        raise ValueError(f"unknown MMLU subject {subject!r}; expected one of {sorted(tasks)}.")
+    _, n_q, bucket, mean, sd = tasks[subject]
+    models = meta["models_in_row_order_with_input_cost_usd_per_1m"]
+    rng = np.random.default_rng(seed)
+    model_eff = rng.normal(0.0, 1.0, len(models))
+    prompt_eff = rng.normal(0.0, 0.5, 100)
+    z = (model_eff[:, None] + prompt_eff[None, :]).ravel() + rng.normal(0.0, 0.2, 100 * len(models))
+    matrix = _calibrated_matrix(z, float(mean), float(sd), int(n_examples or n_q), rng)
+    costs = np.repeat([float(c) for _, c in models], 100)
+    prior = tuple(float(x) for x in meta["prior_buckets_code"][bucket])
+    labels = tuple(f"{m}|prompt{p}" for m, _ in models for p in range(100))
+    return BanditDataset(f"mmlu-like:{subject}", matrix, costs, prior, labels)
+
+
+def from_matrix(
+    path: str | Path,
+    *,
+    costs: ArrayLike | None = None,
+    prior: tuple[float, float] = (0.5, 0.04),
+) -> BanditDataset:
+    """A user-supplied matrix (``.npy`` or ``.csv`` without header, arms x examples)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file.")
+    try:
+        m = np.load(path) if path.suffix == ".npy" else np.loadtxt(path, delimiter=",", ndmin=2)
+    except ValueError as exc:
+        raise ValueError(f"{path}: could not read a numeric matrix ({exc}).") from exc
+    m = np.asarray(m, dtype=np.float64)
+    if m.ndim != 2 or m.size == 0:
+        raise ValueError(f"{path}: expected a 2-D matrix (arms x examples), got shape {m.shape}.")
+    if not np.isfinite(m).all() or (m < 0).any() or (m > 1).any():
+        raise ValueError(f"{path}: scores must be finite and in [0, 1].")
+    c = np.ones(m.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
+    if c.shape != (m.shape[0],):
+        raise ValueError(f"costs has shape {c.shape}; expected ({m.shape[0]},) one per arm.")
+    return BanditDataset(path.stem, m, c, prior, tuple(str(i) for i in range(m.shape[0])))
