@@ -1,5 +1,5 @@
 """Command line: ``bayes-eval rank | schemas | plan | crosscheck | priors | validate | adaptive |
-demo``.
+judges | demo``.
 
 Every command takes ``--json``. Bad input prints one line ``bayes-eval: error: ...`` on
 stderr and exits with status 2.
@@ -471,6 +471,8 @@ _STUDIES = (
     "convergence",
     "coverage",
     "elicit",
+    "judges",
+    "judges-synthetic",
 )
 
 
@@ -543,6 +545,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         return _cmd_coverage(args)
     if args.study == "elicit":
         return _cmd_elicit(args)
+    if args.study.startswith("judges"):
+        return _cmd_judges_study(args)
     from bayes_eval.validation import (
         biased_coin_study,
         convergence_study,
@@ -695,6 +699,189 @@ def _adaptive_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judge_datasets(args: argparse.Namespace):
+    """[(label, JudgeData)] from a count table, the SummEval CSV or a per-question table."""
+    import pandas as pd
+
+    from bayes_eval import judge_data as jd
+
+    try:
+        head = pd.read_csv(args.file, nrows=5)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{args.file}: could not be read as CSV ({exc}).") from exc
+    truth = None
+    if args.truth:
+        t = pd.read_csv(args.truth)
+        if not {"candidate", "score"} <= set(t.columns):
+            raise ValueError(f"{args.truth}: expected columns candidate, score.")
+        truth = dict(zip(t["candidate"].astype(str), t["score"].astype(float), strict=True))
+    cols = set(head.columns)
+    if {"doc_id", "system", "dim"} <= cols:
+        dims = [args.dim] if args.dim else sorted(pd.read_csv(args.file)["dim"].unique())
+        return [(d, jd.summeval(args.file, d)) for d in dims]
+    if {"candidate", "judge", "score", "count"} <= cols:
+        return [("all", jd.from_count_table(args.file, truth=truth))]
+    if {"question", "judge", "candidate", "score"} <= cols:
+        df = pd.read_csv(args.file)
+        qs = pd.unique(df["question"])
+        js = list(pd.unique(df["judge"].astype(str)))
+        ks = list(pd.unique(df["candidate"].astype(str)))
+        cube = np.full((len(qs), len(js), len(ks)), np.nan)
+        qi = pd.Index(qs).get_indexer(df["question"])
+        ji = pd.Index(js).get_indexer(df["judge"].astype(str))
+        ki = pd.Index(ks).get_indexer(df["candidate"].astype(str))
+        cube[qi, ji, ki] = pd.to_numeric(df["score"])
+        fam = None
+        if {"judge_family", "candidate_family"} <= cols:
+            jf = df.drop_duplicates("judge").set_index(df["judge"].astype(str))["judge_family"]
+            kf = df.drop_duplicates("candidate").set_index(df["candidate"].astype(str))[
+                "candidate_family"]
+            fam = np.array([[jf[j] == kf[k] for k in ks] for j in js])
+        levels = args.levels or (2 if args.abstain else int(np.nanmax(cube)))
+        tr = None if truth is None else [truth[k] for k in ks]
+        data = jd.from_scores(cube, candidates=ks, judges=js, n_levels=levels, same_family=fam,
+                              abstain=args.abstain, truth=tr)  # fmt: skip
+        return [("all", data)]
+    raise ValueError(
+        f"{args.file}: expected a count table (candidate, judge, score, count), a per-question "
+        "table (question, judge, candidate, score) or the SummEval CSV (doc_id, system, dim)."
+    )
+
+
+def _cmd_judges(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bayes_eval import judge_baselines as jb
+    from bayes_eval.models.judges import FitSettings, fit_judges
+
+    datasets = _judge_datasets(args)
+    settings = FitSettings(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
+                           progressbar=not args.json, sampler=args.sampler)  # fmt: skip
+    report = []
+    start = time.perf_counter()
+    for label, data in datasets:
+        t0 = time.perf_counter()
+        fit = fit_judges(data, omega=args.omega, beta_max=args.beta_max,
+                         integrated=args.integrated, exclude_same_family=not args.keep_same_family,
+                         settings=settings)  # fmt: skip
+        r = fit["ranking"].to_dataset()
+        entry = {"dataset": label, "seconds": round(time.perf_counter() - t0, 1),
+                 "settings": {k: fit.attrs[k] for k in ("omega", "beta_max",
+                                                         "exclude_same_family")},
+                 "diagnostics": {k: fit.attrs[k] for k in ("max_rhat", "min_ess_bulk",
+                                                            "divergences", "converged")},
+                 "candidates": [
+                     {"candidate": c, "mu": float(r["mu_mean"][i]),
+                      "mu_interval": [float(r["mu_lo"][i]), float(r["mu_hi"][i])],
+                      "rank": int(r["rank"][i]),
+                      "rank_interval": [int(r["rank_lo"][i]), int(r["rank_hi"][i])]}
+                     for i, c in enumerate(data.candidates)]}  # fmt: skip
+        if data.truth is not None:
+            cov = jb.rank_coverage(r["rank_lo"].values, r["rank_hi"].values, data.truth)
+            entry["bayesian"] = {"spearman": jb.spearman(r["mu_mean"].values, data.truth),
+                                 "coverage": cov}  # fmt: skip
+            if args.baselines:
+                boot = jb.bootstrap_rank_intervals(data, seed=args.seed)
+                bt = jb.bradley_terry_ties(data, seed=args.seed)
+                single = jb.single_judge_scores(data)
+                avg = jb.simple_average(data)
+                entry["baselines"] = {
+                    "simple_average": {"spearman": jb.spearman(avg, data.truth)},
+                    "single_judge": {"spearman": float(np.nanmean(
+                        [jb.spearman(s, data.truth) for s in single]))},
+                    "bootstrap": {"spearman": jb.spearman(boot.scores, data.truth),
+                                  "coverage": jb.rank_coverage(boot.lo, boot.hi, data.truth)},
+                    "bradley_terry": {"spearman": jb.spearman(bt.scores, data.truth),
+                                      "coverage": jb.rank_coverage(bt.lo, bt.hi, data.truth)},
+                }  # fmt: skip
+        if args.out:
+            out = Path(args.out)
+            path = out.with_name(f"{out.stem}_{label}{out.suffix}") if len(datasets) > 1 else out
+            fit.to_netcdf(path, engine="h5netcdf")
+            entry["netcdf"] = str(path)
+        if args.plot:
+            entry["plot"] = _judge_plot(fit, data, args.plot, label, len(datasets))
+        report.append(entry)
+    summary = {"file": args.file, "seconds": round(time.perf_counter() - start, 1),
+               "fits": report}  # fmt: skip
+    if len(report) > 1 and all("bayesian" in e for e in report):
+        summary["mean_bayesian"] = {
+            k: float(np.mean([e["bayesian"][k] for e in report])) for k in ("spearman", "coverage")
+        }
+    if args.json:
+        json.dump(summary, sys.stdout, indent=2)
+        print()
+        return 0
+    for e in report:
+        print(f"\n{args.file} [{e['dataset']}]: {e['seconds']} s, diagnostics {e['diagnostics']}")
+        rows = [[c["candidate"], f"{c['mu']:.3f}",
+                 f"[{c['mu_interval'][0]:.3f}, {c['mu_interval'][1]:.3f}]", str(c["rank"]),
+                 f"{c['rank_interval'][0]}-{c['rank_interval'][1]}"]
+                for c in sorted(e["candidates"], key=lambda c: c["rank"])]  # fmt: skip
+        _print_table(["candidate", "E[true score]", "95% interval", "rank", "95% rank CrI"], rows)
+        if "bayesian" in e:
+            print(f"vs truth: Spearman {e['bayesian']['spearman']:.3f}, rank coverage "
+                  f"{e['bayesian']['coverage']:.3f}")  # fmt: skip
+        for name, m in e.get("baselines", {}).items():
+            print(f"  {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()))
+    if "mean_bayesian" in summary:
+        print(f"\nmean over dimensions: {summary['mean_bayesian']}")
+    return 0
+
+
+def _judge_plot(fit, data, plot: str, label: str, n: int) -> str:
+    from pathlib import Path
+
+    from bayes_eval.judge_simplex import plot_simplex
+
+    post = fit["posterior"].to_dataset()
+    theta = post["theta"].mean(("chain", "draw")).values  # (J, M, L)
+    pi = post["pi"].mean(("chain", "draw")).values  # (K, M)
+    if theta.shape[1] == 5 and theta.shape[2] == 5:  # collapse 1-5 to {1,2}, {3}, {4,5}
+        groups = [[0, 1], [2], [3, 4]]
+        theta = np.stack([np.stack([theta[:, g].mean(1)[:, h].sum(-1) for h in groups], -1)
+                          for g in groups], 1)  # fmt: skip
+        pi = np.stack([pi[:, g].sum(-1) for g in groups], -1)
+        levels = ("1-2", "3", "4-5")
+    elif theta.shape[1:] == (3, 3):
+        levels = tuple(data.assigned_levels)
+    else:
+        raise ValueError("the simplex plot needs 3 levels, or 5 levels (collapsed to 3).")
+    gamma = np.einsum("km,jms->jks", pi, theta)
+    path = Path(plot) if n == 1 else Path(plot).with_name(f"{Path(plot).stem}_{label}.png")
+    plot_simplex(theta, gamma, path, candidates=data.candidates, judges=data.judges,
+                 levels=levels, title=f"{label}: posterior means")  # fmt: skip
+    return str(path)
+
+
+def _cmd_judges_study(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bayes_eval.models.judges import FitSettings
+    from bayes_eval.validation import judges_study
+
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    settings = FitSettings(seed=args.seed, progressbar=not args.json)
+    if args.study == "judges":
+        shared = Path(args.file or "../shared")
+        if not (shared / "data" / "judges").is_dir():
+            raise ValueError(f"{shared}: no data/judges folder; pass the shared folder as FILE.")
+        ds = judges_study.run_table1(shared, settings=settings, seed=args.seed)
+    else:
+        ds = judges_study.run_synthetic(replicates=args.replicates or 10, settings=settings,
+                                        progress=not args.json, seed=args.seed)  # fmt: skip
+    stem = args.study.replace("-", "_")
+    nc, png = out_dir / f"{stem}.nc", out_dir / f"{stem}.png"
+    ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
+    judges_study.plot(ds, png)
+    seconds = round(time.perf_counter() - start, 1)
+    result = judges_study.summary(ds) | {"netcdf": str(nc), "plot": str(png), "seconds": seconds}
+    print(json.dumps(result, indent=2, default=_json_default))
+    return 0
+
+
 def _has_h5netcdf() -> bool:
     import importlib.util
 
@@ -843,6 +1030,27 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--out", default="adaptive_out")
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=_cmd_adaptive)
+
+    jg = sub.add_parser("judges", help="Bayesian ranking from LLM-judge scores (seed 004)")
+    jg.add_argument("file", help="count table, per-question table or the SummEval CSV")
+    jg.add_argument("--dim", help="SummEval dimension (default: all four)")
+    jg.add_argument("--truth", help="CSV candidate,score with ground-truth scores")
+    jg.add_argument("--levels", type=int, help="true levels M (per-question table)")
+    jg.add_argument("--abstain", action="store_true", help="binary scores -1/0/1 with abstention")
+    jg.add_argument("--omega", type=float, default=0.0, help="random-effect strength (0)")
+    jg.add_argument("--beta-max", type=float, default=5.0, help="DAG prior strength (5)")
+    jg.add_argument("--integrated", action="store_true", help="hyperpriors on omega, beta_max")
+    jg.add_argument("--keep-same-family", action="store_true", help="do not exclude self-judging")
+    jg.add_argument("--baselines", action="store_true", help="also simple average, bootstrap, BT")
+    jg.add_argument("--draws", type=int, default=1000)
+    jg.add_argument("--tune", type=int, default=1000)
+    jg.add_argument("--chains", type=int, default=4)
+    jg.add_argument("--seed", type=int, default=0)
+    jg.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc")
+    jg.add_argument("--out", metavar="results.nc", help="save the DataTree (NetCDF)")
+    jg.add_argument("--plot", metavar="simplex.png", help="ternary plot of judges and candidates")
+    jg.add_argument("--json", action="store_true")
+    jg.set_defaults(func=_cmd_judges)
 
     d = sub.add_parser("demo", help="the paper's biased-coin mimics (Table 1 structure)")
     d.add_argument("--seed", type=int, default=0)

@@ -1,0 +1,275 @@
+"""LLM-as-judge data: judge-assigned scores per (question, judge, candidate) (seed 004).
+
+Notation of seed 004 §3: questions ``i``, judges ``j = 1..J``, candidates ``k = 1..K``, true
+levels ``m = 1..M`` and assigned levels ``s = 1..L`` (``L = M``, or ``L = 3`` for two true
+levels with abstention, ordered incorrect < abstain < correct). Under the likelihood of
+eq. B.3 the true score is marginalised separately for each judge, so the counts
+``N[j, k, s] = #{i : S_ijk = s}`` are sufficient statistics; per-question scores are kept
+when available because the baselines (bootstrap over questions, Bradley-Terry pairs, PPI)
+need them.
+
+Pairs in which a judge scores a candidate of its own model family are excluded from the
+Bayesian likelihood by default (footnote 1 of seed 004; ``mask``), and kept by the
+baselines, as in the paper's Table 1.
+
+Choices where the paper is silent (see ``../shared/notes/judges_model_spec.md``): an
+unparseable score (``-1``, ``0`` on a 1-5 scale) is missing; fractional scores (3.5) are
+rounded half up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+__all__ = ["JudgeData", "collapse_levels", "from_count_table", "from_scores", "summeval"]
+
+
+@dataclass(frozen=True)
+class JudgeData:
+    """Judge scores for ranking candidates.
+
+    Attributes
+    ----------
+    counts : (J, K, L) int array
+        ``N[j, k, s]``: how often judge ``j`` gave candidate ``k`` assigned level ``s``.
+    mask : (J, K) bool array
+        ``True`` where the pair enters the Bayesian likelihood (not the same family).
+    same_family : (J, K) bool array
+    candidates, judges : tuple of str
+    true_levels, assigned_levels : tuple of str
+        Labels of the ``M`` true and ``L`` assigned levels (ordered low to high).
+    values : (M,) array
+        Score value of each true level (``1..M`` for Likert, ``0, 1`` for binary): the ranking
+        target is ``mu_k = sum_m values[m] pi_{k,m}``.
+    correct_level : (M,) int array
+        ``t(m)``: the assigned level that is correct for true level ``m``.
+    scores : (n, J, K) float array or None
+        Per-question assigned levels as indices ``0..L-1`` (NaN = missing), if known.
+    truth : (K,) array or None
+        Ground-truth score per candidate (e.g. the expert mean), for evaluation only.
+    """
+
+    counts: NDArray[np.int64]
+    mask: NDArray[np.bool_]
+    same_family: NDArray[np.bool_]
+    candidates: tuple[str, ...]
+    judges: tuple[str, ...]
+    true_levels: tuple[str, ...]
+    assigned_levels: tuple[str, ...]
+    values: NDArray[np.float64]
+    correct_level: NDArray[np.int64]
+    scores: NDArray[np.float64] | None = None
+    truth: NDArray[np.float64] | None = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def n_true(self) -> int:
+        return len(self.true_levels)
+
+    @property
+    def n_assigned(self) -> int:
+        return len(self.assigned_levels)
+
+    def with_mask(self, exclude_same_family: bool) -> JudgeData:
+        """Same data with the same-family pairs excluded (default) or kept."""
+        mask = ~self.same_family if exclude_same_family else np.ones_like(self.same_family)
+        mask = mask & (self.counts.sum(axis=2) > 0)
+        return JudgeData(**{**self.__dict__, "mask": mask})
+
+    def mean_scores(self) -> NDArray[np.float64]:
+        """``(J, K)`` mean assigned score per judge and candidate (assigned level values)."""
+        vals = self.assigned_values()
+        n = self.counts.sum(axis=2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (self.counts * vals).sum(axis=2) / n
+
+    def assigned_values(self) -> NDArray[np.float64]:
+        """Value of each assigned level: the value of the true level it is correct for; an
+        abstention sits halfway between its neighbours."""
+        vals = np.full(self.n_assigned, np.nan)
+        vals[self.correct_level] = self.values
+        idx = np.arange(self.n_assigned)
+        known = ~np.isnan(vals)
+        return np.interp(idx, idx[known], vals[known])
+
+
+def _validate(counts, same_family, candidates, judges, values, correct_level, L):
+    counts = np.asarray(counts)
+    J, K = len(judges), len(candidates)
+    if counts.shape != (J, K, L):
+        raise ValueError(f"counts has shape {counts.shape}; expected (J, K, L) = ({J}, {K}, {L}).")
+    if (counts < 0).any() or (counts != np.round(counts)).any():
+        raise ValueError("counts must be non-negative integers.")
+    if counts.sum() == 0:
+        raise ValueError("there are no scores; expected at least one judge score.")
+    if len(set(candidates)) != K or len(set(judges)) != J:
+        raise ValueError("candidate and judge names must be unique.")
+    if np.asarray(same_family).shape != (J, K):
+        raise ValueError(f"same_family has shape {np.shape(same_family)}; expected ({J}, {K}).")
+    if len(values) != len(correct_level):
+        raise ValueError("values and correct_level need one entry per true level.")
+
+
+def from_count_table(
+    table: str | Path | pd.DataFrame,
+    *,
+    n_levels: int | None = None,
+    values: Sequence[float] | None = None,
+    truth: dict[str, float] | None = None,
+) -> JudgeData:
+    """Counts from a long table ``candidate, judge, score, count[, same_family]``.
+
+    ``score`` is 1..M (Likert); ``same_family`` (0/1) marks pairs to exclude; extra columns
+    ``candidate_family`` and ``judge_family`` are used when ``same_family`` is absent. This is
+    the layout of ``../shared/data/judges/mtbench_tableD2``. ``truth`` maps candidates to a
+    ground-truth score (evaluation only).
+    """
+    src = str(table) if not isinstance(table, pd.DataFrame) else "table"
+    df = pd.read_csv(table) if not isinstance(table, pd.DataFrame) else table.copy()
+    need = {"candidate", "judge", "score", "count"}
+    if not need <= set(df.columns):
+        raise ValueError(f"{src}: expected columns {sorted(need)}, found {list(df.columns)}.")
+    score = pd.to_numeric(df["score"], errors="coerce")
+    if score.isna().any() or (score != np.round(score)).any():
+        i = int(np.flatnonzero((score.isna() | (score != np.round(score))).to_numpy())[0])
+        raise ValueError(f"{src}: row {i + 2} has score {df['score'].iloc[i]!r}; expected 1..M.")
+    M = int(n_levels or score.max())
+    if score.min() < 1 or score.max() > M:
+        raise ValueError(f"{src}: scores must lie in 1..{M}.")
+    candidates = tuple(pd.unique(df["candidate"].astype(str)))
+    judges = tuple(pd.unique(df["judge"].astype(str)))
+    counts = np.zeros((len(judges), len(candidates), M), dtype=np.int64)
+    ji = pd.Index(judges).get_indexer(df["judge"].astype(str))
+    ki = pd.Index(candidates).get_indexer(df["candidate"].astype(str))
+    np.add.at(counts, (ji, ki, score.to_numpy(int) - 1), df["count"].to_numpy(int))
+    fam = np.zeros((len(judges), len(candidates)), dtype=bool)
+    if "same_family" in df.columns:
+        fam[ji, ki] = df["same_family"].to_numpy().astype(bool)
+    elif {"candidate_family", "judge_family"} <= set(df.columns):
+        fam[ji, ki] = (df["candidate_family"] == df["judge_family"]).to_numpy()
+    vals = np.asarray(values if values is not None else np.arange(1, M + 1), dtype=float)
+    levels = tuple(str(m) for m in range(1, M + 1))
+    _validate(counts, fam, candidates, judges, vals, np.arange(M), M)
+    tr = None
+    if truth is not None:
+        missing = [c for c in candidates if c not in truth]
+        if missing:
+            raise ValueError(f"truth has no value for {missing}.")
+        tr = np.array([float(truth[c]) for c in candidates])
+    return JudgeData(counts=counts, mask=~fam & (counts.sum(2) > 0), same_family=fam,
+                     candidates=candidates, judges=judges, true_levels=levels,
+                     assigned_levels=levels, values=vals, correct_level=np.arange(M),
+                     truth=tr, meta={"source": src})  # fmt: skip
+
+
+def from_scores(
+    scores: NDArray,
+    *,
+    candidates: Sequence[str],
+    judges: Sequence[str],
+    n_levels: int,
+    same_family: NDArray | None = None,
+    abstain: bool = False,
+    values: Sequence[float] | None = None,
+    truth: Sequence[float] | None = None,
+) -> JudgeData:
+    """Per-question scores ``(n, J, K)`` on ``1..M`` (NaN, -1 or 0 = missing).
+
+    Fractional scores are rounded half up. With ``abstain=True`` (binary, ``M = 2``), the
+    scores are ``-1`` (incorrect), ``0`` (abstain), ``1`` (correct), mapped to the ordered
+    assigned levels incorrect < abstain < correct.
+    """
+    s = np.array(scores, dtype=np.float64)
+    if s.ndim != 3 or s.shape[1:] != (len(judges), len(candidates)):
+        raise ValueError(f"scores has shape {s.shape}; expected (n, J, K) = "
+                         f"(n, {len(judges)}, {len(candidates)}).")  # fmt: skip
+    M = int(n_levels)
+    if abstain:
+        if M != 2:
+            raise ValueError("abstain=True needs n_levels=2 (binary true scores).")
+        bad = ~np.isnan(s) & ~np.isin(s, [-1, 0, 1])
+        if bad.any():
+            raise ValueError("with abstain=True scores must be -1, 0 or 1 (or NaN).")
+        idx = s + 1  # -1 -> 0 incorrect, 0 -> 1 abstain, 1 -> 2 correct
+        L, assigned, correct = 3, ("incorrect", "abstain", "correct"), np.array([0, 2])
+        true_levels = ("incorrect", "correct")
+        vals = np.asarray(values if values is not None else [0.0, 1.0], dtype=float)
+    else:
+        r = np.floor(s + 0.5)
+        r[(r < 1) | (r > M)] = np.nan  # -1 / 0: unparseable -> missing
+        idx = r - 1
+        L, correct = M, np.arange(M)
+        assigned = true_levels = tuple(str(m) for m in range(1, M + 1))
+        vals = np.asarray(values if values is not None else np.arange(1, M + 1), dtype=float)
+    counts = np.zeros((len(judges), len(candidates), L), dtype=np.int64)
+    ok = ~np.isnan(idx)
+    _, jj, kk = np.nonzero(ok)
+    np.add.at(counts, (jj, kk, idx[ok].astype(int)), 1)
+    fam = np.zeros((len(judges), len(candidates)), bool) if same_family is None else (
+        np.asarray(same_family, dtype=bool))
+    _validate(counts, fam, tuple(candidates), tuple(judges), vals, correct, L)
+    tr = None if truth is None else np.asarray(truth, dtype=float)
+    return JudgeData(counts=counts, mask=~fam & (counts.sum(2) > 0), same_family=fam,
+                     candidates=tuple(candidates), judges=tuple(judges), true_levels=true_levels,
+                     assigned_levels=assigned, values=vals, correct_level=correct, scores=idx,
+                     truth=tr)  # fmt: skip
+
+
+#: The judges of seed 004's SummEval experiment (column names in the shared CSV).
+SUMMEVAL_JUDGES = ("j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b")
+
+
+def summeval(
+    path: str | Path, dim: str, *, judges: Sequence[str] = SUMMEVAL_JUDGES
+) -> JudgeData:
+    """One SummEval dimension (coherence, consistency, fluency, relevance) from the shared CSV:
+    12 systems x 100 documents, 1-5 scores of the given judge columns; ground truth = the
+    systems' mean expert score. No judge is a candidate, so no pair is excluded."""
+    df = pd.read_csv(path)
+    dims = sorted(df["dim"].unique())
+    if dim not in dims:
+        raise ValueError(f"{path}: no dimension {dim!r}; expected one of {dims}.")
+    missing = [j for j in judges if j not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: no judge column(s) {missing}.")
+    d = df[df["dim"] == dim]
+    systems = sorted(d["system"].unique(), key=lambda s: (len(s), s))  # M8 < M9 < M10
+    docs = sorted(d["doc_id"].unique())
+    cube = np.full((len(docs), len(judges), len(systems)), np.nan)
+    di = pd.Index(docs).get_indexer(d["doc_id"])
+    si = pd.Index(systems).get_indexer(d["system"])
+    for j, col in enumerate(judges):
+        cube[di, j, si] = d[col].to_numpy(float)
+    truth = d.groupby("system")["expert_mean"].mean().reindex(systems).to_numpy()
+    out = from_scores(cube, candidates=systems, judges=list(judges), n_levels=5, truth=truth)
+    return JudgeData(**{**out.__dict__, "meta": {"source": str(path), "dim": dim}})
+
+
+def collapse_levels(data: JudgeData, groups: Sequence[Sequence[int]]) -> JudgeData:
+    """Merge assigned (and true) levels, e.g. ``[[0, 1], [2], [3, 4]]`` turns a 1-5 scale into
+    3 levels (low, middle, high) for a ternary plot. Values become group means."""
+    if data.n_assigned != data.n_true:
+        raise ValueError("collapse_levels needs L = M (no abstention level).")
+    flat = sorted(i for g in groups for i in g)
+    if flat != list(range(data.n_true)):
+        raise ValueError(f"groups must partition 0..{data.n_true - 1}; got {groups}.")
+    counts = np.stack([data.counts[..., list(g)].sum(-1) for g in groups], axis=-1)
+    vals = np.array([data.values[list(g)].mean() for g in groups])
+    labels = tuple("+".join(data.true_levels[i] for i in g) for g in groups)
+    scores = None
+    if data.scores is not None:
+        lut = np.full(data.n_true, np.nan)
+        for gi, g in enumerate(groups):
+            lut[list(g)] = gi
+        ok = ~np.isnan(data.scores)
+        scores = np.full(data.scores.shape, np.nan)
+        scores[ok] = lut[data.scores[ok].astype(int)]
+    return JudgeData(**{**data.__dict__, "counts": counts, "true_levels": labels,
+                        "assigned_levels": labels, "values": vals,
+                        "correct_level": np.arange(len(groups)), "scores": scores})  # fmt: skip

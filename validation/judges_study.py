@@ -1,0 +1,257 @@
+"""Seed 004's evaluations of the judges model: Table 1 on real data, the synthetic
+self-preference experiment (App. E.3) and the sensitivity analysis (§5.4).
+
+* :func:`run_table1`: MT-Bench (Table D.2 counts; ground truth = the human order
+  gpt-4 > claude-v1 > gpt-3.5-turbo > vicuna > alpaca > llama, see
+  ``../shared/data/judges/README.md``) and SummEval (4 dimensions, truth = mean expert
+  score): Spearman correlation with the true ranking and coverage of the 95% rank
+  intervals for the Bayesian model (base ``omega = 0, beta_max = 5`` and integrated) and the
+  baselines (simple average, single judge, bootstrap, Bradley-Terry with ties, PPI with 10%
+  labels on SummEval).
+* :func:`run_synthetic`: judges with known monotone confusion matrices, a self-preference
+  injection (a judge raises its own family's score by one level with probability 0.8),
+  repeated over seeds: Bayesian with the same-family exclusion, Bayesian without it, and
+  the baselines.
+
+Both return an ``xarray.Dataset`` over ``(method, metric)`` (and ``dataset``/``replicate``)
+and have :func:`plot` / :func:`summary`, like the other studies in this package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from bayes_eval import judge_baselines as jb
+from bayes_eval.judge_data import JudgeData, from_count_table, from_scores, summeval
+
+__all__ = ["MTBENCH_TRUTH", "plot", "run_synthetic", "run_table1", "summary", "synthetic_judges"]
+
+#: Human MT-Bench order (higher = better) used as ground truth for Table D.2.
+MTBENCH_TRUTH = {"GPT-4": 6, "Claude v1": 5, "GPT-3.5 Turbo": 4, "Vicuna 13B v1.2": 3,
+                 "Alpaca 13B": 2, "Llama 13B": 1}  # fmt: skip
+METHODS = ("bayes_base", "bayes_integrated", "bootstrap", "bradley_terry", "simple_average",
+           "single_judge", "ppi_10pct")  # fmt: skip
+
+
+def _metrics(data: JudgeData, fits: dict, seed: int, gold=None) -> dict[str, tuple[float, float]]:
+    out = {}
+    for name, fit in fits.items():
+        r = fit["ranking"].to_dataset()
+        cov = jb.rank_coverage(r["rank_lo"].values, r["rank_hi"].values, data.truth)
+        out[name] = (jb.spearman(r["mu_mean"].values, data.truth), cov)
+    boot = jb.bootstrap_rank_intervals(data, seed=seed)
+    out["bootstrap"] = (jb.spearman(boot.scores, data.truth),
+                        jb.rank_coverage(boot.lo, boot.hi, data.truth))  # fmt: skip
+    bt = jb.bradley_terry_ties(data, seed=seed)
+    out["bradley_terry"] = (jb.spearman(bt.scores, data.truth),
+                            jb.rank_coverage(bt.lo, bt.hi, data.truth))  # fmt: skip
+    out["simple_average"] = (jb.spearman(jb.simple_average(data), data.truth),
+                             jb.rank_coverage(boot.rank, boot.rank, data.truth))  # fmt: skip
+    single = jb.single_judge_scores(data)
+    out["single_judge"] = (
+        float(np.mean([jb.spearman(s, data.truth) for s in single])),
+        float(np.mean([jb.rank_coverage(jb.competition_ranks(s), jb.competition_ranks(s),
+                                        data.truth) for s in single])),
+    )  # fmt: skip
+    if gold is not None:
+        ppi = jb.ppi_rank_intervals(data, gold, labelled_fraction=0.1, seed=seed)
+        out["ppi_10pct"] = (jb.spearman(ppi.scores, data.truth),
+                            jb.rank_coverage(ppi.lo, ppi.hi, data.truth))  # fmt: skip
+    return out
+
+
+def _summeval_gold(path: Path, data: JudgeData) -> np.ndarray:
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    d = df[df["dim"] == data.meta["dim"]]
+    return d.pivot_table(index="doc_id", columns="system", values="expert_mean").reindex(
+        columns=list(data.candidates)
+    ).sort_index().to_numpy()
+
+
+def run_table1(shared: str | Path, *, settings=None, integrated: bool = True,
+               progress: bool = False, seed: int = 0) -> xr.Dataset:
+    """Table 1 rows for MT-Bench and SummEval (module docstring)."""
+    from bayes_eval.models.judges import FitSettings, fit_judges
+
+    shared = Path(shared)
+    settings = settings or FitSettings(seed=seed, progressbar=progress)
+    mt = from_count_table(
+        shared / "data/judges/mtbench_tableD2/mtbench_2turn_score_counts_tableD2.csv",
+        truth=MTBENCH_TRUTH,
+    )
+    se_path = shared / "data/judges/summeval_shen2023/summeval_12sys_experts_and_llm_judges.csv"
+    jobs = [("mtbench", mt, None)]
+    for dim in ("coherence", "consistency", "fluency", "relevance"):
+        d = summeval(se_path, dim)
+        jobs.append((f"summeval_{dim}", d, _summeval_gold(se_path, d)))
+    values = np.full((len(jobs), len(METHODS), 2), np.nan)
+    seconds = np.full((len(jobs), 2), np.nan)
+    diag = {}
+    for i, (name, data, gold) in enumerate(jobs):
+        fits = {}
+        for j, (label, integ) in enumerate((("bayes_base", False), ("bayes_integrated", True))):
+            if integ and not integrated:
+                continue
+            import time
+
+            t = time.perf_counter()
+            fits[label] = fit_judges(data, integrated=integ, settings=settings)
+            seconds[i, j] = time.perf_counter() - t
+            keys = ("max_rhat", "min_ess_bulk", "divergences")
+            diag[f"{name}/{label}"] = {k: fits[label].attrs[k] for k in keys}
+        for m, (rho, cov) in _metrics(data, fits, seed, gold).items():
+            values[i, METHODS.index(m)] = (rho, cov)
+    ds = xr.Dataset(
+        {"value": (("dataset", "method", "metric"), values),
+         "fit_seconds": (("dataset", "fit"), seconds)},
+        coords={"dataset": [j[0] for j in jobs], "method": list(METHODS),
+                "metric": ["spearman", "coverage"], "fit": ["base", "integrated"]},
+        attrs={"study": "judges-table1", "diagnostics": str(diag)},
+    )  # fmt: skip
+    return ds
+
+
+def synthetic_judges(
+    *, K: int = 8, J: int = 3, M: int = 3, n: int = 100, self_preference: float = 0.8,
+    beta_max: float = 10.0, seed: int = 0,
+) -> JudgeData:
+    """Scores from known monotone confusion matrices with a self-preference injection.
+
+    Candidates' prevalences ``pi_k ~ Dirichlet(1.5, ...)``; a shared true level per
+    (question, candidate); judge ``j`` confusion matrix = a stochastically ordered matrix drawn
+    like the DAG prior with ``beta_max`` (numpy, no PyMC); judge ``j`` belongs to the family of
+    candidate ``j`` (``j < J``) and raises that candidate's score by one level with
+    probability ``self_preference``. Truth = expected true score ``sum_m m pi_{k,m}``.
+    """
+    rng = np.random.default_rng(seed)
+    pi = rng.dirichlet(np.full(M, 1.5), size=K)
+    theta = np.empty((J, M, M))
+    for j in range(J):
+        rho = rng.beta(1, 1)
+        boost = np.eye(M)
+        row = rng.dirichlet(1 + rho * beta_max * boost[0])
+        theta[j, 0] = row
+        for m in range(M - 1):
+            nxt = np.zeros(M)
+            for a in range(M):
+                if a == M - 1:
+                    nxt[a] += row[a]
+                    continue
+                w = rng.dirichlet(1 + rho * beta_max * boost[m + 1][a:])
+                nxt[a:] += row[a] * w
+            theta[j, m + 1] = row = nxt
+    true = np.stack([rng.choice(M, size=n, p=pi[k]) for k in range(K)], axis=1)  # (n, K)
+    scores = np.empty((n, J, K))
+    for j in range(J):
+        u = rng.random((n, K))
+        cdf = np.cumsum(theta[j][true], axis=-1)  # (n, K, M)
+        s = (u[..., None] > cdf).sum(-1)
+        s = np.minimum(s, M - 1)
+        if j < K:
+            bump = rng.random(n) < self_preference
+            s[:, j] = np.where(bump, np.minimum(s[:, j] + 1, M - 1), s[:, j])
+        scores[:, j] = s + 1
+    fam = np.zeros((J, K), bool)
+    fam[np.arange(J), np.arange(J)] = True
+    truth = pi @ np.arange(1, M + 1)
+    data = from_scores(scores, candidates=[f"cand{k}" for k in range(K)],
+                       judges=[f"judge{j}" for j in range(J)], n_levels=M, same_family=fam,
+                       truth=truth)  # fmt: skip
+    return JudgeData(**{**data.__dict__, "meta": {"theta": theta, "pi": pi}})
+
+
+def run_synthetic(*, replicates: int = 10, settings=None, progress: bool = False,
+                  seed: int = 0, **kwargs) -> xr.Dataset:
+    """Appendix E.3's protocol on synthetic judges (module docstring)."""
+    from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
+
+    settings = settings or FitSettings(draws=1000, tune=1000, chains=4, seed=seed)
+    names = ("bayes_adjusted", "bayes_unadjusted", "bootstrap", "bradley_terry",
+             "simple_average", "single_judge")  # fmt: skip
+    values = np.full((replicates, len(names), 2), np.nan)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=replicates, desc="synthetic replicates")
+    models = {}
+    for r in range(replicates):
+        data = synthetic_judges(seed=seed * 1000 + r, **kwargs)
+        fits = {}
+        for label, excl in (("bayes_adjusted", True), ("bayes_unadjusted", False)):
+            key = excl
+            if key not in models:  # one compiled graph per pair set
+                models[key] = judge_model(data, exclude_same_family=excl)
+            fits[label] = fit_judges(data, exclude_same_family=excl, settings=settings,
+                                     model=models[key])  # fmt: skip
+        for m, (rho, cov) in _metrics(data, fits, seed + r).items():
+            values[r, names.index(m)] = (rho, cov)
+        if bar is not None:
+            bar.update()
+    if bar is not None:
+        bar.close()
+    return xr.Dataset(
+        {"value": (("replicate", "method", "metric"), values)},
+        coords={"replicate": np.arange(replicates), "method": list(names),
+                "metric": ["spearman", "coverage"]},
+        attrs={"study": "judges-synthetic", **{k: str(v) for k, v in kwargs.items()}},
+    )  # fmt: skip
+
+
+def summary(ds: xr.Dataset) -> dict:
+    """Mean Spearman and coverage per method (and dataset / SummEval mean)."""
+    if ds.attrs.get("study") == "judges-synthetic":
+        m = ds["value"].mean("replicate")
+        se = ds["value"].std("replicate", ddof=1) / np.sqrt(ds.sizes["replicate"])
+        return {str(meth): {"spearman": [round(float(m.sel(method=meth, metric="spearman")), 3),
+                                         round(float(se.sel(method=meth, metric="spearman")), 3)],
+                            "coverage": [round(float(m.sel(method=meth, metric="coverage")), 3),
+                                         round(float(se.sel(method=meth, metric="coverage")), 3)]}
+                for meth in ds["method"].values}  # fmt: skip
+    out = {}
+
+    def rounded(arr) -> list[float]:
+        return [round(float(v), 3) for v in np.ravel(arr)]
+
+    methods = [str(m) for m in ds["method"].values]
+    for d in ds["dataset"].values:
+        out[str(d)] = {m: rounded(ds["value"].sel(dataset=d, method=m).values) for m in methods}
+    se_sets = [d for d in ds["dataset"].values if str(d).startswith("summeval")]
+    se = ds["value"].sel(dataset=se_sets).mean("dataset")
+    out["summeval_mean"] = {m: rounded(se.sel(method=m).values) for m in methods}
+    out["fit_seconds"] = {str(d): rounded(ds["fit_seconds"].sel(dataset=d).values)
+                          for d in ds["dataset"].values}  # fmt: skip
+    out["diagnostics"] = ds.attrs.get("diagnostics", "")
+    return out
+
+
+def plot(ds: xr.Dataset, path: str | Path) -> Path:
+    """Grouped bars of Spearman and coverage per method."""
+    from bayes_eval.figure_file import pyplot, save_png
+
+    plt = pyplot()
+    if ds.attrs.get("study") == "judges-synthetic":
+        vals = ds["value"].mean("replicate")
+        groups = ["synthetic"]
+        vals = vals.expand_dims(dataset=groups)
+    else:
+        vals = ds["value"]
+        groups = [str(d) for d in ds["dataset"].values]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    methods = [str(m) for m in vals["method"].values]
+    width = 0.8 / len(methods)
+    for ax, metric in zip(axes, ("spearman", "coverage"), strict=True):
+        for i, meth in enumerate(methods):
+            v = vals.sel(method=meth, metric=metric).values
+            ax.bar(np.arange(len(groups)) + i * width, v, width, label=meth)
+        ax.set_xticks(np.arange(len(groups)) + 0.4 - width / 2, groups, rotation=20, ha="right")
+        ax.set_title(metric)
+        ax.axhline(0.95 if metric == "coverage" else 1.0, color="0.5", lw=0.8, ls="--")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return save_png(fig, path)
