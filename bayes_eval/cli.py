@@ -733,9 +733,8 @@ def _judge_datasets(args: argparse.Namespace):
         cube[qi, ji, ki] = pd.to_numeric(df["score"])
         fam = None
         if {"judge_family", "candidate_family"} <= cols:
-            jf = df.drop_duplicates("judge").set_index(df["judge"].astype(str))["judge_family"]
-            kf = df.drop_duplicates("candidate").set_index(df["candidate"].astype(str))[
-                "candidate_family"]
+            jf = dict(zip(df["judge"].astype(str), df["judge_family"], strict=True))
+            kf = dict(zip(df["candidate"].astype(str), df["candidate_family"], strict=True))
             fam = np.array([[jf[j] == kf[k] for k in ks] for j in js])
         levels = args.levels or (2 if args.abstain else int(np.nanmax(cube)))
         tr = None if truth is None else [truth[k] for k in ks]
@@ -755,6 +754,8 @@ def _cmd_judges(args: argparse.Namespace) -> int:
     from bayes_eval.models.judges import FitSettings, fit_judges
 
     datasets = _judge_datasets(args)
+    if args.sensitivity:
+        return _judge_sensitivity(args, datasets)
     settings = FitSettings(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
                            progressbar=not args.json, sampler=args.sampler)  # fmt: skip
     report = []
@@ -826,6 +827,32 @@ def _cmd_judges(args: argparse.Namespace) -> int:
             print(f"  {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()))
     if "mean_bayesian" in summary:
         print(f"\nmean over dimensions: {summary['mean_bayesian']}")
+    return 0
+
+
+def _judge_sensitivity(args: argparse.Namespace, datasets) -> int:
+    from bayes_eval.models.judges import FitSettings, judge_sensitivity
+
+    settings = FitSettings(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
+                           sampler=args.sampler)  # fmt: skip
+    out = {}
+    for label, data in datasets:
+        ds = judge_sensitivity(data, settings=settings, progress=not args.json)
+        out[label] = {str(k): float(v) for k, v in zip(ds["setting"].values,
+                                                       ds["spearman_vs_base"].values, strict=True)}
+        if args.out:
+            from pathlib import Path
+
+            o = Path(args.out)
+            ds.to_netcdf(o if len(datasets) == 1 else o.with_name(f"{o.stem}_{label}{o.suffix}"),
+                         engine="h5netcdf")  # fmt: skip
+    if args.json:
+        json.dump({"base": "omega=0, beta_max=5", "spearman_vs_base": out}, sys.stdout, indent=2)
+        print()
+        return 0
+    for label, row in out.items():
+        print(f"{args.file} [{label}]: Spearman with the base fit (omega=0, beta_max=5)")
+        _print_table(["setting", "Spearman"], [[k, f"{v:.3f}"] for k, v in row.items()])
     return 0
 
 
@@ -1042,6 +1069,8 @@ def _parser() -> argparse.ArgumentParser:
     jg.add_argument("--integrated", action="store_true", help="hyperpriors on omega, beta_max")
     jg.add_argument("--keep-same-family", action="store_true", help="do not exclude self-judging")
     jg.add_argument("--baselines", action="store_true", help="also simple average, bootstrap, BT")
+    jg.add_argument("--sensitivity", action="store_true",
+                    help="the §5.4 grid: omega in 0,1,2,4,8 and beta_max in 0,1,5,10,20")
     jg.add_argument("--draws", type=int, default=1000)
     jg.add_argument("--tune", type=int, default=1000)
     jg.add_argument("--chains", type=int, default=4)

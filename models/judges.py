@@ -308,7 +308,10 @@ def fit_judges(
         with model:
             pm.set_data(new)
         model.bayes_eval_judges = {**model.bayes_eval_judges, "data": now}  # type: ignore[attr-defined]
-    idata = pm.sample(draws=s.draws, tune=s.tune, chains=s.chains, cores=s.cores,
+    import os
+
+    cores = s.cores or max(1, min(s.chains, len(os.sched_getaffinity(0))))
+    idata = pm.sample(draws=s.draws, tune=s.tune, chains=s.chains, cores=cores,
                       random_seed=s.seed, target_accept=s.target_accept, model=model,
                       progressbar=s.progressbar, compute_convergence_checks=False,
                       nuts_sampler=s.sampler)  # fmt: skip

@@ -275,3 +275,69 @@ def test_sensitivity_grid_reports_rank_correlation_with_the_base_fit():
     assert (ds["spearman_vs_base"] >= 0.9).all()  # well-separated candidates: stable ranking
     assert ds["rank"].dims == ("setting", "candidate")
     assert (ds["rank_lo"] <= ds["rank_hi"]).all()
+
+
+def test_judges_study_summary_and_plot_on_stored_results(tmp_path):
+    import xarray as xr
+
+    from bayes_eval.validation import judges_study as js
+
+    rng = np.random.default_rng(0)
+    syn = xr.Dataset(
+        {"value": (("replicate", "estimator", "metric"), rng.uniform(0.5, 1, (3, 2, 2)))},
+        coords={"replicate": [0, 1, 2], "estimator": ["bayes_adjusted", "bootstrap"],
+                "metric": ["spearman", "coverage"]}, attrs={"study": "judges-synthetic"})
+    out = js.summary(syn)
+    assert out["bootstrap"]["coverage"][0] == pytest.approx(syn["value"].values[:, 1, 1].mean(), abs=1e-3)
+    assert js.plot(syn, tmp_path / "s.png").stat().st_size > 1000
+    tab = xr.Dataset(
+        {"value": (("dataset", "estimator", "metric"), rng.uniform(0.5, 1, (2, 2, 2))),
+         "fit_seconds": (("dataset", "fit"), np.ones((2, 2)))},
+        coords={"dataset": ["mtbench", "summeval_coherence"], "estimator": ["bayes_base", "bootstrap"],
+                "metric": ["spearman", "coverage"], "fit": ["base", "integrated"]},
+        attrs={"study": "judges-table1"})
+    out = js.summary(tab)
+    assert out["summeval_mean"]["bootstrap"] == [round(float(v), 3) for v in tab["value"].values[1, 1]]
+    assert js.plot(tab, tmp_path / "t.png").stat().st_size > 1000
+
+
+def test_synthetic_generator_has_ordered_judges_and_self_preference():
+    from bayes_eval.validation.judges_study import synthetic_judges
+
+    d = synthetic_judges(K=5, J=3, M=3, n=2000, self_preference=0.8, seed=1)
+    theta = d.meta["theta"]
+    np.testing.assert_allclose(theta.sum(-1), 1.0)
+    assert (np.diff(np.cumsum(theta, -1), axis=1) <= 1e-12).all()  # stochastically ordered
+    assert d.same_family.sum() == 3 and d.same_family[0, 0] and not d.mask[0, 0]
+    np.testing.assert_allclose(d.truth, d.meta["pi"] @ [1, 2, 3])
+    # the self-preferring judge scores its own family's candidate higher than the others do
+    ms = d.mean_scores()
+    assert ms[0, 0] > ms[1:, 0].mean()
+
+
+def test_cli_reads_per_question_tables_with_families(tmp_path):
+    import argparse
+
+    import pandas as pd
+
+    from bayes_eval.cli import _judge_datasets
+
+    rows = []
+    for q in range(4):
+        for j, jf in (("gpt-judge", "openai"), ("claude-judge", "anthropic")):
+            for k, kf in (("gpt-x", "openai"), ("llama-y", "meta"), ("claude-z", "anthropic")):
+                rows.append({"question": q, "judge": j, "candidate": k, "score": 1 + (q + len(k)) % 3,
+                             "judge_family": jf, "candidate_family": kf})
+    path = tmp_path / "pq.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    (tmp_path / "t.csv").write_text("candidate,score\ngpt-x,3\nllama-y,1\nclaude-z,2\n")
+    args = argparse.Namespace(file=str(path), truth=str(tmp_path / "t.csv"), dim=None, levels=None,
+                              abstain=False)
+    [(label, d)] = _judge_datasets(args)
+    assert label == "all"
+    assert d.counts.shape == (2, 3, 3) and d.counts.sum() == 24
+    assert d.same_family.tolist() == [[True, False, False], [False, False, True]]
+    assert d.truth.tolist() == [3.0, 1.0, 2.0]
+    args.file = str(tmp_path / "t.csv")
+    with pytest.raises(ValueError, match="expected a count table"):
+        _judge_datasets(args)

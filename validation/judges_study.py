@@ -13,7 +13,7 @@ self-preference experiment (App. E.3) and the sensitivity analysis (§5.4).
   repeated over seeds: Bayesian with the same-family exclusion, Bayesian without it, and
   the baselines.
 
-Both return an ``xarray.Dataset`` over ``(method, metric)`` (and ``dataset``/``replicate``)
+Both return an ``xarray.Dataset`` over ``(estimator, metric)`` (and ``dataset``/``replicate``)
 and have :func:`plot` / :func:`summary`, like the other studies in this package.
 """
 
@@ -107,9 +107,9 @@ def run_table1(shared: str | Path, *, settings=None, integrated: bool = True,
         for m, (rho, cov) in _metrics(data, fits, seed, gold).items():
             values[i, METHODS.index(m)] = (rho, cov)
     ds = xr.Dataset(
-        {"value": (("dataset", "method", "metric"), values),
+        {"value": (("dataset", "estimator", "metric"), values),
          "fit_seconds": (("dataset", "fit"), seconds)},
-        coords={"dataset": [j[0] for j in jobs], "method": list(METHODS),
+        coords={"dataset": [j[0] for j in jobs], "estimator": list(METHODS),
                 "metric": ["spearman", "coverage"], "fit": ["base", "integrated"]},
         attrs={"study": "judges-table1", "diagnostics": str(diag)},
     )  # fmt: skip
@@ -117,7 +117,7 @@ def run_table1(shared: str | Path, *, settings=None, integrated: bool = True,
 
 
 def synthetic_judges(
-    *, K: int = 8, J: int = 3, M: int = 3, n: int = 100, self_preference: float = 0.8,
+    *, K: int = 8, J: int = 3, M: int = 3, n: int = 400, self_preference: float = 0.8,
     beta_max: float = 10.0, seed: int = 0,
 ) -> JudgeData:
     """Scores from known monotone confusion matrices with a self-preference injection.
@@ -196,8 +196,8 @@ def run_synthetic(*, replicates: int = 10, settings=None, progress: bool = False
     if bar is not None:
         bar.close()
     return xr.Dataset(
-        {"value": (("replicate", "method", "metric"), values)},
-        coords={"replicate": np.arange(replicates), "method": list(names),
+        {"value": (("replicate", "estimator", "metric"), values)},
+        coords={"replicate": np.arange(replicates), "estimator": list(names),
                 "metric": ["spearman", "coverage"]},
         attrs={"study": "judges-synthetic", **{k: str(v) for k, v in kwargs.items()}},
     )  # fmt: skip
@@ -208,22 +208,25 @@ def summary(ds: xr.Dataset) -> dict:
     if ds.attrs.get("study") == "judges-synthetic":
         m = ds["value"].mean("replicate")
         se = ds["value"].std("replicate", ddof=1) / np.sqrt(ds.sizes["replicate"])
-        return {str(meth): {"spearman": [round(float(m.sel(method=meth, metric="spearman")), 3),
-                                         round(float(se.sel(method=meth, metric="spearman")), 3)],
-                            "coverage": [round(float(m.sel(method=meth, metric="coverage")), 3),
-                                         round(float(se.sel(method=meth, metric="coverage")), 3)]}
-                for meth in ds["method"].values}  # fmt: skip
+        out = {}
+        for meth in ds["estimator"].values:
+            row = {}
+            for metric in ("spearman", "coverage"):
+                sel = {"estimator": meth, "metric": metric}
+                row[metric] = [round(float(m.sel(sel)), 3), round(float(se.sel(sel)), 3)]
+            out[str(meth)] = row
+        return out
     out = {}
 
     def rounded(arr) -> list[float]:
         return [round(float(v), 3) for v in np.ravel(arr)]
 
-    methods = [str(m) for m in ds["method"].values]
+    methods = [str(m) for m in ds["estimator"].values]
     for d in ds["dataset"].values:
-        out[str(d)] = {m: rounded(ds["value"].sel(dataset=d, method=m).values) for m in methods}
+        out[str(d)] = {m: rounded(ds["value"].sel(dataset=d, estimator=m).values) for m in methods}
     se_sets = [d for d in ds["dataset"].values if str(d).startswith("summeval")]
     se = ds["value"].sel(dataset=se_sets).mean("dataset")
-    out["summeval_mean"] = {m: rounded(se.sel(method=m).values) for m in methods}
+    out["summeval_mean"] = {m: rounded(se.sel(estimator=m).values) for m in methods}
     out["fit_seconds"] = {str(d): rounded(ds["fit_seconds"].sel(dataset=d).values)
                           for d in ds["dataset"].values}  # fmt: skip
     out["diagnostics"] = ds.attrs.get("diagnostics", "")
@@ -243,11 +246,11 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
         vals = ds["value"]
         groups = [str(d) for d in ds["dataset"].values]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    methods = [str(m) for m in vals["method"].values]
+    methods = [str(m) for m in vals["estimator"].values]
     width = 0.8 / len(methods)
     for ax, metric in zip(axes, ("spearman", "coverage"), strict=True):
         for i, meth in enumerate(methods):
-            v = vals.sel(method=meth, metric=metric).values
+            v = vals.sel(estimator=meth, metric=metric).values
             ax.bar(np.arange(len(groups)) + i * width, v, width, label=meth)
         ax.set_xticks(np.arange(len(groups)) + 0.4 - width / 2, groups, rotation=20, ha="right")
         ax.set_title(metric)
