@@ -514,7 +514,7 @@ def _cmd_elicit(args: argparse.Namespace) -> int:
         prior = elicitation.elicit_beta(args.lo, args.hi, args.prob)
     w = _weights(args.weights)
     out = {"prior": prior.as_dict(), "prior_predictive": elicitation.prior_predictive(
-        prior, w, n_questions=args.questions, seed=args.seed)}  # fmt: skip
+        prior, w, n_questions=args.questions or 30, seed=args.seed)}  # fmt: skip
     if args.file:
         R, names = _binary_or_categorical(args.file, args.format)
         ds = elicitation.sensitivity(R, prior, w, models=names)
@@ -898,7 +898,8 @@ def _cmd_judges_study(args: argparse.Namespace) -> int:
         ds = judges_study.run_table1(shared, settings=settings, seed=args.seed)
     else:
         ds = judges_study.run_synthetic(replicates=args.replicates or 10, settings=settings,
-                                        progress=not args.json, seed=args.seed)  # fmt: skip
+                                        progress=not args.json, seed=args.seed,
+                                        n=args.questions or 400)  # fmt: skip
     stem = args.study.replace("-", "_")
     nc, png = out_dir / f"{stem}.nc", out_dir / f"{stem}.png"
     ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
@@ -1025,7 +1026,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--prob", type=float, default=0.9, help="elicit: probability of the interval")
     v.add_argument("--categories", help="elicit: per-category lo:hi pairs for a rubric")
     v.add_argument("--weights", help="elicit: rubric weights")
-    v.add_argument("--questions", type=int, default=30, help="elicit: M for the prior predictive")
+    v.add_argument("--questions", type=int,
+                   help="elicit: M for the prior predictive (30); judges-synthetic: n (400)")
     v.add_argument("--format", choices=_FORMATS)
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_cmd_validate)

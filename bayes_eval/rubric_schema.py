@@ -538,7 +538,7 @@ def _resolve_thresholds(arrays, present, schema: Schema) -> dict[str, float]:
         pool = present.copy()
         if th.among:
             expr = parse_expression(th.among)
-            ns = _namespace(arrays, {}, schema, expr)
+            ns = _namespace(arrays, {}, schema)
             pool &= expr.evaluate(ns)
         values = arrays[th.signal][pool]
         values = values[~np.isnan(values)]
@@ -552,7 +552,7 @@ def _resolve_thresholds(arrays, present, schema: Schema) -> dict[str, float]:
     return out
 
 
-def _namespace(arrays, thresholds, schema: Schema, *exprs: Expression) -> dict[str, object]:
+def _namespace(arrays, thresholds, schema: Schema) -> dict[str, object]:
     ns: dict[str, object] = {**arrays, **thresholds}
     for v in schema._order:
         try:
