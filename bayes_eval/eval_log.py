@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +69,9 @@ class EvalLog:
     meta: Mapping[str, object] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ pivots
+    @cached_property
     def _grid(self):
+        """Sorted table, model/question/trial positions, coords, shape (computed once)."""
         df = self.table
         multi_task = df["task"].nunique() > 1
         qkey = (df["task"].astype(str) + "/" + df["question"].astype(str)) if multi_task else (
@@ -91,8 +94,8 @@ class EvalLog:
         }
         return df, mi, qi, pos, coords, (len(models), len(questions), n_trials)
 
-    def _pivot(self, column: str, grid=None) -> xr.DataArray:
-        df, mi, qi, pos, coords, shape = grid or self._grid()
+    def _pivot(self, column: str) -> xr.DataArray:
+        df, mi, qi, pos, coords, shape = self._grid
         values = np.full(shape, np.nan)
         vals = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float)
         ok = df["status"].to_numpy() == "ok"
@@ -118,14 +121,12 @@ class EvalLog:
 
     def signal_dataset(self) -> xr.Dataset:
         """Every signal as a ``(model, question, trial)`` variable (NaN = failed/missing)."""
-        grid = self._grid()
-        return xr.Dataset({s: self._pivot(s, grid) for s in self.signals})
+        return xr.Dataset({s: self._pivot(s) for s in self.signals})
 
     def to_dataset(self) -> xr.Dataset:
         """``R`` and every signal on the same ``(model, question, trial)`` grid."""
-        grid = self._grid()
-        data = {"R": self._pivot("score", grid)}
-        data.update({s: self._pivot(s, grid) for s in self.signals})
+        data = {"R": self._pivot("score")}
+        data.update({s: self._pivot(s) for s in self.signals})
         ds = xr.Dataset(data)
         ds.attrs.update(
             {"format": self.format, "sources": list(self.sources),
@@ -141,14 +142,12 @@ class EvalLog:
         """
         from bayes_eval.rubric_schema import categorize
 
-        grid = self._grid()
-        ds = xr.Dataset({s: self._pivot(s, grid) for s in self.signals})
-        kwargs.setdefault("present", self.present(grid))
-        return categorize(ds, schema, **kwargs)
+        kwargs.setdefault("present", self.present())
+        return categorize(self.signal_dataset(), schema, **kwargs)
 
-    def present(self, grid=None) -> np.ndarray:
+    def present(self) -> np.ndarray:
         """Boolean ``(model, question, trial)`` mask of the attempts that ran and were scored."""
-        df, mi, qi, pos, _, shape = grid or self._grid()
+        df, mi, qi, pos, _, shape = self._grid
         out = np.zeros(shape, dtype=bool)
         ok = df["status"].to_numpy() == "ok"
         out[mi[ok], qi[ok], pos[ok]] = True
@@ -156,7 +155,7 @@ class EvalLog:
 
     def summary(self) -> dict[str, object]:
         """Counts of attempts: scored, failed (tool error), missing (absent from the log)."""
-        df, mi, _, _, coords, shape = self._grid()
+        df, mi, _, _, coords, shape = self._grid
         failed = df["status"].to_numpy() != "ok"
         n_cells = int(np.prod(shape))
         per_model = []
@@ -232,7 +231,6 @@ def make_log(
         )
     for c in ("model", "task", "question"):
         df[c] = df[c].astype(str)
-    score = pd.to_numeric(df["score"], errors="coerce")
     df.loc[df["status"] != "ok", "score"] = np.nan
     score = pd.to_numeric(df["score"], errors="coerce")
     ok = (df["status"] == "ok").to_numpy()

@@ -19,6 +19,7 @@ and have :func:`plot` / :func:`summary`, like the other studies in this package.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -97,8 +98,6 @@ def run_table1(shared: str | Path, *, settings=None, integrated: bool = True,
         for j, (label, integ) in enumerate((("bayes_base", False), ("bayes_integrated", True))):
             if integ and not integrated:
                 continue
-            import time
-
             t = time.perf_counter()
             fits[label] = fit_judges(data, integrated=integ, settings=settings)
             seconds[i, j] = time.perf_counter() - t
