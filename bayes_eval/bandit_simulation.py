@@ -47,13 +47,22 @@ def default_policies(dataset: BanditDataset, *, granularity: str = "cell", lrf: 
     """Gittins-G (general prior N(0.5, 0.04)), Gittins-S (dataset prior), UCB-E
     [, UCB-E-LRF]: the comparison of seed 003 §4."""
     specs = [
-        PolicySpec("Gittins-G", "gittins", {"prior_mean": 0.5, "prior_var": 0.04,
-                                            "granularity": granularity}),
-        PolicySpec("Gittins-S", "gittins", {"prior_mean": dataset.prior[0],
-                                            "prior_var": dataset.prior[1],
-                                            "granularity": granularity}),
+        PolicySpec(
+            "Gittins-G",
+            "gittins",
+            {"prior_mean": 0.5, "prior_var": 0.04, "granularity": granularity},
+        ),
+        PolicySpec(
+            "Gittins-S",
+            "gittins",
+            {
+                "prior_mean": dataset.prior[0],
+                "prior_var": dataset.prior[1],
+                "granularity": granularity,
+            },
+        ),
         PolicySpec("UCB-E", "ucb-e"),
-    ]  # fmt: skip
+    ]
     if lrf:
         specs.append(PolicySpec("UCB-E-LRF", "ucb-e-lrf"))
     return specs
@@ -106,8 +115,15 @@ def run_policy(
     if spec.kind == "gittins":
         opts = dict(spec.options)
         aware = bool(opts.pop("cost_aware", budget_kind == "cost"))
-        state = gp.init(K, N, costs=price if aware else 1.0, cost_scale=cost_scale,
-                        batch_size=batch_size, seed=seed, **opts)  # fmt: skip
+        state = gp.init(
+            K,
+            N,
+            costs=price if aware else 1.0,
+            cost_scale=cost_scale,
+            batch_size=batch_size,
+            seed=seed,
+            **opts,
+        )
         recommend = gp.recommend
     elif spec.kind == "ucb-e":
         state = ucb.ucbe_init(K, N, batch_size=batch_size, **dict(spec.options))
@@ -157,8 +173,9 @@ def run_policy(
         k = recommend(state)
         rec.append(k)
         regret.append(best - theta[k] if k >= 0 else np.nan)
-    return RunTrace(np.asarray(cells), np.asarray(cost), np.asarray(regret), np.asarray(rec),
-                    stop_step)  # fmt: skip
+    return RunTrace(
+        np.asarray(cells), np.asarray(cost), np.asarray(regret), np.asarray(rec), stop_step
+    )
 
 
 def _progress(total: int, enabled: bool):
@@ -207,8 +224,15 @@ def simulate(
     bar = _progress(len(policies) * len(seed_list), progress)
     for i, spec in enumerate(policies):
         for j, s in enumerate(seed_list):
-            tr = run_policy(dataset, spec, batch_size=batch_size, budget=budget,
-                            budget_kind=budget_kind, cost_scale=cost_scale, seed=s)  # fmt: skip
+            tr = run_policy(
+                dataset,
+                spec,
+                batch_size=batch_size,
+                budget=budget,
+                budget_kind=budget_kind,
+                cost_scale=cost_scale,
+                seed=s,
+            )
             used = (tr.cells if budget_kind == "cells" else tr.cost) / whole
             idx = np.searchsorted(used, grid + 1e-12, side="right") - 1
             regret[i, j] = tr.regret[idx]
@@ -225,17 +249,27 @@ def simulate(
         {
             "regret": (("policy", "seed", "fraction"), regret),
             "regret_mean": (("policy", "fraction"), regret.mean(axis=1)),
-            "regret_se": (("policy", "fraction"),
-                          regret.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else regret[:, 0] * 0),
+            "regret_se": (
+                ("policy", "fraction"),
+                regret.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else regret[:, 0] * 0,
+            ),
             "stop_fraction": (("policy", "seed"), stop),
             "final_regret": (("policy", "seed"), final),
             "theta": (("arm",), dataset.matrix.mean(axis=1)),
         },
         coords=coords,
-    )  # fmt: skip
-    ds.attrs.update({"dataset": dataset.name, "batch_size": batch_size, "budget": budget,
-                     "budget_kind": budget_kind, "cost_scale": cost_scale,
-                     "arms": K, "examples": N})  # fmt: skip
+    )
+    ds.attrs.update(
+        {
+            "dataset": dataset.name,
+            "batch_size": batch_size,
+            "budget": budget,
+            "budget_kind": budget_kind,
+            "cost_scale": cost_scale,
+            "arms": K,
+            "examples": N,
+        }
+    )
     return ds
 
 
@@ -258,8 +292,7 @@ def plot_regret(ds: xr.Dataset, path: str | Path) -> Path:
     unit = "cells" if ds.attrs["budget_kind"] == "cells" else "total cost"
     ax.set_xlabel(f"% of {unit} evaluated")
     ax.set_ylabel("simple regret (mean +- 2 SE)")
-    ax.set_title(f"{ds.attrs['dataset']}: B = {ds.attrs['batch_size']}, "
-                 f"{ds.sizes['seed']} seeds")  # fmt: skip
+    ax.set_title(f"{ds.attrs['dataset']}: B = {ds.attrs['batch_size']}, {ds.sizes['seed']} seeds")
     ax.legend()
     fig.tight_layout()
     return save_png(fig, path)

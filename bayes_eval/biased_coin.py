@@ -19,8 +19,18 @@ __all__ = ["PAPER_PI_BAR", "mimic_probabilities", "simulate_results"]
 
 #: True scores of LLM_1 .. LLM_11 (seed 000, §2.7 and Fig. 2).
 PAPER_PI_BAR = (
-    0.2332, 0.2545, 0.3604, 0.3642, 0.3642, 0.4466, 0.5418, 0.5276, 0.608, 0.6213, 0.7327,
-)  # fmt: skip
+    0.2332,
+    0.2545,
+    0.3604,
+    0.3642,
+    0.3642,
+    0.4466,
+    0.5418,
+    0.5276,
+    0.608,
+    0.6213,
+    0.7327,
+)
 
 
 def mimic_probabilities(

@@ -44,8 +44,12 @@ def _load_ranked(args: argparse.Namespace):
     """(R, w, R0, log summary, schema info) for ``rank``: logs of any format, optional schema."""
     from bayes_eval.eval_log import check_all_answered, read_eval_log
 
-    options = {"model": args.model, "metric": args.metric, "filter": args.filter,
-               "scorer": args.scorer}  # fmt: skip
+    options = {
+        "model": args.model,
+        "metric": args.metric,
+        "filter": args.filter,
+        "scorer": args.scorer,
+    }
     log = read_eval_log(args.file, format=args.format, **options)
     prior = read_eval_log(args.prior, format=args.format, **options) if args.prior else None
     w = _weights(args.weights)
@@ -61,10 +65,14 @@ def _load_ranked(args: argparse.Namespace):
         R0 = None
         if prior is not None:  # the prior runs are scored on the same scale (same thresholds)
             R0 = prior.categorize(schema, weights=w, thresholds=cats.thresholds).R
-        info = {"schema": schema.name, "categories": list(schema.labels),
-                "weights": [float(x) for x in w], "thresholds": cats.thresholds,
-                "counts": [int(c) for c in cats.counts],
-                "absent_optional_signals": list(cats.missing_signals)}  # fmt: skip
+        info = {
+            "schema": schema.name,
+            "categories": list(schema.labels),
+            "weights": [float(x) for x in w],
+            "thresholds": cats.thresholds,
+            "counts": [int(c) for c in cats.counts],
+            "absent_optional_signals": list(cats.missing_signals),
+        }
         check_all_answered(R, args.file)
     else:
         R = log.results()
@@ -113,8 +121,13 @@ def _cmd_rank(args: argparse.Namespace) -> int:
 
     R, w, R0, summary, schema_info = _load_ranked(args)
     table = rank_table(
-        R, w, R0, confidence=args.confidence, interval=args.interval, skipna=True,
-    )  # fmt: skip
+        R,
+        w,
+        R0,
+        confidence=args.confidence,
+        interval=args.interval,
+        skipna=True,
+    )
     n_missing = int(np.isnan(R.values).sum())
     records = _table_records(table)
     name = args.file[0] if len(args.file) == 1 else f"{len(args.file)} files"
@@ -156,16 +169,31 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         th = ", ".join(f"{k} = {v:.4g}" for k, v in schema_info["thresholds"].items())
         print(
             f"  schema {schema_info['schema']!r}: categories "
-            + ", ".join(f"{i} {lab} (w={wt:g}, n={n})" for i, (lab, wt, n) in enumerate(
-                zip(schema_info["categories"], schema_info["weights"], schema_info["counts"],
-                    strict=True)))
-        )  # fmt: skip
+            + ", ".join(
+                f"{i} {lab} (w={wt:g}, n={n})"
+                for i, (lab, wt, n) in enumerate(
+                    zip(
+                        schema_info["categories"],
+                        schema_info["weights"],
+                        schema_info["counts"],
+                        strict=True,
+                    )
+                )
+            )
+        )
         print(f"  thresholds (pooled over all models): {th or 'none'}")
     rows = [
-        [r["model"], _fmt(r["mu"]), _fmt(r["sigma"]), f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]",
-         str(r["rank"]), str(r["rank_ci"]), f"{r['rank_interval'][0]}-{r['rank_interval'][1]}"]
+        [
+            r["model"],
+            _fmt(r["mu"]),
+            _fmt(r["sigma"]),
+            f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]",
+            str(r["rank"]),
+            str(r["rank_ci"]),
+            f"{r['rank_interval'][0]}-{r['rank_interval'][1]}",
+        ]
         for r in records
-    ]  # fmt: skip
+    ]
     _print_table(["model", "mu", "sigma", f"{pct} CI", "rank", "rank w/ CI", "rank range"], rows)
     print(
         f"rank w/ CI: consecutive models tie when z < {table.attrs['z_threshold']:.3f} "
@@ -191,12 +219,17 @@ def _cmd_schemas(args: argparse.Namespace) -> int:
         print(f"\n{r['key']}  ({r['name']}): {r['description']}")
         for i, (lab, wt) in enumerate(zip(r["categories"], r["weights"], strict=True)):
             print(f"  {i}  w={wt:<5g} {lab}")
-        print(f"  signals: {', '.join(r['required_signals'])}"
-              f" (optional: {', '.join(r['optional_signals']) or '-'})")  # fmt: skip
+        print(
+            f"  signals: {', '.join(r['required_signals'])}"
+            f" (optional: {', '.join(r['optional_signals']) or '-'})"
+        )
         if r["thresholds"]:
-            desc = [f"{t} = p{TABLE4_THRESHOLDS[t].percentile:g}({TABLE4_THRESHOLDS[t].signal}"
-                    + (f" | {TABLE4_THRESHOLDS[t].among}" if TABLE4_THRESHOLDS[t].among else "")
-                    + ")" for t in r["thresholds"]]  # fmt: skip
+            desc = [
+                f"{t} = p{TABLE4_THRESHOLDS[t].percentile:g}({TABLE4_THRESHOLDS[t].signal}"
+                + (f" | {TABLE4_THRESHOLDS[t].among}" if TABLE4_THRESHOLDS[t].among else "")
+                + ")"
+                for t in r["thresholds"]
+            ]
             print(f"  thresholds: {'; '.join(desc)}")
         if r["note"]:
             print(f"  note: {r['note']}")
@@ -209,28 +242,40 @@ def _compare_schemata(args: argparse.Namespace) -> int:
 
     log = read_eval_log(args.file, format=args.format)
     chosen = args.only.split(",") if args.only else None
-    table = compare_schemata(log.signal_dataset(), chosen, present=log.present(),
-                             confidence=args.confidence)  # fmt: skip
+    table = compare_schemata(
+        log.signal_dataset(), chosen, present=log.present(), confidence=args.confidence
+    )
     if args.plot:
         plot_schema_ranks(table, args.plot)
     models = [str(m) for m in table["model"].values]
     if args.json:
         json.dump(
-            {"schemata": [str(x) for x in table["schema"].values], "models": models,
-             "mu": table["mu"].values.tolist(), "sigma": table["sigma"].values.tolist(),
-             "rank": table["rank"].values.tolist(), "rank_ci": table["rank_ci"].values.tolist(),
-             "skipped": table.attrs["skipped"], "log": log.summary()},
-            sys.stdout, indent=2,
-        )  # fmt: skip
+            {
+                "schemata": [str(x) for x in table["schema"].values],
+                "models": models,
+                "mu": table["mu"].values.tolist(),
+                "sigma": table["sigma"].values.tolist(),
+                "rank": table["rank"].values.tolist(),
+                "rank_ci": table["rank_ci"].values.tolist(),
+                "skipped": table.attrs["skipped"],
+                "log": log.summary(),
+            },
+            sys.stdout,
+            indent=2,
+        )
         print()
         return 0
     header = ["schema", *models]
     rows = [
-        [str(sc), *(f"{int(r)} ({int(rc)})" for r, rc in zip(table["rank"].values[i],
-                                                             table["rank_ci"].values[i],
-                                                             strict=True))]
+        [
+            str(sc),
+            *(
+                f"{int(r)} ({int(rc)})"
+                for r, rc in zip(table["rank"].values[i], table["rank_ci"].values[i], strict=True)
+            ),
+        ]
         for i, sc in enumerate(table["schema"].values)
-    ]  # fmt: skip
+    ]
     _print_table(header, rows)
     print("rank (CI-aware rank); thresholds pooled over all models, per schema.")
     if table.attrs["skipped"] != "[]":
@@ -259,10 +304,14 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         z_target=args.z,
     )
     result = {
-        "model_a": args.model_a, "model_b": args.model_b, "z_now": plan.z_now,
-        "n_now": plan.n_now, "z_target": plan.z_target, "n_required": plan.n_required,
+        "model_a": args.model_a,
+        "model_b": args.model_b,
+        "z_now": plan.z_now,
+        "n_now": plan.n_now,
+        "z_target": plan.z_target,
+        "n_required": plan.n_required,
         "extra_trials": plan.extra_trials,
-    }  # fmt: skip
+    }
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
@@ -298,24 +347,36 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     rank_no_ci = rank(table["mu"].values, method="dense")
     records = [
         {
-            "model": names[i], "pi_bar": PAPER_PI_BAR[i], "gold_rank": int(gold[i]),
-            "mu": float(table["mu"][i]), "sigma": float(table["sigma"][i]),
-            "lo": float(table["lo"][i]), "hi": float(table["hi"][i]),
-            "rank": int(rank_no_ci[i]), "rank_ci": int(table["rank_ci"][i]),
+            "model": names[i],
+            "pi_bar": PAPER_PI_BAR[i],
+            "gold_rank": int(gold[i]),
+            "mu": float(table["mu"][i]),
+            "sigma": float(table["sigma"][i]),
+            "lo": float(table["lo"][i]),
+            "hi": float(table["hi"][i]),
+            "rank": int(rank_no_ci[i]),
+            "rank_ci": int(table["rank_ci"][i]),
         }
         for i in order
-    ]  # fmt: skip
+    ]
     if args.plot:
         from bayes_eval.forest_plot import forest_plot
 
         forest_plot(table, args.plot, title=f"Biased-coin mimics, Bayes@{args.trials}")
     if args.json:
         json.dump(
-            {"models": records, "kendall_tau_b": float(tau), "seconds": elapsed,
-             "plan_llm10_vs_llm9": {"z_now": plan.z_now, "n_required_z1.645": plan.n_required},
-             "M": args.questions, "N": args.trials, "seed": args.seed},
-            sys.stdout, indent=2,
-        )  # fmt: skip
+            {
+                "models": records,
+                "kendall_tau_b": float(tau),
+                "seconds": elapsed,
+                "plan_llm10_vs_llm9": {"z_now": plan.z_now, "n_required_z1.645": plan.n_required},
+                "M": args.questions,
+                "N": args.trials,
+                "seed": args.seed,
+            },
+            sys.stdout,
+            indent=2,
+        )
         print()
         return 0
     n = args.trials
@@ -325,10 +386,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         "the paper's Table 1; 'w/ CI' ties consecutive models with z < 1.645."
     )
     rows = [
-        [r["model"], f"{r['pi_bar']:.4f}", str(r["gold_rank"]), _fmt(r["mu"]), _fmt(r["sigma"]),
-         f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]", str(r["rank"]), str(r["rank_ci"])]
+        [
+            r["model"],
+            f"{r['pi_bar']:.4f}",
+            str(r["gold_rank"]),
+            _fmt(r["mu"]),
+            _fmt(r["sigma"]),
+            f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]",
+            str(r["rank"]),
+            str(r["rank_ci"]),
+        ]
         for r in records
-    ]  # fmt: skip
+    ]
     _print_table(
         ["model", "true pi-bar", "gold rank", f"Bayes@{n}", "sigma", "95% CI", "w/o CI", "w/ CI"],
         rows,
@@ -362,10 +431,17 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
     R = _load(args.file, args.format)
     R0 = _load(args.prior, args.format) if args.prior else None
     result = crosscheck(
-        R, _weights(args.weights), R0, draws=args.draws, tune=args.tune, chains=args.chains,
-        seed=args.seed, sampler=args.sampler, mc_draws=args.mc_draws,
+        R,
+        _weights(args.weights),
+        R0,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        seed=args.seed,
+        sampler=args.sampler,
+        mc_draws=args.mc_draws,
         progressbar=not (args.json or args.no_progress),
-    )  # fmt: skip
+    )
     if args.out:
         save(result.idata, args.out)
     if args.json:
@@ -380,27 +456,37 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
     rows = []
     for name in m["model"].values:
         r = m.sel(model=name)
-        rows.append([
-            str(name), f"{float(r.mu):.4f} ± {float(r.sigma):.4f}",
-            f"{float(r.nuts_mean):.4f} ± {float(r.nuts_sd):.4f}",
-            f"{float(r.z_mean):+.2f} / {float(r.z_sd):+.2f}",
-            f"{float(r.mc_mean):.4f} ± {float(r.mc_sd):.4f}",
-            f"{float(r.r_hat):.3f}", f"{float(r.ess_bulk):.0f}/{float(r.ess_tail):.0f}",
-            "pass" if bool(r.passed) else f"FAIL ({r.failed_checks.item()})",
-        ])  # fmt: skip
-    _print_table(["model", "closed form", "NUTS", "z mean/sd", "exact MC", "r-hat", "ESS b/t",
-                  "verdict"], rows)  # fmt: skip
+        rows.append(
+            [
+                str(name),
+                f"{float(r.mu):.4f} ± {float(r.sigma):.4f}",
+                f"{float(r.nuts_mean):.4f} ± {float(r.nuts_sd):.4f}",
+                f"{float(r.z_mean):+.2f} / {float(r.z_sd):+.2f}",
+                f"{float(r.mc_mean):.4f} ± {float(r.mc_sd):.4f}",
+                f"{float(r.r_hat):.3f}",
+                f"{float(r.ess_bulk):.0f}/{float(r.ess_tail):.0f}",
+                "pass" if bool(r.passed) else f"FAIL ({r.failed_checks.item()})",
+            ]
+        )
+    _print_table(
+        ["model", "closed form", "NUTS", "z mean/sd", "exact MC", "r-hat", "ESS b/t", "verdict"],
+        rows,
+    )
     p = result.pairs
     names = list(p["model"].values)
     prow = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             c = p.sel(model=a, model_bis=b)
-            prow.append([
-                f"{a} > {b}", f"{float(c.rho_normal):.4f}",
-                f"{float(c.p_nuts):.4f} ± {float(c.mcse_p_nuts):.4f}", f"{float(c.p_exact):.4f}",
-                "pass" if bool(c.passed) else "FAIL",
-            ])  # fmt: skip
+            prow.append(
+                [
+                    f"{a} > {b}",
+                    f"{float(c.rho_normal):.4f}",
+                    f"{float(c.p_nuts):.4f} ± {float(c.mcse_p_nuts):.4f}",
+                    f"{float(c.p_exact):.4f}",
+                    "pass" if bool(c.passed) else "FAIL",
+                ]
+            )
     if prow:
         print()
         _print_table(["pair", "rho (normal)", "P NUTS", "P exact", "verdict"], prow)
@@ -425,10 +511,18 @@ def _cmd_priors(args: argparse.Namespace) -> int:
     if args.depth:
         kw["depth_grid"] = [int(x) for x in _floats(args.depth, "--depth")]
     ds = prior_sensitivity(
-        R, _weights(args.weights), R0, kappa_grid=_floats(args.kappa, "--kappa"),
-        draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
-        sampler=args.sampler, progressbar=not args.json, **kw,
-    )  # fmt: skip
+        R,
+        _weights(args.weights),
+        R0,
+        kappa_grid=_floats(args.kappa, "--kappa"),
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        seed=args.seed,
+        sampler=args.sampler,
+        progressbar=not args.json,
+        **kw,
+    )
     if args.out:
         ds.to_netcdf(args.out, engine="h5netcdf")
     if args.plot:
@@ -453,11 +547,18 @@ def _cmd_priors(args: argparse.Namespace) -> int:
         grid = ds[axis].values
         print(f"\n{axis}: " + ", ".join(f"{g:g}" for g in grid))
         rows = [
-            [str(m)] + [f"{mu:.4f} ± {sd:.4f} (#{rk})" for mu, sd, rk in zip(
-                ds[f"mu_{axis}"].sel(model=m).values, ds[f"sigma_{axis}"].sel(model=m).values,
-                ds[f"rank_{axis}"].sel(model=m).values, strict=True)]
+            [str(m)]
+            + [
+                f"{mu:.4f} ± {sd:.4f} (#{rk})"
+                for mu, sd, rk in zip(
+                    ds[f"mu_{axis}"].sel(model=m).values,
+                    ds[f"sigma_{axis}"].sel(model=m).values,
+                    ds[f"rank_{axis}"].sel(model=m).values,
+                    strict=True,
+                )
+            ]
             for m in ds["model"].values
-        ]  # fmt: skip
+        ]
         _print_table(["model"] + [f"{axis}={g:g}" for g in grid], rows)
     if args.plot:
         print(f"\nplot written to {args.plot}")
@@ -490,9 +591,11 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
     png = Path(args.out) / "coverage.png"
     coverage.plot(ds, png, config.confidence)
     summary = coverage.summary(ds, config.confidence) | {
-        "cells_computed": len(info["computed"]), "cells_resumed": len(info["skipped"]),
-        "netcdf": str(Path(args.out) / "coverage.nc"), "plot": str(png),
-    }  # fmt: skip
+        "cells_computed": len(info["computed"]),
+        "cells_resumed": len(info["skipped"]),
+        "netcdf": str(Path(args.out) / "coverage.nc"),
+        "plot": str(png),
+    }
     print(json.dumps(summary, indent=2, default=_json_default))
     return 0
 
@@ -513,8 +616,12 @@ def _cmd_elicit(args: argparse.Namespace) -> int:
             raise ValueError("elicit needs --lo and --hi (accuracy interval) or --categories.")
         prior = elicitation.elicit_beta(args.lo, args.hi, args.prob)
     w = _weights(args.weights)
-    out = {"prior": prior.as_dict(), "prior_predictive": elicitation.prior_predictive(
-        prior, w, n_questions=args.questions or 30, seed=args.seed)}  # fmt: skip
+    out = {
+        "prior": prior.as_dict(),
+        "prior_predictive": elicitation.prior_predictive(
+            prior, w, n_questions=args.questions or 30, seed=args.seed
+        ),
+    }
     if args.file:
         R, names = _binary_or_categorical(args.file, args.format)
         ds = elicitation.sensitivity(R, prior, w, models=names)
@@ -562,8 +669,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if args.study == "biased-coin":
         module = biased_coin_study
         kw = {"methods": methods} if methods else {}
-        ds = module.run(independent=args.independent, bootstrap=args.replicates or 10_000,
-                        seed=args.seed, progress=progress, **kw)  # fmt: skip
+        ds = module.run(
+            independent=args.independent,
+            bootstrap=args.replicates or 10_000,
+            seed=args.seed,
+            progress=progress,
+            **kw,
+        )
     elif args.study == "prior-benefit":
         module = prior_benefit
         ds = module.run(replicates=args.replicates or 50_000, seed=args.seed, progress=progress)
@@ -577,17 +689,25 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         R, names = convergence_study.from_file(args.file, args.format)
         kw = {"methods": methods} if methods else {}
         ds = module.run(
-            R, names, replicates=args.replicates or 10_000, replace=args.replace,
-            subset_size=args.subset_size, seed=args.seed, progress=progress, **kw,
-        )  # fmt: skip
+            R,
+            names,
+            replicates=args.replicates or 10_000,
+            replace=args.replace,
+            subset_size=args.subset_size,
+            seed=args.seed,
+            progress=progress,
+            **kw,
+        )
     stem = args.study.replace("-", "_")
     nc = out_dir / f"{stem}.nc"
     png = out_dir / f"{stem}.png"
     ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
     module.plot(ds, png)
     summary = module.summary(ds) | {
-        "netcdf": str(nc), "plot": str(png), "seconds": round(time.perf_counter() - start, 2),
-    }  # fmt: skip
+        "netcdf": str(nc),
+        "plot": str(png),
+        "seconds": round(time.perf_counter() - start, 2),
+    }
     if args.json:
         json.dump(summary, sys.stdout, indent=2, default=_json_default)
         print()
@@ -609,8 +729,9 @@ def _adaptive_roots(args: argparse.Namespace) -> int:
         H, tau2, per_stage = stage_setup(args.examples, args.batch, granularity=args.granularity)
     else:
         if args.horizon is None or args.tau2 is None:
-            raise ValueError("give --examples (with --batch, --granularity) or --horizon and "
-                             "--tau2.")  # fmt: skip
+            raise ValueError(
+                "give --examples (with --batch, --granularity) or --horizon and --tau2."
+            )
         H, tau2, per_stage = args.horizon, args.tau2, 1
     cost = args.cost * per_stage if args.examples is not None else args.cost
     start = time.perf_counter()
@@ -619,14 +740,27 @@ def _adaptive_roots(args: argparse.Namespace) -> int:
     v = posterior_variances(args.v0, tau2, H)
     step = v[:-1] ** 2 / (v[:-1] + tau2)
     if args.json:
-        json.dump({"cost_per_stage": cost, "v0": args.v0, "tau2": tau2, "horizon": H,
-                   "grid": args.grid, "seconds": seconds, "roots": rs.roots.tolist(),
-                   "posterior_variance": v[:-1].tolist(), "step_variance": step.tolist()},
-                  sys.stdout, indent=2)  # fmt: skip
+        json.dump(
+            {
+                "cost_per_stage": cost,
+                "v0": args.v0,
+                "tau2": tau2,
+                "horizon": H,
+                "grid": args.grid,
+                "seconds": seconds,
+                "roots": rs.roots.tolist(),
+                "posterior_variance": v[:-1].tolist(),
+                "step_variance": step.tolist(),
+            },
+            sys.stdout,
+            indent=2,
+        )
         print()
         return 0
-    print(f"root schedule: cost/stage {cost:g}, v0 {args.v0:g}, tau^2 {tau2:g}, H {H} "
-          f"({args.grid} grid points, {seconds:.3f} s); index G_n(s) = s - r_n")  # fmt: skip
+    print(
+        f"root schedule: cost/stage {cost:g}, v0 {args.v0:g}, tau^2 {tau2:g}, H {H} "
+        f"({args.grid} grid points, {seconds:.3f} s); index G_n(s) = s - r_n"
+    )
     rows = [[str(n), f"{v[n]:.6g}", f"{step[n]:.6g}", f"{rs.roots[n]:.6f}"] for n in range(H)]
     _print_table(["n", "v_n", "sigma_n^2", "r_n"], rows)
     return 0
@@ -646,8 +780,7 @@ def _adaptive_simulate(args: argparse.Namespace) -> int:
     elif args.dataset == "mmlu":
         if not args.meta or not args.subject:
             raise ValueError("--dataset mmlu needs --meta (mmlu_meta.json) and --subject.")
-        data = sb.mmlu_like(args.meta, args.subject, n_examples=args.examples,
-                            seed=args.data_seed)  # fmt: skip
+        data = sb.mmlu_like(args.meta, args.subject, n_examples=args.examples, seed=args.data_seed)
     else:
         if not args.matrix:
             raise ValueError("--dataset matrix needs --matrix FILE (.npy or .csv).")
@@ -658,9 +791,16 @@ def _adaptive_simulate(args: argparse.Namespace) -> int:
         data = sb.from_matrix(args.matrix, costs=costs, prior=prior)
     policies = default_policies(data, granularity=args.granularity, lrf=args.lrf)
     start = time.perf_counter()
-    ds = simulate(data, policies, batch_size=args.batch, budget=args.budget,
-                  budget_kind=args.budget_kind, cost_scale=args.cost_scale, seeds=args.seeds,
-                  progress=not args.json)  # fmt: skip
+    ds = simulate(
+        data,
+        policies,
+        batch_size=args.batch,
+        budget=args.budget,
+        budget_kind=args.budget_kind,
+        cost_scale=args.cost_scale,
+        seeds=args.seeds,
+        progress=not args.json,
+    )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     nc, png = out / "adaptive.nc", out / "adaptive_regret.png"
@@ -677,23 +817,40 @@ def _adaptive_simulate(args: argparse.Namespace) -> int:
         row["stop_fraction_mean"] = float(np.nanmean(stops)) if np.isfinite(stops).any() else None
         row["stopped_runs"] = int(np.isfinite(stops).sum())
         table[str(p)] = row
-    summary = {"dataset": data.name, "arms": int(data.matrix.shape[0]),
-               "examples": int(data.matrix.shape[1]), "batch": args.batch,
-               "budget": args.budget, "budget_kind": args.budget_kind, "seeds": args.seeds,
-               "granularity": args.granularity, "regret_mean_se": table, "netcdf": str(nc),
-               "plot": str(png), "seconds": round(time.perf_counter() - start, 2)}  # fmt: skip
+    summary = {
+        "dataset": data.name,
+        "arms": int(data.matrix.shape[0]),
+        "examples": int(data.matrix.shape[1]),
+        "batch": args.batch,
+        "budget": args.budget,
+        "budget_kind": args.budget_kind,
+        "seeds": args.seeds,
+        "granularity": args.granularity,
+        "regret_mean_se": table,
+        "netcdf": str(nc),
+        "plot": str(png),
+        "seconds": round(time.perf_counter() - start, 2),
+    }
     if args.json:
         json.dump(summary, sys.stdout, indent=2)
         print()
         return 0
     unit = "cells" if args.budget_kind == "cells" else "total cost"
-    print(f"{data.name}: {summary['arms']} arms x {summary['examples']} examples, "
-          f"B = {args.batch}, {args.seeds} seeds; simple regret (mean +- SE) at % of "
-          f"{unit}")  # fmt: skip
-    rows = [[p, *(f"{v[0]:.4f} +- {v[1]:.4f}" for k, v in r.items() if k.endswith("%")),
-             "-" if r["stop_fraction_mean"] is None
-             else f"{100 * r['stop_fraction_mean']:.2f}% ({r['stopped_runs']} runs)"]
-            for p, r in table.items()]  # fmt: skip
+    print(
+        f"{data.name}: {summary['arms']} arms x {summary['examples']} examples, "
+        f"B = {args.batch}, {args.seeds} seeds; simple regret (mean +- SE) at % of "
+        f"{unit}"
+    )
+    rows = [
+        [
+            p,
+            *(f"{v[0]:.4f} +- {v[1]:.4f}" for k, v in r.items() if k.endswith("%")),
+            "-"
+            if r["stop_fraction_mean"] is None
+            else f"{100 * r['stop_fraction_mean']:.2f}% ({r['stopped_runs']} runs)",
+        ]
+        for p, r in table.items()
+    ]
     _print_table(["policy", *(f"{100 * f:g}%" for f in checkpoints), "Gittins stop"], rows)
     print(f"written: {nc}, {png}")
     return 0
@@ -738,8 +895,15 @@ def _judge_datasets(args: argparse.Namespace):
             fam = np.array([[jf[j] == kf[k] for k in ks] for j in js])
         levels = args.levels or (2 if args.abstain else int(np.nanmax(cube)))
         tr = None if truth is None else [truth[k] for k in ks]
-        data = jd.from_scores(cube, candidates=ks, judges=js, n_levels=levels, same_family=fam,
-                              abstain=args.abstain, truth=tr)  # fmt: skip
+        data = jd.from_scores(
+            cube,
+            candidates=ks,
+            judges=js,
+            n_levels=levels,
+            same_family=fam,
+            abstain=args.abstain,
+            truth=tr,
+        )
         return [("all", data)]
     raise ValueError(
         f"{args.file}: expected a count table (candidate, judge, score, count), a per-question "
@@ -756,31 +920,51 @@ def _cmd_judges(args: argparse.Namespace) -> int:
     datasets = _judge_datasets(args)
     if args.sensitivity:
         return _judge_sensitivity(args, datasets)
-    settings = FitSettings(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
-                           progressbar=not args.json, sampler=args.sampler)  # fmt: skip
+    settings = FitSettings(
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        seed=args.seed,
+        progressbar=not args.json,
+        sampler=args.sampler,
+    )
     report = []
     start = time.perf_counter()
     for label, data in datasets:
         t0 = time.perf_counter()
-        fit = fit_judges(data, omega=args.omega, beta_max=args.beta_max,
-                         integrated=args.integrated, exclude_same_family=not args.keep_same_family,
-                         settings=settings)  # fmt: skip
+        fit = fit_judges(
+            data,
+            omega=args.omega,
+            beta_max=args.beta_max,
+            integrated=args.integrated,
+            exclude_same_family=not args.keep_same_family,
+            settings=settings,
+        )
         r = fit["ranking"].to_dataset()
-        entry = {"dataset": label, "seconds": round(time.perf_counter() - t0, 1),
-                 "settings": {k: fit.attrs[k] for k in ("omega", "beta_max",
-                                                         "exclude_same_family")},
-                 "diagnostics": {k: fit.attrs[k] for k in ("max_rhat", "min_ess_bulk",
-                                                            "divergences", "converged")},
-                 "candidates": [
-                     {"candidate": c, "mu": float(r["mu_mean"][i]),
-                      "mu_interval": [float(r["mu_lo"][i]), float(r["mu_hi"][i])],
-                      "rank": int(r["rank"][i]),
-                      "rank_interval": [int(r["rank_lo"][i]), int(r["rank_hi"][i])]}
-                     for i, c in enumerate(data.candidates)]}  # fmt: skip
+        entry = {
+            "dataset": label,
+            "seconds": round(time.perf_counter() - t0, 1),
+            "settings": {k: fit.attrs[k] for k in ("omega", "beta_max", "exclude_same_family")},
+            "diagnostics": {
+                k: fit.attrs[k] for k in ("max_rhat", "min_ess_bulk", "divergences", "converged")
+            },
+            "candidates": [
+                {
+                    "candidate": c,
+                    "mu": float(r["mu_mean"][i]),
+                    "mu_interval": [float(r["mu_lo"][i]), float(r["mu_hi"][i])],
+                    "rank": int(r["rank"][i]),
+                    "rank_interval": [int(r["rank_lo"][i]), int(r["rank_hi"][i])],
+                }
+                for i, c in enumerate(data.candidates)
+            ],
+        }
         if data.truth is not None:
             cov = jb.rank_coverage(r["rank_lo"].values, r["rank_hi"].values, data.truth)
-            entry["bayesian"] = {"spearman": jb.spearman(r["mu_mean"].values, data.truth),
-                                 "coverage": cov}  # fmt: skip
+            entry["bayesian"] = {
+                "spearman": jb.spearman(r["mu_mean"].values, data.truth),
+                "coverage": cov,
+            }
             if args.baselines:
                 boot = jb.bootstrap_rank_intervals(data, seed=args.seed)
                 bt = jb.bradley_terry_ties(data, seed=args.seed)
@@ -788,13 +972,18 @@ def _cmd_judges(args: argparse.Namespace) -> int:
                 avg = jb.simple_average(data)
                 entry["baselines"] = {
                     "simple_average": {"spearman": jb.spearman(avg, data.truth)},
-                    "single_judge": {"spearman": float(np.nanmean(
-                        [jb.spearman(s, data.truth) for s in single]))},
-                    "bootstrap": {"spearman": jb.spearman(boot.scores, data.truth),
-                                  "coverage": jb.rank_coverage(boot.lo, boot.hi, data.truth)},
-                    "bradley_terry": {"spearman": jb.spearman(bt.scores, data.truth),
-                                      "coverage": jb.rank_coverage(bt.lo, bt.hi, data.truth)},
-                }  # fmt: skip
+                    "single_judge": {
+                        "spearman": float(np.nanmean([jb.spearman(s, data.truth) for s in single]))
+                    },
+                    "bootstrap": {
+                        "spearman": jb.spearman(boot.scores, data.truth),
+                        "coverage": jb.rank_coverage(boot.lo, boot.hi, data.truth),
+                    },
+                    "bradley_terry": {
+                        "spearman": jb.spearman(bt.scores, data.truth),
+                        "coverage": jb.rank_coverage(bt.lo, bt.hi, data.truth),
+                    },
+                }
         if args.out:
             out = Path(args.out)
             path = out.with_name(f"{out.stem}_{label}{out.suffix}") if len(datasets) > 1 else out
@@ -803,8 +992,7 @@ def _cmd_judges(args: argparse.Namespace) -> int:
         if args.plot:
             entry["plot"] = _judge_plot(fit, data, args.plot, label, len(datasets))
         report.append(entry)
-    summary = {"file": args.file, "seconds": round(time.perf_counter() - start, 1),
-               "fits": report}  # fmt: skip
+    summary = {"file": args.file, "seconds": round(time.perf_counter() - start, 1), "fits": report}
     if len(report) > 1 and all("bayesian" in e for e in report):
         summary["mean_bayesian"] = {
             k: float(np.mean([e["bayesian"][k] for e in report])) for k in ("spearman", "coverage")
@@ -815,14 +1003,22 @@ def _cmd_judges(args: argparse.Namespace) -> int:
         return 0
     for e in report:
         print(f"\n{args.file} [{e['dataset']}]: {e['seconds']} s, diagnostics {e['diagnostics']}")
-        rows = [[c["candidate"], f"{c['mu']:.3f}",
-                 f"[{c['mu_interval'][0]:.3f}, {c['mu_interval'][1]:.3f}]", str(c["rank"]),
-                 f"{c['rank_interval'][0]}-{c['rank_interval'][1]}"]
-                for c in sorted(e["candidates"], key=lambda c: c["rank"])]  # fmt: skip
+        rows = [
+            [
+                c["candidate"],
+                f"{c['mu']:.3f}",
+                f"[{c['mu_interval'][0]:.3f}, {c['mu_interval'][1]:.3f}]",
+                str(c["rank"]),
+                f"{c['rank_interval'][0]}-{c['rank_interval'][1]}",
+            ]
+            for c in sorted(e["candidates"], key=lambda c: c["rank"])
+        ]
         _print_table(["candidate", "E[true score]", "95% interval", "rank", "95% rank CrI"], rows)
         if "bayesian" in e:
-            print(f"vs truth: Spearman {e['bayesian']['spearman']:.3f}, rank coverage "
-                  f"{e['bayesian']['coverage']:.3f}")  # fmt: skip
+            print(
+                f"vs truth: Spearman {e['bayesian']['spearman']:.3f}, rank coverage "
+                f"{e['bayesian']['coverage']:.3f}"
+            )
         for name, m in e.get("baselines", {}).items():
             print(f"  {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()))
     if "mean_bayesian" in summary:
@@ -833,19 +1029,24 @@ def _cmd_judges(args: argparse.Namespace) -> int:
 def _judge_sensitivity(args: argparse.Namespace, datasets) -> int:
     from bayes_eval.models.judges import FitSettings, judge_sensitivity
 
-    settings = FitSettings(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed,
-                           sampler=args.sampler)  # fmt: skip
+    settings = FitSettings(
+        draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed, sampler=args.sampler
+    )
     out = {}
     for label, data in datasets:
         ds = judge_sensitivity(data, settings=settings, progress=not args.json)
-        out[label] = {str(k): float(v) for k, v in zip(ds["setting"].values,
-                                                       ds["spearman_vs_base"].values, strict=True)}
+        out[label] = {
+            str(k): float(v)
+            for k, v in zip(ds["setting"].values, ds["spearman_vs_base"].values, strict=True)
+        }
         if args.out:
             from pathlib import Path
 
             o = Path(args.out)
-            ds.to_netcdf(o if len(datasets) == 1 else o.with_name(f"{o.stem}_{label}{o.suffix}"),
-                         engine="h5netcdf")  # fmt: skip
+            ds.to_netcdf(
+                o if len(datasets) == 1 else o.with_name(f"{o.stem}_{label}{o.suffix}"),
+                engine="h5netcdf",
+            )
     if args.json:
         json.dump({"base": "omega=0, beta_max=5", "spearman_vs_base": out}, sys.stdout, indent=2)
         print()
@@ -866,8 +1067,9 @@ def _judge_plot(fit, data, plot: str, label: str, n: int) -> str:
     pi = post["pi"].mean(("chain", "draw")).values  # (K, M)
     if theta.shape[1] == 5 and theta.shape[2] == 5:  # collapse 1-5 to {1,2}, {3}, {4,5}
         groups = [[0, 1], [2], [3, 4]]
-        theta = np.stack([np.stack([theta[:, g].mean(1)[:, h].sum(-1) for h in groups], -1)
-                          for g in groups], 1)  # fmt: skip
+        theta = np.stack(
+            [np.stack([theta[:, g].mean(1)[:, h].sum(-1) for h in groups], -1) for g in groups], 1
+        )
         pi = np.stack([pi[:, g].sum(-1) for g in groups], -1)
         levels = ("1-2", "3", "4-5")
     elif theta.shape[1:] == (3, 3):
@@ -876,8 +1078,15 @@ def _judge_plot(fit, data, plot: str, label: str, n: int) -> str:
         raise ValueError("the simplex plot needs 3 levels, or 5 levels (collapsed to 3).")
     gamma = np.einsum("km,jms->jks", pi, theta)
     path = Path(plot) if n == 1 else Path(plot).with_name(f"{Path(plot).stem}_{label}.png")
-    plot_simplex(theta, gamma, path, candidates=data.candidates, judges=data.judges,
-                 levels=levels, title=f"{label}: posterior means")  # fmt: skip
+    plot_simplex(
+        theta,
+        gamma,
+        path,
+        candidates=data.candidates,
+        judges=data.judges,
+        levels=levels,
+        title=f"{label}: posterior means",
+    )
     return str(path)
 
 
@@ -897,9 +1106,13 @@ def _cmd_judges_study(args: argparse.Namespace) -> int:
             raise ValueError(f"{shared}: no data/judges folder; pass the shared folder as FILE.")
         ds = judges_study.run_table1(shared, settings=settings, seed=args.seed)
     else:
-        ds = judges_study.run_synthetic(replicates=args.replicates or 10, settings=settings,
-                                        progress=not args.json, seed=args.seed,
-                                        n=args.questions or 400)  # fmt: skip
+        ds = judges_study.run_synthetic(
+            replicates=args.replicates or 10,
+            settings=settings,
+            progress=not args.json,
+            seed=args.seed,
+            n=args.questions or 400,
+        )
     stem = args.study.replace("-", "_")
     nc, png = out_dir / f"{stem}.nc", out_dir / f"{stem}.png"
     ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
@@ -1026,8 +1239,11 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--prob", type=float, default=0.9, help="elicit: probability of the interval")
     v.add_argument("--categories", help="elicit: per-category lo:hi pairs for a rubric")
     v.add_argument("--weights", help="elicit: rubric weights")
-    v.add_argument("--questions", type=int,
-                   help="elicit: M for the prior predictive (30); judges-synthetic: n (400)")
+    v.add_argument(
+        "--questions",
+        type=int,
+        help="elicit: M for the prior predictive (30); judges-synthetic: n (400)",
+    )
     v.add_argument("--format", choices=_FORMATS)
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_cmd_validate)
@@ -1041,8 +1257,12 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--grid", type=int, default=2**14, help="roots: DP grid points")
     a.add_argument("--examples", type=int, help="N examples per arm (sets H and tau^2)")
     a.add_argument("--batch", type=int, default=4, help="B examples per pull")
-    a.add_argument("--granularity", choices=["batch", "cell"], default="cell",
-                   help="one DP stage per batch (paper text) or per cell (experiments)")
+    a.add_argument(
+        "--granularity",
+        choices=["batch", "cell"],
+        default="cell",
+        help="one DP stage per batch (paper text) or per cell (experiments)",
+    )
     a.add_argument("--dataset", choices=["gsm8k", "piqa", "mmlu", "matrix"], default="mmlu")
     a.add_argument("--arms", help="gsm8k/piqa: arm metadata CSV (model, prompt, ..., price)")
     a.add_argument("--meta", help="mmlu: mmlu_meta.json")
@@ -1071,8 +1291,11 @@ def _parser() -> argparse.ArgumentParser:
     jg.add_argument("--integrated", action="store_true", help="hyperpriors on omega, beta_max")
     jg.add_argument("--keep-same-family", action="store_true", help="do not exclude self-judging")
     jg.add_argument("--baselines", action="store_true", help="also simple average, bootstrap, BT")
-    jg.add_argument("--sensitivity", action="store_true",
-                    help="the §5.4 grid: omega in 0,1,2,4,8 and beta_max in 0,1,5,10,20")
+    jg.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="the §5.4 grid: omega in 0,1,2,4,8 and beta_max in 0,1,5,10,20",
+    )
     jg.add_argument("--draws", type=int, default=1000)
     jg.add_argument("--tune", type=int, default=1000)
     jg.add_argument("--chains", type=int, default=4)

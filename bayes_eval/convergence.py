@@ -364,9 +364,14 @@ def stability(
     offset = 0
     bayes_only = all(m.kind == "bayes" for m in parsed) and scheme == "column"
     blocks = prefix_counts(
-        arr, scheme=scheme, replicates=total, replace=replace, chunk=chunk, seed=seed,
+        arr,
+        scheme=scheme,
+        replicates=total,
+        replace=replace,
+        chunk=chunk,
+        seed=seed,
         totals_only=bayes_only,
-    )  # fmt: skip
+    )
     for block in blocks:
         flat = None if bayes_only or not tables else flat_index(block)
         for i, m in enumerate(parsed):

@@ -74,8 +74,10 @@ class EvalLog:
         """Sorted table, model/question/trial positions, coords, shape (computed once)."""
         df = self.table
         multi_task = df["task"].nunique() > 1
-        qkey = (df["task"].astype(str) + "/" + df["question"].astype(str)) if multi_task else (
-            df["question"].astype(str)
+        qkey = (
+            (df["task"].astype(str) + "/" + df["question"].astype(str))
+            if multi_task
+            else (df["question"].astype(str))
         )
         df = df.assign(_q=qkey.to_numpy())
         df = df.sort_values(["model", "_q", "trial"], kind="stable")
@@ -129,9 +131,12 @@ class EvalLog:
         data.update({s: self._pivot(s) for s in self.signals})
         ds = xr.Dataset(data)
         ds.attrs.update(
-            {"format": self.format, "sources": list(self.sources),
-             **{k: str(v) for k, v in self.meta.items()}}
-        )  # fmt: skip
+            {
+                "format": self.format,
+                "sources": list(self.sources),
+                **{k: str(v) for k, v in self.meta.items()},
+            }
+        )
         return ds
 
     def categorize(self, schema, **kwargs):
@@ -163,10 +168,13 @@ class EvalLog:
             rows = mi == m
             present = rows.sum()
             per_model.append(
-                {"model": str(name), "attempts": int(present),
-                 "failed": int((failed & rows).sum()),
-                 "missing": int(shape[1] * shape[2] - present)}
-            )  # fmt: skip
+                {
+                    "model": str(name),
+                    "attempts": int(present),
+                    "failed": int((failed & rows).sum()),
+                    "missing": int(shape[1] * shape[2] - present),
+                }
+            )
         return {
             "format": self.format,
             "sources": list(self.sources),
@@ -277,8 +285,9 @@ def make_log(
             )
         df[s] = num.astype(float)
     df = df.loc[:, [*BASE_COLUMNS, *signals]].reset_index(drop=True)
-    return EvalLog(table=df, signals=tuple(signals), sources=tuple(sources), format=fmt,
-                   meta=dict(meta or {}))  # fmt: skip
+    return EvalLog(
+        table=df, signals=tuple(signals), sources=tuple(sources), format=fmt, meta=dict(meta or {})
+    )
 
 
 def detect_format(path: str | Path) -> str:
@@ -332,5 +341,6 @@ def read_eval_log(
     # several formats: one table, signals joined by name (absent signals are NaN)
     table = pd.concat([lg.table for lg in logs], ignore_index=True)
     meta = {f"{lg.format}.{k}": v for lg in logs for k, v in lg.meta.items()}
-    return make_log(table, fmt="+".join(groups), sources=[s for lg in logs for s in lg.sources],
-                    meta=meta)  # fmt: skip
+    return make_log(
+        table, fmt="+".join(groups), sources=[s for lg in logs for s in lg.sources], meta=meta
+    )

@@ -39,10 +39,25 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
         ax.axhspan(
             rows.min() - 0.5, rows.max() + 0.5, color="0.9" if i % 2 == 0 else "white", zorder=0
         )
-        ax.text(1.005, rows.mean(), f"rank {g}", transform=ax.get_yaxis_transform(),
-                va="center", fontsize=8, color="0.35")  # fmt: skip
-    ax.errorbar(mu, y, xerr=[mu - lo, hi - mu], fmt="o", color="tab:blue", ecolor="tab:blue",
-                capsize=3, zorder=3)  # fmt: skip
+        ax.text(
+            1.005,
+            rows.mean(),
+            f"rank {g}",
+            transform=ax.get_yaxis_transform(),
+            va="center",
+            fontsize=8,
+            color="0.35",
+        )
+    ax.errorbar(
+        mu,
+        y,
+        xerr=[mu - lo, hi - mu],
+        fmt="o",
+        color="tab:blue",
+        ecolor="tab:blue",
+        capsize=3,
+        zorder=3,
+    )
     ax.set_yticks(y, names)
     conf = table.attrs.get("confidence", 0.95)
     ax.set_xlabel(f"Bayes@N posterior mean with {100 * conf:g}% credible interval")

@@ -220,8 +220,9 @@ def brute_force_roots(
 
         q = q_of(grid)
         j = int(np.flatnonzero(q >= 0)[0])
-        roots[n] = optimize.brentq(lambda x, f=q_of: float(f(x)[0]), grid[j - 1], grid[j],
-                                   xtol=1e-13)  # fmt: skip
+        roots[n] = optimize.brentq(
+            lambda x, f=q_of: float(f(x)[0]), grid[j - 1], grid[j], xtol=1e-13
+        )
         W = np.maximum(q, 0.0)
     return roots
 
@@ -250,4 +251,3 @@ def stage_setup(
     if granularity == "cell":
         return int(n_examples), float(cell_variance), 1
     raise ValueError(f"granularity is {granularity!r}; expected 'batch' or 'cell'.")
-

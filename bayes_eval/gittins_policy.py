@@ -185,8 +185,9 @@ def init(
     K, N = int(n_arms), int(n_examples)
     if K < 1 or K != n_arms:
         raise ValueError(f"n_arms is {n_arms!r}; expected a positive integer.")
-    H, tau2, per_stage = stage_setup(N, batch_size, granularity=granularity,
-                                     cell_variance=cell_variance)  # fmt: skip
+    H, tau2, per_stage = stage_setup(
+        N, batch_size, granularity=granularity, cell_variance=cell_variance
+    )
     if convention not in ("optional", "required"):
         raise ValueError(f"convention is {convention!r}; expected 'optional' or 'required'.")
     if posterior not in ("gaussian", "beta"):
@@ -205,8 +206,10 @@ def init(
     if prior_counts is not None:
         pc = np.asarray(prior_counts, dtype=np.float64)
         if pc.shape != (K, 2) or not np.isfinite(pc).all():
-            raise ValueError(f"prior_counts has shape {pc.shape}; expected ({K}, 2) = "
-                             "(successes, trials) per arm.")  # fmt: skip
+            raise ValueError(
+                f"prior_counts has shape {pc.shape}; expected ({K}, 2) = "
+                "(successes, trials) per arm."
+            )
         s0, n0 = pc[:, 0], pc[:, 1]
         if (n0 < 0).any() or (s0 < 0).any() or (s0 > n0).any():
             raise ValueError("prior_counts needs 0 <= successes <= trials for every arm.")
@@ -217,8 +220,10 @@ def init(
         mean = var * (m0 / v0 + s0 / cell_variance)
     else:
         if ((m0 <= 0) | (m0 >= 1)).any() or (v0 >= m0 * (1 - m0)).any():
-            raise ValueError("posterior='beta' needs 0 < prior_mean < 1 and "
-                             "prior_var < prior_mean (1 - prior_mean).")  # fmt: skip
+            raise ValueError(
+                "posterior='beta' needs 0 < prior_mean < 1 and "
+                "prior_var < prior_mean (1 - prior_mean)."
+            )
         conc = m0 * (1 - m0) / v0 - 1.0
         beta_a, beta_b = m0 * conc + s0, (1 - m0) * conc + (n0 - s0)
         mean = beta_a / (beta_a + beta_b)
@@ -232,16 +237,35 @@ def init(
     for t, (cost_t, v_t) in enumerate(uniq):
         roots[t, :H] = root_schedule(float(cost_t), float(v_t), tau2, H, grid_size=grid_size).roots
     config = GittinsConfig(
-        n_arms=K, n_examples=N, batch_size=int(batch_size), granularity=granularity,
-        convention=convention, posterior=posterior, cell_variance=float(cell_variance),
-        horizon=H, stage_examples=per_stage, cost_per_example=c, roots=roots,
-        table_of_arm=table_of_arm.astype(np.int64).ravel(), seed=int(seed), grid_size=grid_size,
-    )  # fmt: skip
+        n_arms=K,
+        n_examples=N,
+        batch_size=int(batch_size),
+        granularity=granularity,
+        convention=convention,
+        posterior=posterior,
+        cell_variance=float(cell_variance),
+        horizon=H,
+        stage_examples=per_stage,
+        cost_per_example=c,
+        roots=roots,
+        table_of_arm=table_of_arm.astype(np.int64).ravel(),
+        seed=int(seed),
+        grid_size=grid_size,
+    )
     n_cells = np.zeros(K, dtype=np.int64)
-    _readonly(config.cost_per_example, config.roots, config.table_of_arm, mean, var, n_cells,
-              beta_a, beta_b)  # fmt: skip
-    return GittinsState(config=config, mean=mean, var=var, n_cells=n_cells, beta_a=beta_a,
-                        beta_b=beta_b)  # fmt: skip
+    _readonly(
+        config.cost_per_example,
+        config.roots,
+        config.table_of_arm,
+        mean,
+        var,
+        n_cells,
+        beta_a,
+        beta_b,
+    )
+    return GittinsState(
+        config=config, mean=mean, var=var, n_cells=n_cells, beta_a=beta_a, beta_b=beta_b
+    )
 
 
 def _stage(state: GittinsState) -> NDArray[np.int64]:
@@ -306,9 +330,17 @@ def observe(state: GittinsState, arm: int, outcome: ArrayLike) -> GittinsState:
         var[arm] = a[arm] * bb[arm] / (tot**2 * (tot + 1))
     n_cells[arm] += b
     _readonly(mean, var, n_cells, a, bb)
-    return replace(state, mean=mean, var=var, n_cells=n_cells, beta_a=a, beta_b=bb,
-                   cells=state.cells + b, cost=state.cost + b * float(cfg.cost_per_example[arm]),
-                   steps=state.steps + 1)  # fmt: skip
+    return replace(
+        state,
+        mean=mean,
+        var=var,
+        n_cells=n_cells,
+        beta_a=a,
+        beta_b=bb,
+        cells=state.cells + b,
+        cost=state.cost + b * float(cfg.cost_per_example[arm]),
+        steps=state.steps + 1,
+    )
 
 
 def recommend(state: GittinsState) -> int:

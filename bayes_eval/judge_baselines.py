@@ -250,5 +250,6 @@ def ppi_rank_intervals(
         lo[k], hi[k] = float(np.ravel(ci[0])[0]), float(np.ravel(ci[1])[0])
     above = (lo[None, :] > hi[:, None]).sum(axis=1)  # candidates surely better than k
     below = (hi[None, :] < lo[:, None]).sum(axis=1)
-    return RankIntervals(est, competition_ranks(est), (1 + above).astype(np.int64),
-                         (K - below).astype(np.int64))  # fmt: skip
+    return RankIntervals(
+        est, competition_ranks(est), (1 + above).astype(np.int64), (K - below).astype(np.int64)
+    )

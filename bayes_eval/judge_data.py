@@ -162,10 +162,19 @@ def from_count_table(
         if missing:
             raise ValueError(f"truth has no value for {missing}.")
         tr = np.array([float(truth[c]) for c in candidates])
-    return JudgeData(counts=counts, mask=~fam & (counts.sum(2) > 0), same_family=fam,
-                     candidates=candidates, judges=judges, true_levels=levels,
-                     assigned_levels=levels, values=vals, correct_level=np.arange(M),
-                     truth=tr, meta={"source": src})  # fmt: skip
+    return JudgeData(
+        counts=counts,
+        mask=~fam & (counts.sum(2) > 0),
+        same_family=fam,
+        candidates=candidates,
+        judges=judges,
+        true_levels=levels,
+        assigned_levels=levels,
+        values=vals,
+        correct_level=np.arange(M),
+        truth=tr,
+        meta={"source": src},
+    )
 
 
 def from_scores(
@@ -187,8 +196,10 @@ def from_scores(
     """
     s = np.array(scores, dtype=np.float64)
     if s.ndim != 3 or s.shape[1:] != (len(judges), len(candidates)):
-        raise ValueError(f"scores has shape {s.shape}; expected (n, J, K) = "
-                         f"(n, {len(judges)}, {len(candidates)}).")  # fmt: skip
+        raise ValueError(
+            f"scores has shape {s.shape}; expected (n, J, K) = "
+            f"(n, {len(judges)}, {len(candidates)})."
+        )
     M = int(n_levels)
     if abstain:
         if M != 2:
@@ -211,23 +222,33 @@ def from_scores(
     ok = ~np.isnan(idx)
     _, jj, kk = np.nonzero(ok)
     np.add.at(counts, (jj, kk, idx[ok].astype(int)), 1)
-    fam = np.zeros((len(judges), len(candidates)), bool) if same_family is None else (
-        np.asarray(same_family, dtype=bool))
+    fam = (
+        np.zeros((len(judges), len(candidates)), bool)
+        if same_family is None
+        else (np.asarray(same_family, dtype=bool))
+    )
     _validate(counts, fam, tuple(candidates), tuple(judges), vals, correct, L)
     tr = None if truth is None else np.asarray(truth, dtype=float)
-    return JudgeData(counts=counts, mask=~fam & (counts.sum(2) > 0), same_family=fam,
-                     candidates=tuple(candidates), judges=tuple(judges), true_levels=true_levels,
-                     assigned_levels=assigned, values=vals, correct_level=correct, scores=idx,
-                     truth=tr)  # fmt: skip
+    return JudgeData(
+        counts=counts,
+        mask=~fam & (counts.sum(2) > 0),
+        same_family=fam,
+        candidates=tuple(candidates),
+        judges=tuple(judges),
+        true_levels=true_levels,
+        assigned_levels=assigned,
+        values=vals,
+        correct_level=correct,
+        scores=idx,
+        truth=tr,
+    )
 
 
 #: The judges of seed 004's SummEval experiment (column names in the shared CSV).
 SUMMEVAL_JUDGES = ("j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b")
 
 
-def summeval(
-    path: str | Path, dim: str, *, judges: Sequence[str] = SUMMEVAL_JUDGES
-) -> JudgeData:
+def summeval(path: str | Path, dim: str, *, judges: Sequence[str] = SUMMEVAL_JUDGES) -> JudgeData:
     """One SummEval dimension (coherence, consistency, fluency, relevance) from the shared CSV:
     12 systems x 100 documents, 1-5 scores of the given judge columns; ground truth = the
     systems' mean expert score. No judge is a candidate, so no pair is excluded."""
@@ -270,6 +291,14 @@ def collapse_levels(data: JudgeData, groups: Sequence[Sequence[int]]) -> JudgeDa
         ok = ~np.isnan(data.scores)
         scores = np.full(data.scores.shape, np.nan)
         scores[ok] = lut[data.scores[ok].astype(int)]
-    return JudgeData(**{**data.__dict__, "counts": counts, "true_levels": labels,
-                        "assigned_levels": labels, "values": vals,
-                        "correct_level": np.arange(len(groups)), "scores": scores})  # fmt: skip
+    return JudgeData(
+        **{
+            **data.__dict__,
+            "counts": counts,
+            "true_levels": labels,
+            "assigned_levels": labels,
+            "values": vals,
+            "correct_level": np.arange(len(groups)),
+            "scores": scores,
+        }
+    )

@@ -65,8 +65,12 @@ def two_level_identifiable(
         why = "Assumption 3 fails: an adversarial judge can flip the ranking (label flipping)."
     else:
         why = "moderate constancy needs J >= 2 judges and K >= 4 candidates (Theorem 1 (ii))."
-    return {"identifiable": bool(cond_i or cond_ii), "condition_i": bool(cond_i),
-            "condition_ii": bool(cond_ii), "reason": why}  # fmt: skip
+    return {
+        "identifiable": bool(cond_i or cond_ii),
+        "condition_i": bool(cond_i),
+        "condition_ii": bool(cond_ii),
+        "reason": why,
+    }
 
 
 def two_level_prevalence(gamma_high: ArrayLike, theta: ArrayLike) -> NDArray[np.float64]:
@@ -133,8 +137,14 @@ def plot_simplex(
     corners = ternary_xy(np.eye(3))
     ax.plot(*np.vstack([corners, corners[:1]]).T, color="0.3", lw=1)
     for c, lab in zip(corners, levels, strict=True):
-        ax.annotate(lab, c, xytext=(0, -12 if c[1] == 0 else 6), textcoords="offset points",
-                    ha="center", fontsize=9)  # fmt: skip
+        ax.annotate(
+            lab,
+            c,
+            xytext=(0, -12 if c[1] == 0 else 6),
+            textcoords="offset points",
+            ha="center",
+            fontsize=9,
+        )
     markers = "os^Dv<>p"
     cmap = plt.get_cmap("tab10")
     for j, name in enumerate(judges):
@@ -143,8 +153,15 @@ def plot_simplex(
         ax.scatter(*v.T, marker="*", s=120, color=cmap(j), zorder=3)
         pts = ternary_xy(gamma[j])
         for k, cand in enumerate(candidates):
-            ax.scatter(*pts[k], marker=markers[k % len(markers)], color=cmap(j), s=28,
-                       edgecolor="k", lw=0.4, zorder=4)  # fmt: skip
+            ax.scatter(
+                *pts[k],
+                marker=markers[k % len(markers)],
+                color=cmap(j),
+                s=28,
+                edgecolor="k",
+                lw=0.4,
+                zorder=4,
+            )
             if j == 0:
                 ax.annotate(cand, pts[k], xytext=(4, 3), textcoords="offset points", fontsize=7)
     ax.set_aspect("equal")

@@ -129,6 +129,9 @@ def to_results(df: pd.DataFrame, *, source: str = "table", require_all_questions
     return xr.DataArray(
         values,
         dims=("model", "question", "trial"),
-        coords={"model": np.asarray(models, dtype=object).astype(str),
-                "question": np.asarray(questions).astype(str), "trial": np.arange(n_trials)},
-    )  # fmt: skip
+        coords={
+            "model": np.asarray(models, dtype=object).astype(str),
+            "question": np.asarray(questions).astype(str),
+            "trial": np.arange(n_trials),
+        },
+    )

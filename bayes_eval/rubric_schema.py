@@ -232,8 +232,17 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
     """
     if not isinstance(spec, Mapping):
         raise ValueError(f"{source}: expected a table/mapping, got {type(spec).__name__}.")
-    known = {"name", "description", "categories", "weights", "invalid", "thresholds",
-             "variables", "note", "key"}  # fmt: skip
+    known = {
+        "name",
+        "description",
+        "categories",
+        "weights",
+        "invalid",
+        "thresholds",
+        "variables",
+        "note",
+        "key",
+    }
     unknown = sorted(set(spec) - known)
     if unknown:
         raise ValueError(f"{source}: unknown key(s) {unknown}; expected some of {sorted(known)}.")
@@ -259,8 +268,9 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
         if among is not None:
             parse_expression(str(among), where=f"{where}, threshold {tname!r} 'among'")
         thresholds[tname] = Threshold(str(tspec["signal"]), float(pct), among)
-    variables = {k: parse_expression(v, where=f"Table 4 variable {k!r}")
-                 for k, v in TABLE4_VARIABLES.items()}  # fmt: skip
+    variables = {
+        k: parse_expression(v, where=f"Table 4 variable {k!r}") for k, v in TABLE4_VARIABLES.items()
+    }
     for vname, text in dict(spec.get("variables") or {}).items():
         if vname in variables or vname in thresholds:
             raise ValueError(f"{where}: variable {vname!r} redefines an existing name.")
@@ -297,11 +307,17 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
         raise ValueError(f"{where}: 'weights' contains a non-finite value.")
     invalid = parse_expression(str(spec.get("invalid", INVALID_RULE)), where=f"{where}, invalid")
     schema = Schema(
-        name=name.strip(), key=str(spec.get("key") or _key(name)),
-        description=str(spec.get("description", "")), labels=tuple(labels), rules=tuple(rules),
-        weights=w, invalid=invalid, thresholds=thresholds, variables=variables,
+        name=name.strip(),
+        key=str(spec.get("key") or _key(name)),
+        description=str(spec.get("description", "")),
+        labels=tuple(labels),
+        rules=tuple(rules),
+        weights=w,
+        invalid=invalid,
+        thresholds=thresholds,
+        variables=variables,
         note=str(spec.get("note", "")),
-    )  # fmt: skip
+    )
     order = _variable_order(schema, where)
     for tname, th in thresholds.items():
         if th.among is not None:
@@ -351,10 +367,15 @@ def load_schema(path: str | Path) -> Schema:
 
 def _builtin(name, description, categories, weights, note=""):
     return schema_from_spec(
-        {"name": name, "description": description, "weights": weights, "note": note,
-         "categories": [{"label": c, "when": c} for c in categories]},
+        {
+            "name": name,
+            "description": description,
+            "weights": weights,
+            "note": note,
+            "categories": [{"label": c, "when": c} for c in categories],
+        },
         source="built-in schema",
-    )  # fmt: skip
+    )
 
 
 _NOT_WHC = "wrong and not wrong_high_conf"
@@ -362,56 +383,123 @@ _NOT_WHC = "wrong and not wrong_high_conf"
 SCHEMATA: dict[str, Schema] = {
     s.key: s
     for s in (
-        _builtin("Exact Match", "Correctness only; ignores formatting, confidence and length.",
-                 ["wrong", "correct"], [0, 0, 1]),
-        _builtin("Format Aware", "Rewards boxed answers; distinguishes boxed/unboxed even when "
-                 "wrong (weights from App. F).",
-                 ["wrong and unboxed", "wrong and boxed", "correct and unboxed",
-                  "correct and boxed"], [0, 0, 1, 2, 3]),
-        _builtin("Conf-Calibrated", "Penalises confidently wrong; grades correct answers by "
-                 "confidence (low/mid/high).",
-                 [_NOT_WHC, "wrong_high_conf", "correct_low_conf", "correct_mid_conf",
-                  "correct_high_conf"], [0, 1, 0, 2, 3, 4],
-                 "wrong and low_conf read as wrong and not wrong_high_conf; correct levels from "
-                 "corr_p33/corr_p66."),
-        _builtin("OOD Robustness", "Separates in-distribution and OOD prompts; checks "
-                 "correctness under both (correct on an OOD prompt weighs more).",
-                 ["ood and wrong", "ind and wrong", "ood and correct", "ind and correct"],
-                 [0, 0, 0, 2, 1]),
-        _builtin("Strict Compliance", "Requires boxed final answers; unboxed-correct is "
-                 "non-compliant.", ["wrong or (correct and unboxed)", "correct and boxed"],
-                 [0, 0, 1]),
-        _builtin("Conf-Wrong Penalty", "Heavier penalty for wrong answers at high confidence.",
-                 ["wrong_high_conf", _NOT_WHC, "correct"], [0, -1, 0, 1],
-                 "wrong and low_conf read as wrong and not wrong_high_conf."),
-        _builtin("Verifier-Only", "Verifier signals alone (model-agnostic).",
-                 ["not A_high and compass_context_C > compass_context_B",
-                  "not A_high and compass_context_B >= compass_context_C", "A_high"],
-                 [0, 0, 0, 1],
-                 "high C / high B read as the larger of C and B when A is not high."),
-        _builtin("Format+Confidence", "(boxed/unboxed) x (low/high confidence) for wrong and "
-                 "correct; rewards boxed high-confidence correct, penalises confidently wrong.",
-                 ["wrong and unboxed", "wrong and boxed and low_conf",
-                  "wrong and boxed and high_conf", "correct and unboxed and low_conf",
-                  "correct and unboxed and high_conf", "correct and boxed and low_conf",
-                  "correct and boxed and high_conf"], [0, 0, 1, 0, 2, 3, 4, 5]),
-        _builtin("Length-Robust", "Correctness irrespective of verbosity (same categories as "
-                 "Exact Match).", ["wrong", "correct"], [0, 0, 1]),
-        _builtin("Verifier Prob", "Agreement with the verifier: wrong with high A is "
-                 "inconsistent; distinguishes under/over-confidence on correct.",
-                 ["wrong and A_high", "wrong and not A_high", "correct and not A_high",
-                  "correct and A_high"], [0, 0, 1, 2, 3]),
-        _builtin("Efficiency-Adjusted", "Rewards short correct completions; penalises verbose "
-                 "outputs, especially wrong ones.",
-                 ["wrong and economical", "wrong and moderate", "wrong and verbose",
-                  "correct and economical", "correct and moderate", "correct and verbose"],
-                 [0, 0, -1, -2, 3, 2, 1]),
-        _builtin("Concision-High-Conf", "Prefers concise, high-confidence correct answers; "
-                 "downweights verbose correctness.",
-                 ["wrong", "correct and verbose", "correct and moderate",
-                  "correct and economical and low_conf", "correct and economical and high_conf"],
-                 [0, 0, 1, 2, 3, 4],
-                 "category 4 is correct and economical and low_conf (excludes category 5)."),
+        _builtin(
+            "Exact Match",
+            "Correctness only; ignores formatting, confidence and length.",
+            ["wrong", "correct"],
+            [0, 0, 1],
+        ),
+        _builtin(
+            "Format Aware",
+            "Rewards boxed answers; distinguishes boxed/unboxed even when "
+            "wrong (weights from App. F).",
+            ["wrong and unboxed", "wrong and boxed", "correct and unboxed", "correct and boxed"],
+            [0, 0, 1, 2, 3],
+        ),
+        _builtin(
+            "Conf-Calibrated",
+            "Penalises confidently wrong; grades correct answers by confidence (low/mid/high).",
+            [
+                _NOT_WHC,
+                "wrong_high_conf",
+                "correct_low_conf",
+                "correct_mid_conf",
+                "correct_high_conf",
+            ],
+            [0, 1, 0, 2, 3, 4],
+            "wrong and low_conf read as wrong and not wrong_high_conf; correct levels from "
+            "corr_p33/corr_p66.",
+        ),
+        _builtin(
+            "OOD Robustness",
+            "Separates in-distribution and OOD prompts; checks "
+            "correctness under both (correct on an OOD prompt weighs more).",
+            ["ood and wrong", "ind and wrong", "ood and correct", "ind and correct"],
+            [0, 0, 0, 2, 1],
+        ),
+        _builtin(
+            "Strict Compliance",
+            "Requires boxed final answers; unboxed-correct is non-compliant.",
+            ["wrong or (correct and unboxed)", "correct and boxed"],
+            [0, 0, 1],
+        ),
+        _builtin(
+            "Conf-Wrong Penalty",
+            "Heavier penalty for wrong answers at high confidence.",
+            ["wrong_high_conf", _NOT_WHC, "correct"],
+            [0, -1, 0, 1],
+            "wrong and low_conf read as wrong and not wrong_high_conf.",
+        ),
+        _builtin(
+            "Verifier-Only",
+            "Verifier signals alone (model-agnostic).",
+            [
+                "not A_high and compass_context_C > compass_context_B",
+                "not A_high and compass_context_B >= compass_context_C",
+                "A_high",
+            ],
+            [0, 0, 0, 1],
+            "high C / high B read as the larger of C and B when A is not high.",
+        ),
+        _builtin(
+            "Format+Confidence",
+            "(boxed/unboxed) x (low/high confidence) for wrong and "
+            "correct; rewards boxed high-confidence correct, penalises confidently wrong.",
+            [
+                "wrong and unboxed",
+                "wrong and boxed and low_conf",
+                "wrong and boxed and high_conf",
+                "correct and unboxed and low_conf",
+                "correct and unboxed and high_conf",
+                "correct and boxed and low_conf",
+                "correct and boxed and high_conf",
+            ],
+            [0, 0, 1, 0, 2, 3, 4, 5],
+        ),
+        _builtin(
+            "Length-Robust",
+            "Correctness irrespective of verbosity (same categories as Exact Match).",
+            ["wrong", "correct"],
+            [0, 0, 1],
+        ),
+        _builtin(
+            "Verifier Prob",
+            "Agreement with the verifier: wrong with high A is "
+            "inconsistent; distinguishes under/over-confidence on correct.",
+            [
+                "wrong and A_high",
+                "wrong and not A_high",
+                "correct and not A_high",
+                "correct and A_high",
+            ],
+            [0, 0, 1, 2, 3],
+        ),
+        _builtin(
+            "Efficiency-Adjusted",
+            "Rewards short correct completions; penalises verbose outputs, especially wrong ones.",
+            [
+                "wrong and economical",
+                "wrong and moderate",
+                "wrong and verbose",
+                "correct and economical",
+                "correct and moderate",
+                "correct and verbose",
+            ],
+            [0, 0, -1, -2, 3, 2, 1],
+        ),
+        _builtin(
+            "Concision-High-Conf",
+            "Prefers concise, high-confidence correct answers; downweights verbose correctness.",
+            [
+                "wrong",
+                "correct and verbose",
+                "correct and moderate",
+                "correct and economical and low_conf",
+                "correct and economical and high_conf",
+            ],
+            [0, 0, 1, 2, 3, 4],
+            "category 4 is correct and economical and low_conf (excludes category 5).",
+        ),
     )
 }
 
@@ -719,9 +807,13 @@ def categorize(
         first = next(iter(coords_like.data_vars.values()))
         R = first.copy(data=labels).rename(f"category ({schema.key})")
     return RubricCategories(
-        R=R, weights=w, thresholds=th, schema=schema, counts=counts.astype(np.int64),
+        R=R,
+        weights=w,
+        thresholds=th,
+        schema=schema,
+        counts=counts.astype(np.int64),
         missing_signals=missing_opt,
-    )  # fmt: skip
+    )
 
 
 def describe_schemata() -> list[dict[str, object]]:
@@ -730,10 +822,16 @@ def describe_schemata() -> list[dict[str, object]]:
     for s in SCHEMATA.values():
         req, opt = s.signals()
         out.append(
-            {"key": s.key, "name": s.name, "description": s.description,
-             "categories": list(s.labels), "weights": list(s.weights),
-             "required_signals": list(req), "optional_signals": list(opt),
-             "thresholds": sorted(s._used_thresholds()), "note": s.note}
-        )  # fmt: skip
+            {
+                "key": s.key,
+                "name": s.name,
+                "description": s.description,
+                "categories": list(s.labels),
+                "weights": list(s.weights),
+                "required_signals": list(req),
+                "optional_signals": list(opt),
+                "thresholds": sorted(s._used_thresholds()),
+                "note": s.note,
+            }
+        )
     return out
-

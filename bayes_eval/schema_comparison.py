@@ -71,8 +71,11 @@ def compare_schemata(
             + "; ".join(f"{k}: {v}" for k, v in skipped.items())
         )
     out = xr.concat(rows, dim=xr.DataArray(names, dims="schema", name="schema"))
-    out.attrs = {"confidence": confidence, "thresholds": str(thresholds),
-                 "skipped": str(sorted(skipped))}  # fmt: skip
+    out.attrs = {
+        "confidence": confidence,
+        "thresholds": str(thresholds),
+        "skipped": str(sorted(skipped)),
+    }
     return out
 
 
@@ -87,8 +90,14 @@ def plot_schema_ranks(table: xr.Dataset, path: str | Path, *, ci_aware: bool = F
     x = np.arange(len(schemata))
     for j, m in enumerate(models):
         ax.plot(x, ranks[:, j], marker="o", lw=1.5)
-        ax.annotate(m, (x[-1], ranks[-1, j]), xytext=(6, 0), textcoords="offset points",
-                    va="center", fontsize=8)  # fmt: skip
+        ax.annotate(
+            m,
+            (x[-1], ranks[-1, j]),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
     ax.set_xticks(x, schemata, rotation=35, ha="right")
     ax.invert_yaxis()
     ax.set_ylabel("CI-aware rank" if ci_aware else "competition rank")

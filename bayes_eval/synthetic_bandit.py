@@ -65,8 +65,9 @@ def _match_moments(z: NDArray[np.float64], mean: float, sd: float) -> NDArray[np
         t = special.expit(p[0] + np.exp(p[1]) * z)
         return [t.mean() - mean, t.std() - sd]
 
-    sol = optimize.least_squares(resid, [special.logit(mean), np.log(4 * sd)], xtol=1e-14,
-                                 ftol=1e-14, gtol=1e-14)  # fmt: skip
+    sol = optimize.least_squares(
+        resid, [special.logit(mean), np.log(4 * sd)], xtol=1e-14, ftol=1e-14, gtol=1e-14
+    )
     if np.max(np.abs(sol.fun)) > 1e-8:  # pragma: no cover - unreachable for sane moments
         raise ValueError(f"cannot match arm-accuracy mean {mean} and sd {sd}.")
     return special.expit(sol.x[0] + np.exp(sol.x[1]) * z)
@@ -114,11 +115,13 @@ def _from_arms_csv(path, name, mean, sd, n_examples, seed, prior):
     rng = np.random.default_rng(seed)
     models = sorted(arms["model"].unique())
     model_eff = dict(zip(models, rng.normal(0.0, 1.0, len(models)), strict=True))
-    z = (arms["model"].map(model_eff).to_numpy()
-         + 0.3 * (arms["prompt"] == "step_by_step").to_numpy()
-         - 0.4 * arms["temperature"].to_numpy()
-         + 0.2 * (arms["max_tokens"] >= 512).to_numpy()
-         + rng.normal(0.0, 0.2, len(arms)))  # fmt: skip
+    z = (
+        arms["model"].map(model_eff).to_numpy()
+        + 0.3 * (arms["prompt"] == "step_by_step").to_numpy()
+        - 0.4 * arms["temperature"].to_numpy()
+        + 0.2 * (arms["max_tokens"] >= 512).to_numpy()
+        + rng.normal(0.0, 0.2, len(arms))
+    )
     matrix = _calibrated_matrix(z, mean, sd, n_examples, rng)
     labels = tuple(
         f"{r.model}|{r.prompt}|T={r.temperature}|{r.max_tokens}" for r in arms.itertuples()
@@ -133,8 +136,7 @@ def gsm8k_like(arms_csv: str | Path, *, n_examples: int = 1000, seed: int = 0) -
 
 def piqa_like(arms_csv: str | Path, *, n_examples: int = 1000, seed: int = 0) -> BanditDataset:
     """103 x 1000 PIQA mimic from ``piqa_arms.csv`` (input price only)."""
-    return _from_arms_csv(arms_csv, "piqa-like", 0.4, np.sqrt(0.02), n_examples, seed,
-                          (0.4, 0.02))  # fmt: skip
+    return _from_arms_csv(arms_csv, "piqa-like", 0.4, np.sqrt(0.02), n_examples, seed, (0.4, 0.02))
 
 
 def mmlu_like(

@@ -91,8 +91,9 @@ def ucbe_observe(state: UCBEState, arm: int, outcome: ArrayLike) -> UCBEState:
     counts[arm] += y.size
     sums.setflags(write=False)
     counts.setflags(write=False)
-    return replace(state, sums=sums, counts=counts, cells=state.cells + y.size,
-                   steps=state.steps + 1)  # fmt: skip
+    return replace(
+        state, sums=sums, counts=counts, cells=state.cells + y.size, steps=state.steps + 1
+    )
 
 
 def ucbe_recommend(state: UCBEState) -> int:
@@ -147,9 +148,18 @@ def lrf_init(
         raise ValueError("need 0 <= warmup < 1, ensemble >= 2, iterations >= 1, refit_every >= 1.")
     obs = np.full((n_arms, n_examples), np.nan)
     obs.setflags(write=False)
-    return LRFState(obs, int(batch_size), int(np.ceil(warmup * n_arms * n_examples)),
-                    int(ensemble), int(iterations), float(reg), float(drop), float(bonus),
-                    int(refit_every), int(seed))  # fmt: skip
+    return LRFState(
+        obs,
+        int(batch_size),
+        int(np.ceil(warmup * n_arms * n_examples)),
+        int(ensemble),
+        int(iterations),
+        float(reg),
+        float(drop),
+        float(bonus),
+        int(refit_every),
+        int(seed),
+    )
 
 
 def _fit(state: LRFState) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

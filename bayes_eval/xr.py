@@ -130,9 +130,16 @@ def bayes_ci(
     R, values, mask = _unpack(R, skipna)
     r0, r0_mask = _aligned_prior(R0, R)
     out = _bayes.bayes_ci(
-        values, w, r0, confidence=confidence, bounds=bounds, interval=interval,
-        alpha0=alpha0, mask=mask, R0_mask=r0_mask,
-    )  # fmt: skip
+        values,
+        w,
+        r0,
+        confidence=confidence,
+        bounds=bounds,
+        interval=interval,
+        alpha0=alpha0,
+        mask=mask,
+        R0_mask=r0_mask,
+    )
     attrs = {"estimator": "Bayes@N", "confidence": confidence, "interval": interval}
     return _dataset(R, ("mu", "sigma", "lo", "hi"), out, attrs)
 
@@ -150,9 +157,14 @@ def avg_ci(
     """avg@N ``a``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.avg_ci`)."""
     R, values, mask = _unpack(R, skipna)
     out = _avg.avg_ci(
-        values, w, confidence=confidence, bounds=bounds, interval=interval, alpha0=alpha0,
+        values,
+        w,
+        confidence=confidence,
+        bounds=bounds,
+        interval=interval,
+        alpha0=alpha0,
         mask=mask,
-    )  # fmt: skip
+    )
     attrs = {"estimator": "avg@N", "confidence": confidence, "interval": interval}
     return _dataset(R, ("a", "sigma", "lo", "hi"), out, attrs)
 
@@ -195,8 +207,16 @@ def pass_family_ci(
     for kk in ks:
         kk = int(kk)
         cols["estimate"].append(point_fn(values, kk, *extra, mask=mask))
-        out = ci_fn(values, kk, *extra, confidence=confidence, bounds=bounds, alpha0=alpha0,
-                    beta0=beta0, mask=mask)  # fmt: skip
+        out = ci_fn(
+            values,
+            kk,
+            *extra,
+            confidence=confidence,
+            bounds=bounds,
+            alpha0=alpha0,
+            beta0=beta0,
+            mask=mask,
+        )
         for name, v in zip(("mu", "sigma", "lo", "hi"), out, strict=True):
             cols[name].append(v)
     dims = ("k", "model") if "model" in R.dims else ("k",)

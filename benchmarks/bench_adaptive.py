@@ -38,8 +38,16 @@ def bench_roots() -> float:
 def bench_decision(n_arms: int = 1500, steps: int = 5000) -> float:
     rng = np.random.default_rng(0)
     Y = (rng.random((n_arms, 100)) < rng.uniform(0.2, 0.8, (n_arms, 1))).astype(float)
-    s = gp.init(n_arms, 100, batch_size=4, granularity="cell", costs=1.0, cost_scale=1e-4,
-                prior_mean=0.6, prior_var=0.02)  # fmt: skip
+    s = gp.init(
+        n_arms,
+        100,
+        batch_size=4,
+        granularity="cell",
+        costs=1.0,
+        cost_scale=1e-4,
+        prior_mean=0.6,
+        prior_var=0.02,
+    )
     taken = np.zeros(n_arms, dtype=int)
     t = time.perf_counter()
     for _ in range(steps):
@@ -54,16 +62,17 @@ def bench_mmlu(subjects: list[str], seeds: int) -> dict:
     out = {}
     for subject in subjects:
         data = mmlu_like(META, subject, n_examples=100, seed=0)
-        ds = simulate(data, batch_size=4, budget=0.05, seeds=seeds, grid_points=101,
-                      progress=True)  # fmt: skip
+        ds = simulate(data, batch_size=4, budget=0.05, seeds=seeds, grid_points=101, progress=True)
         res = {}
         for f in (0.01, 0.02, 0.05):
             sel = ds.sel(fraction=f, method="nearest")
             res[f"{100 * f:g}%"] = {
-                str(p): [round(float(sel["regret_mean"].sel(policy=p)), 4),
-                         round(float(sel["regret_se"].sel(policy=p)), 4)]
+                str(p): [
+                    round(float(sel["regret_mean"].sel(policy=p)), 4),
+                    round(float(sel["regret_se"].sel(policy=p)), 4),
+                ]
                 for p in ds["policy"].values
-            }  # fmt: skip
+            }
         out[subject] = res
     return out
 

@@ -26,8 +26,16 @@ def main() -> None:
     out = {}
     for label, methods in (("bayes", ["bayes"]), ("pass_family", list(DEFAULT_METHODS[1:]))):
         start = time.perf_counter()
-        st = stability(R, methods, scheme="column", replicates=args.replicates, replace=False,
-                       keep_tau=False, seed=0, progress=not args.json)  # fmt: skip
+        st = stability(
+            R,
+            methods,
+            scheme="column",
+            replicates=args.replicates,
+            replace=False,
+            keep_tau=False,
+            seed=0,
+            progress=not args.json,
+        )
         out[label] = {
             "seconds": time.perf_counter() - start,
             "methods": methods,

@@ -37,15 +37,20 @@ def main() -> None:
         elapsed = time.perf_counter() - start
         methods = sorted(table)
         out[f"M{m}_N{n}_C{c}"] = {
-            "reps": reps, "methods": methods, "simulate_s": sim, "intervals_s": elapsed,
+            "reps": reps,
+            "methods": methods,
+            "simulate_s": sim,
+            "intervals_s": elapsed,
             "evaluations_per_s": reps * len(methods) / elapsed,
-        }  # fmt: skip
+        }
     if args.json:
         print(json.dumps(out, indent=2))
         return
     for key, r in out.items():
-        print(f"{key}: {r['evaluations_per_s']:,.0f} (R, interval) evaluations/s over {len(r['methods'])} "
-              f"methods ({r['reps']} reps; simulation {r['simulate_s']:.2f} s) target >= 100,000")  # fmt: skip
+        print(
+            f"{key}: {r['evaluations_per_s']:,.0f} (R, interval) evaluations/s over {len(r['methods'])} "
+            f"methods ({r['reps']} reps; simulation {r['simulate_s']:.2f} s) target >= 100,000"
+        )
 
 
 if __name__ == "__main__":

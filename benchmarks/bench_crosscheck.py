@@ -36,11 +36,14 @@ def main() -> None:
         sampling = float(stats.attrs.get("sampling_time", float("nan")))
         ess = float(result.models["ess_bulk"].min())
         out[sampler] = {
-            "wall_s": wall, "sampling_s": sampling, "min_ess_bulk_pi_bar": ess,
-            "ess_per_s_wall": ess / wall, "passed": result.passed,
+            "wall_s": wall,
+            "sampling_s": sampling,
+            "min_ess_bulk_pi_bar": ess,
+            "ess_per_s_wall": ess / wall,
+            "passed": result.passed,
             "divergences": int(result.models.attrs["divergences"]),
             "max_abs_z_mean": float(abs(result.models["z_mean"]).max()),
-        }  # fmt: skip
+        }
     if args.json:
         print(json.dumps(out, indent=2))
         return

@@ -146,8 +146,15 @@ def crosscheck(
     """
     model = matching_model(R, w, R0, alpha0=alpha0, mask=mask, models=models)
     info = model.bayes_eval_info
-    idata = sample(model, draws=draws, tune=tune, chains=chains, seed=seed, sampler=sampler,
-                   progressbar=progressbar)  # fmt: skip
+    idata = sample(
+        model,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=seed,
+        sampler=sampler,
+        progressbar=progressbar,
+    )
     closed = idata["closed_form"].to_dataset()
     mu, sigma = closed["mu"].values, closed["sigma"].values
     posterior = idata["posterior"].to_dataset()
@@ -173,11 +180,15 @@ def crosscheck(
     z_mc_mean = (mc_mean - mu) / (mc_sd / np.sqrt(mc_draws))
     z_mc_sd = (mc_sd - sigma) / (mc_sd / np.sqrt(2 * mc_draws))  # normal-theory SE of an sd
     checks = {
-        "z_mean": np.abs(z_mean) < Z_TOL, "z_sd": np.abs(z_sd) < Z_TOL,
-        "z_mc_mean": np.abs(z_mc_mean) < Z_TOL, "z_mc_sd": np.abs(z_mc_sd) < Z_TOL,
-        "r_hat": rhat <= RHAT_MAX, "ess_bulk": ess_bulk >= ESS_MIN, "ess_tail": ess_tail >= ESS_MIN,
+        "z_mean": np.abs(z_mean) < Z_TOL,
+        "z_sd": np.abs(z_sd) < Z_TOL,
+        "z_mc_mean": np.abs(z_mc_mean) < Z_TOL,
+        "z_mc_sd": np.abs(z_mc_sd) < Z_TOL,
+        "r_hat": rhat <= RHAT_MAX,
+        "ess_bulk": ess_bulk >= ESS_MIN,
+        "ess_tail": ess_tail >= ESS_MIN,
         "divergences": np.full(mu.size, divergences == 0),
-    }  # fmt: skip
+    }
     passed = np.logical_and.reduce(list(checks.values()))
     reason = np.array(
         [", ".join(k for k, ok in checks.items() if not ok[i]) for i in range(mu.size)]
@@ -185,22 +196,38 @@ def crosscheck(
     coords = {"model": info.data.coords["model"]}
     rows = xr.Dataset(
         {
-            "mu": ("model", mu), "sigma": ("model", sigma),
-            "nuts_mean": ("model", nuts_mean), "nuts_sd": ("model", nuts_sd),
-            "mcse_mean": ("model", mcse_mean), "mcse_sd": ("model", mcse_sd),
-            "z_mean": ("model", z_mean), "z_sd": ("model", z_sd),
-            "mc_mean": ("model", mc_mean), "mc_sd": ("model", mc_sd),
-            "z_mc_mean": ("model", z_mc_mean), "z_mc_sd": ("model", z_mc_sd),
-            "r_hat": ("model", rhat), "r_hat_pi_max": ("model", rhat_pi),
-            "ess_bulk": ("model", ess_bulk), "ess_tail": ("model", ess_tail),
-            "ess_bulk_pi_min": ("model", ess_pi), "passed": ("model", passed),
+            "mu": ("model", mu),
+            "sigma": ("model", sigma),
+            "nuts_mean": ("model", nuts_mean),
+            "nuts_sd": ("model", nuts_sd),
+            "mcse_mean": ("model", mcse_mean),
+            "mcse_sd": ("model", mcse_sd),
+            "z_mean": ("model", z_mean),
+            "z_sd": ("model", z_sd),
+            "mc_mean": ("model", mc_mean),
+            "mc_sd": ("model", mc_sd),
+            "z_mc_mean": ("model", z_mc_mean),
+            "z_mc_sd": ("model", z_mc_sd),
+            "r_hat": ("model", rhat),
+            "r_hat_pi_max": ("model", rhat_pi),
+            "ess_bulk": ("model", ess_bulk),
+            "ess_tail": ("model", ess_tail),
+            "ess_bulk_pi_min": ("model", ess_pi),
+            "passed": ("model", passed),
             "failed_checks": ("model", reason),
         },
         coords=coords,
-        attrs={"divergences": divergences, "z_tol": Z_TOL, "r_hat_max": RHAT_MAX,
-               "ess_min": ESS_MIN, "mc_draws": int(mc_draws), "sampler": sampler,
-               "draws": draws, "chains": chains},
-    )  # fmt: skip
+        attrs={
+            "divergences": divergences,
+            "z_tol": Z_TOL,
+            "r_hat_max": RHAT_MAX,
+            "ess_min": ESS_MIN,
+            "mc_draws": int(mc_draws),
+            "sampler": sampler,
+            "draws": draws,
+            "chains": chains,
+        },
+    )
 
     # pairs: Gaussian rho, NUTS draws, exact
     n_models = mu.size
@@ -231,12 +258,15 @@ def crosscheck(
     pairs = xr.Dataset(
         {
             "rho_normal": (pdims, np.where(np.eye(n_models, dtype=bool), np.nan, rho)),
-            "p_nuts": (pdims, p_nuts), "mcse_p_nuts": (pdims, mcse_p), "p_exact": (pdims, p_exact),
-            "normal_minus_exact": (pdims, rho - p_exact), "passed": (pdims, pair_ok),
+            "p_nuts": (pdims, p_nuts),
+            "mcse_p_nuts": (pdims, mcse_p),
+            "p_exact": (pdims, p_exact),
+            "normal_minus_exact": (pdims, rho - p_exact),
+            "passed": (pdims, pair_ok),
         },
         coords=pcoords,
         attrs={"tolerance": f"|p_nuts - p_exact| <= {Z_TOL} MCSE + {EXACT_TOL}"},
-    )  # fmt: skip
+    )
     idata["crosscheck_models"] = xr.DataTree(rows)
     idata["crosscheck_pairs"] = xr.DataTree(pairs)
     return CrossCheck(idata=idata, models=rows, pairs=pairs)

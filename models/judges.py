@@ -168,9 +168,13 @@ def judge_model(
     if unjudged:
         raise ValueError(f"candidate(s) {unjudged} have no admissible judge scores.")
     pairs = [f"{data.judges[j]}|{data.candidates[k]}" for j, k in zip(jj, kk, strict=True)]
-    coords = {"candidate": list(data.candidates), "judge": list(data.judges),
-              "level": list(data.true_levels), "assigned": list(data.assigned_levels),
-              "pair": pairs}  # fmt: skip
+    coords = {
+        "candidate": list(data.candidates),
+        "judge": list(data.judges),
+        "level": list(data.true_levels),
+        "assigned": list(data.assigned_levels),
+        "pair": pairs,
+    }
     with pm.Model(coords=coords) as model:
         counts = pm.Data("counts", data.counts[jj, kk], dims=("pair", "assigned"))
         values = pm.Data("values", data.values, dims="level")
@@ -182,7 +186,8 @@ def judge_model(
             om = pm.Data("omega", float(omega))
         rho = pm.Beta("rho", 1.0, 1.0, dims="judge")
         theta = pm.Deterministic(
-            "theta", _dag_theta(rho * bmax, J, M, L, data.correct_level, root),
+            "theta",
+            _dag_theta(rho * bmax, J, M, L, data.correct_level, root),
             dims=("judge", "level", "assigned"),
         )
         pi = pm.Dirichlet("pi", a=np.ones(M), dims=("candidate", "level"))
@@ -196,17 +201,29 @@ def judge_model(
             pi_jk = pt.broadcast_to(pi[None], (J, K, M))
         gamma = (pi_jk[:, :, :, None] * theta[:, None, :, :]).sum(axis=2)
         gamma_pair = gamma[jj, kk]
-        pm.Multinomial("scores", n=counts.sum(axis=1), p=gamma_pair, observed=counts,
-                       dims=("pair", "assigned"))  # fmt: skip
+        pm.Multinomial(
+            "scores", n=counts.sum(axis=1), p=gamma_pair, observed=counts, dims=("pair", "assigned")
+        )
         pm.Deterministic("expected_score", (pi * values[None, :]).sum(axis=1), dims="candidate")
-    model.bayes_eval_judges = {"data": data, "omega": omega, "beta_max": beta_max,  # type: ignore[attr-defined]
-                               "integrated": integrated}  # fmt: skip
+    model.bayes_eval_judges = {
+        "data": data,
+        "omega": omega,
+        "beta_max": beta_max,  # type: ignore[attr-defined]
+        "integrated": integrated,
+    }
     return model
 
 
 def dag_prior_draws(
-    M: int, L: int | None = None, *, J: int = 1, beta_max: float = 5.0, draws: int = 1000,
-    correct_level: Sequence[int] | None = None, root: str = "boosted", seed: int = 0,
+    M: int,
+    L: int | None = None,
+    *,
+    J: int = 1,
+    beta_max: float = 5.0,
+    draws: int = 1000,
+    correct_level: Sequence[int] | None = None,
+    root: str = "boosted",
+    seed: int = 0,
 ) -> np.ndarray:
     """Prior draws ``(draws, J, M, L)`` of the confusion matrices (for checks and plots)."""
     L = M if L is None else L
@@ -293,9 +310,14 @@ def fit_judges(
     s = settings or FitSettings()
     if model is None:
         model = judge_model(
-            data, omega=omega, beta_max=beta_max, integrated=integrated, delta=delta, root=root,
+            data,
+            omega=omega,
+            beta_max=beta_max,
+            integrated=integrated,
+            delta=delta,
+            root=root,
             exclude_same_family=exclude_same_family,
-        )  # fmt: skip
+        )
     else:  # reuse a built model: same pairs, new counts and prior settings
         built = model.bayes_eval_judges["data"]  # type: ignore[attr-defined]
         now = data.with_mask(exclude_same_family)
@@ -311,10 +333,18 @@ def fit_judges(
     import os
 
     cores = s.cores or max(1, min(s.chains, len(os.sched_getaffinity(0))))
-    idata = pm.sample(draws=s.draws, tune=s.tune, chains=s.chains, cores=cores,
-                      random_seed=s.seed, target_accept=s.target_accept, model=model,
-                      progressbar=s.progressbar, compute_convergence_checks=False,
-                      nuts_sampler=s.sampler)  # fmt: skip
+    idata = pm.sample(
+        draws=s.draws,
+        tune=s.tune,
+        chains=s.chains,
+        cores=cores,
+        random_seed=s.seed,
+        target_accept=s.target_accept,
+        model=model,
+        progressbar=s.progressbar,
+        compute_convergence_checks=False,
+        nuts_sampler=s.sampler,
+    )
     post = idata["posterior"].to_dataset()
     post["rank"] = (("chain", "draw", "candidate"), rank_draws(post["expected_score"].values))
     idata["posterior"] = xr.DataTree(post)
@@ -323,11 +353,17 @@ def fit_judges(
     rhat = float(az.rhat(idata, var_names=["expected_score"])["expected_score"].max())
     ess = float(az.ess(idata, var_names=["expected_score"])["expected_score"].min())
     div = int(idata["sample_stats"]["diverging"].sum())
-    idata.attrs.update({"omega": "integrated" if integrated else float(omega),
-                        "beta_max": "integrated" if integrated else float(beta_max),
-                        "exclude_same_family": int(exclude_same_family), "max_rhat": rhat,
-                        "min_ess_bulk": ess, "divergences": div,
-                        "converged": int(rhat <= 1.01 and ess >= 400)})  # fmt: skip
+    idata.attrs.update(
+        {
+            "omega": "integrated" if integrated else float(omega),
+            "beta_max": "integrated" if integrated else float(beta_max),
+            "exclude_same_family": int(exclude_same_family),
+            "max_rhat": rhat,
+            "min_ess_bulk": ess,
+            "divergences": div,
+            "converged": int(rhat <= 1.01 and ess >= 400),
+        }
+    )
     return idata
 
 
@@ -377,8 +413,9 @@ def judge_sensitivity(
     for axis, value, om, bm in grid:
         r = fits[(om, bm)]
         rho = float(stats.spearmanr(base_rank, r["mu_mean"].values).statistic)
-        rows.append((axis, float(value), rho, r["rank"].values, r["rank_lo"].values,
-                     r["rank_hi"].values))  # fmt: skip
+        rows.append(
+            (axis, float(value), rho, r["rank"].values, r["rank_lo"].values, r["rank_hi"].values)
+        )
     setting = [f"{a}={v:g}" for a, v, *_ in rows]
     return xr.Dataset(
         {
@@ -387,7 +424,11 @@ def judge_sensitivity(
             "rank_lo": (("setting", "candidate"), np.array([r[4] for r in rows])),
             "rank_hi": (("setting", "candidate"), np.array([r[5] for r in rows])),
         },
-        coords={"setting": setting, "axis": ("setting", [r[0] for r in rows]),
-                "value": ("setting", [r[1] for r in rows]), "candidate": list(data.candidates)},
+        coords={
+            "setting": setting,
+            "axis": ("setting", [r[0] for r in rows]),
+            "value": ("setting", [r[1] for r in rows]),
+            "candidate": list(data.candidates),
+        },
         attrs={"base": f"omega={base[0]:g}, beta_max={base[1]:g}"},
-    )  # fmt: skip
+    )

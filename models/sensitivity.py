@@ -124,8 +124,15 @@ def prior_sensitivity(
             model = hierarchical_model(
                 R, w, kappa_prior=(median, kappa_log_sd), mask=mask, models=models
             )
-            idata = sample(model, draws=draws, tune=tune, chains=chains, seed=seed, sampler=sampler,
-                           progressbar=progressbar)  # fmt: skip
+            idata = sample(
+                model,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                seed=seed,
+                sampler=sampler,
+                progressbar=progressbar,
+            )
             pi_bar = idata["posterior"]["pi_bar"]
             mus.append(pi_bar.mean(("chain", "draw")).values)
             sigmas.append(pi_bar.std(("chain", "draw")).values)
@@ -142,8 +149,12 @@ def plot_prior_sensitivity(ds: xr.Dataset, path: str | Path) -> Path:
     fig, axes = plt.subplots(
         1, len(axes_names), figsize=(4.2 * len(axes_names), 3.8), squeeze=False
     )
-    labels = {"alpha0": "Dirichlet alpha0", "a0": "power prior a0", "depth": "prior depth D",
-              "kappa": "median of kappa prior"}  # fmt: skip
+    labels = {
+        "alpha0": "Dirichlet alpha0",
+        "a0": "power prior a0",
+        "depth": "prior depth D",
+        "kappa": "median of kappa prior",
+    }
     for ax, name in zip(axes[0], axes_names, strict=True):
         x = ds[name].values
         for m in ds["model"].values:

@@ -23,8 +23,16 @@
 # %%
 from bayes_eval.validation import coverage
 
-config = coverage.CoverageConfig(M=[5, 30], N=[1, 8], C=[1], scenarios=["uniform"], reps=500,
-                                 exact_reps=500, bootstrap_resamples=100, seed=0)  # fmt: skip
+config = coverage.CoverageConfig(
+    M=[5, 30],
+    N=[1, 8],
+    C=[1],
+    scenarios=["uniform"],
+    reps=500,
+    exact_reps=500,
+    bootstrap_resamples=100,
+    seed=0,
+)
 cells = [coverage.run_cell(cell, config) for cell in config.cells()]
 
 # %%

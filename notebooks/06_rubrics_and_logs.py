@@ -48,20 +48,33 @@ rng = np.random.default_rng(2026)
 
 # %%
 rows = []
-profiles = {"A": (0.80, 0.9, 0.5), "B": (0.76, 0.3, 0.9), "C": (0.55, 0.8, 0.4), "D": (0.30, 0.5, 1.2)}
+profiles = {
+    "A": (0.80, 0.9, 0.5),
+    "B": (0.76, 0.3, 0.9),
+    "C": (0.55, 0.8, 0.4),
+    "D": (0.30, 0.5, 1.2),
+}
 for model, (acc, box, bpt) in profiles.items():
     for q in range(20):
         p_q = np.clip(acc + rng.normal(0, 0.15), 0.01, 0.99)
         for t in range(6):
             correct = rng.random() < p_q
-            rows.append({
-                "model": model, "question": f"q{q:02d}", "trial": t,
-                "is_correct": float(correct), "has_box": float(rng.random() < box),
-                "completion_bpt": rng.gamma(4, bpt / 4) * (0.8 if correct else 1.2),
-                "token_ratio": rng.beta(2, 8), "prompt_bpt": rng.gamma(5, 0.3),
-                "repeated_pattern": float(rng.random() < 0.02),
-                "compass_context_A": float(np.clip(0.7 * correct + rng.normal(0.15, 0.15), 0, 1)),
-            })
+            rows.append(
+                {
+                    "model": model,
+                    "question": f"q{q:02d}",
+                    "trial": t,
+                    "is_correct": float(correct),
+                    "has_box": float(rng.random() < box),
+                    "completion_bpt": rng.gamma(4, bpt / 4) * (0.8 if correct else 1.2),
+                    "token_ratio": rng.beta(2, 8),
+                    "prompt_bpt": rng.gamma(5, 0.3),
+                    "repeated_pattern": float(rng.random() < 0.02),
+                    "compass_context_A": float(
+                        np.clip(0.7 * correct + rng.normal(0.15, 0.15), 0, 1)
+                    ),
+                }
+            )
 Path("signals.csv").write_text(pd.DataFrame(rows).to_csv(index=False))
 log = read_eval_log("signals.csv")
 print(log.summary()["attempts"], "attempts;", "signals:", log.signals)
@@ -96,7 +109,7 @@ print(ranked[["mu", "sigma", "rank", "rank_ci"]].to_pandas())
 # cell of the rule set, so an overlap is caught even if the data never hit it.
 
 # %%
-Path("speed.toml").write_text('''
+Path("speed.toml").write_text("""
 name = "Fast and right"
 weights = [0, 0, 1, 2]
 [thresholds]
@@ -110,20 +123,20 @@ when = "correct and token_ratio > fast_cut"
 [[categories]]
 label = "fast correct"
 when = "correct and token_ratio <= fast_cut"
-''')
+""")
 speed = load_schema("speed.toml")
 out = log.categorize(speed)
 print(out.thresholds, out.counts)
 
 # %%
-Path("overlap.toml").write_text('''
+Path("overlap.toml").write_text("""
 name = "Overlapping"
 weights = [0, 0, 1]
 [[categories]]
 when = "wrong or unboxed"
 [[categories]]
 when = "correct"
-''')
+""")
 try:
     log.categorize(load_schema("overlap.toml"))
 except ValueError as err:
@@ -134,20 +147,31 @@ except ValueError as err:
 # An Inspect AI `.eval` log is a zip of JSON: epochs are trials, and every scorer is kept as
 # a signal. Here model `m` has a sample whose second epoch failed.
 
+
 # %%
 def inspect_sample(qid, epoch, value, error=None):
-    s = {"id": qid, "epoch": epoch, "scores": {"match": {"value": value}},
-         "output": {"usage": {"output_tokens": 50}, "choices": [{"stop_reason": "stop"}]}}
+    s = {
+        "id": qid,
+        "epoch": epoch,
+        "scores": {"match": {"value": value}},
+        "output": {"usage": {"output_tokens": 50}, "choices": [{"stop_reason": "stop"}]},
+    }
     if error:
         s["error"] = {"message": error}
     return s
 
 
 with zipfile.ZipFile("run.eval", "w") as zf:
-    zf.writestr("header.json", json.dumps({"eval": {"task": "arith", "model": "m",
-                                                    "scorers": [{"name": "match"}]}}))
-    for s in (inspect_sample(1, 1, "C"), inspect_sample(1, 2, "C"), inspect_sample(2, 1, "I"),
-              inspect_sample(2, 2, None, error="timeout")):
+    zf.writestr(
+        "header.json",
+        json.dumps({"eval": {"task": "arith", "model": "m", "scorers": [{"name": "match"}]}}),
+    )
+    for s in (
+        inspect_sample(1, 1, "C"),
+        inspect_sample(1, 2, "C"),
+        inspect_sample(2, 1, "I"),
+        inspect_sample(2, 2, None, error="timeout"),
+    ):
         zf.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
 inspect_log = read_eval_log("run.eval")
 print(inspect_log.results().values, inspect_log.summary()["failed"], "failed")
@@ -160,9 +184,19 @@ print(inspect_log.results().values, inspect_log.summary()["failed"], "failed")
 folder = Path("lm_eval_out/org__model")
 folder.mkdir(parents=True, exist_ok=True)
 for day, values in ((1, [1, 0, 1]), (2, [1, 1, 0])):
-    lines = [json.dumps({"doc_id": i, "filter": "strict-match", "metrics": ["exact_match"],
-                         "resps": [["\\boxed{4}"]], "filtered_resps": ["\\boxed{4}"],
-                         "exact_match": v}) for i, v in enumerate(values)]
+    lines = [
+        json.dumps(
+            {
+                "doc_id": i,
+                "filter": "strict-match",
+                "metrics": ["exact_match"],
+                "resps": [["\\boxed{4}"]],
+                "filtered_resps": ["\\boxed{4}"],
+                "exact_match": v,
+            }
+        )
+        for i, v in enumerate(values)
+    ]
     (folder / f"samples_gsm8k_2025-01-0{day}T10-00-00.000000.jsonl").write_text("\n".join(lines))
 lm_log = read_eval_log(folder)
 print(lm_log.results().values[0])
@@ -175,4 +209,3 @@ print(bxr.bayes(lm_log.results())["mu"].values)
 
 # %%
 print(sorted(SCHEMATA))
-

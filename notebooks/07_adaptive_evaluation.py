@@ -65,8 +65,9 @@ print(rs.index(0.55, 3))
 rng = np.random.default_rng(0)
 true_acc = np.linspace(0.3, 0.7, 8)
 prices = np.array([0.2, 0.2, 0.5, 0.5, 1.0, 1.0, 3.0, 3.0])
-state = gp.init(8, 40, prior_mean=0.5, prior_var=0.04, costs=prices, cost_scale=1e-3,
-                batch_size=4, seed=1)
+state = gp.init(
+    8, 40, prior_mean=0.5, prior_var=0.04, costs=prices, cost_scale=1e-3, batch_size=4, seed=1
+)
 history = [state]
 for _ in range(30):
     d = gp.next(state)
@@ -85,8 +86,13 @@ print("recommend:", gp.recommend(state), "stop signal now:", gp.next(state).stop
 
 # %%
 theta = np.clip(rng.beta(4, 4, 300), 0.02, 0.98)
-data = BanditDataset("toy", logistic_matrix(theta, 40, rng=rng), np.ones(300), (0.5, 0.02),
-                     tuple(map(str, range(300))))
+data = BanditDataset(
+    "toy",
+    logistic_matrix(theta, 40, rng=rng),
+    np.ones(300),
+    (0.5, 0.02),
+    tuple(map(str, range(300))),
+)
 ds = simulate(data, batch_size=4, budget=0.1, seeds=4, grid_points=21)
 print(ds["regret_mean"].sel(fraction=[0.02, 0.05, 0.1], method="nearest").to_pandas().round(3))
 plot_regret(ds, "adaptive_regret.png")

@@ -61,9 +61,15 @@ adjusted = fit_judges(data, settings=settings)
 unadjusted = fit_judges(data, exclude_same_family=False, settings=settings)
 for name, fit in (("excluding same-family pairs", adjusted), ("keeping them", unadjusted)):
     r = fit["ranking"].to_dataset()
-    print(f"{name}: Spearman {jb.spearman(r['mu_mean'].values, data.truth):.3f}, "
-          f"rank-interval coverage {jb.rank_coverage(r['rank_lo'].values, r['rank_hi'].values, data.truth):.2f}")
-print(adjusted["ranking"].to_dataset()[["mu_mean", "rank", "rank_lo", "rank_hi", "truth"]].to_dataframe())
+    print(
+        f"{name}: Spearman {jb.spearman(r['mu_mean'].values, data.truth):.3f}, "
+        f"rank-interval coverage {jb.rank_coverage(r['rank_lo'].values, r['rank_hi'].values, data.truth):.2f}"
+    )
+print(
+    adjusted["ranking"]
+    .to_dataset()[["mu_mean", "rank", "rank_lo", "rank_hi", "truth"]]
+    .to_dataframe()
+)
 
 # %% [markdown]
 # ## 3. Baselines and the simplex
@@ -72,15 +78,25 @@ print(adjusted["ranking"].to_dataset()[["mu_mean", "rank", "rank_lo", "rank_hi",
 
 # %%
 boot = jb.bootstrap_rank_intervals(data, n_boot=300, seed=0)
-print("simple average Spearman", round(jb.spearman(jb.simple_average(data), data.truth), 3),
-      "| bootstrap coverage", round(jb.rank_coverage(boot.lo, boot.hi, data.truth), 2))
+print(
+    "simple average Spearman",
+    round(jb.spearman(jb.simple_average(data), data.truth), 3),
+    "| bootstrap coverage",
+    round(jb.rank_coverage(boot.lo, boot.hi, data.truth), 2),
+)
 
 post = adjusted["posterior"].to_dataset()
 theta_hat = post["theta"].mean(("chain", "draw")).values
 pi_hat = post["pi"].mean(("chain", "draw")).values
 gamma = np.einsum("km,jms->jks", pi_hat, theta_hat)
-plot_simplex(theta_hat, gamma, "simplex.png", candidates=data.candidates, judges=data.judges,
-             levels=("1", "2", "3"))
+plot_simplex(
+    theta_hat,
+    gamma,
+    "simplex.png",
+    candidates=data.candidates,
+    judges=data.judges,
+    levels=("1", "2", "3"),
+)
 
 # %% [markdown]
 # On real data: `bayes-eval judges mtbench_2turn_score_counts_tableD2.csv --truth truth.csv`

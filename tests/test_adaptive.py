@@ -153,10 +153,19 @@ def test_required_completion_stops_and_recommends_a_completed_arm():
 
 
 def test_beta_posterior_and_prior_counts():
-    s = gp.init(3, 10, prior_mean=0.5, prior_var=0.05, posterior="beta", batch_size=2,
-                prior_counts=[[3, 4], [0, 0], [3, 4]])
+    s = gp.init(
+        3,
+        10,
+        prior_mean=0.5,
+        prior_var=0.05,
+        posterior="beta",
+        batch_size=2,
+        prior_counts=[[3, 4], [0, 0], [3, 4]],
+    )
     conc = 0.25 / 0.05 - 1  # a0 + b0
-    assert s.beta_a[0] == pytest.approx(0.5 * conc + 3) and s.beta_b[0] == pytest.approx(0.5 * conc + 1)
+    assert s.beta_a[0] == pytest.approx(0.5 * conc + 3) and s.beta_b[0] == pytest.approx(
+        0.5 * conc + 1
+    )
     assert s.mean[1] == pytest.approx(0.5)
     assert s.config.table_of_arm[0] == s.config.table_of_arm[2] != s.config.table_of_arm[1]
     s = gp.observe(s, 1, [1, 1])
@@ -165,7 +174,9 @@ def test_beta_posterior_and_prior_counts():
         gp.observe(s, 1, [0.5, 1])
     g = gp.init(2, 10, prior_mean=0.5, prior_var=0.04, prior_counts=[[3, 4], [0, 0]])
     prec = 1 / 0.04 + 4 / 0.25
-    assert g.mean[0] == pytest.approx((0.5 / 0.04 + 3 / 0.25) / prec) and g.var[0] == pytest.approx(1 / prec)
+    assert g.mean[0] == pytest.approx((0.5 / 0.04 + 3 / 0.25) / prec) and g.var[0] == pytest.approx(
+        1 / prec
+    )
 
 
 @pytest.mark.parametrize(
@@ -238,8 +249,9 @@ def _small_dataset(seed=0):
     rng = np.random.default_rng(seed)
     theta = np.linspace(0.2, 0.8, 12)
     Y = logistic_matrix(theta, 40, rng=rng)
-    return BanditDataset("small", Y, np.linspace(0.1, 1.0, 12), (0.5, 0.02),
-                         tuple(map(str, range(12))))
+    return BanditDataset(
+        "small", Y, np.linspace(0.1, 1.0, 12), (0.5, 0.02), tuple(map(str, range(12)))
+    )
 
 
 def test_full_budget_finds_the_best_arm_and_curves_are_consistent():
@@ -261,11 +273,21 @@ def test_full_budget_finds_the_best_arm_and_curves_are_consistent():
 def test_cost_budget_and_stopping_signal():
     data = _small_dataset(1)
     spec = PolicySpec("G", "gittins", {"granularity": "batch", "prior_var": 0.02})
-    tr = run_policy(data, spec, batch_size=4, budget=0.5, budget_kind="cost", cost_scale=0.02, seed=0)
+    tr = run_policy(
+        data, spec, batch_size=4, budget=0.5, budget_kind="cost", cost_scale=0.02, seed=0
+    )
     assert tr.cost[-1] <= 0.5 * data.costs.sum() * 40 + 1e-9
     assert tr.stop_step is not None  # with an expensive evaluation the index stops early
-    ds = simulate(data, [spec], batch_size=4, budget=0.5, budget_kind="cost", cost_scale=0.02,
-                  seeds=2, grid_points=11)
+    ds = simulate(
+        data,
+        [spec],
+        batch_size=4,
+        budget=0.5,
+        budget_kind="cost",
+        cost_scale=0.02,
+        seeds=2,
+        grid_points=11,
+    )
     assert np.isfinite(ds["stop_fraction"]).all()
 
 
@@ -289,7 +311,9 @@ def test_synthetic_mimics_match_the_shared_metadata():
     d = mmlu_like(_bandit_dir() / "mmlu_meta.json", "virology", seed=2)
     rows = d.matrix.mean(axis=1)
     assert d.matrix.shape == (1500, n_q)
-    assert rows.mean() == pytest.approx(mean, abs=0.01) and rows.std() == pytest.approx(sd, abs=0.01)
+    assert rows.mean() == pytest.approx(mean, abs=0.01) and rows.std() == pytest.approx(
+        sd, abs=0.01
+    )
     assert d.prior == tuple(meta["prior_buckets_code"][bucket])
     assert d.costs[0] == 0.05 and d.costs[-1] == 1.25  # Llama-3-8B ... Falcon-180B input prices
     g = gsm8k_like(_bandit_dir() / "gsm8k_arms.csv", n_examples=200, seed=0)
@@ -303,17 +327,56 @@ def test_synthetic_mimics_match_the_shared_metadata():
 
 
 def test_cli_roots_and_simulate(tmp_path, capsys):
-    assert main(["adaptive", "roots", "--cost", "3e-5", "--v0", "0.04", "--tau2", "0.015625",
-                 "--horizon", "10", "--json"]) == 0
+    assert (
+        main(
+            [
+                "adaptive",
+                "roots",
+                "--cost",
+                "3e-5",
+                "--v0",
+                "0.04",
+                "--tau2",
+                "0.015625",
+                "--horizon",
+                "10",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["roots"][0] == pytest.approx(-0.6346, abs=1e-4)
     data = _small_dataset()
     np.save(tmp_path / "m.npy", data.matrix)
-    assert main(["adaptive", "simulate", "--dataset", "matrix", "--matrix", str(tmp_path / "m.npy"),
-                 "--batch", "4", "--budget", "0.2", "--seeds", "2", "--out", str(tmp_path / "o"),
-                 "--prior", "0.5,0.02", "--json"]) == 0
+    assert (
+        main(
+            [
+                "adaptive",
+                "simulate",
+                "--dataset",
+                "matrix",
+                "--matrix",
+                str(tmp_path / "m.npy"),
+                "--batch",
+                "4",
+                "--budget",
+                "0.2",
+                "--seeds",
+                "2",
+                "--out",
+                str(tmp_path / "o"),
+                "--prior",
+                "0.5,0.02",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert set(out["regret_mean_se"]) == {"Gittins-G", "Gittins-S", "UCB-E"}
-    assert (tmp_path / "o" / "adaptive.nc").is_file() and (tmp_path / "o" / "adaptive_regret.png").is_file()
+    assert (tmp_path / "o" / "adaptive.nc").is_file() and (
+        tmp_path / "o" / "adaptive_regret.png"
+    ).is_file()
     assert main(["adaptive", "simulate", "--dataset", "gsm8k"]) == 2
     assert "needs --arms" in capsys.readouterr().err

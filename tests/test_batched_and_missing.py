@@ -24,8 +24,14 @@ def test_batched_equals_loop(rng):
             [x[i] for x in out], be.bayes_ci(R[i], w, R0[i], confidence=0.9), atol=TOL
         )
     Rb = (R > 0).astype(np.int8)
-    for name, args in [("pass_at_k_ci", (3,)), ("pass_hat_k_ci", (2,)), ("mg_pass_at_k_ci", (4,)),
-                       ("g_pass_at_k_tau_ci", (4, 0.5)), ("pass_at_k", (5,)), ("avg_ci", ())]:  # fmt: skip
+    for name, args in [
+        ("pass_at_k_ci", (3,)),
+        ("pass_hat_k_ci", (2,)),
+        ("mg_pass_at_k_ci", (4,)),
+        ("g_pass_at_k_tau_ci", (4, 0.5)),
+        ("pass_at_k", (5,)),
+        ("avg_ci", ()),
+    ]:
         fn = getattr(be, name)
         batched = fn(Rb, *args)
         for i in range(5):
@@ -77,13 +83,17 @@ def test_missing_trials_and_alpha0_against_per_question_brute_force(rng, alpha0)
     # a masked array gives the same answer
     np.testing.assert_allclose(
         be.bayes(np.ma.masked_array(R, mask), w, np.ma.masked_array(R0, R0_mask), alpha0=alpha0),
-        (mu, sigma), atol=TOL,
-    )  # fmt: skip
+        (mu, sigma),
+        atol=TOL,
+    )
     # NaN-marked missing trials with an explicit mask
     Rf = R.astype(float)
     Rf[mask] = np.nan
-    np.testing.assert_allclose(be.bayes(Rf, w, R0, alpha0=alpha0, mask=np.isnan(Rf), R0_mask=R0_mask),
-                               (mu, sigma), atol=TOL)  # fmt: skip
+    np.testing.assert_allclose(
+        be.bayes(Rf, w, R0, alpha0=alpha0, mask=np.isnan(Rf), R0_mask=R0_mask),
+        (mu, sigma),
+        atol=TOL,
+    )
 
 
 def test_avg_with_missing_trials_is_question_weighted(rng):
@@ -124,10 +134,12 @@ def test_pass_point_estimates_by_subset_enumeration_with_missing_trials(rng, nam
     for k in (1, 2, 3, 4):
         want = np.mean([_subset_average(R[i][~mask[i]], k, CREDITS[name]) for i in range(7)])
         np.testing.assert_allclose(getattr(be, name)(R, k, mask=mask), want, atol=TOL)
-        tau_want = np.mean([
-            _subset_average(R[i][~mask[i]], k, lambda j, kk: float(j >= max(1, -(-kk // 2))))
-            for i in range(7)
-        ])  # fmt: skip
+        tau_want = np.mean(
+            [
+                _subset_average(R[i][~mask[i]], k, lambda j, kk: float(j >= max(1, -(-kk // 2))))
+                for i in range(7)
+            ]
+        )
         np.testing.assert_allclose(be.g_pass_at_k_tau(R, k, 0.5, mask=mask), tau_want, atol=TOL)
 
 
@@ -143,9 +155,11 @@ def test_pass_posterior_moments_by_quadrature(kind):
         R = np.array([[1] * c + [0] * (n - c)])
         j = np.arange(k + 1)
         credit = {
-            "pass": (j >= 1).astype(float), "hat": (j == k).astype(float),
-            "mg": 2.0 / k * np.maximum(j - (k + 1) // 2, 0), "tau": (j >= max(1, -(-3 * k // 5))).astype(float),
-        }[kind]  # fmt: skip
+            "pass": (j >= 1).astype(float),
+            "hat": (j == k).astype(float),
+            "mg": 2.0 / k * np.maximum(j - (k + 1) // 2, 0),
+            "tau": (j >= max(1, -(-3 * k // 5))).astype(float),
+        }[kind]
 
         def g(p, credit=credit, k=k):
             return float(credit @ stats.binom.pmf(np.arange(k + 1), k, p))
@@ -155,8 +169,12 @@ def test_pass_posterior_moments_by_quadrature(kind):
         m2 = integrate.quad(
             lambda p, post=post, m1=m1: (g(p) - m1) ** 2 * post.pdf(p), 0, 1, epsabs=1e-13
         )[0]
-        fn = {"pass": be.pass_at_k_ci, "hat": be.pass_hat_k_ci, "mg": be.mg_pass_at_k_ci,
-              "tau": lambda R, k, **kw: be.g_pass_at_k_tau_ci(R, k, 0.6, **kw)}[kind]  # fmt: skip
+        fn = {
+            "pass": be.pass_at_k_ci,
+            "hat": be.pass_hat_k_ci,
+            "mg": be.mg_pass_at_k_ci,
+            "tau": lambda R, k, **kw: be.g_pass_at_k_tau_ci(R, k, 0.6, **kw),
+        }[kind]
         mu, sigma, _, _ = fn(R, k, alpha0=a0, beta0=b0)
         np.testing.assert_allclose(mu, m1, atol=1e-10)
         np.testing.assert_allclose(sigma, np.sqrt(m2), atol=1e-8)

@@ -60,8 +60,22 @@ def test_rank_text_plot_prior_and_exact(table, tmp_path, capsys, rng):
         tmp_path / "prior.csv", rng.integers(0, 3, size=(3, 12, 2)), ["m1", "m2", "m3"]
     )
     png = tmp_path / "forest.png"
-    code = main(["rank", str(path), "--weights", "0,0.5,1", "--prior", str(prior),
-                 "--interval", "exact", "--confidence", "0.9", "--plot", str(png)])  # fmt: skip
+    code = main(
+        [
+            "rank",
+            str(path),
+            "--weights",
+            "0,0.5,1",
+            "--prior",
+            str(prior),
+            "--interval",
+            "exact",
+            "--confidence",
+            "0.9",
+            "--plot",
+            str(png),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "rank w/ CI" in text and "m1" in text and "90% CI" in text

@@ -45,12 +45,15 @@ def test_float_noise_does_not_break_ties():
 
 
 def test_convergence_at_n_follows_appendix_i1():
-    m = np.array([
-        [0, 1, 0, 1, 1, 1],  # matches from s = 4 on
-        [1, 1, 1, 1, 1, 1],  # from the start
-        [0, 0, 0, 0, 0, 1],  # only at N_max: s <= N_max - 1 fails -> none
-        [1, 1, 1, 1, 1, 0],  # final ranking differs -> none
-    ], dtype=bool)  # fmt: skip
+    m = np.array(
+        [
+            [0, 1, 0, 1, 1, 1],  # matches from s = 4 on
+            [1, 1, 1, 1, 1, 1],  # from the start
+            [0, 0, 0, 0, 0, 1],  # only at N_max: s <= N_max - 1 fails -> none
+            [1, 1, 1, 1, 1, 0],  # final ranking differs -> none
+        ],
+        dtype=bool,
+    )
     np.testing.assert_array_equal(convergence_at_n(m), [4, 1, -1, -1])
     pmf, none = convergence_pmf(convergence_at_n(m), 6)
     assert none == 0.5 and pmf[0] == 0.25 and pmf[3] == 0.25 and pmf.sum() == 0.5
@@ -183,8 +186,15 @@ def test_convergence_study_and_intervals(rng):
 
     p = mimic_probabilities(seed=0)[[0, 5, 10]]
     R = simulate_results(p, 20, seed=4)
-    ds = convergence_study.run(R, ["a", "b", "c"], methods=["bayes", "pass_at_k:2"], replicates=300,
-                               subset_size=2, subset_count=3, progress=False)  # fmt: skip
+    ds = convergence_study.run(
+        R,
+        ["a", "b", "c"],
+        methods=["bayes", "pass_at_k:2"],
+        replicates=300,
+        subset_size=2,
+        subset_count=3,
+        progress=False,
+    )
     pmf = ds["pmf"].sel(metric="bayes").values
     assert pmf.sum() + float(ds["p_no_convergence"].sel(metric="bayes")) == pytest.approx(1.0)
     assert (ds["tau_lo"] <= ds["tau_hi"]).sel(n=slice(2, None)).all()
@@ -221,12 +231,28 @@ def test_cli_validate_convergence(tmp_path, capsys):
     from bayes_eval.cli import main
 
     R = simulate_results(mimic_probabilities(seed=0)[[0, 5, 10]], 12, seed=1)
-    rows = [{"model": f"m{m}", "question": q, "trial": t, "score": int(R[m, q, t])}
-            for m in range(3) for q in range(30) for t in range(12)]  # fmt: skip
+    rows = [
+        {"model": f"m{m}", "question": q, "trial": t, "score": int(R[m, q, t])}
+        for m in range(3)
+        for q in range(30)
+        for t in range(12)
+    ]
     path = tmp_path / "runs.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
-    code = main(["validate", "convergence", str(path), "--replicates", "200", "--methods",
-                 "bayes,pass_at_k:2", "--out", str(tmp_path / "out"), "--json"])  # fmt: skip
+    code = main(
+        [
+            "validate",
+            "convergence",
+            str(path),
+            "--replicates",
+            "200",
+            "--methods",
+            "bayes,pass_at_k:2",
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out["methods"]) == {"bayes", "pass_at_k:2"}

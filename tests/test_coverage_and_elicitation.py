@@ -14,8 +14,17 @@ from bayes_eval.validation import coverage, elicitation
 
 
 def _config(shared, **kw):
-    base = dict(M=[5, 30], N=[1, 4], C=[1], scenarios=["uniform", "anchored"], reps=400, exact_reps=400,
-                bootstrap_resamples=100, anchor_dir=str(shared / "data" / "trials"), seed=1)  # fmt: skip
+    base = dict(
+        M=[5, 30],
+        N=[1, 4],
+        C=[1],
+        scenarios=["uniform", "anchored"],
+        reps=400,
+        exact_reps=400,
+        bootstrap_resamples=100,
+        anchor_dir=str(shared / "data" / "trials"),
+        seed=1,
+    )
     base.update(kw)
     return coverage.CoverageConfig(**base)
 
@@ -148,8 +157,9 @@ def test_study_on_an_existing_scheduler_address(shared, tmp_path):
     from dask.distributed import LocalCluster
 
     cfg = _config(shared, M=[5], N=[2], scenarios=["uniform"], reps=100, exact_reps=100)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      host="127.0.0.1") as cluster:  # fmt: skip
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+    ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         ds, info = coverage.run_study(
             cfg, tmp_path / "s", scheduler=cluster.scheduler_address, progress=False

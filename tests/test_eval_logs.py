@@ -23,7 +23,11 @@ def test_inspect_real_log(shared):
     log = read_eval_log(path)
     row = log.table.iloc[0]
     assert (row["model"], row["task"], row["question"], row["trial"]) == (
-        "openai/gpt-4o", "inspect_evals/mmlu_0_shot", "1", 0)
+        "openai/gpt-4o",
+        "inspect_evals/mmlu_0_shot",
+        "1",
+        0,
+    )
     assert row["score"] == 0  # the choice scorer said "I" (answer C, target A)
     assert row["score_choice"] == 0.0 and row["is_correct"] == 0.0
     assert row["token_ratio"] == pytest.approx(3 / 32768)  # output_tokens = 3
@@ -48,7 +52,9 @@ def test_cruxeval_real_files_reproduce_the_published_pass_at_1(shared):
     for f in files:
         raw = json.loads(f.read_text())
         assert raw["pass_at_1"] == pytest.approx(
-            100 * float(ds["R"].sel(question=ds["task"] == f.stem.rsplit("_", 1)[1]).mean()), abs=5e-3)
+            100 * float(ds["R"].sel(question=ds["task"] == f.stem.rsplit("_", 1)[1]).mean()),
+            abs=5e-3,
+        )
 
 
 def test_taubench_real_file(shared):
@@ -73,9 +79,15 @@ def test_taubench_real_file(shared):
 
 
 def _write_eval(path, model, samples, scorers=("choice",), task="demo_task"):
-    header = {"version": 2, "status": "success",
-              "eval": {"task": task, "model": model,
-                       "scorers": [{"name": s, "options": {}} for s in scorers]}}
+    header = {
+        "version": 2,
+        "status": "success",
+        "eval": {
+            "task": task,
+            "model": model,
+            "scorers": [{"name": s, "options": {}} for s in scorers],
+        },
+    }
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("header.json", json.dumps(header))
         for s in samples:
@@ -83,10 +95,15 @@ def _write_eval(path, model, samples, scorers=("choice",), task="demo_task"):
 
 
 def _sample(qid, epoch, value, judge=None, error=None, tokens=100, stop="stop"):
-    s = {"id": qid, "epoch": epoch,
-         "scores": {"choice": {"value": value, "answer": "A"}},
-         "output": {"usage": {"output_tokens": tokens},
-                    "choices": [{"stop_reason": stop, "message": {}}]}}
+    s = {
+        "id": qid,
+        "epoch": epoch,
+        "scores": {"choice": {"value": value, "answer": "A"}},
+        "output": {
+            "usage": {"output_tokens": tokens},
+            "choices": [{"stop_reason": stop, "message": {}}],
+        },
+    }
     if judge is not None:
         s["scores"]["judge"] = {"value": judge}
     if error:
@@ -96,11 +113,21 @@ def _sample(qid, epoch, value, judge=None, error=None, tokens=100, stop="stop"):
 
 @pytest.fixture
 def inspect_logs(tmp_path):
-    a = [_sample(1, 1, "C", 0.9), _sample(1, 2, "C", 0.8), _sample(2, 1, "I", 0.1),
-         _sample(2, 2, "P", 0.5, tokens=32768, stop="max_tokens"), _sample(3, 1, "C", 1.0),
-         _sample(3, 2, None, None, error="RateLimitError")]
-    b = [_sample(1, 1, "I", 0.2), _sample(1, 2, "C", 0.7), _sample(2, 1, "I", 0.0),
-         _sample(3, 1, "C", 0.9), _sample(3, 2, "C", 0.95)]  # question 2 epoch 2 missing
+    a = [
+        _sample(1, 1, "C", 0.9),
+        _sample(1, 2, "C", 0.8),
+        _sample(2, 1, "I", 0.1),
+        _sample(2, 2, "P", 0.5, tokens=32768, stop="max_tokens"),
+        _sample(3, 1, "C", 1.0),
+        _sample(3, 2, None, None, error="RateLimitError"),
+    ]
+    b = [
+        _sample(1, 1, "I", 0.2),
+        _sample(1, 2, "C", 0.7),
+        _sample(2, 1, "I", 0.0),
+        _sample(3, 1, "C", 0.9),
+        _sample(3, 2, "C", 0.95),
+    ]  # question 2 epoch 2 missing
     pa, pb = tmp_path / "a.eval", tmp_path / "b.eval"
     _write_eval(pa, "org/model-a", a, scorers=("choice", "judge"))
     _write_eval(pb, "org/model-b", b, scorers=("choice", "judge"))
@@ -117,7 +144,9 @@ def test_inspect_epochs_scorers_failures(inspect_logs):
     s = log.summary()
     assert (s["attempts"], s["scored"], s["failed"], s["missing"]) == (11, 10, 1, 1)
     assert {m["model"]: (m["failed"], m["missing"]) for m in s["per_model"]} == {
-        "org/model-a": (1, 0), "org/model-b": (0, 1)}
+        "org/model-a": (1, 0),
+        "org/model-b": (0, 1),
+    }
     sig = log.signal_dataset()
     assert float(sig["score_judge"].sel(model="org/model-a", question="1", trial=1)) == 0.8
     assert float(sig["repeated_pattern"].sel(model="org/model-a", question="2", trial=1)) == 1.0
@@ -125,6 +154,7 @@ def test_inspect_epochs_scorers_failures(inspect_logs):
     assert np.isnan(sig["score_judge"].sel(model="org/model-a", question="3", trial=1))
     # masked trials are skipped by Bayes@N: model a has 5 scored attempts
     from bayes_eval import xr as bxr
+
     out = bxr.bayes(R, [0, 0.5, 1], skipna=True)
     counts_a = np.array([[0, 0, 2], [1, 1, 0], [0, 0, 1]])
     alpha = counts_a + 1.0
@@ -139,12 +169,18 @@ def test_inspect_second_scorer_as_rubric_signal(inspect_logs):
     assert "score_judge" in log.signals and "not categories" in log.meta["note"]
     with pytest.raises(ValueError, match="apply a schema"):
         log.results()
-    schema = schema_from_spec({"name": "judge says", "weights": [0, 0, 1], "invalid": "false",
-                               "categories": [{"when": "score_judge < 0.5"},
-                                              {"when": "score_judge >= 0.5"}]})
+    schema = schema_from_spec(
+        {
+            "name": "judge says",
+            "weights": [0, 0, 1],
+            "invalid": "false",
+            "categories": [{"when": "score_judge < 0.5"}, {"when": "score_judge >= 0.5"}],
+        }
+    )
     cats = log.categorize(schema)
-    np.testing.assert_array_equal(cats.R.sel(model="org/model-a").values,
-                                  [[2, 2], [1, 2], [2, np.nan]])
+    np.testing.assert_array_equal(
+        cats.R.sel(model="org/model-a").values, [[2, 2], [1, 2], [2, np.nan]]
+    )
 
 
 def test_inspect_binary_letters_and_bad_archive(tmp_path):
@@ -169,10 +205,20 @@ def test_inspect_binary_letters_and_bad_archive(tmp_path):
 
 
 def _lm_line(doc_id, value, flt="strict-match", resp="The answer is \\boxed{4}", extra=None):
-    rec = {"doc_id": doc_id, "doc": {"question": f"q{doc_id}"}, "target": "4",
-           "arguments": {"gen_args_0": {"arg_0": "prompt"}}, "resps": [[resp]],
-           "filtered_resps": [resp], "filter": flt, "metrics": ["exact_match"],
-           "doc_hash": "h", "prompt_hash": "p", "target_hash": "t", "exact_match": value}
+    rec = {
+        "doc_id": doc_id,
+        "doc": {"question": f"q{doc_id}"},
+        "target": "4",
+        "arguments": {"gen_args_0": {"arg_0": "prompt"}},
+        "resps": [[resp]],
+        "filtered_resps": [resp],
+        "filter": flt,
+        "metrics": ["exact_match"],
+        "doc_hash": "h",
+        "prompt_hash": "p",
+        "target_hash": "t",
+        "exact_match": value,
+    }
     rec.update(extra or {})
     return json.dumps(rec)
 
@@ -180,10 +226,18 @@ def _lm_line(doc_id, value, flt="strict-match", resp="The answer is \\boxed{4}",
 def test_lm_eval_runs_become_trials(tmp_path):
     folder = tmp_path / "out" / "org__model-x"
     folder.mkdir(parents=True)
-    run1 = [_lm_line(0, 1.0), _lm_line(0, 0.0, flt="flexible-extract"), _lm_line(1, 0.0, resp="4"),
-            _lm_line(1, 1.0, flt="flexible-extract")]
-    run2 = [_lm_line(0, 1.0), _lm_line(1, 1.0), _lm_line(0, 1.0, flt="flexible-extract"),
-            _lm_line(1, None, flt="flexible-extract")]
+    run1 = [
+        _lm_line(0, 1.0),
+        _lm_line(0, 0.0, flt="flexible-extract"),
+        _lm_line(1, 0.0, resp="4"),
+        _lm_line(1, 1.0, flt="flexible-extract"),
+    ]
+    run2 = [
+        _lm_line(0, 1.0),
+        _lm_line(1, 1.0),
+        _lm_line(0, 1.0, flt="flexible-extract"),
+        _lm_line(1, None, flt="flexible-extract"),
+    ]
     (folder / "samples_gsm8k_2025-01-01T10-00-00.000001.jsonl").write_text("\n".join(run1) + "\n")
     (folder / "samples_gsm8k_2025-01-02T10-00-00.000001.jsonl").write_text("\n".join(run2) + "\n")
     assert detect_format(folder) == "lm-eval"
@@ -193,7 +247,11 @@ def test_lm_eval_runs_become_trials(tmp_path):
     assert str(R["model"].values[0]) == "org__model-x" and set(R["task"].values) == {"gsm8k"}
     np.testing.assert_array_equal(R.values[0], [[1, 1], [0, 1]])  # trial 0 = first run
     assert log.table.set_index(["question", "trial"])["has_box"].to_dict() == {
-        ("0", 0): 1.0, ("1", 0): 0.0, ("0", 1): 1.0, ("1", 1): 1.0}
+        ("0", 0): 1.0,
+        ("1", 0): 0.0,
+        ("0", 1): 1.0,
+        ("1", 1): 1.0,
+    }
     flex = read_eval_log(folder, filter="flexible-extract")
     np.testing.assert_array_equal(flex.results().values[0], [[0, 1], [1, np.nan]])
     assert flex.summary()["failed"] == 1  # a null metric is a failed attempt
@@ -222,14 +280,34 @@ def test_lm_eval_list_valued_repeats_and_errors(tmp_path):
 
 
 def _helm_record(iid, trial, em, tokens=12, perturbation=None):
-    rec = {"instance_id": iid, "train_trial_index": trial,
-           "stats": [
-               {"name": {"name": "exact_match", "split": "test"}, "count": 1, "sum": em,
-                "sum_squared": em, "min": em, "max": em, "mean": em, "variance": 0.0, "stdev": 0.0},
-               {"name": {"name": "num_output_tokens", "split": "test"}, "count": 1,
-                "sum": tokens, "mean": tokens},
-               {"name": {"name": "exact_match", "split": "test",
-                         "perturbation": {"name": "typos"}}, "count": 1, "mean": 0.0}]}
+    rec = {
+        "instance_id": iid,
+        "train_trial_index": trial,
+        "stats": [
+            {
+                "name": {"name": "exact_match", "split": "test"},
+                "count": 1,
+                "sum": em,
+                "sum_squared": em,
+                "min": em,
+                "max": em,
+                "mean": em,
+                "variance": 0.0,
+                "stdev": 0.0,
+            },
+            {
+                "name": {"name": "num_output_tokens", "split": "test"},
+                "count": 1,
+                "sum": tokens,
+                "mean": tokens,
+            },
+            {
+                "name": {"name": "exact_match", "split": "test", "perturbation": {"name": "typos"}},
+                "count": 1,
+                "mean": 0.0,
+            },
+        ],
+    }
     if perturbation:
         rec["perturbation"] = perturbation
     return rec
@@ -238,12 +316,17 @@ def _helm_record(iid, trial, em, tokens=12, perturbation=None):
 def test_helm_per_instance_stats(tmp_path):
     run = tmp_path / "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt-4o"
     run.mkdir()
-    records = [_helm_record("id1", 0, 1.0), _helm_record("id1", 1, 0.0),
-               _helm_record("id2", 0, 1.0, tokens=40), _helm_record("id2", 1, 1.0),
-               _helm_record("id1", 0, 0.0, perturbation={"name": "typos"})]
+    records = [
+        _helm_record("id1", 0, 1.0),
+        _helm_record("id1", 1, 0.0),
+        _helm_record("id2", 0, 1.0, tokens=40),
+        _helm_record("id2", 1, 1.0),
+        _helm_record("id1", 0, 0.0, perturbation={"name": "typos"}),
+    ]
     (run / "per_instance_stats.json").write_text(json.dumps(records))
-    (run / "run_spec.json").write_text(json.dumps(
-        {"name": run.name, "adapter_spec": {"model": "openai/gpt-4o"}}))
+    (run / "run_spec.json").write_text(
+        json.dumps({"name": run.name, "adapter_spec": {"model": "openai/gpt-4o"}})
+    )
     assert detect_format(run) == "helm"
     log = read_eval_log(run)
     R = log.results()
@@ -261,12 +344,18 @@ def test_helm_per_instance_stats(tmp_path):
 
 
 def test_long_csv_with_tasks_signals_and_failures(tmp_path):
-    df = pd.DataFrame({
-        "model": ["a"] * 4 + ["b"] * 4, "task": ["t1", "t1", "t2", "t2"] * 2,
-        "question": ["q1", "q1", "q1", "q1"] * 2, "trial": [0, 1, 0, 1] * 2,
-        "score": [1, 0, 1, None, 1, 1, 0, 0],
-        "status": ["ok", "ok", "ok", "error", "ok", "ok", "ok", "ok"],
-        "is_correct": [1, 0, 1, None, 1, 1, 0, 0], "has_box": [1, 1, 0, None, 1, 0, 0, 1]})
+    df = pd.DataFrame(
+        {
+            "model": ["a"] * 4 + ["b"] * 4,
+            "task": ["t1", "t1", "t2", "t2"] * 2,
+            "question": ["q1", "q1", "q1", "q1"] * 2,
+            "trial": [0, 1, 0, 1] * 2,
+            "score": [1, 0, 1, None, 1, 1, 0, 0],
+            "status": ["ok", "ok", "ok", "error", "ok", "ok", "ok", "ok"],
+            "is_correct": [1, 0, 1, None, 1, 1, 0, 0],
+            "has_box": [1, 1, 0, None, 1, 0, 0, 1],
+        }
+    )
     path = tmp_path / "long.csv"
     df.to_csv(path, index=False)
     before = path.read_text()
@@ -285,15 +374,20 @@ def test_long_csv_with_tasks_signals_and_failures(tmp_path):
     df["has_box"] = df["has_box"].astype(object)
     df.loc[2, "has_box"] = "yes"
     df.to_csv(path, index=False)
-    with pytest.raises(ValueError, match=r"long.csv: line 4: column 'has_box' has the non-numeric value 'yes'"):
+    with pytest.raises(
+        ValueError, match=r"long.csv: line 4: column 'has_box' has the non-numeric value 'yes'"
+    ):
         read_eval_log(path)
 
 
 def test_mixed_formats_are_joined(shared, tmp_path):
     tau = shared / "data/trials/taubench_gpt4o_airline/gpt-4o-airline.json"
     R_tau = read_eval_log(tau).results()
-    rows = [{"model": "other", "task": "airline", "question": q, "trial": t, "score": int((i + t) % 2)}
-            for i, q in enumerate(R_tau["question"].values) for t in range(4)]
+    rows = [
+        {"model": "other", "task": "airline", "question": q, "trial": t, "score": int((i + t) % 2)}
+        for i, q in enumerate(R_tau["question"].values)
+        for t in range(4)
+    ]
     path = tmp_path / "other.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     log = read_eval_log([tau, path])
@@ -324,9 +418,16 @@ def test_cli_rank_with_schema_and_schema_file(tmp_path, capsys):
     for m, p in (("strong", 0.8), ("weak", 0.4)):
         for q in range(12):
             for t in range(6):
-                rows.append({"model": m, "question": f"q{q}", "trial": t,
-                             "is_correct": float(rng.random() < p), "has_box": float(rng.random() < 0.7),
-                             "completion_bpt": float(rng.gamma(2, 0.5))})
+                rows.append(
+                    {
+                        "model": m,
+                        "question": f"q{q}",
+                        "trial": t,
+                        "is_correct": float(rng.random() < p),
+                        "has_box": float(rng.random() < 0.7),
+                        "completion_bpt": float(rng.gamma(2, 0.5)),
+                    }
+                )
     path = tmp_path / "signals.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     assert main(["rank", str(path), "--schema", "Format Aware", "--json"]) == 0
@@ -338,8 +439,10 @@ def test_cli_rank_with_schema_and_schema_file(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "thresholds (pooled over all models): tau_low_wrong = " in text
     spec = tmp_path / "s.toml"
-    spec.write_text('name = "binary"\nweights = [0, 0, 1]\n[[categories]]\nwhen = "wrong"\n'
-                    '[[categories]]\nwhen = "correct"\n')
+    spec.write_text(
+        'name = "binary"\nweights = [0, 0, 1]\n[[categories]]\nwhen = "wrong"\n'
+        '[[categories]]\nwhen = "correct"\n'
+    )
     assert main(["rank", str(path), "--schema-file", str(spec), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     direct = pd.DataFrame(rows).groupby(["model", "question"])["is_correct"].sum().unstack()

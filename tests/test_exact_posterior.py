@@ -100,8 +100,10 @@ def test_functional_cdf_three_levels_against_draws(rng):
     y = (g / g.sum(1, keepdims=True)) @ w
     xs = np.linspace(0.2, 0.9, 15)
     emp = (y[:, None] <= xs).mean(0)
-    np.testing.assert_array_less(np.abs(dirichlet_functional_cdf(xs, nu, w) - emp),
-                                 4 * np.sqrt(emp * (1 - emp) / N_DRAWS) + 1e-6)  # fmt: skip
+    np.testing.assert_array_less(
+        np.abs(dirichlet_functional_cdf(xs, nu, w) - emp),
+        4 * np.sqrt(emp * (1 - emp) / N_DRAWS) + 1e-6,
+    )
 
 
 def test_exact_avg_interval_with_missing_trials(rng):

@@ -18,14 +18,21 @@ from bayes_eval.judge_simplex import (
     two_level_ranks,
 )
 
-TRUTH = {"GPT-4": 6, "Claude v1": 5, "GPT-3.5 Turbo": 4, "Vicuna 13B v1.2": 3, "Alpaca 13B": 2,
-         "Llama 13B": 1}
+TRUTH = {
+    "GPT-4": 6,
+    "Claude v1": 5,
+    "GPT-3.5 Turbo": 4,
+    "Vicuna 13B v1.2": 3,
+    "Alpaca 13B": 2,
+    "Llama 13B": 1,
+}
 
 
 @pytest.fixture
 def mtbench(shared):
     return from_count_table(
-        shared / "data/judges/mtbench_tableD2/mtbench_2turn_score_counts_tableD2.csv", truth=TRUTH)
+        shared / "data/judges/mtbench_tableD2/mtbench_2turn_score_counts_tableD2.csv", truth=TRUTH
+    )
 
 
 @pytest.fixture
@@ -38,13 +45,22 @@ def summeval_csv(shared):
 
 def test_mtbench_counts_and_same_family_mask(mtbench):
     assert mtbench.counts.shape == (2, 6, 5)
-    np.testing.assert_allclose(mtbench.mean_scores()[0], [1.90, 2.69, 3.72, 4.54, 4.07, 4.44], atol=0.006)
-    np.testing.assert_allclose(mtbench.mean_scores()[1], [1.66, 2.40, 3.43, 4.36, 4.07, 4.41], atol=0.006)
+    np.testing.assert_allclose(
+        mtbench.mean_scores()[0], [1.90, 2.69, 3.72, 4.54, 4.07, 4.44], atol=0.006
+    )
+    np.testing.assert_allclose(
+        mtbench.mean_scores()[1], [1.66, 2.40, 3.43, 4.36, 4.07, 4.41], atol=0.006
+    )
     # Claude Haiku judging Claude v1, GPT-4o mini judging GPT-3.5 / GPT-4 are excluded
-    excluded = {(mtbench.judges[j], mtbench.candidates[k]) for j, k in zip(*np.nonzero(~mtbench.mask), strict=True)}
-    assert excluded == {("claude-3-5-haiku-20241022", "Claude v1"),
-                        ("gpt-4o-mini-2024-07-18", "GPT-3.5 Turbo"),
-                        ("gpt-4o-mini-2024-07-18", "GPT-4")}
+    excluded = {
+        (mtbench.judges[j], mtbench.candidates[k])
+        for j, k in zip(*np.nonzero(~mtbench.mask), strict=True)
+    }
+    assert excluded == {
+        ("claude-3-5-haiku-20241022", "Claude v1"),
+        ("gpt-4o-mini-2024-07-18", "GPT-3.5 Turbo"),
+        ("gpt-4o-mini-2024-07-18", "GPT-4"),
+    }
     assert mtbench.with_mask(False).mask.all()
 
 
@@ -56,10 +72,16 @@ def test_summeval_loader_and_missing_scores(summeval_csv):
 
     raw = pd.read_csv(summeval_csv)
     coh = raw[raw["dim"] == "coherence"]
-    np.testing.assert_allclose(d.truth, coh.groupby("system")["expert_mean"].mean()[list(d.candidates)])
+    np.testing.assert_allclose(
+        d.truth, coh.groupby("system")["expert_mean"].mean()[list(d.candidates)]
+    )
     # one unparseable (-1) llama-2-70b score is missing; 3.5 rounds half up to 4
-    assert d.counts.sum() == 3 * 1200 - int((coh[["j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b"]] < 1).sum().sum())
-    s = from_scores(np.array([[[3.5, 1.0]], [[-1, 2.49]]]), candidates=["a", "b"], judges=["j"], n_levels=5)
+    assert d.counts.sum() == 3 * 1200 - int(
+        (coh[["j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b"]] < 1).sum().sum()
+    )
+    s = from_scores(
+        np.array([[[3.5, 1.0]], [[-1, 2.49]]]), candidates=["a", "b"], judges=["j"], n_levels=5
+    )
     assert s.counts[0, 0].tolist() == [0, 0, 0, 1, 0] and s.counts[0, 1].tolist() == [1, 1, 0, 0, 0]
     with pytest.raises(ValueError, match="no dimension 'style'"):
         summeval(summeval_csv, "style")
@@ -74,7 +96,9 @@ def test_abstention_levels_and_collapse():
     np.testing.assert_allclose(d.assigned_values(), [0, 0.5, 1])
     with pytest.raises(ValueError, match="n_levels=2"):
         from_scores(s, candidates=["a", "b", "c"], judges=["j"], n_levels=3, abstain=True)
-    five = from_scores(np.array([[[1, 2, 3, 4, 5]]], float), candidates=list("abcde"), judges=["j"], n_levels=5)
+    five = from_scores(
+        np.array([[[1, 2, 3, 4, 5]]], float), candidates=list("abcde"), judges=["j"], n_levels=5
+    )
     three = collapse_levels(five, [[0, 1], [2], [3, 4]])
     assert three.counts[0].tolist() == [[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 1]]
     np.testing.assert_allclose(three.values, [1.5, 3, 4.5])
@@ -101,8 +125,12 @@ def test_baselines_against_hand_computed_values():
     counts = np.array([[[1, 1, 2], [3, 1, 0]], [[0, 2, 2], [2, 2, 0]]])
     import pandas as pd
 
-    rows = [{"candidate": c, "judge": j, "score": s + 1, "count": counts[ji, ci, s]}
-            for ji, j in enumerate(["J1", "J2"]) for ci, c in enumerate(["A", "B"]) for s in range(3)]
+    rows = [
+        {"candidate": c, "judge": j, "score": s + 1, "count": counts[ji, ci, s]}
+        for ji, j in enumerate(["J1", "J2"])
+        for ci, c in enumerate(["A", "B"])
+        for s in range(3)
+    ]
     d = from_count_table(pd.DataFrame(rows), truth={"A": 2.0, "B": 1.0})
     # judge means: A: (1 + 2 + 6)/4 = 2.25 and (4 + 6)/4 = 2.5; B: 1.25, 1.5
     np.testing.assert_allclose(jb.simple_average(d), [(2.25 + 2.5) / 2, (1.25 + 1.5) / 2])
@@ -125,8 +153,9 @@ def test_ppi_with_a_perfect_judge():
     rng = np.random.default_rng(0)
     gold = rng.integers(1, 6, (60, 4)).astype(float)
     scores = np.repeat(gold[:, None, :], 2, axis=1)  # two perfect judges
-    d = from_scores(scores, candidates=list("abcd"), judges=["j1", "j2"], n_levels=5,
-                    truth=gold.mean(0))
+    d = from_scores(
+        scores, candidates=list("abcd"), judges=["j1", "j2"], n_levels=5, truth=gold.mean(0)
+    )
     lab = np.zeros(60, bool)
     lab[np.random.default_rng(3).choice(60, 12, replace=False)] = True
     plain = jb.ppi_rank_intervals(d, gold, labelled_fraction=0.2, seed=3, power_tuning=False)
@@ -152,7 +181,9 @@ def test_two_level_identifiability_helpers():
     assert two_level_ranks(gamma_high).tolist() == [4, 2, 1, 3]  # = ranks of pi_high
     assert assumption3_holds(theta).tolist() == [True]
     assert not assumption3_holds(theta[::-1])[0]
-    assert two_level_identifiable(n_judges=1, n_candidates=3, constancy="strong", assumption3=True)["condition_i"]
+    assert two_level_identifiable(n_judges=1, n_candidates=3, constancy="strong", assumption3=True)[
+        "condition_i"
+    ]
     ok = two_level_identifiable(n_judges=2, n_candidates=4, constancy="moderate", assumption3=True)
     assert ok["condition_ii"] and ok["identifiable"]
     bad = two_level_identifiable(n_judges=2, n_candidates=3, constancy="moderate", assumption3=True)
@@ -249,9 +280,28 @@ def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
     from pathlib import Path
 
     path = str(Path(__file__).resolve().parents[2] / path[3:])
-    assert main(["judges", path, "--truth", str(truth), "--draws", "600", "--tune", "600",
-                 "--chains", "2", "--json", "--out", str(tmp_path / "fit.nc"),
-                 "--plot", str(tmp_path / "simplex.png")]) == 0
+    assert (
+        main(
+            [
+                "judges",
+                path,
+                "--truth",
+                str(truth),
+                "--draws",
+                "600",
+                "--tune",
+                "600",
+                "--chains",
+                "2",
+                "--json",
+                "--out",
+                str(tmp_path / "fit.nc"),
+                "--plot",
+                str(tmp_path / "simplex.png"),
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     fit = out["fits"][0]
     assert fit["bayesian"] == {"spearman": pytest.approx(1.0), "coverage": 1.0}
@@ -268,8 +318,12 @@ def test_sensitivity_grid_reports_rank_correlation_with_the_base_fit():
     from bayes_eval.validation.judges_study import synthetic_judges
 
     data = synthetic_judges(K=5, J=2, M=3, n=150, self_preference=0.0, seed=4)
-    ds = judge_sensitivity(data, omegas=(0, 2), beta_maxes=(1, 5),
-                           settings=FitSettings(draws=300, tune=300, chains=2, seed=2))
+    ds = judge_sensitivity(
+        data,
+        omegas=(0, 2),
+        beta_maxes=(1, 5),
+        settings=FitSettings(draws=300, tune=300, chains=2, seed=2),
+    )
     assert list(ds["setting"].values) == ["omega=0", "omega=2", "beta_max=1", "beta_max=5"]
     assert ds["spearman_vs_base"].sel(setting="omega=0") == pytest.approx(1.0)  # the base itself
     assert (ds["spearman_vs_base"] >= 0.9).all()  # well-separated candidates: stable ranking
@@ -285,19 +339,35 @@ def test_judges_study_summary_and_plot_on_stored_results(tmp_path):
     rng = np.random.default_rng(0)
     syn = xr.Dataset(
         {"value": (("replicate", "estimator", "metric"), rng.uniform(0.5, 1, (3, 2, 2)))},
-        coords={"replicate": [0, 1, 2], "estimator": ["bayes_adjusted", "bootstrap"],
-                "metric": ["spearman", "coverage"]}, attrs={"study": "judges-synthetic"})
+        coords={
+            "replicate": [0, 1, 2],
+            "estimator": ["bayes_adjusted", "bootstrap"],
+            "metric": ["spearman", "coverage"],
+        },
+        attrs={"study": "judges-synthetic"},
+    )
     out = js.summary(syn)
-    assert out["bootstrap"]["coverage"][0] == pytest.approx(syn["value"].values[:, 1, 1].mean(), abs=1e-3)
+    assert out["bootstrap"]["coverage"][0] == pytest.approx(
+        syn["value"].values[:, 1, 1].mean(), abs=1e-3
+    )
     assert js.plot(syn, tmp_path / "s.png").stat().st_size > 1000
     tab = xr.Dataset(
-        {"value": (("dataset", "estimator", "metric"), rng.uniform(0.5, 1, (2, 2, 2))),
-         "fit_seconds": (("dataset", "fit"), np.ones((2, 2)))},
-        coords={"dataset": ["mtbench", "summeval_coherence"], "estimator": ["bayes_base", "bootstrap"],
-                "metric": ["spearman", "coverage"], "fit": ["base", "integrated"]},
-        attrs={"study": "judges-table1"})
+        {
+            "value": (("dataset", "estimator", "metric"), rng.uniform(0.5, 1, (2, 2, 2))),
+            "fit_seconds": (("dataset", "fit"), np.ones((2, 2))),
+        },
+        coords={
+            "dataset": ["mtbench", "summeval_coherence"],
+            "estimator": ["bayes_base", "bootstrap"],
+            "metric": ["spearman", "coverage"],
+            "fit": ["base", "integrated"],
+        },
+        attrs={"study": "judges-table1"},
+    )
     out = js.summary(tab)
-    assert out["summeval_mean"]["bootstrap"] == [round(float(v), 3) for v in tab["value"].values[1, 1]]
+    assert out["summeval_mean"]["bootstrap"] == [
+        round(float(v), 3) for v in tab["value"].values[1, 1]
+    ]
     assert js.plot(tab, tmp_path / "t.png").stat().st_size > 1000
 
 
@@ -326,13 +396,22 @@ def test_cli_reads_per_question_tables_with_families(tmp_path):
     for q in range(4):
         for j, jf in (("gpt-judge", "openai"), ("claude-judge", "anthropic")):
             for k, kf in (("gpt-x", "openai"), ("llama-y", "meta"), ("claude-z", "anthropic")):
-                rows.append({"question": q, "judge": j, "candidate": k, "score": 1 + (q + len(k)) % 3,
-                             "judge_family": jf, "candidate_family": kf})
+                rows.append(
+                    {
+                        "question": q,
+                        "judge": j,
+                        "candidate": k,
+                        "score": 1 + (q + len(k)) % 3,
+                        "judge_family": jf,
+                        "candidate_family": kf,
+                    }
+                )
     path = tmp_path / "pq.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     (tmp_path / "t.csv").write_text("candidate,score\ngpt-x,3\nllama-y,1\nclaude-z,2\n")
-    args = argparse.Namespace(file=str(path), truth=str(tmp_path / "t.csv"), dim=None, levels=None,
-                              abstain=False)
+    args = argparse.Namespace(
+        file=str(path), truth=str(tmp_path / "t.csv"), dim=None, levels=None, abstain=False
+    )
     [(label, d)] = _judge_datasets(args)
     assert label == "all"
     assert d.counts.shape == (2, 3, 3) and d.counts.sum() == 24

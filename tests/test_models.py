@@ -83,8 +83,15 @@ def test_seed_examples_with_and_without_prior():
 
 
 def test_seed_examples_binary_top_p():
-    top_p = np.array([[1, 1, 1, 1, 0, 1, 1], [1, 0, 0, 1, 0, 0, 1], [0, 0, 0, 0, 1, 0, 0],
-                      [1, 1, 1, 0, 1, 1, 0], [0, 0, 1, 0, 0, 0, 0]])  # fmt: skip
+    top_p = np.array(
+        [
+            [1, 1, 1, 1, 0, 1, 1],
+            [1, 0, 0, 1, 0, 0, 1],
+            [0, 0, 0, 0, 1, 0, 0],
+            [1, 1, 1, 0, 1, 1, 0],
+            [0, 0, 1, 0, 0, 0, 0],
+        ]
+    )
     idata = sample(matching_model(top_p, R0=np.array([[1], [1], [0], [1], [0]])), **DRAWS)
     assert idata["closed_form"]["mu"].item() == pytest.approx(0.48, abs=5e-5)
     _within_mcse(idata)
@@ -110,8 +117,14 @@ def test_crosscheck_ten_question_categorical(tmp_path):
     # the whole result round-trips through NetCDF
     path = save(result.idata, tmp_path / "cc.nc")
     back = load(path)
-    assert {"posterior", "sample_stats", "observed_data", "closed_form", "crosscheck_models",
-            "crosscheck_pairs"} <= set(back.children)  # fmt: skip
+    assert {
+        "posterior",
+        "sample_stats",
+        "observed_data",
+        "closed_form",
+        "crosscheck_models",
+        "crosscheck_pairs",
+    } <= set(back.children)
     np.testing.assert_array_equal(
         back["posterior"]["pi_bar"].values, result.idata["posterior"]["pi_bar"].values
     )
@@ -202,9 +215,12 @@ def test_learned_power_prior_discounts_conflicting_runs():
     )
     data = model.bayes_eval_info.data
     want = sum(
-        stats.dirichlet_multinomial.logpmf(data.counts[m, a], 1.0 + 0.5 * data.prior_counts[m, a], data.n_trials[m, a])
-        for m in range(2) for a in range(40)
-    )  # fmt: skip
+        stats.dirichlet_multinomial.logpmf(
+            data.counts[m, a], 1.0 + 0.5 * data.prior_counts[m, a], data.n_trials[m, a]
+        )
+        for m in range(2)
+        for a in range(40)
+    )
     assert logp == pytest.approx(want, rel=1e-10)
     idata = sample(model, draws=800, tune=800, chains=2, seed=4)
     a0 = idata["posterior"]["a0"].mean(("chain", "draw")).values
@@ -240,13 +256,34 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
 
     rng = np.random.default_rng(8)
     R = (rng.random((2, 8, 5)) < np.array([0.7, 0.4])[:, None, None]).astype(int)
-    rows = [{"model": f"m{m}", "question": q, "trial": t, "score": int(R[m, q, t])}
-            for m in range(2) for q in range(8) for t in range(5)]  # fmt: skip
+    rows = [
+        {"model": f"m{m}", "question": q, "trial": t, "score": int(R[m, q, t])}
+        for m in range(2)
+        for q in range(8)
+        for t in range(5)
+    ]
     path = tmp_path / "runs.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     out = tmp_path / "cc.nc"
-    code = main(["crosscheck", str(path), "--draws", "1000", "--tune", "600", "--chains", "2",
-                 "--seed", "3", "--out", str(out), "--json", "--mc-draws", "50000"])  # fmt: skip
+    code = main(
+        [
+            "crosscheck",
+            str(path),
+            "--draws",
+            "1000",
+            "--tune",
+            "600",
+            "--chains",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--json",
+            "--mc-draws",
+            "50000",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == (0 if report["passed"] else 1)
     assert report["passed"], report

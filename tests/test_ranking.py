@@ -90,9 +90,13 @@ def test_pairwise_confidence_is_complementary():
 
 @pytest.mark.parametrize(
     ("mu", "sigma", "match"),
-    [([], None, "non-empty"), ([0.5, np.nan], None, "non-finite"),
-     ([0.5, 0.4], [0.1], "shape"), ([0.5, 0.4], [0.1, -1.0], ">= 0")],
-)  # fmt: skip
+    [
+        ([], None, "non-empty"),
+        ([0.5, np.nan], None, "non-finite"),
+        ([0.5, 0.4], [0.1], "shape"),
+        ([0.5, 0.4], [0.1, -1.0], ">= 0"),
+    ],
+)
 def test_bad_ranking_input(mu, sigma, match):
     with pytest.raises(ValueError, match=match):
         rank_with_ci(mu, sigma if sigma is not None else np.zeros(len(mu)))

@@ -53,8 +53,14 @@ def test_pass_family(scorio_cases, name):
             _close(point(R, int(k)), value)
             n += 1
         for e in c[name + "_ci"]:
-            got = ci(R, e["k"], confidence=e["confidence"], bounds=e["bounds"],
-                     alpha0=e["alpha0"], beta0=e["beta0"])  # fmt: skip
+            got = ci(
+                R,
+                e["k"],
+                confidence=e["confidence"],
+                bounds=e["bounds"],
+                alpha0=e["alpha0"],
+                beta0=e["beta0"],
+            )
             _close(got, e["out"])
             n += 1
     assert n > 40
@@ -78,8 +84,15 @@ def test_g_pass_tau(scorio_cases):
         for e in c["g_pass_at_k_tau_ci"]:
             if e["tau"] == 0.0:
                 continue
-            got = be.g_pass_at_k_tau_ci(R, e["k"], e["tau"], confidence=e["confidence"],
-                                        bounds=e["bounds"], alpha0=e["alpha0"], beta0=e["beta0"])  # fmt: skip
+            got = be.g_pass_at_k_tau_ci(
+                R,
+                e["k"],
+                e["tau"],
+                confidence=e["confidence"],
+                bounds=e["bounds"],
+                alpha0=e["alpha0"],
+                beta0=e["beta0"],
+            )
             _close(got, e["out"])
             n += 1
     assert n > 40

@@ -34,10 +34,15 @@ def test_confidence_rubric_seed001():
 
 
 def test_top_p_examples_seed002():
-    top_p = np.array([
-        [1, 1, 1, 1, 0, 1, 1], [1, 0, 0, 1, 0, 0, 1], [0, 0, 0, 0, 1, 0, 0],
-        [1, 1, 1, 0, 1, 1, 0], [0, 0, 1, 0, 0, 0, 0],
-    ])  # fmt: skip
+    top_p = np.array(
+        [
+            [1, 1, 1, 1, 0, 1, 1],
+            [1, 0, 0, 1, 0, 0, 1],
+            [0, 0, 0, 0, 1, 0, 0],
+            [1, 1, 1, 0, 1, 1, 0],
+            [0, 0, 1, 0, 0, 0, 0],
+        ]
+    )
     greedy = np.array([[1], [1], [0], [1], [0]])
     out = be.bayes_ci(top_p)
     assert [round(x, 4) for x in out] == [0.4667, 0.0629, 0.3435, 0.5899]
@@ -83,8 +88,14 @@ def test_token_ratio_example_seed002_against_scorio():
     from scorio import eval as scorio_eval
 
     correctness = np.array([[1, 1, 0, 1], [1, 0, 0, 1], [0, 1, 1, 1], [1, 1, 0, 0]])
-    token_ratio = np.array([[0.80, 1.60, 0.90, 1.10], [1.40, 1.00, 1.70, 0.70],
-                            [1.80, 0.90, 1.40, 0.95], [0.85, 1.30, 1.10, 1.60]])  # fmt: skip
+    token_ratio = np.array(
+        [
+            [0.80, 1.60, 0.90, 1.10],
+            [1.40, 1.00, 1.70, 0.70],
+            [1.80, 0.90, 1.40, 0.95],
+            [0.85, 1.30, 1.10, 1.60],
+        ]
+    )
     verbose = token_ratio > 1.20
     R_cat = np.where(correctness == 1, np.where(verbose, 2, 3), np.where(verbose, 0, 1))
     w = np.array([0.0, 0.2, 0.75, 1.0])

@@ -54,12 +54,16 @@ def test_bayes_and_avg_agree(case, confidence, bnd):
     np.testing.assert_allclose(be.bayes(R, w, R0), se.bayes(R, w, R0), rtol=0, atol=TOL)
     np.testing.assert_allclose(
         be.bayes_ci(R, w, R0, confidence=confidence, bounds=bnd),
-        se.bayes_ci(R, w, R0, confidence=confidence, bounds=bnd), rtol=0, atol=TOL,
-    )  # fmt: skip
+        se.bayes_ci(R, w, R0, confidence=confidence, bounds=bnd),
+        rtol=0,
+        atol=TOL,
+    )
     np.testing.assert_allclose(
         be.avg_ci(R, w, confidence=confidence, bounds=bnd),
-        se.avg_ci(R, w, confidence=confidence, bounds=bnd), rtol=0, atol=TOL,
-    )  # fmt: skip
+        se.avg_ci(R, w, confidence=confidence, bounds=bnd),
+        rtol=0,
+        atol=TOL,
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -71,8 +75,7 @@ def test_pass_point_estimates_agree(case):
 
 
 @settings(max_examples=150, deadline=None)
-@given(binary_case(), st.floats(1e-3, 1.0), confidences,
-       st.floats(0.2, 5.0), st.floats(0.2, 5.0))  # fmt: skip
+@given(binary_case(), st.floats(1e-3, 1.0), confidences, st.floats(0.2, 5.0), st.floats(0.2, 5.0))
 def test_pass_posteriors_agree(case, tau, confidence, a0, b0):
     R, k = case
     kw = {"confidence": confidence, "alpha0": a0, "beta0": b0}
@@ -84,9 +87,11 @@ def test_pass_posteriors_agree(case, tau, confidence, a0, b0):
         be.g_pass_at_k_tau(R, k, tau), se.g_pass_at_k_tau(R, k, tau), atol=TOL
     )
     np.testing.assert_allclose(
-        be.g_pass_at_k_tau_ci(R, k, tau, **kw), se.g_pass_at_k_tau_ci(R, k, tau, **kw),
-        rtol=0, atol=TOL,
-    )  # fmt: skip
+        be.g_pass_at_k_tau_ci(R, k, tau, **kw),
+        se.g_pass_at_k_tau_ci(R, k, tau, **kw),
+        rtol=0,
+        atol=TOL,
+    )
 
 
 def test_large_k_posterior_agrees():
@@ -95,7 +100,8 @@ def test_large_k_posterior_agrees():
     R = (rng.random((30, 80)) < rng.random((30, 1))).astype(int)
     for k in (8, 33, 80):
         for tau in (0.3, 0.5, 0.75):
-            np.testing.assert_allclose(be.g_pass_at_k_tau_ci(R, k, tau),
-                                       se.g_pass_at_k_tau_ci(R, k, tau), atol=TOL)  # fmt: skip
+            np.testing.assert_allclose(
+                be.g_pass_at_k_tau_ci(R, k, tau), se.g_pass_at_k_tau_ci(R, k, tau), atol=TOL
+            )
         np.testing.assert_allclose(be.mg_pass_at_k_ci(R, k), se.mg_pass_at_k_ci(R, k), atol=TOL)
         np.testing.assert_allclose(be.pass_at_k_ci(R, k), se.pass_at_k_ci(R, k), atol=TOL)

@@ -397,9 +397,11 @@ def run_study(
             client = Client(scheduler)
         else:
             cluster = LocalCluster(
-                n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                n_workers=n_workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
                 dashboard_address=None,
-            )  # fmt: skip
+            )
             client = Client(cluster)
         bar = None
         if progress:

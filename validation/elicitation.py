@@ -110,8 +110,14 @@ def elicit_dirichlet(intervals: ArrayLike, prob: float = 0.9) -> ElicitedPrior:
     return ElicitedPrior(alpha=alpha, depth=float(alpha.sum() - alpha.size), achieved=ach)
 
 
-def prior_predictive(prior: ElicitedPrior, w: ArrayLike | None = None, *, n_questions: int = 30,
-                     draws: int = 20_000, seed: int = 0) -> dict:  # fmt: skip
+def prior_predictive(
+    prior: ElicitedPrior,
+    w: ArrayLike | None = None,
+    *,
+    n_questions: int = 30,
+    draws: int = 20_000,
+    seed: int = 0,
+) -> dict:
     """Prior predictive distribution of pi-bar for M questions (each pi ~ Dir(alpha))."""
     w = np.linspace(0, 1, prior.alpha.size) if w is None else np.asarray(w, float)
     rng = np.random.default_rng(seed)

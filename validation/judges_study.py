@@ -31,10 +31,23 @@ from bayes_eval.judge_data import JudgeData, from_count_table, from_scores, summ
 __all__ = ["MTBENCH_TRUTH", "plot", "run_synthetic", "run_table1", "summary", "synthetic_judges"]
 
 #: Human MT-Bench order (higher = better) used as ground truth for Table D.2.
-MTBENCH_TRUTH = {"GPT-4": 6, "Claude v1": 5, "GPT-3.5 Turbo": 4, "Vicuna 13B v1.2": 3,
-                 "Alpaca 13B": 2, "Llama 13B": 1}  # fmt: skip
-METHODS = ("bayes_base", "bayes_integrated", "bootstrap", "bradley_terry", "simple_average",
-           "single_judge", "ppi_10pct")  # fmt: skip
+MTBENCH_TRUTH = {
+    "GPT-4": 6,
+    "Claude v1": 5,
+    "GPT-3.5 Turbo": 4,
+    "Vicuna 13B v1.2": 3,
+    "Alpaca 13B": 2,
+    "Llama 13B": 1,
+}
+METHODS = (
+    "bayes_base",
+    "bayes_integrated",
+    "bootstrap",
+    "bradley_terry",
+    "simple_average",
+    "single_judge",
+    "ppi_10pct",
+)
 
 
 def _metrics(data: JudgeData, fits: dict, seed: int, gold=None) -> dict[str, tuple[float, float]]:
@@ -44,23 +57,37 @@ def _metrics(data: JudgeData, fits: dict, seed: int, gold=None) -> dict[str, tup
         cov = jb.rank_coverage(r["rank_lo"].values, r["rank_hi"].values, data.truth)
         out[name] = (jb.spearman(r["mu_mean"].values, data.truth), cov)
     boot = jb.bootstrap_rank_intervals(data, seed=seed)
-    out["bootstrap"] = (jb.spearman(boot.scores, data.truth),
-                        jb.rank_coverage(boot.lo, boot.hi, data.truth))  # fmt: skip
+    out["bootstrap"] = (
+        jb.spearman(boot.scores, data.truth),
+        jb.rank_coverage(boot.lo, boot.hi, data.truth),
+    )
     bt = jb.bradley_terry_ties(data, seed=seed)
-    out["bradley_terry"] = (jb.spearman(bt.scores, data.truth),
-                            jb.rank_coverage(bt.lo, bt.hi, data.truth))  # fmt: skip
-    out["simple_average"] = (jb.spearman(jb.simple_average(data), data.truth),
-                             jb.rank_coverage(boot.rank, boot.rank, data.truth))  # fmt: skip
+    out["bradley_terry"] = (
+        jb.spearman(bt.scores, data.truth),
+        jb.rank_coverage(bt.lo, bt.hi, data.truth),
+    )
+    out["simple_average"] = (
+        jb.spearman(jb.simple_average(data), data.truth),
+        jb.rank_coverage(boot.rank, boot.rank, data.truth),
+    )
     single = jb.single_judge_scores(data)
     out["single_judge"] = (
         float(np.mean([jb.spearman(s, data.truth) for s in single])),
-        float(np.mean([jb.rank_coverage(jb.competition_ranks(s), jb.competition_ranks(s),
-                                        data.truth) for s in single])),
-    )  # fmt: skip
+        float(
+            np.mean(
+                [
+                    jb.rank_coverage(jb.competition_ranks(s), jb.competition_ranks(s), data.truth)
+                    for s in single
+                ]
+            )
+        ),
+    )
     if gold is not None:
         ppi = jb.ppi_rank_intervals(data, gold, labelled_fraction=0.1, seed=seed)
-        out["ppi_10pct"] = (jb.spearman(ppi.scores, data.truth),
-                            jb.rank_coverage(ppi.lo, ppi.hi, data.truth))  # fmt: skip
+        out["ppi_10pct"] = (
+            jb.spearman(ppi.scores, data.truth),
+            jb.rank_coverage(ppi.lo, ppi.hi, data.truth),
+        )
     return out
 
 
@@ -69,13 +96,22 @@ def _summeval_gold(path: Path, data: JudgeData) -> np.ndarray:
 
     df = pd.read_csv(path)
     d = df[df["dim"] == data.meta["dim"]]
-    return d.pivot_table(index="doc_id", columns="system", values="expert_mean").reindex(
-        columns=list(data.candidates)
-    ).sort_index().to_numpy()
+    return (
+        d.pivot_table(index="doc_id", columns="system", values="expert_mean")
+        .reindex(columns=list(data.candidates))
+        .sort_index()
+        .to_numpy()
+    )
 
 
-def run_table1(shared: str | Path, *, settings=None, integrated: bool = True,
-               progress: bool = False, seed: int = 0) -> xr.Dataset:
+def run_table1(
+    shared: str | Path,
+    *,
+    settings=None,
+    integrated: bool = True,
+    progress: bool = False,
+    seed: int = 0,
+) -> xr.Dataset:
     """Table 1 rows for MT-Bench and SummEval (module docstring)."""
     from bayes_eval.models.judges import FitSettings, fit_judges
 
@@ -106,18 +142,30 @@ def run_table1(shared: str | Path, *, settings=None, integrated: bool = True,
         for m, (rho, cov) in _metrics(data, fits, seed, gold).items():
             values[i, METHODS.index(m)] = (rho, cov)
     ds = xr.Dataset(
-        {"value": (("dataset", "estimator", "metric"), values),
-         "fit_seconds": (("dataset", "fit"), seconds)},
-        coords={"dataset": [j[0] for j in jobs], "estimator": list(METHODS),
-                "metric": ["spearman", "coverage"], "fit": ["base", "integrated"]},
+        {
+            "value": (("dataset", "estimator", "metric"), values),
+            "fit_seconds": (("dataset", "fit"), seconds),
+        },
+        coords={
+            "dataset": [j[0] for j in jobs],
+            "estimator": list(METHODS),
+            "metric": ["spearman", "coverage"],
+            "fit": ["base", "integrated"],
+        },
         attrs={"study": "judges-table1", "diagnostics": str(diag)},
-    )  # fmt: skip
+    )
     return ds
 
 
 def synthetic_judges(
-    *, K: int = 8, J: int = 3, M: int = 3, n: int = 400, self_preference: float = 0.8,
-    beta_max: float = 10.0, seed: int = 0,
+    *,
+    K: int = 8,
+    J: int = 3,
+    M: int = 3,
+    n: int = 400,
+    self_preference: float = 0.8,
+    beta_max: float = 10.0,
+    seed: int = 0,
 ) -> JudgeData:
     """Scores from known monotone confusion matrices with a self-preference injection.
 
@@ -158,20 +206,32 @@ def synthetic_judges(
     fam = np.zeros((J, K), bool)
     fam[np.arange(J), np.arange(J)] = True
     truth = pi @ np.arange(1, M + 1)
-    data = from_scores(scores, candidates=[f"cand{k}" for k in range(K)],
-                       judges=[f"judge{j}" for j in range(J)], n_levels=M, same_family=fam,
-                       truth=truth)  # fmt: skip
+    data = from_scores(
+        scores,
+        candidates=[f"cand{k}" for k in range(K)],
+        judges=[f"judge{j}" for j in range(J)],
+        n_levels=M,
+        same_family=fam,
+        truth=truth,
+    )
     return JudgeData(**{**data.__dict__, "meta": {"theta": theta, "pi": pi}})
 
 
-def run_synthetic(*, replicates: int = 10, settings=None, progress: bool = False,
-                  seed: int = 0, **kwargs) -> xr.Dataset:
+def run_synthetic(
+    *, replicates: int = 10, settings=None, progress: bool = False, seed: int = 0, **kwargs
+) -> xr.Dataset:
     """Appendix E.3's protocol on synthetic judges (module docstring)."""
     from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
 
     settings = settings or FitSettings(draws=1000, tune=1000, chains=4, seed=seed)
-    names = ("bayes_adjusted", "bayes_unadjusted", "bootstrap", "bradley_terry",
-             "simple_average", "single_judge")  # fmt: skip
+    names = (
+        "bayes_adjusted",
+        "bayes_unadjusted",
+        "bootstrap",
+        "bradley_terry",
+        "simple_average",
+        "single_judge",
+    )
     values = np.full((replicates, len(names), 2), np.nan)
     bar = None
     if progress:
@@ -186,8 +246,9 @@ def run_synthetic(*, replicates: int = 10, settings=None, progress: bool = False
             key = excl
             if key not in models:  # one compiled graph per pair set
                 models[key] = judge_model(data, exclude_same_family=excl)
-            fits[label] = fit_judges(data, exclude_same_family=excl, settings=settings,
-                                     model=models[key])  # fmt: skip
+            fits[label] = fit_judges(
+                data, exclude_same_family=excl, settings=settings, model=models[key]
+            )
         for m, (rho, cov) in _metrics(data, fits, seed + r).items():
             values[r, names.index(m)] = (rho, cov)
         if bar is not None:
@@ -196,10 +257,13 @@ def run_synthetic(*, replicates: int = 10, settings=None, progress: bool = False
         bar.close()
     return xr.Dataset(
         {"value": (("replicate", "estimator", "metric"), values)},
-        coords={"replicate": np.arange(replicates), "estimator": list(names),
-                "metric": ["spearman", "coverage"]},
+        coords={
+            "replicate": np.arange(replicates),
+            "estimator": list(names),
+            "metric": ["spearman", "coverage"],
+        },
         attrs={"study": "judges-synthetic", **{k: str(v) for k, v in kwargs.items()}},
-    )  # fmt: skip
+    )
 
 
 def summary(ds: xr.Dataset) -> dict:
@@ -226,8 +290,9 @@ def summary(ds: xr.Dataset) -> dict:
     se_sets = [d for d in ds["dataset"].values if str(d).startswith("summeval")]
     se = ds["value"].sel(dataset=se_sets).mean("dataset")
     out["summeval_mean"] = {m: rounded(se.sel(estimator=m).values) for m in methods}
-    out["fit_seconds"] = {str(d): rounded(ds["fit_seconds"].sel(dataset=d).values)
-                          for d in ds["dataset"].values}  # fmt: skip
+    out["fit_seconds"] = {
+        str(d): rounded(ds["fit_seconds"].sel(dataset=d).values) for d in ds["dataset"].values
+    }
     out["diagnostics"] = ds.attrs.get("diagnostics", "")
     return out
 

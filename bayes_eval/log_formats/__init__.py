@@ -72,6 +72,5 @@ def detect(path: Path) -> str:
             "tau-bench); pass --format or convert it to a long CSV table."
         )
     raise ValueError(
-        f"{path}: cannot tell the format from the name; pass --format (one of "
-        f"{sorted(READERS)})."
+        f"{path}: cannot tell the format from the name; pass --format (one of {sorted(READERS)})."
     )

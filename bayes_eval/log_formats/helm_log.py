@@ -86,8 +86,12 @@ def read_helm(
                     continue
                 if st.get("count", 1) and st.get("mean") is not None:
                     stats[str(sname["name"])] = float(st["mean"])
-            row = {"model": name, "task": task, "question": str(rec["instance_id"]),
-                   "trial": int(rec.get("train_trial_index", 0))}  # fmt: skip
+            row = {
+                "model": name,
+                "task": task,
+                "question": str(rec["instance_id"]),
+                "trial": int(rec.get("train_trial_index", 0)),
+            }
             if metric not in stats:
                 row.update(status="error", score=np.nan)
             else:

@@ -135,8 +135,12 @@ def read_inspect(
                 raise ValueError(f"{where}: a sample needs 'id' and 'epoch'.")
             scores = s.get("scores") or {}
             primary = scorer or (listed[0] if listed else (next(iter(scores), None)))
-            row = {"model": name, "task": task, "question": str(s["id"]),
-                   "trial": int(s["epoch"]) - 1}  # fmt: skip
+            row = {
+                "model": name,
+                "task": task,
+                "question": str(s["id"]),
+                "trial": int(s["epoch"]) - 1,
+            }
             failed = bool(s.get("error"))
             if not failed and primary not in scores:
                 raise ValueError(
@@ -194,8 +198,10 @@ def read_inspect(
     if note is not None:  # no category column: the scores stay available as signals
         for r in rows:
             r["score"] = np.nan
-    meta = {"scorer": ", ".join(sorted(str(p) for p in primary_seen)),
-            "category_map": json.dumps(value_map)}  # fmt: skip
+    meta = {
+        "scorer": ", ".join(sorted(str(p) for p in primary_seen)),
+        "category_map": json.dumps(value_map),
+    }
     if note is not None:
         meta["note"] = note
         weights = None

@@ -116,8 +116,14 @@ def read_lm_eval(
                 has_box = float("\\boxed{" in _text(rec.get("filtered_resps", rec.get("resps"))))
                 for v in values:
                     key = (name, task, str(rec["doc_id"]))
-                    row = {"model": name, "task": task, "question": str(rec["doc_id"]),
-                           "trial": next_trial[key], **signals, "has_box": has_box}  # fmt: skip
+                    row = {
+                        "model": name,
+                        "task": task,
+                        "question": str(rec["doc_id"]),
+                        "trial": next_trial[key],
+                        **signals,
+                        "has_box": has_box,
+                    }
                     next_trial[key] += 1
                     if v is None:
                         row.update(status="error", score=np.nan, is_correct=np.nan)

@@ -54,13 +54,30 @@ def read_cruxeval(paths: Sequence[Path], *, model: str | None = None, **options)
                 raise ValueError(f"{p}: problem {qid!r}: expected a list of scores.")
             for t, v in enumerate(values):
                 if v is None:
-                    rows.append({"model": name, "task": task, "question": qid, "trial": t,
-                                 "status": "error", "score": np.nan})  # fmt: skip
+                    rows.append(
+                        {
+                            "model": name,
+                            "task": task,
+                            "question": qid,
+                            "trial": t,
+                            "status": "error",
+                            "score": np.nan,
+                        }
+                    )
                     continue
                 if not (isinstance(v, bool) or v in (0, 1)):
                     raise ValueError(f"{p}: problem {qid!r}, sample {t}: score {v!r} is not 0/1.")
-                rows.append({"model": name, "task": task, "question": qid, "trial": t,
-                             "status": "ok", "score": int(v), "is_correct": float(v)})  # fmt: skip
+                rows.append(
+                    {
+                        "model": name,
+                        "task": task,
+                        "question": qid,
+                        "trial": t,
+                        "status": "ok",
+                        "score": int(v),
+                        "is_correct": float(v),
+                    }
+                )
     return make_log(pd.DataFrame(rows), fmt="cruxeval", sources=[str(p) for p in paths])
 
 
@@ -95,8 +112,13 @@ def read_taubench(paths: Sequence[Path], *, model: str | None = None, **options)
                 raise ValueError(
                     f"{p}: record {i}: reward {rec['reward']!r} is not a number."
                 ) from None
-            row = {"model": name, "task": task, "question": str(rec["task_id"]),
-                   "trial": int(rec["trial"]), "num_turns": _turns(rec.get("traj"))}  # fmt: skip
+            row = {
+                "model": name,
+                "task": task,
+                "question": str(rec["task_id"]),
+                "trial": int(rec["trial"]),
+                "num_turns": _turns(rec.get("traj")),
+            }
             if reward is None:
                 row.update(status="error", score=np.nan)
             elif reward not in (0.0, 1.0):
