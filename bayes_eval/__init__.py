@@ -5,6 +5,9 @@ the names, argument order and return conventions of the peer package scorio, so
 ``from bayes_eval import bayes_ci`` replaces ``from scorio.eval import bayes_ci``.
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
 from bayes_eval.avg_at_n import avg, avg_ci
 from bayes_eval.bayes_at_n import bayes, bayes_ci, dirichlet_posterior
 from bayes_eval.pass_family import (
@@ -20,7 +23,10 @@ from bayes_eval.pass_family import (
     pass_hat_k_ci,
 )
 
-__version__ = "0.1.0"
+try:  # one source of truth: the version in pyproject.toml, as installed
+    __version__ = _version("bayes_eval")
+except PackageNotFoundError:  # pragma: no cover - running from a tree that is not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "avg",

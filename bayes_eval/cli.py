@@ -1,5 +1,8 @@
 """Command line: ``bayes-eval rank | schemas | plan | crosscheck | priors | validate | adaptive |
-judges | demo``.
+judges | datasets | demo``.
+
+Every command that reads results takes ``dataset:NAME`` for a dataset shipped with the
+package (``bayes-eval datasets`` lists them) as well as files.
 
 Every command takes ``--json``. Bad input prints one line ``bayes-eval: error: ...`` on
 stderr and exits with status 2.
@@ -197,10 +200,36 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     _print_table(["model", "mu", "sigma", f"{pct} CI", "rank", "rank w/ CI", "rank range"], rows)
     print(
         f"rank w/ CI: consecutive models tie when z < {table.attrs['z_threshold']:.3f} "
-        "(seed 000 §2.7.1); rank range: from all pairwise decisions (no chaining)."
+        "(Hariri et al., §2.7.1); rank range: from all pairwise decisions (no chaining)."
     )
     if args.plot:
         print(f"forest plot written to {args.plot}")
+    return 0
+
+
+def _cmd_datasets(args: argparse.Namespace) -> int:
+    from bayes_eval import datasets
+
+    if args.name is None:
+        listing = datasets.list_datasets()
+        if args.json:
+            print(json.dumps(listing, indent=2))
+            return 0
+        _print_table(["name", "description"], [[k, v] for k, v in listing.items()])
+        print("Use one as FILE with dataset:NAME, e.g. `bayes-eval rank dataset:phi4_aime25`.")
+        return 0
+    ds = datasets.load(args.name)
+    info = {
+        **{k: str(v) for k, v in ds.attrs.items()},
+        "dims": {str(k): int(v) for k, v in ds.sizes.items()},
+        "variables": {str(k): list(map(str, v.dims)) for k, v in ds.data_vars.items()},
+        "files": [str(p) for p in datasets.files(args.name)],
+    }
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    for key, value in info.items():
+        print(f"{key}: {value}")
     return 0
 
 
@@ -214,7 +243,7 @@ def _cmd_schemas(args: argparse.Namespace) -> int:
         json.dump(records, sys.stdout, indent=2)
         print()
         return 0
-    print("Built-in rubric schemata (seed 000 App. F, Table 5); category 0 is invalid:")
+    print("Built-in rubric schemata (Hariri et al., App. F, Table 5); category 0 is invalid:")
     for r in records:
         print(f"\n{r['key']}  ({r['name']}): {r['description']}")
         for i, (lab, wt) in enumerate(zip(r["categories"], r["weights"], strict=True)):
@@ -330,11 +359,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from scipy.stats import kendalltau
 
     from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
+    from bayes_eval.datasets import load
     from bayes_eval.ranking import rank
     from bayes_eval.sample_size import trials_to_separate
     from bayes_eval.xr import rank_table, results_array
 
     start = time.perf_counter()
+    arena = load("matharena_aime25_i")
+    board = rank_table(arena["results"], confidence=0.95)
+    leaderboard = _table_records(board)
+    cost = dict(zip(arena["model"].values.astype(str), arena["cost_usd"].values, strict=True))
+    for r in leaderboard:
+        r["cost_usd_per_run"] = None if np.isnan(cost[r["model"]]) else float(cost[r["model"]])
     names = [f"LLM{i + 1}" for i in range(len(PAPER_PI_BAR))]
     p = mimic_probabilities(n_questions=args.questions, seed=args.seed)
     R = simulate_results(p, args.trials, seed=args.seed + 1)
@@ -359,13 +395,25 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         }
         for i in order
     ]
+    coin_plot = None
     if args.plot:
+        from pathlib import Path
+
         from bayes_eval.forest_plot import forest_plot
 
-        forest_plot(table, args.plot, title=f"Biased-coin mimics, Bayes@{args.trials}")
+        forest_plot(board, args.plot, title="MathArena AIME 2025 I: Bayes@4 (16 models)")
+        plot = Path(args.plot)
+        coin_plot = plot.with_name(f"{plot.stem}_biased_coin{plot.suffix or '.png'}")
+        forest_plot(table, coin_plot, title=f"Biased-coin mimics, Bayes@{args.trials}")
     if args.json:
         json.dump(
             {
+                "leaderboard": {
+                    "dataset": "matharena_aime25_i",
+                    "M": int(arena.sizes["question"]),
+                    "N": int(arena.sizes["trial"]),
+                    "models": leaderboard,
+                },
                 "models": records,
                 "kendall_tau_b": float(tau),
                 "seconds": elapsed,
@@ -379,9 +427,35 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         )
         print()
         return 0
+    print(
+        f"MathArena AIME 2025 I leaderboard (shipped dataset matharena_aime25_i): "
+        f"{arena.sizes['model']} models, {arena.sizes['question']} questions, "
+        f"{arena.sizes['trial']} runs each; Bayes@4 with 95% credible intervals."
+    )
+    _print_table(
+        ["model", "Bayes@4", "sigma", "95% CI", "rank w/ CI", "rank range", "USD/run"],
+        [
+            [
+                r["model"],
+                _fmt(r["mu"]),
+                _fmt(r["sigma"]),
+                f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]",
+                str(r["rank_ci"]),
+                f"{r['rank_interval'][0]}-{r['rank_interval'][1]}",
+                "-" if r["cost_usd_per_run"] is None else f"{r['cost_usd_per_run']:.2f}",
+            ]
+            for r in leaderboard
+        ],
+    )
+    groups = len({r["rank_ci"] for r in leaderboard})
+    print(
+        "rank w/ CI: consecutive models tie when z < 1.645 (Hariri et al., §2.7.1); the rule "
+        f"chains ties, and with 15 questions x 4 runs it leaves {groups} rank group(s). "
+        "rank range: every rank the pairwise z-tests (no chaining) leave open.\n"
+    )
     n = args.trials
     print(
-        f"Biased-coin LLM mimics (seed 000 §2.7): {len(names)} models, M = {args.questions} "
+        f"Biased-coin LLM mimics (Hariri et al., §2.7): {len(names)} models, M = {args.questions} "
         f"questions, N = {n} trials, seed {args.seed}.\nRanks are dense (1, 2, 2, 3) as in "
         "the paper's Table 1; 'w/ CI' ties consecutive models with z < 1.645."
     )
@@ -411,7 +485,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             f"N = {plan.n_required} (App. D reports about 199 in the paper's simulation)."
         )
     if args.plot:
-        print(f"forest plot written to {args.plot}")
+        print(f"forest plots written to {args.plot} (leaderboard) and {coin_plot} (mimics)")
     print(f"time: {elapsed:.3f} s")
     return 0
 
@@ -773,14 +847,14 @@ def _adaptive_simulate(args: argparse.Namespace) -> int:
     from bayes_eval.bandit_simulation import default_policies, plot_regret, simulate
 
     if args.dataset in ("gsm8k", "piqa"):
-        if not args.arms:
-            raise ValueError(f"--dataset {args.dataset} needs --arms (the arm metadata CSV).")
         make = sb.gsm8k_like if args.dataset == "gsm8k" else sb.piqa_like
-        data = make(args.arms, n_examples=args.examples or 1000, seed=args.data_seed)
+        arms = args.arms or f"dataset:bandit_{args.dataset}_arms"
+        data = make(arms, n_examples=args.examples or 1000, seed=args.data_seed)
     elif args.dataset == "mmlu":
-        if not args.meta or not args.subject:
-            raise ValueError("--dataset mmlu needs --meta (mmlu_meta.json) and --subject.")
-        data = sb.mmlu_like(args.meta, args.subject, n_examples=args.examples, seed=args.data_seed)
+        if not args.subject:
+            raise ValueError("--dataset mmlu needs --subject (an MMLU subject, e.g. anatomy).")
+        meta = args.meta or "dataset:bandit_mmlu_meta"
+        data = sb.mmlu_like(meta, args.subject, n_examples=args.examples, seed=args.data_seed)
     else:
         if not args.matrix:
             raise ValueError("--dataset matrix needs --matrix FILE (.npy or .csv).")
@@ -861,12 +935,19 @@ def _judge_datasets(args: argparse.Namespace):
     import pandas as pd
 
     from bayes_eval import judge_data as jd
+    from bayes_eval.datasets import load, table_path
 
+    path = table_path(args.file)
     try:
-        head = pd.read_csv(args.file, nrows=5)
+        head = pd.read_csv(path, nrows=5)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise ValueError(f"{args.file}: could not be read as CSV ({exc}).") from exc
     truth = None
+    if args.file == "dataset:mtbench_judges" and not args.truth:  # the shipped human order
+        ranks = load("mtbench_judges")["human_rank"]
+        n = ranks.sizes["candidate"]
+        names = ranks["candidate"].values
+        truth = {str(c): float(n + 1 - r) for c, r in zip(names, ranks.values, strict=True)}
     if args.truth:
         t = pd.read_csv(args.truth)
         if not {"candidate", "score"} <= set(t.columns):
@@ -874,12 +955,12 @@ def _judge_datasets(args: argparse.Namespace):
         truth = dict(zip(t["candidate"].astype(str), t["score"].astype(float), strict=True))
     cols = set(head.columns)
     if {"doc_id", "system", "dim"} <= cols:
-        dims = [args.dim] if args.dim else sorted(pd.read_csv(args.file)["dim"].unique())
-        return [(d, jd.summeval(args.file, d)) for d in dims]
+        dims = [args.dim] if args.dim else sorted(pd.read_csv(path)["dim"].unique())
+        return [(d, jd.summeval(path, d)) for d in dims]
     if {"candidate", "judge", "score", "count"} <= cols:
-        return [("all", jd.from_count_table(args.file, truth=truth))]
+        return [("all", jd.from_count_table(path, truth=truth))]
     if {"question", "judge", "candidate", "score"} <= cols:
-        df = pd.read_csv(args.file)
+        df = pd.read_csv(path)
         qs = pd.unique(df["question"])
         js = list(pd.unique(df["judge"].astype(str)))
         ks = list(pd.unique(df["candidate"].astype(str)))
@@ -1101,10 +1182,13 @@ def _cmd_judges_study(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     settings = FitSettings(seed=args.seed, progressbar=not args.json)
     if args.study == "judges":
-        shared = Path(args.file or "../shared")
-        if not (shared / "data" / "judges").is_dir():
-            raise ValueError(f"{shared}: no data/judges folder; pass the shared folder as FILE.")
-        ds = judges_study.run_table1(shared, settings=settings, seed=args.seed)
+        if args.file:
+            raise ValueError(
+                "validate judges runs on the shipped datasets mtbench_judges and "
+                "summeval_judges and takes no FILE; rank your own judge scores with "
+                "`bayes-eval judges FILE`."
+            )
+        ds = judges_study.run_table1(settings=settings, seed=args.seed)
     else:
         ds = judges_study.run_synthetic(
             replicates=args.replicates or 10,
@@ -1219,7 +1303,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_priors)
 
-    v = sub.add_parser("validate", help="validation studies of seed 000 (NetCDF + PNG)")
+    v = sub.add_parser("validate", help="validation studies (NetCDF + PNG)")
     v.add_argument("study", choices=_STUDIES)
     v.add_argument("file", nargs="?", help="results file (convergence study)")
     v.add_argument("--out", default="validation_out", help="output folder")
@@ -1248,7 +1332,9 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=_cmd_validate)
 
-    a = sub.add_parser("adaptive", help="cost-aware adaptive evaluation (Gittins, seed 003)")
+    a = sub.add_parser(
+        "adaptive", help="cost-aware adaptive evaluation (Gittins indices, Xie et al.)"
+    )
     a.add_argument("action", choices=["roots", "simulate"])
     a.add_argument("--cost", type=float, default=1e-4, help="roots: cost per example")
     a.add_argument("--v0", type=float, default=0.04, help="roots: prior variance")
@@ -1264,8 +1350,14 @@ def _parser() -> argparse.ArgumentParser:
         help="one DP stage per batch (paper text) or per cell (experiments)",
     )
     a.add_argument("--dataset", choices=["gsm8k", "piqa", "mmlu", "matrix"], default="mmlu")
-    a.add_argument("--arms", help="gsm8k/piqa: arm metadata CSV (model, prompt, ..., price)")
-    a.add_argument("--meta", help="mmlu: mmlu_meta.json")
+    a.add_argument(
+        "--arms",
+        help="gsm8k/piqa: arm metadata CSV (model, prompt, ..., price); "
+        "default: the shipped dataset:bandit_gsm8k_arms / dataset:bandit_piqa_arms",
+    )
+    a.add_argument(
+        "--meta", help="mmlu: subject metadata JSON (default: the shipped dataset:bandit_mmlu_meta)"
+    )
     a.add_argument("--subject", help="mmlu: subject, e.g. anatomy")
     a.add_argument("--matrix", help="matrix: your response matrix (.npy or .csv, arms x examples)")
     a.add_argument("--costs", help="matrix: per-arm costs (.csv, one per arm)")
@@ -1280,7 +1372,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true")
     a.set_defaults(func=_cmd_adaptive)
 
-    jg = sub.add_parser("judges", help="Bayesian ranking from LLM-judge scores (seed 004)")
+    jg = sub.add_parser("judges", help="Bayesian ranking from LLM-judge scores (Vossler et al.)")
     jg.add_argument("file", help="count table, per-question table or the SummEval CSV")
     jg.add_argument("--dim", help="SummEval dimension (default: all four)")
     jg.add_argument("--truth", help="CSV candidate,score with ground-truth scores")
@@ -1306,7 +1398,14 @@ def _parser() -> argparse.ArgumentParser:
     jg.add_argument("--json", action="store_true")
     jg.set_defaults(func=_cmd_judges)
 
-    d = sub.add_parser("demo", help="the paper's biased-coin mimics (Table 1 structure)")
+    ds = sub.add_parser("datasets", help="list the real datasets shipped with the package")
+    ds.add_argument("name", nargs="?", help="show one dataset's source, licence, dims, files")
+    ds.add_argument("--json", action="store_true")
+    ds.set_defaults(func=_cmd_datasets)
+
+    d = sub.add_parser(
+        "demo", help="rank the shipped MathArena leaderboard; the paper's biased-coin mimics"
+    )
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--trials", type=int, default=80)
     d.add_argument("--questions", type=int, default=30)

@@ -305,7 +305,8 @@ def read_eval_log(
     Parameters
     ----------
     paths : path or sequence of paths
-        Files or directories; all must have the same format (auto-detected unless given).
+        Files or directories (formats auto-detected unless given; several formats are
+        joined), or ``"dataset:NAME"`` for a dataset shipped in :mod:`bayes_eval.datasets`.
     format : str, optional
         One of :data:`FORMATS`.
     **options
@@ -320,27 +321,29 @@ def read_eval_log(
         the line or record).
     """
     from bayes_eval.log_formats import READERS
+    from bayes_eval.log_formats.dataset_log import dataset_name, read_dataset
 
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    paths = [Path(p) for p in paths]
-    if not paths:
+    shipped = [name for p in paths if (name := dataset_name(p)) is not None]
+    paths = [Path(p) for p in paths if dataset_name(p) is None]
+    if not paths and not shipped:
         raise ValueError("no log files given.")
     for p in paths:
         if not p.exists():
             raise ValueError(f"{p}: no such file or directory.")
-    fmts = [format or detect_format(p) for p in paths]
     if format is not None and format not in FORMATS:
         raise ValueError(f"format is {format!r}; expected one of {sorted(FORMATS)}.")
+    fmts = [format or detect_format(p) for p in paths]
     groups: dict[str, list[Path]] = {}
     for p, f in zip(paths, fmts, strict=True):
         groups.setdefault(f, []).append(p)
     logs = [READERS[f](ps, **options) for f, ps in groups.items()]
+    logs += [read_dataset(name, **options) for name in shipped]
     if len(logs) == 1:
         return logs[0]
     # several formats: one table, signals joined by name (absent signals are NaN)
     table = pd.concat([lg.table for lg in logs], ignore_index=True)
     meta = {f"{lg.format}.{k}": v for lg in logs for k, v in lg.meta.items()}
-    return make_log(
-        table, fmt="+".join(groups), sources=[s for lg in logs for s in lg.sources], meta=meta
-    )
+    fmt = "+".join(dict.fromkeys(lg.format for lg in logs))
+    return make_log(table, fmt=fmt, sources=[s for lg in logs for s in lg.sources], meta=meta)

@@ -16,7 +16,9 @@ __all__ = ["forest_plot"]
 
 
 def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None) -> Path:
-    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, and shade CI-aware rank groups.
+    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, shade the CI-aware rank groups
+    (the chaining rule of Hariri et al., "Don't Pass@k", §2.7.1) and write each model's rank
+    range (every rank the pairwise comparisons leave open) in the right margin.
 
     Parameters
     ----------
@@ -33,21 +35,36 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
     hi = table["hi"].values[order]
     groups = table["rank_ci"].values[order]
     y = np.arange(mu.size)[::-1]
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * mu.size + 1.4))
+    fig, ax = plt.subplots(figsize=(8.0, 0.45 * mu.size + 1.4))
     for i, g in enumerate(np.unique(groups)):
         rows = y[groups == g]
         ax.axhspan(
             rows.min() - 0.5, rows.max() + 0.5, color="0.9" if i % 2 == 0 else "white", zorder=0
         )
         ax.text(
-            1.005,
-            rows.mean(),
-            f"rank {g}",
+            0.995,
+            rows.max() + 0.42,
+            f"CI-aware rank {g}",
             transform=ax.get_yaxis_transform(),
-            va="center",
-            fontsize=8,
+            ha="right",
+            va="top",
+            fontsize=7,
             color="0.35",
         )
+    if "rank_lower" in table and "rank_upper" in table:  # rank ranges, no chaining
+        lower = table["rank_lower"].values[order]
+        upper = table["rank_upper"].values[order]
+        for yi, a, b in zip(y, lower, upper, strict=True):
+            text = f"rank {a}" if a == b else f"ranks {a}-{b}"
+            ax.text(
+                1.01,
+                yi,
+                text,
+                transform=ax.get_yaxis_transform(),
+                va="center",
+                fontsize=8,
+                color="0.25",
+            )
     ax.errorbar(
         mu,
         y,

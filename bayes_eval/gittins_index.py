@@ -13,8 +13,8 @@ arm's posterior mean over the outside reward,
 
 and the root ``r_n`` solves ``q_n(r_n) = 0``; the index is ``G_n(s) = s - r_n`` (eq. 4).
 
-Two granularities (``seed 003``'s text and experiments differ, see
-``../shared/notes/gittins_notes.md``):
+Two granularities (the text of Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via
+Bayesian Bandit Gittins Indices", and its experiments differ; both are offered):
 
 * **per batch** (the text): one stage = one batch of ``B`` examples, ``H = ceil(N/B)``,
   ``tau^2 = 1/(4B)`` (worst-case Bernoulli variance), stage cost ``B x cost per example``;

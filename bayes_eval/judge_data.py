@@ -12,9 +12,10 @@ Pairs in which a judge scores a candidate of its own model family are excluded f
 Bayesian likelihood by default (footnote 1 of seed 004; ``mask``), and kept by the
 baselines, as in the paper's Table 1.
 
-Choices where the paper is silent (see ``../shared/notes/judges_model_spec.md``): an
-unparseable score (``-1``, ``0`` on a 1-5 scale) is missing; fractional scores (3.5) are
-rounded half up.
+Choices where the paper is silent: an unparseable score (``-1``, ``0`` on a 1-5 scale, or
+empty) is missing, because the judge gave no usable level and imputing one would invent
+data; fractional scores (3.5, a judge hedging between two levels) are rounded half up, so
+they land on the scale the model needs, the same way for every judge.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-__all__ = ["JudgeData", "collapse_levels", "from_count_table", "from_scores", "summeval"]
+__all__ = [
+    "JudgeData",
+    "collapse_levels",
+    "from_count_table",
+    "from_scores",
+    "summeval",
+    "summeval_table",
+]
 
 
 @dataclass(frozen=True)
@@ -127,9 +135,14 @@ def from_count_table(
 
     ``score`` is 1..M (Likert); ``same_family`` (0/1) marks pairs to exclude; extra columns
     ``candidate_family`` and ``judge_family`` are used when ``same_family`` is absent. This is
-    the layout of ``../shared/data/judges/mtbench_tableD2``. ``truth`` maps candidates to a
-    ground-truth score (evaluation only).
+    the layout of the shipped MT-Bench table (``"dataset:mtbench_judges"``, Table D.2 of
+    Vossler et al., "LLMs Judging LLMs: A Simplex Perspective"). ``truth`` maps candidates to
+    a ground-truth score (evaluation only).
     """
+    from bayes_eval.datasets import table_path
+
+    if not isinstance(table, pd.DataFrame):
+        table = table_path(table)
     src = str(table) if not isinstance(table, pd.DataFrame) else "table"
     df = pd.read_csv(table) if not isinstance(table, pd.DataFrame) else table.copy()
     need = {"candidate", "judge", "score", "count"}
@@ -244,15 +257,45 @@ def from_scores(
     )
 
 
-#: The judges of seed 004's SummEval experiment (column names in the shared CSV).
+#: The judges of Vossler et al.'s SummEval experiment (column names of the SummEval table).
 SUMMEVAL_JUDGES = ("j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b")
 
 
-def summeval(path: str | Path, dim: str, *, judges: Sequence[str] = SUMMEVAL_JUDGES) -> JudgeData:
-    """One SummEval dimension (coherence, consistency, fluency, relevance) from the shared CSV:
-    12 systems x 100 documents, 1-5 scores of the given judge columns; ground truth = the
-    systems' mean expert score. No judge is a candidate, so no pair is excluded."""
-    df = pd.read_csv(path)
+def summeval_table(path: str | Path = "dataset:summeval_judges") -> pd.DataFrame:
+    """The SummEval table (one row per ``doc_id, system, dim``) with ``expert_mean``.
+
+    ``path`` is the shipped table (default) or a CSV with columns ``doc_id, system, dim``,
+    judge columns, and ``expert_mean`` or ``expert1..3`` (their mean is computed).
+    """
+    from bayes_eval.datasets import table_path
+
+    path = table_path(path)
+    try:
+        df = pd.read_csv(path)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: could not be read as CSV ({exc}).") from exc
+    if not {"doc_id", "system", "dim"} <= set(df.columns):
+        raise ValueError(f"{path}: expected columns doc_id, system, dim.")
+    if "expert_mean" not in df.columns:
+        experts = [c for c in df.columns if c.startswith("expert")]
+        if not experts:
+            raise ValueError(f"{path}: no expert_mean or expert1..3 columns for the truth.")
+        df["expert_mean"] = df[experts].mean(axis=1)
+    df.attrs["source"] = str(path)
+    return df
+
+
+def summeval(
+    path: str | Path = "dataset:summeval_judges",
+    dim: str = "coherence",
+    *,
+    judges: Sequence[str] = SUMMEVAL_JUDGES,
+) -> JudgeData:
+    """One SummEval dimension (coherence, consistency, fluency, relevance): 12 systems x 100
+    documents, 1-5 scores of the given judge columns; ground truth = the systems' mean expert
+    score. No judge is a candidate, so no pair is excluded. ``path``: see
+    :func:`summeval_table` (default: the shipped ``"dataset:summeval_judges"``)."""
+    df = summeval_table(path)
     dims = sorted(df["dim"].unique())
     if dim not in dims:
         raise ValueError(f"{path}: no dimension {dim!r}; expected one of {dims}.")

@@ -1,9 +1,11 @@
 """Synthetic response matrices (arms x examples) that mimic seed 003's benchmarks.
 
-The paper's matrices are not public in this workspace; ``../shared/data/bandit/`` has the arm
-metadata (model, prompt, temperature, max tokens, price) of GSM8K (122 arms) and PIQA
-(103 arms), and for the 57 MMLU subjects the number of questions, the prior bucket and the
-mean and standard deviation of the arm accuracies (1500 arms = 15 models x 100 prompts).
+The paper's response matrices are not public. The arm metadata are, and ship with the
+package (:mod:`bayes_eval.datasets`): ``bandit_gsm8k_arms`` and ``bandit_piqa_arms`` (model,
+prompt, temperature, max tokens, price of GSM8K's 122 and PIQA's 103 arms) and
+``bandit_mmlu_meta`` (for the 57 MMLU subjects the number of questions, the prior bucket and
+the mean and standard deviation of the arm accuracies; 1500 arms = 15 models x 100 prompts).
+The builders below read them by default.
 
 Construction (documented choices):
 
@@ -108,6 +110,11 @@ def logistic_matrix(
 def _from_arms_csv(path, name, mean, sd, n_examples, seed, prior):
     import pandas as pd
 
+    from bayes_eval.datasets import table_path
+
+    path = table_path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file (expected the arm metadata CSV).")
     arms = pd.read_csv(path)
     need = {"model", "prompt", "temperature", "max_tokens", "cost_usd_per_1m"}
     if not need <= set(arms.columns):
@@ -129,26 +136,45 @@ def _from_arms_csv(path, name, mean, sd, n_examples, seed, prior):
     return BanditDataset(name, matrix, arms["cost_usd_per_1m"].to_numpy(float), prior, labels)
 
 
-def gsm8k_like(arms_csv: str | Path, *, n_examples: int = 1000, seed: int = 0) -> BanditDataset:
-    """122 x 1000 GSM8K mimic from ``gsm8k_arms.csv`` (cost = input + 2 x output price)."""
+def gsm8k_like(
+    arms_csv: str | Path = "dataset:bandit_gsm8k_arms", *, n_examples: int = 1000, seed: int = 0
+) -> BanditDataset:
+    """122 x 1000 GSM8K mimic from the arm metadata (default: the shipped
+    ``bandit_gsm8k_arms``; cost = input + 2 x output price)."""
     return _from_arms_csv(arms_csv, "gsm8k-like", 0.2, 0.1, n_examples, seed, (0.2, 0.01))
 
 
-def piqa_like(arms_csv: str | Path, *, n_examples: int = 1000, seed: int = 0) -> BanditDataset:
-    """103 x 1000 PIQA mimic from ``piqa_arms.csv`` (input price only)."""
+def piqa_like(
+    arms_csv: str | Path = "dataset:bandit_piqa_arms", *, n_examples: int = 1000, seed: int = 0
+) -> BanditDataset:
+    """103 x 1000 PIQA mimic from the arm metadata (default: the shipped ``bandit_piqa_arms``;
+    input price only)."""
     return _from_arms_csv(arms_csv, "piqa-like", 0.4, np.sqrt(0.02), n_examples, seed, (0.4, 0.02))
 
 
 def mmlu_like(
-    meta_json: str | Path, subject: str, *, n_examples: int | None = None, seed: int = 0
+    meta_json: str | Path = "dataset:bandit_mmlu_meta",
+    subject: str = "anatomy",
+    *,
+    n_examples: int | None = None,
+    seed: int = 0,
 ) -> BanditDataset:
-    """1500-arm MMLU-subject mimic (15 models x 100 prompts) from ``mmlu_meta.json``.
+    """1500-arm MMLU-subject mimic (15 models x 100 prompts) from the subject metadata
+    (default: the shipped ``bandit_mmlu_meta``; or a JSON file of that layout).
 
     ``n_examples`` defaults to the subject's number of questions. The dataset prior is the
     subject's bucket prior (``prior_buckets_code``: low N(0.4, 0.02), medium N(0.6, 0.02),
     high N(0.75, 0.01)); costs are the models' input prices.
     """
-    meta = json.loads(Path(meta_json).read_text())
+    from bayes_eval.datasets import table_path
+
+    path = table_path(meta_json)
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read the MMLU metadata JSON ({exc}).") from exc
+    if not isinstance(meta, dict) or "tasks" not in meta:
+        raise ValueError(f"{path}: expected a JSON object with a 'tasks' list.")
     tasks = {t[0]: t for t in meta["tasks"]}
     if subject not in tasks:
         raise ValueError(f"unknown MMLU subject {subject!r}; expected one of {sorted(tasks)}.")

@@ -1,7 +1,8 @@
-"""Bayesian ranking of candidates from imperfect LLM judges (seed 004 §5, App. B).
+"""Bayesian ranking of candidates from imperfect LLM judges (Vossler et al., "LLMs Judging
+LLMs: A Simplex Perspective", §5 and App. B).
 
-Model (``../shared/notes/judges_model_spec.md`` writes it out for general ``M``; every
-choice the paper leaves open is listed in :data:`CHOICES`):
+The model, written out for a general number of levels ``M`` (every choice the paper leaves
+open is listed, with its reason, in :data:`CHOICES`):
 
 * **Likelihood** (eq. 5.1 / B.3). For each judge ``j`` and candidate ``k`` with
   ``mask[j, k]``, the counts ``N[j, k, :]`` are multinomial with probabilities
@@ -53,21 +54,34 @@ __all__ = [
     "rank_draws",
 ]
 
-#: Choices where seed 004 is silent (spec gaps G1-G13), as implemented.
+#: Choices where Vossler et al. leave the model open, as implemented, each with its reason.
 CHOICES = {
-    "likelihood": "marginal per judge (eq. B.3); counts are sufficient statistics",
-    "pi_prior": "Dirichlet(1_M)",
-    "root_prior": "Dirichlet(1 + rho_j beta_max e_t(1)) (switch: root='uniform')",
-    "dag_rule": "tail-of-boosted-vector rule (reproduces App. B.3.2 for M = 3 exactly)",
-    "delta": "inflation delta_m = 10^((m-1)/(M-1)) (M = 3: [1, 3.2, 10] ~ paper's [1, 4, 10])",
-    "hyperpriors": "beta_max ~ U(0, 20), omega ~ U(0, 8)",
-    "omega_zero": "no random-effect block",
-    "abstention": "M = 2 true levels, L = 3 ordered assigned levels incorrect < abstain < correct",
-    "missing": "unparseable scores are missing; fractional scores rounded half up",
-    "self_preference": "same-family (judge, candidate) pairs excluded from the likelihood",
-    "ranks": "1 + #{k': mu_k' > mu_k} per draw; point rank = rank of the posterior mean mu",
-    "sensitivity_base": "omega = 0, beta_max = 5",
-    "rho": "one rho_j per judge, shared by its DAG nodes",
+    "likelihood": "marginal per judge (eq. B.3), the paper's own likelihood: the counts are "
+    "then sufficient statistics, so a count table such as Table D.2 is complete data (a "
+    "latent truth shared across judges would need per-question scores)",
+    "pi_prior": "Dirichlet(1_M): uniform over a candidate's prevalences, no level favoured",
+    "root_prior": "Dirichlet(1 + rho_j beta_max e_t(1)): the first row is boosted at its "
+    "correct level like every DAG edge, so all rows get the same kind of prior "
+    "(switch: root='uniform')",
+    "dag_rule": "tail-of-boosted-vector rule: reproduces the M = 3 matrices of App. B.3.2 "
+    "exactly, is defined for every M, and keeps every draw stochastically ordered",
+    "delta": "inflation delta_m = 10^((m-1)/(M-1)): geometric from 1 to 10, the endpoints of "
+    "the paper's M = 3 example [1, 4, 10] (M = 3 gives [1, 3.2, 10]), defined for every M",
+    "hyperpriors": "beta_max ~ U(0, 20), omega ~ U(0, 8): uniform over the ranges of the "
+    "paper's sensitivity grid (§5.4), so the integrated model averages over what it varied",
+    "omega_zero": "no random-effect block: omega = 0 makes R_j ~ Beta(0, J) a point mass at 0, "
+    "so the effects vanish (and a degenerate Beta cannot be sampled)",
+    "abstention": "M = 2 true levels, L = 3 ordered assigned levels incorrect < abstain < "
+    "correct: abstaining is better than a wrong answer and worse than a right one",
+    "missing": "unparseable scores are missing (imputing a level would invent data); "
+    "fractional scores are rounded half up, the same way for every judge",
+    "self_preference": "same-family (judge, candidate) pairs excluded from the likelihood "
+    "(footnote 1 of the paper): a judge's self-preference would bias its family's score",
+    "ranks": "1 + #{k': mu_k' > mu_k} per draw (competition ranks); point rank = rank of the "
+    "posterior mean mu",
+    "sensitivity_base": "omega = 0, beta_max = 5, the paper's base setting",
+    "rho": "one rho_j per judge, shared by its DAG nodes: reliability is a trait of the judge, "
+    "and per-node strengths are not identified from counts",
 }
 
 

@@ -99,6 +99,6 @@ plot_simplex(
 )
 
 # %% [markdown]
-# On real data: `bayes-eval judges mtbench_2turn_score_counts_tableD2.csv --truth truth.csv`
-# (Table 1's MT-Bench row), `bayes-eval judges summeval_12sys_experts_and_llm_judges.csv
-# --integrated --baselines`, and `bayes-eval validate judges ../shared` for the whole table.
+# On real data shipped with the package: `bayes-eval judges dataset:mtbench_judges` (Table 1's
+# MT-Bench row; the human order is the truth), `bayes-eval judges dataset:summeval_judges
+# --integrated --baselines`, and `bayes-eval validate judges` for the whole table.

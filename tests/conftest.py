@@ -1,4 +1,5 @@
-"""Shared fixtures: the specification folder ``../shared`` beside the project."""
+"""Shared fixtures. Everything a test needs ships with the repository: real data in
+:mod:`bayes_eval.datasets`, generated reference numbers in ``tests/data``."""
 
 from __future__ import annotations
 
@@ -8,21 +9,33 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
-def shared() -> Path:
-    assert SHARED.is_dir(), f"{SHARED} is missing: the tests read the specification data there"
-    return SHARED
-
-
-@pytest.fixture(scope="session")
-def scorio_cases(shared):
-    return json.loads((shared / "reference" / "scorio_0.2.3_cases.json").read_text())
+def scorio_cases():
+    """Outputs of scorio 0.2.3 on fixed inputs (regenerate: tests/data/make_scorio_cases.py)."""
+    return json.loads((DATA / "scorio_0.2.3_cases.json").read_text())
 
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+SLOW_SECONDS = 5.0
+_unmarked_slow: list[tuple[str, float]] = []
+
+
+def pytest_runtest_logreport(report):
+    """Collect tests that ran over ~5 s without the ``slow`` marker (see the summary)."""
+    if report.when == "call" and report.duration > SLOW_SECONDS:
+        if "slow" not in report.keywords:
+            _unmarked_slow.append((report.nodeid, report.duration))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _unmarked_slow:
+        terminalreporter.section("tests over 5 s without the 'slow' marker")
+        for nodeid, seconds in sorted(_unmarked_slow, key=lambda x: -x[1]):
+            terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")

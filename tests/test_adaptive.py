@@ -292,31 +292,29 @@ def test_cost_budget_and_stopping_signal():
 
 
 def test_gittins_beats_ucbe_on_a_small_many_arm_matrix():
-    data = mmlu_like(_bandit_dir() / "mmlu_meta.json", "anatomy", n_examples=20, seed=0)
+    data = mmlu_like("dataset:bandit_mmlu_meta", "anatomy", n_examples=20, seed=0)
     ds = simulate(data, batch_size=4, budget=0.05, seeds=6, grid_points=6)
     early = ds["regret_mean"].sel(fraction=[0.02, 0.05], method="nearest")
     # with 1500 arms UCB-E spends the first 1500/4 pulls on unpulled arms: Gittins-S is ahead
     assert (early.sel(policy="Gittins-S") < early.sel(policy="UCB-E")).all()
 
 
-def _bandit_dir():
-    from pathlib import Path
+def test_synthetic_mimics_match_the_shipped_metadata():
+    from bayes_eval import datasets
 
-    return Path(__file__).resolve().parents[2] / "shared" / "data" / "bandit"
-
-
-def test_synthetic_mimics_match_the_shared_metadata():
-    meta = json.loads((_bandit_dir() / "mmlu_meta.json").read_text())
-    _, n_q, bucket, mean, sd = next(t for t in meta["tasks"] if t[0] == "virology")
-    d = mmlu_like(_bandit_dir() / "mmlu_meta.json", "virology", seed=2)
+    meta = datasets.load("bandit_mmlu_meta").sel(subject="virology")
+    n_q, bucket = int(meta["n_questions"]), str(meta["prior_bucket"].values)
+    mean, sd = float(meta["arm_accuracy_mean"]), float(meta["arm_accuracy_sd"])
+    d = mmlu_like("dataset:bandit_mmlu_meta", "virology", seed=2)
     rows = d.matrix.mean(axis=1)
     assert d.matrix.shape == (1500, n_q)
     assert rows.mean() == pytest.approx(mean, abs=0.01) and rows.std() == pytest.approx(
         sd, abs=0.01
     )
-    assert d.prior == tuple(meta["prior_buckets_code"][bucket])
+    buckets = datasets.load("bandit_mmlu_meta").sel(bucket=bucket)
+    assert d.prior == (float(buckets["prior_mean"]), float(buckets["prior_variance"]))
     assert d.costs[0] == 0.05 and d.costs[-1] == 1.25  # Llama-3-8B ... Falcon-180B input prices
-    g = gsm8k_like(_bandit_dir() / "gsm8k_arms.csv", n_examples=200, seed=0)
+    g = gsm8k_like(n_examples=200, seed=0)  # the shipped dataset:bandit_gsm8k_arms
     assert g.matrix.shape == (122, 200) and g.prior == (0.2, 0.01)
     llemma = [i for i, a in enumerate(g.arms) if a.startswith("llemma")]
     assert np.all(g.costs[llemma] == 3.2)  # 0.80 input + 2 x 1.20 output (seed 003 Table 2)
@@ -378,5 +376,8 @@ def test_cli_roots_and_simulate(tmp_path, capsys):
     assert (tmp_path / "o" / "adaptive.nc").is_file() and (
         tmp_path / "o" / "adaptive_regret.png"
     ).is_file()
-    assert main(["adaptive", "simulate", "--dataset", "gsm8k"]) == 2
-    assert "needs --arms" in capsys.readouterr().err
+    assert main(["adaptive", "simulate", "--dataset", "mmlu"]) == 2
+    assert "needs --subject" in capsys.readouterr().err
+    bad = ["adaptive", "simulate", "--dataset", "gsm8k", "--arms", str(tmp_path / "none.csv")]
+    assert main(bad) == 2
+    assert "none.csv: no such file" in capsys.readouterr().err

@@ -150,3 +150,43 @@ def test_console_script_is_installed(tmp_path):
         [exe, "rank", str(tmp_path / "absent.csv")], capture_output=True, text=True
     )
     assert done.returncode == 2 and "no such file" in done.stderr
+
+
+def test_datasets_command_lists_and_describes(capsys):
+    assert main(["datasets", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert "matharena_aime25_i" in listing and "phi4_aime25" in listing
+    assert main(["datasets", "phi4_aime25", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["dims"]["question"] == 30 and "Hariri" in info["citation"]
+    assert main(["datasets"]) == 0
+    assert "dataset:NAME" in capsys.readouterr().out
+    assert main(["datasets", "nope"]) == 2
+    assert "unknown dataset 'nope'; expected one of" in capsys.readouterr().err
+
+
+def test_rank_reads_a_shipped_dataset(capsys):
+    assert main(["rank", "dataset:phi4_aime25", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out["models"][0]
+    assert row["model"] == "Phi-4-reasoning"
+    assert [round(row[k], 3) for k in ("mu", "sigma", "lo", "hi")] == [0.598, 0.007, 0.584, 0.613]
+    assert main(["rank", "dataset:matharena_aime25_i", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["models"]) == 16 and out["questions"] == 15 and out["max_trials"] == 4
+    assert main(["rank", "dataset:summeval_judges"]) == 2
+    assert "not trial results" in capsys.readouterr().err
+
+
+def test_demo_ranks_the_shipped_leaderboard(tmp_path, capsys):
+    assert main(["demo", "--json", "--plot", str(tmp_path / "f.png")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    board = out["leaderboard"]
+    assert board["dataset"] == "matharena_aime25_i" and board["M"] == 15 and board["N"] == 4
+    models = board["models"]
+    assert len(models) == 16 and models[0]["model"] == "o3-mini (high)"
+    assert all(m["rank_interval"][0] <= m["rank_interval"][1] for m in models)
+    mus = [m["mu"] for m in models]
+    assert mus == sorted(mus, reverse=True)
+    assert (tmp_path / "f.png").stat().st_size > 1000
+    assert (tmp_path / "f_biased_coin.png").stat().st_size > 1000

@@ -13,7 +13,7 @@ import bayes_eval as be
 from bayes_eval.validation import coverage, elicitation
 
 
-def _config(shared, **kw):
+def _config(**kw):
     base = dict(
         M=[5, 30],
         N=[1, 4],
@@ -22,17 +22,16 @@ def _config(shared, **kw):
         reps=400,
         exact_reps=400,
         bootstrap_resamples=100,
-        anchor_dir=str(shared / "data" / "trials"),
         seed=1,
     )
     base.update(kw)
     return coverage.CoverageConfig(**base)
 
 
-def test_cell_well_specified_bayes_covers(shared):
+def test_cell_well_specified_bayes_covers():
     """Under the uniform prior the exact credible interval has exact frequentist coverage;
     with 4000 replicates its MC error is 0.34 points, so +-1.5 points is over 4 SE."""
-    cfg = _config(shared, reps=4000, exact_reps=4000)
+    cfg = _config(reps=4000, exact_reps=4000)
     ds = coverage.run_cell(("uniform", 1, 5, 1), cfg).squeeze(drop=True)
     cov = ds["coverage"]
     assert abs(float(cov.sel(interval="bayes_exact")) - 0.95) < 0.015
@@ -45,8 +44,8 @@ def test_cell_well_specified_bayes_covers(shared):
     assert 0.0 <= float(ds["claim_error_bayes"]) <= 0.2
 
 
-def test_categorical_cell_and_scenarios(shared):
-    cfg = _config(shared, C=[2], scenarios=["dirichlet", "beta_mixture"], reps=300)
+def test_categorical_cell_and_scenarios():
+    cfg = _config(C=[2], scenarios=["dirichlet", "beta_mixture"], reps=300)
     for scenario in ("dirichlet", "beta_mixture"):
         ds = coverage.run_cell((scenario, 2, 15, 4), cfg)
         assert "wilson" not in ds["interval"].values  # binary-only methods are absent for C > 1
@@ -54,8 +53,9 @@ def test_categorical_cell_and_scenarios(shared):
         assert np.isfinite(ds["coverage"]).all()
 
 
-def test_study_resumes_after_interruption_on_a_local_cluster(shared, tmp_path):
-    cfg = _config(shared, reps=200, exact_reps=200)
+@pytest.mark.slow
+def test_study_resumes_after_interruption_on_a_local_cluster(tmp_path):
+    cfg = _config(reps=200, exact_reps=200)
     out = tmp_path / "study"
     _partial, info = coverage.run_study(cfg, out, n_workers=2, max_cells=3, progress=False)
     assert len(info["computed"]) == 3 and info["pending"] == len(cfg.cells()) - 3
@@ -83,7 +83,7 @@ def test_study_resumes_after_interruption_on_a_local_cluster(shared, tmp_path):
     json.dumps(coverage.summary(ds), default=float)
     assert coverage.plot(ds, tmp_path / "c.png").stat().st_size > 10_000
     with pytest.raises(ValueError, match="another configuration"):
-        coverage.run_study(_config(shared, reps=201), out, n_workers=1, progress=False)
+        coverage.run_study(_config(reps=201), out, n_workers=1, progress=False)
 
 
 def test_config_validation(tmp_path):
@@ -136,9 +136,10 @@ def test_cli_elicit(capsys, tmp_path):
     assert main(["validate", "elicit"]) == 2
 
 
-def test_hierarchical_nuts_rows_on_a_sub_grid(shared):
+@pytest.mark.pymc
+@pytest.mark.slow
+def test_hierarchical_nuts_rows_on_a_sub_grid():
     cfg = _config(
-        shared,
         reps=50,
         exact_reps=50,
         nuts_cells=[["uniform", 1, 5, 4]],
@@ -152,11 +153,11 @@ def test_hierarchical_nuts_rows_on_a_sub_grid(shared):
     assert "hierarchical_nuts" not in other["interval"].values
 
 
-def test_study_on_an_existing_scheduler_address(shared, tmp_path):
+def test_study_on_an_existing_scheduler_address(tmp_path):
     """--scheduler tcp://HOST:PORT: the same study submitted to a running cluster (loopback)."""
     from dask.distributed import LocalCluster
 
-    cfg = _config(shared, M=[5], N=[2], scenarios=["uniform"], reps=100, exact_reps=100)
+    cfg = _config(M=[5], N=[2], scenarios=["uniform"], reps=100, exact_reps=100)
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
     ) as cluster:

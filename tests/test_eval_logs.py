@@ -4,21 +4,62 @@ from __future__ import annotations
 
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import bayes_eval as be
+from bayes_eval import datasets
 from bayes_eval.cli import main
 from bayes_eval.eval_log import detect_format, read_eval_log
 from bayes_eval.rubric_schema import schema_from_spec
 
 # ----------------------------------------------------------------------------- real files
+# The real numbers ship in bayes_eval.datasets in compact form; the tests below write them back
+# in each tool's own file layout and read them with the importers. Where the team's raw
+# reference files (../shared) sit beside the checkout, the raw files are read as well.
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "trials"
 
 
-def test_inspect_real_log(shared):
-    path = shared / "data/logs/mmlu-summary-choices.eval"
+@pytest.fixture
+def shared_trials():
+    if not SHARED.is_dir():
+        pytest.skip("the raw reference files (../shared/data/trials) are not beside the checkout")
+    return SHARED
+
+
+def _cruxeval_files(folder):
+    R = datasets.load("cruxeval_codellama7b")["results"]
+    paths = []
+    for task in ("input", "output"):
+        sub = R.isel(model=0).sel(question=R["task"] == task)
+        scored = {
+            str(q).split("/", 1)[1]: [bool(v) for v in row]
+            for q, row in zip(sub["question"].values, sub.values, strict=True)
+        }
+        path = folder / f"sample_scored_codellama-7b_temp0.2_{task}.json"
+        path.write_text(json.dumps({"raw_scored_generations": scored}))
+        paths.append(path)
+    return paths
+
+
+def _taubench_file(folder):
+    R = datasets.load("taubench_airline_gpt4o")["results"].isel(model=0)
+    records = [
+        {"task_id": int(q), "trial": int(t), "reward": float(R.values[i, t]), "traj": [{}, {}]}
+        for i, q in enumerate(R["question"].values)
+        for t in range(R.sizes["trial"])
+    ]
+    path = folder / "gpt-4o-airline.json"
+    path.write_text(json.dumps(records))
+    return path
+
+
+def test_inspect_real_log():
+    path = datasets.files("inspect_mmlu_log", "mmlu-summary-choices.eval")
     assert detect_format(path) == "inspect"
     log = read_eval_log(path)
     row = log.table.iloc[0]
@@ -36,29 +77,45 @@ def test_inspect_real_log(shared):
     R = log.results()
     assert R.dims == ("model", "question", "trial") and R.shape == (1, 1, 1)
     assert log.summary()["failed"] == 0 and log.summary()["missing"] == 0
+    # dataset:NAME reads the same file
+    shipped = read_eval_log("dataset:inspect_mmlu_log")
+    assert shipped.table.equals(log.table) and shipped.sources == ("dataset:inspect_mmlu_log",)
 
 
-def test_cruxeval_real_files_reproduce_the_published_pass_at_1(shared):
-    folder = shared / "data/trials/cruxeval_codellama7b"
-    files = sorted(folder.glob("sample_scored_*.json"))
+def _check_cruxeval(files):
     log = read_eval_log(files)
     assert detect_format(files[0]) == "cruxeval"
     ds = log.to_dataset()
     assert ds["R"].shape == (1, 1600, 10)
     by_task = ds["R"].groupby("task").mean(...)
-    # SOURCE.md: pass_at_1 35.95 (input) / 34.21 (output)
+    # published pass_at_1: 35.95 (input) / 34.21 (output)
     assert float(by_task.sel(task="input")) == pytest.approx(0.3595, abs=5e-5)
     assert float(by_task.sel(task="output")) == pytest.approx(0.3421, abs=5e-5)
+    return ds
+
+
+def test_cruxeval_files_reproduce_the_published_pass_at_1(tmp_path):
+    ds = _check_cruxeval(_cruxeval_files(tmp_path))
+    shipped = read_eval_log("dataset:cruxeval_codellama7b").to_dataset()
+    np.testing.assert_array_equal(shipped["R"].values, ds["R"].values)
+    assert list(shipped["question"].values) == list(ds["question"].values)
+
+
+def test_cruxeval_raw_files(shared_trials):
+    files = sorted((shared_trials / "cruxeval_codellama7b").glob("sample_scored_*.json"))
+    ds = _check_cruxeval(files)
     for f in files:
         raw = json.loads(f.read_text())
+        task = f.stem.rsplit("_", 1)[1]
         assert raw["pass_at_1"] == pytest.approx(
-            100 * float(ds["R"].sel(question=ds["task"] == f.stem.rsplit("_", 1)[1]).mean()),
-            abs=5e-3,
+            100 * float(ds["R"].sel(question=ds["task"] == task).mean()), abs=5e-3
         )
+    np.testing.assert_array_equal(
+        read_eval_log("dataset:cruxeval_codellama7b").results().values, ds["R"].values
+    )
 
 
-def test_taubench_real_file(shared):
-    path = shared / "data/trials/taubench_gpt4o_airline/gpt-4o-airline.json"
+def _check_taubench(path):
     log = read_eval_log(path)
     assert detect_format(path) == "taubench"
     R = log.results()
@@ -73,6 +130,20 @@ def test_taubench_real_file(shared):
     c = R.values[0].sum(axis=1)
     ph2 = be.pass_hat_k(R.values[0].astype(int), 2)
     assert ph2 == pytest.approx(np.mean(c * (c - 1) / 12), rel=1e-12)
+    return R
+
+
+def test_taubench_file(tmp_path):
+    R = _check_taubench(_taubench_file(tmp_path))
+    shipped = read_eval_log("dataset:taubench_airline_gpt4o").results()
+    np.testing.assert_array_equal(shipped.values, R.values)
+
+
+def test_taubench_raw_file(shared_trials):
+    R = _check_taubench(shared_trials / "taubench_gpt4o_airline" / "gpt-4o-airline.json")
+    np.testing.assert_array_equal(
+        datasets.load("taubench_airline_gpt4o")["results"].values, R.values
+    )
 
 
 # ----------------------------------------------------------------------------- Inspect
@@ -380,8 +451,8 @@ def test_long_csv_with_tasks_signals_and_failures(tmp_path):
         read_eval_log(path)
 
 
-def test_mixed_formats_are_joined(shared, tmp_path):
-    tau = shared / "data/trials/taubench_gpt4o_airline/gpt-4o-airline.json"
+def test_mixed_formats_are_joined(tmp_path):
+    tau = _taubench_file(tmp_path)
     R_tau = read_eval_log(tau).results()
     rows = [
         {"model": "other", "task": "airline", "question": q, "trial": t, "score": int((i + t) % 2)}

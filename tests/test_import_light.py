@@ -5,10 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 
 def test_core_import_is_light():
     code = (
-        "import sys, bayes_eval, bayes_eval.xr, bayes_eval.cli, bayes_eval.validation;"
+        "import sys, bayes_eval, bayes_eval.xr, bayes_eval.cli, bayes_eval.validation,"
+        " bayes_eval.datasets;"
         "heavy = [m for m in ('pymc', 'arviz', 'pytensor', 'matplotlib') if m in sys.modules];"
         "print(','.join(heavy))"
     )
@@ -16,6 +19,7 @@ def test_core_import_is_light():
     assert out.stdout.strip() == ""
 
 
+@pytest.mark.pymc
 def test_models_subpackage_brings_pymc_and_the_reproducibility_flag():
     code = (
         "import os, sys, bayes_eval.models, pytensor;"

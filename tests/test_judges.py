@@ -29,15 +29,13 @@ TRUTH = {
 
 
 @pytest.fixture
-def mtbench(shared):
-    return from_count_table(
-        shared / "data/judges/mtbench_tableD2/mtbench_2turn_score_counts_tableD2.csv", truth=TRUTH
-    )
+def mtbench():
+    return from_count_table("dataset:mtbench_judges", truth=TRUTH)
 
 
 @pytest.fixture
-def summeval_csv(shared):
-    return shared / "data/judges/summeval_shen2023/summeval_12sys_experts_and_llm_judges.csv"
+def summeval_csv():
+    return "dataset:summeval_judges"
 
 
 # ----------------------------------------------------------------------------- data
@@ -68,17 +66,17 @@ def test_summeval_loader_and_missing_scores(summeval_csv):
     d = summeval(summeval_csv, "coherence")
     assert d.counts.shape == (3, 12, 5) and d.candidates[:3] == ("M8", "M9", "M10")
     assert d.scores.shape == (100, 3, 12)
-    import pandas as pd
+    from bayes_eval.judge_data import summeval_table
 
-    raw = pd.read_csv(summeval_csv)
+    raw = summeval_table(summeval_csv)
     coh = raw[raw["dim"] == "coherence"]
     np.testing.assert_allclose(
         d.truth, coh.groupby("system")["expert_mean"].mean()[list(d.candidates)]
     )
-    # one unparseable (-1) llama-2-70b score is missing; 3.5 rounds half up to 4
-    assert d.counts.sum() == 3 * 1200 - int(
-        (coh[["j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b"]] < 1).sum().sum()
-    )
+    # one unparseable llama-2-70b score (empty in the shipped table) is missing
+    judged = coh[["j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b"]]
+    assert int(judged.isna().sum().sum()) == 1
+    assert d.counts.sum() == 3 * 1200 - 1
     s = from_scores(
         np.array([[[3.5, 1.0]], [[-1, 2.49]]]), candidates=["a", "b"], judges=["j"], n_levels=5
     )
@@ -212,6 +210,7 @@ def _numpy_dag(M, beta_max, rng):
 
 
 @pytest.mark.pymc
+@pytest.mark.slow
 def test_dag_prior_gives_ordered_stochastic_matrices():
     from bayes_eval.models.judges import dag_prior_draws
 
@@ -238,6 +237,7 @@ def test_dag_prior_gives_ordered_stochastic_matrices():
 
 
 @pytest.mark.pymc
+@pytest.mark.slow
 def test_model_excludes_same_family_pairs(mtbench):
     from bayes_eval.models.judges import judge_model
 
@@ -252,6 +252,7 @@ def test_model_excludes_same_family_pairs(mtbench):
 
 
 @pytest.mark.pymc
+@pytest.mark.slow
 def test_seeded_three_level_fit_recovers_the_truth():
     from bayes_eval.models.judges import FitSettings, fit_judges
     from bayes_eval.validation.judges_study import synthetic_judges
@@ -270,23 +271,17 @@ def test_seeded_three_level_fit_recovers_the_truth():
 
 
 @pytest.mark.pymc
+@pytest.mark.slow
 def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
     """Seed 004 Table 1, MT-Bench, Bayesian: correlation 1.000 and coverage 1.000."""
     from bayes_eval.cli import main
 
-    truth = tmp_path / "truth.csv"
-    truth.write_text("candidate,score\n" + "\n".join(f"{k},{v}" for k, v in TRUTH.items()))
-    path = "../shared/data/judges/mtbench_tableD2/mtbench_2turn_score_counts_tableD2.csv"
-    from pathlib import Path
-
-    path = str(Path(__file__).resolve().parents[2] / path[3:])
+    # the shipped table carries the human order, used as the truth when --truth is absent
     assert (
         main(
             [
                 "judges",
-                path,
-                "--truth",
-                str(truth),
+                "dataset:mtbench_judges",
                 "--draws",
                 "600",
                 "--tune",
@@ -313,6 +308,7 @@ def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
 
 
 @pytest.mark.pymc
+@pytest.mark.slow
 def test_sensitivity_grid_reports_rank_correlation_with_the_base_fit():
     from bayes_eval.models.judges import FitSettings, judge_sensitivity
     from bayes_eval.validation.judges_study import synthetic_judges

@@ -9,13 +9,23 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.py"))
+#: notebooks that sample PyMC models (compile + NUTS: tens of seconds each)
+PYMC = {"02_crosscheck", "08_llm_judges"}
+#: notebooks over ~5 s on two cores without PyMC
+SLOW = {"04_coverage"}
+
+
+def _param(path: Path):
+    marks = [pytest.mark.pymc, pytest.mark.slow] if path.stem in PYMC else []
+    marks += [pytest.mark.slow] if path.stem in SLOW else []
+    return pytest.param(path, marks=marks, id=path.stem)
 
 
 def test_there_are_notebooks():
     assert any(p.stem == "01_quickstart" for p in NOTEBOOKS)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [_param(p) for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path):
     nb = jupytext.read(path)
     NotebookClient(

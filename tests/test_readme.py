@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
+@pytest.mark.pymc  # the README shows the PyMC cross-check and the hierarchical model
+@pytest.mark.slow
 def test_readme_python_blocks_run():
     text = README.read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)

@@ -1,4 +1,4 @@
-"""The shared scorio 0.2.3 reference outputs (../shared/reference), to 1e-12.
+"""The scorio 0.2.3 reference outputs (tests/data/scorio_0.2.3_cases.json), to 1e-12.
 
 Tolerance: both implementations evaluate the same closed forms in double precision; the
 observed worst difference is ~3e-15, so 1e-12 leaves room for platform differences only.

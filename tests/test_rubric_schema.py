@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -376,11 +374,13 @@ def test_expression_language_is_closed():
             parse_expression(bad)
 
 
-def test_verifier_prob_on_the_scorio_fixture(shared):
+def test_verifier_prob_on_the_scorio_fixture():
     """gpt-oss-20b on AIME'25 q6: 80 answers, correctness and CompassVerifier P(correct)."""
-    data = json.loads((shared / "data/trials/scorio_fixture/aime25_q06_compass.json").read_text())
-    correct = np.asarray(data["correct"], dtype=float)
-    A = np.asarray(data["scores"], dtype=float)
+    from bayes_eval import datasets
+
+    data = datasets.load("gpt_oss_20b_aime25_q06")
+    correct = data["results"].values[0, 0]
+    A = data["verifier_prob"].values[0, 0]
     assert correct.sum() == 32
     out = categorize({"is_correct": correct[None, :], "verifier_A": A[None, :]}, "verifier_prob")
     expected = np.where(correct == 1, np.where(A >= 0.6, 4, 3), np.where(A >= 0.6, 1, 2))

@@ -12,8 +12,9 @@ claim made at ``z > 1.645`` (§2.5) is wrong.
 Scenarios: ``uniform`` (pi ~ Dir(1): the paper's prior, well specified), ``dirichlet``
 (pi ~ Dir(alpha0), analysed with the same alpha0: well specified), ``beta_mixture``
 (heterogeneous difficulty: half the questions easy, half hard; analysed with the uniform
-prior), ``anchored`` (binary; per-question rates resampled from real evaluations in
-``../shared/data/trials``: Phi-4 on AIME'25, CodeLlama-7B on CRUXEval, gpt-4o on tau-bench).
+prior), ``anchored`` (binary; per-question rates resampled from real evaluations, by default
+the datasets shipped with the package: Phi-4-reasoning on AIME'25, CodeLlama-7B on CRUXEval,
+gpt-4o on tau-bench airline; 80% of their questions are solved always or never).
 
 Methods: ``bayes_normal`` (mu -/+ z sigma, seed 000 §2.5), ``bayes_exact`` (equal-tailed exact
 posterior interval), ``peer_clipped`` (scorio's: the normal interval clipped to [0, 1]),
@@ -85,7 +86,9 @@ class CoverageConfig:
     confidence: float = 0.95
     alpha0: float = 0.5
     seed: int = 0
-    anchor_dir: str = "../shared/data/trials"
+    anchors: list[str] = field(
+        default_factory=lambda: ["phi4_aime25", "cruxeval_codellama7b", "taubench_airline_gpt4o"]
+    )
     nuts_cells: list[list] = field(default_factory=list)
     nuts_reps: int = 20
     nuts_draws: int = 300
@@ -140,30 +143,29 @@ def load_config(path: str | Path) -> CoverageConfig:
 # --------------------------------------------------------------------------- scenarios
 
 
-def anchor_rates(anchor_dir: str | Path) -> np.ndarray:
-    """Per-question success rates of the real evaluations in ``anchor_dir``."""
-    import csv
+def anchor_rates(anchors: list[str]) -> np.ndarray:
+    """Per-question success rates (mean over trials) of real binary evaluations.
 
-    root = Path(anchor_dir)
-    rates: list[float] = []
-    phi = root / "phi4_reasoning_aime25" / "phi4_reasoning_aime25_per_question.csv"
-    if phi.exists():
-        with phi.open() as f:
-            rates += [float(row["acc"]) for row in csv.DictReader(f)]
-    for name in ("input", "output"):
-        path = root / "cruxeval_codellama7b" / f"sample_scored_codellama-7b_temp0.2_{name}.json"
-        if path.exists():
-            scored = json.loads(path.read_text())["raw_scored_generations"]
-            rates += [float(np.mean(v)) for v in scored.values()]
-    tau = root / "taubench_gpt4o_airline" / "gpt-4o-airline.json"
-    if tau.exists():
-        by_task: dict[int, list[float]] = {}
-        for rec in json.loads(tau.read_text()):
-            by_task.setdefault(rec["task_id"], []).append(float(rec["reward"]))
-        rates += [float(np.mean(v)) for v in by_task.values()]
-    if not rates:
-        raise ValueError(f"{root}: no real trial files found for the 'anchored' scenario.")
-    return np.asarray(rates)
+    ``anchors`` names shipped datasets (:func:`bayes_eval.datasets.list_datasets`) or result
+    files in any format :func:`bayes_eval.eval_log.read_eval_log` reads; every model of every
+    source contributes one rate per question.
+    """
+    from bayes_eval import datasets
+    from bayes_eval.eval_log import read_eval_log
+
+    if not anchors:
+        raise ValueError("anchors is empty; expected dataset names or result files.")
+    rates = []
+    for source in anchors:
+        if source in datasets.DATASETS:
+            R = datasets.load(source)["results"].values
+        else:
+            R = read_eval_log(source).results(require_all_questions=False).values
+        if np.nanmax(R) > 1:
+            raise ValueError(f"anchor {source!r} is not binary; the anchored scenario needs 0/1.")
+        answered = ~np.isnan(R).all(axis=-1)
+        rates.append(np.nanmean(np.where(answered[..., None], R, 0.0), axis=-1)[answered])
+    return np.concatenate(rates)
 
 
 def draw_pi(
@@ -238,7 +240,7 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
     seed = zlib.crc32(f"{config.seed}|{scenario}|{c}|{m}|{n}".encode())
     rng = np.random.default_rng(seed)
     w = np.linspace(0.0, 1.0, c + 1)
-    anchors = anchor_rates(config.anchor_dir) if scenario == "anchored" else None
+    anchors = anchor_rates(config.anchors) if scenario == "anchored" else None
     prior = config.alpha0 if scenario == "dirichlet" else 1.0
     reps = config.reps
     pi = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)

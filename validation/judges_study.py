@@ -1,13 +1,15 @@
-"""Seed 004's evaluations of the judges model: Table 1 on real data, the synthetic
-self-preference experiment (App. E.3) and the sensitivity analysis (§5.4).
+"""The evaluations of the judges model of Vossler et al., "LLMs Judging LLMs: A Simplex
+Perspective": Table 1 on real data, the synthetic self-preference experiment (App. E.3)
+and the sensitivity analysis (§5.4).
 
-* :func:`run_table1`: MT-Bench (Table D.2 counts; ground truth = the human order
-  gpt-4 > claude-v1 > gpt-3.5-turbo > vicuna > alpaca > llama, see
-  ``../shared/data/judges/README.md``) and SummEval (4 dimensions, truth = mean expert
-  score): Spearman correlation with the true ranking and coverage of the 95% rank
-  intervals for the Bayesian model (base ``omega = 0, beta_max = 5`` and integrated) and the
-  baselines (simple average, single judge, bootstrap, Bradley-Terry with ties, PPI with 10%
-  labels on SummEval).
+* :func:`run_table1`: MT-Bench (Table D.2 counts, shipped as ``mtbench_judges``; ground
+  truth = the human order gpt-4 > claude-v1 > gpt-3.5-turbo > vicuna > alpaca > llama,
+  inferred so that the paper's own Table 1 baselines, simple average 0.943 and single
+  judge 0.971, are reproduced exactly) and SummEval (shipped as ``summeval_judges``; 4
+  dimensions, truth = mean expert score): Spearman correlation with the true ranking and
+  coverage of the 95% rank intervals for the Bayesian model (base ``omega = 0,
+  beta_max = 5`` and integrated) and the baselines (simple average, single judge,
+  bootstrap, Bradley-Terry with ties, PPI with 10% labels on SummEval).
 * :func:`run_synthetic`: judges with known monotone confusion matrices, a self-preference
   injection (a judge raises its own family's score by one level with probability 0.8),
   repeated over seeds: Bayesian with the same-family exclusion, Bayesian without it, and
@@ -26,7 +28,13 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval import judge_baselines as jb
-from bayes_eval.judge_data import JudgeData, from_count_table, from_scores, summeval
+from bayes_eval.judge_data import (
+    JudgeData,
+    from_count_table,
+    from_scores,
+    summeval,
+    summeval_table,
+)
 
 __all__ = ["MTBENCH_TRUTH", "plot", "run_synthetic", "run_table1", "summary", "synthetic_judges"]
 
@@ -91,11 +99,8 @@ def _metrics(data: JudgeData, fits: dict, seed: int, gold=None) -> dict[str, tup
     return out
 
 
-def _summeval_gold(path: Path, data: JudgeData) -> np.ndarray:
-    import pandas as pd
-
-    df = pd.read_csv(path)
-    d = df[df["dim"] == data.meta["dim"]]
+def _summeval_gold(table, data: JudgeData) -> np.ndarray:
+    d = table[table["dim"] == data.meta["dim"]]
     return (
         d.pivot_table(index="doc_id", columns="system", values="expert_mean")
         .reindex(columns=list(data.candidates))
@@ -105,27 +110,29 @@ def _summeval_gold(path: Path, data: JudgeData) -> np.ndarray:
 
 
 def run_table1(
-    shared: str | Path,
+    mtbench: str | Path = "dataset:mtbench_judges",
+    summeval_path: str | Path = "dataset:summeval_judges",
     *,
     settings=None,
     integrated: bool = True,
     progress: bool = False,
     seed: int = 0,
 ) -> xr.Dataset:
-    """Table 1 rows for MT-Bench and SummEval (module docstring)."""
+    """Table 1 rows for MT-Bench and SummEval (module docstring).
+
+    ``mtbench`` is a count table in the layout of the shipped ``dataset:mtbench_judges``;
+    ``summeval_path`` a SummEval table (:func:`bayes_eval.judge_data.summeval_table`); both
+    default to the datasets shipped with the package.
+    """
     from bayes_eval.models.judges import FitSettings, fit_judges
 
-    shared = Path(shared)
     settings = settings or FitSettings(seed=seed, progressbar=progress)
-    mt = from_count_table(
-        shared / "data/judges/mtbench_tableD2/mtbench_2turn_score_counts_tableD2.csv",
-        truth=MTBENCH_TRUTH,
-    )
-    se_path = shared / "data/judges/summeval_shen2023/summeval_12sys_experts_and_llm_judges.csv"
+    mt = from_count_table(mtbench, truth=MTBENCH_TRUTH)
+    table = summeval_table(summeval_path)
     jobs = [("mtbench", mt, None)]
     for dim in ("coherence", "consistency", "fluency", "relevance"):
-        d = summeval(se_path, dim)
-        jobs.append((f"summeval_{dim}", d, _summeval_gold(se_path, d)))
+        d = summeval(summeval_path, dim)
+        jobs.append((f"summeval_{dim}", d, _summeval_gold(table, d)))
     values = np.full((len(jobs), len(METHODS), 2), np.nan)
     seconds = np.full((len(jobs), 2), np.nan)
     diag = {}
