@@ -156,3 +156,30 @@ def test_shipped_folder_stays_compact():
 
     size = sum(p.stat().st_size for p in DATA_DIR.rglob("*") if p.is_file())
     assert size < 1.5e6, f"bayes_eval/datasets/data is {size / 1e6:.2f} MB (target < 1.5 MB)"
+
+
+@pytest.mark.slow
+def test_a_built_wheel_carries_every_shipped_file(tmp_path):
+    """An editable install reads the source tree; a wheel must carry the data itself."""
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    from bayes_eval.datasets.registry import DATA_DIR
+
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(root), "--no-deps", "-q", "-w", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("bayes_eval-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = {
+        "bayes_eval/datasets/data/" + p.relative_to(DATA_DIR).as_posix()
+        for p in DATA_DIR.rglob("*")
+        if p.is_file()
+    }
+    assert shipped <= names, sorted(shipped - names)
+    assert "bayes_eval/py.typed" in names

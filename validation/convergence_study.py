@@ -31,10 +31,25 @@ __all__ = ["from_file", "plot", "run", "summary"]
 
 
 def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, list[str]]:
-    """Binary, complete results ``(L, M, N)`` and model names from a long table."""
+    """Binary, complete results ``(L, M, N)`` and model names from a long table, or from a
+    shipped dataset written ``dataset:NAME`` whose trial order is recorded."""
     from bayes_eval.long_table import read_long_table, to_results
 
-    da = to_results(read_long_table(path, file_format=file_format), source=path)
+    if str(path).startswith("dataset:"):
+        from bayes_eval import datasets
+
+        ds = datasets.load(str(path)[len("dataset:") :])
+        if "results" not in ds:
+            raise ValueError(f"{path}: not trial results (model, question, trial).")
+        if "unknown" in str(ds.attrs.get("trial_order", "")):
+            raise ValueError(
+                f"{path} publishes correct counts only, so the trial order this study "
+                "resamples is not defined; use a dataset with recorded trials "
+                "(dataset:taubench_airline_gpt4o, dataset:cruxeval_codellama7b)."
+            )
+        da = ds["results"]
+    else:
+        da = to_results(read_long_table(path, file_format=file_format), source=path)
     values = da.values
     if np.isnan(values).any():
         raise ValueError(
