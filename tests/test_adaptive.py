@@ -24,7 +24,14 @@ from bayes_eval.synthetic_bandit import BanditDataset, gsm8k_like, logistic_matr
 # ----------------------------------------------------------------------------- root schedule
 
 
-@pytest.mark.parametrize("cost", [3e-5, 1e-3, 1e-2])
+@pytest.mark.parametrize(
+    "cost",
+    [
+        pytest.param(3e-5, marks=pytest.mark.slow),  # ~4 s each: the fast tier keeps one cost
+        1e-3,
+        pytest.param(1e-2, marks=pytest.mark.slow),
+    ],
+)
 def test_fft_roots_match_brute_force_quadrature(cost):
     # v0 = 0.04, tau^2 = 1/64 (B = 16), H = 10: the check case of gittins_notes.md
     fft = root_schedule(cost, 0.04, 1 / 64, 10).roots

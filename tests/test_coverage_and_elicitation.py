@@ -28,6 +28,7 @@ def _config(**kw):
     return coverage.CoverageConfig(**base)
 
 
+@pytest.mark.slow
 def test_cell_well_specified_bayes_covers():
     """Under the uniform prior the exact credible interval has exact frequentist coverage;
     with 4000 replicates its MC error is 0.34 points, so +-1.5 points is over 4 SE."""
@@ -153,6 +154,7 @@ def test_hierarchical_nuts_rows_on_a_sub_grid():
     assert "hierarchical_nuts" not in other["interval"].values
 
 
+@pytest.mark.slow
 def test_study_on_an_existing_scheduler_address(tmp_path):
     """--scheduler tcp://HOST:PORT: the same study submitted to a running cluster (loopback)."""
     from dask.distributed import LocalCluster

@@ -372,7 +372,12 @@ def run_study(
     dataset, info
         The merged cells so far, and ``{"computed": [...], "skipped": [...], "pending": n}``.
     """
-    from dask.distributed import Client, LocalCluster, as_completed
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError(
+            "the coverage study runs on Dask: pip install 'bayes_eval[validation]'."
+        ) from exc
 
     config.validate()
     out = Path(out_dir)
