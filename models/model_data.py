@@ -68,6 +68,9 @@ class ModelInfo:
     conditional : callable or None
         ``conditional(posterior, rng) -> pi`` draws ``pi`` given the sampled hyperparameters
         (models that integrate ``pi`` out).
+    target_accept : float
+        NUTS target acceptance rate :func:`sample` uses unless told otherwise (PyMC's 0.8;
+        higher where the model's geometry needs smaller steps).
     """
 
     kind: str
@@ -75,6 +78,7 @@ class ModelInfo:
     reference: dict[str, NDArray[np.float64]]
     reference_note: str
     conditional: Callable | None = None
+    target_accept: float = 0.8
 
 
 def _unwrap(R, mask):

@@ -50,6 +50,7 @@ def sample(
     sampler: Sampler = "pymc",
     progressbar: bool = False,
     cores: int | None = None,
+    target_accept: float | None = None,
 ) -> xr.DataTree:
     """Sample a model built by :mod:`bayes_eval.models` with NUTS.
 
@@ -68,6 +69,9 @@ def sample(
     progressbar : bool, keyword-only
     cores : int, optional, keyword-only
         Parallel chains (default: PyMC's choice).
+    target_accept : float, optional, keyword-only
+        NUTS target acceptance rate in (0, 1); default: the model's own (0.8, PyMC's, except
+        :func:`crossed_model`, 0.95; see its docstring).
 
     Returns
     -------
@@ -81,6 +85,10 @@ def sample(
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         if int(value) != value or value < (0 if name == "tune" else 1):
             raise ValueError(f"{name} is {value!r}; expected a positive integer.")
+    if target_accept is None:
+        target_accept = info.target_accept
+    if not (isinstance(target_accept, (int, float)) and 0 < target_accept < 1):
+        raise ValueError(f"target_accept is {target_accept!r}; expected a number in (0, 1).")
     idata = pm.sample(
         draws=int(draws),
         tune=int(tune),
@@ -89,6 +97,7 @@ def sample(
         random_seed=int(seed),
         nuts_sampler=sampler,
         progressbar=progressbar,
+        target_accept=float(target_accept),
         model=model,
         compute_convergence_checks=False,
     )
@@ -98,7 +107,14 @@ def sample(
         extra = info.conditional(posterior, rng)
         idata["posterior"] = xr.DataTree(posterior.assign(extra))
     idata["closed_form"] = xr.DataTree(closed_form_dataset(info))
-    idata.attrs.update({"bayes_eval_model": info.kind, "sampler": sampler, "seed": int(seed)})
+    idata.attrs.update(
+        {
+            "bayes_eval_model": info.kind,
+            "sampler": sampler,
+            "seed": int(seed),
+            "target_accept": float(target_accept),
+        }
+    )
     return idata
 
 

@@ -1,8 +1,11 @@
 """PyMC models against the closed form and against simulated truth (seeded, small).
 
 Tolerances: NUTS estimates are compared with the closed form in units of their Monte Carlo
-standard error (|z| < 4, the threshold ../shared/notes/pymc_stack.md found sound across 40
-seeds); recovery checks use the models' own 95% intervals.
+standard error (|z| < 4: a |z| of 4 has probability 6e-5 under a correct sampler, and the
+threshold held across 40 seeds when it was chosen); recovery checks use the models' own 95%
+intervals. Convergence is checked with what holds on any machine and BLAS build: a
+divergence rate of at most 0.5% of the draws, r-hat and bulk-ESS bounds (see
+``_assert_converged``), never an exact zero.
 """
 
 from __future__ import annotations
@@ -29,8 +32,30 @@ from bayes_eval.models import (
 )
 from bayes_eval.models.sensitivity import plot_prior_sensitivity
 
+pytestmark = [pytest.mark.pymc, pytest.mark.slow]
+
 DRAWS = dict(draws=1000, tune=600, chains=2, seed=3)
 R_CAT = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+
+
+def _assert_converged(idata, *, max_divergence_rate=0.005, max_rhat=1.02, min_ess=100):
+    """Divergences at most 0.5% of the post-warm-up draws; r-hat and bulk ESS of every scalar
+    free parameter within bounds (r-hat 1.02 rather than PyMC's 1.01: 2 chains of a few
+    hundred draws estimate r-hat with noise of about 0.005)."""
+    import arviz as az
+
+    stats_ = idata["sample_stats"]
+    n_draws = stats_["diverging"].size
+    assert int(stats_["diverging"].sum()) <= max_divergence_rate * n_draws
+    post = idata["posterior"].to_dataset()
+    names = [v for v in post.data_vars if set(post[v].dims) == {"chain", "draw"}]
+    if not names:
+        return
+    rhat = az.rhat(post[names])
+    ess = az.ess(post[names], method="bulk")
+    for v in names:
+        assert float(rhat[v]) <= max_rhat, (v, float(rhat[v]))
+        assert float(ess[v]) >= min_ess, (v, float(ess[v]))
 
 
 def _within_mcse(idata, tol=4.0):
@@ -44,7 +69,7 @@ def _within_mcse(idata, tol=4.0):
     se_sd = az.mcse(post[["pi_bar"]], method="sd")["pi_bar"].values
     np.testing.assert_array_less(np.abs(mean - closed["mu"].values), tol * se_mean)
     np.testing.assert_array_less(np.abs(sd - closed["sigma"].values), tol * se_sd)
-    assert int(idata["sample_stats"]["diverging"].sum()) == 0
+    _assert_converged(idata)
 
 
 def test_extras_installed():
@@ -150,7 +175,7 @@ def test_hierarchical_recovers_kappa_and_beta(tmp_path):
     assert lo < kappa < hi
     q = post["beta"].quantile([0.025, 0.975], dim=("chain", "draw")).values[:, 0, :]
     assert ((q[0] < beta) & (beta < q[1])).all()
-    assert int(idata["sample_stats"]["diverging"].sum()) == 0
+    _assert_converged(idata)
     # pi is drawn exactly from its conditional: pi_bar is the mean of w . pi
     np.testing.assert_allclose(
         post["pi_bar"].values, (post["pi"].values @ np.array([0, 0.5, 1])).mean(-1)
@@ -169,13 +194,14 @@ def test_crossed_model_recovers_abilities():
     p = expit(theta[:, None] - b[None, :])
     R = (rng.random((5, 30, 8)) < p[..., None]).astype(int)
     idata = sample(crossed_model(R), draws=800, tune=800, chains=2, seed=2)
+    assert idata.attrs["target_accept"] == 0.95  # the crossed model's own default
     post = idata["posterior"].to_dataset()
     q = post["pi_bar"].quantile([0.025, 0.975], dim=("chain", "draw")).values
     truth = p.mean(axis=1)
     assert ((q[0] < truth) & (truth < q[1])).all()
     order = np.argsort(-post["theta"].mean(("chain", "draw")).values)
     assert stats.kendalltau(order, np.arange(5)).statistic >= 0.6
-    assert int(idata["sample_stats"]["diverging"].sum()) == 0
+    _assert_converged(idata)
     with pytest.raises(ValueError, match="binary"):
         crossed_model(np.array([[0, 2], [1, 1]]))
 
@@ -227,7 +253,7 @@ def test_learned_power_prior_discounts_conflicting_runs():
     assert a0[0] > a0[1] + 0.2
     cf = idata["closed_form"].to_dataset()
     assert {"mu", "sigma", "mu_without_R0", "sigma_without_R0"} <= set(cf.data_vars)
-    assert int(idata["sample_stats"]["diverging"].sum()) == 0
+    _assert_converged(idata)
 
 
 def test_prior_sensitivity_closed_form_axes_and_kappa(tmp_path):
@@ -304,6 +330,8 @@ def test_sample_rejects_foreign_models_and_bad_options():
         sample(model, sampler="stan")
     with pytest.raises(ValueError, match="draws is 0"):
         sample(model, draws=0)
+    with pytest.raises(ValueError, match=r"target_accept is 1\.5; expected a number in \(0, 1\)"):
+        sample(model, target_accept=1.5)
 
 
 def test_nutpie_sampler_matches_closed_form():
