@@ -183,3 +183,28 @@ def test_a_built_wheel_carries_every_shipped_file(tmp_path):
     }
     assert shipped <= names, sorted(shipped - names)
     assert "bayes_eval/py.typed" in names
+
+
+def test_shipped_files_match_the_raw_sources():
+    """scripts/build_datasets.py --check rebuilds every file from the raw sources, where the
+    team's raw reference files sit beside the checkout."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    raw = root.parent / "shared"
+    if not (raw / "data" / "trials").is_dir():
+        pytest.skip("the raw source files (../shared/data) are not beside the checkout")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(root / "scripts" / "build_datasets.py"),
+            "--source",
+            str(raw),
+            "--check",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
