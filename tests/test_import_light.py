@@ -20,6 +20,7 @@ def test_core_import_is_light():
 
 
 @pytest.mark.pymc
+@pytest.mark.slow
 def test_models_subpackage_brings_pymc_and_the_reproducibility_flag():
     code = (
         "import os, sys, bayes_eval.models, pytensor;"
