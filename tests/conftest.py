@@ -8,6 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run (a failure reproduces; CI cannot flake);
+# HYPOTHESIS_PROFILE=explore draws new ones.
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 DATA = Path(__file__).resolve().parent / "data"
 
