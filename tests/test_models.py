@@ -194,7 +194,7 @@ def test_crossed_model_recovers_abilities():
     p = expit(theta[:, None] - b[None, :])
     R = (rng.random((5, 30, 8)) < p[..., None]).astype(int)
     idata = sample(crossed_model(R), draws=800, tune=800, chains=2, seed=2)
-    assert idata.attrs["target_accept"] == 0.95  # the crossed model's own default
+    assert idata.attrs["target_accept"] == 0.8  # the reparametrisation needs no smaller steps
     post = idata["posterior"].to_dataset()
     q = post["pi_bar"].quantile([0.025, 0.975], dim=("chain", "draw")).values
     truth = p.mean(axis=1)
