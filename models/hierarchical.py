@@ -26,52 +26,39 @@ models of a benchmark, so difficulty is shared too,
 
 .. math::
     \mathrm{logit}\, p_{l\alpha} = \theta_l - b_\alpha, \quad
-    \theta_l \sim N(\mu_\theta, \sigma_\theta^2), \quad b_\alpha \sim N(0, \sigma_b^2), \quad
+    \theta_l = \mu_\theta + \sigma_\theta z_l, \quad b_\alpha = \sigma_b u_\alpha, \quad
+    z_l \sim N(0, 1), \quad u \sim \mathrm{ZeroSumNormal}(1), \quad
     \bar\pi_l = \frac1M\sum_\alpha p_{l\alpha},
 
-with :math:`\mu_\theta \sim N(0, 1.5^2)`, :math:`\sigma_\theta \sim N^+(1)`,
+non-centred, with :math:`\mu_\theta \sim N(0, 1.5^2)`, :math:`\sigma_\theta \sim N^+(1)`,
 :math:`\sigma_b \sim N^+(2)` (a difficulty sd of 2 on the logit scale spans questions solved
-2% to 98% of the time). The mean difficulty is 0 only in the prior, so ``theta`` carries the
-overall level.
+2% to 98% of the time). The difficulties sum to zero exactly (``u`` is a zero-sum normal),
+so ``theta`` carries the overall level: with only a prior centring ``b`` at 0, ``mu_theta``
+and the mean difficulty trade off along a ridge the data do not resolve (r-hat 1.03 on
+``mu_theta`` with 2 chains x 800 draws).
 
-*Parametrisation* (the model above, exactly; only the coordinates NUTS moves in differ). The
-likelihood sees ``theta - b`` only, so a common shift of ``theta``, ``mu_theta`` and ``b`` is
-fixed by the prior alone; and with a few models ``sigma_theta`` is weakly identified while
-each ``theta_l`` is pinned by hundreds of trials. The sampler therefore moves in
-
-* the difficulty deviations :math:`d = b - \bar b = \sigma_b\,\mathrm{ZeroSumNormal}(1)`
-  (independent of the mean difficulty :math:`\bar b \sim N(0, \sigma_b^2/M)`) and the level
-  :math:`\nu = \mu_\theta - \bar b \sim N(0, V)`, :math:`V = 1.5^2 + \sigma_b^2/M`;
-* :math:`\bar b \mid \nu \sim N(-\nu\,\sigma_b^2/(MV),\ 1.5^2\sigma_b^2/(MV))`, drawn from a
-  standard normal the likelihood never sees, so the shift direction mixes perfectly
-  (``theta = eta + bbar``, ``b = bbar + d``, ``mu_theta = nu + bbar``);
-* the abilities relative to the mean difficulty, :math:`\eta_l = \theta_l - \bar b
-  \sim N(\nu, \sigma_\theta^2)`, *centred* when every model has at least 100 observed trials
-  (its data pin :math:`\eta_l` much tighter than :math:`\sigma_\theta`) and non-centred
-  (:math:`\eta_l = \nu + \sigma_\theta z_l`) below that; ``centred=`` overrides the choice.
-
-Measured with PyMC's NUTS at its default ``target_accept`` 0.8, 2 chains x 800 draws after
-800 tuning steps, 5 models x 30 questions x 8 trials as in
+*Sampler setting: target_accept 0.95.* Measured with PyMC's NUTS, 2 chains x 800 draws
+after 800 tuning steps, on 5 models x 30 questions x 8 trials generated as in
 ``tests/test_models.py::test_crossed_model_recovers_abilities`` (data seeds 4, 1, 2, 3 x
-sampler seeds 0-5, 24 runs, 38,400 draws). The former fully non-centred form
-(:math:`\theta = \mu_\theta + \sigma_\theta z`, :math:`b = \sigma_b u`) diverged 12 times in 10
-of the 24 runs, at :math:`\sigma_\theta` 0.5-2.6 (both ends of its posterior, not a funnel
-neck: its 1% quantile is 0.4-0.6). The cause is the non-centred abilities: given
-:math:`\sigma_\theta` the :math:`z_l` have scale :math:`\approx\mathrm{se}(\theta_l)/\sigma_\theta`,
-which changes five-fold over the :math:`\sigma_\theta` posterior (an inverted funnel), so no
-single step size fits. Centring the abilities alone gave 0 divergences in 24 runs; removing
-the shift direction alone (non-centred abilities) still gave 16; ``sigma_b`` is not involved
-(its non-centred form is kept). The shift direction made ``mu_theta`` mix badly (bulk ESS
-52-480 of 1,600, r-hat up to 1.06 over the sampler settings tried). This parametrisation:
-0 divergences in 24 runs, ``mu_theta`` ESS 1,160-2,050, r-hat of the hyperparameters at most
-1.018, and 8 gradient evaluations per draw instead of 21. Raising ``target_accept`` to 0.95
-also removed the divergences (0 in 24 runs) but cost 37 gradient evaluations per draw and
-left ``mu_theta`` mixing badly (ESS down to 93, r-hat up to 1.036), so it hid the geometry
-rather than fixing it. With weak data the centred form diverges (5 models x 30 questions x
-1-2 trials: 9 and 108 divergences in 6 runs, non-centred 0 and 1), hence the switch at 100
-trials per model (5 x 30 x 4 and 5 x 100 x 1-2: centred 0 divergences in 6 runs each).
-With only two models ``sigma_theta`` is barely identified and every form diverges; pass
-``target_accept=0.95`` (or more) to :func:`bayes_eval.models.sample` there.
+sampler seeds 0-5: 24 runs, 38,400 draws). At PyMC's default 0.8 the former model
+(independent normal difficulties) diverged 11 times, in 8 of the 24 runs; this one 18
+times, in 9. At 0.95: none in 24 runs (37 gradient evaluations per draw instead of 25;
+``mu_theta`` r-hat at most 1.009, bulk ESS at least 287; ``sigma_b`` is the slowest, bulk
+ESS down to 140 and r-hat up to 1.03-1.05). The cause is not a funnel neck: the divergences sat
+at ``sigma_theta`` 0.5 to 2.6, both ends of its posterior, whose 1% quantile is 0.4-0.6
+(the data keep the models apart). It is the non-centred abilities under informative data:
+each ``theta_l`` is pinned by 240 trials (standard error about 0.15) while 5 models leave
+``sigma_theta`` wide, so given ``sigma_theta`` the ``z_l`` have scale
+:math:`\mathrm{se}/\sigma_\theta`, which varies five-fold across its posterior, and no single
+step size fits both ends. Centring the abilities, :math:`\theta_l \sim N(\mu_\theta,
+\sigma_\theta^2)`, removes that (0 divergences in the 24 runs at 0.8, 8 gradient
+evaluations per draw) but was rejected: when the models are close, ``sigma_theta`` reaches
+towards 0 and the centred form has the classic funnel (5 models of equal ability, 6 runs:
+1,005 divergences centred, 1 here at 0.95; abilities spread over +-0.2: 671 and 20), and with one
+or two trials per question it diverges too (9 and 108 in 6 runs; here 0). So the
+parametrisation stays non-centred and the steps smaller. With only two models
+``sigma_theta`` is barely identified and every form diverges; raise ``target_accept``
+further there and check. Pass ``target_accept=`` to :func:`sample` to override.
 """
 
 from __future__ import annotations
@@ -84,13 +71,7 @@ from numpy.typing import ArrayLike
 
 from bayes_eval.models.model_data import ModelInfo, model_data
 
-__all__ = [
-    "CENTRE_MIN_TRIALS",
-    "KAPPA_PRIOR",
-    "crossed_model",
-    "dirichlet_conditional",
-    "hierarchical_model",
-]
+__all__ = ["KAPPA_PRIOR", "crossed_model", "dirichlet_conditional", "hierarchical_model"]
 
 #: Default (median, log-sd) of the log-normal prior on kappa.
 KAPPA_PRIOR = (5.0, 1.5)
@@ -181,72 +162,37 @@ def hierarchical_model(
     return model
 
 
-#: Fewest observed trials of every model for which :func:`crossed_model` centres the abilities.
-CENTRE_MIN_TRIALS = 100
-
-
 def crossed_model(
     R: ArrayLike,
     *,
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
-    centred: bool | None = None,
 ) -> pm.Model:
     """Binary results with question difficulty shared across models (module docstring).
-
-    Parameters
-    ----------
-    R, mask, models
-        As in :func:`bayes_eval.models.matching_model`; results must be 0/1.
-    centred : bool, optional, keyword-only
-        Centred abilities ``eta ~ N(nu, sigma_theta)`` (True) or non-centred
-        ``eta = nu + sigma_theta * z_theta`` (False). Default: centred when every model has
-        at least ``CENTRE_MIN_TRIALS`` (100) observed trials. The posterior is the same
-        either way; only how well NUTS explores it differs.
 
     Returns
     -------
     pymc.Model
-        Hyperparameters ``mu_theta``, ``sigma_theta``, ``sigma_b``; ``theta`` (model),
-        ``b`` (question), ``p`` (model, question), ``pi_bar`` (model). The sampler's own
-        coordinates are ``z_level``, ``z_mean_b``, ``z_b`` and ``eta`` or ``z_theta``.
+        ``theta`` (model), ``b`` (question), ``p`` (model, question), ``pi_bar`` (model).
     """
     data = model_data(R, None, None, mask=mask, models=models)
     if data.counts.shape[-1] != 2:
         raise ValueError("crossed_model needs binary results (categories 0 and 1).")
-    if centred is None:
-        centred = bool(data.n_trials.sum(axis=1).min() >= CENTRE_MIN_TRIALS)
-    n_questions = data.counts.shape[1]
-    mu_sd = 1.5  # prior sd of mu_theta
     with pm.Model(coords={k: data.coords[k] for k in ("model", "question")}) as model:
         successes = pm.Data("successes", data.counts[..., 1], dims=("model", "question"))
         n_trials = pm.Data("n_trials", data.n_trials, dims=("model", "question"))
+        mu_theta = pm.Normal("mu_theta", 0.0, 1.5)
         sigma_theta = pm.HalfNormal("sigma_theta", 1.0)
         sigma_b = pm.HalfNormal("sigma_b", 2.0)
-        # mean difficulty bbar ~ N(0, var_bbar) and level nu = mu_theta - bbar, drawn as nu and
-        # bbar | nu so that the shift direction the likelihood cannot see is a free N(0, 1)
-        var_bbar = sigma_b**2 / n_questions
-        var_nu = mu_sd**2 + var_bbar
-        nu = pt.sqrt(var_nu) * pm.Normal("z_level", 0.0, 1.0)
-        bbar = -var_bbar / var_nu * nu + pt.sqrt(var_bbar * mu_sd**2 / var_nu) * pm.Normal(
-            "z_mean_b", 0.0, 1.0
+        z = pm.Normal("z_theta", 0.0, 1.0, dims="model")
+        u = pm.ZeroSumNormal("z_b", sigma=1.0, dims="question")
+        theta = pm.Deterministic("theta", mu_theta + sigma_theta * z, dims="model")
+        b = pm.Deterministic("b", sigma_b * u, dims="question")
+        p = pm.Deterministic(
+            "p", pm.math.invlogit(theta[:, None] - b[None, :]), dims=("model", "question")
         )
-        if centred:
-            eta = pm.Normal("eta", nu, sigma_theta, dims="model")
-        else:
-            eta = nu + sigma_theta * pm.Normal("z_theta", 0.0, 1.0, dims="model")
-        d = sigma_b * pm.ZeroSumNormal("z_b", sigma=1.0, dims="question")
-        pm.Deterministic("mu_theta", nu + bbar)
-        pm.Deterministic("theta", eta + bbar, dims="model")
-        pm.Deterministic("b", bbar + d, dims="question")
-        logit_p = eta[:, None] - d[None, :]  # = theta - b
-        p = pm.Deterministic("p", pm.math.invlogit(logit_p), dims=("model", "question"))
         pm.Binomial(
-            "successes_obs",
-            n=n_trials,
-            logit_p=logit_p,
-            observed=successes,
-            dims=("model", "question"),
+            "successes_obs", n=n_trials, p=p, observed=successes, dims=("model", "question")
         )
         pm.Deterministic("pi_bar", p.mean(axis=-1), dims="model")
     model.bayes_eval_info = ModelInfo(
@@ -254,5 +200,6 @@ def crossed_model(
         data=data,
         reference={"": data.alpha0 + data.counts},
         reference_note="Bayes@N closed form with the uniform prior (no pooling), for comparison",
+        target_accept=0.95,
     )
     return model

@@ -70,8 +70,8 @@ def sample(
     cores : int, optional, keyword-only
         Parallel chains (default: PyMC's choice).
     target_accept : float, optional, keyword-only
-        NUTS target acceptance rate in (0, 1); default: the model's own
-        (``ModelInfo.target_accept``, PyMC's 0.8 for every model shipped today).
+        NUTS target acceptance rate in (0, 1); default: the model's own (0.8, PyMC's, except
+        :func:`crossed_model`, 0.95; see its docstring).
 
     Returns
     -------
