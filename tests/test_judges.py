@@ -17,15 +17,7 @@ from bayes_eval.judge_simplex import (
     two_level_prevalence,
     two_level_ranks,
 )
-
-TRUTH = {
-    "GPT-4": 6,
-    "Claude v1": 5,
-    "GPT-3.5 Turbo": 4,
-    "Vicuna 13B v1.2": 3,
-    "Alpaca 13B": 2,
-    "Llama 13B": 1,
-}
+from bayes_eval.validation.judges_study import MTBENCH_TRUTH as TRUTH
 
 
 @pytest.fixture
