@@ -28,7 +28,7 @@ general concentration ``alpha0``. The inner variance is evaluated in the centred
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,8 +42,26 @@ from bayes_eval.inputs import (
     prior_counts,
     tally,
 )
+from bayes_eval.priors import (
+    FittedPrior,
+    Pool,
+    PriorSpec,
+    mixture_moments,
+    mixture_quantiles,
+    mixture_support,
+    resolve_prior,
+)
 
-__all__ = ["DirichletPosterior", "bayes", "bayes_ci", "dirichlet_posterior"]
+__all__ = [
+    "BayesCIResult",
+    "BayesResult",
+    "DirichletPosterior",
+    "MixturePosterior",
+    "bayes",
+    "bayes_ci",
+    "dirichlet_posterior",
+    "posterior",
+]
 
 Interval = Literal["normal", "exact"]
 #: A float for one model, an array of shape ``(L,)`` for a batch of L models.
@@ -98,6 +116,84 @@ class DirichletPosterior:
         return mu, sigma
 
 
+@dataclass(frozen=True, slots=True)
+class MixturePosterior:
+    """The posterior under a learned prior: a mixture of Dirichlet posteriors over the nodes
+    of the hyperparameters (see :mod:`bayes_eval.priors`).
+
+    Attributes
+    ----------
+    nu : ndarray, shape ``(J, ..., M, C + 1)``
+        Posterior concentrations of each of the J nodes.
+    weights : ndarray, shape ``(J, ...)``
+        Posterior weights of the nodes (sum to 1 over J).
+    w : ndarray, shape ``(C + 1,)``
+    tally : Tally
+    prior : FittedPrior
+        The resolved prior (its ``label`` names it).
+    """
+
+    nu: NDArray[np.float64]
+    weights: NDArray[np.float64]
+    w: NDArray[np.float64]
+    tally: Tally
+    prior: FittedPrior
+
+    def component(self) -> DirichletPosterior:
+        """All nodes as one batch of Dirichlet posteriors (leading axis J)."""
+        return DirichletPosterior(nu=self.nu, w=self.w, tally=self.tally)
+
+    def moments(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Mixture mean and sd of pi-bar (law of total variance)."""
+        mu, sigma = self.component().moments()
+        return mixture_moments(mu, sigma, self.weights)
+
+
+def _resolve_alpha0(prior: PriorSpec, alpha0: ArrayLike | None) -> PriorSpec:
+    if alpha0 is None:
+        return prior
+    if not (isinstance(prior, str) and prior == "uniform"):
+        raise ValueError(
+            f"both prior={prior!r} and alpha0={alpha0!r} were given; alpha0 is the older name "
+            "of a fixed prior: pass prior= only."
+        )
+    return alpha0
+
+
+def posterior(
+    R: ArrayLike,
+    w: ArrayLike | None = None,
+    R0: ArrayLike | None = None,
+    *,
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    alpha0: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+    R0_mask: ArrayLike | None = None,
+) -> DirichletPosterior | MixturePosterior:
+    """Validate the inputs and build the posterior under any ``prior``.
+
+    A fixed prior gives a :class:`DirichletPosterior`; a learned one a
+    :class:`MixturePosterior`. See :func:`bayes` for the parameters.
+    """
+    t, weights = tally(R, w, mask=mask)
+    n0 = prior_counts(R0, t, mask=R0_mask)
+    data = (t.counts + n0).astype(np.float64)
+    spec = _resolve_alpha0(prior, alpha0)
+    if alpha0 is not None:
+        spec = check_alpha0(alpha0, t.n_categories)
+    fitted = resolve_prior(spec, data, pool=pool)
+    if fitted.nodes.shape[0] == 1 and fitted.nodes.shape[1] == 1:
+        return DirichletPosterior(nu=data + fitted.nodes[0, 0], w=weights, tally=t)
+    if data.ndim == 2:
+        nu = data[None] + fitted.nodes[:, 0, None, :]
+        wts = fitted.weights[:, 0]
+    else:
+        nu = data[None] + fitted.nodes[:, :, None, :]
+        wts = np.broadcast_to(fitted.weights, nu.shape[:2]).copy()
+    return MixturePosterior(nu=nu, weights=wts, w=weights, tally=t, prior=fitted)
+
+
 def dirichlet_posterior(
     R: ArrayLike,
     w: ArrayLike | None = None,
@@ -107,15 +203,29 @@ def dirichlet_posterior(
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
 ) -> DirichletPosterior:
-    """Validate the inputs and build the per-question posteriors ``Dir(nu_alpha)``.
-
-    See :func:`bayes` for the parameters.
+    """Validate the inputs and build the per-question posteriors ``Dir(nu_alpha)`` under a
+    fixed Dirichlet prior ``alpha0``. See :func:`bayes` for the parameters and
+    :func:`posterior` for learned priors.
     """
-    t, weights = tally(R, w, mask=mask)
-    n0 = prior_counts(R0, t, mask=R0_mask)
-    a0 = check_alpha0(alpha0, t.n_categories)
-    nu = t.counts + n0 + a0
-    return DirichletPosterior(nu=nu.astype(np.float64), w=weights, tally=t)
+    post = posterior(R, w, R0, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
+    assert isinstance(post, DirichletPosterior)
+    return post
+
+
+class BayesResult(NamedTuple):
+    """Posterior mean and sd of pi-bar; unpacks as ``mu, sigma``."""
+
+    mu: Estimate
+    sigma: Estimate
+
+
+class BayesCIResult(NamedTuple):
+    """Posterior mean, sd and credible interval of pi-bar; unpacks as ``mu, sigma, lo, hi``."""
+
+    mu: Estimate
+    sigma: Estimate
+    lo: Estimate
+    hi: Estimate
 
 
 def _out(x: ArrayLike) -> Estimate:
@@ -129,14 +239,17 @@ def bayes(
     w: ArrayLike | None = None,
     R0: ArrayLike | None = None,
     *,
-    alpha0: ArrayLike = 1.0,
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
-) -> tuple[Estimate, Estimate]:
+) -> BayesResult:
     r"""Bayes@N posterior mean and standard deviation of the weighted score pi-bar.
 
-    Implements Algorithm 1 / eq. 15 of seed 000 (Appendix A), extended to missing trials
-    (per-question :math:`T_\alpha`) and a general Dirichlet concentration ``alpha0``.
+    Implements Algorithm 1 / eq. 15 of Hariri et al., "Don't Pass@k" (Appendix A), extended
+    to missing trials (per-question :math:`T_\alpha`), any Dirichlet prior and a prior
+    learned from the questions (:mod:`bayes_eval.priors`).
 
     Parameters
     ----------
@@ -147,15 +260,24 @@ def bayes(
         Rubric weights :math:`(w_0, \dots, w_C)`. ``None``: binary results, ``w = (0, 1)``.
     R0 : array_like of int, shape ``(M, D)`` or ``(L, M, D)``, optional
         Prior runs on the same questions (eq. 6); their counts are added to the prior.
+    prior : str, float or array_like, keyword-only
+        ``"uniform"`` (default: Dirichlet(1, ..., 1), the paper's and scorio's),
+        ``"jeffreys"`` (Dirichlet(1/2, ..., 1/2)), ``"empirical"`` (the per-question prior
+        learned from the data and integrated over its uncertainty: calibrated on real
+        benchmarks where most questions are solved always or never), ``"empirical-plugin"``
+        (learned, plugged in), a positive number or a vector of C + 1 positive numbers.
+    pool : {"model", "benchmark"}, keyword-only
+        Learned priors: one per model (default) or one shared by all models of ``R``.
     alpha0 : float or array_like of shape ``(C + 1,)``, keyword-only
-        Dirichlet prior concentration; 1 is the paper's uniform prior.
+        Older name of a fixed ``prior`` (``alpha0=1`` is ``prior="uniform"``).
     mask, R0_mask : array_like of bool, keyword-only
         ``True`` where a trial of ``R`` (``R0``) is missing.
 
     Returns
     -------
-    mu, sigma : float, or ndarray of shape ``(L,)`` for batched input
-        :math:`\mu = E[\bar\pi \mid R]` and :math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`.
+    BayesResult
+        ``(mu, sigma)``: :math:`\mu = E[\bar\pi \mid R]` and
+        :math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`; floats, or arrays of shape ``(L,)``.
 
     Examples
     --------
@@ -165,9 +287,28 @@ def bayes(
     >>> round(mu, 6), round(sigma, 6)
     (0.5625, 0.091998)
     """
-    post = dirichlet_posterior(R, w, R0, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
+    post = posterior(R, w, R0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
     mu, sigma = post.moments()
-    return _out(mu), _out(sigma)
+    return BayesResult(_out(mu), _out(sigma))
+
+
+def _exact_mixture_interval(post: MixturePosterior, confidence: float):
+    """Equal-tailed interval of the mixture of exact posteriors, per model of the batch."""
+    from bayes_eval.exact_posterior import exact_posterior
+
+    tail = 0.5 * (1.0 - confidence)
+    j, m, k = post.nu.shape[0], *post.nu.shape[-2:]
+    nu = post.nu.reshape(j, -1, m, k)
+    wts = post.weights.reshape(j, -1)
+    lo = np.empty(nu.shape[1])
+    hi = np.empty(nu.shape[1])
+    for i in range(nu.shape[1]):
+        dists, keep = [], mixture_support(wts[:, i])
+        for node in keep:
+            dists.append(exact_posterior(nu[node, i], post.w))
+        lo[i], hi[i] = mixture_quantiles(dists, wts[keep, i], [tail, 1.0 - tail])
+    shape = post.nu.shape[1:-2]
+    return lo.reshape(shape), hi.reshape(shape)
 
 
 def bayes_ci(
@@ -178,22 +319,25 @@ def bayes_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = None,
     interval: Interval = "normal",
-    alpha0: ArrayLike = 1.0,
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
-) -> tuple[Estimate, Estimate, Estimate, Estimate]:
+) -> BayesCIResult:
     r"""Bayes@N with a central credible interval.
 
     ``interval="normal"`` (default, as the paper and scorio): ``mu -/+ z sigma`` with
-    ``z = Phi^{-1}(1/2 + confidence/2)`` (seed 000, §2.5). ``interval="exact"``: the
-    equal-tailed interval of the exact posterior of pi-bar, the mean of M independent linear
-    functionals of Dirichlet vectors, computed numerically by
-    :func:`bayes_eval.exact_posterior.exact_posterior` (accurate to about 1e-3 posterior sd).
-    Both are clipped into ``bounds`` when given (both endpoints, as scorio does).
+    ``z = Phi^{-1}(1/2 + confidence/2)`` (Hariri et al., "Don't Pass@k", §2.5).
+    ``interval="exact"``: the equal-tailed interval of the exact posterior of pi-bar, the
+    mean of M independent linear functionals of Dirichlet vectors, computed numerically by
+    :func:`bayes_eval.exact_posterior.exact_posterior` (for a learned prior, of the mixture
+    of those posteriors over the hyperparameter nodes). Both are clipped into ``bounds``
+    when given (both endpoints, as scorio does).
 
     Parameters
     ----------
-    R, w, R0, alpha0, mask, R0_mask
+    R, w, R0, prior, pool, alpha0, mask, R0_mask
         As in :func:`bayes`.
     confidence : float, keyword-only
         Credibility level in ``(0, 1)``.
@@ -203,22 +347,27 @@ def bayes_ci(
 
     Returns
     -------
-    mu, sigma, lo, hi : float, or ndarrays of shape ``(L,)`` for batched input
+    BayesCIResult
+        ``(mu, sigma, lo, hi)``: floats, or arrays of shape ``(L,)`` for batched input.
 
     Notes
     -----
-    Unlike scorio 0.2.3, ``confidence`` and ``bounds`` are keyword-only.
+    Unlike scorio 0.2.3, ``confidence`` and ``bounds`` are keyword-only. The uniform prior
+    undercovers on real benchmarks (see the README's coverage section); ``prior="empirical"``
+    is the calibrated choice.
     """
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    post = dirichlet_posterior(R, w, R0, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
+    if interval not in ("normal", "exact"):
+        raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
+    post = posterior(R, w, R0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
     mu, sigma = post.moments()
     if interval == "normal":
         lo, hi = normal_interval(mu, sigma, confidence, bounds)
-    elif interval == "exact":
+    elif isinstance(post, MixturePosterior):
+        lo, hi = clip_interval(*_exact_mixture_interval(post, confidence), bounds)
+    else:
         from bayes_eval.exact_posterior import exact_interval
 
         lo, hi = clip_interval(*exact_interval(post.nu, post.w, confidence), bounds)
-    else:
-        raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
-    return _out(mu), _out(sigma), _out(lo), _out(hi)
+    return BayesCIResult(_out(mu), _out(sigma), _out(lo), _out(hi))

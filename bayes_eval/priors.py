@@ -1,0 +1,439 @@
+r"""Priors of the closed-form path: fixed Dirichlet priors and a prior learned from the data.
+
+The Bayes@N posterior (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
+Model Evaluation", §2.2-2.4) gives every question the same Dirichlet prior
+:math:`\pi_\alpha \sim \mathrm{Dir}(a)`, with :math:`a = (1, \dots, 1)` in the paper. On real
+benchmarks most questions are solved always or never; the uniform prior pulls each of them
+toward the middle, a bias that does not average out over questions while the posterior sd
+shrinks like :math:`1/\sqrt M`, so its intervals undercover more as M grows. This module
+learns :math:`a` from the questions themselves.
+
+**Model.** Write :math:`a = \kappa\beta` (mean :math:`\beta` on the simplex, concentration
+:math:`\kappa`). Integrating :math:`\pi_\alpha` out, the counts of question :math:`\alpha`
+are Dirichlet-multinomial, and the log marginal likelihood of a group of questions is
+
+.. math::
+    \ell(a) = \sum_\alpha \Big[\log\Gamma(\kappa) - \log\Gamma(\kappa + N_\alpha)
+      + \sum_k \big(\log\Gamma(a_k + n_{\alpha k}) - \log\Gamma(a_k)\big)\Big].
+
+The hyperprior is that of :func:`bayes_eval.models.hierarchical_model`:
+:math:`\beta \sim \mathrm{Dir}(1)`, :math:`\log\kappa \sim N(\log 5, 1.5^2)`. In the
+coordinates :math:`\eta = \log a` its log density is
+:math:`\sum_k \eta_k - K\log\kappa - (\log\kappa - \log 5)^2 / (2\cdot 1.5^2)` (K = C + 1
+categories; the Jacobian of :math:`(\beta, \kappa) \mapsto a` is :math:`\kappa^{K-1}`).
+
+**Fit.** Newton's method on :math:`\ell(e^\eta) + \log p(\eta)` with the analytic gradient
+(digamma) and Hessian (trigamma), step halving, vectorised over the groups (one per model,
+``pool="model"``, or one for the whole benchmark, ``pool="benchmark"``). The mode
+:math:`\hat\eta` is a penalised maximum marginal likelihood (Minka, "Estimating a Dirichlet
+distribution", solves the unpenalised problem; the weak hyperprior keeps the estimate off
+the boundary :math:`\kappa \to 0` or :math:`\infty` that the plain MLE reaches when every
+question is solved always or never, or all alike).
+
+**Integration.** ``"empirical-plugin"`` uses :math:`a = e^{\hat\eta}` as if it were known.
+``"empirical"`` integrates over the hyperparameters: a Gauss-Hermite product grid on the
+Laplace approximation :math:`N(\hat\eta, \lambda^2 H^{-1})` (:math:`\lambda = 1.5` widens it
+for skewed posteriors), reweighted by the exact ratio of the posterior to the Gaussian, so
+the nodes :math:`a_j` carry weights :math:`\omega_j \propto g_j\,p(\eta_j\mid n)/\phi(\eta_j)`.
+Given :math:`a`, the posterior of every question is :math:`\mathrm{Dir}(a + n_\alpha)`
+(closed form), so the posterior of :math:`\bar\pi` is the mixture over the nodes:
+:math:`\mu = \sum_j\omega_j\mu_j`,
+:math:`\sigma^2 = \sum_j\omega_j(\sigma_j^2 + \mu_j^2) - \mu^2` (law of total variance).
+This is the posterior of the hierarchical model computed by quadrature instead of MCMC.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import digamma, gammaln, zeta
+
+__all__ = [
+    "KAPPA_PRIOR",
+    "PRIOR_KINDS",
+    "FittedPrior",
+    "fit_prior",
+    "mixture_moments",
+    "mixture_quantiles",
+    "mixture_support",
+    "prior_label",
+    "resolve_prior",
+]
+
+#: (median, log-sd) of the log-normal hyperprior on the concentration kappa.
+KAPPA_PRIOR = (5.0, 1.5)
+#: Named priors accepted by ``prior=``.
+PRIOR_KINDS = ("uniform", "jeffreys", "empirical", "empirical-plugin")
+Pool = Literal["model", "benchmark"]
+PriorSpec = str | float | ArrayLike
+
+_WIDEN = 1.5  # scale of the quadrature grid relative to the Laplace sd
+_NODES_PER_DIM = {1: 15, 2: 13, 3: 7, 4: 5}  # Gauss-Hermite points per dimension
+_MIN_WEIGHT = 1e-10  # nodes below this normalised weight are dropped
+
+
+class FittedPrior(NamedTuple):
+    r"""A prior resolved against data: quadrature nodes of the Dirichlet parameter.
+
+    Attributes
+    ----------
+    kind : str
+        ``"uniform"``, ``"jeffreys"``, ``"fixed"``, ``"empirical"`` or ``"empirical-plugin"``.
+    nodes : ndarray, shape ``(J, G, C + 1)``
+        Dirichlet parameters of the J nodes for each of G groups (G = 1 for a fixed prior or
+        ``pool="benchmark"``, else one per model).
+    weights : ndarray, shape ``(J, G)``
+        Posterior weights of the nodes (sum to 1 over J; zero for padding).
+    alpha : ndarray, shape ``(G, C + 1)``
+        The point value: the fixed prior, or the posterior mode :math:`e^{\hat\eta}`.
+    pool : str or None
+        ``"model"`` or ``"benchmark"`` for learned priors.
+    converged : ndarray of bool, shape ``(G,)``
+        Whether Newton's method met its tolerance (always True for fixed priors).
+    """
+
+    kind: str
+    nodes: NDArray[np.float64]
+    weights: NDArray[np.float64]
+    alpha: NDArray[np.float64]
+    pool: str | None
+    converged: NDArray[np.bool_]
+
+    @property
+    def label(self) -> str:
+        """Short description, e.g. ``empirical (per model, integrated)``."""
+        return prior_label(self)
+
+
+def prior_label(prior: FittedPrior) -> str:
+    """A one-line description of a resolved prior for tables and JSON."""
+    if prior.kind in ("uniform", "jeffreys"):
+        return prior.kind
+    if prior.kind == "fixed":
+        a = prior.alpha[0]
+        return "Dirichlet(" + ", ".join(f"{x:g}" for x in a) + ")"
+    scope = "per model" if prior.pool == "model" else "benchmark-pooled"
+    how = "integrated" if prior.kind == "empirical" else "plug-in"
+    return f"{prior.kind.split('-')[0]} ({scope}, {how})"
+
+
+# --------------------------------------------------------------------------- objective
+
+
+def _hyper(eta: NDArray, kappa_prior: tuple[float, float]):
+    """Log hyperprior in eta = log a, its gradient and Hessian; eta has shape (..., K)."""
+    med, sd = kappa_prior
+    k = eta.shape[-1]
+    a = np.exp(eta)
+    s = a.sum(axis=-1, keepdims=True)
+    m = a / s
+    u = (np.log(s) - math.log(med)) / sd**2  # d/d log kappa of the normal term, negated
+    lp = eta.sum(axis=-1) - k * np.log(s[..., 0]) - 0.5 * u[..., 0] ** 2 * sd**2
+    grad = 1.0 - (k + u) * m
+    eye = np.eye(k)
+    dm = m[..., :, None] * (eye - m[..., None, :])  # d m_i / d eta_j
+    hess = -(k + u)[..., None] * dm - (m[..., :, None] * m[..., None, :]) / sd**2
+    return lp, grad, hess
+
+
+class _Data(NamedTuple):
+    """Distinct count vectors per group: counts (G, U, K), totals (G, U), multiplicity (G, U)."""
+
+    counts: NDArray
+    total: NDArray
+    mult: NDArray
+
+
+def _compress(arr: NDArray) -> _Data:
+    """Group identical count vectors (a benchmark has few distinct ones: N + 1 if binary)."""
+    g, u, k = arr.shape
+    keyed = np.concatenate([np.repeat(np.arange(g), u)[:, None], arr.reshape(-1, k)], axis=1)
+    keyed = keyed[arr.reshape(-1, k).sum(axis=1) > 0]  # questions without trials: no term
+    rows, mult = np.unique(keyed, axis=0, return_counts=True)
+    group = rows[:, 0].astype(int)
+    start = np.searchsorted(group, np.arange(g))
+    pos = np.arange(group.size) - start[group]
+    width = max(int(np.bincount(group, minlength=g).max(initial=0)), 1)
+    counts = np.zeros((g, width, k))
+    m = np.zeros((g, width))
+    counts[group, pos] = rows[:, 1:]
+    m[group, pos] = mult
+    return _Data(counts, counts.sum(axis=-1), m)
+
+
+def _loglik(eta: NDArray, data: _Data) -> NDArray:
+    """Dirichlet-multinomial log marginal likelihood; eta (..., G, K)."""
+    a = np.exp(eta)[..., None, :]  # (..., G, 1, K)
+    s = a.sum(axis=-1)
+    term = gammaln(s) - gammaln(s + data.total)  # (..., G, U)
+    term = term + (gammaln(a + data.counts) - gammaln(a)).sum(axis=-1)
+    return (term * data.mult).sum(axis=-1)
+
+
+def _derivatives(eta: NDArray, data: _Data):
+    """Gradient and Hessian of the log likelihood in eta, for eta of shape (G, K)."""
+    a = np.exp(eta)
+    s = a.sum(axis=-1)
+    ac = a[:, None, :]
+    sc = s[:, None]
+    counts, total, mult = data
+    g_alpha = (mult * (digamma(sc) - digamma(sc + total))).sum(axis=1)[:, None] + (
+        mult[..., None] * (digamma(ac + counts) - digamma(ac))
+    ).sum(axis=1)
+    t1 = (mult * (zeta(2, sc) - zeta(2, sc + total))).sum(axis=1)
+    diag = (mult[..., None] * (zeta(2, ac + counts) - zeta(2, ac))).sum(axis=1)
+    k = a.shape[-1]
+    h_alpha = t1[:, None, None] * np.ones((k, k)) + diag[:, :, None] * np.eye(k)
+    grad = a * g_alpha
+    hess = a[:, :, None] * a[:, None, :] * h_alpha + np.eye(k) * grad[:, :, None]
+    return grad, hess
+
+
+def _objective(eta, data, kappa_prior):
+    return _loglik(eta, data) + _hyper(eta, kappa_prior)[0]
+
+
+def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
+    """Mode of the log posterior of eta for each group; returns eta, -Hessian, converged."""
+    g, _, k = data.counts.shape
+    # start: the pooled category proportions with kappa at the hyperprior median
+    pooled = (data.mult[..., None] * data.counts).sum(axis=1)
+    p = (pooled + 0.5) / (pooled.sum(axis=-1, keepdims=True) + 0.5 * k)
+    eta = np.log(p * kappa_prior[0])
+    lp = _objective(eta, data, kappa_prior)
+    converged = np.zeros(g, dtype=bool)
+    neg_h = np.tile(np.eye(k), (g, 1, 1))
+    for _ in range(max_iter):
+        grad, hess = _derivatives(eta, data)
+        _, hg, hh = _hyper(eta, kappa_prior)
+        grad = grad + hg
+        neg_h = -(hess + hh)
+        converged = np.abs(grad).max(axis=-1) < tol * (1.0 + np.abs(lp))
+        if converged.all():
+            break
+        # Levenberg damping where -H is not positive definite
+        eig_min = np.linalg.eigvalsh(neg_h)[:, 0]
+        shift = np.where(eig_min > 1e-8, 0.0, 1e-3 - eig_min)
+        step = np.linalg.solve(neg_h + shift[:, None, None] * np.eye(k), grad[..., None])[..., 0]
+        step = np.where(converged[:, None], 0.0, step)
+        # cap the step in log a: at most a factor e^3 per iteration
+        big = np.abs(step).max(axis=-1, keepdims=True)
+        step = step * np.minimum(1.0, 3.0 / np.maximum(big, 1e-300))
+        t = np.ones(g)
+        for _ in range(30):
+            trial = eta + t[:, None] * step
+            lp_trial = _objective(trial, data, kappa_prior)
+            ok = lp_trial >= lp - 1e-12 * (1.0 + np.abs(lp))
+            if ok.all():
+                break
+            t = np.where(ok, t, 0.5 * t)
+        eta = eta + t[:, None] * step
+        lp = _objective(eta, data, kappa_prior)
+    return eta, neg_h, converged
+
+
+# --------------------------------------------------------------------------- quadrature
+
+
+def _grid(k: int) -> tuple[NDArray, NDArray]:
+    """Standard-normal product grid (points (J, k), log weights (J,))."""
+    if k in _NODES_PER_DIM:
+        x, wt = np.polynomial.hermite_e.hermegauss(_NODES_PER_DIM[k])
+        wt = wt / wt.sum()
+        mesh = np.stack(np.meshgrid(*([x] * k), indexing="ij"), axis=-1).reshape(-1, k)
+        logw = sum(np.log(wt)[i] for i in np.meshgrid(*([np.arange(x.size)] * k), indexing="ij"))
+        return mesh, np.asarray(logw).ravel()
+    from scipy.stats import qmc
+
+    # many categories: a deterministic scrambled Sobol sample of the normal (equal weights)
+    u = qmc.Sobol(k, scramble=True, seed=20261123).random(1024)
+    from scipy.special import ndtri
+
+    return ndtri(np.clip(u, 1e-12, 1 - 1e-12)), np.full(1024, -math.log(1024))
+
+
+def _integrate(eta_hat, neg_h, data: _Data, kappa_prior):
+    """Nodes (J, G, K) and normalised weights (J, G) of the hyperposterior."""
+    k = eta_hat.shape[-1]
+    z, log_gw = _grid(k)
+    cov = np.linalg.inv(neg_h)
+    chol = np.linalg.cholesky(0.5 * (cov + np.swapaxes(cov, 1, 2)))  # (G, K, K)
+    eta = eta_hat[None] + _WIDEN * np.einsum("gij,nj->ngi", chol, z)  # (J, G, K)
+    log_post = _loglik(eta, data) + _hyper(eta, kappa_prior)[0]  # (J, G)
+    log_phi = -0.5 * (z**2).sum(axis=-1)  # Gaussian density of the grid, up to constants
+    logw = log_gw[:, None] + log_post - log_phi[:, None]
+    logw -= logw.max(axis=0, keepdims=True)
+    wts = np.exp(logw)
+    wts /= wts.sum(axis=0, keepdims=True)
+    keep = (wts > _MIN_WEIGHT).any(axis=1)
+    wts = wts[keep]
+    return np.exp(eta[keep]), wts / wts.sum(axis=0, keepdims=True)
+
+
+# --------------------------------------------------------------------------- public
+
+
+def _check_counts(counts: ArrayLike) -> NDArray[np.float64]:
+    arr = np.asarray(counts, dtype=float)
+    if arr.ndim not in (2, 3) or arr.shape[-1] < 2:
+        raise ValueError(
+            f"counts have shape {arr.shape}; expected (M, C + 1) or (L, M, C + 1) with C >= 1."
+        )
+    if not (np.isfinite(arr).all() and (arr >= 0).all()):
+        raise ValueError("counts must be finite and >= 0.")
+    return arr if arr.ndim == 3 else arr[None]
+
+
+def fit_prior(
+    counts: ArrayLike,
+    *,
+    pool: Pool = "model",
+    integrated: bool = True,
+    kappa_prior: tuple[float, float] = KAPPA_PRIOR,
+) -> FittedPrior:
+    r"""Learn the Dirichlet prior of the questions from their counts (see the module docstring).
+
+    Parameters
+    ----------
+    counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
+        Category counts per question (and model); fractional counts are allowed. Questions
+        without trials contribute nothing.
+    pool : {"model", "benchmark"}, keyword-only
+        One prior per model, or one for all models of the benchmark.
+    integrated : bool, keyword-only
+        Integrate over the hyperparameters (``"empirical"``) or plug in their mode
+        (``"empirical-plugin"``).
+    kappa_prior : (float, float), keyword-only
+        Median and log-sd of the log-normal hyperprior on the concentration.
+
+    Returns
+    -------
+    FittedPrior
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.beta(0.3, 0.6, size=4000)
+    >>> counts = np.stack([10 - (k := rng.binomial(10, p)), k], axis=-1)
+    >>> fit = fit_prior(counts, integrated=False)
+    >>> np.round(fit.alpha[0], 2)  # category 0 (fail) then 1 (success)
+    array([0.61, 0.3 ])
+    """
+    arr = _check_counts(counts)
+    if pool not in ("model", "benchmark"):
+        raise ValueError(f"pool is {pool!r}; expected 'model' or 'benchmark'.")
+    med, sd = (float(x) for x in kappa_prior)
+    if not (med > 0 and sd > 0):
+        raise ValueError(f"kappa_prior is {kappa_prior!r}; expected (median > 0, log-sd > 0).")
+    if pool == "benchmark":
+        arr = arr.reshape(1, -1, arr.shape[-1])
+    data = _compress(arr)
+    eta, neg_h, converged = _newton(data, (med, sd))
+    alpha = np.exp(eta)
+    if integrated:
+        nodes, weights = _integrate(eta, neg_h, data, (med, sd))
+    else:
+        nodes, weights = alpha[None], np.ones((1, alpha.shape[0]))
+    kind = "empirical" if integrated else "empirical-plugin"
+    return FittedPrior(kind, nodes, weights, alpha, pool, converged)
+
+
+def _fixed(kind: str, alpha: NDArray) -> FittedPrior:
+    a = alpha[None, None, :]
+    return FittedPrior(kind, a, np.ones((1, 1)), a[0], None, np.ones(1, dtype=bool))
+
+
+def resolve_prior(
+    prior: PriorSpec,
+    counts: ArrayLike,
+    *,
+    pool: Pool = "model",
+    kappa_prior: tuple[float, float] = KAPPA_PRIOR,
+) -> FittedPrior:
+    """Turn a ``prior=`` argument into quadrature nodes for the given counts.
+
+    Parameters
+    ----------
+    prior : str, float or array_like
+        ``"uniform"`` (Dirichlet(1, ..., 1), the paper's), ``"jeffreys"``
+        (Dirichlet(1/2, ..., 1/2)), ``"empirical"`` (learned, integrated over its
+        uncertainty), ``"empirical-plugin"`` (learned, plugged in), a positive number (the
+        same concentration for every category) or a vector of C + 1 positive numbers.
+    counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
+    pool, kappa_prior
+        As in :func:`fit_prior` (learned priors only).
+    """
+    arr = _check_counts(counts)
+    k = arr.shape[-1]
+    if isinstance(prior, str):
+        if prior == "uniform":
+            return _fixed("uniform", np.ones(k))
+        if prior == "jeffreys":
+            return _fixed("jeffreys", np.full(k, 0.5))
+        if prior in ("empirical", "empirical-plugin"):
+            return fit_prior(
+                arr, pool=pool, integrated=prior == "empirical", kappa_prior=kappa_prior
+            )
+        raise ValueError(
+            f"prior is {prior!r}; expected one of {list(PRIOR_KINDS)}, a positive number or a "
+            f"vector of C + 1 = {k} positive numbers."
+        )
+    from bayes_eval.inputs import check_alpha0
+
+    try:
+        alpha = check_alpha0(prior, k)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("alpha0", "prior")) from None
+    if np.all(alpha == 1.0):
+        return _fixed("uniform", alpha)
+    if np.all(alpha == 0.5):
+        return _fixed("jeffreys", alpha)
+    return _fixed("fixed", alpha)
+
+
+def mixture_moments(
+    mean: ArrayLike, sd: ArrayLike, weights: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Mean and sd of a mixture over the first axis (law of total variance).
+
+    :math:`\mu = \sum_j\omega_j\mu_j`,
+    :math:`\sigma^2 = \sum_j\omega_j\big(\sigma_j^2 + (\mu_j - \mu)^2\big)`.
+    """
+    mean = np.asarray(mean, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    wts = np.asarray(weights, dtype=float)
+    mu = (wts * mean).sum(axis=0)
+    var = (wts * (sd**2 + (mean - mu) ** 2)).sum(axis=0)
+    return mu, np.sqrt(var)
+
+
+def mixture_support(weights: ArrayLike, mass: float = 1.0 - 1e-6) -> NDArray[np.int64]:
+    """Indices of the heaviest nodes that together hold ``mass`` of the weight."""
+    wts = np.asarray(weights, dtype=float)
+    order = np.argsort(-wts, kind="stable")
+    cum = np.cumsum(wts[order])
+    return order[: int(np.searchsorted(cum, mass * cum[-1])) + 1]
+
+
+def mixture_quantiles(dists, weights: ArrayLike, q: ArrayLike) -> NDArray[np.float64]:
+    """Quantiles of a mixture of distributions with ``cdf`` methods and attributes ``x``,
+    ``step`` (lattice laws of :mod:`bayes_eval.exact_posterior`).
+
+    The mixture CDF is evaluated on 8001 points spanning every component and inverted by
+    linear interpolation.
+    """
+    wts = np.asarray(weights, dtype=float)
+    wts = wts / wts.sum()
+    lo = min(float(d.x[0] - d.step) for d in dists)
+    hi = max(float(d.x[-1] + d.step) for d in dists)
+    if hi <= lo:
+        return np.full(np.shape(q), lo)
+    grid = np.linspace(lo, hi, 8001)
+    cdf = sum(wt * d.cdf(grid) for wt, d in zip(wts, dists, strict=True))
+    cdf = np.maximum.accumulate(np.clip(cdf, 0.0, 1.0))
+    keep = np.concatenate([[True], np.diff(cdf) > 0])
+    return np.interp(q, cdf[keep], grid[keep])
