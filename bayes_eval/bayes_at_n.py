@@ -303,7 +303,8 @@ def _exact_mixture_interval(post: MixturePosterior, confidence: float):
     lo = np.empty(nu.shape[1])
     hi = np.empty(nu.shape[1])
     for i in range(nu.shape[1]):
-        dists, keep = [], mixture_support(wts[:, i])
+        # nodes holding all but 1e-4 of the weight: tail masses move by at most 1e-4
+        dists, keep = [], mixture_support(wts[:, i], 1.0 - 1e-4)
         for node in keep:
             dists.append(exact_posterior(nu[node, i], post.w))
         lo[i], hi[i] = mixture_quantiles(dists, wts[keep, i], [tail, 1.0 - tail])

@@ -93,6 +93,9 @@ class FittedPrior(NamedTuple):
         ``"model"`` or ``"benchmark"`` for learned priors.
     converged : ndarray of bool, shape ``(G,)``
         Whether Newton's method met its tolerance (always True for fixed priors).
+    log_alpha_cov : ndarray, shape ``(G, C + 1, C + 1)``
+        Laplace covariance of :math:`\log a` (the inverse negative Hessian of the log
+        hyperposterior at its mode); zeros for fixed priors.
     """
 
     kind: str
@@ -101,6 +104,7 @@ class FittedPrior(NamedTuple):
     alpha: NDArray[np.float64]
     pool: str | None
     converged: NDArray[np.bool_]
+    log_alpha_cov: NDArray[np.float64]
 
     @property
     def label(self) -> str:
@@ -238,10 +242,10 @@ def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
 # --------------------------------------------------------------------------- quadrature
 
 
-def _grid(k: int) -> tuple[NDArray, NDArray]:
+def _grid(k: int, per_dim: int | None = None) -> tuple[NDArray, NDArray]:
     """Standard-normal product grid (points (J, k), log weights (J,))."""
-    if k in _NODES_PER_DIM:
-        x, wt = np.polynomial.hermite_e.hermegauss(_NODES_PER_DIM[k])
+    if per_dim is not None or k in _NODES_PER_DIM:
+        x, wt = np.polynomial.hermite_e.hermegauss(per_dim or _NODES_PER_DIM[k])
         wt = wt / wt.sum()
         mesh = np.stack(np.meshgrid(*([x] * k), indexing="ij"), axis=-1).reshape(-1, k)
         logw = sum(np.log(wt)[i] for i in np.meshgrid(*([np.arange(x.size)] * k), indexing="ij"))
@@ -255,10 +259,10 @@ def _grid(k: int) -> tuple[NDArray, NDArray]:
     return ndtri(np.clip(u, 1e-12, 1 - 1e-12)), np.full(1024, -math.log(1024))
 
 
-def _integrate(eta_hat, neg_h, data: _Data, kappa_prior):
+def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     """Nodes (J, G, K) and normalised weights (J, G) of the hyperposterior."""
     k = eta_hat.shape[-1]
-    z, log_gw = _grid(k)
+    z, log_gw = _grid(k, per_dim)
     cov = np.linalg.inv(neg_h)
     chol = np.linalg.cholesky(0.5 * (cov + np.swapaxes(cov, 1, 2)))  # (G, K, K)
     eta = eta_hat[None] + _WIDEN * np.einsum("gij,nj->ngi", chol, z)  # (J, G, K)
@@ -293,6 +297,7 @@ def fit_prior(
     pool: Pool = "model",
     integrated: bool = True,
     kappa_prior: tuple[float, float] = KAPPA_PRIOR,
+    nodes_per_dim: int | None = None,
 ) -> FittedPrior:
     r"""Learn the Dirichlet prior of the questions from their counts (see the module docstring).
 
@@ -308,6 +313,10 @@ def fit_prior(
         (``"empirical-plugin"``).
     kappa_prior : (float, float), keyword-only
         Median and log-sd of the log-normal hyperprior on the concentration.
+    nodes_per_dim : int, optional, keyword-only
+        Gauss-Hermite points per dimension of :math:`\log a` (default 13 for binary data, 7
+        for three categories, 5 for four, a 1024-point Sobol sample beyond). Exact intervals
+        use a coarser grid (see :func:`bayes_eval.bayes_ci`).
 
     Returns
     -------
@@ -335,16 +344,18 @@ def fit_prior(
     eta, neg_h, converged = _newton(data, (med, sd))
     alpha = np.exp(eta)
     if integrated:
-        nodes, weights = _integrate(eta, neg_h, data, (med, sd))
+        nodes, weights = _integrate(eta, neg_h, data, (med, sd), nodes_per_dim)
     else:
         nodes, weights = alpha[None], np.ones((1, alpha.shape[0]))
     kind = "empirical" if integrated else "empirical-plugin"
-    return FittedPrior(kind, nodes, weights, alpha, pool, converged)
+    cov = np.linalg.inv(neg_h)
+    return FittedPrior(kind, nodes, weights, alpha, pool, converged, cov)
 
 
 def _fixed(kind: str, alpha: NDArray) -> FittedPrior:
     a = alpha[None, None, :]
-    return FittedPrior(kind, a, np.ones((1, 1)), a[0], None, np.ones(1, dtype=bool))
+    cov = np.zeros((1, alpha.size, alpha.size))
+    return FittedPrior(kind, a, np.ones((1, 1)), a[0], None, np.ones(1, dtype=bool), cov)
 
 
 def resolve_prior(

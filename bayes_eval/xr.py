@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 import bayes_eval.avg_at_n as _avg
 import bayes_eval.bayes_at_n as _bayes
 import bayes_eval.pass_family as _pass
+from bayes_eval.priors import Pool, PriorSpec, resolve_prior
 from bayes_eval.ranking import (
     confidence_to_z,
     pairwise_confidence,
@@ -37,7 +38,15 @@ from bayes_eval.ranking import (
     rank_with_ci,
 )
 
-__all__ = ["avg_ci", "bayes", "bayes_ci", "pass_family_ci", "rank_table", "results_array"]
+__all__ = [
+    "avg_ci",
+    "bayes",
+    "bayes_ci",
+    "pass_family_ci",
+    "prior_table",
+    "rank_table",
+    "results_array",
+]
 
 _DIMS = ("model", "question", "trial")
 
@@ -107,12 +116,65 @@ def _aligned_prior(R0: xr.DataArray | None, R: xr.DataArray):
     return np.where(mask, 0, values).astype(np.int64), mask if mask.any() else None
 
 
-def bayes(R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, alpha0=1.0, skipna=False):
+def bayes(
+    R: xr.DataArray,
+    w=None,
+    R0: xr.DataArray | None = None,
+    *,
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    alpha0=None,
+    skipna: bool = False,
+) -> xr.Dataset:
     """Bayes@N ``mu`` and ``sigma`` per model (see :func:`bayes_eval.bayes`)."""
     R, values, mask = _unpack(R, skipna)
     r0, r0_mask = _aligned_prior(R0, R)
-    mu, sigma = _bayes.bayes(values, w, r0, alpha0=alpha0, mask=mask, R0_mask=r0_mask)
+    mu, sigma = _bayes.bayes(
+        values, w, r0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=r0_mask
+    )
     return _dataset(R, ("mu", "sigma"), (mu, sigma), {"estimator": "Bayes@N"})
+
+
+def prior_table(
+    R: xr.DataArray,
+    w=None,
+    R0: xr.DataArray | None = None,
+    *,
+    prior: PriorSpec = "empirical",
+    pool: Pool = "model",
+    skipna: bool = False,
+) -> xr.Dataset:
+    r"""The per-question prior each model's posterior used.
+
+    Variables over ``model``: ``prior`` (label), ``prior_alpha`` over ``(model, category)``
+    (the fixed prior, or the mode of a learned one), ``prior_kappa`` (its concentration
+    :math:`\kappa = \sum_k a_k`: small means questions are solved always or never) and
+    ``prior_converged``. See :mod:`bayes_eval.priors`.
+    """
+    R, values, mask = _unpack(R, skipna)
+    r0, r0_mask = _aligned_prior(R0, R)
+    post = _bayes.posterior(values, w, r0, prior=prior, pool=pool, mask=mask, R0_mask=r0_mask)
+    if isinstance(post, _bayes.MixturePosterior):
+        fitted = post.prior
+    else:  # a fixed prior (or a learned one that came out as a single node)
+        fitted = resolve_prior(prior, np.zeros((1, post.w.size)), pool=pool)
+    n_models = R.sizes.get("model", 1)
+    alpha = np.broadcast_to(fitted.alpha, (n_models, fitted.alpha.shape[-1]))
+    conv = np.broadcast_to(fitted.converged, (n_models,))
+    label = np.full(n_models, fitted.label, dtype=object)
+    dims = ("model",) if "model" in R.dims else ()
+    squeeze = (lambda x: x) if dims else (lambda x: x[0])
+    ds = xr.Dataset(
+        {
+            "prior": (dims, squeeze(label).astype(str)),
+            "prior_alpha": ((*dims, "category"), squeeze(alpha)),
+            "prior_kappa": (dims, squeeze(alpha.sum(axis=-1))),
+            "prior_converged": (dims, squeeze(conv)),
+        },
+        coords=_model_coords(R),
+    )
+    ds.attrs["prior"] = fitted.label
+    return ds
 
 
 def bayes_ci(
@@ -123,7 +185,9 @@ def bayes_ci(
     confidence: float = 0.95,
     bounds=None,
     interval: str = "normal",
-    alpha0=1.0,
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    alpha0=None,
     skipna: bool = False,
 ) -> xr.Dataset:
     """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.bayes_ci`)."""
@@ -136,6 +200,8 @@ def bayes_ci(
         confidence=confidence,
         bounds=bounds,
         interval=interval,
+        prior=prior,
+        pool=pool,
         alpha0=alpha0,
         mask=mask,
         R0_mask=r0_mask,
@@ -233,17 +299,42 @@ def rank_table(
     *,
     confidence: float = 0.95,
     interval: str = "normal",
-    alpha0=1.0,
+    prior: PriorSpec = "empirical",
+    pool: Pool = "model",
+    alpha0=None,
     skipna: bool = False,
 ) -> xr.Dataset:
     """Everything a leaderboard needs, per model: Bayes@N with interval, rank by ``mu``
-    (competition), CI-aware rank (seed 000 §2.7.1, dense, z threshold ``Phi^{-1}(confidence)``),
-    the non-chaining rank interval, and pairwise ``z`` and ``P(row > column)`` over
-    ``(model, model_bis)``.
+    (competition), CI-aware rank (Hariri et al., "Don't Pass@k", §2.7.1, dense, z threshold
+    ``Phi^{-1}(confidence)``), the non-chaining rank interval, pairwise ``z`` and
+    ``P(row > column)`` over ``(model, model_bis)``, and the prior every row used
+    (:func:`prior_table`).
+
+    The default prior is ``"empirical"``, learned per model and integrated over its
+    uncertainty (:mod:`bayes_eval.priors`), whose intervals hold their coverage on real
+    benchmarks; ``prior="uniform"`` reproduces the paper.
     """
     if "model" not in R.dims:
         raise ValueError("rank_table needs several models: R must have a 'model' dim.")
-    ds = bayes_ci(R, w, R0, confidence=confidence, interval=interval, alpha0=alpha0, skipna=skipna)
+    if alpha0 is not None:
+        prior = "uniform" if prior == "empirical" else prior
+    ds = bayes_ci(
+        R,
+        w,
+        R0,
+        confidence=confidence,
+        interval=interval,
+        prior=prior,
+        pool=pool,
+        alpha0=alpha0,
+        skipna=skipna,
+    )
+    ds = ds.merge(
+        prior_table(
+            R, w, R0, prior=alpha0 if alpha0 is not None else prior, pool=pool, skipna=skipna
+        )
+    )
+    ds.attrs["prior"] = str(ds["prior"].values[0]) if ds.sizes["model"] else ""
     mu, sigma = ds["mu"].values, ds["sigma"].values
     z_thr = confidence_to_z(confidence)
     lower, upper = rank_interval(mu, sigma, z_threshold=z_thr)

@@ -42,15 +42,25 @@ def table(tmp_path, rng):
     return _write_table(tmp_path / "runs.csv", R, ["m1", "m2", "m3"]), R
 
 
-def test_rank_json_matches_library(table, capsys):
+@pytest.mark.parametrize("kind", [None, "uniform", "jeffreys", "empirical-plugin"])
+def test_rank_json_matches_library(table, capsys, kind):
+    # default: the learned prior, integrated; --prior-kind uniform reproduces the paper
     path, R = table
-    assert main(["rank", str(path), "--weights", "0,0.5,1", "--json"]) == 0
+    extra = [] if kind is None else ["--prior-kind", kind]
+    assert main(["rank", str(path), "--weights", "0,0.5,1", "--json", *extra]) == 0
     out = json.loads(capsys.readouterr().out)
-    mu, _sigma, _lo, hi = be.bayes_ci(R, [0, 0.5, 1])
+    mu, _sigma, _lo, hi = be.bayes_ci(R, [0, 0.5, 1], prior=kind or "empirical")
     by_model = {r["model"]: r for r in out["models"]}
     for i, name in enumerate(["m1", "m2", "m3"]):
         assert by_model[name]["mu"] == pytest.approx(mu[i], abs=1e-12)
         assert by_model[name]["hi"] == pytest.approx(hi[i], abs=1e-12)
+        assert by_model[name]["prior"] == out["prior"]
+    assert out["prior"] == {
+        None: "empirical (per model, integrated)",
+        "uniform": "uniform",
+        "jeffreys": "jeffreys",
+        "empirical-plugin": "empirical (per model, plug-in)",
+    }[kind]
     assert out["missing_trials"] == 0
 
 
@@ -96,7 +106,7 @@ def test_rank_parquet_with_missing_trials(tmp_path, rng, capsys):
     Rm[1, 4] = np.roll(Rm[1, 4], -1)
     mask_m = mask.copy()
     mask_m[1, 4] = np.roll(mask[1, 4], -1)
-    mu = be.bayes(Rm, mask=mask_m)[0]
+    mu = be.bayes(Rm, mask=mask_m, prior="empirical")[0]
     assert {r["model"]: r["mu"] for r in out["models"]} == pytest.approx({"a": mu[0], "b": mu[1]})
 
 
@@ -166,11 +176,16 @@ def test_datasets_command_lists_and_describes(capsys):
 
 
 def test_rank_reads_a_shipped_dataset(capsys):
-    assert main(["rank", "dataset:phi4_aime25", "--json"]) == 0
+    # the paper's prior reproduces its published Bayes@80 of Phi-4-reasoning
+    assert main(["rank", "dataset:phi4_aime25", "--json", "--prior-kind", "uniform"]) == 0
     out = json.loads(capsys.readouterr().out)
     row = out["models"][0]
     assert row["model"] == "Phi-4-reasoning"
     assert [round(row[k], 3) for k in ("mu", "sigma", "lo", "hi")] == [0.598, 0.007, 0.584, 0.613]
+    # the learned prior moves it little at N = 80 (the data dominate)
+    assert main(["rank", "dataset:phi4_aime25", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["models"][0]
+    assert abs(row["mu"] - 0.598) < row["sigma"]
     assert main(["rank", "dataset:matharena_aime25_i", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out["models"]) == 16 and out["questions"] == 15 and out["max_trials"] == 4
