@@ -4,9 +4,11 @@ an interruption) and prior elicitation."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
+from scipy import special
 from scipy.stats import beta as beta_dist
 
 import bayes_eval as be
@@ -99,21 +101,159 @@ def test_config_validation(tmp_path):
     assert coverage.load_config(path).M == [5, 15]
 
 
+def _elicit(*args, **kw):
+    """elicit_beta with the warning silenced (tests of the warning use pytest.warns)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", elicitation.ElicitationWarning)
+        return elicitation.elicit_beta(*args, **kw)
+
+
 def test_elicit_beta_hits_the_statement():
-    prior = elicitation.elicit_beta(0.3, 0.6, 0.9)
+    prior = _elicit(0.3, 0.6, 0.9, level="question", n_questions=30)
     b, a = prior.alpha
     np.testing.assert_allclose(beta_dist.ppf([0.05, 0.95], a, b), [0.3, 0.6], atol=1e-8)
     assert prior.depth == pytest.approx(a + b - 2)
-    wide = elicitation.elicit_beta(0.025, 0.975, 0.95)  # ~ the uniform prior: depth ~ 0
+    wide = _elicit(0.025, 0.975, 0.95, level="question", n_questions=1)  # ~ uniform: depth ~ 0
     assert abs(wide.depth) < 0.1
+    bench = elicitation.elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30)
+    np.testing.assert_allclose(bench.hyper_alpha, prior.alpha)  # the same Beta, on m
+    assert bench.alpha is None and bench.concentration == elicitation.DEFAULT_CONCENTRATION
+
+
+def test_elicitation_warning_on_the_audit_example():
+    """'Accuracy in [0.3, 0.6] with probability 0.9' read per question: Beta(12.9, 15.9) on
+    every question, worth 26.8 trials, implies pi-bar in [0.420, 0.475] at M = 30."""
+    with pytest.warns(elicitation.ElicitationWarning, match=r"5\.5 times narrower") as rec:
+        prior = elicitation.elicit_beta(0.3, 0.6, 0.9, level="question", n_questions=30)
+    msg = str(rec[0].message)
+    assert "[0.421, 0.475]" in msg and "0.182" in msg and "level='benchmark'" in msg
+    assert issubclass(elicitation.ElicitationWarning, UserWarning)
+    np.testing.assert_allclose(prior.alpha, [15.92, 12.92], atol=0.01)
+    assert prior.depth == pytest.approx(26.84, abs=0.01)
+    np.testing.assert_allclose(prior.implied, [0.4206, 0.4753], atol=5e-4)
+    np.testing.assert_allclose(prior.stated, [0.3, 0.6])
+    assert 1 / prior.width_ratio == pytest.approx(5.49, abs=0.02)
+    # exact lattice vs Monte Carlo (20 000 draws of 30 questions)
+    draws = np.random.default_rng(0).beta(12.92, 15.92, size=(20_000, 30)).mean(-1)
+    np.testing.assert_allclose(np.quantile(draws, [0.05, 0.95]), prior.implied, atol=2e-3)
+    # one question: the statement itself, no warning; the threshold is a keyword
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", elicitation.ElicitationWarning)
+        one = elicitation.elicit_beta(0.3, 0.6, 0.9, level="question", n_questions=1)
+        np.testing.assert_allclose(one.implied, [0.3, 0.6], atol=1e-4)
+        elicitation.elicit_beta(0.3, 0.6, 0.9, level="question", n_questions=30, warn_ratio=0.1)
+
+
+def test_benchmark_level_matches_the_statement_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", elicitation.ElicitationWarning)
+        prior = elicitation.elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30)
+        big = elicitation.elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=5000)
+    # pi-bar is a finite average around m: a little wider than the statement, not narrower
+    assert 1.0 < prior.width_ratio < 1.4
+    assert prior.implied[0] < 0.3 and prior.implied[1] > 0.6
+    assert np.abs(prior.implied - [0.3, 0.6]).max() < 0.05
+    np.testing.assert_allclose(big.implied, [0.3, 0.6], atol=0.005)  # M -> inf: m itself
+    assert prior.depth == pytest.approx(-1.0)  # Beta(m, 1 - m) per question: s - 2
+    np.testing.assert_allclose(prior.per_question_alpha(0.25), [0.75, 0.25])
+    d = prior.as_dict()
+    assert d["level"] == "benchmark" and d["implied_pi_bar"] == prior.implied.tolist()
+    json.dumps(d)
+    # few questions: pi-bar scatters around m, much wider than the statement
+    with pytest.warns(elicitation.ElicitationWarning, match="wider"):
+        elicitation.elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=2)
+
+
+def test_hyper_grid_integrates_the_beta_hyperprior():
+    prior = elicitation.elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30)
+    b, a = prior.hyper_alpha
+    s = prior.concentration
+    for rule, n, tol in [("gauss-jacobi", 16, 1e-12), ("quantile", 400, 1e-4)]:
+        nodes, log_w = prior.hyper_grid(n, rule=rule)
+        assert nodes.shape == (n, 2) and log_w.shape == (n,)
+        wts = np.exp(log_w)
+        assert wts.sum() == pytest.approx(1.0, abs=1e-12)
+        np.testing.assert_allclose(nodes.sum(1), s)
+        m = nodes[:, 1] / s
+        mean = wts @ m
+        assert mean == pytest.approx(beta_dist.mean(a, b), abs=tol)
+        assert wts @ (m - mean) ** 2 == pytest.approx(beta_dist.var(a, b), rel=100 * tol)
+    # a non-polynomial moment, E[log m] = digamma(a) - digamma(a + b)
+    nodes, log_w = prior.hyper_grid(32)
+    expected = special.digamma(a) - special.digamma(a + b)
+    assert np.exp(log_w) @ np.log(nodes[:, 1] / s) == pytest.approx(expected, abs=1e-10)
+    q = _elicit(0.3, 0.6, 0.9, level="question", n_questions=30)  # degenerate grid: one node
+    nodes, log_w = q.hyper_grid(8)
+    np.testing.assert_array_equal(nodes, q.alpha[None])
+    np.testing.assert_array_equal(log_w, [0.0])
+
+
+def test_benchmark_sensitivity_mixes_the_closed_form_posteriors(rng):
+    """Against the integrated prior on a fine Gauss-Jacobi grid: weights proportional to the
+    prior weight times the Dirichlet-multinomial likelihood, Bayes@N moments at each node."""
+    prior = elicitation.elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=8)
+    R = (rng.random((3, 8, 3)) < np.array([0.7, 0.4, 0.1])[:, None, None]).astype(int)
+    ds = elicitation.sensitivity(R, prior, models=["a", "b", "c"])
+    assert ds.attrs["level"] == "benchmark"
+    np.testing.assert_allclose(ds["mu"].sel(prior="uniform"), be.bayes(R)[0])
+    nodes, log_w = prior.hyper_grid(200)
+    for i, name in enumerate("abc"):
+        k = R[i].sum(1)
+        loglik = np.array(
+            [
+                (special.betaln(a1 + k, a0 + 3 - k) - special.betaln(a1, a0)).sum()
+                for a0, a1 in nodes
+            ]
+        )
+        wts = np.exp(log_w + loglik - special.logsumexp(log_w + loglik))
+        mus, sds = np.array([be.bayes(R[i], alpha0=al) for al in nodes]).T
+        mu = wts @ mus
+        sd = np.sqrt(wts @ (sds**2 + (mus - mu) ** 2))
+        assert float(ds["mu"].sel(prior="elicited", model=name)) == pytest.approx(mu, abs=1e-10)
+        assert float(ds["sigma"].sel(prior="elicited", model=name)) == pytest.approx(sd, abs=1e-10)
+    pp = elicitation.prior_predictive(prior, draws=4000)
+    assert pp["level"] == "benchmark" and pp["n_questions"] == 8
+    b, a = prior.hyper_alpha
+    assert pp["pi_bar_mean"] == pytest.approx(a / (a + b), abs=0.01)  # E[pi-bar] = E[m]
+
+
+def test_elicitation_bad_input():
     with pytest.raises(ValueError, match="0 < lo < hi < 1"):
-        elicitation.elicit_beta(0.6, 0.3)
+        elicitation.elicit_beta(0.6, 0.3, level="benchmark", n_questions=30)
+    with pytest.raises(TypeError, match="level='benchmark'"):
+        elicitation.elicit_beta(0.3, 0.6)
+    with pytest.raises(TypeError, match="n_questions"):
+        elicitation.elicit_beta(0.3, 0.6, level="benchmark")
+    with pytest.raises(ValueError, match="level is 'model'"):
+        elicitation.elicit_beta(0.3, 0.6, level="model", n_questions=30)
+    with pytest.raises(ValueError, match="n_questions"):
+        elicitation.elicit_beta(0.3, 0.6, level="benchmark", n_questions=0)
+    with pytest.raises(ValueError, match="concentration"):
+        elicitation.elicit_beta(0.3, 0.6, level="benchmark", n_questions=30, concentration=-1)
+    with pytest.raises(ValueError, match="warn_ratio"):
+        elicitation.elicit_beta(0.3, 0.6, level="benchmark", n_questions=30, warn_ratio=2)
+    with pytest.raises(ValueError, match="binary accuracy only"):
+        elicitation.elicit_dirichlet(
+            [[0.1, 0.4], [0.1, 0.3], [0.4, 0.7]], level="benchmark", n_questions=30
+        )
+    bench = elicitation.elicit_beta(0.3, 0.6, level="benchmark", n_questions=30)
+    with pytest.raises(ValueError, match="binary"):
+        elicitation.sensitivity(np.tile([0, 1, 2], (2, 4, 1)), bench, [0, 0.5, 1])
+    with pytest.raises(ValueError, match="rule"):
+        bench.hyper_grid(8, rule="simpson")
+    with pytest.raises(ValueError, match=r"\(0, 1\)"):
+        bench.per_question_alpha(1.0)
+    with pytest.raises(ValueError, match=r"use \.alpha"):
+        _elicit(0.3, 0.6, level="question", n_questions=30).per_question_alpha(0.5)
 
 
 def test_elicit_dirichlet_and_prior_predictive_and_sensitivity(rng):
-    prior = elicitation.elicit_dirichlet([[0.1, 0.4], [0.1, 0.3], [0.4, 0.7]], 0.9)
+    intervals = [[0.1, 0.4], [0.1, 0.3], [0.4, 0.7]]
+    with pytest.warns(elicitation.ElicitationWarning, match="narrower"):
+        prior = elicitation.elicit_dirichlet(intervals, 0.9, level="question", n_questions=30)
     assert prior.alpha.shape == (3,) and np.all(prior.alpha > 0)
-    assert np.abs(prior.achieved - [[0.1, 0.4], [0.1, 0.3], [0.4, 0.7]]).max() < 0.05
+    assert np.abs(prior.achieved - intervals).max() < 0.05
+    assert prior.width_ratio < 0.5  # one question's score interval vs pi-bar's at M = 30
     pp = elicitation.prior_predictive(prior, [0, 0.5, 1], n_questions=30, draws=4000)
     mean_w = (prior.alpha / prior.alpha.sum()) @ [0, 0.5, 1]
     assert pp["pi_bar_mean"] == pytest.approx(mean_w, abs=0.01)
@@ -123,7 +263,7 @@ def test_elicit_dirichlet_and_prior_predictive_and_sensitivity(rng):
         ds["mu"].sel(prior="elicited"), be.bayes(R, [0, 0.5, 1], alpha0=prior.alpha)[0]
     )
     with pytest.raises(ValueError, match="sum to 1"):
-        elicitation.elicit_dirichlet([[0.6, 0.7], [0.6, 0.7]], 0.9)
+        elicitation.elicit_dirichlet([[0.6, 0.7], [0.6, 0.7]], 0.9, level="question", n_questions=5)
 
 
 def test_cli_elicit(capsys, tmp_path):
@@ -132,9 +272,23 @@ def test_cli_elicit(capsys, tmp_path):
     assert (
         main(["validate", "elicit", "--lo", "0.3", "--hi", "0.6", "--prob", "0.9", "--json"]) == 0
     )
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["level"] == "benchmark" and "level: benchmark (default)" in captured.err
+    assert out["warning"] is None and out["n_questions"] == 30
+    assert out["stated"] == [0.3, 0.6] and 1.0 < out["width_ratio"] < 1.4
+    assert "pi_bar_quantiles" in out["prior_predictive"]
+    argv = ["validate", "elicit", "--lo", "0.3", "--hi", "0.6", "--level", "question"]
+    assert main([*argv, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["prior"]["depth"] > 0 and "pi_bar_quantiles" in out["prior_predictive"]
+    assert out["prior"]["depth"] > 0 and "5.5 times narrower" in out["warning"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "implied 90% interval of pi-bar for M = 30 questions: [0.421, 0.475]" in text
+    assert "warning: question-level prior" in text and "--level benchmark" in text
     assert main(["validate", "elicit"]) == 2
+    assert main(["validate", "elicit", "--categories", "0.1:0.4,0.1:0.3,0.4:0.7"]) == 2
+    assert "--level question" in capsys.readouterr().err
 
 
 @pytest.mark.pymc
