@@ -34,13 +34,23 @@ from bayes_eval.models.crosscheck import CrossCheck, crosscheck
 from bayes_eval.models.hierarchical import crossed_model, hierarchical_model
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.power_prior import power_prior_model
-from bayes_eval.models.sampling import load, sample, save
+from bayes_eval.models.sampling import (
+    ConvergenceWarning,
+    Diagnostics,
+    diagnostics,
+    load,
+    sample,
+    save,
+)
 from bayes_eval.models.sensitivity import prior_sensitivity
 
 __all__ = [
+    "ConvergenceWarning",
     "CrossCheck",
+    "Diagnostics",
     "crosscheck",
     "crossed_model",
+    "diagnostics",
     "hierarchical_model",
     "load",
     "matching_model",

@@ -170,6 +170,18 @@ def crossed_model(
 ) -> pm.Model:
     """Binary results with question difficulty shared across models (module docstring).
 
+    *Identification.* The likelihood sees only ``theta_l - b_alpha``, so a common shift of
+    the abilities and the difficulties is not identified by the data. Here the mean
+    difficulty is **enforced** to be 0, not merely centred by the prior: ``b = sigma_b * u``
+    with ``u`` a ``ZeroSumNormal``, so every draw has ``sum_alpha b_alpha = 0`` up to rounding
+    (measured: at most 1.1e-14 over 1,600 draws of 30 questions) and NUTS moves in the
+    ``M - 1`` remaining directions. Hence ``theta_l`` is exactly the mean over this
+    benchmark's questions of the logit of model ``l``'s success probability (abilities compare
+    across models on the same question set only), and each ``b_alpha`` has marginal prior sd
+    ``sigma_b * sqrt(1 - 1/M)``. What stays soft is the split of the abilities into
+    ``mu_theta`` and ``sigma_theta * z_theta``: their mean is pinned by the data, and the
+    ``N(0, 1)`` prior of ``z_theta`` decides how much of it ``mu_theta`` carries.
+
     Returns
     -------
     pymc.Model

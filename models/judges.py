@@ -28,7 +28,9 @@ open is listed, with its reason, in :data:`CHOICES`):
 :func:`fit_judges` samples with NUTS and returns an ``xarray.DataTree`` with ``posterior``
 (including ``expected_score`` and ``rank``), ``sample_stats``, ``observed_data`` and a
 ``ranking`` group (posterior mean and 95% interval of ``mu``, point rank, 95% rank credible
-interval, convergence diagnostics). :func:`judge_sensitivity` runs the §5.4 grid.
+interval) and convergence diagnostics in ``attrs`` (:func:`fit_diagnostics`; a
+:class:`~bayes_eval.models.sampling.ConvergenceWarning` when a check fails).
+:func:`judge_sensitivity` runs the §5.4 grid.
 """
 
 from __future__ import annotations
@@ -42,12 +44,14 @@ import pytensor.tensor as pt
 import xarray as xr
 
 from bayes_eval.judge_data import JudgeData
+from bayes_eval.models.sampling import Diagnostics, diagnostics, warn_if_unconverged
 
 __all__ = [
     "CHOICES",
     "FitSettings",
     "dag_prior_draws",
     "delta_preset",
+    "fit_diagnostics",
     "fit_judges",
     "judge_model",
     "judge_sensitivity",
@@ -256,7 +260,11 @@ def rank_draws(mu: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class FitSettings:
-    """NUTS settings for :func:`fit_judges` (the paper: 4 chains x 1000 + 1000)."""
+    """NUTS settings for :func:`fit_judges` (the paper: 4 chains x 1000 + 1000).
+
+    ``warn`` issues a :class:`bayes_eval.models.sampling.ConvergenceWarning` when a fit fails a
+    check of :func:`fit_diagnostics` (default); the diagnostics are stored either way.
+    """
 
     draws: int = 1000
     tune: int = 1000
@@ -266,6 +274,21 @@ class FitSettings:
     progressbar: bool = False
     cores: int | None = None
     sampler: str = "pymc"
+    warn: bool = True
+
+
+def fit_diagnostics(idata: xr.DataTree) -> Diagnostics:
+    """Convergence diagnostics of a judges fit (:func:`bayes_eval.models.sampling.diagnostics`).
+
+    Every variable NUTS produced is checked (``rho``, the DAG edge weights, ``theta``, ``pi``,
+    the random effects, the hyperparameters and ``expected_score``), not ``rank``, which is
+    computed from ``expected_score`` afterwards and is discrete. ``converged`` requires r-hat
+    at most 1.01, bulk and tail ESS at least 100 per chain and *no* divergence (PyMC's
+    thresholds): a divergence means NUTS could not explore part of the posterior, which can
+    bias every estimate, so no rate of them is treated as negligible.
+    """
+    names = [v for v in idata["posterior"].to_dataset().data_vars if v != "rank"]
+    return diagnostics(idata, var_names=names)
 
 
 def _ranking_dataset(post: xr.Dataset, data: JudgeData, prob: float = 0.95) -> xr.Dataset:
@@ -313,14 +336,17 @@ def fit_judges(
         Groups ``posterior`` (with ``expected_score`` and ``rank`` over ``candidate``),
         ``sample_stats``, ``observed_data``, ``constant_data`` and ``ranking`` (posterior mean,
         sd and 95% equal-tailed interval of ``mu``; point rank; 95% rank credible interval;
-        ``truth`` if known). ``attrs`` hold the settings, the worst r-hat and the smallest
-        bulk ESS over ``expected_score`` and the number of divergences.
+        ``truth`` if known). ``attrs`` hold the settings and the convergence diagnostics of
+        :func:`fit_diagnostics` (``max_rhat``, ``min_ess_bulk``, ``min_ess_tail``,
+        ``divergences``, ``divergence_rate``, ``converged`` as 0/1 and
+        ``convergence_messages``; read them back with
+        :meth:`bayes_eval.models.sampling.Diagnostics.from_attrs`). ``converged`` is 1 only
+        without divergences and with every checked variable within PyMC's r-hat and ESS
+        thresholds.
 
     ``model`` may be a model built earlier by :func:`judge_model` for the same data and
     structure; then only its ``omega``/``beta_max`` data are set (no new graph).
     """
-    import arviz as az
-
     s = settings or FitSettings()
     if model is None:
         model = judge_model(
@@ -364,20 +390,17 @@ def fit_judges(
     idata["posterior"] = xr.DataTree(post)
     used = model.bayes_eval_judges["data"]  # type: ignore[attr-defined]
     idata["ranking"] = xr.DataTree(_ranking_dataset(post, used))
-    rhat = float(az.rhat(idata, var_names=["expected_score"])["expected_score"].max())
-    ess = float(az.ess(idata, var_names=["expected_score"])["expected_score"].min())
-    div = int(idata["sample_stats"]["diverging"].sum())
+    diag = fit_diagnostics(idata)
     idata.attrs.update(
         {
             "omega": "integrated" if integrated else float(omega),
             "beta_max": "integrated" if integrated else float(beta_max),
             "exclude_same_family": int(exclude_same_family),
-            "max_rhat": rhat,
-            "min_ess_bulk": ess,
-            "divergences": div,
-            "converged": int(rhat <= 1.01 and ess >= 400),
+            **diag.to_attrs(),
         }
     )
+    if s.warn:
+        warn_if_unconverged(diag, "judges model fit")
     return idata
 
 

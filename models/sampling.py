@@ -6,12 +6,24 @@ The result is an ``xarray.DataTree`` (ArviZ 1's InferenceData) with the standard
 ``reference_note``, stored as the group's ``note`` attribute). Models that integrate ``pi``
 out get ``pi`` and ``pi_bar`` added to ``posterior``, drawn exactly from the conditional
 Dirichlet with a generator seeded from ``seed``.
+
+Every fit is checked for convergence (:func:`diagnostics`) with PyMC's own thresholds:
+rank-normalised split r-hat at most 1.01, bulk and tail ESS at least 100 per chain, and no
+divergence after tuning (Vehtari, Gelman, Simpson, Carpenter and Bürkner, "Rank-normalization,
+folding, and localization: An improved R-hat for assessing convergence of MCMC", Bayesian
+Analysis, 2021). The summary is stored in the DataTree's ``attrs`` (scalars and strings, so it
+survives :func:`save`/:func:`load`), and a :class:`ConvergenceWarning` names every variable
+past a threshold.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pymc as pm
@@ -20,9 +32,96 @@ import xarray as xr
 from bayes_eval.bayes_at_n import DirichletPosterior
 from bayes_eval.models.model_data import ModelInfo
 
-__all__ = ["closed_form_dataset", "load", "sample", "save"]
+__all__ = [
+    "ESS_PER_CHAIN_MIN",
+    "MIN_DRAWS",
+    "RHAT_MAX",
+    "ConvergenceWarning",
+    "Diagnostics",
+    "closed_form_dataset",
+    "diagnostics",
+    "load",
+    "sample",
+    "save",
+    "warn_if_unconverged",
+]
 
 Sampler = Literal["pymc", "nutpie"]
+
+#: Largest acceptable rank-normalised split r-hat (PyMC's ``run_convergence_checks``).
+RHAT_MAX = 1.01
+#: Smallest acceptable bulk and tail ESS per chain (PyMC checks bulk ESS against 100 per chain;
+#: Vehtari et al. 2021 ask the same of the tail ESS).
+ESS_PER_CHAIN_MIN = 100
+#: Fewer draws per chain are too few to check convergence reliably (PyMC's limit).
+MIN_DRAWS = 100
+
+_ATTRS = {
+    "max_rhat": float,
+    "min_ess_bulk": float,
+    "min_ess_tail": float,
+    "divergences": int,
+    "divergence_rate": float,
+    "converged": bool,
+}
+_MESSAGES_ATTR = "convergence_messages"
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """A fit failed a convergence check of :func:`diagnostics` (listed in the message)."""
+
+
+class Diagnostics(NamedTuple):
+    """Convergence summary of a NUTS fit over the checked posterior variables.
+
+    Attributes
+    ----------
+    max_rhat : float
+        Largest rank-normalised split r-hat of any element (NaN with one chain).
+    min_ess_bulk, min_ess_tail : float
+        Smallest bulk and tail effective sample size of any element (over all chains).
+    divergences : int
+        Divergent transitions after tuning (``sample_stats.diverging``).
+    divergence_rate : float
+        ``divergences`` over the number of post-warm-up draws (all chains).
+    converged : bool
+        True when no check failed, i.e. ``messages`` is empty: at least 2 chains of at least
+        :data:`MIN_DRAWS` draws, ``max_rhat <= RHAT_MAX``, both ESS at least
+        ``ESS_PER_CHAIN_MIN`` per chain, and no divergence.
+    messages : tuple of str
+        One line per failed check, naming the variable, its value and the threshold.
+    """
+
+    max_rhat: float
+    min_ess_bulk: float
+    min_ess_tail: float
+    divergences: int
+    divergence_rate: float
+    converged: bool
+    messages: tuple[str, ...]
+
+    def to_attrs(self) -> dict[str, int | float | str]:
+        """Flat NetCDF-safe attributes (``converged`` as 0/1, messages joined by newlines)."""
+        out: dict[str, int | float | str] = {
+            k: int(v) if isinstance(v, bool) else v
+            for k, v in self._asdict().items()
+            if k in _ATTRS
+        }
+        out[_MESSAGES_ATTR] = "\n".join(self.messages)
+        return out
+
+    @classmethod
+    def from_attrs(cls, attrs: Mapping[str, Any]) -> Diagnostics:
+        """Read back what :meth:`to_attrs` stored (e.g. ``load(path).attrs``).
+
+        Raises
+        ------
+        KeyError
+            If the attributes hold no diagnostics (a fit from before they were stored).
+        """
+        values = {k: kind(attrs[k]) for k, kind in _ATTRS.items()}
+        text = str(attrs[_MESSAGES_ATTR])
+        return cls(**values, messages=tuple(text.split("\n")) if text else ())
 
 
 def closed_form_dataset(info: ModelInfo) -> xr.Dataset:
@@ -40,6 +139,142 @@ def closed_form_dataset(info: ModelInfo) -> xr.Dataset:
     )
 
 
+def _extremes(da: xr.DataArray) -> tuple[float, float, float]:
+    """Worst r-hat, bulk ESS and tail ESS over the elements of one variable.
+
+    Elements that never change (a fixed entry of a structured array) have no r-hat and say
+    nothing about mixing; they are left out (all NaN if every element is fixed).
+    """
+    import arviz_stats
+
+    da = da.astype(float)
+    moving = (da.max(("chain", "draw")) > da.min(("chain", "draw"))).values
+    if not moving.any():
+        return np.nan, np.nan, np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rhat = np.asarray(arviz_stats.rhat(da, method="rank"))[moving]
+        bulk = np.asarray(arviz_stats.ess(da, method="bulk"))[moving]
+        tail = np.asarray(arviz_stats.ess(da, method="tail"))[moving]
+
+    def pick(values: np.ndarray, worst) -> float:
+        finite = values[np.isfinite(values)]
+        return float(worst(finite)) if finite.size else np.nan
+
+    return pick(rhat, np.max), pick(bulk, np.min), pick(tail, np.min)
+
+
+def diagnostics(idata: xr.DataTree, var_names: Sequence[str] | None = None) -> Diagnostics:
+    """Convergence diagnostics of a NUTS fit, with PyMC's thresholds.
+
+    For every element of every checked posterior variable: rank-normalised split r-hat
+    (:func:`arviz_stats.rhat`, ``method="rank"``), bulk and tail ESS
+    (:func:`arviz_stats.ess`); and the divergent transitions in ``sample_stats``. A check fails
+    (one line in ``messages`` per variable) when r-hat exceeds :data:`RHAT_MAX` (1.01), a bulk
+    or tail ESS is below :data:`ESS_PER_CHAIN_MIN` (100) times the number of chains, any
+    transition diverged, there is a single chain (r-hat undefined) or fewer than
+    :data:`MIN_DRAWS` (100) draws per chain. These are the checks of PyMC's
+    ``run_convergence_checks`` (which tests only the bulk ESS), following Vehtari, Gelman,
+    Simpson, Carpenter and Bürkner, "Rank-normalization, folding, and localization: An
+    improved R-hat for assessing convergence of MCMC" (Bayesian Analysis, 2021).
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        With a ``posterior`` group (dims ``chain``, ``draw``) and ``sample_stats.diverging``;
+        a fit from :func:`sample` or :func:`load` (computing again on a loaded fit gives the
+        numbers stored in its ``attrs``).
+    var_names : sequence of str, optional
+        Posterior variables to check; default all of them. Non-numeric variables are skipped,
+        and so are elements that never change.
+
+    Returns
+    -------
+    Diagnostics
+        ``max_rhat``/``min_ess_*`` are NaN when nothing could be computed (e.g. r-hat with one
+        chain). Without ``sample_stats.diverging`` the divergences count as 0 and a message
+        says they are unknown, so ``converged`` is False.
+    """
+    post = idata["posterior"].to_dataset()
+    names = list(post.data_vars) if var_names is None else list(var_names)
+    missing = [v for v in names if v not in post.data_vars]
+    if missing:
+        raise ValueError(f"var_names {missing} are not in the posterior.")
+    chains, draws = int(post.sizes["chain"]), int(post.sizes["draw"])
+    ess_min = ESS_PER_CHAIN_MIN * chains
+    per_chain = f"{ESS_PER_CHAIN_MIN} per chain x {chains} chain{'s' if chains > 1 else ''}"
+    messages: list[str] = []
+    if chains < 2:
+        messages.append("1 chain: r-hat needs at least 2 chains to compare; run more chains")
+    if draws < MIN_DRAWS:
+        messages.append(
+            f"{draws} draws per chain < {MIN_DRAWS}: too few to check convergence reliably"
+        )
+    rhats, bulks, tails = [], [], []
+    for name in names:
+        da = post[name]
+        if da.dtype.kind not in "biuf":
+            continue
+        rhat, bulk, tail = _extremes(da)
+        rhats.append(rhat)
+        bulks.append(bulk)
+        tails.append(tail)
+        if rhat > RHAT_MAX:
+            messages.append(f"r-hat of {name!r} is {rhat:.3f} > {RHAT_MAX}")
+        for kind, ess in (("bulk", bulk), ("tail", tail)):
+            if ess < ess_min:
+                messages.append(f"{kind} ESS of {name!r} is {ess:.0f} < {ess_min} ({per_chain})")
+
+    def worst(values: list[float], fn) -> float:
+        finite = [v for v in values if np.isfinite(v)]
+        return float(fn(finite)) if finite else np.nan
+
+    stats = idata["sample_stats"].to_dataset() if "sample_stats" in idata.children else None
+    if stats is not None and "diverging" in stats:
+        diverging = stats["diverging"]
+        divergences = int(diverging.sum())
+        rate = divergences / max(int(diverging.size), 1)
+        if divergences:
+            noun = "divergence" if divergences == 1 else "divergences"
+            messages.append(
+                f"{divergences} {noun} after tuning ({rate:.2%} of {diverging.size} draws)"
+                " > 0: increase target_accept or reparametrise"
+            )
+    else:
+        divergences, rate = 0, np.nan
+        messages.append("no sample_stats.diverging: divergences unknown")
+    return Diagnostics(
+        max_rhat=worst(rhats, max),
+        min_ess_bulk=worst(bulks, min),
+        min_ess_tail=worst(tails, min),
+        divergences=divergences,
+        divergence_rate=float(rate),
+        converged=not messages,
+        messages=tuple(messages),
+    )
+
+
+def _package_dirs() -> tuple[str, ...]:
+    """Directories of ``bayes_eval``, ``bayes_eval.models`` and ``bayes_eval.validation``."""
+    dirs = [Path(__file__).parent]
+    for package in ("bayes_eval", "bayes_eval.validation"):
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            dirs.extend(Path(d) for d in spec.submodule_search_locations)
+    found = {str(d) for d in dirs} | {str(d.resolve()) for d in dirs}
+    return tuple(sorted(os.path.join(d, "") for d in found))
+
+
+def warn_if_unconverged(diag: Diagnostics, what: str = "NUTS fit") -> None:
+    """Issue one :class:`ConvergenceWarning` listing ``diag.messages`` (if any).
+
+    The warning is attributed to the first caller outside ``bayes_eval`` (the user's code),
+    not to the library frame that sampled.
+    """
+    if diag.messages:
+        text = f"{what} did not pass the convergence checks:\n  " + "\n  ".join(diag.messages)
+        warnings.warn(text, ConvergenceWarning, skip_file_prefixes=_package_dirs())
+
+
 def sample(
     model: pm.Model,
     *,
@@ -51,6 +286,7 @@ def sample(
     progressbar: bool = False,
     cores: int | None = None,
     target_accept: float | None = None,
+    warn: bool = True,
 ) -> xr.DataTree:
     """Sample a model built by :mod:`bayes_eval.models` with NUTS.
 
@@ -72,10 +308,29 @@ def sample(
     target_accept : float, optional, keyword-only
         NUTS target acceptance rate in (0, 1); default: the model's own (0.8, PyMC's, except
         :func:`crossed_model`, 0.95; see its docstring).
+    warn : bool, keyword-only
+        Issue a :class:`ConvergenceWarning` when a check fails (default). Studies that run
+        many fits and collect the diagnostics themselves may turn it off; the diagnostics are
+        computed and stored either way.
 
     Returns
     -------
     xarray.DataTree
+        ``attrs`` hold the model kind, sampler, seed, ``target_accept`` and the convergence
+        diagnostics (:meth:`Diagnostics.to_attrs`: ``max_rhat``, ``min_ess_bulk``,
+        ``min_ess_tail``, ``divergences``, ``divergence_rate``, ``converged`` as 0/1 and
+        ``convergence_messages``; :func:`diagnostics` recomputes them). They cover every
+        posterior variable, including ``pi`` and ``pi_bar`` where they are drawn exactly after
+        sampling: those draws are independent given each NUTS draw, so their r-hat and ESS
+        follow the sampled hyperparameters' (the fresh noise only pulls r-hat towards 1 and
+        ESS up), but ``pi_bar`` is the reported quantity and its ESS sets the Monte Carlo
+        error of its mean; a maximum or minimum over more variables cannot hide a failure.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``warn`` and a check of :func:`diagnostics` fails: r-hat above 1.01, bulk or tail
+        ESS below 100 per chain, any divergence, one chain, or fewer than 100 draws per chain.
     """
     info: ModelInfo | None = getattr(model, "bayes_eval_info", None)
     if info is None:
@@ -107,14 +362,18 @@ def sample(
         extra = info.conditional(posterior, rng)
         idata["posterior"] = xr.DataTree(posterior.assign(extra))
     idata["closed_form"] = xr.DataTree(closed_form_dataset(info))
+    diag = diagnostics(idata)
     idata.attrs.update(
         {
             "bayes_eval_model": info.kind,
             "sampler": sampler,
             "seed": int(seed),
             "target_accept": float(target_accept),
+            **diag.to_attrs(),
         }
     )
+    if warn:
+        warn_if_unconverged(diag, f"{info.kind} model fit")
     return idata
 
 

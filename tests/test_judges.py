@@ -245,8 +245,10 @@ def test_model_excludes_same_family_pairs(mtbench):
 
 @pytest.mark.pymc
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning")
 def test_seeded_three_level_fit_recovers_the_truth():
-    from bayes_eval.models.judges import FitSettings, fit_judges
+    from bayes_eval.models.judges import FitSettings, fit_diagnostics, fit_judges
+    from bayes_eval.models.sampling import Diagnostics
     from bayes_eval.validation.judges_study import synthetic_judges
 
     data = synthetic_judges(K=5, J=2, M=3, n=150, self_preference=0.0, seed=4)
@@ -257,14 +259,53 @@ def test_seeded_three_level_fit_recovers_the_truth():
     assert jb.rank_coverage(r["rank_lo"].values, r["rank_hi"].values, data.truth) == 1.0
     assert fit["posterior"]["rank"].dims == ("chain", "draw", "candidate")
     assert fit["posterior"]["theta"].dims == ("chain", "draw", "judge", "level", "assigned")
-    # robust on any machine: r-hat bound and a divergence rate, not an exact zero
-    assert fit.attrs["max_rhat"] < 1.05 and fit.attrs["divergences"] <= 0.005 * 2 * 400
+    # robust on any machine: an r-hat bound over every sampled variable and a divergence rate,
+    # not an exact zero (measured, seeds 1 and 2: r-hat 1.008 and 1.018, tail ESS 166 and 157,
+    # below PyMC's 200 for 2 chains, so `converged` is 0 at this length)
+    d = fit_diagnostics(fit)
+    assert Diagnostics.from_attrs(fit.attrs) == d
+    assert d.max_rhat < 1.05 and d.divergence_rate <= 0.005
+    assert fit.attrs["converged"] == int(d.converged) and (d.divergences == 0 or not d.converged)
     again = fit_judges(data, settings=FitSettings(draws=400, tune=400, chains=2, seed=1))
     np.testing.assert_array_equal(again["posterior"]["pi"].values, fit["posterior"]["pi"].values)
 
 
 @pytest.mark.pymc
+def test_converged_flag_requires_no_divergence():
+    """The judges fit's ``converged`` (from :func:`fit_diagnostics`) is False as soon as one
+    transition diverged, even when r-hat and ESS are fine; ``rank`` is not checked."""
+    import xarray as xr
+
+    from bayes_eval.models.judges import fit_diagnostics, rank_draws
+    from bayes_eval.models.sampling import Diagnostics
+
+    rng = np.random.default_rng(1)
+    mu = rng.normal([1.0, 2.0, 3.0], 0.3, size=(4, 300, 3))  # independent draws: mixed
+    rank = rank_draws(mu)
+    rank[3] = rank[3, :1]  # a chain stuck at one ranking would fail r-hat: rank is not checked
+    dims = ("chain", "draw", "candidate")
+    post = xr.Dataset({"expected_score": (dims, mu), "rank": (dims, rank)})
+    diverging = np.zeros((4, 300), bool)
+
+    def tree():
+        stats = xr.Dataset({"diverging": (("chain", "draw"), diverging.copy())})
+        return xr.DataTree.from_dict({"posterior": post, "sample_stats": stats})
+
+    clean = fit_diagnostics(tree())
+    assert clean.converged and clean.max_rhat < 1.01 and clean.min_ess_bulk > 400
+    diverging[2, 10] = True  # one divergence in 1,200 draws
+    flagged = fit_diagnostics(tree())
+    assert (flagged.max_rhat, flagged.min_ess_bulk) == (clean.max_rhat, clean.min_ess_bulk)
+    assert (flagged.divergences, flagged.converged) == (1, False)
+    assert flagged.divergence_rate == pytest.approx(1 / 1200)
+    attrs = flagged.to_attrs()
+    assert attrs["converged"] == 0 and "1 divergence after tuning" in attrs["convergence_messages"]
+    assert Diagnostics.from_attrs(attrs) == flagged
+
+
+@pytest.mark.pymc
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning")
 def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
     """Seed 004 Table 1, MT-Bench, Bayesian: correlation 1.000 and coverage 1.000."""
     from bayes_eval.cli import main
@@ -293,6 +334,8 @@ def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     fit = out["fits"][0]
     assert fit["bayesian"] == {"spearman": pytest.approx(1.0), "coverage": 1.0}
+    diag = fit["diagnostics"]
+    assert diag["max_rhat"] < 1.05 and (diag["divergences"] == 0 or diag["converged"] == 0)
     assert (tmp_path / "fit.nc").is_file() and (tmp_path / "simplex.png").stat().st_size > 1000
     from bayes_eval.models import load
 
@@ -302,6 +345,7 @@ def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
 
 @pytest.mark.pymc
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning")
 def test_sensitivity_grid_reports_rank_correlation_with_the_base_fit():
     from bayes_eval.models.judges import FitSettings, judge_sensitivity
     from bayes_eval.validation.judges_study import synthetic_judges

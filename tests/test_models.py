@@ -5,12 +5,18 @@ standard error (|z| < 4: a |z| of 4 has probability 6e-5 under a correct sampler
 threshold held across 40 seeds when it was chosen); recovery checks use the models' own 95%
 intervals. Convergence is checked with what holds on any machine and BLAS build: a
 divergence rate of at most 0.5% of the draws, r-hat and bulk-ESS bounds (see
-``_assert_converged``), never an exact zero.
+``_assert_converged``), never an exact zero. PyMC's own thresholds (r-hat 1.01, ESS 100 per
+chain), which :func:`sample` warns about, are asserted on the easy matching-model fits only;
+the short hierarchical, crossed and power-prior runs here can cross them (e.g. the crossed
+model's r-hat 1.011), so their :class:`ConvergenceWarning` is silenced and the documented
+bounds of ``_assert_converged`` apply instead.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import warnings
 
 import numpy as np
 import pymc as pm
@@ -20,8 +26,11 @@ from scipy.special import expit
 
 import bayes_eval as be
 from bayes_eval.models import (
+    ConvergenceWarning,
+    Diagnostics,
     crosscheck,
     crossed_model,
+    diagnostics,
     hierarchical_model,
     load,
     matching_model,
@@ -30,9 +39,14 @@ from bayes_eval.models import (
     sample,
     save,
 )
+from bayes_eval.models.sampling import ESS_PER_CHAIN_MIN, RHAT_MAX
 from bayes_eval.models.sensitivity import plot_prior_sensitivity
 
-pytestmark = [pytest.mark.pymc, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.pymc,
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning"),
+]
 
 DRAWS = dict(draws=1000, tune=600, chains=2, seed=3)
 R_CAT = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
@@ -65,6 +79,21 @@ def _assert_converged(idata, *, max_divergence_rate=0.005, max_rhat=1.05, min_es
         assert float(ess[v].min()) >= min_ess, (v, ess[v].values)
 
 
+def _assert_pymc_thresholds(idata):
+    """The stored diagnostics are those of :func:`diagnostics`, and an easy matching-model fit
+    meets PyMC's r-hat and ESS thresholds: over 20 sampler seeds of each of the three matching
+    models sampled here (2 chains x 1000 draws), the worst r-hat was 1.0068 and the least tail
+    ESS 839 (4x the threshold of 200); divergences are held to the 0.5% rate of
+    ``_assert_converged``, not to an exact zero."""
+    d = diagnostics(idata)
+    assert Diagnostics.from_attrs(idata.attrs) == d
+    chains = idata["posterior"].sizes["chain"]
+    assert d.max_rhat <= RHAT_MAX, d.messages
+    assert min(d.min_ess_bulk, d.min_ess_tail) >= ESS_PER_CHAIN_MIN * chains, d.messages
+    assert d.divergence_rate <= 0.005
+    assert d.converged == (d.divergences == 0)
+
+
 def _within_mcse(idata, tol=4.0):
     import arviz as az
 
@@ -77,6 +106,7 @@ def _within_mcse(idata, tol=4.0):
     np.testing.assert_array_less(np.abs(mean - closed["mu"].values), tol * se_mean)
     np.testing.assert_array_less(np.abs(sd - closed["sigma"].values), tol * se_sd)
     _assert_converged(idata)
+    _assert_pymc_thresholds(idata)
 
 
 def test_extras_installed():
@@ -192,6 +222,10 @@ def test_hierarchical_recovers_kappa_and_beta(tmp_path):
     assert lo < true_pi_bar < hi
     back = load(save(idata, tmp_path / "h.nc"))
     np.testing.assert_array_equal(back["posterior"]["kappa"].values, post["kappa"].values)
+    # the diagnostics survive NetCDF: stored attrs, and recomputed on the loaded draws
+    d = diagnostics(idata)
+    assert Diagnostics.from_attrs(back.attrs) == d == diagnostics(back)
+    assert np.isfinite([d.max_rhat, d.min_ess_bulk, d.min_ess_tail]).all()
 
 
 def test_crossed_model_recovers_abilities():
@@ -209,6 +243,10 @@ def test_crossed_model_recovers_abilities():
     order = np.argsort(-post["theta"].mean(("chain", "draw")).values)
     assert stats.kendalltau(order, np.arange(5)).statistic >= 0.6
     _assert_converged(idata)
+    # the mean difficulty is 0 in every draw (zero-sum), so theta is each model's mean logit
+    np.testing.assert_allclose(post["b"].sum("question").values, 0.0, atol=1e-10)
+    logit = np.log(post["p"] / (1 - post["p"])).mean("question")
+    np.testing.assert_allclose(logit.values, post["theta"].values, atol=1e-9)
     with pytest.raises(ValueError, match="binary"):
         crossed_model(np.array([[0, 2], [1, 1]]))
 
@@ -325,6 +363,76 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
     pri = json.loads(capsys.readouterr().out)
     assert pri["alpha0"]["grid"] == [0.5, 1.0, 2.0]
     assert pri["alpha0"]["mu"]["m0"][1] == pytest.approx(be.bayes(R[0])[0], abs=1e-12)
+
+
+def test_too_short_a_run_warns_naming_variable_value_and_threshold():
+    """40 draws without tuning: the bulk ESS is at most 40 log10(40) < 72 (ArviZ's cap), below
+    PyMC's 100 per chain on any machine; one chain leaves r-hat undefined."""
+    model = matching_model(R_CAT, [0, 0.5, 1])
+    with pytest.warns(ConvergenceWarning) as record:
+        idata = sample(model, draws=20, tune=0, chains=2, seed=1)
+    [w] = [r for r in record if issubclass(r.category, ConvergenceWarning)]
+    assert w.filename == __file__  # the caller's line, not bayes_eval's
+    text = str(w.message)
+    assert "20 draws per chain < 100: too few" in text
+    assert re.search(r"bulk ESS of 'pi' is \d+ < 200 \(100 per chain x 2 chains\)", text)
+    d = diagnostics(idata)
+    assert not d.converged and d.min_ess_bulk < 72 and idata.attrs["converged"] == 0
+    assert all(m in text for m in d.messages)
+    assert idata.attrs["convergence_messages"].split("\n") == list(d.messages)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        quiet = sample(model, draws=20, tune=0, chains=1, seed=1, warn=False)
+    q = Diagnostics.from_attrs(quiet.attrs)
+    assert not q.converged and np.isnan(q.max_rhat) and q.messages[0].startswith("1 chain")
+
+
+def test_diagnostics_of_synthetic_draws():
+    """r-hat, ESS and divergence checks on fixed draws (no sampler)."""
+    import xarray as xr
+
+    rng = np.random.default_rng(0)
+    good = rng.normal(size=(4, 500, 3))
+    good[:, :, 2] = 0.5  # a fixed element: no r-hat, ignored
+    stuck = rng.normal(size=(4, 500)) + np.array([0, 0, 0, 3.0])[:, None]  # one chain apart
+    post = xr.Dataset(
+        {
+            "good": (("chain", "draw", "k"), good),
+            "stuck": (("chain", "draw"), stuck),
+            "label": (("chain", "draw"), np.full((4, 500), "x")),
+        }
+    )
+    diverging = np.zeros((4, 500), bool)
+    tree = xr.DataTree.from_dict(
+        {
+            "posterior": post,
+            "sample_stats": xr.Dataset({"diverging": (("chain", "draw"), diverging)}),
+        }
+    )
+    ok = diagnostics(tree, var_names=["good"])
+    assert ok.converged and ok.messages == () and ok.max_rhat < 1.01 and ok.min_ess_tail > 400
+    bad = diagnostics(tree)
+    assert not bad.converged and bad.max_rhat > 1.4 and bad.min_ess_bulk < 20
+    assert [m.split(" is ")[0] for m in bad.messages] == [
+        "r-hat of 'stuck'",
+        "bulk ESS of 'stuck'",
+        "tail ESS of 'stuck'",
+    ]
+    assert bad.messages[0] == f"r-hat of 'stuck' is {bad.max_rhat:.3f} > 1.01"
+    diverging[1, 7] = True
+    tree["sample_stats"] = xr.DataTree(xr.Dataset({"diverging": (("chain", "draw"), diverging)}))
+    one = diagnostics(tree, var_names=["good"])
+    assert (one.divergences, one.divergence_rate, one.converged) == (1, 1 / 2000, False)
+    assert one.messages == (
+        "1 divergence after tuning (0.05% of 2000 draws) > 0: increase target_accept or "
+        "reparametrise",
+    )
+    del tree["sample_stats"]
+    assert diagnostics(tree, var_names=["good"]).messages == (
+        "no sample_stats.diverging: divergences unknown",
+    )
+    with pytest.raises(ValueError, match=r"\['nope'\] are not in the posterior"):
+        diagnostics(tree, var_names=["nope"])
 
 
 def test_sample_rejects_foreign_models_and_bad_options():
