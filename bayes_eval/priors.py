@@ -71,7 +71,10 @@ Pool = Literal["model", "benchmark"]
 PriorSpec = str | float | ArrayLike
 
 _WIDEN = 1.5  # scale of the quadrature grid relative to the Laplace sd
-_NODES_PER_DIM = {1: 15, 2: 13, 3: 7, 4: 5}  # Gauss-Hermite points per dimension
+_NODES_PER_DIM = {1: 15, 2: 13, 3: 7, 4: 5, 5: 3}  # Gauss-Hermite points per dimension
+# with many questions the hyperposterior is close to its Laplace approximation: fewer points
+_NODES_PER_DIM_LARGE = {1: 9, 2: 7, 3: 5, 4: 3, 5: 3}
+_LARGE = 100  # questions with data in the smallest group
 _MIN_WEIGHT = 1e-10  # nodes below this normalised weight are dropped
 
 
@@ -244,8 +247,8 @@ def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
 
 def _grid(k: int, per_dim: int | None = None) -> tuple[NDArray, NDArray]:
     """Standard-normal product grid (points (J, k), log weights (J,))."""
-    if per_dim is not None or k in _NODES_PER_DIM:
-        x, wt = np.polynomial.hermite_e.hermegauss(per_dim or _NODES_PER_DIM[k])
+    if per_dim is not None:
+        x, wt = np.polynomial.hermite_e.hermegauss(per_dim)
         wt = wt / wt.sum()
         mesh = np.stack(np.meshgrid(*([x] * k), indexing="ij"), axis=-1).reshape(-1, k)
         logw = sum(np.log(wt)[i] for i in np.meshgrid(*([np.arange(x.size)] * k), indexing="ij"))
@@ -253,15 +256,18 @@ def _grid(k: int, per_dim: int | None = None) -> tuple[NDArray, NDArray]:
     from scipy.stats import qmc
 
     # many categories: a deterministic scrambled Sobol sample of the normal (equal weights)
-    u = qmc.Sobol(k, scramble=True, seed=20261123).random(1024)
+    u = qmc.Sobol(k, scramble=True, seed=20261123).random(256)
     from scipy.special import ndtri
 
-    return ndtri(np.clip(u, 1e-12, 1 - 1e-12)), np.full(1024, -math.log(1024))
+    return ndtri(np.clip(u, 1e-12, 1 - 1e-12)), np.full(256, -math.log(256))
 
 
 def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     """Nodes (J, G, K) and normalised weights (J, G) of the hyperposterior."""
     k = eta_hat.shape[-1]
+    if per_dim is None:
+        large = float(data.mult.sum(axis=1).min()) >= _LARGE
+        per_dim = (_NODES_PER_DIM_LARGE if large else _NODES_PER_DIM).get(k)
     z, log_gw = _grid(k, per_dim)
     cov = np.linalg.inv(neg_h)
     chol = np.linalg.cholesky(0.5 * (cov + np.swapaxes(cov, 1, 2)))  # (G, K, K)
@@ -314,9 +320,10 @@ def fit_prior(
     kappa_prior : (float, float), keyword-only
         Median and log-sd of the log-normal hyperprior on the concentration.
     nodes_per_dim : int, optional, keyword-only
-        Gauss-Hermite points per dimension of :math:`\log a` (default 13 for binary data, 7
-        for three categories, 5 for four, a 1024-point Sobol sample beyond). Exact intervals
-        use a coarser grid (see :func:`bayes_eval.bayes_ci`).
+        Gauss-Hermite points per dimension of :math:`\log a`. Default: 13 for binary data, 7
+        for three categories, 5 for four, 3 for five (9, 7, 5, 3, 3 when every group has
+        at least 100 questions with data, where the hyperposterior is close to
+        Gaussian), a 256-point scrambled Sobol sample beyond five categories.
 
     Returns
     -------

@@ -37,14 +37,46 @@ def test_cell_well_specified_bayes_covers():
     cfg = _config(reps=4000, exact_reps=4000)
     ds = coverage.run_cell(("uniform", 1, 5, 1), cfg).squeeze(drop=True)
     cov = ds["coverage"]
-    assert abs(float(cov.sel(interval="bayes_exact")) - 0.95) < 0.015
-    assert abs(float(cov.sel(interval="bayes_normal")) - 0.95) < 0.02
+    assert abs(float(cov.sel(interval="uniform_exact")) - 0.95) < 0.015
+    assert abs(float(cov.sel(interval="uniform")) - 0.95) < 0.02
     # the CLT interval over questions undercovers at M = 5 (Bowyer et al.)
     assert float(cov.sel(interval="wald")) < 0.95 - 4 * float(
         ds["coverage_mc_se"].sel(interval="wald")
     )
-    assert set(cov["interval"].values) >= {"wilson", "clopper_pearson", "bootstrap", "peer_clipped"}
+    assert set(cov["interval"].values) >= {
+        "wilson",
+        "clopper_pearson",
+        "bootstrap",
+        "peer_clipped",
+        "jeffreys",
+        "empirical",
+        "empirical_plugin",
+        "empirical_exact",
+    }
     assert 0.0 <= float(ds["claim_error_bayes"]) <= 0.2
+
+
+def test_report_separates_under_and_over_coverage():
+    # a synthetic result: one method undercovers at M = 30, another overcovers at M = 15;
+    # M = 5 is outside the report's M >= 15 target and never counted
+    import xarray as xr
+
+    cov = np.array([[[0.80, 0.95], [0.95, 0.99], [0.95, 0.951]]])  # (N, M, interval)
+    ds = xr.Dataset(
+        {
+            "coverage": (("N", "M", "interval"), cov),
+            "coverage_mc_se": (("N", "M", "interval"), np.full(cov.shape, 0.003)),
+            "claim_error_bayes": ((), 0.01),
+            "claim_error_wald": ((), 0.02),
+        },
+        coords={"N": [4], "M": [5, 15, 30], "interval": ["a", "b"]},
+    ).expand_dims(scenario=["anchored"], C=[1])
+    rep = coverage.summary(ds)
+    a, b = (rep["headline"]["anchored"][k] for k in ("a", "b"))
+    assert a["under_pp"] == 0.0 and a["over_pp"] == 0.0 and a["within_2pp"]
+    assert b["under_pp"] == 0.0 and b["over_pp"] == 4.0 and not b["within_2pp"]
+    assert b["misses"] == [[1, 15, 4, 0.99]]
+    assert coverage.table(ds, "anchored", ["b", "a"]).columns.tolist() == ["b", "a"]
 
 
 def test_categorical_cell_and_scenarios():
@@ -52,7 +84,7 @@ def test_categorical_cell_and_scenarios():
     for scenario in ("dirichlet", "beta_mixture"):
         ds = coverage.run_cell((scenario, 2, 15, 4), cfg)
         assert "wilson" not in ds["interval"].values  # binary-only methods are absent for C > 1
-        assert "bayes_exact" not in ds["interval"].values  # exact_categorical is off
+        assert "uniform_exact" not in ds["interval"].values  # exact_categorical is off
         assert np.isfinite(ds["coverage"]).all()
 
 
@@ -322,4 +354,4 @@ def test_study_on_an_existing_scheduler_address(tmp_path):
             cfg, tmp_path / "s", scheduler=cluster.scheduler_address, progress=False
         )
     assert len(info["computed"]) == 1 and (tmp_path / "s" / "coverage.nc").exists()
-    assert float(ds["coverage"].sel(interval="bayes_exact").squeeze()) > 0.8
+    assert float(ds["coverage"].sel(interval="uniform_exact").squeeze()) > 0.8
