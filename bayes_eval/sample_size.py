@@ -1,56 +1,131 @@
-r"""Sample-size planning: how many trials separate two models (seed 000, App. D).
+r"""Sample-size planning: how many trials per question separate two models, with assurance.
 
-Under the posterior of eq. 15, question :math:`\alpha` contributes
-:math:`V_\alpha/(T_\alpha + 1)` to :math:`M^2\sigma^2`, with
-:math:`V_\alpha = \sum_j p_{\alpha j}(w_j - \bar w_\alpha)^2` and :math:`p = \nu/T`. If ``n`` more
-trials per question keep the observed category proportions (the plug-in assumption), then
-:math:`V_\alpha` is unchanged and
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation"
+(App. D) ask how many trials per question make the z-score of §2.5 between two models reach
+1.645 (95% ranking confidence). This module answers with an *assurance*: the posterior
+predictive probability that the evaluation, continued to ``n`` trials per question, separates
+the models in the direction of the current leader.
 
-.. math:: \sigma^2(n) = \frac{1}{M^2}\sum_\alpha \frac{V_\alpha}{T_\alpha + n + 1},
-          \qquad z(n) = \frac{|\mu_a - \mu_b|}{\sqrt{\sigma_a^2(n) + \sigma_b^2(n)}}.
+Separation
+    Let :math:`L` be the model with the larger posterior mean now (the *leader*) and :math:`O`
+    the other. After ``n`` trials per question the Bayes@N posterior (eq. 15) gives
+    :math:`\mu_L(n), \sigma_L(n), \mu_O(n), \sigma_O(n)`, and the models are *separated* when
 
-:func:`trials_to_separate` returns the smallest total number of trials per question whose
-projected z reaches the target (1.645 for 95% ranking confidence, 1.96 for 97.5%). In the
-paper's biased-coin study LLM9 vs LLM10 needed about N = 199 and N = 285 (App. D); the
-result here depends on the observed gap, which is itself uncertain at small N.
+    .. math:: z(n) = \frac{\mu_L(n) - \mu_O(n)}{\sqrt{\sigma_L^2(n) + \sigma_O^2(n)}}
+              \ \ge\ z^\ast \qquad (z^\ast = 1.645 \text{ by default}).
+
+    The sign is kept: a reversal of the order, however clear, is not the separation planned.
+
+Assurance
+    Under the posterior predictive distribution of both models (O'Hagan, Stevens and
+    Campbell, "Assurance in clinical trial design"; Spiegelhalter and Freedman, "A predictive
+    approach to selecting the size of a clinical trial, based on subjective clinical
+    opinion"): for each model and question :math:`\alpha`,
+    :math:`\pi_\alpha \sim \mathrm{Dir}(\nu_\alpha)` (the current posterior), the
+    :math:`n - N_\alpha` new trials are :math:`x_\alpha \sim \mathrm{Mult}(n - N_\alpha,
+    \pi_\alpha)`, and :math:`z(n)` is eq. 15 evaluated at :math:`\nu_\alpha + x_\alpha`:
+
+    .. math:: A(n) = P\big(z(n) \ge z^\ast \mid \text{data}\big).
+
+    :func:`trials_to_separate` returns the smallest ``n`` with :math:`A(n) \ge` ``assurance``
+    (0.8 by default). If the truth is drawn from the prior the posterior was built with, the
+    models then separate with probability ``A(n)`` (a guarantee on average over that prior;
+    ``tests/test_sample_size.py`` checks it by simulation). Measured with the truth drawn
+    from the prior, M = 20 questions, N = 4 trials observed, 2000 planning episodes, 2000
+    draws, mean assurance 0.801: continuations from the truth separated in
+    0.807 +/- 0.014 (binary, uniform prior), 0.825 +/- 0.016 (binary, ``alpha0 = 0.3``: most
+    rates near 0 or 1) and 0.793 +/- 0.015 (three categories) of the planned episodes.
+
+The limit
+    As :math:`n \to \infty` every :math:`\pi_\alpha` becomes known, :math:`z(n) \to \pm\infty`
+    with the sign of :math:`\bar\pi_L - \bar\pi_O`, and
+    :math:`A(n) \to P(\bar\pi_L > \bar\pi_O \mid \text{data})` (about :math:`\Phi(z_{now})`).
+    When this probability is below the target -- in particular when the gap may be zero, where
+    it is near 1/2 -- no finite ``n`` reaches the target and the plan says so.
+
+Monte Carlo with common random numbers
+    Each of the ``draws`` simulations is one posterior draw of every :math:`\pi_\alpha` and one
+    infinite sequence of future trials, shared by every ``n``: counts beyond the largest ``n``
+    evaluated so far are added by multinomial draws, counts between two evaluated ``n`` are
+    split from their difference by multivariate hypergeometric draws (the categories of the
+    first ``k`` of ``m`` exchangeable trials given the ``m`` trials' totals). The estimated
+    :math:`A(n)` is therefore smooth in ``n``; the search starts where a normal
+    approximation of :math:`A` reaches the target, brackets the crossing of the simulated
+    :math:`A` geometrically, then bisects (5-10 evaluations). Everything is vectorised over
+    simulations, models and questions: with M = 30 questions and 2000 draws a plan takes
+    0.16 s (binary) and 0.26 s (three categories) of CPU time, median over random cases.
+
+:func:`projected_z` keeps the earlier *plug-in* projection (the observed proportions persist
+and only :math:`T_\alpha` grows); it is a point projection of z, not an assurance. At the n it
+suggests, the audit that motivated this module found separation in only 69-88% of
+continuations, and a finite n even when the true gap was zero.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtr
 
-from bayes_eval.bayes_at_n import dirichlet_posterior
+from bayes_eval.bayes_at_n import DirichletPosterior, dirichlet_posterior
 
-__all__ = ["SeparationPlan", "projected_z", "trials_to_separate"]
-
-_MAX_TRIALS = 10**9
+__all__ = ["SeparationPlan", "projected_z", "separation_assurance", "trials_to_separate"]
 
 
 @dataclass(frozen=True)
 class SeparationPlan:
-    """Result of :func:`trials_to_separate`.
+    r"""Result of :func:`trials_to_separate`.
 
     Attributes
     ----------
+    leader : {"a", "b"}
+        The model with the larger posterior mean now (``"a"`` on an exact tie); the plan is to
+        confirm this order.
     z_now : float
-        z-score with the current data.
+        :math:`(\mu_L - \mu_O)/\sqrt{\sigma_L^2 + \sigma_O^2}` with the current data (>= 0).
     n_now : int
-        Current trials per question (the larger N of the two models).
+        Current trials per question (the largest :math:`N_\alpha` of the two models).
     n_required : int or None
-        Total trials per question reaching ``z_target`` (``None`` if the means are equal).
+        Smallest total number of trials per question with assurance >= ``assurance_target``
+        (``n_now`` when already separated); ``None`` when none exists or none up to
+        ``max_trials`` (see ``reason``).
     extra_trials : int or None
-        ``n_required - n_now`` (0 if already separated).
+        ``n_required - n_now``. Every question of both models is topped up to ``n_required``
+        trials, so a question with fewer than ``n_now`` trials gets more than this.
     z_target : float
+    assurance_target : float
+    assurance_at_required : float or None
+        Monte Carlo assurance at ``n_required`` (1 when already separated).
+    prob_leader_better : float
+        :math:`P(\bar\pi_L > \bar\pi_O \mid \text{data})`, the limit of the assurance as
+        :math:`n \to \infty` (Monte Carlo over the same posterior draws).
+    reason : str or None
+        Why ``n_required`` is ``None``.
+    draws : int
+        Monte Carlo simulations.
+    max_trials : int
     """
 
+    leader: Literal["a", "b"]
     z_now: float
     n_now: int
     n_required: int | None
     extra_trials: int | None
     z_target: float
+    assurance_target: float
+    assurance_at_required: float | None
+    prob_leader_better: float
+    reason: str | None
+    draws: int
+    max_trials: int
+
+
+# ---------------------------------------------------------------- plug-in projection (old)
 
 
 def _projection(R, w, R0, alpha0):
@@ -78,12 +153,254 @@ def projected_z(
     R0_b: ArrayLike | None = None,
     alpha0: ArrayLike = 1.0,
 ) -> float:
-    """z-score expected after ``extra_trials`` more trials per question (plug-in projection)."""
+    r"""Plug-in projection of :math:`|z|` after ``extra_trials`` more trials per question.
+
+    Assumes the observed category proportions persist: question :math:`\alpha` contributes
+    :math:`V_\alpha/(T_\alpha + n + 1)` to :math:`M^2\sigma^2(n)`, with
+    :math:`V_\alpha = \sum_j p_{\alpha j}(w_j - \bar w_\alpha)^2`, :math:`p = \nu/T`, and
+
+    .. math:: z(n) = \frac{|\mu_a - \mu_b|}{\sqrt{\sigma_a^2(n) + \sigma_b^2(n)}}.
+
+    This is a point projection, not a probability: it ignores the uncertainty of the gap and
+    its sign. For planning use :func:`trials_to_separate` (assurance).
+    """
     mu_a, v_a, t_a, m_a, _ = _projection(R_a, w, R0_a, alpha0)
     mu_b, v_b, t_b, m_b, _ = _projection(R_b, w, R0_b, alpha0)
     s2 = _sigma2(v_a, t_a, m_a, extra_trials) + _sigma2(v_b, t_b, m_b, extra_trials)
     diff = abs(mu_a - mu_b)
     return float(diff / np.sqrt(s2)) if s2 > 0 else (np.inf if diff > 0 else 0.0)
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _posterior(R, w, R0, alpha0, name: str) -> DirichletPosterior:
+    post = dirichlet_posterior(R, w, R0, alpha0=alpha0)
+    if post.nu.ndim != 2:
+        raise ValueError(
+            f"{name} has shape {post.tally.counts.shape[:-1]} (models, questions); expected the "
+            "results of one model, shape (M, N)."
+        )
+    return post
+
+
+def _pair(R_a, R_b, w, R0_a, R0_b, alpha0):
+    pa = _posterior(R_a, w, R0_a, alpha0, "R_a")
+    pb = _posterior(R_b, w, R0_b, alpha0, "R_b")
+    if pa.nu.shape[0] != pb.nu.shape[0]:
+        raise ValueError(
+            f"R_a has {pa.nu.shape[0]} questions and R_b {pb.nu.shape[0]}; expected the same "
+            "M questions for both models."
+        )
+    return pa, pb
+
+
+def _positive_real(value, name: str, hint: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} is {value!r}; expected {hint}.")
+    if value <= 0:
+        raise ValueError(f"{name} is {value!r}; expected {hint}.")
+    return float(value)
+
+
+def _probability(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 < float(value) < 1.0):
+        raise ValueError(f"{name} is {value!r}; expected a probability in (0, 1) such as 0.8.")
+    return float(value)
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{name} is {value!r}; expected a positive integer.")
+    return int(value)
+
+
+# ---------------------------------------------------------------- posterior predictive
+
+
+def _multinomial(rng: np.random.Generator, trials, p: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Multinomial counts, shape ``p.shape``, by a chain of binomials (vectorised)."""
+    k = p.shape[-1]
+    left = np.array(np.broadcast_to(trials, p.shape[:-1]), dtype=np.int64)
+    if k == 2:
+        x = rng.binomial(left, p[..., 0])
+        return np.stack([x, left - x], axis=-1)
+    # mass of categories j..K-1, summed from the right (accurate for tiny tail masses)
+    tail = np.cumsum(p[..., ::-1], axis=-1)[..., ::-1]
+    out = np.empty(p.shape, dtype=np.int64)
+    for j in range(k - 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(tail[..., j] > 0, p[..., j] / tail[..., j], 0.0)
+        x = rng.binomial(left, np.clip(q, 0.0, 1.0))
+        out[..., j] = x
+        left -= x
+    out[..., -1] = left
+    return out
+
+
+def _split(rng: np.random.Generator, counts: NDArray[np.int64], k) -> NDArray[np.int64]:
+    """Categories of the first ``k`` of the trials tallied in ``counts`` (multivariate
+    hypergeometric, by a chain of hypergeometrics). ``k`` broadcasts against
+    ``counts.shape[:-1]``; every row of ``counts`` sums to >= its ``k``."""
+    total = counts.sum(axis=-1)
+    sample = np.array(np.broadcast_to(k, total.shape), dtype=np.int64)
+    out = np.empty_like(counts)
+    for j in range(counts.shape[-1] - 1):
+        good = counts[..., j]
+        x = rng.hypergeometric(good, total - good, sample)
+        out[..., j] = x
+        total = total - good
+        sample = sample - x
+    out[..., -1] = sample
+    return out
+
+
+class _Futures:
+    """Posterior-predictive futures of the leader (index 0) and the other model (index 1).
+
+    One posterior draw of every ``pi`` and one infinite trial sequence per simulation, shared
+    by every ``n`` (common random numbers): :meth:`extra_counts` at a new ``n`` extends the
+    sequence forward or splits an interval between two ``n`` already drawn.
+    """
+
+    def __init__(self, leader: DirichletPosterior, other: DirichletPosterior, draws, rng):
+        self.rng = rng
+        self.w = leader.w
+        self.tally = leader.tally
+        self.nu = np.stack([leader.nu, other.nu])  # (2, M, K)
+        self.n_obs = np.stack([leader.tally.n_trials, other.tally.n_trials])  # (2, M)
+        g = rng.standard_gamma(self.nu, size=(draws, *self.nu.shape))
+        s = g.sum(axis=-1, keepdims=True)
+        # all K gammas underflowing to 0 (only for tiny nu): fall back to the posterior mean
+        mean = self.nu / self.nu.sum(axis=-1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.pi = np.where(s > 0, g / s, mean)  # (S, 2, M, K)
+        self._n: list[int] = []  # evaluated n, sorted
+        self._counts: list[NDArray[np.int64]] = []  # extra counts at each, (S, 2, M, K)
+
+    def prob_leader_better(self) -> float:
+        pibar = (self.pi @ self.w).mean(axis=-1)  # (S, 2)
+        return float(np.mean(pibar[:, 0] > pibar[:, 1]) + 0.5 * np.mean(pibar[:, 0] == pibar[:, 1]))
+
+    def extra_counts(self, n: int) -> NDArray[np.int64]:
+        i = int(np.searchsorted(self._n, n))
+        if i < len(self._n) and self._n[i] == n:
+            return self._counts[i]
+        if i == len(self._n):  # beyond every n drawn so far: extend the sequences
+            if i == 0:
+                base, add = 0, n - self.n_obs
+            else:
+                base, add = self._counts[-1], n - self._n[-1]
+            counts = base + _multinomial(self.rng, add, self.pi)
+        else:  # between two drawn n (or below the first): split the later counts
+            hi = self._counts[i]
+            if i == 0:  # the first n - N_alpha of the trials drawn up to the first n
+                counts = _split(self.rng, hi, n - self.n_obs)
+            else:
+                lo = self._counts[i - 1]
+                counts = lo + _split(self.rng, hi - lo, n - self._n[i - 1])
+        self._n.insert(i, n)
+        self._counts.insert(i, counts)
+        return counts
+
+    def z(self, n: int) -> NDArray[np.float64]:
+        """Signed z of the leader over the other model after ``n`` trials, shape ``(S,)``."""
+        post = DirichletPosterior(nu=self.nu + self.extra_counts(n), w=self.w, tally=self.tally)
+        mu, sigma = post.moments()  # (S, 2)
+        return (mu[:, 0] - mu[:, 1]) / np.sqrt(sigma[:, 0] ** 2 + sigma[:, 1] ** 2)
+
+    def assurance(self, n: int, z_target: float) -> float:
+        return float(np.mean(self.z(n) >= z_target))
+
+
+def _normal_guess(fut: _Futures, n_now: int, max_trials: int, z_target: float, target: float):
+    r"""Starting point of the search: the first ``n`` of a geometric grid where the normal
+    approximation of the assurance reaches the target (``max_trials`` if none does).
+
+    With :math:`d = \mu_L - \mu_O`, :math:`s_0^2 = \sigma_L^2 + \sigma_O^2` now and the plug-in
+    :math:`\sigma^2(n)` of :func:`projected_z`, the posterior mean after ``n`` trials is about
+    :math:`N(d, s_0^2 - \sigma^2(n))` a priori, so
+    :math:`A(n) \approx \Phi\big((d - z^\ast\sigma(n)) / \sqrt{s_0^2 - \sigma^2(n)}\big)`.
+    """
+    grid = np.unique(np.geomspace(n_now + 1, max(max_trials, n_now + 1), 200).astype(np.int64))
+    grid = grid[grid <= max_trials]
+    if grid.size == 0:
+        return max_trials
+    post = DirichletPosterior(nu=fut.nu, w=fut.w, tally=fut.tally)
+    mean, var = post.question_moments()  # (2, M)
+    total = fut.nu.sum(axis=-1)
+    m = mean.shape[-1]
+    d = mean[0].mean() - mean[1].mean()
+    s0 = var.sum() / m**2
+    extra = grid[:, None, None] - fut.n_obs  # (G, 2, M)
+    s_n = (var * (total + 1.0) / (total + extra + 1.0)).sum(axis=(-1, -2)) / m**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = ndtr((d - z_target * np.sqrt(s_n)) / np.sqrt(np.maximum(s0 - s_n, 0.0)))
+    hit = np.flatnonzero(a >= target)
+    return int(grid[hit[0]]) if hit.size else int(grid[-1])
+
+
+def _setup(R_a, R_b, w, R0_a, R0_b, alpha0, z_target, draws, seed):
+    z_target = _positive_real(z_target, "z_target", "a positive number such as 1.645")
+    draws = _positive_int(draws, "draws")
+    pa, pb = _pair(R_a, R_b, w, R0_a, R0_b, alpha0)
+    mu, sigma = np.array([pa.moments(), pb.moments()], dtype=float).T
+    leader = "a" if mu[0] >= mu[1] else "b"
+    first, second = (pa, pb) if leader == "a" else (pb, pa)
+    i, j = (0, 1) if leader == "a" else (1, 0)
+    z_now = float((mu[i] - mu[j]) / np.sqrt(sigma[i] ** 2 + sigma[j] ** 2))
+    n_now = int(max(pa.tally.n_trials.max(), pb.tally.n_trials.max()))
+    futures = _Futures(first, second, draws, np.random.default_rng(seed))
+    return leader, z_now, n_now, futures, z_target, draws
+
+
+def separation_assurance(
+    R_a: ArrayLike,
+    R_b: ArrayLike,
+    n: ArrayLike,
+    w: ArrayLike | None = None,
+    *,
+    z_target: float = 1.645,
+    draws: int = 2000,
+    seed: int | np.random.Generator = 0,
+    R0_a: ArrayLike | None = None,
+    R0_b: ArrayLike | None = None,
+    alpha0: ArrayLike = 1.0,
+) -> NDArray[np.float64]:
+    r"""Assurance :math:`A(n) = P(z(n) \ge z^\ast \mid \text{data})` for the current leader.
+
+    See the module docstring for the definition. All ``n`` are evaluated on the same
+    ``draws`` simulated futures (common random numbers), so differences between them are
+    accurate beyond the Monte Carlo error ``sqrt(A (1 - A) / draws)`` of each value.
+
+    Parameters
+    ----------
+    R_a, R_b : array_like of int, shape ``(M, N_a)`` and ``(M, N_b)``
+        Current results of the two models on the same M questions (same rubric).
+    n : int or array_like of int
+        Total trials per question, each >= the current largest :math:`N_\alpha`.
+    w, R0_a, R0_b, alpha0
+        As in :func:`bayes_eval.bayes`.
+    z_target, draws, seed : keyword-only
+        As in :func:`trials_to_separate`.
+
+    Returns
+    -------
+    ndarray of float, the shape of ``n``
+    """
+    _leader, _z, n_now, futures, z_target, _ = _setup(
+        R_a, R_b, w, R0_a, R0_b, alpha0, z_target, draws, seed
+    )
+    n_arr = np.asarray(n)
+    if n_arr.dtype.kind not in "iu" or (n_arr < n_now).any():
+        raise ValueError(
+            f"n is {n!r}; expected integers >= {n_now}, the current trials per question."
+        )
+    flat = n_arr.ravel()
+    out = np.empty(flat.shape)
+    for k in np.argsort(flat, kind="stable"):
+        out[k] = futures.assurance(int(flat[k]), z_target)
+    return out.reshape(n_arr.shape)
 
 
 def trials_to_separate(
@@ -92,44 +409,153 @@ def trials_to_separate(
     w: ArrayLike | None = None,
     *,
     z_target: float = 1.645,
+    assurance: float = 0.8,
+    draws: int = 2000,
+    max_trials: int = 10_000,
+    seed: int | np.random.Generator = 0,
     R0_a: ArrayLike | None = None,
     R0_b: ArrayLike | None = None,
     alpha0: ArrayLike = 1.0,
 ) -> SeparationPlan:
-    """Trials per question needed to separate two models at ``z_target`` (seed 000, App. D).
+    r"""Trials per question that confirm the current leader at ``z_target`` with assurance.
+
+    Returns the smallest total ``n`` of trials per question with
+
+    .. math:: A(n) = P\Big(\frac{\mu_L(n) - \mu_O(n)}{\sqrt{\sigma_L^2(n) + \sigma_O^2(n)}}
+              \ge z^\ast \,\Big|\, \text{data}\Big) \ \ge\ \text{assurance},
+
+    where :math:`L` is the current leader, :math:`\mu, \sigma` are the Bayes@N posterior
+    (eq. 15 of Hariri et al., "Don't Pass@k") after the questions are topped up to ``n``
+    trials, and the probability is over the posterior predictive distribution of both
+    models' future trials (module docstring). As :math:`n \to \infty`,
+    :math:`A(n) \to P(\bar\pi_L > \bar\pi_O \mid \text{data})`; when that is below
+    ``assurance`` no finite ``n`` exists and ``n_required`` is ``None``.
 
     Parameters
     ----------
-    R_a, R_b : array_like of int, shape ``(M, N)``
-        Current results of the two models (same rubric).
+    R_a, R_b : array_like of int, shape ``(M, N_a)`` and ``(M, N_b)``
+        Current results of the two models on the same M questions (same rubric); a
+        ``numpy.ma.MaskedArray`` marks missing trials.
     w, R0_a, R0_b, alpha0
         As in :func:`bayes_eval.bayes`.
     z_target : float, keyword-only
-        Target z-score (> 0).
+        Separation threshold (> 0): 1.645 is the paper's 95% ranking confidence, 1.96 97.5%.
+    assurance : float, keyword-only
+        Target probability of separation, in (0, 1).
+    draws : int, keyword-only
+        Monte Carlo simulations (the assurance has Monte Carlo error about
+        ``sqrt(0.16 / draws)``: 0.009 for 2000).
+    max_trials : int, keyword-only
+        Largest total trials per question considered.
+    seed : int or numpy.random.Generator, keyword-only
+        Seed of the simulations; the plan is deterministic for an integer seed.
 
     Returns
     -------
     SeparationPlan
+
+    Notes
+    -----
+    The search starts at the ``n`` where a normal approximation of the assurance reaches
+    the target, steps geometrically (ratios 1.25, 1.25^2, ...) up or down until the
+    simulated assurance crosses the target, then bisects to 1% of ``n`` (one trial below
+    n = 200). The simulated assurance is monotone in ``n`` up to Monte Carlo noise, and all
+    ``n`` share the same simulated futures, so the search sees a smooth curve.
+
+    Near the target the assurance often rises slowly with ``n`` (it levels off towards
+    ``prob_leader_better``), so its Monte Carlo error moves ``n_required`` by far more than
+    that error suggests: with 2000 draws, different seeds can give values 10-30% apart when
+    ``prob_leader_better`` is within about 0.1 of the target. Increase ``draws`` for a
+    stable number; ``assurance_at_required`` is the probability that matters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(9)
+    >>> p = rng.random((30, 1))
+    >>> Ra = (rng.random((30, 8)) < np.clip(p + 0.1, 0, 1)).astype(int)
+    >>> Rb = (rng.random((30, 8)) < p).astype(int)
+    >>> plan = trials_to_separate(Ra, Rb)
+    >>> plan.leader, round(plan.z_now, 2), plan.prob_leader_better
+    ('a', 1.61, 0.9455)
+    >>> plan.n_required, plan.assurance_at_required
+    (31, 0.801)
     """
-    if not (np.isfinite(z_target) and z_target > 0):
-        raise ValueError(f"z_target is {z_target!r}; expected a positive number such as 1.645.")
+    assurance = _probability(assurance, "assurance")
+    max_trials = _positive_int(max_trials, "max_trials")
+    leader, z_now, n_now, fut, z_target, draws = _setup(
+        R_a, R_b, w, R0_a, R0_b, alpha0, z_target, draws, seed
+    )
+    p_better = fut.prob_leader_better()
 
-    def z_at(extra: int) -> float:
-        return projected_z(R_a, R_b, w, extra_trials=extra, R0_a=R0_a, R0_b=R0_b, alpha0=alpha0)
+    def plan(n, a, reason=None):
+        return SeparationPlan(
+            leader=leader,
+            z_now=z_now,
+            n_now=n_now,
+            n_required=n,
+            extra_trials=None if n is None else n - n_now,
+            z_target=z_target,
+            assurance_target=assurance,
+            assurance_at_required=a,
+            prob_leader_better=p_better,
+            reason=reason,
+            draws=draws,
+            max_trials=max_trials,
+        )
 
-    n_now = max(_projection(R_a, w, R0_a, alpha0)[4], _projection(R_b, w, R0_b, alpha0)[4])
-    z_now = z_at(0)
     if z_now >= z_target:
-        return SeparationPlan(z_now, n_now, n_now, 0, z_target)
-    if z_now == 0.0 or z_at(_MAX_TRIALS) < z_target:
-        return SeparationPlan(z_now, n_now, None, None, z_target)
-    lo, hi = 0, 1
-    while z_at(hi) < z_target:
-        lo, hi = hi, hi * 2
-    while hi - lo > 1:  # z(n) increases with n: bisection on integers
+        return plan(n_now, 1.0)
+    if p_better < assurance:
+        return plan(
+            None,
+            None,
+            f"P(leader better | data) = {p_better:.3f} < assurance {assurance}: the gap may be "
+            "zero or reversed, and no finite number of trials reaches the target.",
+        )
+    if (fut.n_obs < n_now).any():  # incomplete questions are topped up already at n_now
+        a = fut.assurance(n_now, z_target)
+        if a >= assurance:
+            return plan(n_now, a)
+    if n_now >= max_trials:
+        return plan(None, None, f"not within max_trials = {max_trials} (n_now = {n_now}).")
+    lo, hi, a_hi = n_now, None, None
+    guess = _normal_guess(fut, n_now, max_trials, z_target, assurance)
+    a = fut.assurance(guess, z_target)
+    if a >= assurance:  # step down geometrically from the guess until below the target
+        hi, a_hi, ratio = guess, a, 1.25
+        while hi - 1 > n_now:
+            n = min(hi - 1, max(n_now, math.floor(hi / ratio)))
+            if n == n_now:
+                break
+            a = fut.assurance(n, z_target)
+            if a < assurance:
+                lo = n
+                break
+            hi, a_hi, ratio = n, a, ratio * ratio
+    else:  # step up geometrically until the target is reached
+        lo, ratio = guess, 1.25
+        while hi is None:
+            if lo >= max_trials:
+                return plan(
+                    None,
+                    None,
+                    f"not within max_trials = {max_trials}: the assurance there is {a:.3f} "
+                    f"(its limit P(leader better) is {p_better:.3f}).",
+                )
+            n = min(max_trials, max(lo + 1, math.ceil(lo * ratio)))
+            a = fut.assurance(n, z_target)
+            if a >= assurance:
+                hi, a_hi = n, a
+            else:
+                lo, ratio = n, ratio * ratio
+    # bisect to 1% of n (at least one trial): the assurance increases with n up to Monte
+    # Carlo noise, and near the target its Monte Carlo error is worth far more than 1% of n
+    while hi - lo > max(1, hi // 100):
         mid = (lo + hi) // 2
-        if z_at(mid) >= z_target:
-            hi = mid
+        a_mid = fut.assurance(mid, z_target)
+        if a_mid >= assurance:
+            hi, a_hi = mid, a_mid
         else:
             lo = mid
-    return SeparationPlan(z_now, n_now, n_now + hi, hi, z_target)
+    return plan(hi, a_hi)
