@@ -114,9 +114,16 @@ def _table_records(table: xr.Dataset) -> list[dict]:
                     int(table["rank_lower"].values[i]),
                     int(table["rank_upper"].values[i]),
                 ],
+                "prior": str(table["prior"].values[i]),
+                "prior_alpha": [float(a) for a in table["prior_alpha"].values[i]],
             }
         )
     return out
+
+
+def _prior_cell(alpha: Sequence[float]) -> str:
+    """The per-question Dirichlet parameter a row used, e.g. ``(0.21, 0.13)``."""
+    return "(" + ", ".join(f"{a:.3g}" for a in alpha) + ")"
 
 
 def _cmd_rank(args: argparse.Namespace) -> int:
@@ -129,6 +136,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         R0,
         confidence=args.confidence,
         interval=args.interval,
+        prior=args.prior_kind,
+        pool=args.pool,
         skipna=True,
     )
     n_missing = int(np.isnan(R.values).sum())
@@ -148,6 +157,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
                 "models": records,
                 "confidence": args.confidence,
                 "interval": args.interval,
+                "prior": table.attrs["prior"],
+                "pool": args.pool,
                 "z_threshold": table.attrs["z_threshold"],
                 "questions": int(R.sizes["question"]),
                 "max_trials": int(R.sizes["trial"]),
@@ -163,7 +174,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         f"{name} ({summary['format']}): {R.sizes['model']} models, {R.sizes['question']} "
         f"questions, up to {R.sizes['trial']} trials; {summary['scored']} scored attempts, "
         f"{summary['failed']} failed and {summary['missing']} missing (masked); "
-        f"{args.interval} {pct} intervals"
+        f"{args.interval} {pct} intervals; prior: {table.attrs['prior']}"
     )
     for key in ("scorer", "metric", "filter", "category_map"):
         if key in summary:
@@ -194,10 +205,14 @@ def _cmd_rank(args: argparse.Namespace) -> int:
             str(r["rank"]),
             str(r["rank_ci"]),
             f"{r['rank_interval'][0]}-{r['rank_interval'][1]}",
+            _prior_cell(r["prior_alpha"]),
         ]
         for r in records
     ]
-    _print_table(["model", "mu", "sigma", f"{pct} CI", "rank", "rank w/ CI", "rank range"], rows)
+    _print_table(
+        ["model", "mu", "sigma", f"{pct} CI", "rank", "rank w/ CI", "rank range", "prior a"],
+        rows,
+    )
     print(
         f"rank w/ CI: consecutive models tie when z < {table.attrs['z_threshold']:.3f} "
         "(Hariri et al., §2.7.1); rank range: from all pairwise decisions (no chaining)."
@@ -322,6 +337,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     for name in (args.model_a, args.model_b):
         if name not in names:
             raise ValueError(f"model {name!r} is not in {args.file}; expected one of {names}.")
+    if args.model_a == args.model_b:
+        raise ValueError(f"model_a and model_b are both {args.model_a!r}; expected two models.")
     mask_a = np.isnan(R.sel(model=args.model_a).values)
     mask_b = np.isnan(R.sel(model=args.model_b).values)
     if mask_a.any() or mask_b.any():
@@ -331,26 +348,49 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         R.sel(model=args.model_b).values.astype(np.int64),
         _weights(args.weights),
         z_target=args.z,
+        assurance=args.assurance,
+        draws=args.draws,
+        max_trials=args.max_trials,
+        seed=args.seed,
+    )
+    leader, other = (
+        (args.model_a, args.model_b) if plan.leader == "a" else (args.model_b, args.model_a)
     )
     result = {
         "model_a": args.model_a,
         "model_b": args.model_b,
+        "leader": leader,
         "z_now": plan.z_now,
         "n_now": plan.n_now,
         "z_target": plan.z_target,
+        "assurance_target": plan.assurance_target,
         "n_required": plan.n_required,
         "extra_trials": plan.extra_trials,
+        "assurance_at_required": plan.assurance_at_required,
+        "prob_leader_better": plan.prob_leader_better,
+        "reason": plan.reason,
+        "draws": plan.draws,
+        "max_trials": plan.max_trials,
+        "seed": args.seed,
     }
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
+        return 0
+    print(
+        f"{leader} leads {other}: z = {plan.z_now:.3f} with N = {plan.n_now}; "
+        f"P({leader} better) = {plan.prob_leader_better:.3f}."
+    )
+    if plan.extra_trials == 0:
+        print(f"already separated at z >= {plan.z_target}.")
     elif plan.n_required is None:
-        print(f"z = {plan.z_now:.3f} now; the means are equal, no number of trials separates them.")
+        print(f"no plan reaches assurance {plan.assurance_target}: {plan.reason}")
     else:
         print(
-            f"{args.model_a} vs {args.model_b}: z = {plan.z_now:.3f} with N = {plan.n_now}; "
-            f"z >= {args.z} needs about N = {plan.n_required} trials per question "
-            f"({plan.extra_trials} more), assuming the observed proportions persist."
+            f"z >= {plan.z_target} in {leader}'s favour with probability "
+            f"{plan.assurance_at_required:.3f} (target {plan.assurance_target}, posterior "
+            f"predictive, {plan.draws} simulations) needs N = {plan.n_required} trials per "
+            f"question ({plan.extra_trials} more)."
         )
     return 0
 
@@ -675,29 +715,68 @@ def _cmd_coverage(args: argparse.Namespace) -> int:
 
 
 def _cmd_elicit(args: argparse.Namespace) -> int:
+    import warnings
+
     from bayes_eval.validation import elicitation
 
-    if args.categories:
-        try:
-            rows = [[float(x) for x in part.split(":")] for part in args.categories.split(",")]
-        except ValueError as exc:
-            raise ValueError(
-                "--categories expects lo:hi pairs, e.g. 0.1:0.4,0.1:0.3,0.4:0.7"
-            ) from exc
-        prior = elicitation.elicit_dirichlet(rows, args.prob)
-    else:
-        if args.lo is None or args.hi is None:
-            raise ValueError("elicit needs --lo and --hi (accuracy interval) or --categories.")
-        prior = elicitation.elicit_beta(args.lo, args.hi, args.prob)
-    w = _weights(args.weights)
-    out = {
-        "prior": prior.as_dict(),
-        "prior_predictive": elicitation.prior_predictive(
-            prior, w, n_questions=args.questions or 30, seed=args.seed
-        ),
-    }
+    level = args.level or "benchmark"
+    names: list[str] = []
     if args.file:
         R, names = _binary_or_categorical(args.file, args.format)
+    # M: --questions, else the results file's, else 30
+    n_q = args.questions or (R.shape[1] if args.file else 30)
+    w = _weights(args.weights)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", elicitation.ElicitationWarning)
+        if args.categories:
+            if level == "benchmark":
+                raise ValueError(
+                    "--categories states the category shares of every single question; "
+                    "benchmark-level rubric statements are not supported: pass --level question."
+                )
+            try:
+                rows = [[float(x) for x in part.split(":")] for part in args.categories.split(",")]
+            except ValueError as exc:
+                raise ValueError(
+                    "--categories expects lo:hi pairs, e.g. 0.1:0.4,0.1:0.3,0.4:0.7"
+                ) from exc
+            prior = elicitation.elicit_dirichlet(rows, args.prob, level=level, n_questions=n_q, w=w)
+        else:
+            if args.lo is None or args.hi is None:
+                raise ValueError("elicit needs --lo and --hi (accuracy interval) or --categories.")
+            prior = elicitation.elicit_beta(
+                args.lo, args.hi, args.prob, level=level, n_questions=n_q, seed=args.seed
+            )
+    mismatch = [
+        str(c.message).replace("level='benchmark'", "--level benchmark")
+        for c in caught
+        if c.category is elicitation.ElicitationWarning
+    ]
+    for c in caught:
+        if c.category is not elicitation.ElicitationWarning:
+            warnings.showwarning(c.message, c.category, c.filename, c.lineno)
+    if args.level is None:
+        note = (
+            "level: benchmark (default): the statement is read as a prior on the model's "
+            "accuracy over the benchmark (pi-bar); --level question applies it to every "
+            "single question instead."
+        )
+    elif level == "benchmark":
+        note = "level: benchmark: the statement is a prior on the model's benchmark accuracy."
+    else:
+        note = "level: question: the statement holds for every single question, independently."
+    pred = elicitation.prior_predictive(prior, w, n_questions=n_q, seed=args.seed)
+    out = {
+        "level": level,
+        "n_questions": n_q,
+        "stated": prior.stated.tolist(),
+        "implied_pi_bar": prior.implied.tolist(),
+        "width_ratio": prior.width_ratio,
+        "warning": mismatch[0] if mismatch else None,
+        "prior": prior.as_dict(),
+        "prior_predictive": pred,
+    }
+    if args.file:
         ds = elicitation.sensitivity(R, prior, w, models=names)
         out["sensitivity"] = {
             m: {
@@ -706,7 +785,50 @@ def _cmd_elicit(args: argparse.Namespace) -> int:
             }
             for m in names
         }
-    print(json.dumps(out, indent=2, default=_json_default))
+    if args.json:
+        for msg in ([note] if args.level is None else []) + [f"warning: {m}" for m in mismatch]:
+            print(msg, file=sys.stderr)
+        print(json.dumps(out, indent=2, default=_json_default))
+        return 0
+    print(note)
+    if prior.level == "benchmark":
+        b, a = prior.hyper_alpha
+        print(
+            f"prior: benchmark mean accuracy m ~ Beta({a:.3f}, {b:.3f}); each question "
+            f"Beta(s m, s (1 - m)) with s = {prior.concentration:g} (depth D = {prior.depth:.2f})"
+        )
+    else:
+        alpha = ", ".join(f"{x:.3f}" for x in prior.alpha)
+        print(f"prior: every question Dir({alpha}) (depth D = {prior.depth:.2f} trials)")
+    pct = f"{prior.prob:.0%}"
+    lo, hi = prior.stated
+    what = "interval of one question's score" if args.categories else "interval"
+    print(f"stated {pct} {what}: [{lo:.3f}, {hi:.3f}]")
+    lo, hi = prior.implied
+    print(
+        f"implied {pct} interval of pi-bar for M = {n_q} questions: [{lo:.3f}, {hi:.3f}] "
+        f"(width ratio {prior.width_ratio:.3f}; {prior.implied_method})"
+    )
+    for msg in mismatch:
+        print(f"warning: {msg}")
+    qs = pred["pi_bar_quantiles"]
+    print(
+        f"prior predictive of pi-bar: mean {pred['pi_bar_mean']}, sd {pred['pi_bar_sd']}, "
+        f"95% [{qs['0.025']}, {qs['0.975']}]"
+    )
+    if names:
+        print()
+        _print_table(
+            ["model", "uniform", "elicited"],
+            [
+                [m]
+                + [
+                    "{mu:.4f} ± {sigma:.4f} (#{rank})".format(**out["sensitivity"][m][p])
+                    for p in ("uniform", "elicited")
+                ]
+                for m in names
+            ],
+        )
     return 0
 
 
@@ -1236,6 +1358,20 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--prior", help="prior runs R0 in the same format (same models and questions)")
     r.add_argument("--confidence", type=float, default=0.95, help="credibility level (0.95)")
     r.add_argument("--interval", choices=["normal", "exact"], default="normal")
+    r.add_argument(
+        "--prior-kind",
+        choices=["empirical", "empirical-plugin", "uniform", "jeffreys"],
+        default="empirical",
+        help="per-question prior: learned from the questions and integrated over its "
+        "uncertainty (empirical, default: calibrated on real benchmarks), learned and plugged "
+        "in, or the paper's uniform Dirichlet (reproduces Hariri et al.), or Jeffreys",
+    )
+    r.add_argument(
+        "--pool",
+        choices=["model", "benchmark"],
+        default="model",
+        help="learned prior: one per model (default) or one for all models",
+    )
     r.add_argument("--format", choices=_FORMATS, help="log format (default: auto-detected)")
     r.add_argument("--schema", help="built-in rubric schema (see `bayes-eval schemas`)")
     r.add_argument("--schema-file", help="user-defined rubric schema (TOML)")
@@ -1258,11 +1394,20 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--json", action="store_true")
     sc.set_defaults(func=_cmd_schemas)
 
-    p = sub.add_parser("plan", help="trials needed to separate two models (App. D)")
+    p = sub.add_parser("plan", help="trials needed to separate two models with assurance (App. D)")
     p.add_argument("file")
     p.add_argument("model_a")
     p.add_argument("model_b")
     p.add_argument("--z", type=float, default=1.645, help="target z (1.645 = 95%% confidence)")
+    p.add_argument(
+        "--assurance",
+        type=float,
+        default=0.8,
+        help="target probability of reaching z (posterior predictive); default 0.8",
+    )
+    p.add_argument("--draws", type=int, default=2000, help="Monte Carlo simulations")
+    p.add_argument("--max-trials", type=int, default=10_000, help="largest N per question")
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--weights")
     p.add_argument("--format", choices=_FORMATS)
     p.add_argument("--json", action="store_true")
@@ -1321,7 +1466,15 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--lo", type=float, help="elicit: lower end of the accuracy interval")
     v.add_argument("--hi", type=float, help="elicit: upper end of the accuracy interval")
     v.add_argument("--prob", type=float, default=0.9, help="elicit: probability of the interval")
-    v.add_argument("--categories", help="elicit: per-category lo:hi pairs for a rubric")
+    v.add_argument(
+        "--level",
+        choices=["benchmark", "question"],
+        help="elicit: the statement is about the model's accuracy on the benchmark (default) "
+        "or about every single question",
+    )
+    v.add_argument(
+        "--categories", help="elicit: per-category lo:hi pairs for a rubric (--level question)"
+    )
     v.add_argument("--weights", help="elicit: rubric weights")
     v.add_argument(
         "--questions",

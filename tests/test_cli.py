@@ -55,12 +55,15 @@ def test_rank_json_matches_library(table, capsys, kind):
         assert by_model[name]["mu"] == pytest.approx(mu[i], abs=1e-12)
         assert by_model[name]["hi"] == pytest.approx(hi[i], abs=1e-12)
         assert by_model[name]["prior"] == out["prior"]
-    assert out["prior"] == {
-        None: "empirical (per model, integrated)",
-        "uniform": "uniform",
-        "jeffreys": "jeffreys",
-        "empirical-plugin": "empirical (per model, plug-in)",
-    }[kind]
+    assert (
+        out["prior"]
+        == {
+            None: "empirical (per model, integrated)",
+            "uniform": "uniform",
+            "jeffreys": "jeffreys",
+            "empirical-plugin": "empirical (per model, plug-in)",
+        }[kind]
+    )
     assert out["missing_trials"] == 0
 
 
@@ -80,6 +83,8 @@ def test_rank_text_plot_prior_and_exact(table, tmp_path, capsys, rng):
             str(prior),
             "--interval",
             "exact",
+            "--prior-kind",
+            "jeffreys",  # rubric + learned prior + exact: ~10 s per model
             "--confidence",
             "0.9",
             "--plot",
