@@ -414,7 +414,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     names = [f"LLM{i + 1}" for i in range(len(PAPER_PI_BAR))]
     p = mimic_probabilities(n_questions=args.questions, seed=args.seed)
     R = simulate_results(p, args.trials, seed=args.seed + 1)
-    table = rank_table(results_array(R, models=names), confidence=0.95)
+    # the paper's Table 1 uses its uniform prior
+    table = rank_table(results_array(R, models=names), confidence=0.95, prior="uniform")
     gold = rank(np.asarray(PAPER_PI_BAR), method="dense")
     tau = kendalltau(-np.asarray(PAPER_PI_BAR), -table["mu"].values).statistic
     plan = trials_to_separate(R[9], R[8], z_target=1.645)
@@ -470,7 +471,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(
         f"MathArena AIME 2025 I leaderboard (shipped dataset matharena_aime25_i): "
         f"{arena.sizes['model']} models, {arena.sizes['question']} questions, "
-        f"{arena.sizes['trial']} runs each; Bayes@4 with 95% credible intervals."
+        f"{arena.sizes['trial']} runs each; Bayes@4 with 95% credible intervals; prior: "
+        f"{board.attrs['prior']} (--prior-kind uniform in `bayes-eval rank` gives the paper's)."
     )
     _print_table(
         ["model", "Bayes@4", "sigma", "95% CI", "rank w/ CI", "rank range", "USD/run"],
@@ -517,13 +519,16 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         rows,
     )
     print(f"Kendall tau_b(Bayes@{n}, gold standard) = {tau:.4f}")
+    pair = "LLM10 vs LLM9" if plan.leader == "a" else "LLM9 vs LLM10"
     if plan.extra_trials == 0:
-        print(f"LLM10 vs LLM9: z = {plan.z_now:.2f} at N = {n}, already separated at z >= 1.645.")
+        print(f"{pair}: z = {plan.z_now:.2f} at N = {n}, already separated at z >= 1.645.")
     elif plan.n_required is not None:
         print(
-            f"LLM10 vs LLM9: z = {plan.z_now:.2f} at N = {n}; z >= 1.645 needs about "
-            f"N = {plan.n_required} (App. D reports about 199 in the paper's simulation)."
+            f"{pair}: z = {plan.z_now:.2f} at N = {n}; z >= 1.645 with 80% assurance needs "
+            f"N = {plan.n_required} (App. D's plug-in projection reports about 199)."
         )
+    else:
+        print(f"{pair}: z = {plan.z_now:.2f} at N = {n}; no plan: {plan.reason}.")
     if args.plot:
         print(f"forest plots written to {args.plot} (leaderboard) and {coin_plot} (mimics)")
     print(f"time: {elapsed:.3f} s")
