@@ -27,6 +27,7 @@ def compare_schemata(
     *,
     present: np.ndarray | None = None,
     confidence: float = 0.95,
+    prior: str = "empirical",
 ) -> xr.Dataset:
     """Bayes@N and ranks of every model under each schema.
 
@@ -40,6 +41,9 @@ def compare_schemata(
         Which attempts exist (default: where some required signal is not NaN).
     confidence : float
         Credibility level of the CI-aware rank (``z`` threshold ``Phi^{-1}(confidence)``).
+    prior : str
+        Per-question prior (see :func:`bayes_eval.bayes`); default the learned one, as
+        :func:`bayes_eval.xr.rank_table`; ``"uniform"`` is the paper's.
 
     Returns
     -------
@@ -61,7 +65,9 @@ def compare_schemata(
                 skipped[schema.name] = str(exc)
                 continue
             raise
-        table = bxr.rank_table(cats.R, cats.weights, confidence=confidence, skipna=True)
+        table = bxr.rank_table(
+            cats.R, cats.weights, confidence=confidence, prior=prior, skipna=True
+        )
         rows.append(table[["mu", "sigma", "rank", "rank_ci"]])
         names.append(schema.name)
         thresholds[schema.name] = cats.thresholds

@@ -514,7 +514,8 @@ def test_cli_rank_with_schema_and_schema_file(tmp_path, capsys):
         'name = "binary"\nweights = [0, 0, 1]\n[[categories]]\nwhen = "wrong"\n'
         '[[categories]]\nwhen = "correct"\n'
     )
-    assert main(["rank", str(path), "--schema-file", str(spec), "--json"]) == 0
+    cmd = ["rank", str(path), "--schema-file", str(spec), "--json", "--prior-kind", "uniform"]
+    assert main(cmd) == 0
     out = json.loads(capsys.readouterr().out)
     direct = pd.DataFrame(rows).groupby(["model", "question"])["is_correct"].sum().unstack()
     mu = ((direct + 1) / 9).mean(axis=1)  # Dirichlet(1,1,1) + counts over 3 categories, N = 6

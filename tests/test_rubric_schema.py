@@ -422,7 +422,7 @@ def test_compare_schemata_matches_per_schema_bayes(tmp_path):
     assert "Verifier-Only" in table.attrs["skipped"]
     for key in ("format_aware", "conf_wrong_penalty"):
         cats = categorize(ds, key)
-        direct = bxr.bayes(cats.R, cats.weights, skipna=True)
+        direct = bxr.bayes(cats.R, cats.weights, prior="empirical", skipna=True)
         name = get_schema(key).name
         np.testing.assert_allclose(table["mu"].sel(schema=name), direct["mu"], rtol=1e-13)
         np.testing.assert_allclose(table["sigma"].sel(schema=name), direct["sigma"], rtol=1e-13)
