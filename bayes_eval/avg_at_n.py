@@ -1,10 +1,33 @@
-r"""avg@N with the Bayesian uncertainty of seed 000, Appendix B (eqs. 16-20).
+r"""avg@N: the naive weighted average, with an interval for the quantity it estimates.
 
-Under a prior without ``R0`` (uniform in the paper,
-:math:`\nu_{\alpha k} = \alpha_{0k} + n_{\alpha k}`)
-the Bayes@N mean is an increasing affine map of the naive weighted average,
-:math:`\mu = A + \frac{N}{T}a` (eq. 19), so the two give the same ranking (§2.6), and the
-posterior sd of pi-bar carried to the avg scale is :math:`\sigma_a = \frac{T}{N}\sigma` (eq. 20).
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+Appendix B (eqs. 16-20). The average of the observed scores is
+
+.. math:: a = \frac{1}{MN}\sum_{\alpha, i} w_{R_{\alpha i}}
+          = \frac1M\sum_\alpha \sum_j w_j \frac{n_{\alpha j}}{N}   \qquad\text{(eq. 18)}
+
+and it estimates :math:`\bar\pi = \frac1M\sum_\alpha w\cdot\pi_\alpha`, the same quantity as
+Bayes@N. Under a prior without ``R0`` (:math:`\nu_{\alpha k} = \alpha_{0k} + n_{\alpha k}`) the
+Bayes@N posterior mean is an increasing affine map of it, :math:`\mu = A + \frac{N}{T}a`
+(eq. 19), so the two rank models identically (§2.6), and the paper carries the posterior sd
+to the scale of the average as :math:`\sigma_a = \frac{T}{N}\sigma` (eq. 20).
+
+**What the interval of** :func:`avg_ci` **is about.** :math:`\sigma_a` is the sd of the
+*latent* quantity :math:`\frac1M\sum_\alpha \frac{T_\alpha}{N_\alpha}\big(w\cdot\pi_\alpha -
+\sum_j \alpha_{0j}w_j/T_\alpha\big)`, whose posterior mean is ``a``; it is not an interval
+for :math:`\bar\pi`. For M = N = 1 and a correct answer, :math:`a \mp z\sigma_a` is
+[-0.39, 2.39]: the latent quantity ranges over [-1, 2]. Over questions drawn from the prior
+it covers :math:`\bar\pi` far more often than stated (0.999 for a 95% interval in the
+audit, at about three times the width of :func:`bayes_eval.bayes_ci`), because
+:math:`T/N > 1` inflates it.
+
+Decision: :func:`avg_ci` returns the avg@N point estimate ``a`` (eq. 18, unchanged) with the
+posterior sd and a credible interval of :math:`\bar\pi` itself under the stated prior: the
+posterior of :func:`bayes_eval.bayes_ci` (``prior=``, ``pool=``, ``interval=`` as there). The
+interval is then about the quantity users mean, lies within :math:`[\min w, \max w]`, and
+covers :math:`\bar\pi` at the stated rate when the prior is right (tested by simulation).
+The paper's latent interval (scorio 0.2.3's ``avg_ci``, kept for parity) is
+``scale="latent"``.
 
 With missing trials each question has its own map:
 :math:`a_\alpha = \sum_j w_j n_{\alpha j}/N_\alpha`
@@ -19,18 +42,58 @@ which reduces to eq. 20 when every question has N trials.
 
 from __future__ import annotations
 
+from typing import Literal, NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bayes_eval.bayes_at_n import Estimate, Interval, _out, dirichlet_posterior
+from bayes_eval.bayes_at_n import (
+    DirichletPosterior,
+    Estimate,
+    Interval,
+    _out,
+    bayes_ci,
+    dirichlet_posterior,
+    posterior,
+)
 from bayes_eval.credible_interval import clip_interval, normal_interval
-from bayes_eval.inputs import check_bounds, check_confidence
+from bayes_eval.inputs import check_bounds, check_confidence, tally
+from bayes_eval.priors import Pool, PriorSpec
 
-__all__ = ["avg", "avg_ci"]
+__all__ = ["AvgCIResult", "AvgResult", "avg", "avg_ci"]
+
+Scale = Literal["pi_bar", "latent"]
 
 
-def _avg_moments(R, w, alpha0, mask):
-    post = dirichlet_posterior(R, w, None, alpha0=alpha0, mask=mask)
+class AvgResult(NamedTuple):
+    """avg@N and the paper's sd on the average's scale; unpacks as ``a, sigma_a``."""
+
+    a: Estimate
+    sigma_a: Estimate
+
+
+class AvgCIResult(NamedTuple):
+    """avg@N with an interval; unpacks as ``a, sigma, lo, hi`` (scorio's order).
+
+    Attributes
+    ----------
+    a : float or ndarray
+        The avg@N estimate (eq. 18), whatever the scale.
+    sigma : float or ndarray
+        ``scale="pi_bar"``: the posterior sd of pi-bar. ``scale="latent"``: eq. 20's
+        :math:`\\sigma_a`.
+    lo, hi : float or ndarray
+        Credible interval of pi-bar, or of the latent quantity.
+    """
+
+    a: Estimate
+    sigma: Estimate
+    lo: Estimate
+    hi: Estimate
+
+
+def _latent_moments(post: DirichletPosterior):
+    """``a``, :math:`\\sigma_a` and the per-question factor :math:`T_\\alpha / N_\\alpha`."""
     n = post.tally.n_trials.astype(float)
     d = post.w - post.w[0]
     m = n.shape[-1]
@@ -38,7 +101,7 @@ def _avg_moments(R, w, alpha0, mask):
     _, var = post.question_moments()
     factor = post.total / n
     sigma = np.sqrt((factor**2 * var).sum(axis=-1)) / m
-    return post, a, sigma, factor
+    return a, sigma, factor
 
 
 def avg(
@@ -47,8 +110,8 @@ def avg(
     *,
     alpha0: ArrayLike = 1.0,
     mask: ArrayLike | None = None,
-) -> tuple[Estimate, Estimate]:
-    r"""Weighted average avg@N and its Bayesian standard deviation (seed 000, App. B).
+) -> AvgResult:
+    r"""Weighted average avg@N and the paper's sd on its scale (Hariri et al., App. B).
 
     Parameters
     ----------
@@ -57,15 +120,17 @@ def avg(
     w : array_like, optional
         Rubric weights; ``None`` for binary results.
     alpha0 : float or array_like, keyword-only
-        Dirichlet prior concentration used for the uncertainty (1: the paper's uniform prior).
+        Dirichlet prior concentration used for the sd (1: the paper's uniform prior).
     mask : array_like of bool, keyword-only
         ``True`` where a trial is missing; each question is then averaged over its own trials.
 
     Returns
     -------
-    a, sigma_a : float, or ndarrays of shape ``(L,)``
-        :math:`a = \frac{1}{MN}\sum_{\alpha,j} w_j n_{\alpha j}` (eq. 18) and
-        :math:`\sigma_a = \frac{T}{N}\sigma` (eq. 20).
+    AvgResult
+        ``(a, sigma_a)``: :math:`a = \frac{1}{MN}\sum_{\alpha,j} w_j n_{\alpha j}` (eq. 18) and
+        :math:`\sigma_a = \frac{T}{N}\sigma` (eq. 20), the sd of the latent quantity of the
+        module docstring (not of pi-bar: see :func:`avg_ci`). Floats, or arrays of shape
+        ``(L,)``.
 
     Examples
     --------
@@ -74,8 +139,9 @@ def avg(
     >>> round(a, 6), round(s, 6)
     (0.7, 0.165831)
     """
-    _, a, sigma, _ = _avg_moments(R, w, alpha0, mask)
-    return _out(a), _out(sigma)
+    post = dirichlet_posterior(R, w, None, alpha0=alpha0, mask=mask)
+    a, sigma, _ = _latent_moments(post)
+    return AvgResult(_out(a), _out(sigma))
 
 
 def avg_ci(
@@ -85,33 +151,100 @@ def avg_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = None,
     interval: Interval = "normal",
-    alpha0: ArrayLike = 1.0,
+    scale: Scale = "pi_bar",
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
-) -> tuple[Estimate, Estimate, Estimate, Estimate]:
-    r"""avg@N with a credible interval on the average's scale.
+) -> AvgCIResult:
+    r"""avg@N with a credible interval for pi-bar (default) or for the paper's latent quantity.
 
-    ``interval="normal"``: :math:`a \mp z\sigma_a` as scorio. ``interval="exact"``: the
-    equal-tailed interval of the exact posterior of
-    :math:`\frac1M\sum_\alpha (T_\alpha/N_\alpha)
-    (w\cdot\pi_\alpha - \sum_j\alpha_{0j}w_j/T_\alpha)`,
-    the latent quantity whose posterior mean is ``a``.
+    ``scale="pi_bar"`` (default): ``a`` (eq. 18) with the posterior sd and the credible
+    interval of :math:`\bar\pi = \frac1M\sum_\alpha w\cdot\pi_\alpha` under ``prior``, exactly
+    those of :func:`bayes_eval.bayes_ci` (``interval="normal"``: :math:`\mu \mp z\sigma`;
+    ``"exact"``: equal-tailed quantiles of the exact posterior), always clipped into
+    :math:`[\min_j w_j, \max_j w_j]`, the range of :math:`\bar\pi`. The interval is centred
+    on the posterior mean :math:`\mu = A + \frac{N}{T}a` (eq. 19), not on ``a``: with few
+    trials per question the prior pulls :math:`\mu` toward the middle and ``a`` may lie
+    outside the interval (M = N = 1, one correct answer: ``a = 1``, 95% interval
+    [0.205, 1] normal or [0.158, 0.987] exact).
+
+    ``scale="latent"``: the interval of Hariri et al., App. B eq. 20 and of scorio 0.2.3's
+    ``avg_ci``: :math:`a \mp z\sigma_a` (``"normal"``) or the exact equal-tailed interval
+    of the latent quantity
+    :math:`\frac1M\sum_\alpha (T_\alpha/N_\alpha)(w\cdot\pi_\alpha -
+    \sum_j\alpha_{0j}w_j/T_\alpha)` (``"exact"``), whose posterior mean is ``a``. It is *not*
+    an interval for :math:`\bar\pi` (it ranges over :math:`[-1, 2]` for M = N = 1, binary;
+    module docstring) and needs a fixed prior.
+
+    Parameters
+    ----------
+    R, w
+        As in :func:`bayes_eval.bayes`.
+    confidence : float, keyword-only
+        Credibility level in ``(0, 1)``.
+    bounds : (float, float), optional, keyword-only
+        Clip both endpoints into ``[lo, hi]`` (default: none beyond the range of pi-bar).
+    interval : {"normal", "exact"}, keyword-only
+    scale : {"pi_bar", "latent"}, keyword-only
+    prior, pool, alpha0
+        As in :func:`bayes_eval.bayes_ci` (``alpha0`` is the older name of a fixed prior).
+    mask : array_like of bool, keyword-only
+        ``True`` where a trial is missing; each question is then averaged over its own trials.
 
     Returns
     -------
-    a, sigma_a, lo, hi : float, or ndarrays of shape ``(L,)``
+    AvgCIResult
+        ``(a, sigma, lo, hi)``: floats, or arrays of shape ``(L,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1]])
+    >>> [round(x, 3) for x in avg_ci(R)]
+    [1.0, 0.236, 0.205, 1.0]
+    >>> [round(x, 3) for x in avg_ci(R, scale="latent")]
+    [1.0, 0.707, -0.386, 2.386]
     """
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    post, a, sigma, factor = _avg_moments(R, w, alpha0, mask)
+    if interval not in ("normal", "exact"):
+        raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
+    if scale not in ("pi_bar", "latent"):
+        raise ValueError(f"scale is {scale!r}; expected 'pi_bar' or 'latent'.")
+    if pool not in ("model", "benchmark"):
+        raise ValueError(f"pool is {pool!r}; expected 'model' or 'benchmark'.")
+    if scale == "pi_bar":
+        res = bayes_ci(
+            R,
+            w,
+            confidence=confidence,
+            interval=interval,
+            prior=prior,
+            pool=pool,
+            alpha0=alpha0,
+            mask=mask,
+        )
+        t, weights = tally(R, w, mask=mask)
+        d = weights - weights[0]
+        a = weights[0] + ((t.counts @ d) / t.n_trials).mean(axis=-1)  # eq. 18
+        lo, hi = clip_interval(res.lo, res.hi, (float(weights.min()), float(weights.max())))
+        lo, hi = clip_interval(lo, hi, bounds)
+        return AvgCIResult(_out(a), res.sigma, _out(lo), _out(hi))
+    post = posterior(R, w, None, prior=prior, pool=pool, alpha0=alpha0, mask=mask)
+    if not isinstance(post, DirichletPosterior):
+        raise ValueError(
+            f"scale='latent' needs a fixed prior (the latent quantity is defined through it); "
+            f"prior={prior!r} is learned: use scale='pi_bar'."
+        )
+    a, sigma, factor = _latent_moments(post)
     if interval == "normal":
         lo, hi = normal_interval(a, sigma, confidence, bounds)
-    elif interval == "exact":
-        prior_mass = (post.nu - post.tally.counts) @ post.w  # sum_j alpha0_j w_j per question
-        shift = -prior_mass / post.tally.n_trials
+    else:
         from bayes_eval.exact_posterior import exact_interval
 
+        prior_mass = (post.nu - post.tally.counts) @ post.w  # sum_j alpha0_j w_j per question
+        shift = -prior_mass / post.tally.n_trials
         lo, hi = exact_interval(post.nu, post.w, confidence, scale=factor, shift=shift)
         lo, hi = clip_interval(lo, hi, bounds)
-    else:
-        raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
-    return _out(a), _out(sigma), _out(lo), _out(hi)
+    return AvgCIResult(_out(a), _out(sigma), _out(lo), _out(hi))
