@@ -217,10 +217,14 @@ def avg_ci(
     confidence: float = 0.95,
     bounds=None,
     interval: str = "normal",
-    alpha0=1.0,
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    scale: str = "pi_bar",
+    alpha0=None,
     skipna: bool = False,
 ) -> xr.Dataset:
-    """avg@N ``a``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.avg_ci`)."""
+    """avg@N ``a`` with ``sigma``, ``lo``, ``hi`` per model: the posterior of pi-bar, or the
+    paper's latent scale with ``scale="latent"`` (see :func:`bayes_eval.avg_ci`)."""
     R, values, mask = _unpack(R, skipna)
     out = _avg.avg_ci(
         values,
@@ -228,10 +232,13 @@ def avg_ci(
         confidence=confidence,
         bounds=bounds,
         interval=interval,
+        prior=prior,
+        pool=pool,
+        scale=scale,
         alpha0=alpha0,
         mask=mask,
     )
-    attrs = {"estimator": "avg@N", "confidence": confidence, "interval": interval}
+    attrs = {"estimator": "avg@N", "confidence": confidence, "interval": interval, "scale": scale}
     return _dataset(R, ("a", "sigma", "lo", "hi"), out, attrs)
 
 
@@ -251,12 +258,17 @@ def pass_family_ci(
     tau: float | None = None,
     confidence: float = 0.95,
     bounds=(0.0, 1.0),
-    alpha0: float = 1.0,
-    beta0: float = 1.0,
+    interval: str = "normal",
+    prior: PriorSpec = "uniform",
+    pool: Pool = "model",
+    alpha0: float | None = None,
+    beta0: float | None = None,
     skipna: bool = False,
 ) -> xr.Dataset:
-    """A Pass family metric for one or several ``k``: variables ``estimate`` (unbiased point
-    estimate), ``mu``, ``sigma``, ``lo``, ``hi`` over ``(model, k)``.
+    """A Pass family metric for one or several ``k``: variables ``estimate`` (the unbiased
+    point estimate from the trials), ``posterior_mean`` (the posterior mean of the latent
+    metric under ``prior``: a different quantity, see :mod:`bayes_eval.pass_family`),
+    ``sigma``, ``lo``, ``hi`` over ``(model, k)``.
 
     ``metric`` is one of ``pass_at_k``, ``pass_hat_k``, ``g_pass_at_k_tau`` (needs ``tau``),
     ``mg_pass_at_k``.
@@ -269,7 +281,7 @@ def pass_family_ci(
         raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
     R, values, mask = _unpack(R, skipna)
     ks = np.atleast_1d(k)
-    cols = {"estimate": [], "mu": [], "sigma": [], "lo": [], "hi": []}
+    cols = {"estimate": [], "posterior_mean": [], "sigma": [], "lo": [], "hi": []}
     for kk in ks:
         kk = int(kk)
         cols["estimate"].append(point_fn(values, kk, *extra, mask=mask))
@@ -279,16 +291,24 @@ def pass_family_ci(
             *extra,
             confidence=confidence,
             bounds=bounds,
+            interval=interval,
+            prior=prior,
+            pool=pool,
             alpha0=alpha0,
             beta0=beta0,
             mask=mask,
         )
-        for name, v in zip(("mu", "sigma", "lo", "hi"), out, strict=True):
+        for name, v in zip(("posterior_mean", "sigma", "lo", "hi"), out, strict=True):
             cols[name].append(v)
     dims = ("k", "model") if "model" in R.dims else ("k",)
     coords = {"k": ks, **_model_coords(R)}
     ds = xr.Dataset({n: (dims, np.asarray(v)) for n, v in cols.items()}, coords=coords)
-    ds.attrs = {"metric": metric, "confidence": confidence, **({"tau": tau} if tau else {})}
+    ds.attrs = {
+        "metric": metric,
+        "confidence": confidence,
+        "interval": interval,
+        **({"tau": tau} if tau else {}),
+    }
     return ds.transpose(*(("model", "k") if "model" in R.dims else ("k",)))
 
 

@@ -87,5 +87,6 @@ print(f"z now = {plan.z_now:.2f}; trials per question for z >= 1.645: {plan.n_re
 
 # %%
 ds = bxr.pass_family_ci(bxr.results_array(runs, models=list("ABCD")), [1, 2, 4, 8])
-print(ds["estimate"].to_pandas().round(3))
+print(ds["estimate"].to_pandas().round(3))  # unbiased estimates from the trials
+print(ds["posterior_mean"].to_pandas().round(3))  # posterior means under the uniform prior
 print(be.g_pass_at_k_tau_ci(runs[0], 4, 0.5))

@@ -38,7 +38,10 @@ def test_bayes_and_avg(scorio_cases):
             checked += 1
         _close(be.avg(R, w), c["avg"])
         for e in c["avg_ci"]:
-            _close(be.avg_ci(R, w, confidence=e["confidence"], bounds=e["bounds"]), e["out"])
+            _close(
+                be.avg_ci(R, w, confidence=e["confidence"], bounds=e["bounds"], scale="latent"),
+                e["out"],
+            )
             checked += 1
     assert checked > 100
 

@@ -77,7 +77,7 @@ def test_bayes_and_avg_agree(case, confidence, bnd):
         atol=TOL,
     )
     np.testing.assert_allclose(
-        be.avg_ci(R, w, confidence=confidence, bounds=bnd),
+        be.avg_ci(R, w, confidence=confidence, bounds=bnd, scale="latent"),  # scorio: eq. 20
         se.avg_ci(R, w, confidence=confidence, bounds=bnd),
         rtol=0,
         atol=TOL,

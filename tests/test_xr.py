@@ -55,9 +55,14 @@ def test_pass_family_over_k(rng):
     R = (rng.random((3, 10, 8)) < 0.6).astype(int)
     da = bxr.results_array(R, models=["x", "y", "z"])
     ds = bxr.pass_family_ci(da, [1, 2, 4], metric="g_pass_at_k_tau", tau=0.5)
-    assert ds["mu"].dims == ("model", "k")
+    assert ds["posterior_mean"].dims == ("model", "k")
     np.testing.assert_allclose(ds["estimate"].sel(k=4), be.g_pass_at_k_tau(R, 4, 0.5), atol=1e-14)
-    np.testing.assert_allclose(ds["mu"].sel(k=2), be.g_pass_at_k_tau_ci(R, 2, 0.5)[0], atol=1e-14)
+    ref = be.g_pass_at_k_tau_ci(R, 2, 0.5)
+    np.testing.assert_allclose(ds["posterior_mean"].sel(k=2), ref.posterior_mean, atol=1e-14)
+    # the learned prior and exact intervals pass through
+    emp = bxr.pass_family_ci(da, 2, metric="pass_at_k", prior="empirical", interval="exact")
+    ref = be.pass_at_k_ci(R, 2, prior="empirical", interval="exact")
+    np.testing.assert_allclose(emp["lo"].sel(k=2), ref.lo, atol=1e-14)
     with pytest.raises(ValueError, match="needs tau"):
         bxr.pass_family_ci(da, 2, metric="g_pass_at_k_tau")
 
@@ -71,3 +76,8 @@ def test_rank_table(labelled):
     assert ds.attrs["z_threshold"] == pytest.approx(1.6448536, abs=1e-6)
     ds_avg = bxr.avg_ci(da, [0, 0.5, 1])
     np.testing.assert_allclose(ds_avg["a"], be.avg(R, [0, 0.5, 1])[0], atol=1e-14)
+    # the interval is the posterior of pi-bar, within [min w, max w]
+    np.testing.assert_allclose(ds_avg["hi"], be.bayes_ci(R, [0, 0.5, 1]).hi, atol=1e-14)
+    # rank_table's default prior is the learned one, and it says so
+    assert ds.attrs["prior"] == "empirical (per model, integrated)"
+    assert (ds["prior_kappa"] > 0).all()
