@@ -336,7 +336,10 @@ def bayes_ci(
     ``z = Phi^{-1}(1/2 + confidence/2)`` (Hariri et al., "Don't Pass@k", §2.5).
     ``interval="exact"``: the equal-tailed interval of the exact posterior of pi-bar, the
     mean of M independent linear functionals of Dirichlet vectors, computed numerically by
-    :func:`bayes_eval.exact_posterior.exact_posterior` (for a learned prior, of the mixture
+    :func:`bayes_eval.exact_posterior.exact_posterior`: for alpha0 >= 0.05 (measured up to
+    M = 30 questions and N = 16 trials, binary or three-level rubrics) its endpoints are within
+    1e-4 posterior sd of the exact quantiles, the mass beyond each is (1 - confidence)/2
+    within 4e-6 at 95%, and they lie within [min w, max w] (for a learned prior, of the mixture
     of those posteriors over the hyperparameter nodes: milliseconds per model for binary
     data, about 0.25 s per node and model for rubrics, where the heaviest 48 nodes are used).
     Both are clipped into ``bounds`` when given (both endpoints, as scorio does).
