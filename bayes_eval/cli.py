@@ -38,14 +38,14 @@ def _weights(text: str | None):
 
 
 def _load(path: str, file_format: str | None) -> xr.DataArray:
-    from bayes_eval.eval_log import read_eval_log
+    from bayes_eval.logs import read_eval_log
 
     return read_eval_log(path, format=file_format).results()
 
 
 def _load_ranked(args: argparse.Namespace):
     """(R, w, R0, log summary, schema info) for ``rank``: logs of any format, optional schema."""
-    from bayes_eval.eval_log import check_all_answered, read_eval_log
+    from bayes_eval.logs import check_all_answered, read_eval_log
 
     options = {
         "model": args.model,
@@ -60,7 +60,7 @@ def _load_ranked(args: argparse.Namespace):
     if args.schema and args.schema_file:
         raise ValueError("give --schema or --schema-file, not both.")
     if args.schema or args.schema_file:
-        from bayes_eval.rubric_schema import get_schema, load_schema
+        from bayes_eval.rubrics.schema import get_schema, load_schema
 
         schema = load_schema(args.schema_file) if args.schema_file else get_schema(args.schema)
         cats = log.categorize(schema, weights=w)
@@ -144,7 +144,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     records = _table_records(table)
     name = args.file[0] if len(args.file) == 1 else f"{len(args.file)} files"
     if args.plot:
-        from bayes_eval.forest_plot import forest_plot
+        from bayes_eval.plotting.forest import forest_plot
 
         forest_plot(table, args.plot, title=f"Bayes@N leaderboard: {name}")
     if args.json:
@@ -249,7 +249,7 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def _cmd_schemas(args: argparse.Namespace) -> int:
-    from bayes_eval.rubric_schema import TABLE4_THRESHOLDS, describe_schemata
+    from bayes_eval.rubrics.schema import TABLE4_THRESHOLDS, describe_schemata
 
     if args.file:
         return _compare_schemata(args)
@@ -281,8 +281,8 @@ def _cmd_schemas(args: argparse.Namespace) -> int:
 
 
 def _compare_schemata(args: argparse.Namespace) -> int:
-    from bayes_eval.eval_log import read_eval_log
-    from bayes_eval.schema_comparison import compare_schemata, plot_schema_ranks
+    from bayes_eval.logs import read_eval_log
+    from bayes_eval.rubrics.comparison import compare_schemata, plot_schema_ranks
 
     log = read_eval_log(args.file, format=args.format)
     chosen = args.only.split(",") if args.only else None
@@ -440,7 +440,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if args.plot:
         from pathlib import Path
 
-        from bayes_eval.forest_plot import forest_plot
+        from bayes_eval.plotting.forest import forest_plot
 
         forest_plot(board, args.plot, title="MathArena AIME 2025 I: Bayes@4 (16 models)")
         plot = Path(args.plot)
@@ -924,7 +924,7 @@ def _cmd_adaptive(args: argparse.Namespace) -> int:
 
 
 def _adaptive_roots(args: argparse.Namespace) -> int:
-    from bayes_eval.gittins_index import posterior_variances, root_schedule, stage_setup
+    from bayes_eval.adaptive.gittins_index import posterior_variances, root_schedule, stage_setup
 
     if args.examples is not None:
         H, tau2, per_stage = stage_setup(args.examples, args.batch, granularity=args.granularity)
@@ -970,8 +970,8 @@ def _adaptive_roots(args: argparse.Namespace) -> int:
 def _adaptive_simulate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from bayes_eval import synthetic_bandit as sb
-    from bayes_eval.bandit_simulation import default_policies, plot_regret, simulate
+    from bayes_eval.adaptive import synthetic as sb
+    from bayes_eval.adaptive.simulation import default_policies, plot_regret, simulate
 
     if args.dataset in ("gsm8k", "piqa"):
         make = sb.gsm8k_like if args.dataset == "gsm8k" else sb.piqa_like
@@ -1061,8 +1061,8 @@ def _judge_datasets(args: argparse.Namespace):
     """[(label, JudgeData)] from a count table, the SummEval CSV or a per-question table."""
     import pandas as pd
 
-    from bayes_eval import judge_data as jd
     from bayes_eval.datasets import load, table_path
+    from bayes_eval.judges import data as jd
 
     path = table_path(args.file)
     try:
@@ -1122,7 +1122,7 @@ def _judge_datasets(args: argparse.Namespace):
 def _cmd_judges(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from bayes_eval import judge_baselines as jb
+    from bayes_eval.judges import baselines as jb
     from bayes_eval.models.judges import FitSettings, fit_judges
 
     datasets = _judge_datasets(args)
@@ -1268,7 +1268,7 @@ def _judge_sensitivity(args: argparse.Namespace, datasets) -> int:
 def _judge_plot(fit, data, plot: str, label: str, n: int) -> str:
     from pathlib import Path
 
-    from bayes_eval.judge_simplex import plot_simplex
+    from bayes_eval.judges.simplex import plot_simplex
 
     post = fit["posterior"].to_dataset()
     theta = post["theta"].mean(("chain", "draw")).values  # (J, M, L)

@@ -3,7 +3,7 @@
 1. Root table for ``H = 63`` on a ``2**14`` grid (per-batch program, N = 1000, B = 16):
    wall time of one uncached computation (target < 0.5 s).
 2. Per-decision overhead with 1500 arms: ``next`` + ``observe`` of
-   :mod:`bayes_eval.gittins_policy` in a loop, per decision (target < 50 microseconds); the
+   :mod:`bayes_eval.adaptive.gittins` in a loop, per decision (target < 50 microseconds); the
    example order is drawn by the harness, as in the paper's timing protocol (App. D.3).
 3. MMLU-like synthetic matrices (1500 arms x 100 examples, B = 4, per-cell program, unit
    cost): mean simple regret of Gittins-S (dataset prior), Gittins-G and UCB-E at 1%, 2%
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bayes_eval import gittins_policy as gp
-from bayes_eval.bandit_simulation import simulate
-from bayes_eval.gittins_index import _root_schedule_cached, root_schedule
-from bayes_eval.synthetic_bandit import mmlu_like
+from bayes_eval.adaptive import gittins as gp
+from bayes_eval.adaptive.gittins_index import _root_schedule_cached, root_schedule
+from bayes_eval.adaptive.simulation import simulate
+from bayes_eval.adaptive.synthetic import mmlu_like
 
 META = Path(__file__).resolve().parents[2] / "shared" / "data" / "bandit" / "mmlu_meta.json"
 

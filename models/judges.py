@@ -43,7 +43,7 @@ import pymc as pm
 import pytensor.tensor as pt
 import xarray as xr
 
-from bayes_eval.judge_data import JudgeData
+from bayes_eval.judges.data import JudgeData
 from bayes_eval.models.sampling import Diagnostics, diagnostics, warn_if_unconverged
 
 __all__ = [

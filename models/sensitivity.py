@@ -23,10 +23,10 @@ import xarray as xr
 from numpy.typing import ArrayLike
 
 from bayes_eval.bayes_at_n import DirichletPosterior
-from bayes_eval.figure_file import pyplot, save_png
 from bayes_eval.models.hierarchical import KAPPA_PRIOR, hierarchical_model
 from bayes_eval.models.model_data import model_data
 from bayes_eval.models.sampling import Sampler, sample
+from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking import rank
 
 __all__ = ["plot_prior_sensitivity", "prior_sensitivity"]

@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 
 from bayes_eval import xr as bxr
-from bayes_eval.eval_log import read_eval_log
-from bayes_eval.rubric_schema import SCHEMATA, load_schema
-from bayes_eval.schema_comparison import compare_schemata, plot_schema_ranks
+from bayes_eval.logs import read_eval_log
+from bayes_eval.rubrics.comparison import compare_schemata, plot_schema_ranks
+from bayes_eval.rubrics.schema import SCHEMATA, load_schema
 
 rng = np.random.default_rng(2026)
 

@@ -26,15 +26,15 @@
 # %%
 import numpy as np
 
-from bayes_eval import gittins_policy as gp
-from bayes_eval.bandit_simulation import plot_regret, simulate
-from bayes_eval.gittins_index import (
+from bayes_eval.adaptive import gittins as gp
+from bayes_eval.adaptive.gittins_index import (
     last_stage_root,
     posterior_variances,
     root_schedule,
     stage_setup,
 )
-from bayes_eval.synthetic_bandit import BanditDataset, logistic_matrix
+from bayes_eval.adaptive.simulation import plot_regret, simulate
+from bayes_eval.adaptive.synthetic import BanditDataset, logistic_matrix
 
 # %% [markdown]
 # ## 1. Root schedule

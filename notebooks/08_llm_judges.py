@@ -31,8 +31,8 @@
 # %%
 import numpy as np
 
-from bayes_eval import judge_baselines as jb
-from bayes_eval.judge_simplex import plot_simplex, two_level_identifiable, two_level_ranks
+from bayes_eval.judges import baselines as jb
+from bayes_eval.judges.simplex import plot_simplex, two_level_identifiable, two_level_ranks
 from bayes_eval.models.judges import FitSettings, fit_judges
 from bayes_eval.validation.judges_study import synthetic_judges
 

@@ -24,7 +24,7 @@ import xarray as xr
 from bayes_eval.bayes_at_n import bayes
 from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 from bayes_eval.convergence import DEFAULT_METHODS, stability
-from bayes_eval.figure_file import pyplot, save_png
+from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking import rank, rank_with_ci
 
 __all__ = ["plot", "run"]

@@ -24,7 +24,7 @@ from bayes_eval.convergence import (
     stability,
     tau_interval,
 )
-from bayes_eval.figure_file import pyplot, save_png
+from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking import rank
 
 __all__ = ["from_file", "plot", "run", "summary"]
@@ -33,7 +33,7 @@ __all__ = ["from_file", "plot", "run", "summary"]
 def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, list[str]]:
     """Binary, complete results ``(L, M, N)`` and model names from a long table, or from a
     shipped dataset written ``dataset:NAME`` whose trial order is recorded."""
-    from bayes_eval.long_table import read_long_table, to_results
+    from bayes_eval.logs.long_table_legacy import read_long_table, to_results
 
     if str(path).startswith("dataset:"):
         from bayes_eval import datasets

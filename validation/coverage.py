@@ -46,7 +46,7 @@ from scipy.special import ndtri
 from scipy.stats import beta as beta_dist
 
 from bayes_eval.bayes_at_n import DirichletPosterior
-from bayes_eval.figure_file import pyplot, save_png
+from bayes_eval.plotting.figure import pyplot, save_png
 
 __all__ = [
     "CoverageConfig",
@@ -161,11 +161,11 @@ def anchor_rates(anchors: list[str]) -> np.ndarray:
     """Per-question success rates (mean over trials) of real binary evaluations.
 
     ``anchors`` names shipped datasets (:func:`bayes_eval.datasets.list_datasets`) or result
-    files in any format :func:`bayes_eval.eval_log.read_eval_log` reads; every model of every
+    files in any format :func:`bayes_eval.logs.read_eval_log` reads; every model of every
     source contributes one rate per question.
     """
     from bayes_eval import datasets
-    from bayes_eval.eval_log import read_eval_log
+    from bayes_eval.logs import read_eval_log
 
     if not anchors:
         raise ValueError("anchors is empty; expected dataset names or result files.")

@@ -20,7 +20,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.biased_coin import mimic_probabilities, simulate_results
-from bayes_eval.figure_file import pyplot, save_png
+from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.sample_size import trials_to_separate
 
 __all__ = ["plot", "run", "summary"]

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval import judge_baselines as jb
-from bayes_eval.judge_data import (
+from bayes_eval.judges import baselines as jb
+from bayes_eval.judges.data import (
     JudgeData,
     from_count_table,
     from_scores,
@@ -121,7 +121,7 @@ def run_table1(
     """Table 1 rows for MT-Bench and SummEval (module docstring).
 
     ``mtbench`` is a count table in the layout of the shipped ``dataset:mtbench_judges``;
-    ``summeval_path`` a SummEval table (:func:`bayes_eval.judge_data.summeval_table`); both
+    ``summeval_path`` a SummEval table (:func:`bayes_eval.judges.data.summeval_table`); both
     default to the datasets shipped with the package.
     """
     from bayes_eval.models.judges import FitSettings, fit_judges
@@ -306,7 +306,7 @@ def summary(ds: xr.Dataset) -> dict:
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Grouped bars of Spearman and coverage per method."""
-    from bayes_eval.figure_file import pyplot, save_png
+    from bayes_eval.plotting.figure import pyplot, save_png
 
     plt = pyplot()
     if ds.attrs.get("study") == "judges-synthetic":

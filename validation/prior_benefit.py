@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval.figure_file import pyplot, save_png
+from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.rank_agreement import pair_signs
 
 __all__ = ["plot", "run", "summary"]

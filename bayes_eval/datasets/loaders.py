@@ -299,7 +299,7 @@ def load_mmlu_meta(folder: Path) -> xr.Dataset:
 
 
 def load_inspect_log(folder: Path) -> xr.Dataset:
-    from bayes_eval.eval_log import read_eval_log
+    from bayes_eval.logs import read_eval_log
 
     ds = read_eval_log(folder / "mmlu-summary-choices.eval").to_dataset()
     ds = ds.rename({"R": "results"})

@@ -45,7 +45,7 @@ class DatasetInfo:
         ``loader(folder: Path) -> xarray.Dataset``.
     log_file : str, optional
         For datasets shipped as an evaluation log: the file, read by
-        :func:`bayes_eval.eval_log.read_eval_log` when a command is given ``dataset:NAME``.
+        :func:`bayes_eval.logs.read_eval_log` when a command is given ``dataset:NAME``.
     table_file : str, optional
         For judge scores and bandit metadata: the table a command reads when given
         ``dataset:NAME`` (``bayes-eval judges``, ``bayes-eval adaptive simulate``).

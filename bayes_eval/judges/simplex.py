@@ -1,0 +1,172 @@
+"""The simplex view of judges and candidates (seed 004 §3-4): geometry and identifiability.
+
+A judge ``j`` with confusion matrix ``theta^(j)`` (rows ``theta_m``: the distribution of the
+assigned score when the true score is ``m``) is ``M`` *vertices* on the simplex of assigned
+scores; a candidate's assigned-score distribution ``gamma_k = sum_m pi_{k,m} theta_m`` is a
+point inside the polytope they span, and its barycentric coordinates are its prevalences
+``pi_k`` (areas of sub-triangles for ``M = 3``, Figure 4).
+
+Two-level scoring (Theorem 1). With ``M = 2``, ``gamma_{k,high} = theta_{1,high} +
+pi_{k,high} (theta_{2,high} - theta_{1,high})`` is increasing in ``pi_{k,high}`` whenever
+``theta_{2,high} > theta_{1,high}`` (Assumption 3), so the order of the candidates along the
+segment is their true order whatever the judge's accuracy: the ranking is identifiable from
+one judge under strong constancy (i), or from ``J >= 2`` judges and ``K >= 4`` candidates
+under moderate constancy (ii). With three or more levels no such guarantee exists
+(Theorem 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "assumption3_holds",
+    "barycentric_prevalence",
+    "plot_simplex",
+    "ternary_xy",
+    "two_level_identifiable",
+    "two_level_prevalence",
+    "two_level_ranks",
+]
+
+
+def assumption3_holds(theta: ArrayLike) -> NDArray[np.bool_]:
+    """Assumption 3 per judge: ``theta[m, lowest]`` non-increasing in ``m``.
+
+    ``theta`` is ``(M, L)`` or ``(J, M, L)``; returns one Boolean per judge.
+    """
+    t = np.asarray(theta, dtype=float)
+    if t.ndim == 2:
+        t = t[None]
+    return np.all(np.diff(t[:, :, 0], axis=1) <= 1e-12, axis=1)
+
+
+def two_level_identifiable(
+    *, n_judges: int, n_candidates: int, constancy: str, assumption3: bool
+) -> dict[str, object]:
+    """Which sufficient condition of Theorem 1 holds for 2-level scoring.
+
+    ``constancy`` is ``"strong"`` (Assumption 1: a judge's confusion matrix is the same for
+    all candidates) or ``"moderate"`` (Assumption 2: the same for all non-self candidates).
+    """
+    if constancy not in ("strong", "moderate"):
+        raise ValueError(f"constancy is {constancy!r}; expected 'strong' or 'moderate'.")
+    cond_i = assumption3 and constancy == "strong" and n_judges >= 1
+    cond_ii = assumption3 and n_judges >= 2 and n_candidates >= 4
+    if cond_i:
+        why = "Theorem 1 (i): a judge satisfying Assumptions 1 and 3 orders the candidates."
+    elif cond_ii:
+        why = "Theorem 1 (ii): K >= 4 candidates and J >= 2 judges under Assumptions 2 and 3."
+    elif not assumption3:
+        why = "Assumption 3 fails: an adversarial judge can flip the ranking (label flipping)."
+    else:
+        why = "moderate constancy needs J >= 2 judges and K >= 4 candidates (Theorem 1 (ii))."
+    return {
+        "identifiable": bool(cond_i or cond_ii),
+        "condition_i": bool(cond_i),
+        "condition_ii": bool(cond_ii),
+        "reason": why,
+    }
+
+
+def two_level_prevalence(gamma_high: ArrayLike, theta: ArrayLike) -> NDArray[np.float64]:
+    """``pi_{k,high}`` from ``gamma_{k,high}`` and a 2-level confusion matrix ``theta (2, 2)``:
+    ``(gamma_high - theta[0, 1]) / (theta[1, 1] - theta[0, 1])`` (position on the segment)."""
+    t = np.asarray(theta, dtype=float)
+    if t.shape != (2, 2):
+        raise ValueError(f"theta has shape {t.shape}; expected (2, 2).")
+    gap = t[1, 1] - t[0, 1]
+    if gap <= 0:
+        raise ValueError("theta violates Assumption 3 (theta[1, high] <= theta[0, high]).")
+    return (np.asarray(gamma_high, dtype=float) - t[0, 1]) / gap
+
+
+def two_level_ranks(gamma_high: ArrayLike) -> NDArray[np.int64]:
+    """Candidate ranks (1 = best) from the share of high scores a judge gives them: under
+    Theorem 1 this is the true ranking, without knowing the judge's confusion matrix."""
+    g = np.asarray(gamma_high, dtype=float)
+    return (1 + (g[None, :] > g[:, None]).sum(axis=1)).astype(np.int64)
+
+
+def barycentric_prevalence(gamma: ArrayLike, vertices: ArrayLike) -> NDArray[np.float64]:
+    """Prevalences ``pi`` with ``gamma = pi @ vertices`` (``vertices`` is ``(M, M)``, rows on the
+    simplex, linearly independent): the barycentric coordinates of ``gamma``."""
+    V = np.asarray(vertices, dtype=float)
+    g = np.atleast_2d(np.asarray(gamma, dtype=float))
+    if V.ndim != 2 or V.shape[0] != V.shape[1]:
+        raise ValueError(f"vertices has shape {V.shape}; expected (M, M).")
+    return np.linalg.solve(V.T, g.T).T
+
+
+def ternary_xy(p: ArrayLike) -> NDArray[np.float64]:
+    """2-D coordinates of points on the 2-simplex (corners (0, 0), (1, 0), (1/2, sqrt(3)/2))."""
+    p = np.asarray(p, dtype=float)
+    x = p[..., 1] + 0.5 * p[..., 2]
+    y = np.sqrt(3) / 2 * p[..., 2]
+    return np.stack([x, y], axis=-1)
+
+
+def plot_simplex(
+    theta: ArrayLike,
+    gamma: ArrayLike,
+    path: str | Path,
+    *,
+    candidates: Sequence[str],
+    judges: Sequence[str],
+    levels: Sequence[str] = ("low", "middle", "high"),
+    title: str | None = None,
+) -> Path:
+    """Ternary plot: per judge, its three vertices ``theta_m`` (posterior means) joined as a
+    triangle, and the candidates' points ``gamma_jk`` inside it (seed 004 Figures 2-4).
+
+    ``theta`` is ``(J, 3, 3)``, ``gamma`` ``(J, K, 3)``. For ``M = 5`` collapse the levels first
+    (:func:`bayes_eval.judges.data.collapse_levels`, e.g. {1, 2}, {3}, {4, 5}).
+    """
+    from bayes_eval.plotting.figure import pyplot, save_png
+
+    theta = np.asarray(theta, dtype=float)
+    gamma = np.asarray(gamma, dtype=float)
+    if theta.shape[1:] != (3, 3) or gamma.shape[-1] != 3:
+        raise ValueError("the ternary plot needs 3 levels: collapse the scale first.")
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 5.8))
+    corners = ternary_xy(np.eye(3))
+    ax.plot(*np.vstack([corners, corners[:1]]).T, color="0.3", lw=1)
+    for c, lab in zip(corners, levels, strict=True):
+        ax.annotate(
+            lab,
+            c,
+            xytext=(0, -12 if c[1] == 0 else 6),
+            textcoords="offset points",
+            ha="center",
+            fontsize=9,
+        )
+    markers = "os^Dv<>p"
+    cmap = plt.get_cmap("tab10")
+    for j, name in enumerate(judges):
+        v = ternary_xy(theta[j])
+        ax.plot(*np.vstack([v, v[:1]]).T, ls="--", color=cmap(j), lw=1.2, label=f"judge {name}")
+        ax.scatter(*v.T, marker="*", s=120, color=cmap(j), zorder=3)
+        pts = ternary_xy(gamma[j])
+        for k, cand in enumerate(candidates):
+            ax.scatter(
+                *pts[k],
+                marker=markers[k % len(markers)],
+                color=cmap(j),
+                s=28,
+                edgecolor="k",
+                lw=0.4,
+                zorder=4,
+            )
+            if j == 0:
+                ax.annotate(cand, pts[k], xytext=(4, 3), textcoords="offset points", fontsize=7)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.set_title(title or "judges (stars: vertices theta_m) and candidates (gamma_jk)")
+    fig.tight_layout()
+    return save_png(fig, path)

@@ -1,0 +1,210 @@
+"""Inspect AI evaluation logs (``.eval`` zip of JSON, or a ``.json`` log).
+
+Layout read (Inspect log format version 2): ``header.json`` (``eval.model``, ``eval.task``,
+``eval.scorers``) and one ``samples/<id>_epoch_<n>.json`` per sample and epoch, each with
+``id``, ``epoch``, ``scores`` (``{scorer: {value, answer, ...}}``), ``output`` (``usage``,
+``choices[0].stop_reason``) and ``error`` when the sample failed. A ``.json`` log holds the
+same header keys and a ``samples`` list.
+
+Mapping:
+
+* epochs are trials; sample ids are questions; the task is ``eval.task``;
+* the primary scorer (``scorer=``, default the first listed in the header) gives the
+  category ``score``. Letter values use Inspect's conventions C (correct), P (partial),
+  I (incorrect), N (no answer): by default ``I, N -> 0, C -> 1`` when no ``P`` occurs in the
+  logs read, and ``I, N -> 0, P -> 1, C -> 2`` with weights ``(0, 0.5, 1)`` otherwise (the
+  weights are Inspect's own ``value_to_float``); ``value_map=`` overrides. Booleans and the
+  numbers 0/1 are categories as they are;
+* **every scorer becomes a signal** ``score_<scorer>`` (C = 1, P = 0.5, I = N = 0; numbers as
+  they are; dict values give ``score_<scorer>_<key>``), so several scorers or judges are
+  available to rubric schemata; ``is_correct`` is the primary scorer's value;
+* ``token_ratio`` = output tokens / ``max_tokens`` (32768 as in seed 000 App. F.1),
+  ``repeated_pattern`` = 0 if the stop reason is ``stop`` or ``tool_calls``, else 1;
+* samples with an ``error`` are failed trials (status ``error``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bayes_eval.logs.eval_log import EvalLog, make_log
+
+__all__ = ["LETTER_VALUES", "read_inspect"]
+
+#: Inspect's ``value_to_float`` for letter scores.
+LETTER_VALUES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+_SAMPLE = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")
+
+
+def _load_json(raw: bytes, where: str):
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{where}: not valid JSON ({exc}).") from exc
+
+
+def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
+    """(header, [(where, sample), ...]) of one log file."""
+    if path.suffix.lower() == ".json":
+        data = _load_json(path.read_bytes(), str(path))
+        if not isinstance(data, dict) or "eval" not in data:
+            raise ValueError(f"{path}: not an Inspect log (no 'eval' key).")
+        samples = data.get("samples") or []
+        return data, [(f"{path}: samples[{i}]", s) for i, s in enumerate(samples)]
+    try:
+        zf = zipfile.ZipFile(path)
+    except zipfile.BadZipFile as exc:
+        raise ValueError(f"{path}: not an Inspect .eval log (not a zip archive).") from exc
+    with zf:
+        names = zf.namelist()
+        head_name = "header.json" if "header.json" in names else "_journal/start.json"
+        if head_name not in names:
+            raise ValueError(f"{path}: no header.json or _journal/start.json in the archive.")
+        header = _load_json(zf.read(head_name), f"{path}: {head_name}")
+        samples = []
+        for name in sorted(n for n in names if _SAMPLE.match(n)):
+            samples.append((f"{path}: {name}", _load_json(zf.read(name), f"{path}: {name}")))
+    return header, samples
+
+
+def _value_float(value, where: str) -> dict[str, float]:
+    if isinstance(value, bool):
+        return {"": float(value)}
+    if isinstance(value, (int, float)):
+        return {"": float(value)}
+    if isinstance(value, str):
+        if value.upper() in LETTER_VALUES:
+            return {"": LETTER_VALUES[value.upper()]}
+        try:
+            return {"": float(value)}
+        except ValueError:
+            raise ValueError(
+                f"{where}: score value {value!r} is not C/P/I/N or a number."
+            ) from None
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            out[f"_{k}"] = _value_float(v, where)[""]
+        return out
+    if value is None:
+        return {"": np.nan}
+    raise ValueError(f"{where}: score value {value!r} has an unsupported type.")
+
+
+def _signal_name(scorer: str) -> str:
+    return "score_" + re.sub(r"[^A-Za-z0-9_]+", "_", scorer).strip("_")
+
+
+def read_inspect(
+    paths: Sequence[Path],
+    *,
+    model: str | None = None,
+    scorer: str | None = None,
+    value_map: Mapping[str, int] | None = None,
+    max_tokens: int | None = None,
+    **options,
+) -> EvalLog:
+    """Read Inspect AI logs (see the module docstring for the mapping)."""
+    options = {k: v for k, v in options.items() if v is not None}
+    if options:
+        raise ValueError(f"the inspect reader does not take {sorted(options)}.")
+    max_tokens = 32768 if max_tokens is None else int(max_tokens)
+    files: list[Path] = []
+    for p in paths:
+        files.extend(sorted(p.glob("*.eval")) if p.is_dir() else [p])
+    rows, letters, primary_seen = [], set(), set()
+    for path in files:
+        header, samples = _log_parts(path)
+        ev = header.get("eval") or {}
+        name = model or str(ev.get("model", path.stem))
+        task = str(ev.get("task", ""))
+        listed = [s.get("name") for s in ev.get("scorers") or [] if isinstance(s, Mapping)]
+        if not samples:
+            raise ValueError(
+                f"{path}: the log holds no samples (was it run with log_samples=False?)."
+            )
+        for where, s in samples:
+            if not isinstance(s, Mapping) or "id" not in s or "epoch" not in s:
+                raise ValueError(f"{where}: a sample needs 'id' and 'epoch'.")
+            scores = s.get("scores") or {}
+            primary = scorer or (listed[0] if listed else (next(iter(scores), None)))
+            row = {
+                "model": name,
+                "task": task,
+                "question": str(s["id"]),
+                "trial": int(s["epoch"]) - 1,
+            }
+            failed = bool(s.get("error"))
+            if not failed and primary not in scores:
+                raise ValueError(
+                    f"{where}: no score from scorer {primary!r} (scorers present: "
+                    f"{sorted(scores)}); choose one with scorer=... / --scorer."
+                )
+            primary_seen.add(primary)
+            for sc_name, sc in scores.items():
+                value = sc.get("value") if isinstance(sc, Mapping) else sc
+                for suffix, v in _value_float(value, f"{where}, scorer {sc_name!r}").items():
+                    row[_signal_name(sc_name) + suffix] = v
+                if sc_name == primary:
+                    row["_raw"] = value
+                    if isinstance(value, str) and value.upper() in LETTER_VALUES:
+                        letters.add(value.upper())
+                    row["is_correct"] = _value_float(value, where).get("", np.nan)
+            output = s.get("output") or {}
+            usage = output.get("usage") or {}
+            if "output_tokens" in usage:
+                row["token_ratio"] = float(usage["output_tokens"]) / max_tokens
+            choices = output.get("choices") or []
+            if choices and isinstance(choices[0], Mapping) and choices[0].get("stop_reason"):
+                row["repeated_pattern"] = float(
+                    choices[0]["stop_reason"] not in ("stop", "tool_calls")
+                )
+            row["status"] = "error" if failed else "ok"
+            rows.append(row)
+    if value_map is None:
+        if "P" in letters:
+            value_map = {"I": 0, "N": 0, "P": 1, "C": 2}
+            weights = [0.0, 0.5, 1.0]
+        else:
+            value_map = {"I": 0, "N": 0, "C": 1}
+            weights = [0.0, 1.0]
+    else:
+        value_map = {str(k).upper(): int(v) for k, v in value_map.items()}
+        weights = None
+    note = None
+    for r in rows:
+        raw = r.pop("_raw", None)
+        if r["status"] != "ok":
+            r["score"] = np.nan
+        elif isinstance(raw, str) and raw.upper() in value_map:
+            r["score"] = value_map[raw.upper()]
+        elif isinstance(raw, bool) or (isinstance(raw, (int, float)) and float(raw) in (0.0, 1.0)):
+            r["score"] = int(raw)
+        elif isinstance(raw, str) and raw.upper() in LETTER_VALUES:
+            raise ValueError(f"value_map has no category for the score letter {raw!r}.")
+        elif note is None:
+            note = (
+                f"the primary scorer's values (e.g. {raw!r} for {r['model']}, question "
+                f"{r['question']}, epoch {r['trial'] + 1}) are not categories (C/P/I/N, 0/1); "
+                f"rank a schema over the signal {_signal_name(str(next(iter(primary_seen))))!r}"
+            )
+    if note is not None:  # no category column: the scores stay available as signals
+        for r in rows:
+            r["score"] = np.nan
+    meta = {
+        "scorer": ", ".join(sorted(str(p) for p in primary_seen)),
+        "category_map": json.dumps(value_map),
+    }
+    if note is not None:
+        meta["note"] = note
+        weights = None
+    if weights is not None:
+        meta["default_weights"] = weights
+    return make_log(pd.DataFrame(rows), fmt="inspect", sources=[str(f) for f in files], meta=meta)

@@ -1,0 +1,146 @@
+"""The one registry of log formats, and :func:`read_eval_log`, which reads any of them.
+
+Each reader lives in its own module and returns a :class:`bayes_eval.logs.EvalLog`:
+:mod:`.long_table` (CSV/Parquet), :mod:`.inspect_ai` (Inspect AI), :mod:`.lm_eval`
+(lm-evaluation-harness), :mod:`.helm` (HELM), :mod:`.trials_json` (CRUXEval and tau-bench
+result files), :mod:`.dataset` (datasets shipped in :mod:`bayes_eval.datasets`).
+:data:`FORMATS` (name -> description) and :data:`READERS` (name -> reader) are the only
+list of formats; the CLI's ``--format`` choices come from here. :func:`detect_format`
+picks the format of a path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from bayes_eval.logs.dataset import dataset_name, read_dataset
+from bayes_eval.logs.eval_log import EvalLog, make_log
+from bayes_eval.logs.helm import read_helm
+from bayes_eval.logs.inspect_ai import read_inspect
+from bayes_eval.logs.lm_eval import read_lm_eval
+from bayes_eval.logs.long_table import read_csv_log, read_parquet_log
+from bayes_eval.logs.trials_json import read_cruxeval, read_taubench
+
+__all__ = ["FORMATS", "READERS", "detect_format", "read_eval_log"]
+
+#: Supported formats and what they read.
+FORMATS: dict[str, str] = {
+    "csv": "long table (model, [task,] question, trial, [score,] [status,] signals...)",
+    "parquet": "long table in Parquet (needs pyarrow)",
+    "inspect": "Inspect AI .eval log (zip of JSON) or .json log; epochs are trials",
+    "lm-eval": "lm-evaluation-harness --log_samples samples_<task>_<time>.jsonl",
+    "helm": "HELM per_instance_stats.json (train_trial_index is the trial)",
+    "cruxeval": "CRUXEval scored samples JSON (raw_scored_generations)",
+    "taubench": "tau-bench historical trajectories JSON (task_id, trial, reward)",
+}
+
+
+READERS = {
+    "csv": read_csv_log,
+    "parquet": read_parquet_log,
+    "inspect": read_inspect,
+    "lm-eval": read_lm_eval,
+    "helm": read_helm,
+    "cruxeval": read_cruxeval,
+    "taubench": read_taubench,
+}
+
+
+def detect_format(path: str | Path) -> str:
+    """Format of ``path`` from its suffix, or for ``.json`` from the shape of its content."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "per_instance_stats.json").is_file():
+            return "helm"
+        if any(path.glob("samples_*.jsonl")):
+            return "lm-eval"
+        if any(path.glob("*.eval")):
+            return "inspect"
+        raise ValueError(
+            f"{path}: a directory without per_instance_stats.json, samples_*.jsonl or *.eval "
+            "files; pass the log files themselves or --format."
+        )
+    name = path.name.lower()
+    if name.endswith(".eval"):
+        return "inspect"
+    if name.endswith((".csv", ".csv.gz", ".tsv")):
+        return "csv"
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    if name.endswith(".jsonl"):
+        return "lm-eval"
+    if name.endswith(".json"):
+        try:
+            data = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc}).") from exc
+        if isinstance(data, dict):
+            if "raw_scored_generations" in data:
+                return "cruxeval"
+            if "eval" in data and "samples" in data:
+                return "inspect"
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            if "instance_id" in data[0] and "stats" in data[0]:
+                return "helm"
+            if "task_id" in data[0] and "reward" in data[0]:
+                return "taubench"
+        raise ValueError(
+            f"{path}: JSON that is not a known log (Inspect, HELM per_instance_stats, CRUXEval, "
+            "tau-bench); pass --format or convert it to a long CSV table."
+        )
+    raise ValueError(
+        f"{path}: cannot tell the format from the name; pass --format (one of {sorted(READERS)})."
+    )
+
+
+def read_eval_log(
+    paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options
+) -> EvalLog:
+    """Read evaluation logs (one file, a directory or several files) into one :class:`EvalLog`.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        Files or directories (formats auto-detected unless given; several formats are
+        joined), or ``"dataset:NAME"`` for a dataset shipped in :mod:`bayes_eval.datasets`.
+    format : str, optional
+        One of :data:`FORMATS`.
+    **options
+        Passed to the importer, e.g. ``model=`` (name the model where the file does not),
+        ``metric=`` (lm-eval, HELM), ``filter=`` (lm-eval), ``scorer=`` (Inspect),
+        ``value_map=`` (Inspect letter scores to categories), ``max_tokens=`` (token ratio).
+
+    Raises
+    ------
+    ValueError
+        Unknown format, unreadable files, malformed records (the message names the file and
+        the line or record).
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    shipped = [name for p in paths if (name := dataset_name(p)) is not None]
+    paths = [Path(p) for p in paths if dataset_name(p) is None]
+    if not paths and not shipped:
+        raise ValueError("no log files given.")
+    for p in paths:
+        if not p.exists():
+            raise ValueError(f"{p}: no such file or directory.")
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format is {format!r}; expected one of {sorted(FORMATS)}.")
+    fmts = [format or detect_format(p) for p in paths]
+    groups: dict[str, list[Path]] = {}
+    for p, f in zip(paths, fmts, strict=True):
+        groups.setdefault(f, []).append(p)
+    logs = [READERS[f](ps, **options) for f, ps in groups.items()]
+    logs += [read_dataset(name, **options) for name in shipped]
+    if len(logs) == 1:
+        return logs[0]
+    # several formats: one table, signals joined by name (absent signals are NaN)
+    table = pd.concat([lg.table for lg in logs], ignore_index=True)
+    meta = {f"{lg.format}.{k}": v for lg in logs for k, v in lg.meta.items()}
+    fmt = "+".join(dict.fromkeys(lg.format for lg in logs))
+    return make_log(table, fmt=fmt, sources=[s for lg in logs for s in lg.sources], meta=meta)

@@ -1,0 +1,1 @@
+"""Figures (matplotlib, imported only when a figure is drawn) saved as PNG."""

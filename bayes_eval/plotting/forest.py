@@ -1,0 +1,84 @@
+"""Forest plot of a leaderboard: posterior means with credible intervals, CI-aware rank groups.
+
+matplotlib is an optional dependency (extra ``[plot]``); it is imported when a plot is drawn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from bayes_eval.plotting.figure import pyplot, save_png
+
+__all__ = ["forest_plot"]
+
+
+def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None) -> Path:
+    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, shade the CI-aware rank groups
+    (the chaining rule of Hariri et al., "Don't Pass@k", §2.7.1) and write each model's rank
+    range (every rank the pairwise comparisons leave open) in the right margin.
+
+    Parameters
+    ----------
+    table : xarray.Dataset
+        Output of :func:`bayes_eval.xr.rank_table` (needs ``mu``, ``lo``, ``hi``, ``rank_ci``).
+    path : str or Path
+        PNG file to write.
+    """
+    plt = pyplot()
+    order = np.argsort(-table["mu"].values, kind="stable")
+    names = table["model"].values[order]
+    mu = table["mu"].values[order]
+    lo = table["lo"].values[order]
+    hi = table["hi"].values[order]
+    groups = table["rank_ci"].values[order]
+    y = np.arange(mu.size)[::-1]
+    fig, ax = plt.subplots(figsize=(8.0, 0.45 * mu.size + 1.4))
+    for i, g in enumerate(np.unique(groups)):
+        rows = y[groups == g]
+        ax.axhspan(
+            rows.min() - 0.5, rows.max() + 0.5, color="0.9" if i % 2 == 0 else "white", zorder=0
+        )
+        ax.text(
+            0.995,
+            rows.max() + 0.42,
+            f"CI-aware rank {g}",
+            transform=ax.get_yaxis_transform(),
+            ha="right",
+            va="top",
+            fontsize=7,
+            color="0.35",
+        )
+    if "rank_lower" in table and "rank_upper" in table:  # rank ranges, no chaining
+        lower = table["rank_lower"].values[order]
+        upper = table["rank_upper"].values[order]
+        for yi, a, b in zip(y, lower, upper, strict=True):
+            text = f"rank {a}" if a == b else f"ranks {a}-{b}"
+            ax.text(
+                1.01,
+                yi,
+                text,
+                transform=ax.get_yaxis_transform(),
+                va="center",
+                fontsize=8,
+                color="0.25",
+            )
+    ax.errorbar(
+        mu,
+        y,
+        xerr=[mu - lo, hi - mu],
+        fmt="o",
+        color="tab:blue",
+        ecolor="tab:blue",
+        capsize=3,
+        zorder=3,
+    )
+    ax.set_yticks(y, names)
+    conf = table.attrs.get("confidence", 0.95)
+    ax.set_xlabel(f"Bayes@N posterior mean with {100 * conf:g}% credible interval")
+    ax.set_title(title or "Leaderboard (shaded: CI-aware rank groups)")
+    ax.set_ylim(-0.5, mu.size - 0.5)
+    fig.tight_layout()
+    return save_png(fig, path, dpi=120)
