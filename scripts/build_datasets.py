@@ -149,7 +149,16 @@ def build_bandit(raw: Path, out: Path) -> None:
 
 
 def build_inspect(raw: Path, out: Path) -> None:
-    shutil.copyfile(raw / "data/logs/mmlu-summary-choices.eval", out / "mmlu-summary-choices.eval")
+    """The log file itself, and its arrays as read by the Inspect reader (``log_arrays.json``:
+    what ``datasets.load`` returns, so the data layer needs no log reader)."""
+    from bayes_eval.logs import read_eval_log
+
+    log = out / "mmlu-summary-choices.eval"
+    shutil.copyfile(raw / "data/logs/mmlu-summary-choices.eval", log)
+    ds = read_eval_log(log).to_dataset().rename({"R": "results"})
+    ds.attrs = {k: v for k, v in ds.attrs.items() if k != "sources"}
+    text = json.dumps(ds.to_dict(data="list"), indent=1)
+    (out / "log_arrays.json").write_text(text + "\n")
 
 
 BUILDERS = {

@@ -8,12 +8,15 @@ result is the same as reading the file itself.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from bayes_eval import datasets
 from bayes_eval.logs.eval_log import EvalLog, make_log
 
-__all__ = ["PREFIX", "dataset_name", "read_dataset"]
+__all__ = ["PREFIX", "dataset_name", "read_dataset", "shipped_log_file"]
 
 PREFIX = "dataset:"
 RESULT_DIMS = ("model", "question", "trial")
@@ -25,17 +28,20 @@ def dataset_name(path: object) -> str | None:
     return text[len(PREFIX) :] if text.startswith(PREFIX) else None
 
 
-def read_dataset(name: str, *, model: str | None = None, **options) -> EvalLog:
-    """Read a shipped dataset by name (the ``dataset:`` prefix optional)."""
-    from bayes_eval import datasets
-
+def shipped_log_file(name: str) -> Path | None:
+    """The log file of a dataset shipped as a log (read by its format's reader), else None."""
     name = dataset_name(name) or str(name)
     info = datasets.DATASETS.get(name)
-    if info is not None and info.log_file:  # shipped as a log: read it as the file itself
-        from bayes_eval.logs import read_eval_log
+    if info is None or not info.log_file:
+        return None
+    return Path(datasets.files(name, info.log_file))
 
-        log = read_eval_log(datasets.files(name, info.log_file), model=model, **options)
-        return EvalLog(log.table, log.signals, (PREFIX + name,), log.format, log.meta)
+
+def read_dataset(name: str, *, model: str | None = None, **options) -> EvalLog:
+    """Read a shipped trial dataset by name (the ``dataset:`` prefix optional) as a log: one
+    attempt per non-missing cell of its ``results``, other ``(model, question, trial)``
+    variables as signals."""
+    name = dataset_name(name) or str(name)
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"shipped datasets do not take the reader options {sorted(options)}.")

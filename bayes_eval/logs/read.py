@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bayes_eval.logs.dataset import dataset_name, read_dataset
+from bayes_eval.logs.dataset import PREFIX, dataset_name, read_dataset, shipped_log_file
 from bayes_eval.logs.eval_log import EvalLog, make_log
 from bayes_eval.logs.helm import read_helm
 from bayes_eval.logs.inspect_ai import read_inspect
@@ -136,7 +136,7 @@ def read_eval_log(
     for p, f in zip(paths, fmts, strict=True):
         groups.setdefault(f, []).append(p)
     logs = [READERS[f](ps, **options) for f, ps in groups.items()]
-    logs += [read_dataset(name, **options) for name in shipped]
+    logs += [_read_shipped(name, options) for name in shipped]
     if len(logs) == 1:
         return logs[0]
     # several formats: one table, signals joined by name (absent signals are NaN)
@@ -144,3 +144,13 @@ def read_eval_log(
     meta = {f"{lg.format}.{k}": v for lg in logs for k, v in lg.meta.items()}
     fmt = "+".join(dict.fromkeys(lg.format for lg in logs))
     return make_log(table, fmt=fmt, sources=[s for lg in logs for s in lg.sources], meta=meta)
+
+
+def _read_shipped(name: str, options: dict) -> EvalLog:
+    """A shipped dataset: one shipped as a log file is read as that file (same result as
+    reading the file itself), a trial dataset through :func:`.dataset.read_dataset`."""
+    log_file = shipped_log_file(name)
+    if log_file is None:
+        return read_dataset(name, **options)
+    log = READERS[detect_format(log_file)]([log_file], **options)
+    return EvalLog(log.table, log.signals, (PREFIX + name,), log.format, log.meta)

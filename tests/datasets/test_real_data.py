@@ -97,6 +97,20 @@ def test_trial_datasets_shapes_and_published_means(name, shape, mean):
         assert float(R.mean()) == pytest.approx(mean, abs=5e-6)
 
 
+def test_inspect_dataset_arrays_equal_what_the_reader_gives():
+    """The derived ``log_arrays.json`` is exactly the Inspect reader's view of the shipped log."""
+    import xarray as xr
+
+    from bayes_eval.logs import read_eval_log
+
+    log = datasets.files("inspect_mmlu_log", "mmlu-summary-choices.eval")
+    read = read_eval_log(log).to_dataset().rename({"R": "results"})
+    shipped = datasets.load("inspect_mmlu_log")
+    xr.testing.assert_identical(read.drop_attrs(), shipped.drop_attrs())
+    for key in ("format", "scorer", "category_map", "default_weights"):
+        assert shipped.attrs[key] == read.attrs[key]
+
+
 def test_matharena_counts_and_costs():
     ds = datasets.load("matharena_aime25_i")
     R = ds["results"]
@@ -185,6 +199,7 @@ def test_a_built_wheel_carries_every_shipped_file(tmp_path):
     assert "bayes_eval/py.typed" in names
 
 
+@pytest.mark.slow
 def test_shipped_files_match_the_raw_sources():
     """scripts/build_datasets.py --check rebuilds every file from the raw sources, where the
     team's raw reference files sit beside the checkout."""
