@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import hypergeom
 
-from bayes_eval.pass_family import _mg_credit, _threshold_credit, tau_threshold
+from bayes_eval.pass_point import _mg_credit, _threshold_credit, tau_threshold
 from bayes_eval.rank_agreement import pair_signs
 
 __all__ = [

@@ -1,0 +1,394 @@
+r"""Exact credible intervals of a Pass family metric (``interval="exact"``).
+
+Equal-tailed quantiles of the posterior of :math:`\bar g = \frac1M\sum_\alpha g(p_\alpha)`,
+:math:`p_\alpha \sim \mathrm{Beta}(a_\alpha, b_\alpha)` (a mixture over the nodes of a learned
+prior), for the Pass family of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
+Language Model Evaluation", Appendix H. The method (module docstring of
+:mod:`bayes_eval.pass_family`, *Intervals*):
+
+* one question: :math:`g` of the Beta (mixture) quantiles (:func:`_beta_mixture_quantile`);
+* a coarse lattice of 200 cells per posterior sd from exact cell probabilities
+  :math:`P(g(p) \le y) = I_{g^{-1}(y)}(a, b)` (:func:`_side_cdf`, :func:`_cell_cdf`),
+  identical questions convolved by FFT in a circular window sized by a Chernoff bound
+  (:func:`_chernoff_window`, :func:`_coarse_bin`) and moment matched;
+* near either bound, nested finer lattices of the truncated laws (:func:`_ladder`), joined
+  to the coarse one (:func:`_combine`, :func:`_join`), so that tails piled up against a
+  bound keep their mass;
+* the (mixture) CDF inverted by bisection in :math:`\log s` (:func:`_solve_tail`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import fft as sfft
+from scipy.special import betainc, betaincinv
+
+from bayes_eval.pass_metric import _Metric
+
+_CELLS_PER_SD = 200.0  # coarse lattice: cells per posterior sd of the mean
+_MAX_STATE_CELLS = 2**16  # at most this many cells per question window
+_EXACT_EDGES = 4096  # longer windows: exact CDF on ~2048 knots, PCHIP in between
+_TAIL_EPS = 1e-13  # per-question window: quantiles eps and 1 - eps
+_WINDOW_LOG = 30.0  # circular window: mass outside it below exp(-30) (Chernoff bound)
+_MAX_CELLS = 2**23  # nodes x FFT length per chunk
+_LADDER_CELLS = 8192  # cells per nested fine lattice near a bound
+_LADDER_RATIO = 8.0  # each nested lattice covers 1/8 of the previous one
+_LADDER_START = 2048.0  # nested lattices replace the coarse one within this many cells
+_MAX_LEVELS = 40  # nested lattices per bound at most
+
+
+def _side_cdf(metric: _Metric, a: NDArray, b: NDArray, y: NDArray, upper: bool) -> NDArray:
+    """``P(g(p) <= y)`` (``upper=False``) or ``P(gmax - g(p) <= y)`` (``upper=True``) for
+    ``p ~ Beta(a, b)``; ``a, b`` of shape ``(J,)``, ``y`` of shape ``(E,)``; result ``(J, E)``.
+
+    Each half of the range uses the form that is accurate in relative terms near its end.
+    """
+    gmax = metric.gmax
+    y = np.asarray(y, dtype=float)
+    out = np.empty((a.size, y.size))
+    aa, bb = (b, a) if upper else (a, b)
+    near = y <= 0.5 * gmax
+    if near.any():
+        inv = metric.upper_inv if upper else metric.lower_inv
+        x = inv(np.maximum(y[near], 0.0))
+        out[:, near] = betainc(aa[:, None], bb[:, None], x[None, :])
+        out[:, near & (y <= 0.0)] = 0.0
+    far = ~near
+    if far.any():
+        inv = metric.lower_inv if upper else metric.upper_inv
+        x = inv(np.maximum(gmax - y[far], 0.0))
+        out[:, far] = 1.0 - betainc(bb[:, None], aa[:, None], x[None, :])
+        out[:, far & (y >= gmax)] = 1.0
+    return out
+
+
+def _coarse(metric: _Metric, a, b, mult, mu, sd):
+    """Lattice laws of the mean for every node: a list of ``(x, pmf, step)``, and the finest
+    step. Nodes are binned by posterior sd (within a factor 1.5) and each bin shares a
+    lattice, so the inverse of g and the per-state windows are computed once per bin."""
+    order = np.argsort(sd, kind="stable")
+    out: list = [None] * sd.size
+    steps = []
+    first = 0
+    while first < order.size:
+        last = first
+        while last + 1 < order.size and sd[order[last + 1]] <= 1.5 * sd[order[first]]:
+            last += 1
+        sel = order[first : last + 1]
+        laws, h = _coarse_bin(metric, a[sel], b[sel], mult, mu[sel], sd[sel])
+        for node, law in zip(sel, laws, strict=True):
+            out[node] = law
+        steps.append(h)
+        first = last + 1
+    return out, min(steps)
+
+
+def _cell_cdf(metric: _Metric, a, b, edges_g):
+    """``P(g(p) <= e)`` at cell edges (units of g) for nodes ``a, b`` of shape ``(J,)``.
+
+    Long windows are evaluated exactly on their first and last 64 edges and on every
+    ``ceil(E / 2048)``-th edge in between, and by monotone cubic (PCHIP) interpolation
+    elsewhere: the CDF is smooth on that scale (a few hundredths of a question's sd).
+    """
+    n_edges = edges_g.size
+    if n_edges <= _EXACT_EDGES:
+        return _side_cdf(metric, a, b, edges_g, upper=False)
+    from scipy.interpolate import PchipInterpolator
+
+    step = -(-n_edges // (_EXACT_EDGES // 2))
+    knots = np.unique(
+        np.concatenate(
+            [np.arange(64), np.arange(64, n_edges - 64, step), np.arange(n_edges - 64, n_edges)]
+        )
+    )
+    at_knots = _side_cdf(metric, a, b, edges_g[knots], upper=False)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        out = PchipInterpolator(edges_g[knots], at_knots, axis=1)(edges_g)
+    out[:, knots] = at_knots
+    return np.clip(out, 0.0, 1.0)
+
+
+def _chernoff_window(pmfs, starts, mult, h):
+    """Lattice mean of the sum and half-widths (below, above; units of the mean) outside
+    which it has mass below ``e^-30``: Chernoff's bound ``min_theta K(theta) - theta t``
+    with the cumulant generating function K of the lattice laws, each coarsened to at most
+    256 blocks with the mass at the block end that keeps the bound conservative."""
+    n_nodes = pmfs[0].shape[0]
+    mean = np.zeros(n_nodes)
+    var = np.zeros(n_nodes)
+    blocks = []
+    for p, j0, k in zip(pmfs, starts, mult, strict=True):
+        x = (j0 + np.arange(p.shape[1])) * h
+        m = p @ x / p.sum(axis=1)
+        mean += k * m
+        var += k * (p @ x**2 / p.sum(axis=1) - m**2)
+        size = -(-p.shape[1] // 256)
+        pad = np.pad(p, ((0, 0), (0, size * -(-p.shape[1] // size) - p.shape[1])))
+        mass = pad.reshape(n_nodes, -1, size).sum(axis=2)
+        first = (j0 + np.arange(mass.shape[1]) * size) * h
+        blocks.append((mass, first - m[:, None], first + (size - 1) * h - m[:, None], k))
+    sd = np.sqrt(np.maximum(var, 0.0)) + h
+    theta = np.geomspace(0.05, 5000.0, 32)[None, :, None] / sd[:, None, None]
+    out = np.empty((2, n_nodes))
+    for side, sign in enumerate((-1.0, 1.0)):
+        cgf = np.zeros((n_nodes, theta.shape[1]))
+        for mass, lo, hi, k in blocks:
+            z = (lo if sign < 0 else hi)[:, None, :]
+            with np.errstate(divide="ignore"):
+                e = np.log(mass)[:, None, :] + sign * theta * z
+            top = e.max(axis=2, keepdims=True)
+            cgf += k * (top[..., 0] + np.log(np.exp(e - top).sum(axis=2)))
+        out[side] = np.maximum(((cgf + _WINDOW_LOG) / theta[..., 0]).min(axis=1), 0.0)
+    return mean, out
+
+
+def _coarse_bin(metric: _Metric, a, b, mult, mu, sd):
+    """One lattice (step ``sd.min() / 400``) for nodes of similar sd: exact cell
+    probabilities, grouped FFT convolution, moment matching."""
+    m = int(mult.sum())
+    gmax = metric.gmax
+    n_nodes, n_states = a.shape
+    h = float(sd.min()) / _CELLS_PER_SD
+    # per-state window (units of the mean): quantiles eps and 1 - eps over the bin's nodes
+    x_lo = np.nan_to_num(betaincinv(a, b, _TAIL_EPS), nan=0.0)  # nan: start at the bound
+    xb_hi = np.nan_to_num(betaincinv(b, a, _TAIL_EPS), nan=0.0)
+    y_lo = metric.lower(x_lo).min(axis=0) / m
+    y_hi = (gmax - metric.upper(xb_hi)).max(axis=0) / m
+    y_hi = np.maximum(y_hi, y_lo)
+    h = max(h, float((y_hi - y_lo).max()) / _MAX_STATE_CELLS)
+    j0 = np.floor(y_lo / h + 0.5).astype(np.int64)
+    j1 = np.floor(y_hi / h + 0.5).astype(np.int64)
+    pmfs = []
+    for s in range(n_states):
+        edges_g = (np.arange(j0[s], j1[s] + 2) - 0.5) * h * m
+        cdf = _cell_cdf(metric, a[:, s], b[:, s], edges_g)
+        cdf[:, 0], cdf[:, -1] = 0.0, 1.0
+        pmfs.append(np.clip(np.diff(cdf, axis=1), 0.0, None))
+    full = int((mult * (j1 - j0)).sum()) + 1
+    lat_mean, (below, above) = _chernoff_window(pmfs, j0, mult, h)
+    lo_idx = np.floor((lat_mean - below) / h).astype(np.int64) - 2
+    hi_idx = np.ceil((lat_mean + above) / h).astype(np.int64) + 2
+    offset = int((mult * j0).sum())
+    need = max(int((hi_idx - lo_idx).max()) + 1, int((j1 - j0).max()) + 1)
+    wrap = need < full
+    n_fft = sfft.next_fast_len(need if wrap else full, real=True)
+    chunk = max(1, _MAX_CELLS // n_fft)
+    out = []
+    r = np.arange(n_fft)
+    for c0 in range(0, n_nodes, chunk):
+        sl = slice(c0, min(n_nodes, c0 + chunk))
+        nj = sl.stop - sl.start
+        log_abs = np.zeros((nj, n_fft // 2 + 1))
+        phase = np.zeros((nj, n_fft // 2 + 1))
+        for s in range(n_states):
+            spec = sfft.rfft(pmfs[s][sl], n_fft, axis=1)
+            log_abs += mult[s] * np.log(np.abs(spec) + 1e-300)
+            phase += mult[s] * np.angle(spec)
+        pmf = sfft.irfft(np.exp(log_abs + 1j * phase), n_fft, axis=1)
+        pmf = np.clip(pmf, 0.0, None)
+        for i in range(nj):
+            node = sl.start + i
+            if wrap:  # residue r stands for the index in [lo_idx, lo_idx + n_fft)
+                start = int(lo_idx[node]) - offset
+                x = (start + r + offset) * h
+                p = np.roll(pmf[i], -(start % n_fft))
+            else:
+                x, p = (r + offset) * h, pmf[i]
+            p = p / p.sum()
+            g_mean = float(p @ x)
+            g_sd = float(np.sqrt(p @ (x - g_mean) ** 2))
+            factor = sd[node] / g_sd if g_sd > 0 else 1.0
+            out.append((mu[node] + (x - g_mean) * factor, p, h * factor))
+    return out, h
+
+
+def _truncated_power_product(pmfs, mult, n):
+    """Law of the sum of cell indices, truncated to ``0..n-1``, for ``mult[s]`` copies of each
+    ``pmfs[s]`` (shape ``(J, n)``): exact truncated convolutions by FFT (squaring)."""
+    n_fft = sfft.next_fast_len(2 * n, real=True)
+
+    def mul(x, y):
+        z = sfft.irfft(sfft.rfft(x, n_fft, axis=1) * sfft.rfft(y, n_fft, axis=1), n_fft, axis=1)
+        return np.clip(z[:, :n], 0.0, None)
+
+    acc = None
+    for base, e in zip(pmfs, mult, strict=True):
+        e = int(e)
+        while e:
+            if e & 1:
+                acc = base if acc is None else mul(acc, base)
+            e >>= 1
+            if e:
+                base = mul(base, base)
+    return acc
+
+
+def _ladder(metric, a, b, mult, weights, start, tail, upper):
+    """Nested fine lattices near 0 (``upper=False``) or near gmax (``upper=True``), in the
+    distance from that bound.
+
+    ``P(S <= d)`` depends only on each question's law on ``[0, d]`` (the terms are >= 0), so
+    each level discretises the questions on ``[0, d]`` alone (n cells, each question rounded
+    to the nearest lattice point, a spike at the bound staying at 0) and convolves the
+    truncated laws exactly. The next level covers ``[0, d / r]``: r = 8, or more where the
+    CDF is flat in ``log s`` (a steep pile-up against the bound). Returns, per node, a list of
+    ``(knots, cdf, lower validity limit)``, coarsest first.
+    """
+    m = int(mult.sum())
+    n = min(max(_LADDER_CELLS, 1 << math.ceil(math.log2(64 * m))), 2**17)
+    levels: list[list] = [[] for _ in range(a.shape[0])]
+    d = start
+    active = np.ones(a.shape[0], dtype=bool)
+    for _ in range(_MAX_LEVELS):
+        h = d / (n - 0.5)
+        edges = np.concatenate([[0.0], (np.arange(1, n + 1) - 0.5) * h]) * m  # units of g
+        # a node matters only if every question can be this close to the bound
+        near = np.stack(
+            [
+                _side_cdf(metric, a[:, s], b[:, s], edges[-1:], upper)[:, 0]
+                for s in range(a.shape[1])
+            ],
+            axis=1,
+        )
+        bound = np.exp((mult * np.log(np.maximum(near, 1e-300))).sum(axis=1))
+        active &= weights * bound > 1e-6 * tail
+        if not active.any():
+            break
+        idx = np.flatnonzero(active)
+        pmfs = [
+            np.clip(np.diff(_side_cdf(metric, a[idx, s], b[idx, s], edges, upper), axis=1), 0, None)
+            for s in range(a.shape[1])
+        ]
+        law = _truncated_power_product(pmfs, mult, n)
+        # the sum's mass at index i sits at i h; the CDF is linear within [i - 1/2, i + 1/2] h
+        knots = np.concatenate([[0.0], (np.arange(1, n + 1) - 0.5) * h])
+        cum = np.concatenate([np.zeros((idx.size, 1)), np.cumsum(law, axis=1)], axis=1)
+        mix = weights[idx] @ cum
+        # next ratio: 8, or enough that the CDF drops by about a factor 8 (power-law tails)
+        i8 = int(n / _LADDER_RATIO)
+        slope = math.log(max(mix[-1], 1e-300) / max(mix[i8], 1e-300)) / math.log(_LADDER_RATIO)
+        ratio = (
+            _LADDER_RATIO
+            if slope > 1.0 / 8
+            else min(_LADDER_RATIO ** (1.0 / (8 * max(slope, 1e-3))), n / 32)
+        )
+        lower_limit = d / ratio
+        for i, node in enumerate(idx):
+            levels[node].append((knots, cum[i], lower_limit))
+        if float(np.interp(lower_limit, knots, mix)) < 1e-4 * tail:
+            break
+        d = lower_limit
+    return levels
+
+
+def _combine(coarse_knots, coarse_cdf, levels, start):
+    """One piecewise-linear CDF: the coarse lattice above ``start``, then each nested level
+    on its own range (the finest one down to the bound)."""
+    if not levels:
+        return coarse_knots, coarse_cdf
+    xs = [coarse_knots[coarse_knots > start]]
+    fs = [coarse_cdf[coarse_knots > start]]
+    top = start
+    for i, (knots, cdf, low) in enumerate(levels):  # coarsest first
+        sel = knots <= top
+        if i < len(levels) - 1:
+            sel &= knots > low
+        xs.append(knots[sel])
+        fs.append(cdf[sel])
+        top = low
+    x = np.concatenate(xs[::-1])
+    f = np.concatenate(fs[::-1])
+    order = np.argsort(x, kind="stable")
+    return x[order], np.maximum.accumulate(f[order])
+
+
+def _mixture_cdf(comps, weights, s):
+    return sum(w * np.interp(s, x, f) for w, (x, f) in zip(weights, comps, strict=True))
+
+
+def _solve_tail(comps, weights, tail, gmax):
+    """Smallest ``s`` in [0, gmax] with mixture CDF ``tail``, by bisection in ``log s``."""
+    tiny = 1e-300
+    if _mixture_cdf(comps, weights, tiny) >= tail:
+        return 0.0
+    if _mixture_cdf(comps, weights, gmax) < tail:
+        return gmax
+    lo, hi = math.log(tiny), math.log(gmax)
+    for _ in range(120):
+        mid = 0.5 * (lo + hi)
+        if _mixture_cdf(comps, weights, math.exp(mid)) < tail:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(0.5 * (lo + hi))
+
+
+def _beta_mixture_quantile(a, b, weights, q):
+    """``x`` with ``sum_j w_j I_x(a_j, b_j) = q``, by bisection in ``log x``."""
+    lo, hi = -745.0, 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if float(weights @ betainc(a, b, math.exp(mid))) < q:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(0.5 * (lo + hi))
+
+
+def _exact_quantiles(metric, a, b, mult, weights, mu, sd, confidence):
+    """Equal-tailed interval of the (mixture) posterior of the mean of g over questions.
+
+    ``a, b``: ``(J, S)`` Beta parameters per node and distinct state; ``mult``: ``(S,)``
+    question counts; ``weights, mu, sd``: ``(J,)`` node weights, means and sds.
+    """
+    tail = 0.5 * (1.0 - confidence)
+    gmax = metric.gmax
+    if gmax == 0.0:
+        return 0.0, 0.0
+    weights = weights / weights.sum()
+    if int(mult.sum()) == 1:  # one question: invert the Beta CDF itself
+        x = _beta_mixture_quantile(a[:, 0], b[:, 0], weights, tail)
+        xb = _beta_mixture_quantile(b[:, 0], a[:, 0], weights, tail)
+        return float(metric.lower(np.array(x))), gmax - float(metric.upper(np.array(xb)))
+    laws, h = _coarse(metric, a, b, mult, mu, sd)
+    lower, upper = [], []
+    for x, p, step in laws:
+        knots = np.concatenate([[x[0] - step / 2], x + step / 2])
+        cum = np.minimum(np.concatenate([[0.0], np.cumsum(p)]), 1.0)
+        lower.append((knots, cum))
+        upper.append((gmax - knots[::-1], 1.0 - cum[::-1]))
+    start = _LADDER_START * h
+    fine = []  # per side: accurate near its own bound, coarse elsewhere
+    for comps, is_upper in ((lower, False), (upper, True)):
+        if _mixture_cdf(comps, weights, start) >= 1e-3 * tail:
+            levels = _ladder(metric, a, b, mult, weights, start, tail, is_upper)
+            comps = [_combine(x, f, lv, start) for (x, f), lv in zip(comps, levels, strict=True)]
+            fine.append((comps, start))
+        else:
+            fine.append((comps, -np.inf))  # nothing near this bound: no replacement
+    # each side's CDF takes the other side's fine lattices near the far bound, so a lower
+    # quantile close to gmax (or an upper one close to 0) is as accurate as a near one
+    (low, low_start), (up, up_start) = fine
+    lower = [_join(lw, uw, up_start, gmax) for lw, uw in zip(low, up, strict=True)]
+    upper = [_join(uw, lw, low_start, gmax) for lw, uw in zip(low, up, strict=True)]
+    lo = _solve_tail(lower, weights, tail, gmax)
+    hi = gmax - _solve_tail(upper, weights, tail, gmax)
+    return lo, hi
+
+
+def _join(near, far, far_start, gmax):
+    """``P(X <= s)`` from this side's CDF ``near`` and, within ``far_start`` of the other
+    bound, ``1 - P(gmax - X < gmax - s)`` from the other side's CDF ``far``."""
+    if not np.isfinite(far_start):
+        return near
+    x, f = near
+    fx, ff = far
+    sel = x < gmax - far_start
+    other = fx <= far_start
+    xs = np.concatenate([x[sel], (gmax - fx[other])[::-1]])
+    fs = np.concatenate([f[sel], (1.0 - ff[other])[::-1]])
+    order = np.argsort(xs, kind="stable")
+    return xs[order], np.maximum.accumulate(np.clip(fs[order], 0.0, 1.0))
