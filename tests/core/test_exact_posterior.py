@@ -22,10 +22,11 @@ from scipy.special import beta as beta_fn
 from scipy.special import betainc, gamma, hyp2f1
 
 import bayes_eval as be
+import bayes_eval.exact_lattice as el
 import bayes_eval.exact_posterior as ep
+import bayes_eval.exact_tails as et
+from bayes_eval.exact_imhof import _imhof_cdf, _imhof_exact
 from bayes_eval.exact_posterior import (
-    _imhof_cdf,
-    _imhof_exact,
     dirichlet_functional_cdf,
     exact_interval,
     exact_posterior,
@@ -415,18 +416,20 @@ def _fine_reference(nu, w):
     """CDF and quantile function on a 16 times finer lattice, a 4 times finer lattice of
     distances from the ends and 1024 exact CDF values per spline window."""
     h = ep.lattice_step([nu], w) / 16
-    cells, cell_means = ep._ZOOM_CELLS, ep._cell_means
+    cells, cell_means = et._ZOOM_CELLS, et._cell_means
 
     def finer_cell_means(edges, c, b, window, n_cheb=1024):
         return cell_means(edges, c, b, window, n_cheb=1024)
 
     def finer(method):
-        def call(x):
-            ep._ZOOM_CELLS, ep._cell_means = 4 * cells, finer_cell_means
+        def call(x):  # the lattice laws (exact_lattice) and the refinements (exact_tails)
+            et._ZOOM_CELLS, et._cell_means = 4 * cells, finer_cell_means
+            el._cell_means = finer_cell_means
             try:
                 return method(x)
             finally:
-                ep._ZOOM_CELLS, ep._cell_means = cells, cell_means
+                et._ZOOM_CELLS, et._cell_means = cells, cell_means
+                el._cell_means = cell_means
 
         return call
 
