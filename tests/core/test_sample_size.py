@@ -12,12 +12,8 @@ from scipy.special import ndtr
 
 import bayes_eval as be
 from bayes_eval.ranking import prob_better, z_score
-from bayes_eval.sample_size import (
-    _Futures,
-    projected_z,
-    separation_assurance,
-    trials_to_separate,
-)
+from bayes_eval.sample_size import projected_z, separation_assurance, trials_to_separate
+from bayes_eval.sample_size_predictive import _Futures
 
 
 def _z(Ra, Rb, w=None, alpha0=1.0):
