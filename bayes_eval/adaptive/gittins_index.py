@@ -1,7 +1,10 @@
-"""Root schedule of the cost-aware Gittins index (seed 003 §3.3, eqs. 3-4, App. A.3).
+"""Root schedule of the cost-aware Gittins index.
 
-Model (seed 003 §3.1). Arm mean ``theta ~ N(mu_0, v_0)``; one *stage* observes a batch mean
-``Y | theta ~ N(theta, tau^2)`` at cost ``c``; after ``n`` stages the posterior is
+Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via Bayesian Bandit Gittins Indices"
+(§3.3, eqs. 3-4, App. A.3).
+
+Model (the paper's §3.1). Arm mean ``theta ~ N(mu_0, v_0)``; one *stage* observes a batch
+mean ``Y | theta ~ N(theta, tau^2)`` at cost ``c``; after ``n`` stages the posterior is
 ``N(mu_n, v_n)`` with ``v_{n+1} = 1 / (1/v_n + 1/tau^2)`` (eq. 2) and the posterior mean moves
 as a Gaussian random walk with step variance ``sigma_n^2 = v_n^2 / (v_n + tau^2)``.
 
@@ -13,8 +16,7 @@ arm's posterior mean over the outside reward,
 
 and the root ``r_n`` solves ``q_n(r_n) = 0``; the index is ``G_n(s) = s - r_n`` (eq. 4).
 
-Two granularities (the text of Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via
-Bayesian Bandit Gittins Indices", and its experiments differ; both are offered):
+Two granularities (the paper's text and its experiments differ; both are offered):
 
 * **per batch** (the text): one stage = one batch of ``B`` examples, ``H = ceil(N/B)``,
   ``tau^2 = 1/(4B)`` (worst-case Bernoulli variance), stage cost ``B x cost per example``;

@@ -1,77 +1,124 @@
-"""Simulation harness for adaptive evaluation on response matrices (seed 003 §4, App. C).
+"""Simulation harness for adaptive evaluation on response matrices.
 
-A completed matrix (arms x examples) is the oracle: a policy sees only the cells it asks
-for, and after every step its recommendation ``k_t`` is scored by the simple regret
-``SR_t = max_k theta_k - theta_{k_t}`` with ``theta_k`` the row means (eq. 1). Runs stop at
-the budget: a fraction of all cells (unit cost) or of the cost of evaluating everything
-(cost-aware; per-example cost = arm price). Curves are averaged over seeds with standard
-errors; for Gittins policies the first step at which the stopping signal fires is kept.
+The protocol of Xie, He and Cao ("Efficient Cost-Aware LLM Evaluation via Bayesian Bandit
+Gittins Indices", §4 and App. C): a completed matrix (arms x examples) is the oracle; a
+policy sees only the cells it asks for, and after every step its recommendation ``k_t`` is
+scored by the simple regret ``SR_t = max_k theta_k - theta_{k_t}`` with ``theta_k`` the row
+means (eq. 1). Runs stop at the budget: a fraction of all cells (unit cost) or of the cost of
+evaluating everything (cost-aware; per-example cost = arm price). Curves are averaged over
+seeds with standard errors; where a policy raises its stopping signal (``Proposal.stop``,
+the Gittins policy's) the first such step is kept.
 
-Example selection: Gittins and UCB-E evaluate ``B`` random unobserved examples of the chosen
-arm (a per-run random order of each row, from the run's seed); UCB-E-LRF chooses its own.
+The harness runs any object that follows :class:`~bayes_eval.adaptive.protocol.Policy`
+(the policies of :mod:`~bayes_eval.adaptive.gittins`, :mod:`~bayes_eval.adaptive.ucbe` and
+:mod:`~bayes_eval.adaptive.lrf`, or your own), in the same loop: ``init`` is told the cost of
+one example of each arm as the budget counts it (1 per cell, or the arm's price) and the
+``cost_scale``; the policy chooses both the arm and the examples.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 from numpy.typing import NDArray
 
-from bayes_eval.adaptive import gittins as gp
-from bayes_eval.adaptive import ucbe as ucb
+from bayes_eval.adaptive.gittins import GittinsPolicy
+from bayes_eval.adaptive.lrf import LRFPolicy
+from bayes_eval.adaptive.protocol import Policy, check_proposal
 from bayes_eval.adaptive.synthetic import BanditDataset
+from bayes_eval.adaptive.ucbe import UCBEPolicy
 
 __all__ = ["PolicySpec", "RunTrace", "default_policies", "plot_regret", "run_policy", "simulate"]
 
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A policy to simulate: ``kind`` in {"gittins", "ucb-e", "ucb-e-lrf"} with options.
+    """A named policy to simulate.
 
-    Gittins options are those of :func:`bayes_eval.adaptive.gittins.init` (``prior_mean``,
-    ``prior_var``, ``granularity``, ``convention``, ``posterior``, ``grid_size``);
-    ``cost_aware=False`` makes a Gittins policy ignore prices (unit stage cost). UCB-E-LRF
-    options are those of :func:`bayes_eval.adaptive.ucbe.lrf_init`.
+    Parameters
+    ----------
+    name : str
+        Label of the policy in the results.
+    policy : Policy
+        Any object following :class:`~bayes_eval.adaptive.protocol.Policy`, e.g.
+        ``GittinsPolicy(granularity="cell")``.
     """
 
     name: str
-    kind: str
-    options: Mapping[str, object] = field(default_factory=dict)
+    policy: Policy
+
+    def __post_init__(self):
+        if not isinstance(self.policy, Policy):
+            raise ValueError(
+                f"policy {self.name!r} is {self.policy!r}; expected an object with init, "
+                "propose, observe and recommend methods (bayes_eval.adaptive.protocol.Policy)."
+            )
 
 
-def default_policies(dataset: BanditDataset, *, granularity: str = "cell", lrf: bool = False):
-    """Gittins-G (general prior N(0.5, 0.04)), Gittins-S (dataset prior), UCB-E
-    [, UCB-E-LRF]: the comparison of seed 003 §4."""
+def default_policies(
+    dataset: BanditDataset, *, granularity: str = "cell", lrf: bool = False
+) -> list[PolicySpec]:
+    """The comparison of Xie, He and Cao (§4).
+
+    Gittins-G (general prior N(0.5, 0.04)), Gittins-S (the dataset's prior), UCB-E and,
+    with ``lrf=True``, UCB-E-LRF.
+
+    Parameters
+    ----------
+    dataset : BanditDataset
+        Supplies the dataset-specific prior of Gittins-S.
+    granularity : {"cell", "batch"}
+        Stage of the Gittins policies' program.
+    lrf : bool
+        Add UCB-E-LRF (slow: an ensemble fit per step).
+
+    Returns
+    -------
+    list of PolicySpec
+    """
     specs = [
         PolicySpec(
-            "Gittins-G",
-            "gittins",
-            {"prior_mean": 0.5, "prior_var": 0.04, "granularity": granularity},
+            "Gittins-G", GittinsPolicy(prior_mean=0.5, prior_var=0.04, granularity=granularity)
         ),
         PolicySpec(
             "Gittins-S",
-            "gittins",
-            {
-                "prior_mean": dataset.prior[0],
-                "prior_var": dataset.prior[1],
-                "granularity": granularity,
-            },
+            GittinsPolicy(
+                prior_mean=dataset.prior[0], prior_var=dataset.prior[1], granularity=granularity
+            ),
         ),
-        PolicySpec("UCB-E", "ucb-e"),
+        PolicySpec("UCB-E", UCBEPolicy()),
     ]
     if lrf:
-        specs.append(PolicySpec("UCB-E-LRF", "ucb-e-lrf"))
+        specs.append(PolicySpec("UCB-E-LRF", LRFPolicy()))
     return specs
+
+
+def _specs(policies) -> list[PolicySpec]:
+    """PolicySpecs from a sequence of PolicySpecs or a mapping of names to policies."""
+    if isinstance(policies, Mapping):
+        return [PolicySpec(str(name), p) for name, p in policies.items()]
+    return [p if isinstance(p, PolicySpec) else PolicySpec(type(p).__name__, p) for p in policies]
 
 
 @dataclass(frozen=True)
 class RunTrace:
-    """One run: cumulative cells and cost, regret and recommendation after each step
-    (index 0 = before any step), and the first step with the Gittins stopping signal."""
+    """One run, step by step (index 0 = before any step).
+
+    Attributes
+    ----------
+    cells, cost : arrays
+        Cumulative examples evaluated and cost spent (raw prices).
+    regret : array
+        Simple regret of the recommendation (NaN while the policy recommends none).
+    recommended : int array
+        The recommended arm (-1 = none).
+    stop_step : int or None
+        First step at which the policy's stopping signal was raised.
+    """
 
     cells: NDArray[np.int64]
     cost: NDArray[np.float64]
@@ -82,7 +129,7 @@ class RunTrace:
 
 def run_policy(
     dataset: BanditDataset,
-    spec: PolicySpec,
+    spec: PolicySpec | Policy,
     *,
     batch_size: int,
     budget: float = 0.1,
@@ -90,7 +137,37 @@ def run_policy(
     cost_scale: float = 1e-4,
     seed: int = 0,
 ) -> RunTrace:
-    """Run one policy on one matrix until the budget (see the module docstring)."""
+    """Run one policy on one matrix until the budget (see the module docstring).
+
+    Parameters
+    ----------
+    dataset : BanditDataset
+        The oracle matrix and the arms' prices.
+    spec : PolicySpec or Policy
+        The policy (any object following :class:`~bayes_eval.adaptive.protocol.Policy`).
+    batch_size : int
+        Examples per proposal, passed to ``init``.
+    budget : float
+        Fraction in (0, 1] of all cells or of the total cost.
+    budget_kind : {"cells", "cost"}
+        What the budget counts (also the costs passed to ``init``).
+    cost_scale : float
+        Lambda, passed to ``init``.
+    seed : int
+        Seed of the run, passed to ``init``.
+
+    Returns
+    -------
+    RunTrace
+
+    Raises
+    ------
+    ValueError
+        For a bad budget, or a proposal that is invalid (see
+        :func:`~bayes_eval.adaptive.protocol.check_proposal`) or asks for a cell already
+        evaluated.
+    """
+    policy = spec.policy if isinstance(spec, PolicySpec) else spec
     Y = dataset.matrix
     K, N = Y.shape
     theta = Y.mean(axis=1)
@@ -106,73 +183,36 @@ def run_policy(
         raise ValueError(f"budget_kind is {budget_kind!r}; expected 'cells' or 'cost'.")
     if not 0 < budget <= 1:
         raise ValueError(f"budget is {budget!r}; expected a fraction in (0, 1].")
-    rng = np.random.default_rng([seed, 7])
-    order = np.argsort(rng.random((K, N)), axis=1)
-    taken = np.zeros(K, dtype=np.int64)
+    state = policy.init(K, N, batch_size=batch_size, costs=unit, cost_scale=cost_scale, seed=seed)
+    seen = np.zeros((K, N), dtype=bool)
     cells, cost, regret, rec = [0], [0.0], [], []
     stop_step = None
-
-    if spec.kind == "gittins":
-        opts = dict(spec.options)
-        aware = bool(opts.pop("cost_aware", budget_kind == "cost"))
-        state = gp.init(
-            K,
-            N,
-            costs=price if aware else 1.0,
-            cost_scale=cost_scale,
-            batch_size=batch_size,
-            seed=seed,
-            **opts,
-        )
-        recommend = gp.recommend
-    elif spec.kind == "ucb-e":
-        state = ucb.ucbe_init(K, N, batch_size=batch_size, **dict(spec.options))
-        recommend = ucb.ucbe_recommend
-    elif spec.kind == "ucb-e-lrf":
-        state = ucb.lrf_init(K, N, batch_size=batch_size, seed=seed, **dict(spec.options))
-        recommend = ucb.lrf_recommend
-    else:
-        raise ValueError(f"policy kind is {spec.kind!r}; expected gittins, ucb-e or ucb-e-lrf.")
-    k0 = recommend(state)
-    regret.append(best - theta[k0] if k0 >= 0 else np.nan)
-    rec.append(k0)
     spent = 0.0
+    k = policy.recommend(state)
     while True:
-        if spec.kind == "gittins":
-            d = gp.next(state)
-            if d.done:
-                break
-            if d.stop and stop_step is None:
-                stop_step = len(regret) - 1
-            arm, b = d.arm, d.n_examples
-            ex = order[arm, taken[arm] : taken[arm] + b]
-        elif spec.kind == "ucb-e":
-            arm, b = ucb.ucbe_next(state)
-            if arm < 0:
-                break
-            ex = order[arm, taken[arm] : taken[arm] + b]
-        else:
-            state, arm, ex = ucb.lrf_next(state)
-            if arm < 0:
-                break
-            b = ex.size
+        rec.append(k)
+        regret.append(best - theta[k] if k >= 0 else np.nan)
+        proposal = policy.propose(state)
+        if proposal.arm < 0:
+            break
+        if getattr(proposal, "stop", False) and stop_step is None:
+            stop_step = len(regret) - 1
+        arm, ex = check_proposal(proposal, K, N)
+        if seen[arm, ex].any():
+            raise ValueError(
+                f"the policy proposed arm {arm}'s example {int(ex[seen[arm, ex]][0])} again; "
+                "each cell is evaluated once."
+            )
+        b = ex.size
         step = b * unit[arm]
         if spent + step > total + 1e-9:
             break
         spent += step
-        y = Y[arm, ex]
-        if spec.kind == "gittins":
-            state = gp.observe(state, arm, y)
-        elif spec.kind == "ucb-e":
-            state = ucb.ucbe_observe(state, arm, y)
-        else:
-            state = ucb.lrf_observe(state, arm, ex, y)
-        taken[arm] += b
+        seen[arm, ex] = True
+        state = policy.observe(state, proposal, Y[arm, ex])
         cells.append(cells[-1] + b)
         cost.append(cost[-1] + b * price[arm])
-        k = recommend(state)
-        rec.append(k)
-        regret.append(best - theta[k] if k >= 0 else np.nan)
+        k = policy.recommend(state)
     return RunTrace(
         np.asarray(cells), np.asarray(cost), np.asarray(regret), np.asarray(rec), stop_step
     )
@@ -190,7 +230,7 @@ def _progress(total: int, enabled: bool):
 
 def simulate(
     dataset: BanditDataset,
-    policies: Sequence[PolicySpec] | None = None,
+    policies: Sequence[PolicySpec | Policy] | Mapping[str, Policy] | None = None,
     *,
     batch_size: int = 4,
     budget: float = 0.1,
@@ -202,16 +242,33 @@ def simulate(
 ) -> xr.Dataset:
     """Simple regret of each policy versus evaluations (or cost), averaged over seeds.
 
+    Parameters
+    ----------
+    dataset : BanditDataset
+        The oracle matrix, prices and prior.
+    policies : sequence of PolicySpec or Policy, or mapping of names to Policy, optional
+        The policies to compare (default: :func:`default_policies`); a bare policy is named
+        after its class.
+    batch_size, budget, budget_kind, cost_scale
+        As in :func:`run_policy`.
+    seeds : int or sequence of int
+        ``n`` (seeds ``0..n-1``) or the seeds themselves.
+    grid_points : int
+        Points of the ``fraction`` grid.
+    progress : bool
+        Show a progress bar (needs tqdm).
+
     Returns
     -------
     xarray.Dataset
         ``regret`` over ``(policy, seed, fraction)`` where ``fraction`` is the share of all
         cells (``budget_kind="cells"``) or of the total cost (``"cost"``) spent, from 0 to
         ``budget``; ``regret_mean`` and ``regret_se`` (standard error over seeds);
-        ``stop_fraction`` (policy, seed): where the Gittins stopping signal first fired (NaN
-        if it did not, or for other policies); ``final_regret``; ``theta`` per arm.
+        ``stop_fraction`` (policy, seed): where the policy's stopping signal
+        (``Proposal.stop``) first fired, NaN if it did not; ``final_regret``; ``theta`` per
+        arm.
     """
-    policies = list(policies or default_policies(dataset))
+    policies = _specs(default_policies(dataset) if policies is None else policies)
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seed_list:
         raise ValueError("seeds is empty; expected at least one seed.")
@@ -274,7 +331,19 @@ def simulate(
 
 
 def plot_regret(ds: xr.Dataset, path: str | Path) -> Path:
-    """Mean simple regret +- 2 SE per policy; dashed lines at the mean Gittins stop."""
+    """Mean simple regret +- 2 SE per policy; dashed lines at the mean stopping point.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The result of :func:`simulate`.
+    path : str or Path
+        Where to write the PNG.
+
+    Returns
+    -------
+    Path
+    """
     from bayes_eval.plotting.figure import pyplot, save_png
 
     plt = pyplot()

@@ -1,4 +1,7 @@
-"""Synthetic response matrices (arms x examples) that mimic seed 003's benchmarks.
+"""Synthetic response matrices (arms x examples) that mimic the Gittins paper's benchmarks.
+
+The benchmarks of Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via Bayesian Bandit
+Gittins Indices" (GSM8K, PIQA and MMLU response matrices).
 
 The paper's response matrices are not public. The arm metadata are, and ship with the
 package (:mod:`bayes_eval.datasets`): ``bandit_gsm8k_arms`` and ``bandit_piqa_arms`` (model,

@@ -1,5 +1,6 @@
-"""Gittins-index adaptive evaluation (seed 003): DP against independent computations,
-policy properties, baselines, simulation harness, CLI."""
+"""Gittins-index adaptive evaluation (Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation
+via Bayesian Bandit Gittins Indices"): DP against independent computations, policy properties,
+baselines, simulation harness, CLI. The protocol itself: test_policy_protocol.py."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from bayes_eval.adaptive import gittins as gp
 from bayes_eval.adaptive import ucbe as ucb
+from bayes_eval.adaptive.gittins import GittinsPolicy
 from bayes_eval.adaptive.gittins_index import (
     brute_force_roots,
     last_stage_root,
@@ -17,9 +19,10 @@ from bayes_eval.adaptive.gittins_index import (
     root_schedule,
     stage_setup,
 )
+from bayes_eval.adaptive.lrf import LRFPolicy
+from bayes_eval.adaptive.protocol import Proposal
 from bayes_eval.adaptive.simulation import PolicySpec, default_policies, run_policy, simulate
 from bayes_eval.adaptive.synthetic import BanditDataset, gsm8k_like, logistic_matrix, mmlu_like
-from bayes_eval.cli import main
 
 # ----------------------------------------------------------------------------- root schedule
 
@@ -89,20 +92,41 @@ def test_root_schedule_bad_input(kwargs, message):
 
 # ----------------------------------------------------------------------------- policy
 
+#: arguments of Policy.init (the rest of a Gittins option goes to GittinsPolicy)
+INIT_ARGS = {"batch_size", "costs", "cost_scale", "seed"}
+
+
+def _gittins(n_arms, n_examples, **kwargs):
+    """``(policy, state)``: GittinsPolicy options and init arguments in one call."""
+    policy = GittinsPolicy(**{k: v for k, v in kwargs.items() if k not in INIT_ARGS})
+    init = {k: v for k, v in kwargs.items() if k in INIT_ARGS}
+    return policy, policy.init(n_arms, n_examples, **init)
+
+
+def _next_examples(state, arm, n):
+    """A proposal of ``arm``'s next ``n`` unobserved examples (in the run's order)."""
+    start = int(state.n_cells[arm])
+    return Proposal(arm, state.config.order[arm, start : start + n])
+
+
+def _feed(policy, state, arm, scores):
+    """Observe ``scores`` on ``arm``'s next examples (the arm chosen by the test)."""
+    return policy.observe(state, _next_examples(state, arm, len(scores)), scores)
+
 
 def test_index_rises_one_for_one_with_the_posterior_mean():
-    s = gp.init(4, 20, batch_size=4, costs=[1, 2, 1, 1], cost_scale=1e-3)
+    _, s = _gittins(4, 20, batch_size=4, costs=[1, 2, 1, 1], cost_scale=1e-3)
     g0 = gp.indices(s)
-    shifted = gp.GittinsState(**{**s.__dict__, "mean": s.mean + np.array([0.1, 0.0, 0.2, 0.0])})
+    shifted = s._replace(mean=s.mean + np.array([0.1, 0.0, 0.2, 0.0]))
     np.testing.assert_allclose(gp.indices(shifted) - g0, [0.1, 0.0, 0.2, 0.0], atol=1e-15)
     assert g0[1] < g0[0]  # same state, higher cost: lower index
 
 
 def test_gaussian_update_is_the_conjugate_posterior():
-    s = gp.init(2, 30, prior_mean=0.4, prior_var=0.03, batch_size=5)
+    pol, s = _gittins(2, 30, prior_mean=0.4, prior_var=0.03, batch_size=5)
     ys = [np.array([1, 0, 1, 1, 0.0]), np.array([1, 1, 1, 0, 1.0]), np.array([0, 0, 1, 0, 0.0])]
     for y in ys:
-        s = gp.observe(s, 1, y)
+        s = _feed(pol, s, 1, y)
     allv = np.concatenate(ys)
     prec = 1 / 0.03 + allv.size / 0.25
     assert s.var[1] == pytest.approx(1 / prec, rel=1e-12)
@@ -114,16 +138,16 @@ def test_state_is_immutable_and_runs_replay_from_the_seed():
     Y = np.random.default_rng(0).integers(0, 2, (6, 12)).astype(float)
 
     def run(seed):
-        s = gp.init(6, 12, batch_size=3, seed=seed, costs=np.arange(1, 7), cost_scale=1e-3)
+        pol, s = _gittins(6, 12, batch_size=3, seed=seed, costs=np.arange(1, 7), cost_scale=1e-3)
         trail = []
         while True:
-            d = gp.next(s)
-            if d.done:
+            d = pol.propose(s)
+            if d.arm < 0:
                 break
-            ex = gp.examples_for(s, d.arm, d.n_examples)
+            ex = d.examples
             trail.append((d.arm, tuple(ex)))
             before = s.mean.copy()
-            s2 = gp.observe(s, d.arm, Y[d.arm, ex])
+            s2 = pol.observe(s, d, Y[d.arm, ex])
             np.testing.assert_array_equal(s.mean, before)  # the old state did not change
             s = s2
         return trail, s
@@ -143,24 +167,24 @@ def test_state_is_immutable_and_runs_replay_from_the_seed():
 
 def test_required_completion_stops_and_recommends_a_completed_arm():
     # high cost: after completing a strong arm, its mean beats every other arm's index
-    s = gp.init(3, 4, batch_size=2, costs=1.0, cost_scale=0.05, convention="required")
-    assert gp.recommend(s) == -1
+    pol, s = _gittins(3, 4, batch_size=2, costs=1.0, cost_scale=0.05, convention="required")
+    assert pol.recommend(s) == -1
     outcomes = {0: [1.0, 1.0], 1: [0.0, 0.0], 2: [0.0, 1.0]}
     for _ in range(20):
-        d = gp.next(s)
+        d = pol.propose(s)
         if d.stop:
             break
-        s = gp.observe(s, d.arm, outcomes[d.arm])
+        s = pol.observe(s, d, outcomes[d.arm])
     assert d.stop
     done = s.n_cells >= 4
     assert done.any()
-    rec = gp.recommend(s)
+    rec = pol.recommend(s)
     assert done[rec] and s.mean[rec] == s.mean[done].max()
     assert gp.indices(s)[rec] == s.mean[rec]  # completed arms: index = posterior mean
 
 
 def test_beta_posterior_and_prior_counts():
-    s = gp.init(
+    pol, s = _gittins(
         3,
         10,
         prior_mean=0.5,
@@ -175,11 +199,11 @@ def test_beta_posterior_and_prior_counts():
     )
     assert s.mean[1] == pytest.approx(0.5)
     assert s.config.table_of_arm[0] == s.config.table_of_arm[2] != s.config.table_of_arm[1]
-    s = gp.observe(s, 1, [1, 1])
+    s = _feed(pol, s, 1, [1, 1])
     assert s.mean[1] == pytest.approx((0.5 * conc + 2) / (conc + 2))
     with pytest.raises(ValueError, match="0/1 scores"):
-        gp.observe(s, 1, [0.5, 1])
-    g = gp.init(2, 10, prior_mean=0.5, prior_var=0.04, prior_counts=[[3, 4], [0, 0]])
+        _feed(pol, s, 1, [0.5, 1])
+    _, g = _gittins(2, 10, prior_mean=0.5, prior_var=0.04, prior_counts=[[3, 4], [0, 0]])
     prec = 1 / 0.04 + 4 / 0.25
     assert g.mean[0] == pytest.approx((0.5 / 0.04 + 3 / 0.25) / prec) and g.var[0] == pytest.approx(
         1 / prec
@@ -200,53 +224,56 @@ def test_beta_posterior_and_prior_counts():
 )
 def test_policy_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        gp.init(3, 10, **kwargs)
+        _gittins(3, 10, **kwargs)
 
 
 def test_observe_bad_input():
-    s = gp.init(2, 3)
+    pol, s = _gittins(2, 3)
     with pytest.raises(ValueError, match="arm is 5"):
-        gp.observe(s, 5, [1.0])
+        pol.observe(s, Proposal(5, np.array([0])), [1.0])
     with pytest.raises(ValueError, match="2 unobserved examples left; got 4"):
-        gp.observe(gp.observe(s, 0, [1.0]), 0, [1, 1, 1, 1])
+        pol.observe(_feed(pol, s, 0, [1.0]), Proposal(0, np.arange(4)), [1, 1, 1, 1])
     with pytest.raises(ValueError, match="finite scores"):
-        gp.observe(s, 0, [np.nan])
+        _feed(pol, s, 0, [np.nan])
 
 
 # ----------------------------------------------------------------------------- baselines
 
 
 def test_ucbe_bounds_order_and_recommendation():
-    s = ucb.ucbe_init(3, 4, batch_size=2)
+    pol = ucb.UCBEPolicy()
+    s = pol.init(3, 4, batch_size=2)
     seen = []
     for _ in range(3):  # unpulled arms first, in order
-        arm, _ = ucb.ucbe_next(s)
-        seen.append(arm)
-        s = ucb.ucbe_observe(s, arm, [1.0, 0.0] if arm != 2 else [1.0, 1.0])
+        p = pol.propose(s)
+        seen.append(p.arm)
+        s = pol.observe(s, p, [1.0, 0.0] if p.arm != 2 else [1.0, 1.0])
     assert seen == [0, 1, 2]
-    np.testing.assert_allclose(ucb.ucbe_bounds(s), [0.5 + np.sqrt(0.5)] * 2 + [1 + np.sqrt(0.5)])
-    arm, _ = ucb.ucbe_next(s)
-    assert arm == 2 and ucb.ucbe_recommend(s) == 2
-    s = ucb.ucbe_observe(s, 2, [1.0, 1.0])
-    assert ucb.ucbe_bounds(s)[2] == -np.inf  # completed
+    np.testing.assert_allclose(ucb.bounds(s), [0.5 + np.sqrt(0.5)] * 2 + [1 + np.sqrt(0.5)])
+    p = pol.propose(s)
+    assert p.arm == 2 and pol.recommend(s) == 2
+    s = pol.observe(s, p, [1.0, 1.0])
+    assert ucb.bounds(s)[2] == -np.inf  # completed
 
 
 def test_lrf_recovers_a_low_rank_matrix_and_picks_unobserved_cells():
     rng = np.random.default_rng(3)
     u, v = rng.uniform(0.3, 1, 8), rng.uniform(0.3, 1, 30)
     Y = np.outer(u, v)
-    s = ucb.lrf_init(8, 30, batch_size=3, warmup=0.3, ensemble=8, seed=1)
+    pol = LRFPolicy(warmup=0.3, ensemble=8)
+    s = pol.init(8, 30, batch_size=3, seed=1)
     for _ in range(40):
-        s, arm, ex = ucb.lrf_next(s)
+        p = pol.propose(s)
+        arm, ex = p.arm, p.examples
         assert np.isnan(s.observed[arm, ex]).all() and len(set(ex)) == len(ex)
-        s = ucb.lrf_observe(s, arm, ex, Y[arm, ex])
+        s = pol.observe(s, p, Y[arm, ex])
     assert s.u is not None
     pred = np.clip(s.u[:, :, None] * s.v[:, None, :], 0, 1).mean(axis=0)
     # exact rank 1, no noise: ALS recovers the pattern; the ridge (reg = 0.1) shrinks the
     # scale by ~10% at this size, hence a relative tolerance of 15%
     assert np.corrcoef(pred.ravel(), Y.ravel())[0, 1] > 0.99
     assert np.abs(pred / Y - 1).max() < 0.15
-    assert ucb.lrf_recommend(s) == int(np.argmax(Y.mean(axis=1)))
+    assert pol.recommend(s) == int(np.argmax(Y.mean(axis=1)))
 
 
 # ----------------------------------------------------------------------------- simulation
@@ -279,7 +306,7 @@ def test_full_budget_finds_the_best_arm_and_curves_are_consistent():
 
 def test_cost_budget_and_stopping_signal():
     data = _small_dataset(1)
-    spec = PolicySpec("G", "gittins", {"granularity": "batch", "prior_var": 0.02})
+    spec = PolicySpec("G", GittinsPolicy(granularity="batch", prior_var=0.02))
     tr = run_policy(
         data, spec, batch_size=4, budget=0.5, budget_kind="cost", cost_scale=0.02, seed=0
     )
@@ -324,7 +351,7 @@ def test_synthetic_mimics_match_the_shipped_metadata():
     g = gsm8k_like(n_examples=200, seed=0)  # the shipped dataset:bandit_gsm8k_arms
     assert g.matrix.shape == (122, 200) and g.prior == (0.2, 0.01)
     llemma = [i for i, a in enumerate(g.arms) if a.startswith("llemma")]
-    assert np.all(g.costs[llemma] == 3.2)  # 0.80 input + 2 x 1.20 output (seed 003 Table 2)
+    assert np.all(g.costs[llemma] == 3.2)  # 0.80 input + 2 x 1.20 output (the paper's Table 2)
     assert g.matrix.mean(axis=1).std() == pytest.approx(0.1, abs=0.01)
 
 
@@ -332,6 +359,8 @@ def test_synthetic_mimics_match_the_shipped_metadata():
 
 
 def test_cli_roots_and_simulate(tmp_path, capsys):
+    from bayes_eval.cli import main
+
     assert (
         main(
             [
@@ -367,12 +396,14 @@ def test_cli_roots_and_simulate(tmp_path, capsys):
                 "4",
                 "--budget",
                 "0.2",
-                "--seeds",
+                "--replicates",
                 "2",
                 "--out",
                 str(tmp_path / "o"),
-                "--prior",
-                "0.5,0.02",
+                "--prior-mean",
+                "0.5",
+                "--prior-var",
+                "0.02",
                 "--json",
             ]
         )
