@@ -1,7 +1,8 @@
-r"""Ranking stability as trials accumulate: tau-versus-n curves and convergence@n (seed 000).
+r"""Ranking stability as trials accumulate: tau-versus-n curves and convergence@n.
 
-The paper judges an evaluation metric by how fast the ranking it induces from the first
-``n`` trials agrees with a gold standard (§2.7, §3.3, Figs. 1, 2, 4, 9-11):
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+judge an evaluation metric by how fast the ranking it induces from the first ``n`` trials
+agrees with a gold standard (§2.7, §3.3, Figs. 1, 2, 4, 9-11):
 
 * **tau versus n**: Kendall's tau_b with the gold ranking, averaged over replicates;
 * **convergence@n** (App. I.1): for one replicate, the smallest ``s <= N_max - 1`` such that
@@ -17,27 +18,36 @@ With ``replace=False`` the column scheme permutes the trials, so the full ``N_ma
 Methods are named by strings: ``"bayes"`` (Bayes@N, the same ranking as avg@N, §2.6),
 ``"pass_at_k:K"``, ``"pass_hat_k:K"``, ``"g_pass_at_k_tau:K:TAU"``, ``"mg_pass_at_k:K"``.
 For the Pass family each question's unbiased estimate for (s trials, c successes) comes from
-a table computed once (seed 000 eqs. 21-24); a step with fewer than ``k`` trials has no
-ranking (NaN). All work is vectorised over replicates, steps, models and questions and
-chunked over replicates to bound memory.
+a table computed once (App. H eqs. 21-24; :mod:`bayes_eval.convergence_methods`); a step
+with fewer than ``k`` trials has no ranking (NaN). All work is vectorised over replicates,
+steps, models and questions and chunked over replicates to bound memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import hypergeom
 
-from bayes_eval.pass_point import _mg_credit, _threshold_credit, tau_threshold
+from bayes_eval.convergence_methods import (
+    DEFAULT_METHODS,
+    Method,
+    flat_index,
+    parse_method,
+    score_table,
+    step_scores,
+)
 from bayes_eval.rank_agreement import pair_signs
 
 __all__ = [
     "DEFAULT_METHODS",
+    "ConvergencePMF",
     "Method",
     "Stability",
+    "TauInterval",
     "convergence_at_n",
     "convergence_pmf",
     "flat_index",
@@ -49,83 +59,6 @@ __all__ = [
     "step_scores",
     "tau_interval",
 ]
-
-#: Seed 000, Fig. 2: Bayes@N, Pass@2/4/8, Pass^k, G-Pass@k_tau (tau = 0.5), mG-Pass@k. The
-#: paper does not state k for the last three; k = 4 here.
-DEFAULT_METHODS = (
-    "bayes",
-    "pass_at_k:2",
-    "pass_at_k:4",
-    "pass_at_k:8",
-    "pass_hat_k:4",
-    "g_pass_at_k_tau:4:0.5",
-    "mg_pass_at_k:4",
-)
-
-
-@dataclass(frozen=True)
-class Method:
-    """A parsed method name: ``kind`` in {bayes, pass_at_k, pass_hat_k, g_pass_at_k_tau,
-    mg_pass_at_k}, budget ``k`` (0 for bayes) and ``tau``."""
-
-    name: str
-    kind: str
-    k: int = 0
-    tau: float = 1.0
-
-    @property
-    def credit(self) -> NDArray[np.float64]:
-        """Credit for j = 0..k successes among k attempts (see :mod:`bayes_eval.pass_family`)."""
-        if self.kind == "pass_at_k":
-            return _threshold_credit(self.k, 1)
-        if self.kind == "pass_hat_k":
-            return _threshold_credit(self.k, self.k)
-        if self.kind == "g_pass_at_k_tau":
-            return _threshold_credit(self.k, tau_threshold(self.tau, self.k))
-        if self.kind == "mg_pass_at_k":
-            return _mg_credit(self.k)
-        raise ValueError(f"{self.name} has no credit vector")
-
-
-def parse_method(name: str) -> Method:
-    """Parse ``"bayes"``, ``"pass_at_k:4"``, ``"g_pass_at_k_tau:4:0.5"``, ..."""
-    parts = name.split(":")
-    kind = parts[0]
-    try:
-        if kind == "bayes" and len(parts) == 1:
-            return Method(name, kind)
-        if kind in ("pass_at_k", "pass_hat_k", "mg_pass_at_k") and len(parts) == 2:
-            k = int(parts[1])
-            if k >= 1:
-                return Method(name, kind, k)
-        if kind == "g_pass_at_k_tau" and len(parts) == 3:
-            k, tau = int(parts[1]), float(parts[2])
-            if k >= 1 and 0 < tau <= 1:
-                return Method(name, kind, k, tau)
-    except ValueError:
-        pass
-    raise ValueError(
-        f"method {name!r} is not understood; expected 'bayes', 'pass_at_k:K', 'pass_hat_k:K', "
-        "'g_pass_at_k_tau:K:TAU' (0 < TAU <= 1) or 'mg_pass_at_k:K' with an integer K >= 1."
-    )
-
-
-def score_table(method: Method, n_max: int) -> NDArray[np.float64]:
-    """Per-question unbiased estimate for every (s trials, c successes), shape
-    ``(n_max + 1, n_max + 1)``; NaN where ``s < k`` or ``c > s``."""
-    table = np.full((n_max + 1, n_max + 1), np.nan)
-    s = np.arange(method.k, n_max + 1)
-    if s.size == 0:
-        return table
-    ss, cc = np.meshgrid(s, np.arange(n_max + 1), indexing="ij")
-    valid = cc <= ss
-    credit = method.credit
-    j = np.arange(method.k + 1)
-    pmf = hypergeom.pmf(j[None, :], ss[valid][:, None], cc[valid][:, None], method.k)
-    values = np.full(ss.shape, np.nan)
-    values[valid] = pmf @ credit
-    table[method.k :] = values
-    return table
 
 
 def prefix_counts(
@@ -201,33 +134,6 @@ def prefix_counts(
         yield np.cumsum(block, axis=2, dtype=np.int16)
 
 
-def flat_index(counts: NDArray[np.int16]) -> NDArray[np.intp]:
-    """Index of (s, c) into a flattened :func:`score_table`, shared by the Pass methods."""
-    n = counts.shape[2]
-    row = (np.arange(1, n + 1, dtype=np.intp) * (n + 1))[None, None, :, None]
-    return counts.astype(np.intp) + row
-
-
-def step_scores(
-    counts: NDArray[np.int16],
-    method: Method,
-    table: NDArray | None = None,
-    flat: NDArray[np.intp] | None = None,
-) -> NDArray:
-    """Scores of every model at every step, shape ``(b, L, N)``, from :func:`prefix_counts`.
-
-    Bayes@N ranks by total successes (rank-equivalent to mu under the uniform prior, eq. 19);
-    the Pass family sums the per-question table values (a mean up to the factor 1/M).
-    """
-    if method.kind == "bayes":
-        return counts.sum(axis=-1, dtype=np.int64).astype(float)
-    if table is None:
-        table = score_table(method, counts.shape[2])
-    if flat is None:
-        flat = flat_index(counts)
-    return np.take(table.ravel(), flat).sum(axis=-1)
-
-
 def _tau_and_match(scores: NDArray, sg: NDArray[np.int8]) -> tuple[NDArray, NDArray]:
     """Kendall tau_b against gold pair signs ``sg`` and exact-match flags, from one pass."""
     sx = pair_signs(scores)
@@ -264,13 +170,45 @@ def convergence_at_n(matches: ArrayLike) -> NDArray[np.int64]:
     return np.where(ok.any(axis=-1), first + 1, -1)
 
 
-def convergence_pmf(values: ArrayLike, n_max: int) -> tuple[NDArray[np.float64], float]:
-    """PMF of convergence@n over n = 1..n_max, and the probability of no convergence."""
+class ConvergencePMF(NamedTuple):
+    """Distribution of convergence@n over replicates; unpacks as ``pmf, no_convergence``.
+
+    Attributes
+    ----------
+    pmf : ndarray, shape ``(n_max,)``
+        ``pmf[n - 1]``: the fraction of replicates with convergence@n = n, n = 1..n_max.
+    no_convergence : float
+        The fraction with no convergence (coded ``-1``); ``pmf.sum() + no_convergence = 1``.
+    """
+
+    pmf: NDArray[np.float64]
+    no_convergence: float
+
+
+def convergence_pmf(values: ArrayLike, n_max: int) -> ConvergencePMF:
+    """PMF of convergence@n over n = 1..n_max, and the probability of no convergence.
+
+    convergence@n is App. I.1 of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
+    Language Model Evaluation" (:func:`convergence_at_n`); the PMF is the histogram of Figs.
+    9-11 there.
+
+    Parameters
+    ----------
+    values : array_like of int
+        convergence@n per replicate (``-1``: no convergence), any shape.
+    n_max : int
+        Largest number of trials.
+
+    Returns
+    -------
+    ConvergencePMF
+        ``(pmf, no_convergence)``.
+    """
     v = np.asarray(values).ravel()
     if v.size == 0:
         raise ValueError("no convergence@n values given.")
     counts = np.bincount(v[v > 0], minlength=n_max + 1)[1:]
-    return counts / v.size, float(np.mean(v < 0))
+    return ConvergencePMF(counts / v.size, float(np.mean(v < 0)))
 
 
 @dataclass
@@ -320,6 +258,10 @@ def stability(
 ) -> Stability:
     """tau-versus-n curves and convergence@n of several methods over replicates.
 
+    Kendall's tau_b with the gold ranking at every number of trials and convergence@n per
+    replicate (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+    Evaluation", §2.7, §3.3 and App. I.1; module docstring).
+
     Parameters
     ----------
     R : array_like of {0, 1}
@@ -328,13 +270,17 @@ def stability(
         See :func:`parse_method`; default :data:`DEFAULT_METHODS`.
     gold : array_like, shape ``(L,)``, optional
         Gold-standard scores; default Bayes@N_max of ``R`` (total successes per model,
-        the same ranking as avg@N_max), as in seed 000 §2.7.
+        the same ranking as avg@N_max), as in Hariri et al., "Don't Pass@k", §2.7.
     scheme, replicates, replace, chunk, seed
         See :func:`prefix_counts`.
     keep_tau : bool
         Keep every replicate's tau (needed for bootstrap intervals of tau).
     progress : bool
         Show a tqdm progress bar.
+
+    Returns
+    -------
+    Stability
     """
     arr = np.asarray(R)
     if arr.size == 0 or not np.isin(arr, (0, 1)).all():
@@ -410,12 +356,37 @@ def stability(
     )
 
 
-def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> tuple[NDArray, NDArray]:
-    """Percentile bootstrap interval of Kendall's tau over replicates (axis -2 of
-    ``(..., B, N)``): the central ``confidence`` range of the replicate taus at each n.
+class TauInterval(NamedTuple):
+    """Percentile bootstrap interval of Kendall's tau at each n; unpacks as ``lo, hi``.
 
-    Not in seed 000: it shows how far the ranking at n trials can be from the gold standard
-    under resampling, next to the mean curve.
+    Attributes
+    ----------
+    lo, hi : ndarray, shape ``(..., N)``
+        The ``(1 - confidence)/2`` and ``(1 + confidence)/2`` quantiles of the replicate taus
+        (NaN where a method is undefined).
+    """
+
+    lo: NDArray[np.float64]
+    hi: NDArray[np.float64]
+
+
+def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> TauInterval:
+    """Percentile bootstrap interval of Kendall's tau over replicates, at each n.
+
+    Not in Hariri et al., "Don't Pass@k": it shows how far the ranking at n trials can be from
+    the gold standard under resampling, next to the mean curve.
+
+    Parameters
+    ----------
+    tau : array_like, shape ``(..., B, N)``
+        Replicate taus (:attr:`Stability.tau`).
+    confidence : float
+        Central mass of the interval.
+
+    Returns
+    -------
+    TauInterval
+        ``(lo, hi)``, each of shape ``(..., N)``.
     """
     import warnings
 
@@ -424,12 +395,24 @@ def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> tuple[NDArray, NDA
         warnings.simplefilter("ignore", RuntimeWarning)
         lo = np.nanquantile(t, 0.5 - confidence / 2, axis=-2)
         hi = np.nanquantile(t, 0.5 + confidence / 2, axis=-2)
-    return lo, hi
+    return TauInterval(lo, hi)
 
 
 def random_subsets(n_models: int, size: int, count: int, *, seed: int | np.random.Generator = 0):
-    """``count`` distinct random subsets of ``size`` models (sorted index arrays), as the
-    subsets of seed 000 Fig. 4 / Tables 9-11."""
+    """``count`` distinct random subsets of ``size`` models, as the subsets of Hariri et al.,
+    "Don't Pass@k", Fig. 4 / Tables 9-11.
+
+    Parameters
+    ----------
+    n_models, size, count : int
+        ``2 <= size <= n_models``; ``count`` at most the number of such subsets.
+    seed : int or Generator, keyword-only
+
+    Returns
+    -------
+    list of ndarray
+        Sorted index arrays, in lexicographic order.
+    """
     from math import comb
 
     if not 2 <= size <= n_models:

@@ -1,4 +1,5 @@
-"""Ranking-stability kernels (Kendall tau_b, convergence@n, bootstraps) and the seed 000 studies,
+"""Ranking-stability kernels (Kendall tau_b, convergence@n, bootstraps) and the studies of
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation" (§2.7),
 on small seeded sizes. Statistical assertions use the Monte Carlo standard errors the
 functions return (4 SE unless stated)."""
 
