@@ -66,7 +66,16 @@ Scale = Literal["pi_bar", "latent"]
 
 
 class AvgResult(NamedTuple):
-    """avg@N and the paper's sd on the average's scale; unpacks as ``a, sigma_a``."""
+    """avg@N and the paper's sd on the average's scale; unpacks as ``a, sigma_a``.
+
+    Attributes
+    ----------
+    a : float or ndarray
+        The avg@N estimate (eq. 18).
+    sigma_a : float or ndarray
+        :math:`\\sigma_a = \\frac{T}{N}\\sigma` (eq. 20), the sd of the latent quantity of
+        the module docstring (not of pi-bar).
+    """
 
     a: Estimate
     sigma_a: Estimate

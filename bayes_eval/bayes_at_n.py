@@ -1,7 +1,8 @@
 r"""Bayes@N: the closed-form Dirichlet-multinomial posterior of a weighted rubric score.
 
-Seed 000 (Hariri et al., "Don't Pass@k"), §2.2-2.4, Algorithm 1 and Appendix A. For question
-:math:`\alpha` with category probabilities :math:`\pi_\alpha` on the simplex, the target is
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+§2.2-2.4, Algorithm 1 and Appendix A. For question :math:`\alpha` with category probabilities
+:math:`\pi_\alpha` on the simplex, the target is
 
 .. math:: \bar\pi = \frac{1}{M}\sum_{\alpha=1}^{M}\sum_{k=0}^{C} w_k\,\pi_{\alpha k}.
 
@@ -57,6 +58,7 @@ __all__ = [
     "BayesResult",
     "DirichletPosterior",
     "MixturePosterior",
+    "QuestionMoments",
     "bayes",
     "bayes_ci",
     "dirichlet_posterior",
@@ -66,6 +68,55 @@ __all__ = [
 Interval = Literal["normal", "exact"]
 #: A float for one model, an array of shape ``(L,)`` for a batch of L models.
 Estimate = float | NDArray[np.float64]
+
+
+class BayesResult(NamedTuple):
+    r"""Posterior mean and sd of pi-bar (eq. 15); unpacks as ``mu, sigma``.
+
+    Attributes
+    ----------
+    mu : float or ndarray
+        :math:`\mu = E[\bar\pi \mid R]`.
+    sigma : float or ndarray
+        :math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`.
+    """
+
+    mu: Estimate
+    sigma: Estimate
+
+
+class BayesCIResult(NamedTuple):
+    """Posterior mean, sd and credible interval of pi-bar; unpacks as ``mu, sigma, lo, hi``.
+
+    Attributes
+    ----------
+    mu, sigma : float or ndarray
+        As in :class:`BayesResult`.
+    lo, hi : float or ndarray
+        Credible interval of pi-bar (normal or exact, see :func:`bayes_ci`).
+    """
+
+    mu: Estimate
+    sigma: Estimate
+    lo: Estimate
+    hi: Estimate
+
+
+class QuestionMoments(NamedTuple):
+    r"""Posterior mean and variance of each question's score; unpacks as ``mean, var``.
+
+    Attributes
+    ----------
+    mean : ndarray, shape ``(..., M)``
+        :math:`\sum_j p_{\alpha j}(w_j - w_0)`, :math:`p = \nu/T`: the mean of
+        :math:`w\cdot\pi_\alpha` *relative to* :math:`w_0`.
+    var : ndarray, shape ``(..., M)``
+        :math:`\mathrm{Var}[w\cdot\pi_\alpha \mid R]
+        = \sum_j p_{\alpha j}(w_j - \bar w_\alpha)^2 / (T_\alpha + 1)`.
+    """
+
+    mean: NDArray[np.float64]
+    var: NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,29 +142,32 @@ class DirichletPosterior:
         """:math:`T_\\alpha = \\sum_k \\nu_{\\alpha k}`, shape ``(..., M)``."""
         return self.nu.sum(axis=-1)
 
-    def question_moments(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    def question_moments(self) -> QuestionMoments:
         """Posterior mean and variance of :math:`w\\cdot\\pi_\\alpha` per question.
 
-        Returns the means *relative to* ``w[0]`` (``sum_j p_j (w_j - w_0)``) and the variances.
+        Returns the means *relative to* ``w[0]`` (``sum_j p_j (w_j - w_0)``) and the variances
+        (the terms of eq. 15) as :class:`QuestionMoments`.
         """
         d = self.w - self.w[0]
         total = self.total
         if d.size == 2:  # Beta posterior: mean d1 p1, variance d1^2 p1 (1 - p1) / (T + 1)
             p1 = self.nu[..., 1] / total
-            return d[1] * p1, d[1] ** 2 * p1 * (self.nu[..., 0] / total) / (total + 1.0)
+            var = d[1] ** 2 * p1 * (self.nu[..., 0] / total) / (total + 1.0)
+            return QuestionMoments(d[1] * p1, var)
         # loop over the (few) categories: contiguous slices beat a (..., K) @ (K,) product
         nu = np.moveaxis(self.nu, -1, 0)
         mean = sum(nu[k] * d[k] for k in range(d.size) if d[k] != 0.0) / total
         var = sum(nu[k] * (d[k] - mean) ** 2 for k in range(d.size)) / (total * (total + 1.0))
-        return mean, var
+        return QuestionMoments(mean, var)
 
-    def moments(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15)."""
+    def moments(self) -> BayesResult:
+        """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15), as
+        arrays of the leading shape of ``nu``."""
         mean, var = self.question_moments()
         m = mean.shape[-1]
         mu = self.w[0] + mean.mean(axis=-1)
         sigma = np.sqrt(var.sum(axis=-1)) / m
-        return mu, sigma
+        return BayesResult(mu, sigma)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,10 +197,10 @@ class MixturePosterior:
         """All nodes as one batch of Dirichlet posteriors (leading axis J)."""
         return DirichletPosterior(nu=self.nu, w=self.w, tally=self.tally)
 
-    def moments(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Mixture mean and sd of pi-bar (law of total variance)."""
+    def moments(self) -> BayesResult:
+        """Mixture mean and sd of pi-bar (law of total variance over the nodes)."""
         mu, sigma = self.component().moments()
-        return mixture_moments(mu, sigma, self.weights)
+        return BayesResult(*mixture_moments(mu, sigma, self.weights))
 
 
 def _resolve_alpha0(prior: PriorSpec, alpha0: ArrayLike | None) -> PriorSpec:
@@ -171,10 +225,23 @@ def posterior(
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
 ) -> DirichletPosterior | MixturePosterior:
-    """Validate the inputs and build the posterior under any ``prior``.
+    r"""Validate the inputs and build the posterior under any ``prior``.
 
-    A fixed prior gives a :class:`DirichletPosterior`; a learned one a
-    :class:`MixturePosterior`. See :func:`bayes` for the parameters.
+    The per-question posteriors :math:`\mathrm{Dir}(\nu_\alpha)`,
+    :math:`\nu_\alpha = \alpha_0 + n^0_\alpha + n_\alpha` (Hariri et al., "Don't Pass@k: A
+    Bayesian Framework for Large Language Model Evaluation", §2.3 and Appendix A), under a
+    fixed prior, or their mixture over the nodes of a learned one (:mod:`bayes_eval.priors`).
+
+    Parameters
+    ----------
+    R, w, R0, prior, pool, alpha0, mask, R0_mask
+        As in :func:`bayes`.
+
+    Returns
+    -------
+    DirichletPosterior or MixturePosterior
+        A fixed prior gives a :class:`DirichletPosterior`, a learned one a
+        :class:`MixturePosterior`.
     """
     t, weights = tally(R, w, mask=mask)
     n0 = prior_counts(R0, t, mask=R0_mask)
@@ -204,28 +271,20 @@ def dirichlet_posterior(
     R0_mask: ArrayLike | None = None,
 ) -> DirichletPosterior:
     """Validate the inputs and build the per-question posteriors ``Dir(nu_alpha)`` under a
-    fixed Dirichlet prior ``alpha0``. See :func:`bayes` for the parameters and
-    :func:`posterior` for learned priors.
+    fixed Dirichlet prior ``alpha0`` (Hariri et al., "Don't Pass@k", §2.3 and Appendix A).
+
+    Parameters
+    ----------
+    R, w, R0, alpha0, mask, R0_mask
+        As in :func:`bayes`; :func:`posterior` takes learned priors.
+
+    Returns
+    -------
+    DirichletPosterior
     """
     post = posterior(R, w, R0, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
     assert isinstance(post, DirichletPosterior)
     return post
-
-
-class BayesResult(NamedTuple):
-    """Posterior mean and sd of pi-bar; unpacks as ``mu, sigma``."""
-
-    mu: Estimate
-    sigma: Estimate
-
-
-class BayesCIResult(NamedTuple):
-    """Posterior mean, sd and credible interval of pi-bar; unpacks as ``mu, sigma, lo, hi``."""
-
-    mu: Estimate
-    sigma: Estimate
-    lo: Estimate
-    hi: Estimate
 
 
 def _out(x: ArrayLike) -> Estimate:

@@ -91,9 +91,10 @@ the 97.5% point is :math:`1 - 8\cdot10^{-33}`, returned as 1.0, with no mass bey
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import fft as sfft
 
+from bayes_eval.credible_interval import CredibleInterval
 from bayes_eval.exact_imhof import dirichlet_functional_cdf
 from bayes_eval.exact_lattice import _group, _lattice_pmf, _question_moments, _questions
 from bayes_eval.exact_tails import ExactPosterior, _Model, _single_ppf
@@ -121,6 +122,12 @@ def exact_posterior(
     step: float | None = None,
 ) -> ExactPosterior:
     r"""Exact posterior of :math:`\frac1M\sum_\alpha (s_\alpha\, w\cdot\pi_\alpha + t_\alpha)`.
+
+    :math:`\pi_\alpha \sim \mathrm{Dir}(\nu_\alpha)` independently: the Bayes@N posterior
+    of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+    Evaluation", Appendix A, whose mean and sd (eq. 15) are matched exactly; the law itself
+    is computed by steps 1-7 of the module docstring (the paper uses :math:`N(\mu,
+    \sigma^2)`, §2.5).
 
     Parameters
     ----------
@@ -217,6 +224,9 @@ def exact_posterior(
 def lattice_step(nus, w: ArrayLike) -> float | None:
     """One lattice step fine enough for every posterior in ``nus``.
 
+    The default step of :func:`exact_posterior` (step 3 of the module docstring), the
+    smallest over the models, so that their lattices can be compared.
+
     Parameters
     ----------
     nus : sequence of array_like, each of shape ``(M, C + 1)``
@@ -245,8 +255,12 @@ def lattice_step(nus, w: ArrayLike) -> float | None:
 
 
 def prob_greater(a: ExactPosterior, b: ExactPosterior) -> float:
-    """Exact ``P(pi-bar_a > pi-bar_b)`` for independent posteriors on the same lattice step.
+    r"""Exact ``P(pi-bar_a > pi-bar_b)`` for independent posteriors on the same lattice step.
 
+    The exact counterpart of the ranking confidence :math:`\rho = \Phi(z)` of Hariri et al.,
+    "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", §2.5: the law
+    of :math:`D = \bar\pi_a - \bar\pi_b` is the FFT convolution of the two lattice laws,
+    shifted to the exact mean of D, and :math:`P(D > 0)` splits the cell containing 0.
     Build both with the same ``step`` (see :func:`bayes_eval.ranking.prob_better`).
 
     Parameters
@@ -290,8 +304,13 @@ def exact_interval(
     *,
     scale: ArrayLike | None = None,
     shift: ArrayLike | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Equal-tailed ``confidence`` interval of the exact posterior, for each model of a batch.
+) -> CredibleInterval:
+    r"""Equal-tailed ``confidence`` interval of the exact posterior, for each model of a batch.
+
+    :math:`[F^{-1}(\tfrac{1-\gamma}{2}), F^{-1}(\tfrac{1+\gamma}{2})]` with F the exact
+    posterior CDF of :func:`exact_posterior` and :math:`\gamma` the ``confidence``: the exact
+    counterpart of the normal interval :math:`\mu \mp z\sigma` of Hariri et al., "Don't
+    Pass@k: A Bayesian Framework for Large Language Model Evaluation", §2.5.
 
     Accuracy (measured against independent references, see the module docstring): for
     alpha0 >= 0.05, binary or three-level rubrics, M <= 30 and N <= 16, including all-wrong and
@@ -316,8 +335,8 @@ def exact_interval(
 
     Returns
     -------
-    lo, hi : ndarray
-        Endpoints with the leading shape of ``nu``, always within the support.
+    CredibleInterval
+        ``(lo, hi)``: ndarrays with the leading shape of ``nu``, always within the support.
     """
     nu = np.asarray(nu, dtype=float)
     tail = 0.5 * (1.0 - confidence)
@@ -344,4 +363,4 @@ def exact_interval(
                 continue
         dist = exact_posterior(nu_i, w, scale=s_i, shift=t_i)
         lo[i], hi[i] = dist.ppf([tail, 1.0 - tail])
-    return lo.reshape(nu.shape[:-2]), hi.reshape(nu.shape[:-2])
+    return CredibleInterval(lo.reshape(nu.shape[:-2]), hi.reshape(nu.shape[:-2]))

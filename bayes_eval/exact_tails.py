@@ -234,7 +234,17 @@ class ExactPosterior:
         return edges, np.minimum(cum / cum[-1], 1.0)
 
     def cdf(self, value: ArrayLike) -> NDArray[np.float64]:
-        """``P(pi-bar <= value)``."""
+        """``P(pi-bar <= value)``.
+
+        Parameters
+        ----------
+        value : array_like
+
+        Returns
+        -------
+        ndarray
+            The CDF at ``value`` (same shape): 0 below the support, 1 above it.
+        """
         value = np.asarray(value, dtype=float)
         v = value.reshape(-1)
         edges, cum = self._lattice_cdf()
@@ -270,7 +280,18 @@ class ExactPosterior:
         return out.reshape(value.shape)
 
     def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
-        """Quantile function (inverse of :meth:`cdf`), within :attr:`support`."""
+        """Quantile function (inverse of :meth:`cdf`), within :attr:`support`.
+
+        Parameters
+        ----------
+        q : array_like
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        ndarray
+            The quantiles (same shape).
+        """
         q = np.asarray(q, dtype=float)
         edges, cum = self._lattice_cdf()
         keep = np.concatenate([[True], np.diff(cum) > 0])  # strictly increasing for interp

@@ -41,8 +41,8 @@ class PassPosterior(NamedTuple):
     ----------
     posterior_mean : float or ndarray
         Posterior mean of the latent metric under the stated prior. Not the unbiased
-        estimate of :func:`pass_at_k` and friends, from which it can differ by several
-        posterior sd (see :mod:`bayes_eval.pass_family`).
+        estimate of :func:`~bayes_eval.pass_family.pass_at_k` and friends, from which it can
+        differ by several posterior sd (see :mod:`bayes_eval.pass_family`).
     sigma : float or ndarray
         Posterior standard deviation.
     lo, hi : float or ndarray

@@ -1,12 +1,14 @@
 r"""Agreement of rankings with a gold standard: Kendall's tau_b and exact ranking match.
 
-Seed 000, App. I.1. For two score vectors over the same L items, every pair ``i < j`` is
-concordant (same order in both), discordant (opposite order) or tied in either. With
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+App. I.1. For two score vectors over the same L items, every pair ``i < j`` is concordant
+(same order in both), discordant (opposite order) or tied in either. With
 :math:`n_0 = L(L-1)/2` and :math:`n_1, n_2` the pairs tied in the first and second ranking,
 
 .. math:: \tau_b = \frac{n_c - n_d}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}
 
-(``scipy.stats.kendalltau`` with ``variant='b'``, the paper's choice). Everything here works
+(Kendall, "The treatment of ties in ranking problems"; ``scipy.stats.kendalltau`` with
+``variant='b'``, the paper's choice). Everything here works
 on the *pair signs* :math:`\mathrm{sign}(x_i - x_j)`, vectorised over any leading axes
 (replicates, steps), so that millions of rankings cost a few array operations.
 
@@ -34,10 +36,21 @@ def _round(x: NDArray) -> NDArray:
 
 
 def pair_signs(scores: ArrayLike) -> NDArray[np.int8]:
-    """``sign(x_i - x_j)`` for all pairs ``i < j`` of the last axis: shape ``(..., L(L-1)/2)``.
+    """``sign(x_i - x_j)`` for all pairs ``i < j`` of the last axis.
 
-    NaN scores (a method undefined at this step) give sign 0 for all their pairs and are
-    flagged by :func:`kendall_tau_b` as NaN.
+    The concordance of a pair is the product of its signs in two rankings (module
+    docstring). NaN scores (a method undefined at this step) give sign 0 for all their pairs
+    and are flagged by :func:`kendall_tau_b` as NaN.
+
+    Parameters
+    ----------
+    scores : array_like, shape ``(..., L)``
+        Compared after rounding to ``TIE_DIGITS`` significant digits.
+
+    Returns
+    -------
+    ndarray of int8, shape ``(..., L(L-1)/2)``
+        Pairs in the order of ``numpy.triu_indices(L, 1)``.
     """
     x = _round(np.asarray(scores, dtype=float))
     i, j = np.triu_indices(x.shape[-1], k=1)
@@ -47,6 +60,9 @@ def pair_signs(scores: ArrayLike) -> NDArray[np.int8]:
 
 def kendall_tau_b(scores: ArrayLike, gold: ArrayLike) -> NDArray[np.float64]:
     """Kendall's tau_b between each score vector (last axis) and the gold scores.
+
+    The formula of the module docstring (Kendall, "The treatment of ties in ranking
+    problems"), as used by Hariri et al., "Don't Pass@k", App. I.1.
 
     Parameters
     ----------
@@ -82,8 +98,21 @@ def kendall_tau_b(scores: ArrayLike, gold: ArrayLike) -> NDArray[np.float64]:
 
 
 def ranking_matches(scores: ArrayLike, gold: ArrayLike) -> NDArray[np.bool_]:
-    """Whether each ranking equals the gold ranking exactly (every pair in the same order,
-    ties where and only where the gold has ties). NaN scores never match."""
+    """Whether each ranking equals the gold ranking exactly.
+
+    Every pair in the same order, ties where and only where the gold has ties: the match of
+    convergence@n (Hariri et al., "Don't Pass@k", App. I.1).
+
+    Parameters
+    ----------
+    scores : array_like, shape ``(..., L)``
+    gold : array_like, shape ``(L,)``
+
+    Returns
+    -------
+    ndarray of bool, shape ``(...)``
+        NaN scores never match.
+    """
     scores = np.asarray(scores, dtype=float)
     sg = pair_signs(gold)
     same = (pair_signs(scores) == sg).all(axis=-1)

@@ -156,6 +156,8 @@ def projected_z(
 ) -> float:
     r"""Plug-in projection of :math:`|z|` after ``extra_trials`` more trials per question.
 
+    The z-score of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
+    Model Evaluation" (§2.5, with the Bayes@N sd of eq. 15), projected as in their App. D.
     Assumes the observed category proportions persist: question :math:`\alpha` contributes
     :math:`V_\alpha/(T_\alpha + n + 1)` to :math:`M^2\sigma^2(n)`, with
     :math:`V_\alpha = \sum_j p_{\alpha j}(w_j - \bar w_\alpha)^2`, :math:`p = \nu/T`, and
@@ -164,6 +166,20 @@ def projected_z(
 
     This is a point projection, not a probability: it ignores the uncertainty of the gap and
     its sign. For planning use :func:`trials_to_separate` (assurance).
+
+    Parameters
+    ----------
+    R_a, R_b : array_like of int, shape ``(M, N_a)`` and ``(M, N_b)``
+        Current results of the two models on the same M questions (same rubric).
+    w, R0_a, R0_b, alpha0
+        As in :func:`bayes_eval.bayes`.
+    extra_trials : int, keyword-only
+        More trials per question, n.
+
+    Returns
+    -------
+    float
+        :math:`z(n)`; ``inf`` for a gap with zero projected sd, 0 for no gap.
     """
     mu_a, v_a, t_a, m_a, _ = _projection(R_a, w, R0_a, alpha0)
     mu_b, v_b, t_b, m_b, _ = _projection(R_b, w, R0_b, alpha0)

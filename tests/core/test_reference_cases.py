@@ -76,8 +76,8 @@ def test_g_pass_tau(scorio_cases):
         for g in c["g_pass_at_k_tau"]:
             for k, value in g["values"].items():
                 if g["tau"] == 0.0:
-                    # deliberate difference: tau must be in (0, 1] (seed 000, eq. 23);
-                    # scorio maps tau = 0 to Pass@k.
+                    # deliberate difference: tau must be in (0, 1] (Hariri et al.,
+                    # "Don't Pass@k", App. H eq. 23); scorio maps tau = 0 to Pass@k.
                     with pytest.raises(ValueError, match="tau"):
                         be.g_pass_at_k_tau(R, int(k), g["tau"])
                     _close(be.pass_at_k(R, int(k)), value)

@@ -1,4 +1,6 @@
-"""Worked examples printed in seeds 001 (scorio docs) and 002 (project page), to their digits."""
+"""Worked examples printed in the scorio documentation and on the project page of Hariri et
+al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", to their
+digits."""
 
 from __future__ import annotations
 
@@ -10,14 +12,14 @@ R_CAT = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
 W3 = np.array([0.0, 0.5, 1.0])
 
 
-def test_categorical_example_seed001():
+def test_categorical_example_scorio_docs():
     mu, sigma = be.bayes(R_CAT, W3)
     assert (round(mu, 6), round(sigma, 6)) == (0.5625, 0.091998)
     mu, sigma, lo, hi = be.bayes_ci(R_CAT, W3)
     assert (round(lo, 6), round(hi, 6)) == (0.382188, 0.742812)
 
 
-def test_greedy_prior_example_seed001():
+def test_greedy_prior_example_scorio_docs():
     mu, sigma = be.bayes(R_CAT, W3, np.array([[2], [1]]))
     assert (round(mu, 6), round(sigma, 6)) == (0.583333, 0.085165)
 
@@ -27,13 +29,13 @@ def test_two_prior_columns_docstring():
     assert (round(mu, 6), round(sigma, 6)) == (0.575, 0.084275)
 
 
-def test_confidence_rubric_seed001():
+def test_confidence_rubric_scorio_docs():
     R_conf = np.array([[3, 2, 3, 1, 3], [2, 3, 0, 3, 1]])
     mu, sigma, lo, hi = be.bayes_ci(R_conf, [0.0, 0.0, 0.25, 1.0])
     assert [round(x, 6) for x in (mu, sigma, lo, hi)] == [0.444444, 0.100539, 0.247392, 0.641497]
 
 
-def test_top_p_examples_seed002():
+def test_top_p_examples_project_page():
     top_p = np.array(
         [
             [1, 1, 1, 1, 0, 1, 1],
@@ -85,7 +87,7 @@ def test_binary_docstring_examples():
     )
 
 
-def test_token_ratio_example_seed002_against_scorio():
+def test_token_ratio_example_project_page_against_scorio():
     from scorio import eval as scorio_eval
 
     correctness = np.array([[1, 1, 0, 1], [1, 0, 0, 1], [0, 1, 1, 1], [1, 1, 0, 0]])
