@@ -1,4 +1,5 @@
-"""Study ``biased-coin``: seed 000 §2.7 / Fig. 2 and §2.7.1 / Table 1.
+"""Study ``biased-coin``: Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
+Language Model Evaluation", §2.7 / Fig. 2 and §2.7.1 / Table 1.
 
 Eleven biased-coin LLM mimics with the paper's true scores (M = 30 questions,
 :mod:`bayes_eval.biased_coin`). Mean Kendall tau_b with the *true* ranking (ties included)
@@ -15,6 +16,7 @@ of the single matrix without and with the 95% CI rule.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,8 +28,10 @@ from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_r
 from bayes_eval.convergence import DEFAULT_METHODS, stability
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking import rank, rank_with_ci
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import BiasedCoinConfig as Config
 
-__all__ = ["plot", "run"]
+__all__ = ["Config", "plot", "run", "run_study", "summary"]
 
 PANELS = ("independent", "column", "row")
 
@@ -105,6 +109,23 @@ def run(
     ds = ds.assign_coords(panel_b=["column", "row"])
     ds["mc_se_independent_max"] = ("metric", np.nanmax(tau_se[0], axis=-1))
     return ds
+
+
+def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Run the study with ``config`` and write ``OUT/biased_coin.nc`` and ``.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run(
+        independent=config.independent,
+        bootstrap=config.replicates,
+        n_max=config.n_max,
+        n_questions=config.n_questions,
+        methods=list(config.methods),
+        seed=config.seed,
+        progress=progress,
+    )
+    return finish(ds, out, "biased_coin", plot, summary(ds), start)
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:

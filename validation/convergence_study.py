@@ -1,4 +1,5 @@
-"""Study ``convergence``: convergence@n of a results file, seed 000 §3.3 (Figs. 1, 4, 9-11).
+"""Study ``convergence``: convergence@n of a results file, Hariri et al., "Don't Pass@k: A
+Bayesian Framework for Large Language Model Evaluation", §3.3 (Figs. 1, 4, 9-11).
 
 For binary results of L models (M questions x N_max trials each), the gold standard is the
 Bayes@N_max ranking of the data (= avg@N_max, §2.7). Replicates permute each model's trials
@@ -7,10 +8,15 @@ definition applies) or resample them (``--replace``). For every method: the PMF 
 convergence@n, the probability of no convergence, the mean tau_b curve with a percentile
 bootstrap interval, and the rank trajectory of the worst replicate (Fig. 9). Optionally the
 same over random subsets of ``subset_size`` models (Fig. 4).
+
+The results are read by :func:`bayes_eval.logs.read_eval_log` (any log format; a long table's
+trials are ordered by its ``trial`` column within each model and question). Shipped datasets
+that publish correct counts only (no recorded trial order) are refused.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,30 +32,33 @@ from bayes_eval.convergence import (
 )
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking import rank
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import ConvergenceConfig as Config
 
-__all__ = ["from_file", "plot", "run", "summary"]
+__all__ = ["Config", "from_file", "plot", "run", "run_study", "summary"]
 
 
 def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, list[str]]:
-    """Binary, complete results ``(L, M, N)`` and model names from a long table, or from a
-    shipped dataset written ``dataset:NAME`` whose trial order is recorded."""
-    from bayes_eval.logs.long_table_legacy import read_long_table, to_results
+    """Binary, complete results ``(L, M, N)`` and model names from a results file in any
+    format :func:`bayes_eval.logs.read_eval_log` reads (a long table: ``model, question,
+    trial, score``), or from a shipped dataset written ``dataset:NAME`` whose trial order is
+    recorded. Trials keep the order of the ``trial`` column."""
+    from bayes_eval.logs import read_eval_log
+    from bayes_eval.logs.dataset import dataset_name
 
-    if str(path).startswith("dataset:"):
+    name = dataset_name(path)
+    if name is not None:
         from bayes_eval import datasets
 
-        ds = datasets.load(str(path)[len("dataset:") :])
-        if "results" not in ds:
-            raise ValueError(f"{path}: not trial results (model, question, trial).")
-        if "unknown" in str(ds.attrs.get("trial_order", "")):
-            raise ValueError(
-                f"{path} publishes correct counts only, so the trial order this study "
-                "resamples is not defined; use a dataset with recorded trials "
-                "(dataset:taubench_airline_gpt4o, dataset:cruxeval_codellama7b)."
-            )
-        da = ds["results"]
-    else:
-        da = to_results(read_long_table(path, file_format=file_format), source=path)
+        if name in datasets.DATASETS:
+            order = datasets.load(name).attrs.get("trial_order", "")
+            if "unknown" in str(order):
+                raise ValueError(
+                    f"{path} publishes correct counts only, so the trial order this study "
+                    "resamples is not defined; use a dataset with recorded trials "
+                    "(dataset:taubench_airline_gpt4o, dataset:cruxeval_codellama7b)."
+                )
+    da = read_eval_log(str(path), format=file_format).results()
     values = da.values
     if np.isnan(values).any():
         raise ValueError(
@@ -148,6 +157,28 @@ def run(
         ds["subset_members"] = (("subset", "member"), np.stack(subsets))
         ds.attrs["subset_size"] = subset_size
     return ds
+
+
+def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Read ``config.file``, run the study and write ``OUT/convergence.nc`` and ``.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    R, names = from_file(config.file, config.format)
+    ds = run(
+        R,
+        names,
+        methods=list(config.methods),
+        replicates=config.replicates,
+        replace=config.replace,
+        confidence=config.confidence,
+        subset_size=config.subset_size,
+        subset_count=config.subset_count,
+        seed=config.seed,
+        progress=progress,
+    )
+    ds.attrs["source"] = str(config.file)
+    return finish(ds, out, "convergence", plot, summary(ds), start)
 
 
 def summary(ds: xr.Dataset) -> dict:

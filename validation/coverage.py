@@ -16,18 +16,27 @@ prior), ``anchored`` (binary; per-question rates resampled from real evaluations
 the datasets shipped with the package: Phi-4-reasoning on AIME'25, CodeLlama-7B on CRUXEval,
 gpt-4o on tau-bench airline; 80% of their questions are solved always or never).
 
-Methods: ``bayes_normal`` (mu -/+ z sigma, seed 000 §2.5), ``bayes_exact`` (equal-tailed exact
-posterior interval), ``peer_clipped`` (scorio's: the normal interval clipped to [0, 1]),
-``wald`` (CLT over questions: mean of per-question averages -/+ z sd/sqrt(M), as in most
-leaderboards; Bowyer et al. 2025 show it undercovers at small M), ``wilson`` and
-``clopper_pearson`` (binary; all M N trials pooled as independent), ``bootstrap`` (percentile
-bootstrap over questions) and, on a sub-grid, ``hierarchical_nuts`` (95% ETI of pi-bar under
+Methods (:data:`METHODS`): ``uniform`` (mu -/+ z sigma under the uniform prior of Hariri et
+al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", §2.5),
+``uniform_exact`` (equal-tailed exact posterior interval), ``jeffreys`` (alpha0 = 1/2),
+``oracle`` (the scenario's own Dirichlet prior), ``empirical`` / ``empirical_exact`` /
+``empirical_plugin`` (the prior learned from the questions, integrated or plugged in; see
+:mod:`bayes_eval.priors`), ``peer_clipped`` (scorio's: the normal interval clipped to
+[0, 1]), ``wald`` (CLT over questions: mean of per-question averages -/+ z sd/sqrt(M), as in
+most leaderboards; Bowyer et al., "Position: Don't Use the CLT in LLM Evals With Fewer Than a
+Few Hundred Datapoints", show it undercovers at small M), ``wilson`` and ``clopper_pearson``
+(binary; all M N trials pooled as independent), ``bootstrap`` (percentile bootstrap over
+questions) and, on a sub-grid, ``hierarchical_nuts`` (95% ETI of pi-bar under
 :func:`bayes_eval.models.hierarchical_model`).
 
-Scale-out: :func:`run_study` sends pending cells to a Dask cluster (an in-process
-``LocalCluster`` by default, or ``scheduler="tcp://host:port"``), writes every finished cell
-atomically to ``OUT/cells/``, and merges them into ``OUT/coverage.nc``. A study started again
-with the same configuration skips finished cells, so no work is lost or counted twice.
+Scale-out: :func:`run_grid` sends pending cells to a Dask cluster (a ``LocalCluster`` by
+default, or ``scheduler="tcp://host:port"``; ``n_workers=0`` runs them in this process),
+writes every finished cell atomically to ``OUT/cells/``, and merges them into
+``OUT/coverage.nc``. A study started again with the same configuration skips finished cells,
+so no work is lost or counted twice. :func:`run_study` is the registry's entry
+(``bayes-eval validate coverage``): a TOML grid (:func:`load_config`) with options on top
+(:func:`grid_config`), then the grid, the report (:mod:`.coverage_report`) and its plot.
+Cells are simulated in :mod:`.coverage_cells`.
 """
 
 from __future__ import annotations
@@ -35,45 +44,42 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import tomllib
-import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
 import xarray as xr
-from scipy.special import ndtri
-from scipy.stats import beta as beta_dist
 
-from bayes_eval.bayes_at_n import DirichletPosterior
-from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.validation.coverage_cells import (
+    METHODS,
+    SCENARIOS,
+    anchor_rates,
+    draw_pi,
+    run_cell,
+)
+from bayes_eval.validation.coverage_report import HEADLINE, plot, summary, table
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import CoverageStudyConfig as Config
 
 __all__ = [
+    "HEADLINE",
+    "METHODS",
+    "SCENARIOS",
+    "Config",
     "CoverageConfig",
+    "anchor_rates",
+    "draw_pi",
+    "grid_config",
     "load_config",
+    "merge_cells",
     "plot",
     "run_cell",
+    "run_grid",
     "run_study",
     "summary",
     "table",
 ]
-
-METHODS = (
-    "empirical",
-    "empirical_exact",
-    "empirical_plugin",
-    "uniform",
-    "uniform_exact",
-    "jeffreys",
-    "oracle",
-    "peer_clipped",
-    "wald",
-    "wilson",
-    "clopper_pearson",
-    "bootstrap",
-    "hierarchical_nuts",
-)
-SCENARIOS = ("uniform", "dirichlet", "beta_mixture", "anchored")
 
 
 @dataclass
@@ -154,259 +160,6 @@ def load_config(path: str | Path) -> CoverageConfig:
     return config
 
 
-# --------------------------------------------------------------------------- scenarios
-
-
-def anchor_rates(anchors: list[str]) -> np.ndarray:
-    """Per-question success rates (mean over trials) of real binary evaluations.
-
-    ``anchors`` names shipped datasets (:func:`bayes_eval.datasets.list_datasets`) or result
-    files in any format :func:`bayes_eval.logs.read_eval_log` reads; every model of every
-    source contributes one rate per question.
-    """
-    from bayes_eval import datasets
-    from bayes_eval.logs import read_eval_log
-
-    if not anchors:
-        raise ValueError("anchors is empty; expected dataset names or result files.")
-    rates = []
-    for source in anchors:
-        if source in datasets.DATASETS:
-            R = datasets.load(source)["results"].values
-        else:
-            R = read_eval_log(source).results(require_all_questions=False).values
-        if np.nanmax(R) > 1:
-            raise ValueError(f"anchor {source!r} is not binary; the anchored scenario needs 0/1.")
-        answered = ~np.isnan(R).all(axis=-1)
-        rates.append(np.nanmean(np.where(answered[..., None], R, 0.0), axis=-1)[answered])
-    return np.concatenate(rates)
-
-
-def draw_pi(
-    scenario: str, shape: tuple[int, int], n_cat: int, rng, config: CoverageConfig, anchors=None
-):
-    """True per-question probabilities, shape ``(*shape, C + 1)``."""
-    if scenario == "uniform":
-        return rng.dirichlet(np.ones(n_cat), size=shape)
-    if scenario == "dirichlet":
-        return rng.dirichlet(np.full(n_cat, config.alpha0), size=shape)
-    if scenario == "beta_mixture":
-        easy = rng.random(shape) < 0.5
-        lean = np.linspace(0.2, 3.0, n_cat)  # mass toward the top categories
-        a_easy = 1.5 * lean / lean.sum() * n_cat
-        a_hard = a_easy[::-1]
-        out = np.where(
-            easy[..., None], rng.dirichlet(a_easy, size=shape), rng.dirichlet(a_hard, size=shape)
-        )
-        return out
-    if scenario == "anchored":
-        p = rng.choice(anchors, size=shape)
-        return np.stack([1 - p, p], axis=-1)
-    raise ValueError(f"unknown scenario {scenario!r}")
-
-
-# --------------------------------------------------------------------------- methods
-
-
-def _moments(counts: np.ndarray, w: np.ndarray, alpha0: float):
-    post = DirichletPosterior(nu=counts + alpha0, w=w, tally=None)  # type: ignore[arg-type]
-    return post.moments()
-
-
-_CHUNK = 4_000_000  # nodes x reps x questions x categories per block of the learned prior
-
-
-def _learned(counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int, confidence):
-    """mu, sigma (and the exact interval of the first ``exact`` replicates) under the learned
-    prior, fitted per replicate (``pool="model"``), in blocks to bound memory."""
-    from bayes_eval.bayes_at_n import MixturePosterior, _exact_mixture_interval
-    from bayes_eval.priors import fit_prior, mixture_moments
-
-    reps, m, k = counts.shape
-    mu, sigma = np.empty(reps), np.empty(reps)
-    lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
-    nodes_guess = 200 if integrated else 1
-    block = max(1, _CHUNK // (nodes_guess * m * k))
-    for start in range(0, reps, block):
-        cnt = counts[start : start + block].astype(float)
-        fit = fit_prior(cnt, integrated=integrated)
-        nu = cnt[None] + fit.nodes[:, :, None, :]
-        mu_j, sd_j = DirichletPosterior(nu=nu, w=w, tally=None).moments()  # type: ignore[arg-type]
-        mu[start : start + block], sigma[start : start + block] = mixture_moments(
-            mu_j, sd_j, fit.weights
-        )
-        n_ex = min(exact - start, cnt.shape[0])
-        if n_ex > 0:
-            post = MixturePosterior(
-                nu=nu[:, :n_ex], weights=fit.weights[:, :n_ex], w=w, tally=None, prior=fit
-            )  # type: ignore[arg-type]
-            lo[start : start + n_ex], hi[start : start + n_ex] = _exact_mixture_interval(
-                post, confidence
-            )
-    return mu, sigma, (lo, hi)
-
-
-def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples):
-    """lo, hi of every closed-form method for each replicate, and the uniform mu/sigma."""
-    z = float(ndtri(0.5 + config.confidence / 2))
-    reps, m, _ = counts.shape
-    mu, sigma = _moments(counts.astype(float), w, 1.0)
-    out = {"uniform": (mu - z * sigma, mu + z * sigma)}
-    mu_j, sigma_j = _moments(counts.astype(float), w, 0.5)
-    out["jeffreys"] = (mu_j - z * sigma_j, mu_j + z * sigma_j)
-    if prior != 1.0:  # the scenario's own Dirichlet prior: well specified
-        mu_o, sigma_o = _moments(counts.astype(float), w, prior)
-        out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
-    exact = min(config.empirical_exact_reps, reps) if w.size == 2 else 0
-    mu_e, sigma_e, ex = _learned(
-        counts, w, integrated=True, exact=exact, confidence=config.confidence
-    )
-    out["empirical"] = (mu_e - z * sigma_e, mu_e + z * sigma_e)
-    if exact:
-        out["empirical_exact"] = ex
-    mu_p, sigma_p, _ = _learned(counts, w, integrated=False, exact=0, confidence=None)
-    out["empirical_plugin"] = (mu_p - z * sigma_p, mu_p + z * sigma_p)
-    out["peer_clipped"] = (np.clip(mu - z * sigma, 0, 1), np.clip(mu + z * sigma, 0, 1))
-    per_q = (counts @ w) / n  # (reps, M)
-    a = per_q.mean(-1)
-    se = per_q.std(-1, ddof=1) / np.sqrt(m) if m > 1 else np.zeros(reps)
-    out["wald"] = (a - z * se, a + z * se)
-    if w.size == 2:
-        k = counts[..., 1].sum(-1).astype(float)
-        tot = float(m * n)
-        centre = (k + z * z / 2) / (tot + z * z)
-        half = z / (tot + z * z) * np.sqrt(k * (tot - k) / tot + z * z / 4)
-        out["wilson"] = (centre - half, centre + half)
-        tail = (1 - config.confidence) / 2
-        lo = np.where(k > 0, beta_dist.ppf(tail, k, tot - k + 1), 0.0)
-        hi = np.where(k < tot, beta_dist.ppf(1 - tail, k + 1, tot - k), 1.0)
-        out["clopper_pearson"] = (lo, hi)
-    if bootstrap_resamples:
-        q = [(1 - config.confidence) / 2, (1 + config.confidence) / 2]
-        los, his = [], []
-        for start in range(0, reps, 200):
-            block = per_q[start : start + 200]
-            idx = rng.integers(0, m, size=(block.shape[0], bootstrap_resamples, m))
-            means = np.take_along_axis(block[:, None, :], idx, axis=-1).mean(-1)
-            lo_b, hi_b = np.quantile(means, q, axis=-1)
-            los.append(lo_b)
-            his.append(hi_b)
-        out["bootstrap"] = (np.concatenate(los), np.concatenate(his))
-    return out, mu, sigma
-
-
-def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Dataset:
-    """Simulate one grid cell; returns coverage, its MC error and mean width per method."""
-    scenario, c, m, n = cell
-    seed = zlib.crc32(f"{config.seed}|{scenario}|{c}|{m}|{n}".encode())
-    rng = np.random.default_rng(seed)
-    w = np.linspace(0.0, 1.0, c + 1)
-    anchors = anchor_rates(config.anchors) if scenario == "anchored" else None
-    prior = config.alpha0 if scenario == "dirichlet" else 1.0
-    reps = config.reps
-    pi = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
-    truth = (pi @ w).mean(-1)
-    counts = rng.multinomial(n, pi)
-    intervals, mu, sigma = _interval_table(
-        counts, w, n, config, prior, rng, config.bootstrap_resamples
-    )
-    if config.exact_reps and (c == 1 or config.exact_categorical):
-        from bayes_eval.exact_posterior import exact_interval
-
-        k = min(config.exact_reps, reps)
-        lo, hi = exact_interval(counts[:k] + 1.0, w, config.confidence)
-        intervals["uniform_exact"] = (lo, hi)
-    nuts_diag = {}
-    if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:
-        intervals["hierarchical_nuts"], nuts_diag = _nuts_intervals(
-            counts[: config.nuts_reps], w, config
-        )
-    # ranking claims at z > 1.645 between this model and an independent second one
-    pi_b = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
-    truth_b = (pi_b @ w).mean(-1)
-    counts_b = rng.multinomial(n, pi_b)
-    mu_b, sigma_b = _moments(counts_b.astype(float), w, 1.0)
-    zb = (mu - mu_b) / np.sqrt(sigma**2 + sigma_b**2)
-    claims = np.abs(zb) > 1.645
-    wrong = claims & (np.sign(zb) != np.sign(truth - truth_b))
-    per_q_a = (counts @ w) / n
-    per_q_b = (counts_b @ w) / n
-    se_w = (
-        np.sqrt(per_q_a.var(-1, ddof=1) / m + per_q_b.var(-1, ddof=1) / m)
-        if m > 1
-        else np.full(reps, np.inf)
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        zw = (per_q_a.mean(-1) - per_q_b.mean(-1)) / se_w
-    claims_w = np.abs(zw) > 1.645
-    wrong_w = claims_w & (np.sign(zw) != np.sign(truth - truth_b))
-
-    names = [mth for mth in METHODS if mth in intervals]
-    cov, used, width = [], [], []
-    for name in names:
-        lo, hi = intervals[name]
-        t = truth[: lo.size]
-        cov.append(float(np.mean((lo <= t) & (t <= hi))))
-        used.append(lo.size)
-        width.append(float(np.mean(hi - lo)))
-    cov = np.asarray(cov)
-    used = np.asarray(used)
-    ds = xr.Dataset(
-        {
-            "coverage": ("interval", cov),
-            "coverage_mc_se": ("interval", np.sqrt(cov * (1 - cov) / used)),
-            "width": ("interval", np.asarray(width)),
-            "n_reps": ("interval", used),
-            "claim_rate_bayes": ((), float(claims.mean())),
-            "claim_error_bayes": ((), float(wrong.sum() / max(claims.sum(), 1))),
-            "claim_rate_wald": ((), float(claims_w.mean())),
-            "claim_error_wald": ((), float(wrong_w.sum() / max(claims_w.sum(), 1))),
-            **{key: ((), value) for key, value in nuts_diag.items()},
-        },
-        coords={"interval": names},
-    )
-    return ds.expand_dims(scenario=[scenario], C=[c], M=[m], N=[n])
-
-
-_NUTS_BATCH = 50  # replicates fitted together as independent "models" of one PyMC model
-
-
-def _nuts_intervals(counts: np.ndarray, w: np.ndarray, config: CoverageConfig):
-    """95% ETI of pi-bar under :func:`bayes_eval.models.hierarchical_model`.
-
-    The hierarchical model gives every model its own hyperparameters, so a batch of
-    replicates is one fit of independent blocks (one compiled graph per batch, not one per
-    replicate). Returns ``lo, hi`` and the fits' diagnostics (worst r-hat, divergences).
-    """
-    from bayes_eval.models import diagnostics, hierarchical_model, sample
-
-    tail = (1 - config.confidence) / 2
-    reps = counts.shape[0]
-    n = int(counts[0, 0].sum())
-    cum = np.cumsum(counts, axis=-1)[..., :-1]  # trial j has category #{c : cum_c <= j}
-    R = (np.arange(n)[None, None, :, None] >= cum[:, :, None, :]).sum(-1)
-    lo, hi, rhat, div = [], [], [], 0
-    for start in range(0, reps, _NUTS_BATCH):
-        idata = sample(
-            hierarchical_model(R[start : start + _NUTS_BATCH], w),
-            draws=config.nuts_draws,
-            tune=config.nuts_draws,
-            chains=2,
-            seed=config.seed + start,
-            warn=False,
-        )
-        q = idata["posterior"]["pi_bar"].quantile([tail, 1 - tail], dim=("chain", "draw"))
-        lo.append(q.values[0])
-        hi.append(q.values[1])
-        diag = diagnostics(idata, var_names=["beta", "kappa", "pi_bar"])
-        rhat.append(diag.max_rhat)
-        div += diag.divergences
-    return (np.concatenate(lo), np.concatenate(hi)), {
-        "nuts_max_rhat": float(np.nanmax(rhat)),
-        "nuts_divergences": int(div),
-    }
-
-
 # --------------------------------------------------------------------------- study
 
 
@@ -421,7 +174,40 @@ def _write_atomic(ds: xr.Dataset, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def run_study(
+def _submit_to_dask(todo, config, out, scheduler, n_workers, bar, computed) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError(
+            "the coverage study runs on Dask: pip install 'bayes_eval[validation]' "
+            "(or workers=0 to run the cells in this process)."
+        ) from exc
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(
+            n_workers=n_workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    try:
+        futures = {client.submit(run_cell, cell, config, pure=False): cell for cell in todo}
+        for future in as_completed(futures):
+            cell = futures[future]
+            _write_atomic(future.result(), _cell_path(out, cell))
+            computed.append(cell)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_grid(
     config: CoverageConfig,
     out_dir: str | Path,
     *,
@@ -429,8 +215,8 @@ def run_study(
     n_workers: int | None = None,
     max_cells: int | None = None,
     progress: bool = True,
-) -> tuple[xr.Dataset, dict]:
-    """Run (or resume) a coverage study on Dask and merge the cells.
+) -> tuple[xr.Dataset | None, dict]:
+    """Run (or resume) the grid of a coverage study on Dask and merge the cells.
 
     Parameters
     ----------
@@ -440,22 +226,17 @@ def run_study(
     scheduler : str, optional
         Address of an existing Dask scheduler; default an in-process ``LocalCluster``.
     n_workers : int, optional
-        Workers of the local cluster (default: the machine's cores).
+        Workers of the local cluster (default: the machine's cores); 0 runs the cells one
+        after the other in this process, without Dask.
     max_cells : int, optional
-        Stop after this many new cells (a controlled interruption; used by the tests).
+        Stop after this many new cells (a controlled interruption; resume later).
 
     Returns
     -------
     dataset, info
-        The merged cells so far, and ``{"computed": [...], "skipped": [...], "pending": n}``.
+        The merged cells so far (``None`` before the first cell), and ``{"computed": [...],
+        "skipped": [...], "pending": n}``. ``coverage.nc`` is written once every cell is done.
     """
-    try:
-        from dask.distributed import Client, LocalCluster, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ValueError(
-            "the coverage study runs on Dask: pip install 'bayes_eval[validation]'."
-        ) from exc
-
     config.validate()
     out = Path(out_dir)
     (out / "cells").mkdir(parents=True, exist_ok=True)
@@ -474,39 +255,26 @@ def run_study(
     cells = config.cells()
     done = [c for c in cells if _cell_path(out, c).exists()]
     pending = [c for c in cells if not _cell_path(out, c).exists()]
-    computed = []
-    if pending:
-        cluster = None
-        if scheduler:
-            client = Client(scheduler)
-        else:
-            cluster = LocalCluster(
-                n_workers=n_workers or os.cpu_count() or 1,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            )
-            client = Client(cluster)
+    todo = pending if max_cells is None else pending[:max_cells]
+    computed: list = []
+    if todo:
         bar = None
         if progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(pending), desc="coverage cells", unit="cell")
+            bar = tqdm(total=len(todo), desc="coverage cells", unit="cell")
         try:
-            todo = pending if max_cells is None else pending[:max_cells]
-            futures = {client.submit(run_cell, cell, config, pure=False): cell for cell in todo}
-            for future in as_completed(futures):
-                cell = futures[future]
-                _write_atomic(future.result(), _cell_path(out, cell))
-                computed.append(cell)
-                if bar is not None:
-                    bar.update(1)
+            if n_workers == 0 and not scheduler:
+                for cell in todo:
+                    _write_atomic(run_cell(cell, config), _cell_path(out, cell))
+                    computed.append(cell)
+                    if bar is not None:
+                        bar.update(1)
+            else:
+                _submit_to_dask(todo, config, out, scheduler, n_workers, bar, computed)
         finally:
             if bar is not None:
                 bar.close()
-            client.close()
-            if cluster is not None:
-                cluster.close()
     merged = merge_cells(out)
     if merged is not None and len(computed) + len(done) == len(cells):
         _write_atomic(merged, out / "coverage.nc")
@@ -516,6 +284,54 @@ def run_study(
         "pending": len(cells) - len(done) - len(computed),
     }
     return merged, info
+
+
+def grid_config(options: Config) -> CoverageConfig:
+    """The grid of a registry config: the TOML file ``options.config`` (if any), with every
+    option that is set (not ``None``) on top, else :class:`CoverageConfig`'s defaults."""
+    values = asdict(load_config(options.config)) if options.config else {}
+    values.update(options.overrides())
+    config = CoverageConfig(**values)
+    config.validate()
+    return config
+
+
+def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Run (or resume) the study of a registry config; writes ``OUT/study.json``,
+    ``OUT/cells/``, ``OUT/coverage.nc`` (once complete) and ``OUT/coverage.png``.
+
+    The summary is :func:`summary` of the cells so far, with ``cells_computed``,
+    ``cells_resumed`` (finished earlier, not recomputed) and ``cells_pending``.
+    """
+    start = time.perf_counter()
+    grid = grid_config(config)
+    out = Path(out)
+    ds, info = run_grid(
+        grid,
+        out,
+        scheduler=config.scheduler,
+        n_workers=config.workers,
+        max_cells=config.max_cells,
+        progress=progress,
+    )
+    files = {"manifest": out / "study.json", "cells": out / "cells"}
+    report: dict = {}
+    if ds is None:
+        ds = xr.Dataset()
+    else:
+        files["plot"] = plot(ds, out / "coverage.png", grid.confidence)
+        report = summary(ds, grid.confidence)
+    if info["pending"] == 0:
+        files["netcdf"] = out / "coverage.nc"
+    report |= {
+        "cells_computed": len(info["computed"]),
+        "cells_resumed": len(info["skipped"]),
+        "cells_pending": info["pending"],
+        "netcdf": str(files["netcdf"]) if "netcdf" in files else None,
+        "plot": str(files["plot"]) if "plot" in files else None,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+    return StudyResult(ds, report, files)
 
 
 def merge_cells(out_dir: str | Path) -> xr.Dataset | None:
@@ -528,98 +344,3 @@ def merge_cells(out_dir: str | Path) -> xr.Dataset | None:
         with xr.open_dataset(f, engine="h5netcdf") as ds:
             parts.append(ds.load())
     return xr.merge(parts, join="outer", compat="no_conflicts")
-
-
-HEADLINE = ("anchored", "beta_mixture")
-
-
-def summary(ds: xr.Dataset, confidence: float = 0.95, *, min_m: int = 15) -> dict:
-    """The coverage report: headline scenarios first, under- and over-coverage apart.
-
-    For every scenario and method: the range of coverage per M (over N and C), the largest
-    undercoverage and the largest overcoverage in percentage points over the cells with
-    ``M >= min_m`` (``under_pp``, ``over_pp``; a method can do both), the cells outside
-    +-2 points there (``misses``: ``[C, M, N, coverage]``) and whether the +-2 point target
-    holds (``within_2pp``). ``headline`` repeats this for the anchored (real per-question
-    rates) and beta-mixture scenarios, where the uniform prior is misspecified. Cells whose
-    coverage is within 2 Monte Carlo s.e. of the target band are not counted as misses.
-    """
-    out: dict = {"nominal": confidence, "min_M": min_m, "scenarios": {}}
-    for s in ds["scenario"].values:
-        cell = ds.sel(scenario=s)
-        report = {}
-        for m in ds["interval"].values:
-            cov = cell["coverage"].sel(interval=m)
-            se = cell["coverage_mc_se"].sel(interval=m)
-            if not np.isfinite(cov.values).any():
-                continue
-            by_m = {}
-            for mm in ds["M"].values:
-                v = cov.sel(M=mm).values
-                v = v[np.isfinite(v)]
-                if v.size:
-                    by_m[int(mm)] = [round(float(v.min()), 4), round(float(v.max()), 4)]
-            big = cov.where(cov["M"] >= min_m)
-            under = float(np.nanmax(confidence - big.values, initial=-np.inf)) * 100
-            over = float(np.nanmax(big.values - confidence, initial=-np.inf)) * 100
-            misses = []
-            for idx in zip(*np.nonzero(np.isfinite(big.values)), strict=True):
-                point = big[idx]
-                c, err = float(point), float(se[idx])
-                if abs(c - confidence) > 0.02 + 2 * err:
-                    coords = {d: int(point[d]) for d in ("C", "M", "N")}
-                    misses.append([coords["C"], coords["M"], coords["N"], round(c, 4)])
-            report[str(m)] = {
-                "coverage_by_M": by_m,
-                "under_pp": round(max(under, 0.0), 2) if np.isfinite(under) else None,
-                "over_pp": round(max(over, 0.0), 2) if np.isfinite(over) else None,
-                "misses": misses,
-                "within_2pp": not misses if np.isfinite(under) else None,
-            }
-        out["scenarios"][str(s)] = report
-    out["headline"] = {s: out["scenarios"][s] for s in HEADLINE if s in out["scenarios"]}
-    out["claim_error_bayes_max"] = round(float(np.nanmax(ds["claim_error_bayes"].values)), 4)
-    out["claim_error_wald_max"] = round(float(np.nanmax(ds["claim_error_wald"].values)), 4)
-    return out
-
-
-def table(ds: xr.Dataset, scenario: str, methods=None):
-    """Coverage of ``methods`` in one scenario as a ``pandas.DataFrame`` over (C, M, N)."""
-    cov = ds["coverage"].sel(scenario=scenario)
-    if methods is not None:
-        cov = cov.sel(interval=[m for m in methods if m in ds["interval"].values])
-    frame = cov.to_dataframe()["coverage"].unstack("interval").dropna(how="all")
-    return frame[[m for m in (methods or frame.columns) if m in frame.columns]]
-
-
-def plot(ds: xr.Dataset, path: str | Path, confidence: float = 0.95) -> Path:
-    """Coverage versus M per method (worst over N and C, one panel per scenario), and width
-    versus coverage over all cells."""
-    plt = pyplot()
-
-    scen = list(ds["scenario"].values)
-    fig, axes = plt.subplots(1, len(scen) + 1, figsize=(4.2 * (len(scen) + 1), 4), squeeze=False)
-    for ax, s in zip(axes[0], scen, strict=False):
-        for m in ds["interval"].values:
-            cov = ds["coverage"].sel(scenario=s, interval=m)
-            worst = cov.min(dim=[d for d in cov.dims if d != "M"], skipna=True)
-            if np.isfinite(worst).any():
-                ax.plot(ds["M"], worst, marker="o", label=str(m))
-        ax.axhline(confidence, color="k", lw=0.8)
-        ax.set_xscale("log")
-        ax.set_title(f"{s}: worst coverage over N, C")
-        ax.set_xlabel("M questions")
-    axes[0][0].set_ylabel("coverage")
-    axes[0][0].legend(fontsize=7)
-    ax = axes[0][-1]
-    for m in ds["interval"].values:
-        c = ds["coverage"].sel(interval=m).values.ravel()
-        wdt = ds["width"].sel(interval=m).values.ravel()
-        keep = np.isfinite(c)
-        ax.scatter(wdt[keep], c[keep], s=8, label=str(m))
-    ax.axhline(confidence, color="k", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_xlabel("mean width")
-    ax.set_title("width versus coverage (all cells)")
-    fig.tight_layout()
-    return save_png(fig, path)

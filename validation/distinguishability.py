@@ -1,5 +1,6 @@
-"""Study ``distinguishability``: seed 000, App. D (Fig. 6) — how many trials separate LLM10 and
-LLM9 (true pi-bar 0.6213 vs 0.608)?
+"""Study ``distinguishability``: Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
+Language Model Evaluation", App. D (Fig. 6) — how many trials separate LLM10 and LLM9 (true
+pi-bar 0.6213 vs 0.608)?
 
 * Simulated: the probability that Bayes@N orders LLM10 above LLM9, and the mean |z| of §2.5,
   for N = 1..N_max over independent replicates (the paper: 83.7% and z ~ 1.14 at N = 80).
@@ -14,6 +15,7 @@ so the numbers differ from the paper's; the study reports both.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +24,10 @@ import xarray as xr
 from bayes_eval.biased_coin import mimic_probabilities, simulate_results
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.sample_size import trials_to_separate
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import DistinguishabilityConfig as Config
 
-__all__ = ["plot", "run", "summary"]
+__all__ = ["Config", "plot", "run", "run_study", "summary"]
 
 PAPER = {"p_correct_at_80": 0.837, "z_at_80": 1.14, "n_for_1.645": 199, "n_for_1.96": 285}
 
@@ -104,6 +108,15 @@ def run(
             "planner_n_for_1.96": -1 if plan_975.n_required is None else plan_975.n_required,
         },
     )
+
+
+def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Run the study with ``config`` and write ``OUT/distinguishability.nc`` and ``.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run(replicates=config.replicates, n_max=config.n_max, seed=config.seed, progress=progress)
+    return finish(ds, out, "distinguishability", plot, summary(ds), start)
 
 
 def summary(ds: xr.Dataset) -> dict:

@@ -16,7 +16,9 @@ and the sensitivity analysis (§5.4).
   the baselines.
 
 Both return an ``xarray.Dataset`` over ``(estimator, metric)`` (and ``dataset``/``replicate``)
-and have :func:`plot` / :func:`summary`, like the other studies in this package.
+and have :func:`plot` / :func:`summary`, like the other studies in this package;
+:func:`run_study` (``bayes-eval validate judges``) and :func:`run_synthetic_study`
+(``validate judges-synthetic``) are the registry's entries, which also write NetCDF and PNG.
 """
 
 from __future__ import annotations
@@ -35,8 +37,23 @@ from bayes_eval.judges.data import (
     summeval,
     summeval_table,
 )
+from bayes_eval.ranking import rank
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import JudgesConfig as Config
+from bayes_eval.validation.study_configs import JudgesSyntheticConfig as SyntheticConfig
 
-__all__ = ["MTBENCH_TRUTH", "plot", "run_synthetic", "run_table1", "summary", "synthetic_judges"]
+__all__ = [
+    "MTBENCH_TRUTH",
+    "Config",
+    "SyntheticConfig",
+    "plot",
+    "run_study",
+    "run_synthetic",
+    "run_synthetic_study",
+    "run_table1",
+    "summary",
+    "synthetic_judges",
+]
 
 #: Human MT-Bench order (higher = better) used as ground truth for Table D.2.
 MTBENCH_TRUTH = {
@@ -81,14 +98,7 @@ def _metrics(data: JudgeData, fits: dict, seed: int, gold=None) -> dict[str, tup
     single = jb.single_judge_scores(data)
     out["single_judge"] = (
         float(np.mean([jb.spearman(s, data.truth) for s in single])),
-        float(
-            np.mean(
-                [
-                    jb.rank_coverage(jb.competition_ranks(s), jb.competition_ranks(s), data.truth)
-                    for s in single
-                ]
-            )
-        ),
+        float(np.mean([jb.rank_coverage(rank(s), rank(s), data.truth) for s in single])),
     )
     if gold is not None:
         ppi = jb.ppi_rank_intervals(data, gold, labelled_fraction=0.1, seed=seed)
@@ -271,6 +281,56 @@ def run_synthetic(
         },
         attrs={"study": "judges-synthetic", **{k: str(v) for k, v in kwargs.items()}},
     )
+
+
+def _settings(config, progress: bool):
+    from bayes_eval.models.judges import FitSettings
+
+    return FitSettings(
+        draws=config.draws,
+        tune=config.tune,
+        chains=config.chains,
+        seed=config.seed,
+        progressbar=progress,
+    )
+
+
+def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Table 1 (:func:`run_table1`) with ``config``; writes ``OUT/judges.nc`` and ``.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run_table1(
+        config.mtbench,
+        config.summeval,
+        settings=_settings(config, progress),
+        integrated=config.integrated,
+        seed=config.seed,
+    )
+    return finish(ds, out, "judges", plot, summary(ds), start)
+
+
+def run_synthetic_study(
+    config: SyntheticConfig, out: str | Path, *, progress: bool = True
+) -> StudyResult:
+    """App. E.3 (:func:`run_synthetic`) with ``config``; writes ``OUT/judges_synthetic.nc``
+    and ``.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run_synthetic(
+        replicates=config.replicates,
+        settings=_settings(config, progress),
+        progress=progress,
+        seed=config.seed,
+        n=config.questions,
+        K=config.candidates,
+        J=config.judges,
+        M=config.levels,
+        self_preference=config.self_preference,
+        beta_max=config.beta_max,
+    )
+    return finish(ds, out, "judges_synthetic", plot, summary(ds), start)
 
 
 def summary(ds: xr.Dataset) -> dict:

@@ -1,4 +1,5 @@
-"""Study ``prior-benefit``: seed 000, App. C (Fig. 5) — earlier runs as an informative prior.
+"""Study ``prior-benefit``: Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
+Language Model Evaluation", App. C (Fig. 5) — earlier runs as an informative prior.
 
 Eight "original" models, model i with M = 30 success probabilities drawn once from
 Beta(i + 3, 12 - i). In every replicate each model is "updated": its probabilities are drawn
@@ -14,6 +15,7 @@ hurt at larger N; the mean tau between original and updated true rankings is abo
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,8 +24,10 @@ import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.rank_agreement import pair_signs
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import PriorBenefitConfig as Config
 
-__all__ = ["plot", "run", "summary"]
+__all__ = ["Config", "plot", "run", "run_study", "summary"]
 
 
 def _tau_rowwise(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
@@ -112,6 +116,22 @@ def run(
         attrs={"replicates": replicates, "seed": seed, "n_questions": n_questions},
     )
     return ds
+
+
+def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Run the study with ``config`` and write ``OUT/prior_benefit.nc`` and ``.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run(
+        replicates=config.replicates,
+        n_max=config.n_max,
+        depths=list(config.depths),
+        n_questions=config.n_questions,
+        seed=config.seed,
+        progress=progress,
+    )
+    return finish(ds, out, "prior_benefit", plot, summary(ds), start)
 
 
 def summary(ds: xr.Dataset) -> dict:

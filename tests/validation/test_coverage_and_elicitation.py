@@ -24,6 +24,7 @@ def _config(**kw):
         reps=400,
         exact_reps=400,
         bootstrap_resamples=100,
+        empirical_exact_reps=2,  # the exact learned-prior interval takes seconds per replicate
         seed=1,
     )
     base.update(kw)
@@ -92,11 +93,11 @@ def test_categorical_cell_and_scenarios():
 def test_study_resumes_after_interruption_on_a_local_cluster(tmp_path):
     cfg = _config(reps=200, exact_reps=200)
     out = tmp_path / "study"
-    _partial, info = coverage.run_study(cfg, out, n_workers=2, max_cells=3, progress=False)
+    _partial, info = coverage.run_grid(cfg, out, n_workers=2, max_cells=3, progress=False)
     assert len(info["computed"]) == 3 and info["pending"] == len(cfg.cells()) - 3
     assert not (out / "coverage.nc").exists()  # incomplete studies are not merged to the final file
     first = {p.name: p.stat().st_mtime_ns for p in (out / "cells").glob("*.nc")}
-    ds, info2 = coverage.run_study(cfg, out, n_workers=2, progress=False)
+    ds, info2 = coverage.run_grid(cfg, out, n_workers=2, progress=False)
     assert len(info2["skipped"]) == 3 and len(info2["computed"]) == len(cfg.cells()) - 3
     for name, mtime in first.items():  # finished cells are neither recomputed nor rewritten
         assert (out / "cells" / name).stat().st_mtime_ns == mtime
@@ -118,7 +119,7 @@ def test_study_resumes_after_interruption_on_a_local_cluster(tmp_path):
     json.dumps(coverage.summary(ds), default=float)
     assert coverage.plot(ds, tmp_path / "c.png").stat().st_size > 10_000
     with pytest.raises(ValueError, match="another configuration"):
-        coverage.run_study(_config(reps=201), out, n_workers=1, progress=False)
+        coverage.run_grid(_config(reps=201), out, n_workers=1, progress=False)
 
 
 def test_config_validation(tmp_path):
@@ -301,9 +302,8 @@ def test_elicit_dirichlet_and_prior_predictive_and_sensitivity(rng):
 def test_cli_elicit(capsys, tmp_path):
     from bayes_eval.cli import main
 
-    assert (
-        main(["validate", "elicit", "--lo", "0.3", "--hi", "0.6", "--prob", "0.9", "--json"]) == 0
-    )
+    argv = ["validate", "elicit", "--lo", "0.3", "--hi", "0.6", "--prob", "0.9"]
+    assert main([*argv, "--out", str(tmp_path), "--json"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["level"] == "benchmark" and "level: benchmark (default)" in captured.err
@@ -311,6 +311,7 @@ def test_cli_elicit(capsys, tmp_path):
     assert out["stated"] == [0.3, 0.6] and 1.0 < out["width_ratio"] < 1.4
     assert "pi_bar_quantiles" in out["prior_predictive"]
     argv = ["validate", "elicit", "--lo", "0.3", "--hi", "0.6", "--level", "question"]
+    argv += ["--out", str(tmp_path)]
     assert main([*argv, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["prior"]["depth"] > 0 and "5.5 times narrower" in out["warning"]
@@ -350,7 +351,7 @@ def test_study_on_an_existing_scheduler_address(tmp_path):
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
-        ds, info = coverage.run_study(
+        ds, info = coverage.run_grid(
             cfg, tmp_path / "s", scheduler=cluster.scheduler_address, progress=False
         )
     assert len(info["computed"]) == 1 and (tmp_path / "s" / "coverage.nc").exists()

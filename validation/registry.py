@@ -1,0 +1,282 @@
+"""The registry of validation studies: name -> config type -> run function -> result Dataset.
+
+Every study is reached the same way, by ``bayes-eval validate NAME`` (whose options are the
+fields of the study's config dataclass) and from Python:
+
+>>> from bayes_eval.validation import registry
+>>> sorted(registry.STUDIES)[:3]
+['biased-coin', 'convergence', 'coverage']
+>>> cfg = registry.make_config("distinguishability", replicates=200, n_max=100)
+>>> cfg.replicates, cfg.seed
+(200, 0)
+
+``registry.run_study("distinguishability", "out", replicates=200)`` runs a study: it writes
+``out/distinguishability.nc`` and ``.png`` and returns a :class:`StudyResult` (the Dataset,
+a JSON-ready summary, the files written).
+
+Importing this module is cheap: the config types live in
+:mod:`bayes_eval.validation.study_configs`, and a study's module (NumPy, SciPy, Dask, PyMC for
+the judges) is imported when the study runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import math
+import os
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from bayes_eval.validation import study_configs as sc
+
+if TYPE_CHECKING:  # pragma: no cover
+    import xarray
+
+__all__ = ["STUDIES", "Study", "StudyResult", "get_study", "make_config", "run_study"]
+
+
+@dataclass(frozen=True)
+class Study:
+    """One validation study.
+
+    Attributes
+    ----------
+    name : str
+        Its command-line name (``bayes-eval validate NAME``).
+    summary : str
+        One line of help, citing the paper it reproduces or checks.
+    config : type
+        A frozen dataclass; each field is one option with a default (positional fields
+        excepted), ``field.metadata["help"]`` its help, and optionally ``"positional"``
+        and ``"choices"``.
+    run : callable
+        ``run(config, out, *, progress=True) -> StudyResult``; writes its files to ``out``.
+    """
+
+    name: str
+    summary: str
+    config: type
+    run: Callable[..., StudyResult]
+
+
+class StudyResult(NamedTuple):
+    """What a study returns after writing its files."""
+
+    dataset: xarray.Dataset
+    #: JSON-ready numbers (what ``bayes-eval validate`` prints), with the files and seconds
+    summary: dict
+    #: what was written, e.g. ``{"netcdf": ..., "plot": ...}``
+    files: dict[str, Path]
+
+
+def _lazy(module: str, func: str = "run_study") -> Callable[..., StudyResult]:
+    """A run function that imports ``bayes_eval.validation.<module>`` when first called."""
+    target = f"bayes_eval.validation.{module}"
+
+    def run(config, out, *, progress: bool = True) -> StudyResult:
+        fn = getattr(importlib.import_module(target), func)
+        return fn(config, Path(out), progress=progress)
+
+    run.__name__ = run.__qualname__ = f"run_{module}"
+    run.__doc__ = f"Run the study with :func:`{target}.{func}` (imported on the first call)."
+    return run
+
+
+_PAPER = 'Hariri et al., "Don\'t Pass@k: A Bayesian Framework for Large Language Model Evaluation"'
+_JUDGES = 'Vossler et al., "LLMs Judging LLMs: A Simplex Perspective"'
+
+STUDIES: dict[str, Study] = {
+    s.name: s
+    for s in (
+        Study(
+            "biased-coin",
+            f"{_PAPER}, §2.7 (Fig. 2, Table 1): Kendall tau_b of every metric versus the "
+            "number of trials on 11 biased-coin mimics (independent, column and row bootstrap)",
+            sc.BiasedCoinConfig,
+            _lazy("biased_coin_study"),
+        ),
+        Study(
+            "prior-benefit",
+            f"{_PAPER}, App. C (Fig. 5): earlier runs as an informative prior, tau versus N "
+            "for each prior depth D",
+            sc.PriorBenefitConfig,
+            _lazy("prior_benefit"),
+        ),
+        Study(
+            "distinguishability",
+            f"{_PAPER}, App. D (Fig. 6): how many trials separate two close models (LLM10 vs LLM9)",
+            sc.DistinguishabilityConfig,
+            _lazy("distinguishability"),
+        ),
+        Study(
+            "convergence",
+            f"{_PAPER}, §3.3 (Figs. 1, 4, 9-11): convergence@n of the rankings of your results "
+            "FILE, by permuting or resampling trials",
+            sc.ConvergenceConfig,
+            _lazy("convergence_study"),
+        ),
+        Study(
+            "coverage",
+            f"coverage of the Bayes@N intervals of {_PAPER} and of Wald, Wilson, "
+            "Clopper-Pearson and bootstrap intervals (Bowyer et al., \"Position: Don't Use "
+            'the CLT in LLM Evals With Fewer Than a Few Hundred Datapoints") over a grid of '
+            "cells, on Dask, resumable",
+            sc.CoverageStudyConfig,
+            _lazy("coverage"),
+        ),
+        Study(
+            "elicit",
+            f"prior elicitation for Bayes@N ({_PAPER}, eq. 6): a Beta/Dirichlet prior from a "
+            "stated accuracy interval, its implied prior on pi-bar and, with FILE, the "
+            "sensitivity of the ranking",
+            sc.ElicitConfig,
+            _lazy("elicit_study"),
+        ),
+        Study(
+            "judges",
+            f"{_JUDGES}, Table 1: Spearman correlation and rank-interval coverage of the "
+            "Bayesian judges model and baselines on MT-Bench and SummEval (PyMC)",
+            sc.JudgesConfig,
+            _lazy("judges_study"),
+        ),
+        Study(
+            "judges-synthetic",
+            f"{_JUDGES}, App. E.3: synthetic judges with self-preference, Bayesian model with "
+            "and without the same-family exclusion against baselines (PyMC)",
+            sc.JudgesSyntheticConfig,
+            _lazy("judges_study", "run_synthetic_study"),
+        ),
+    )
+}
+
+
+def get_study(name: str) -> Study:
+    """The study called ``name``; ``ValueError`` listing the valid names otherwise."""
+    try:
+        return STUDIES[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"study is {name!r}; expected one of {list(STUDIES)}.") from None
+
+
+# ------------------------------------------------------------------------------- options
+
+_SCALARS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+_PLURAL = {bool: "booleans", int: "integers", float: "numbers", str: "strings"}
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+def _unwrap(tp) -> tuple[Any, bool]:
+    """``(base type, accepts None)`` of a field type ``X`` or ``X | None``."""
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0], len(args) < len(typing.get_args(tp))
+    return tp, False
+
+
+def _expected(tp) -> str:
+    base, optional = _unwrap(tp)
+    if typing.get_origin(base) is tuple:
+        what = f"a list of {_PLURAL[typing.get_args(base)[0]]} (comma-separated)"
+    else:
+        what = _SCALARS[base]
+    return what + (" or None" if optional else "")
+
+
+def _scalar(value, base):
+    if base is bool:
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise TypeError
+    if base is int:
+        if isinstance(value, bool):
+            raise TypeError
+        if isinstance(value, str):
+            return int(value.strip())
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if hasattr(value, "__index__"):
+            return int(value.__index__())
+        raise TypeError
+    if base is float:
+        if isinstance(value, bool):
+            raise TypeError
+        out = float(value.strip()) if isinstance(value, str) else float(value)
+        if math.isnan(out):
+            raise TypeError
+        return out
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise TypeError
+
+
+def _coerce(value, tp):
+    base, optional = _unwrap(tp)
+    if value is None:
+        if optional:
+            return None
+        raise TypeError
+    if typing.get_origin(base) is tuple:
+        item = typing.get_args(base)[0]
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v.strip()]
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = [value]
+        if not hasattr(value, "__iter__"):
+            raise TypeError
+        return tuple(_scalar(v, item) for v in value)
+    return _scalar(value, base)
+
+
+def make_config(name: str, **options):
+    """The config of study ``name`` with ``options`` (the others at their defaults).
+
+    Values are checked against the field types (strings such as ``"200"`` or ``"5,30"``
+    are converted, as from the command line) and then by the config itself.
+
+    Raises
+    ------
+    ValueError
+        An unknown study or option, a missing positional option, or a bad value (the
+        message names the option and what was expected).
+    """
+    study = get_study(name)
+    fields = {f.name: f for f in dataclasses.fields(study.config)}
+    unknown = sorted(set(options) - set(fields))
+    if unknown:
+        raise ValueError(
+            f"validate {name}: unknown option(s) {unknown}; expected some of {list(fields)}."
+        )
+    hints = typing.get_type_hints(study.config)
+    values = {}
+    for key, value in options.items():
+        try:
+            values[key] = _coerce(value, hints[key])
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"validate {name}: option {key!r} is {value!r}; expected {_expected(hints[key])}."
+            ) from None
+    for key, f in fields.items():
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if required and key not in values:
+            raise ValueError(
+                f"validate {name}: the option {key!r} is required; expected "
+                f"{f.metadata.get('help', _expected(hints[key]))}."
+            )
+    try:
+        return study.config(**values)
+    except ValueError as exc:
+        raise ValueError(f"validate {name}: {exc}") from exc
+
+
+def run_study(name: str, out, *, progress: bool = True, **options) -> StudyResult:
+    """Run study ``name`` with ``options`` (:func:`make_config`), writing its files to ``out``."""
+    config = make_config(name, **options)
+    return get_study(name).run(config, Path(out), progress=progress)

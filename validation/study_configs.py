@@ -1,0 +1,373 @@
+"""The configuration of every validation study: one frozen dataclass per study.
+
+Each field is one option with a default (``bayes-eval validate NAME --option VALUE``,
+:func:`bayes_eval.validation.registry.make_config`); ``field.metadata`` holds ``help``, and
+optionally ``positional`` (a positional command-line argument) and ``choices``. Field types
+are kept simple for the command line: ``bool``, ``int``, ``float``, ``str``, ``X | None`` and
+tuples of ``int``/``float``/``str``. Construction checks every value (``ValueError`` naming
+the option and what was expected).
+
+This module imports no study code (and no PyMC): the registry reads it at import time, the
+study modules re-export their class as ``Config``. Annotations are real types (no
+``from __future__ import annotations``) so that ``field.type`` can be inspected directly.
+"""
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from bayes_eval.convergence import DEFAULT_METHODS, parse_method
+
+__all__ = [
+    "BiasedCoinConfig",
+    "ConvergenceConfig",
+    "CoverageStudyConfig",
+    "DistinguishabilityConfig",
+    "ElicitConfig",
+    "JudgesConfig",
+    "JudgesSyntheticConfig",
+    "PriorBenefitConfig",
+]
+
+#: Scenarios of the coverage study (see :mod:`bayes_eval.validation.coverage`).
+COVERAGE_SCENARIOS = ("uniform", "dirichlet", "beta_mixture", "anchored")
+
+
+def _opt(default, help: str, **extra):
+    """A dataclass field with a default and its help (and ``positional``/``choices``)."""
+    return field(default=default, metadata={"help": help, **extra})
+
+
+def _req(help: str, **extra):
+    """A required field (positional on the command line)."""
+    return field(metadata={"help": help, "positional": True, **extra})
+
+
+def _int(name: str, value, minimum: int = 1, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} is {value!r}; expected an integer >= {minimum}.")
+
+
+def _prob(name: str, value, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ValueError(f"{name} is {value!r}; expected a number in (0, 1).")
+
+
+def _ints(name: str, values, minimum: int = 1, *, optional: bool = True) -> None:
+    if optional and values is None:
+        return
+    if not values:
+        raise ValueError(f"{name} is {values!r}; expected a non-empty list of integers.")
+    for v in values:
+        _int(name, v, minimum)
+
+
+def _methods(values) -> None:
+    if not values:
+        raise ValueError("methods is empty; expected at least one metric, e.g. bayes.")
+    for name in values:
+        parse_method(str(name))
+
+
+def _choice(name: str, value, choices) -> None:
+    if value is not None and value not in choices:
+        raise ValueError(f"{name} is {value!r}; expected one of {list(choices)}.")
+
+
+def _seed(value) -> None:
+    _int("seed", value, 0, optional=True)
+
+
+@dataclass(frozen=True)
+class BiasedCoinConfig:
+    """``biased-coin``: tau_b of every metric versus n on the 11 biased-coin mimics."""
+
+    independent: int = _opt(1000, "panel a: fresh results matrices of n-max trials each")
+    replicates: int = _opt(10_000, "panels b and c: column and row bootstrap replicates")
+    methods: tuple[str, ...] = _opt(
+        DEFAULT_METHODS, "metrics, e.g. bayes,pass_at_k:4,g_pass_at_k_tau:4:0.5"
+    )
+    n_max: int = _opt(80, "trials per question, N_max")
+    n_questions: int = _opt(30, "questions M of the mimics")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("independent", self.independent)
+        _int("replicates", self.replicates)
+        _int("n_max", self.n_max)
+        _int("n_questions", self.n_questions)
+        _methods(self.methods)
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class PriorBenefitConfig:
+    """``prior-benefit``: earlier runs of the original models as an informative prior."""
+
+    replicates: int = _opt(50_000, "simulated model updates")
+    n_max: int = _opt(30, "largest N, trials of the updated model")
+    depths: tuple[int, ...] = _opt((0, 1, 2, 4, 8, 16), "prior depths D (0: uniform prior)")
+    n_questions: int = _opt(30, "questions M")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_max", self.n_max)
+        _ints("depths", self.depths, 0, optional=False)
+        _int("n_questions", self.n_questions)
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class DistinguishabilityConfig:
+    """``distinguishability``: how many trials separate LLM10 from LLM9."""
+
+    replicates: int = _opt(10_000, "simulated evaluations")
+    n_max: int = _opt(400, "largest N, trials per question")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_max", self.n_max)
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class ConvergenceConfig:
+    """``convergence``: convergence@n of the rankings of a results file."""
+
+    file: str = _req(
+        "binary results: a long table (model, question, trial, score), any log format "
+        "bayes_eval.logs reads, or dataset:NAME with recorded trial order"
+    )
+    format: str | None = _opt(None, "log format (default: detected from the file)")
+    replicates: int = _opt(10_000, "permutations (or resamples) of each model's trials")
+    methods: tuple[str, ...] = _opt(
+        DEFAULT_METHODS, "metrics, e.g. bayes,pass_at_k:4,g_pass_at_k_tau:4:0.5"
+    )
+    replace: bool = _opt(False, "resample trials with replacement instead of permuting them")
+    subset_size: int | None = _opt(None, "also study random subsets of this many models")
+    subset_count: int = _opt(20, "number of random model subsets (with subset-size)")
+    confidence: float = _opt(0.95, "level of the bootstrap band of the tau curves")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        if not isinstance(self.file, str) or not self.file:
+            raise ValueError(f"file is {self.file!r}; expected a results file (long table).")
+        _int("replicates", self.replicates)
+        _methods(self.methods)
+        _int("subset_size", self.subset_size, 2, optional=True)
+        _int("subset_count", self.subset_count)
+        _prob("confidence", self.confidence)
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class CoverageStudyConfig:
+    """``coverage``: coverage of interval methods over a grid of cells, run on Dask.
+
+    Options left at ``None`` take the value of the TOML file ``config`` if it sets it,
+    else the default of :class:`bayes_eval.validation.coverage.CoverageConfig`; an option
+    given explicitly overrides the TOML.
+    """
+
+    config: str | None = _opt(None, "TOML grid (keys: M, N, C, scenarios, reps, ...)")
+    M: tuple[int, ...] | None = _opt(None, "questions per benchmark (default 5,15,30,100,500)")
+    N: tuple[int, ...] | None = _opt(None, "trials per question (default 1,4,16,80)")
+    C: tuple[int, ...] | None = _opt(None, "rubric categories minus one (default 1,2,4)")
+    scenarios: tuple[str, ...] | None = _opt(
+        None, f"true-rate scenarios, some of {','.join(COVERAGE_SCENARIOS)} (default all)"
+    )
+    replicates: int | None = _opt(None, "simulated benchmarks per cell, reps (default 2000)")
+    exact_reps: int | None = _opt(None, "replicates with the exact interval (default replicates)")
+    exact_categorical: bool | None = _opt(None, "exact interval for rubrics too (slow; default no)")
+    bootstrap_resamples: int | None = _opt(None, "bootstrap resamples, 0 = off (default 200)")
+    empirical_exact_reps: int | None = _opt(
+        None, "replicates with the exact learned-prior interval (default 200)"
+    )
+    confidence: float | None = _opt(None, "nominal level of the intervals (default 0.95)")
+    alpha0: float | None = _opt(None, "Dirichlet alpha0 of the dirichlet scenario (default 0.5)")
+    anchors: tuple[str, ...] | None = _opt(
+        None, "real evaluations of the anchored scenario: dataset names or result files"
+    )
+    nuts_cells: tuple[str, ...] | None = _opt(
+        None, "cells also fitted with the hierarchical NUTS model, SCENARIO:C:M:N each"
+    )
+    nuts_reps: int | None = _opt(None, "replicates per NUTS cell (default 20)")
+    nuts_draws: int | None = _opt(None, "NUTS draws (and tuning steps) per fit (default 300)")
+    seed: int | None = _opt(None, "random seed (default 0)")
+    scheduler: str | None = _opt(None, "address of a running Dask scheduler, tcp://HOST:PORT")
+    workers: int | None = _opt(
+        None, "workers of the local Dask cluster (default: the cores; 0: no Dask, in-process)"
+    )
+    max_cells: int | None = _opt(None, "stop after this many new cells (resume later)")
+
+    def __post_init__(self):
+        for name in ("M", "N", "C"):
+            _ints(name, getattr(self, name))
+        if self.scenarios is not None:
+            if not self.scenarios:
+                raise ValueError(
+                    f"scenarios is empty; expected some of {list(COVERAGE_SCENARIOS)}."
+                )
+            for s in self.scenarios:
+                _choice("scenarios", s, COVERAGE_SCENARIOS)
+        _int("replicates", self.replicates, 2, optional=True)
+        for name in ("exact_reps", "bootstrap_resamples", "empirical_exact_reps"):
+            _int(name, getattr(self, name), 0, optional=True)
+        _int("nuts_reps", self.nuts_reps, optional=True)
+        _int("nuts_draws", self.nuts_draws, optional=True)
+        _prob("confidence", self.confidence, optional=True)
+        if self.alpha0 is not None and not self.alpha0 > 0:
+            raise ValueError(f"alpha0 is {self.alpha0!r}; expected a number > 0.")
+        for cell in self.nuts_cells or ():
+            parts = str(cell).split(":")
+            ok = len(parts) == 4 and parts[0] in COVERAGE_SCENARIOS
+            ok = ok and all(p.isdigit() and int(p) >= 1 for p in parts[1:])
+            if not ok:
+                raise ValueError(
+                    f"nuts_cells has {cell!r}; expected SCENARIO:C:M:N, e.g. anchored:1:30:4."
+                )
+        _seed(self.seed)
+        _int("workers", self.workers, 0, optional=True)
+        _int("max_cells", self.max_cells, optional=True)
+
+    def overrides(self) -> dict:
+        """The grid keys set by options (TOML names: ``replicates`` is ``reps``)."""
+        grid = {f.name for f in dataclasses.fields(self)} - {
+            "config",
+            "scheduler",
+            "workers",
+            "max_cells",
+            "replicates",
+        }
+        out = {k: getattr(self, k) for k in sorted(grid) if getattr(self, k) is not None}
+        if self.replicates is not None:
+            out["reps"] = self.replicates
+            out.setdefault("exact_reps", self.replicates)
+        if "nuts_cells" in out:
+            out["nuts_cells"] = [
+                [p[0], *map(int, p[1:])] for p in (c.split(":") for c in out["nuts_cells"])
+            ]
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
+
+
+@dataclass(frozen=True)
+class ElicitConfig:
+    """``elicit``: a prior from a statement about accuracy, its implied prior on pi-bar."""
+
+    file: str | None = _opt(
+        None,
+        "results (any log format) for the sensitivity of mu, sigma and ranks to the prior",
+        positional=True,
+    )
+    format: str | None = _opt(None, "log format of FILE (default: detected)")
+    lo: float | None = _opt(None, "lower end of the stated accuracy interval")
+    hi: float | None = _opt(None, "upper end of the stated accuracy interval")
+    prob: float = _opt(0.9, "probability of the stated interval(s)")
+    level: str | None = _opt(
+        None,
+        "the statement is about the model's accuracy on the benchmark (default) or about "
+        "every single question",
+        choices=("benchmark", "question"),
+    )
+    categories: tuple[str, ...] | None = _opt(
+        None, "per-category lo:hi pairs for a rubric, e.g. 0.1:0.4,0.1:0.3,0.4:0.7 (level question)"
+    )
+    weights: tuple[float, ...] | None = _opt(None, "rubric weights w_0..w_C (default 0..1)")
+    questions: int | None = _opt(None, "M for the implied prior (default: FILE's, else 30)")
+    concentration: float = _opt(1.0, "benchmark level: spread s of accuracies across questions")
+    draws: int = _opt(20_000, "Monte Carlo draws of the prior predictive")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _choice("level", self.level, ("benchmark", "question"))
+        _prob("prob", self.prob)
+        _int("questions", self.questions, optional=True)
+        _int("draws", self.draws, 100)
+        _seed(self.seed)
+        if not self.concentration > 0:
+            raise ValueError(f"concentration is {self.concentration!r}; expected a number > 0.")
+        if self.categories is not None:
+            if (self.level or "benchmark") == "benchmark":
+                raise ValueError(
+                    "categories states the category shares of every single question; "
+                    "benchmark-level rubric statements are not supported: pass level "
+                    "'question' (--level question)."
+                )
+            self.category_intervals()
+        elif self.lo is None or self.hi is None:
+            raise ValueError(
+                "lo and hi are required (the stated accuracy interval, --lo/--hi), or "
+                "categories for a rubric."
+            )
+
+    def category_intervals(self) -> list[list[float]]:
+        """``categories`` as ``[[lo, hi], ...]``."""
+        try:
+            rows = [[float(x) for x in str(part).split(":")] for part in self.categories]
+        except ValueError:
+            rows = []
+        if not rows or any(len(r) != 2 for r in rows):
+            raise ValueError(
+                f"categories is {self.categories!r}; expected lo:hi pairs, e.g. "
+                "0.1:0.4,0.1:0.3,0.4:0.7."
+            )
+        return rows
+
+
+@dataclass(frozen=True)
+class JudgesConfig:
+    """``judges``: Table 1 of Vossler et al. on MT-Bench and SummEval (NUTS fits)."""
+
+    mtbench: str = _opt("dataset:mtbench_judges", "MT-Bench count table (Table D.2 layout)")
+    summeval: str = _opt("dataset:summeval_judges", "SummEval table")
+    integrated: bool = _opt(True, "also fit the integrated model (hyperpriors on beta_max, omega)")
+    draws: int = _opt(1000, "NUTS draws per chain")
+    tune: int = _opt(1000, "NUTS tuning steps per chain")
+    chains: int = _opt(4, "NUTS chains")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        for name in ("draws", "tune", "chains"):
+            _int(name, getattr(self, name))
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class JudgesSyntheticConfig:
+    """``judges-synthetic``: the self-preference protocol of Vossler et al., App. E.3."""
+
+    replicates: int = _opt(10, "synthetic data sets")
+    questions: int = _opt(400, "questions n per data set")
+    candidates: int = _opt(8, "candidates K")
+    judges: int = _opt(3, "judges J (judge j favours candidate j)")
+    levels: int = _opt(3, "score levels M")
+    self_preference: float = _opt(0.8, "probability a judge raises its own family's score")
+    beta_max: float = _opt(10.0, "strength of the judges' confusion-matrix diagonal")
+    draws: int = _opt(1000, "NUTS draws per chain")
+    tune: int = _opt(1000, "NUTS tuning steps per chain")
+    chains: int = _opt(4, "NUTS chains")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        for name in ("replicates", "questions", "draws", "tune", "chains"):
+            _int(name, getattr(self, name))
+        _int("candidates", self.candidates, 2)
+        _int("judges", self.judges)
+        _int("levels", self.levels, 2)
+        if self.judges > self.candidates:
+            raise ValueError(
+                f"judges is {self.judges}; expected at most candidates = {self.candidates} "
+                "(judge j belongs to the family of candidate j)."
+            )
+        if not 0 <= self.self_preference <= 1:
+            raise ValueError(
+                f"self_preference is {self.self_preference!r}; expected a probability in [0, 1]."
+            )
+        if not self.beta_max > 0:
+            raise ValueError(f"beta_max is {self.beta_max!r}; expected a number > 0.")
+        _seed(self.seed)
