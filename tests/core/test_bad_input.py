@@ -135,31 +135,39 @@ def test_bad_input_raises_clear_value_error(call, match):
 
 
 def test_long_table_errors(tmp_path):
-    from bayes_eval.logs.long_table_legacy import read_long_table
+    """A long CSV table read by the one logs pipeline: every error names the file and the line
+    or record (``validate convergence`` and ``elicit`` read results this way too)."""
+    from bayes_eval.logs import read_eval_log
 
+    head = "model,question,trial,score\n"
     bad = {
         "missing.csv": ("model,question,score\na,q1,1\n", r"missing column\(s\) \['trial'\]"),
-        "unknown.csv": (
+        "extra.csv": (
             "model,question,trial,score,extra\na,q1,0,1,x\n",
-            r"unknown column\(s\) \['extra'\]",
+            r"line 2: column 'extra' has the non-numeric value 'x'; expected a number",
         ),
-        "empty.csv": ("model,question,trial,score\n", r"no rows"),
-        "text.csv": (
-            "model,question,trial,score\na,q1,0,yes\n",
-            r"row 2 has the non-numeric score 'yes'",
-        ),
+        "empty.csv": (head, r"no rows"),
+        "text.csv": (head + "a,q1,0,yes\n", r"line 2: column 'score' has the non-numeric value"),
         "frac.csv": (
-            "model,question,trial,score\na,q1,0,0.5\n",
-            r"row 2 has the non-integer score 0.5",
+            head + "a,q1,0,0.5\n",
+            r"record 0 \(a, q1, trial 0\) has score .*0\.5.*expected an integer category",
         ),
-        "blank.csv": ("model,question,trial,score\na,q1,0,\n", r"row 2 has an empty score"),
-        "dup.csv": ("model,question,trial,score\na,q1,0,1\na,q1,0,0\n", r"row 3 repeats model='a'"),
+        "negative.csv": (
+            head + "a,q1,0,1\na,q1,1,-1\n",
+            r"record 1 \(a, q1, trial 1\) has score .*-1.*expected an integer category",
+        ),
+        "blank.csv": (head + "a,q1,0,1\na,q1,1,\n", r"record 1 .* has no score but status 'ok'"),
+        "dup.csv": (head + "a,q1,0,1\na,q1,0,0\n", r"record 1 repeats model='a'"),
+        "gap.csv": (
+            head + "a,q1,0,1\nb,q2,0,1\n",
+            r"model .*a.* has no scored attempt on question",
+        ),
     }
     for name, (text, match) in bad.items():
         path = tmp_path / name
         path.write_text(text)
         with pytest.raises(ValueError, match=match) as info:
-            read_long_table(path)
+            read_eval_log(path).results()
         assert str(path) in str(info.value)
     with pytest.raises(ValueError, match="no such file"):
-        read_long_table(tmp_path / "absent.csv")
+        read_eval_log(tmp_path / "absent.csv")
