@@ -1,0 +1,186 @@
+"""The runs behind ``bayes-eval adaptive`` (Xie et al., "Cost-aware adaptive evaluation of
+LLMs with Gittins indices"): a root schedule as a table, and a simulation of the policies on a
+response matrix with its regret summary.
+
+Thin workflows over :mod:`bayes_eval.adaptive` (whose functions they call unchanged):
+:func:`root_table`, :func:`load_bandit` and :func:`simulate_policies`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["BANDIT_SOURCES", "RootTable", "load_bandit", "root_table", "simulate_policies"]
+
+#: Response matrices :func:`load_bandit` builds: mimics of the paper's data sets, or yours.
+BANDIT_SOURCES = ("gsm8k", "piqa", "mmlu", "matrix")
+
+#: Budget fractions at which :func:`simulate_policies` reports the regret.
+CHECKPOINTS = (0.01, 0.02, 0.05, 0.1)
+
+
+class RootTable(NamedTuple):
+    """Root schedule ``r_n`` (index ``G_n(s) = s - r_n``) with the posterior variance
+    ``v_n`` and the variance of the posterior-mean step ``sigma_n^2 = v_n^2 / (v_n + tau^2)``
+    at each stage ``n = 0..H-1``."""
+
+    cost_per_stage: float
+    v0: float
+    tau2: float
+    horizon: int
+    grid: int
+    seconds: float
+    roots: list[float]
+    posterior_variance: list[float]
+    step_variance: list[float]
+
+
+def root_table(
+    *,
+    cost: float = 1e-4,
+    v0: float = 0.04,
+    tau2: float | None = None,
+    horizon: int | None = None,
+    examples: int | None = None,
+    batch: int = 4,
+    granularity: str = "cell",
+    grid: int = 2**14,
+) -> RootTable:
+    """Roots of :func:`bayes_eval.adaptive.gittins_index.root_schedule`.
+
+    Either ``examples`` (with ``batch`` and ``granularity``: the stages, observation
+    variance and cost per stage of :func:`~bayes_eval.adaptive.gittins_index.stage_setup`)
+    or ``horizon`` and ``tau2`` (one stage costs ``cost``).
+    """
+    from bayes_eval.adaptive.gittins_index import posterior_variances, root_schedule, stage_setup
+
+    if examples is not None:
+        H, tau2, per_stage = stage_setup(examples, batch, granularity=granularity)
+        cost = cost * per_stage
+    elif horizon is None or tau2 is None:
+        raise ValueError("give --examples (with --batch, --granularity) or --horizon and --tau2.")
+    else:
+        H = horizon
+    start = time.perf_counter()
+    rs = root_schedule(cost, v0, tau2, H, grid_size=grid)
+    seconds = time.perf_counter() - start
+    v = posterior_variances(v0, tau2, H)[:-1]
+    step = v**2 / (v + tau2)
+    return RootTable(cost, v0, tau2, H, grid, seconds, rs.roots.tolist(), v.tolist(), step.tolist())
+
+
+def load_bandit(
+    source: str = "mmlu",
+    *,
+    arms: str | None = None,
+    meta: str | None = None,
+    subject: str | None = None,
+    examples: int | None = None,
+    matrix: str | None = None,
+    costs: str | None = None,
+    prior_mean: float = 0.5,
+    prior_var: float = 0.04,
+    seed: int = 0,
+):
+    """A :class:`~bayes_eval.adaptive.synthetic.BanditDataset` from ``source``.
+
+    ``gsm8k``/``piqa``: mimics from arm metadata (``arms``, default the shipped
+    ``dataset:bandit_<source>_arms``), ``examples`` per arm (1000); ``mmlu``: a subject's
+    mimic from ``meta`` (default ``dataset:bandit_mmlu_meta``); ``matrix``: your ``.npy`` or
+    ``.csv`` matrix, per-arm ``costs`` (CSV) and the dataset prior ``N(prior_mean,
+    prior_var)`` for Gittins-S. ``seed`` seeds the synthetic matrices.
+    """
+    from bayes_eval.adaptive import synthetic as sb
+
+    if source in ("gsm8k", "piqa"):
+        make = sb.gsm8k_like if source == "gsm8k" else sb.piqa_like
+        return make(arms or f"dataset:bandit_{source}_arms", n_examples=examples or 1000, seed=seed)
+    if source == "mmlu":
+        if not subject:
+            raise ValueError("--dataset mmlu needs --subject (an MMLU subject, e.g. anatomy).")
+        return sb.mmlu_like(
+            meta or "dataset:bandit_mmlu_meta", subject, n_examples=examples, seed=seed
+        )
+    if source != "matrix":
+        raise ValueError(f"source is {source!r}; expected one of {list(BANDIT_SOURCES)}.")
+    if not matrix:
+        raise ValueError("--dataset matrix needs --matrix FILE (.npy or .csv).")
+    if costs:
+        if not Path(costs).is_file():
+            raise ValueError(f"{costs}: no such file.")
+        costs = np.loadtxt(costs, delimiter=",", ndmin=1)
+    return sb.from_matrix(matrix, costs=costs, prior=(float(prior_mean), float(prior_var)))
+
+
+def simulate_policies(
+    data,
+    *,
+    out: str | Path,
+    batch: int = 4,
+    budget: float = 0.1,
+    budget_kind: str = "cells",
+    cost_scale: float = 1e-4,
+    replicates: int = 10,
+    granularity: str = "cell",
+    lrf: bool = False,
+    progress: bool = False,
+) -> dict:
+    """Simulate Gittins-G, Gittins-S and UCB-E (and UCB-E-LRF with ``lrf``) on ``data``
+    (:func:`bayes_eval.adaptive.simulation.simulate`, seeds ``0..replicates-1``), write
+    ``adaptive.nc`` and ``adaptive_regret.png`` to ``out`` and return a JSON-ready summary:
+    per policy the simple regret (mean, SE) at 1, 2, 5 and 10% of the budget and where the
+    Gittins stopping signal fired."""
+    from bayes_eval.adaptive.simulation import default_policies, plot_regret, simulate
+
+    policies = default_policies(data, granularity=granularity, lrf=lrf)
+    start = time.perf_counter()
+    ds = simulate(
+        data,
+        policies,
+        batch_size=batch,
+        budget=budget,
+        budget_kind=budget_kind,
+        cost_scale=cost_scale,
+        seeds=replicates,
+        progress=progress,
+    )
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    nc, png = folder / "adaptive.nc", folder / "adaptive_regret.png"
+    ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
+    plot_regret(ds, png)
+    checkpoints = [f for f in CHECKPOINTS if f <= budget + 1e-12]
+    table = {}
+    for p in ds["policy"].values:
+        row = {}
+        for f in checkpoints:
+            sel = ds.sel(policy=p).sel(fraction=f, method="nearest")
+            row[f"{100 * f:g}%"] = [float(sel["regret_mean"]), float(sel["regret_se"])]
+        stops = ds["stop_fraction"].sel(policy=p).values
+        row["stop_fraction_mean"] = float(np.nanmean(stops)) if np.isfinite(stops).any() else None
+        row["stopped_runs"] = int(np.isfinite(stops).sum())
+        table[str(p)] = row
+    return {
+        "dataset": data.name,
+        "arms": int(data.matrix.shape[0]),
+        "examples": int(data.matrix.shape[1]),
+        "batch": batch,
+        "budget": budget,
+        "budget_kind": budget_kind,
+        "replicates": replicates,
+        "granularity": granularity,
+        "regret_mean_se": table,
+        "netcdf": str(nc),
+        "plot": str(png),
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+def _has_h5netcdf() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("h5netcdf") is not None

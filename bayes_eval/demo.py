@@ -1,0 +1,118 @@
+"""The demo behind ``bayes-eval demo`` and ``make demo``: a real leaderboard and the
+biased-coin mimics of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
+Model Evaluation" (§2.7, Table 1).
+
+:func:`run_demo` ranks the shipped MathArena AIME 2025 I leaderboard (Bayes@4, 16 models,
+the learned prior) and the paper's eleven simulated LLMs (its uniform prior), compares the
+latter with their true ranks and plans the trials that separate LLM10 from LLM9 (App. D).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["DATASET", "Demo", "run_demo"]
+
+#: The shipped leaderboard the demo ranks first.
+DATASET = "matharena_aime25_i"
+
+
+class Demo(NamedTuple):
+    """Result of :func:`run_demo` (JSON-ready through :func:`bayes_eval.serialize.dumps`).
+
+    ``leaderboard``: dataset, ``M`` questions, ``N`` runs, the prior, ``rank_groups`` (the
+    number of distinct CI-aware ranks) and ``models`` (records of
+    :func:`bayes_eval.leaderboard.rank_records` with ``cost_usd_per_run``).
+    ``models``: one record per mimic, best true accuracy first, with ``pi_bar``,
+    ``gold_rank`` (dense), ``mu``, ``sigma``, ``lo``, ``hi``, ``rank`` (dense, without
+    intervals) and ``rank_ci``. ``plan_llm10_vs_llm9``: the separation plan at z 1.645 with
+    80% assurance (:class:`bayes_eval.sample_size.SeparationPlan`).
+    """
+
+    leaderboard: dict
+    models: list[dict]
+    kendall_tau_b: float
+    plan_llm10_vs_llm9: object
+    M: int
+    N: int
+    seed: int
+    plots: list[Path]
+    seconds: float
+
+
+def run_demo(
+    questions: int = 30, trials: int = 80, seed: int = 0, plot: str | Path | None = None
+) -> Demo:
+    """Run the demo; with ``plot`` write the leaderboard's forest plot there and the
+    mimics' next to it (``<stem>_biased_coin<suffix>``)."""
+    from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
+    from bayes_eval.datasets import load
+    from bayes_eval.leaderboard import rank_records
+    from bayes_eval.rank_agreement import kendall_tau_b
+    from bayes_eval.ranking import rank
+    from bayes_eval.sample_size import trials_to_separate
+    from bayes_eval.xr import rank_table, results_array
+
+    start = time.perf_counter()
+    arena = load(DATASET)
+    board = rank_table(arena["results"], confidence=0.95)
+    records = rank_records(board)
+    cost = dict(zip(arena["model"].values.astype(str), arena["cost_usd"].values, strict=True))
+    for r in records:
+        c = cost[r["model"]]
+        r["cost_usd_per_run"] = None if np.isnan(c) else float(c)
+
+    names = [f"LLM{i + 1}" for i in range(len(PAPER_PI_BAR))]
+    p = mimic_probabilities(n_questions=questions, seed=seed)
+    R = simulate_results(p, trials, seed=seed + 1)
+    # the paper's Table 1 uses its uniform prior
+    table = rank_table(results_array(R, models=names), confidence=0.95, prior="uniform")
+    gold = rank(np.asarray(PAPER_PI_BAR), method="dense")
+    tau = float(kendall_tau_b(table["mu"].values, np.asarray(PAPER_PI_BAR)))
+    plan = trials_to_separate(R[9], R[8], z_target=1.645)
+    rank_no_ci = rank(table["mu"].values, method="dense")
+    mimics = [
+        {
+            "model": names[i],
+            "pi_bar": PAPER_PI_BAR[i],
+            "gold_rank": int(gold[i]),
+            "mu": float(table["mu"][i]),
+            "sigma": float(table["sigma"][i]),
+            "lo": float(table["lo"][i]),
+            "hi": float(table["hi"][i]),
+            "rank": int(rank_no_ci[i]),
+            "rank_ci": int(table["rank_ci"][i]),
+        }
+        for i in np.argsort(-np.asarray(PAPER_PI_BAR), kind="stable")
+    ]
+    plots: list[Path] = []
+    if plot:
+        from bayes_eval.plotting.forest import forest_plot
+
+        path = Path(plot)
+        coin = path.with_name(f"{path.stem}_biased_coin{path.suffix or '.png'}")
+        forest_plot(board, path, title="MathArena AIME 2025 I: Bayes@4 (16 models)")
+        forest_plot(table, coin, title=f"Biased-coin mimics, Bayes@{trials}")
+        plots = [path, coin]
+    return Demo(
+        leaderboard={
+            "dataset": DATASET,
+            "M": int(arena.sizes["question"]),
+            "N": int(arena.sizes["trial"]),
+            "prior": str(board.attrs["prior"]),
+            "rank_groups": len({r["rank_ci"] for r in records}),
+            "models": records,
+        },
+        models=mimics,
+        kendall_tau_b=tau,
+        plan_llm10_vs_llm9=plan,
+        M=questions,
+        N=trials,
+        seed=seed,
+        plots=plots,
+        seconds=time.perf_counter() - start,
+    )
