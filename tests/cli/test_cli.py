@@ -79,7 +79,7 @@ def test_rank_text_plot_prior_and_exact(table, tmp_path, capsys, rng):
             str(path),
             "--weights",
             "0,0.5,1",
-            "--prior",
+            "--prior-file",
             str(prior),
             "--interval",
             "exact",
@@ -120,7 +120,9 @@ def test_rank_parquet_with_missing_trials(tmp_path, rng, capsys):
     [
         (["rank", "MISSING.csv"], "no such file"),
         (["rank", "{path}", "--weights", "0,1"], "contains category 2"),
-        (["rank", "{path}", "--weights", "0,x,1"], "--weights is '0,x,1'"),
+        (["rank", "{path}", "--weights", "0,x,1"], "argument --weights: '0,x,1' is not a list"),
+        (["rank", "{path}", "--nope"], "unrecognized arguments: --nope"),
+        (["plan", "{path}", "m1"], "required: model_b"),
         (["rank", "{path}", "--weights", "0,0.5,1", "--confidence", "1.5"], "confidence is 1.5"),
         (["plan", "{path}", "m1", "nope", "--weights", "0,0.5,1"], "model 'nope' is not in"),
     ],
@@ -138,7 +140,8 @@ def test_plan_command(table, capsys):
     path, _ = table
     assert main(["plan", str(path), "m1", "m2", "--weights", "0,0.5,1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["n_now"] == 6 and out["z_target"] == 1.645
+    assert out["n_now"] == 6 and out["z_target"] == pytest.approx(1.645, abs=5e-4)
+    assert out["confidence"] == 0.95
 
 
 def test_demo_json_has_table_1_structure(capsys):

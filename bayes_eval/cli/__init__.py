@@ -1,0 +1,77 @@
+"""The ``bayes-eval`` command line: one module per command, each parsing its options, calling
+the library and printing (tables through rich, or ``--json``).
+
+Every command that reads results takes ``dataset:NAME`` for a dataset shipped with the
+package (``bayes-eval datasets`` lists them) as well as files. Bad input prints one line
+``bayes-eval: error: ...`` on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from bayes_eval.cli import (
+    adaptive,
+    crosscheck,
+    datasets,
+    demo,
+    judges,
+    plan,
+    priors,
+    rank,
+    schemas,
+    validate,
+)
+from bayes_eval.cli._options import HelpFormatter
+
+__all__ = ["main"]
+
+#: The commands in the order ``bayes-eval --help`` lists them.
+COMMANDS = (rank, schemas, plan, crosscheck, priors, validate, adaptive, judges, datasets, demo)
+
+DESCRIPTION = """\
+Bayesian evaluation and ranking of LLMs: Bayes@N with credible intervals and CI-aware ranks
+(Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation").
+FILE may be dataset:NAME for a shipped dataset (see `bayes-eval datasets`)."""
+
+EPILOG = "Run `bayes-eval COMMAND --help` for the options of a command."
+
+
+class UsageError(ValueError):
+    """A command line argparse rejects (reported like bad input: one line, status 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with errors raised as :class:`UsageError` instead of printing usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`.")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``bayes-eval`` parser with every command."""
+    p = Parser(
+        prog="bayes-eval",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``bayes-eval``; returns the exit status."""
+    try:
+        args = parser().parse_args(argv)
+        return int(args.func(args))
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return 0
+    except ValueError as exc:
+        print(f"bayes-eval: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,198 @@
+"""Option groups shared by the commands, each defined once as an argparse parent parser.
+
+A command lists the groups it takes (``parents=[...]``); the factories take the defaults
+that differ between commands (e.g. the number of NUTS draws). :func:`numbers` is the one
+parser of comma-separated number lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = [
+    "HelpFormatter",
+    "deprecated",
+    "input_options",
+    "integers",
+    "numbers",
+    "nuts_options",
+    "output_options",
+    "prior_file_options",
+    "seed_options",
+    "weights_options",
+    "words",
+]
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the layout of descriptions; the command list gets room for long names."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=24, width=100)
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if action.help is not argparse.SUPPRESS and isinstance(action, argparse._SubParsersAction):
+            # argparse measures subcommands without their extra indent: count it
+            names = [len(self._format_action_invocation(a)) for a in action._get_subactions()]
+            longest = max(names, default=0) + self._current_indent + self._indent_increment
+            self._action_max_length = max(self._action_max_length, longest)
+
+
+def numbers(text: str, *, integer: bool = False) -> list[float] | list[int]:
+    """``"0,0.5,1"`` -> ``[0.0, 0.5, 1.0]`` (``integer``: ``"1,2"`` -> ``[1, 2]``).
+
+    Raises ``argparse.ArgumentTypeError`` naming the text (argparse adds the option's name).
+    """
+    cast = int if integer else float
+    try:
+        return [cast(x) for x in text.split(",")]
+    except ValueError:
+        kind = "integers such as 1,2,4" if integer else "numbers such as 0,0.5,1"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a list of numbers; expected comma-separated {kind}."
+        ) from None
+
+
+def integers(text: str) -> list[int]:
+    """:func:`numbers` of integers."""
+    return numbers(text, integer=True)
+
+
+def words(text: str) -> list[str]:
+    """``"bayes,pass_at_k:4"`` -> ``["bayes", "pass_at_k:4"]``."""
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+def _parent() -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(add_help=False)
+
+
+def input_options(
+    nargs: str | None = None, help: str = "results: a log file or directory, or dataset:NAME"
+) -> argparse.ArgumentParser:
+    """The results ``file`` (positional, ``nargs``) and ``--format``."""
+    from bayes_eval.logs import FORMATS
+
+    p = _parent()
+    p.add_argument("file", nargs=nargs, metavar="FILE", help=help)
+    p.add_argument(
+        "--format",
+        choices=list(FORMATS),
+        metavar="FORMAT",
+        help="log format, one of " + ", ".join(FORMATS) + " (default: detected from the file)",
+    )
+    return p
+
+
+def weights_options() -> argparse.ArgumentParser:
+    """``--weights`` w_0..w_C of a rubric."""
+    p = _parent()
+    p.add_argument(
+        "--weights",
+        type=numbers,
+        metavar="W0,W1,..",
+        help="rubric weights w_0..w_C, e.g. 0,0.5,1 (default: the log's, else binary 0,1)",
+    )
+    return p
+
+
+def prior_file_options() -> argparse.ArgumentParser:
+    """``--prior-file``: prior runs R0 (counts added to the posterior)."""
+    p = _parent()
+    p.add_argument(
+        "--prior-file",
+        metavar="FILE",
+        help="prior runs R0 in the same format (same models and questions), Hariri et al., "
+        '"Don\'t Pass@k", §2.4',
+    )
+    deprecated(p, "--prior", "--prior-file", dest="prior_file")
+    return p
+
+
+def seed_options(help: str = "random seed (0)") -> argparse.ArgumentParser:
+    """``--seed``."""
+    p = _parent()
+    p.add_argument("--seed", type=int, default=0, help=help)
+    return p
+
+
+def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argparse.ArgumentParser:
+    """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
+    ``--no-progress``."""
+    p = _parent()
+    g = p.add_argument_group("NUTS sampler")
+    g.add_argument("--draws", type=int, default=draws, help=f"draws per chain ({draws})")
+    g.add_argument("--tune", type=int, default=tune, help=f"tuning steps per chain ({tune})")
+    g.add_argument("--chains", type=int, default=chains, help=f"chains ({chains})")
+    g.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    g.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc", help="(pymc)")
+    g.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return p
+
+
+def output_options(
+    *,
+    json: bool = True,
+    plot: str | None = None,
+    out: str | None = None,
+    out_default: str | None = None,
+) -> argparse.ArgumentParser:
+    """``--json`` (machine-readable output), ``--plot FILE`` and ``--out`` when given their
+    help text."""
+    p = _parent()
+    if json:
+        p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    if plot is not None:
+        p.add_argument("--plot", metavar="FILE", help=plot)
+    if out is not None:
+        metavar = "DIR" if out_default is not None else "FILE"
+        p.add_argument("--out", metavar=metavar, default=out_default, help=out)
+    return p
+
+
+class _Deprecated(argparse.Action):
+    def __init__(self, option_strings, dest, new: str, convert=None, **kwargs):
+        self.new, self.convert = new, convert
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(
+            f"bayes-eval: warning: {option_string} is deprecated; use {self.new}", file=sys.stderr
+        )
+        if self.convert is None:
+            setattr(namespace, self.dest, values)
+        else:
+            for key, value in self.convert(values).items():
+                setattr(namespace, key, value)
+
+
+def deprecated(
+    parser: argparse.ArgumentParser,
+    old: str,
+    new: str,
+    *,
+    dest: str,
+    convert=None,
+    type=None,
+) -> None:
+    """A hidden alias ``old`` of ``new`` that warns on stderr. ``convert(value)`` returns the
+    ``{dest: value}`` to set when one old option maps to several new ones."""
+    parser.add_argument(
+        old,
+        dest=dest,
+        new=new,
+        convert=convert,
+        type=type,
+        action=_Deprecated,
+        default=argparse.SUPPRESS,
+    )
+
+
+def pair(values: Sequence[float], name: str) -> tuple[float, float]:
+    """Two numbers of a number list, else a ValueError naming the option."""
+    if len(values) != 2:
+        raise ValueError(f"{name} takes two numbers, e.g. 0.5,0.04; got {len(values)}.")
+    return float(values[0]), float(values[1])

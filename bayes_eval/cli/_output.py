@@ -1,0 +1,174 @@
+"""Output of the commands: aligned tables through ``rich`` (uncertainty dimmed) for people,
+and JSON through the one encoder :func:`bayes_eval.serialize.dump` for machines."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+__all__ = ["Col", "emit_json", "fmt", "interval", "say", "table", "text", "uncertain"]
+
+
+class Col(NamedTuple):
+    """A column: header, rich style (``"dim"`` for uncertainty), alignment, and whether long
+    cells wrap (text) rather than being kept on one line (numbers, names)."""
+
+    header: str
+    style: str | None = None
+    justify: str = "right"
+    wrap: bool = False
+
+
+def text(header: str) -> Col:
+    """A left-aligned column of text that wraps."""
+    return Col(header, None, "left", True)
+
+
+def uncertain(header: str) -> Col:
+    """A column of an uncertainty (sd, interval, Monte Carlo error): dimmed."""
+    return Col(header, "dim")
+
+
+def _console():
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=False)
+    if not console.is_terminal:  # a pipe or a file: no colour, tables never squeezed
+        console = Console(highlight=False, soft_wrap=False, width=200, no_color=True)
+    return console
+
+
+def table(
+    columns: Sequence[str | Col],
+    rows: Iterable[Sequence[Any]],
+    *,
+    title: str | None = None,
+    caption: str | None = None,
+) -> None:
+    """Print rows under ``columns``; the first column is left-aligned unless given a
+    :class:`Col`, the others right-aligned. Cells are printed with ``str``."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text  # plain text: a name such as "[x]" is not markup
+
+    out = Table(
+        box=box.SIMPLE_HEAD,
+        title=None if title is None else Text(title),
+        title_justify="left",
+        caption=None if caption is None else Text(caption),
+        caption_justify="left",
+        pad_edge=False,
+        show_edge=False,
+    )
+    for i, c in enumerate(columns):
+        col = c if isinstance(c, Col) else Col(c, None, "left" if i == 0 else "right")
+        out.add_column(Text(col.header), style=col.style, justify=col.justify, no_wrap=not col.wrap)
+    for row in rows:
+        out.add_row(*(Text(str(cell)) for cell in row))
+    _console().print(out)
+
+
+def say(*lines: str) -> None:
+    """Print text lines as they are (no markup)."""
+    for line in lines:
+        print(line)
+
+
+def emit_json(value: Any) -> None:
+    """``value`` as strict JSON on stdout (:func:`bayes_eval.serialize.dump`)."""
+    from bayes_eval.serialize import dump
+
+    dump(value, sys.stdout)
+
+
+def fmt(x: float | None, digits: int = 4) -> str:
+    """A number with ``digits`` decimals (``-`` for None)."""
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def interval(lo: float, hi: float, digits: int = 4) -> str:
+    """``[lo, hi]``."""
+    return f"[{fmt(lo, digits)}, {fmt(hi, digits)}]"
+
+
+# ------------------------------------------------------------------ generic summaries
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def cell(value: Any) -> str:
+    """One value as a table cell: numbers to 4 significant digits, lists joined, ``-`` for
+    None, anything nested as compact JSON."""
+    from bayes_eval.serialize import dumps, to_jsonable
+
+    value = to_jsonable(value)
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list) and all(_scalar(v) for v in value):
+        return ", ".join(cell(v) for v in value)
+    if _scalar(value):
+        return str(value)
+    return dumps(value, indent=None)
+
+
+def _flat(value: Any) -> bool:
+    """A non-empty dict whose values are all scalars (or lists of scalars)."""
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(
+            _scalar(v) or (isinstance(v, list) and all(_scalar(x) for x in v))
+            for v in value.values()
+        )
+    )
+
+
+def _records(value: Any) -> bool:
+    """A dict of flat dicts, or a list of flat dicts: one table row each."""
+    items = value.values() if isinstance(value, dict) else value
+    return isinstance(value, (dict, list)) and bool(value) and all(_flat(v) for v in items)
+
+
+def summary(data: dict, *, title: str | None = None) -> None:
+    """Print a JSON-ready summary as tables, generically.
+
+    A ``report`` entry (a list of lines) is printed as it is, followed by the files written.
+    Otherwise scalars go into one ``key | value`` table; flat dicts with the same keys are
+    columns of one table (e.g. numbers by N); dicts or lists of flat dicts are tables with a
+    row each; anything else is a cell of compact JSON.
+    """
+    from bayes_eval.serialize import to_jsonable
+
+    data = to_jsonable(data)
+    if isinstance(data.get("report"), list):
+        say(*map(str, data["report"]))
+        files = {k: data[k] for k in ("netcdf", "plot", "seconds") if k in data}
+        say(", ".join(f"{k}: {cell(v)}" for k, v in files.items()))
+        return
+    scalars = {k: v for k, v in data.items() if not (_flat(v) or _records(v))}
+    groups: dict[tuple, list[str]] = {}
+    for key, value in data.items():
+        if _flat(value) and key not in scalars:
+            groups.setdefault(tuple(value), []).append(key)
+    if scalars:
+        table(["", text("value")], ([k, cell(v)] for k, v in scalars.items()), title=title)
+    for keys, names in groups.items():
+        table(
+            ["", *names],
+            ([k, *(cell(data[n][k]) for n in names)] for k in keys),
+        )
+    for key, value in data.items():
+        if key in scalars or _flat(value) or not _records(value):
+            continue
+        rows = value.items() if isinstance(value, dict) else enumerate(value, 1)
+        rows = list(rows)
+        columns = list(dict.fromkeys(c for _, r in rows for c in r))
+        table(
+            [key, *columns],
+            ([name, *(cell(r.get(c)) for c in columns)] for name, r in rows),
+        )

@@ -1,0 +1,176 @@
+"""``bayes-eval adaptive roots|simulate``: cost-aware adaptive evaluation with Gittins indices."""
+
+from __future__ import annotations
+
+import argparse
+
+from bayes_eval.cli import _options as opt
+from bayes_eval.cli._output import emit_json, say, table, uncertain
+
+PAPER = 'Xie et al., "Cost-aware adaptive evaluation of LLMs with Gittins indices"'
+HELP = "cost-aware adaptive evaluation (Gittins indices, Xie et al.): roots | simulate"
+DESCRIPTION = f"""\
+Which model (arm) to evaluate next, on which examples, and when to stop ({PAPER}).
+'roots' computes the Gittins root schedule; 'simulate' compares the policies on a response
+matrix (a mimic of the paper's GSM8K, PIQA or MMLU data, or yours)."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "adaptive", help=HELP, description=DESCRIPTION, formatter_class=opt.HelpFormatter
+    )
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", title="actions")
+    stages = argparse.ArgumentParser(add_help=False)
+    stages.add_argument("--examples", type=int, help="N examples per arm (sets H and tau^2)")
+    stages.add_argument("--batch", type=int, default=4, help="B examples per pull (4)")
+    stages.add_argument(
+        "--granularity",
+        choices=["batch", "cell"],
+        default="cell",
+        help="one DP stage per batch (the paper's text) or per cell (its experiments; default)",
+    )
+
+    r = actions.add_parser(
+        "roots",
+        help="the Gittins root schedule r_n (index G_n(s) = s - r_n)",
+        description=f"Root schedule of the Gittins index by dynamic programming ({PAPER}, "
+        "eqs. 3-4): give --examples (with --batch, --granularity) or --horizon and --tau2.",
+        formatter_class=opt.HelpFormatter,
+        parents=[stages, opt.output_options()],
+    )
+    r.add_argument("--cost", type=float, default=1e-4, help="cost per example (1e-4)")
+    r.add_argument("--v0", type=float, default=0.04, help="prior variance of an arm (0.04)")
+    r.add_argument("--tau2", type=float, help="observation variance per stage")
+    r.add_argument("--horizon", type=int, help="stages H")
+    r.add_argument("--grid", type=int, default=2**14, help="DP grid points (16384)")
+    r.set_defaults(func=_roots)
+
+    s = actions.add_parser(
+        "simulate",
+        help="simple regret of Gittins-G, Gittins-S and UCB-E on a response matrix",
+        description=f"Simulate the policies of {PAPER} (§4) on a response matrix; writes "
+        "adaptive.nc and adaptive_regret.png to --out.",
+        formatter_class=opt.HelpFormatter,
+        parents=[
+            stages,
+            opt.seed_options("seed of the synthetic matrix (0)"),
+            opt.output_options(out="output folder (adaptive_out)", out_default="adaptive_out"),
+        ],
+    )
+    s.add_argument("--dataset", choices=["gsm8k", "piqa", "mmlu", "matrix"], default="mmlu")
+    s.add_argument(
+        "--arms",
+        metavar="FILE",
+        help="gsm8k/piqa: arm metadata CSV (model, prompt, ..., price); "
+        "default: the shipped dataset:bandit_gsm8k_arms / dataset:bandit_piqa_arms",
+    )
+    s.add_argument(
+        "--meta",
+        metavar="FILE",
+        help="mmlu: subject metadata JSON (default: the shipped dataset:bandit_mmlu_meta)",
+    )
+    s.add_argument("--subject", help="mmlu: subject, e.g. anatomy")
+    s.add_argument("--matrix", metavar="FILE", help="matrix: your response matrix (.npy, .csv)")
+    s.add_argument("--costs", metavar="FILE", help="matrix: per-arm costs (.csv, one per arm)")
+    s.add_argument("--prior-mean", type=float, default=0.5, help="matrix: Gittins-S prior mean")
+    s.add_argument("--prior-var", type=float, default=0.04, help="matrix: its variance (0.04)")
+    opt.deprecated(
+        s,
+        "--prior",
+        "--prior-mean/--prior-var",
+        dest="prior_mean",
+        type=opt.numbers,
+        convert=lambda v: dict(
+            zip(("prior_mean", "prior_var"), opt.pair(v, "--prior"), strict=True)
+        ),
+    )
+    s.add_argument("--budget", type=float, default=0.1, help="fraction of cells or of cost")
+    s.add_argument("--budget-kind", choices=["cells", "cost"], default="cells")
+    s.add_argument("--cost-scale", type=float, default=1e-4, help="lambda: price -> score units")
+    s.add_argument("--replicates", type=int, default=10, help="runs, seeded 0..N-1 (10)")
+    opt.deprecated(s, "--seeds", "--replicates", dest="replicates", type=int)
+    opt.deprecated(s, "--data-seed", "--seed", dest="seed", type=int)
+    s.add_argument("--lrf", action="store_true", help="also run UCB-E-LRF (slow)")
+    s.set_defaults(func=_simulate)
+
+
+def _roots(args: argparse.Namespace) -> int:
+    from bayes_eval.adaptive.runs import root_table
+
+    rt = root_table(
+        cost=args.cost,
+        v0=args.v0,
+        tau2=args.tau2,
+        horizon=args.horizon,
+        examples=args.examples,
+        batch=args.batch,
+        granularity=args.granularity,
+        grid=args.grid,
+    )
+    if args.json:
+        emit_json(rt)
+        return 0
+    say(
+        f"root schedule: cost/stage {rt.cost_per_stage:g}, v0 {rt.v0:g}, tau^2 {rt.tau2:g}, "
+        f"H {rt.horizon} ({rt.grid} grid points, {rt.seconds:.3f} s); index G_n(s) = s - r_n"
+    )
+    rows = zip(rt.posterior_variance, rt.step_variance, rt.roots, strict=True)
+    table(
+        ["n", uncertain("v_n"), uncertain("sigma_n^2"), "r_n"],
+        ([n, f"{v:.6g}", f"{s:.6g}", f"{r:.6f}"] for n, (v, s, r) in enumerate(rows)),
+    )
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from bayes_eval.adaptive.runs import load_bandit, simulate_policies
+
+    data = load_bandit(
+        args.dataset,
+        arms=args.arms,
+        meta=args.meta,
+        subject=args.subject,
+        examples=args.examples,
+        matrix=args.matrix,
+        costs=args.costs,
+        prior_mean=args.prior_mean,
+        prior_var=args.prior_var,
+        seed=args.seed,
+    )
+    summary = simulate_policies(
+        data,
+        out=args.out,
+        batch=args.batch,
+        budget=args.budget,
+        budget_kind=args.budget_kind,
+        cost_scale=args.cost_scale,
+        replicates=args.replicates,
+        granularity=args.granularity,
+        lrf=args.lrf,
+        progress=not args.json,
+    )
+    if args.json:
+        emit_json(summary)
+        return 0
+    unit = "cells" if args.budget_kind == "cells" else "total cost"
+    say(
+        f"{data.name}: {summary['arms']} arms x {summary['examples']} examples, "
+        f"B = {args.batch}, {args.replicates} runs; simple regret (mean ± SE) at % of {unit}"
+    )
+    table_ = summary["regret_mean_se"]
+    points = [k for k in next(iter(table_.values()), {}) if k.endswith("%")]
+    table(
+        ["policy", *points, "Gittins stop"],
+        (
+            [
+                p,
+                *(f"{r[k][0]:.4f} ± {r[k][1]:.4f}" for k in points),
+                "-"
+                if r["stop_fraction_mean"] is None
+                else f"{100 * r['stop_fraction_mean']:.2f}% ({r['stopped_runs']} runs)",
+            ]
+            for p, r in table_.items()
+        ),
+    )
+    say(f"written: {summary['netcdf']}, {summary['plot']}")
+    return 0

@@ -1,0 +1,118 @@
+"""``bayes-eval crosscheck``: NUTS and exact Monte Carlo against the closed form."""
+
+from __future__ import annotations
+
+import argparse
+
+from bayes_eval.cli import _options as opt
+from bayes_eval.cli._output import emit_json, say, table, uncertain
+
+HELP = "check the closed-form Bayes@N against NUTS and exact Monte Carlo (PyMC)"
+DESCRIPTION = """\
+Fits the matching PyMC model of each model's results with NUTS and draws the exact Dirichlet
+posterior by Monte Carlo, and compares both with the closed form of Hariri et al., "Don't
+Pass@k" (eq. 15): means, sds, r-hat, ESS and pairwise P(a > b). Exit status 1 if a check
+fails."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "crosscheck",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=opt.HelpFormatter,
+        parents=[
+            opt.input_options(),
+            opt.weights_options(),
+            opt.prior_file_options(),
+            opt.nuts_options(draws=1000, tune=1000, chains=4),
+            opt.output_options(out="save the DataTree as NetCDF"),
+        ],
+    )
+    p.add_argument(
+        "--mc-draws", type=int, default=200_000, help="exact Dirichlet draws per model (200000)"
+    )
+    p.set_defaults(func=run)
+
+
+def _pm(mean, sd) -> str:
+    return f"{float(mean):.4f} ± {float(sd):.4f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayes_eval.logs.complete import read_results
+    from bayes_eval.models import crosscheck, save
+
+    result = crosscheck(
+        read_results(args.file, args.format),
+        args.weights,
+        read_results(args.prior_file, args.format) if args.prior_file else None,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        seed=args.seed,
+        sampler=args.sampler,
+        mc_draws=args.mc_draws,
+        progressbar=not (args.json or args.no_progress),
+    )
+    if args.out:
+        save(result.idata, args.out)
+    status = 0 if result.passed else 1
+    if args.json:
+        emit_json(result.to_dict() | {"out": args.out})
+        return status
+    m = result.models
+    say(
+        f"Cross-check of {args.file}: {m.sizes['model']} models, sampler {args.sampler}, "
+        f"{args.chains} x {args.draws} draws, {int(m.attrs['divergences'])} divergences"
+    )
+    rows = []
+    for name in m["model"].values:
+        r = m.sel(model=name)
+        rows.append(
+            [
+                str(name),
+                _pm(r.mu, r.sigma),
+                _pm(r.nuts_mean, r.nuts_sd),
+                f"{float(r.z_mean):+.2f} / {float(r.z_sd):+.2f}",
+                _pm(r.mc_mean, r.mc_sd),
+                f"{float(r.r_hat):.3f}",
+                f"{float(r.ess_bulk):.0f}/{float(r.ess_tail):.0f}",
+                "pass" if bool(r.passed) else f"FAIL ({r.failed_checks.item()})",
+            ]
+        )
+    table(
+        [
+            "model",
+            "closed form",
+            "NUTS",
+            uncertain("z mean/sd"),
+            "exact MC",
+            "r-hat",
+            "ESS b/t",
+            "verdict",
+        ],
+        rows,
+    )
+    p = result.pairs
+    names = list(p["model"].values)
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            c = p.sel(model=a, model_bis=b)
+            pairs.append(
+                [
+                    f"{a} > {b}",
+                    f"{float(c.rho_normal):.4f}",
+                    _pm(c.p_nuts, c.mcse_p_nuts),
+                    f"{float(c.p_exact):.4f}",
+                    "pass" if bool(c.passed) else "FAIL",
+                ]
+            )
+    if pairs:
+        table(["pair", "rho (normal)", "P NUTS", "P exact", "verdict"], pairs)
+    say(
+        f"overall: {'PASS' if result.passed else 'FAIL'}"
+        + (f"; saved {args.out}" if args.out else "")
+    )
+    return status

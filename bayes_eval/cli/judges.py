@@ -1,0 +1,167 @@
+"""``bayes-eval judges``: rank candidates from LLM-judge scores (Vossler et al.)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from bayes_eval.cli import _options as opt
+from bayes_eval.cli._output import emit_json, interval, say, table, uncertain
+
+HELP = 'Bayesian ranking from LLM-judge scores (Vossler et al., "LLMs Judging LLMs")'
+DESCRIPTION = """\
+Ranks candidates from the scores of imperfect LLM judges with the Bayesian model of Vossler et
+al., "LLMs Judging LLMs: A Simplex Perspective" (PyMC): posterior mean scores, ranks with 95%
+credible intervals and, against a known truth, Spearman correlation and rank coverage.
+FILE is a count table (candidate, judge, score, count), a per-question table (question, judge,
+candidate, score[, judge_family, candidate_family]) or the SummEval CSV; or dataset:NAME."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "judges",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=opt.HelpFormatter,
+        parents=[
+            opt.nuts_options(draws=1000, tune=1000, chains=4),
+            opt.output_options(
+                plot="ternary plot of judges and candidates (PNG)",
+                out="save the fit's DataTree as NetCDF",
+            ),
+        ],
+    )
+    p.add_argument("file", metavar="FILE", help="count table, per-question table or SummEval CSV")
+    p.add_argument("--dim", help="SummEval dimension (default: all four)")
+    p.add_argument("--truth", metavar="FILE", help="CSV candidate,score of ground-truth scores")
+    p.add_argument("--levels", type=int, help="true score levels M (per-question table)")
+    p.add_argument("--abstain", action="store_true", help="binary scores -1/0/1 with abstention")
+    p.add_argument("--omega", type=float, default=0.0, help="random-effect strength (0)")
+    p.add_argument("--beta-max", type=float, default=5.0, help="DAG prior strength (5)")
+    p.add_argument("--integrated", action="store_true", help="hyperpriors on omega, beta_max")
+    p.add_argument("--keep-same-family", action="store_true", help="do not exclude self-judging")
+    p.add_argument("--baselines", action="store_true", help="also simple average, bootstrap, BT")
+    p.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="the paper's §5.4 grid: omega in 0,1,2,4,8 and beta_max in 0,1,5,10,20",
+    )
+    p.set_defaults(func=run)
+
+
+def _settings(args, **kw):
+    from bayes_eval.models.judges import FitSettings
+
+    return FitSettings(
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        seed=args.seed,
+        sampler=args.sampler,
+        **kw,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayes_eval.judges.load import load_judge_data
+
+    datasets = load_judge_data(
+        args.file, truth=args.truth, dim=args.dim, levels=args.levels, abstain=args.abstain
+    )
+    if args.sensitivity:
+        return _sensitivity(args, datasets)
+    from bayes_eval.judges import report as jr
+    from bayes_eval.models.judges import fit_judges
+
+    quiet = args.json or args.no_progress
+    settings = _settings(args, progressbar=not quiet)
+    start, reports, n = time.perf_counter(), [], len(datasets)
+    for label, data in datasets:
+        t0 = time.perf_counter()
+        fit = fit_judges(
+            data,
+            omega=args.omega,
+            beta_max=args.beta_max,
+            integrated=args.integrated,
+            exclude_same_family=not args.keep_same_family,
+            settings=settings,
+        )
+        entry = jr.fit_report(
+            label,
+            data,
+            fit,
+            seconds=time.perf_counter() - t0,
+            baselines=args.baselines,
+            seed=args.seed,
+        )
+        if args.out:
+            entry["netcdf"] = jr.numbered(args.out, label, n)
+            fit.to_netcdf(entry["netcdf"], engine="h5netcdf")
+        if args.plot:
+            entry["plot"] = jr.numbered(args.plot, label, n)
+            jr.plot_fit(fit, data, entry["plot"], title=f"{label}: posterior means")
+        reports.append(entry)
+    summary = {"file": args.file, "seconds": round(time.perf_counter() - start, 1)}
+    summary["fits"] = reports
+    mean = jr.mean_over_datasets(reports)
+    if mean is not None:
+        summary["mean_bayesian"] = mean
+    if args.json:
+        emit_json(summary)
+        return 0
+    for e in reports:
+        say("", f"{args.file} [{e['dataset']}]: {e['seconds']} s, diagnostics {e['diagnostics']}")
+        table(
+            [
+                "candidate",
+                "E[true score]",
+                uncertain("95% interval"),
+                "rank",
+                uncertain("95% rank CrI"),
+            ],
+            (
+                [
+                    c["candidate"],
+                    f"{c['mu']:.3f}",
+                    interval(*c["mu_interval"], digits=3),
+                    c["rank"],
+                    "{}-{}".format(*c["rank_interval"]),
+                ]
+                for c in sorted(e["candidates"], key=lambda c: c["rank"])
+            ),
+        )
+        if "bayesian" in e:
+            b = e["bayesian"]
+            say(f"vs truth: Spearman {b['spearman']:.3f}, rank coverage {b['coverage']:.3f}")
+        for name, m in e.get("baselines", {}).items():
+            say(f"  {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()))
+        if "plot" in e:
+            say(f"ternary plot written to {e['plot']}")
+    if mean is not None:
+        say("", f"mean over dimensions: {mean}")
+    return 0
+
+
+def _sensitivity(args: argparse.Namespace, datasets) -> int:
+    from bayes_eval.judges import report as jr
+    from bayes_eval.models.judges import judge_sensitivity
+
+    settings = _settings(args)
+    out = {}
+    for label, data in datasets:
+        ds = judge_sensitivity(
+            data, settings=settings, progress=not (args.json or args.no_progress)
+        )
+        out[label] = jr.sensitivity_table(ds)
+        if args.out:
+            ds.to_netcdf(jr.numbered(args.out, label, len(datasets)), engine="h5netcdf")
+    if args.json:
+        emit_json({"base": "omega=0, beta_max=5", "spearman_vs_base": out})
+        return 0
+    for label, row in out.items():
+        table(
+            ["setting", "Spearman"],
+            ([k, f"{v:.3f}"] for k, v in row.items()),
+            title=f"{args.file} [{label}]: Spearman with the base fit (omega=0, beta_max=5)",
+        )
+    return 0

@@ -1,0 +1,108 @@
+"""``bayes-eval schemas``: the built-in rubric schemata, or ranks under each of them."""
+
+from __future__ import annotations
+
+import argparse
+
+from bayes_eval.cli import _options as opt
+from bayes_eval.cli._output import emit_json, say, table, text
+
+HELP = "list the rubric schemata (Hariri et al., App. F), or rank logs under each of them"
+DESCRIPTION = """\
+Without FILE: the built-in rubric schemata of Hariri et al., "Don't Pass@k" (App. F, Table 5),
+their categories, weights, signals and thresholds. With FILE (logs with signals): the rank of
+every model under each schema that applies (Fig. 7)."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "schemas",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=opt.HelpFormatter,
+        parents=[
+            opt.input_options("*", "logs with signals: ranks under every schema"),
+            opt.output_options(plot="bump chart of the ranks under each schema (Fig. 7)"),
+        ],
+    )
+    p.add_argument("--only", help="comma-separated schema keys (default: all that apply)")
+    p.add_argument("--confidence", type=float, default=0.95, help="credibility level (0.95)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return _compare(args) if args.file else _describe(args)
+
+
+def _describe(args: argparse.Namespace) -> int:
+    from bayes_eval.rubrics.schema import TABLE4_THRESHOLDS, describe_schemata
+
+    records = describe_schemata()
+    if args.json:
+        emit_json(records)
+        return 0
+    say("Built-in rubric schemata (Hariri et al., App. F, Table 5); category 0 is invalid:")
+    for r in records:
+        say("", f"{r['key']}  ({r['name']}): {r['description']}")
+        table(
+            ["", "w", text("category")],
+            (
+                [i, f"{wt:g}", lab]
+                for i, (lab, wt) in enumerate(zip(r["categories"], r["weights"], strict=True))
+            ),
+        )
+        say(
+            f"  signals: {', '.join(r['required_signals'])}"
+            f" (optional: {', '.join(r['optional_signals']) or '-'})"
+        )
+        if r["thresholds"]:
+            desc = []
+            for t in r["thresholds"]:
+                th = TABLE4_THRESHOLDS[t]
+                among = f" | {th.among}" if th.among else ""
+                desc.append(f"{t} = p{th.percentile:g}({th.signal}{among})")
+            say(f"  thresholds: {'; '.join(desc)}")
+        if r["note"]:
+            say(f"  note: {r['note']}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from bayes_eval.logs import read_eval_log
+    from bayes_eval.rubrics.comparison import compare_schemata, plot_schema_ranks
+
+    log = read_eval_log(args.file, format=args.format)
+    chosen = args.only.split(",") if args.only else None
+    result = compare_schemata(
+        log.signal_dataset(), chosen, present=log.present(), confidence=args.confidence
+    )
+    if args.plot:
+        plot_schema_ranks(result, args.plot)
+    models = [str(m) for m in result["model"].values]
+    if args.json:
+        emit_json(
+            {
+                "schemata": [str(x) for x in result["schema"].values],
+                "models": models,
+                "mu": result["mu"].values,
+                "sigma": result["sigma"].values,
+                "rank": result["rank"].values,
+                "rank_ci": result["rank_ci"].values,
+                "skipped": result.attrs["skipped"],
+                "log": log.summary(),
+            }
+        )
+        return 0
+    ranks = zip(
+        result["schema"].values, result["rank"].values, result["rank_ci"].values, strict=True
+    )
+    table(
+        ["schema", *models],
+        ([str(s), *(f"{r} ({rc})" for r, rc in zip(rr, rrc, strict=True))] for s, rr, rrc in ranks),
+        caption="rank (CI-aware rank); thresholds pooled over all models, per schema.",
+    )
+    if result.attrs["skipped"] != "[]":
+        say(f"skipped (signals missing): {result.attrs['skipped']}")
+    if args.plot:
+        say(f"bump chart written to {args.plot}")
+    return 0

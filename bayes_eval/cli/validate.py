@@ -1,0 +1,125 @@
+"""``bayes-eval validate STUDY``: the validation studies, one nested command per study.
+
+The commands are built from the registry :mod:`bayes_eval.validation.registry`: each field of
+a study's config dataclass is one option (``n_max`` -> ``--n-max``), a field marked
+``positional`` an argument. Nothing here knows a particular study.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import textwrap
+import typing
+from pathlib import Path
+
+from bayes_eval.cli import _options as opt
+from bayes_eval.cli._output import emit_json, summary
+
+HELP = "validation studies of the papers' claims (coverage, elicit, judges, ...)"
+DESCRIPTION = """\
+Validation studies: each reproduces or checks a claim of a paper, writes NetCDF and a PNG to
+--out and prints its summary (tables, or --json). `bayes-eval validate STUDY --help` lists a
+study's options."""
+
+
+METAVARS = {int: "N", float: "X", str: "TEXT"}
+
+
+def _base(tp) -> tuple[object, bool]:
+    """``(type, optional)`` of ``X`` or ``X | None``."""
+    args = typing.get_args(tp)
+    if type(None) in args:
+        return next(a for a in args if a is not type(None)), True
+    return tp, False
+
+
+def _shown(value) -> str:
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None:
+    meta = field.metadata
+    base, _ = _base(tp)
+    default = field.default
+    has_default = default is not dataclasses.MISSING
+    help_text = meta.get("help", "")
+    if has_default and default is not None and not isinstance(default, bool):
+        help_text += f" ({_shown(default)})"
+    kw: dict = {"help": help_text}
+    if "choices" in meta:
+        kw["choices"] = list(meta["choices"])
+    elif field.name == "format":  # the one registry of log formats
+        from bayes_eval.logs import FORMATS
+
+        kw["choices"] = list(FORMATS)
+    if typing.get_origin(base) is tuple:
+        item = typing.get_args(base)[0]
+        kw["type"] = {int: opt.integers, float: opt.numbers}.get(item, opt.words)
+        kw["metavar"] = "A,B,.."
+    elif base is not bool:
+        kw["type"] = base
+        if "choices" not in kw:
+            kw["metavar"] = METAVARS.get(base, "VALUE")
+    if meta.get("positional"):
+        kw["metavar"] = field.name.upper()
+        nargs = "?" if has_default else None
+        p.add_argument(field.name, nargs=nargs, default=argparse.SUPPRESS, **kw)
+        return
+    flag = "--" + field.name.replace("_", "-")
+    if base is bool:
+        kw.pop("type", None)
+        if default is True:
+            flag, kw["action"] = "--no-" + field.name.replace("_", "-"), "store_false"
+            kw["help"] = "turn off (on by default): " + kw["help"]
+        elif default is False:
+            kw["action"] = "store_true"
+        else:
+            kw["action"] = argparse.BooleanOptionalAction
+    p.add_argument(flag, dest=field.name, default=argparse.SUPPRESS, **kw)
+
+
+def add_parser(sub) -> None:
+    from bayes_eval.validation.registry import STUDIES
+
+    v = sub.add_parser(
+        "validate", help=HELP, description=DESCRIPTION, formatter_class=opt.HelpFormatter
+    )
+    studies = v.add_subparsers(dest="study", required=True, metavar="STUDY", title="studies")
+    for study in STUDIES.values():
+        p = studies.add_parser(
+            study.name,
+            help=study.summary,
+            description=textwrap.fill(study.summary, 92),
+            formatter_class=opt.HelpFormatter,
+            parents=[
+                opt.output_options(
+                    out="output folder (validation_out)", out_default="validation_out"
+                )
+            ],
+        )
+        hints = typing.get_type_hints(study.config)
+        for field in dataclasses.fields(study.config):
+            _add_field(p, field, hints[field.name])
+        p.set_defaults(func=run, options=[f.name for f in dataclasses.fields(study.config)])
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayes_eval.validation.registry import get_study, make_config
+
+    study = get_study(args.study)
+    given = {k: getattr(args, k) for k in args.options if hasattr(args, k)}
+    config = make_config(study.name, **given)
+    result = study.run(config, Path(args.out), progress=not args.json)
+    if args.json:  # JSON for machines on stdout; what a person must read on stderr
+        notes = [result.summary.get("note")]
+        notes += [f"warning: {w}" for w in [result.summary.get("warning")] if w]
+        for note in filter(None, notes):
+            print(note, file=sys.stderr)
+        emit_json(result.summary)
+    else:
+        summary(result.summary, title=f"validate {study.name}")
+    return 0
