@@ -418,12 +418,10 @@ def test_synthetic_generator_has_ordered_judges_and_self_preference():
     assert ms[0, 0] > ms[1:, 0].mean()
 
 
-def test_cli_reads_per_question_tables_with_families(tmp_path):
-    import argparse
-
+def test_load_judge_data_reads_per_question_tables_with_families(tmp_path):
     import pandas as pd
 
-    from bayes_eval.cli import _judge_datasets
+    from bayes_eval.judges.load import load_judge_data
 
     rows = []
     for q in range(4):
@@ -442,14 +440,10 @@ def test_cli_reads_per_question_tables_with_families(tmp_path):
     path = tmp_path / "pq.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     (tmp_path / "t.csv").write_text("candidate,score\ngpt-x,3\nllama-y,1\nclaude-z,2\n")
-    args = argparse.Namespace(
-        file=str(path), truth=str(tmp_path / "t.csv"), dim=None, levels=None, abstain=False
-    )
-    [(label, d)] = _judge_datasets(args)
+    [(label, d)] = load_judge_data(path, truth=tmp_path / "t.csv")
     assert label == "all"
     assert d.counts.shape == (2, 3, 3) and d.counts.sum() == 24
     assert d.same_family.tolist() == [[True, False, False], [False, False, True]]
     assert d.truth.tolist() == [3.0, 1.0, 2.0]
-    args.file = str(tmp_path / "t.csv")
     with pytest.raises(ValueError, match="expected a count table"):
-        _judge_datasets(args)
+        load_judge_data(tmp_path / "t.csv")
