@@ -1,6 +1,6 @@
-"""The runs behind ``bayes-eval adaptive`` (Xie et al., "Cost-aware adaptive evaluation of
-LLMs with Gittins indices"): a root schedule as a table, and a simulation of the policies on a
-response matrix with its regret summary.
+"""The runs behind ``bayes-eval adaptive`` (Xie, He and Cao, "Efficient Cost-Aware LLM
+Evaluation via Bayesian Bandit Gittins Indices"): a root schedule as a table, and a simulation
+of the policies on a response matrix with its regret summary.
 
 Thin workflows over :mod:`bayes_eval.adaptive` (whose functions they call unchanged):
 :func:`root_table`, :func:`load_bandit` and :func:`simulate_policies`.

@@ -105,8 +105,8 @@ def prior_file_options() -> argparse.ArgumentParser:
     p.add_argument(
         "--prior-file",
         metavar="FILE",
-        help="prior runs R0 in the same format (same models and questions), Hariri et al., "
-        '"Don\'t Pass@k", §2.4',
+        help="prior runs R0 in the same format (same models and questions): their counts join "
+        'the posterior (Hariri et al., "Don\'t Pass@k", eq. 15)',
     )
     deprecated(p, "--prior", "--prior-file", dest="prior_file")
     return p

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
 
-PAPER = 'Xie et al., "Cost-aware adaptive evaluation of LLMs with Gittins indices"'
+PAPER = 'Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via Bayesian Bandit Gittins Indices"'
 HELP = "cost-aware adaptive evaluation (Gittins indices, Xie et al.): roots | simulate"
 DESCRIPTION = f"""\
 Which model (arm) to evaluate next, on which examples, and when to stop ({PAPER}).
@@ -33,8 +34,12 @@ def add_parser(sub) -> None:
     r = actions.add_parser(
         "roots",
         help="the Gittins root schedule r_n (index G_n(s) = s - r_n)",
-        description=f"Root schedule of the Gittins index by dynamic programming ({PAPER}, "
-        "eqs. 3-4): give --examples (with --batch, --granularity) or --horizon and --tau2.",
+        description=textwrap.fill(
+            f"Root schedule of the Gittins index by dynamic programming ({PAPER}, eqs. 3-4): "
+            "give --examples (with --batch, --granularity) or --horizon and --tau2.",
+            92,
+            break_on_hyphens=False,
+        ),
         formatter_class=opt.HelpFormatter,
         parents=[stages, opt.output_options()],
     )
@@ -48,8 +53,12 @@ def add_parser(sub) -> None:
     s = actions.add_parser(
         "simulate",
         help="simple regret of Gittins-G, Gittins-S and UCB-E on a response matrix",
-        description=f"Simulate the policies of {PAPER} (§4) on a response matrix; writes "
-        "adaptive.nc and adaptive_regret.png to --out.",
+        description=textwrap.fill(
+            f"Simulate the policies of {PAPER} (§4) on a response matrix; writes adaptive.nc "
+            "and adaptive_regret.png to --out.",
+            92,
+            break_on_hyphens=False,
+        ),
         formatter_class=opt.HelpFormatter,
         parents=[
             stages,

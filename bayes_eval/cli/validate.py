@@ -93,7 +93,7 @@ def add_parser(sub) -> None:
         p = studies.add_parser(
             study.name,
             help=study.summary,
-            description=textwrap.fill(study.summary, 92),
+            description=textwrap.fill(study.summary, 92, break_on_hyphens=False),
             formatter_class=opt.HelpFormatter,
             parents=[
                 opt.output_options(
