@@ -1,4 +1,5 @@
-r"""Ranking with uncertainty (seed 000, §2.5 and §2.7.1).
+r"""Ranking with uncertainty (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
+Language Model Evaluation", §2.5 and §2.7.1; unnamed section numbers below refer to it).
 
 Two models with posterior means/sds :math:`(\mu, \sigma)` and :math:`(\mu', \sigma')` differ by
 :math:`\Delta\bar\pi \approx N(\mu - \mu', \sigma^2 + \sigma'^2)` (§2.5), so
@@ -107,30 +108,54 @@ def pairwise_confidence(mu: ArrayLike, sigma: ArrayLike) -> NDArray[np.float64]:
 
 
 def _ranks_from_groups(order: NDArray, group: NDArray, method: RankMethod) -> NDArray[np.int64]:
-    """Ranks for models listed in ``order`` whose group ids (0, 1, ...) are ``group``."""
+    """Ranks along the last axis of models listed in ``order`` whose group ids are ``group``.
+
+    ``order`` sorts each row best first; ``group`` numbers the tie groups of each sorted row
+    0, 1, ... (non-decreasing along the row).
+    """
     if method == "dense":
         ranked = group + 1
     elif method == "competition":
-        first = np.searchsorted(group, group, side="left")  # group is non-decreasing
-        ranked = first + 1
+        # a group's rank is 1 + the position of its first member in the sorted row
+        position = np.broadcast_to(np.arange(group.shape[-1]), group.shape)
+        starts = np.concatenate(
+            [np.ones((*group.shape[:-1], 1), bool), np.diff(group, axis=-1) > 0], axis=-1
+        )
+        ranked = np.maximum.accumulate(np.where(starts, position, 0), axis=-1) + 1
     else:
         raise ValueError(f"method is {method!r}; expected 'competition' or 'dense'.")
-    out = np.empty(order.size, dtype=np.int64)
-    out[order] = ranked
+    out = np.empty(order.shape, dtype=np.int64)
+    np.put_along_axis(out, order, ranked.astype(np.int64), axis=-1)
     return out
 
 
-def rank(mu: ArrayLike, *, method: RankMethod = "competition") -> NDArray[np.int64]:
-    """Ranks by posterior mean, 1 = best; equal means share a rank.
+def rank(mu: ArrayLike, *, method: RankMethod = "competition", axis: int = -1) -> NDArray[np.int64]:
+    """Ranks by value along ``axis``, 1 = highest; equal values share a rank.
 
-    ``method="competition"`` gives 1, 2, 2, 4 ("1224"); ``"dense"`` gives 1, 2, 2, 3 (the
-    convention of seed 000, Table 1).
+    ``method="competition"`` gives 1, 2, 2, 4 ("1224": a model's rank is 1 + the number of
+    models strictly better); ``"dense"`` gives 1, 2, 2, 3 (the convention of Hariri et al.,
+    "Don't Pass@k", Table 1).
+
+    ``mu`` may have any number of dimensions: every slice along ``axis`` is ranked on its
+    own, vectorised, so ``rank(draws)`` with ``draws`` of shape ``(chain, draw, model)`` gives
+    the ranks of every posterior draw. A vector of posterior means gives the point ranks.
+
+    Raises
+    ------
+    ValueError
+        For an empty ``mu`` (or an empty ``axis``), a scalar, or a non-finite value.
     """
-    mu, _ = _vectors(mu)
-    order = np.argsort(-mu, kind="stable")
-    sorted_mu = mu[order]
-    group = np.concatenate([[0], np.cumsum(sorted_mu[1:] != sorted_mu[:-1])])
-    return _ranks_from_groups(order, group, method)
+    mu = np.asarray(mu, dtype=float)
+    if mu.ndim == 0 or mu.size == 0:
+        raise ValueError(f"mu has shape {mu.shape}; expected a non-empty array of values.")
+    if not np.isfinite(mu).all():
+        raise ValueError("mu contains a non-finite value; expected finite values to rank.")
+    x = np.moveaxis(mu, axis, -1)
+    order = np.argsort(-x, axis=-1, kind="stable")
+    ordered = np.take_along_axis(x, order, axis=-1)
+    new_group = ordered[..., 1:] != ordered[..., :-1]
+    group = np.concatenate([np.zeros((*x.shape[:-1], 1), np.int64), np.cumsum(new_group, -1)], -1)
+    return np.moveaxis(_ranks_from_groups(order, group, method), -1, axis)
 
 
 def rank_with_ci(
@@ -140,7 +165,7 @@ def rank_with_ci(
     z_threshold: float = 1.645,
     method: RankMethod = "dense",
 ) -> NDArray[np.int64]:
-    """CI-aware ranks by the rule of seed 000, §2.7.1 (reproduces the logic of Table 1).
+    """CI-aware ranks by the rule of Hariri et al., §2.7.1 (reproduces the logic of Table 1).
 
     Models are ordered by ``mu`` (best first); two consecutive models share a rank when the
     z-score between them is below ``z_threshold`` (1.645: 95% ranking confidence). Ties chain

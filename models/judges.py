@@ -45,6 +45,7 @@ import xarray as xr
 
 from bayes_eval.judges.data import JudgeData
 from bayes_eval.models.sampling import Diagnostics, diagnostics, warn_if_unconverged
+from bayes_eval.ranking import rank
 
 __all__ = [
     "CHOICES",
@@ -55,7 +56,6 @@ __all__ = [
     "fit_judges",
     "judge_model",
     "judge_sensitivity",
-    "rank_draws",
 ]
 
 #: Choices where Vossler et al. leave the model open, as implemented, each with its reason.
@@ -170,7 +170,7 @@ def judge_model(
     root : {"boosted", "uniform"}, keyword-only
         Prior of the root row ``theta_1``.
     exclude_same_family : bool, keyword-only
-        Drop same-family pairs from the likelihood (footnote 1 of seed 004).
+        Drop same-family pairs from the likelihood (footnote 1 of Vossler et al.).
     """
     if not (np.isfinite(omega) and omega >= 0):
         raise ValueError(f"omega is {omega!r}; expected a number >= 0.")
@@ -185,7 +185,7 @@ def judge_model(
     unjudged = [data.candidates[k] for k in range(K) if not data.mask[:, k].any()]
     if unjudged:
         raise ValueError(f"candidate(s) {unjudged} have no admissible judge scores.")
-    pairs = [f"{data.judges[j]}|{data.candidates[k]}" for j, k in zip(jj, kk, strict=True)]
+    pairs = _pairs(data)
     coords = {
         "candidate": list(data.candidates),
         "judge": list(data.judges),
@@ -223,13 +223,13 @@ def judge_model(
             "scores", n=counts.sum(axis=1), p=gamma_pair, observed=counts, dims=("pair", "assigned")
         )
         pm.Deterministic("expected_score", (pi * values[None, :]).sum(axis=1), dims="candidate")
-    model.bayes_eval_judges = {
-        "data": data,
-        "omega": omega,
-        "beta_max": beta_max,  # type: ignore[attr-defined]
-        "integrated": integrated,
-    }
     return model
+
+
+def _pairs(data: JudgeData) -> list[str]:
+    """Labels ``judge|candidate`` of the pairs in the likelihood (``pair`` coordinate)."""
+    jj, kk = np.nonzero(data.mask)
+    return [f"{data.judges[j]}|{data.candidates[k]}" for j, k in zip(jj, kk, strict=True)]
 
 
 def dag_prior_draws(
@@ -250,12 +250,6 @@ def dag_prior_draws(
         rho = pm.Beta("rho", 1.0, 1.0, shape=J)
         theta = pm.Deterministic("theta", _dag_theta(rho * beta_max, J, M, L, correct, root))
     return pm.draw(theta, draws=draws, random_seed=seed)
-
-
-def rank_draws(mu: np.ndarray) -> np.ndarray:
-    """Ranks ``1 + #{k': mu_k' > mu_k}`` along the last axis (1 = best; ties share a rank)."""
-    mu = np.asarray(mu)
-    return 1 + (mu[..., None, :] > mu[..., :, None]).sum(axis=-1)
 
 
 @dataclass(frozen=True)
@@ -296,7 +290,7 @@ def _ranking_dataset(post: xr.Dataset, data: JudgeData, prob: float = 0.95) -> x
     ranks = post["rank"].stack(sample=("chain", "draw")).transpose("sample", "candidate").values
     lo_q, hi_q = (1 - prob) / 2, 1 - (1 - prob) / 2
     mean = mu.mean("sample").values
-    point = rank_draws(mean)
+    point = rank(mean)
     ds = xr.Dataset(
         {
             "mu_mean": ("candidate", mean),
@@ -348,6 +342,7 @@ def fit_judges(
     structure; then only its ``omega``/``beta_max`` data are set (no new graph).
     """
     s = settings or FitSettings()
+    used = data.with_mask(exclude_same_family)
     if model is None:
         model = judge_model(
             data,
@@ -359,17 +354,15 @@ def fit_judges(
             exclude_same_family=exclude_same_family,
         )
     else:  # reuse a built model: same pairs, new counts and prior settings
-        built = model.bayes_eval_judges["data"]  # type: ignore[attr-defined]
-        now = data.with_mask(exclude_same_family)
-        if now.mask.shape != built.mask.shape or (now.mask != built.mask).any():
+        built = model.coords.get("pair"), model.coords.get("candidate")
+        if built != (tuple(_pairs(used)), tuple(used.candidates)):
             raise ValueError("model was built for other (judge, candidate) pairs; rebuild it.")
-        jj, kk = np.nonzero(now.mask)
-        new = {"counts": now.counts[jj, kk]}
+        jj, kk = np.nonzero(used.mask)
+        new = {"counts": used.counts[jj, kk]}
         if not integrated:
             new.update({"omega": float(omega), "beta_max": float(beta_max)})
         with model:
             pm.set_data(new)
-        model.bayes_eval_judges = {**model.bayes_eval_judges, "data": now}  # type: ignore[attr-defined]
     import os
 
     cores = s.cores or max(1, min(s.chains, len(os.sched_getaffinity(0))))
@@ -386,9 +379,8 @@ def fit_judges(
         nuts_sampler=s.sampler,
     )
     post = idata["posterior"].to_dataset()
-    post["rank"] = (("chain", "draw", "candidate"), rank_draws(post["expected_score"].values))
+    post["rank"] = (("chain", "draw", "candidate"), rank(post["expected_score"].values))
     idata["posterior"] = xr.DataTree(post)
-    used = model.bayes_eval_judges["data"]  # type: ignore[attr-defined]
     idata["ranking"] = xr.DataTree(_ranking_dataset(post, used))
     diag = fit_diagnostics(idata)
     idata.attrs.update(

@@ -1,4 +1,5 @@
-"""Baselines and metrics for ranking candidates from LLM-judge scores (seed 004 §6, Table 1).
+"""Baselines and metrics for ranking candidates from LLM-judge scores (Vossler et al., "LLMs
+Judging LLMs: A Simplex Perspective", §6 and Table 1).
 
 Baselines (all use every (judge, candidate) pair, as in the paper's Table 1):
 
@@ -18,6 +19,9 @@ Baselines (all use every (judge, candidate) pair, as in the paper's Table 1):
 Metrics: :func:`spearman` (rank correlation with the truth) and :func:`rank_coverage`
 (share of candidates whose true rank lies in its interval; ties in the truth use 'min'
 ranks and a tied candidate is covered when any rank of its tie block is in the interval).
+
+Every rank here is :func:`bayes_eval.ranking.rank`: 1 = highest score, tied scores share the
+smallest rank (competition ranks, 1 + the number of candidates scored strictly higher).
 """
 
 from __future__ import annotations
@@ -29,12 +33,12 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, stats
 
 from bayes_eval.judges.data import JudgeData
+from bayes_eval.ranking import rank
 
 __all__ = [
     "RankIntervals",
     "bootstrap_rank_intervals",
     "bradley_terry_ties",
-    "competition_ranks",
     "ppi_rank_intervals",
     "rank_coverage",
     "rao_kupper_fit",
@@ -52,12 +56,6 @@ class RankIntervals:
     rank: NDArray[np.int64]
     lo: NDArray[np.int64]
     hi: NDArray[np.int64]
-
-
-def competition_ranks(scores: ArrayLike) -> NDArray[np.int64]:
-    """Rank 1 = highest score; ties share the smallest rank ('min')."""
-    s = np.asarray(scores, dtype=float)
-    return (1 + (s[None, :] > s[:, None]).sum(axis=1)).astype(np.int64)
 
 
 def simple_average(data: JudgeData) -> NDArray[np.float64]:
@@ -78,17 +76,40 @@ def spearman(scores: ArrayLike, truth: ArrayLike) -> float:
 def rank_coverage(lo: ArrayLike, hi: ArrayLike, truth: ArrayLike) -> float:
     """Share of candidates whose true rank (from ``truth`` scores) is inside ``[lo, hi]``."""
     truth = np.asarray(truth, dtype=float)
-    r = competition_ranks(truth)
+    r = rank(truth)
     block = np.array([(truth == t).sum() for t in truth])  # tie block size
     lo, hi = np.asarray(lo), np.asarray(hi)
     return float(np.mean((hi >= r) & (lo <= r + block - 1)))
 
 
-def _percentile_ranks(rank_draws: NDArray, prob: float) -> tuple[NDArray, NDArray]:
+def _percentile_ranks(ranks: NDArray, prob: float) -> tuple[NDArray, NDArray]:
+    """Equal-tailed percentile interval of each column of ``ranks`` (NaN entries left out)."""
     q = (1 - prob) / 2
-    lo = np.quantile(rank_draws, q, axis=0, method="inverted_cdf").astype(np.int64)
-    hi = np.quantile(rank_draws, 1 - q, axis=0, method="inverted_cdf").astype(np.int64)
+    lo = np.nanquantile(ranks, q, axis=0, method="inverted_cdf").astype(np.int64)
+    hi = np.nanquantile(ranks, 1 - q, axis=0, method="inverted_cdf").astype(np.int64)
     return lo, hi
+
+
+def _resample_ranks(scores: NDArray) -> NDArray:
+    """Ranks of each row of ``scores`` (one row per resample).
+
+    A candidate left without any score in a resample (NaN) has no rank in it (NaN, left out
+    of its interval) and does not change the ranks of the others.
+    """
+    unscored = np.isnan(scores)
+    if not unscored.any():
+        return rank(scores)
+    below_all = np.nanmin(scores) - 1.0  # ranks after every scored candidate
+    ranks = rank(np.where(unscored, below_all, scores)).astype(float)
+    ranks[unscored] = np.nan
+    return ranks
+
+
+def _check_scored(data: JudgeData) -> None:
+    """Raise unless every candidate has at least one judge score."""
+    none = [c for c, n in zip(data.candidates, data.counts.sum(axis=(0, 2)), strict=True) if not n]
+    if none:
+        raise ValueError(f"candidate(s) {none} have no judge scores; expected one at least.")
 
 
 def _resampled_counts(data: JudgeData, rng: np.random.Generator, n_boot: int):
@@ -114,17 +135,23 @@ def _resampled_counts(data: JudgeData, rng: np.random.Generator, n_boot: int):
 def bootstrap_rank_intervals(
     data: JudgeData, *, n_boot: int = 1000, prob: float = 0.95, seed: int = 0
 ) -> RankIntervals:
-    """Simple-average ranks with percentile bootstrap intervals."""
+    """Simple-average ranks with percentile bootstrap intervals.
+
+    A resample that leaves a candidate without any score (possible with missing scores)
+    gives it no rank; its interval comes from the other resamples.
+    """
+    _check_scored(data)
+    s = simple_average(data)
     rng = np.random.default_rng(seed)
     boot = _resampled_counts(data, rng, n_boot)
     vals = data.assigned_values()
     with np.errstate(invalid="ignore", divide="ignore"):
         means = (boot * vals).sum(-1) / boot.sum(-1)  # (B, J, K)
-    avg = np.nanmean(means, axis=1)
-    ranks = 1 + (avg[:, None, :] > avg[:, :, None]).sum(axis=2)
-    lo, hi = _percentile_ranks(ranks, prob)
-    s = simple_average(data)
-    return RankIntervals(s, competition_ranks(s), lo, hi)
+        scored = ~np.isnan(means)
+        # mean over the judges that scored; NaN where a resample left a candidate unscored
+        avg = np.where(scored, means, 0.0).sum(axis=1) / scored.sum(axis=1)  # (B, K)
+    lo, hi = _percentile_ranks(_resample_ranks(avg), prob)
+    return RankIntervals(s, rank(s), lo, hi)
 
 
 def _pairwise_outcomes(counts_or_scores, data: JudgeData, from_scores: bool):
@@ -184,7 +211,7 @@ def bradley_terry_ties(
     wins, ties, _ = _pairwise_outcomes(base, data, from_scores)
     strength, _ = rao_kupper_fit(wins, ties)
     rng = np.random.default_rng(seed)
-    ranks = []
+    strengths = []
     for b in range(n_boot):
         if from_scores:
             idx = rng.integers(0, data.scores.shape[0], data.scores.shape[0])
@@ -192,9 +219,9 @@ def bradley_terry_ties(
         else:
             c = _resampled_counts(data, np.random.default_rng([seed, b]), 1)[0]
             w, t, _ = _pairwise_outcomes(c, data, False)
-        ranks.append(competition_ranks(rao_kupper_fit(w, t)[0]))
-    lo, hi = _percentile_ranks(np.array(ranks), prob)
-    return RankIntervals(strength, competition_ranks(strength), lo, hi)
+        strengths.append(rao_kupper_fit(w, t)[0])
+    lo, hi = _percentile_ranks(rank(np.array(strengths)), prob)
+    return RankIntervals(strength, rank(strength), lo, hi)
 
 
 def ppi_rank_intervals(
@@ -250,6 +277,4 @@ def ppi_rank_intervals(
         lo[k], hi[k] = float(np.ravel(ci[0])[0]), float(np.ravel(ci[1])[0])
     above = (lo[None, :] > hi[:, None]).sum(axis=1)  # candidates surely better than k
     below = (hi[None, :] < lo[:, None]).sum(axis=1)
-    return RankIntervals(
-        est, competition_ranks(est), (1 + above).astype(np.int64), (K - below).astype(np.int64)
-    )
+    return RankIntervals(est, rank(est), (1 + above).astype(np.int64), (K - below).astype(np.int64))

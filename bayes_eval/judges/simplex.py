@@ -1,4 +1,5 @@
-"""The simplex view of judges and candidates (seed 004 §3-4): geometry and identifiability.
+"""The simplex view of judges and candidates (Vossler et al., "LLMs Judging LLMs: A Simplex
+Perspective", §3-4): geometry and identifiability.
 
 A judge ``j`` with confusion matrix ``theta^(j)`` (rows ``theta_m``: the distribution of the
 assigned score when the true score is ``m``) is ``M`` *vertices* on the simplex of assigned
@@ -121,7 +122,7 @@ def plot_simplex(
     title: str | None = None,
 ) -> Path:
     """Ternary plot: per judge, its three vertices ``theta_m`` (posterior means) joined as a
-    triangle, and the candidates' points ``gamma_jk`` inside it (seed 004 Figures 2-4).
+    triangle, and the candidates' points ``gamma_jk`` inside it (Vossler et al., Figures 2-4).
 
     ``theta`` is ``(J, 3, 3)``, ``gamma`` ``(J, K, 3)``. For ``M = 5`` collapse the levels first
     (:func:`bayes_eval.judges.data.collapse_levels`, e.g. {1, 2}, {3}, {4, 5}).

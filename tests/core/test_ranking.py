@@ -36,9 +36,9 @@ def test_competition_and_dense_ranks():
 
 
 def test_table_1_logic():
-    """Seed 000, Table 1: with the Bayes@80 order 11, 9, 10, 7, 8, 6, 5, 4, 3, 2, 1 and the
-    consecutive z-scores implied by the table (ties: 9~10, 7~8, 5~4~3), the CI-aware ranks
-    are 1 2 2 3 3 4 5 5 5 6 7 and the ranks without CI are 1..11."""
+    """Hariri et al., "Don't Pass@k", Table 1: with the Bayes@80 order 11, 9, 10, 7, 8, 6, 5, 4,
+    3, 2, 1 and the consecutive z-scores implied by the table (ties: 9~10, 7~8, 5~4~3), the
+    CI-aware ranks are 1 2 2 3 3 4 5 5 5 6 7 and the ranks without CI are 1..11."""
     # means in the Bayes@80 order, sd 0.01: gaps of 0.03 separate (z = 2.1), 0.01 tie (z = 0.7)
     names = [
         "LLM11",
@@ -100,3 +100,38 @@ def test_pairwise_confidence_is_complementary():
 def test_bad_ranking_input(mu, sigma, match):
     with pytest.raises(ValueError, match=match):
         rank_with_ci(mu, sigma if sigma is not None else np.zeros(len(mu)))
+
+
+def test_rank_of_draws_is_the_rank_of_every_row():
+    """``rank`` on a draws array ranks each row (vectorised) exactly as row-by-row calls, with
+    competition ties 'min' (1 + #strictly higher) and dense ties; ``axis`` picks the model axis."""
+    rng = np.random.default_rng(3)
+    draws = rng.integers(0, 4, size=(2, 50, 6)).astype(float)  # many ties
+    for method in ("competition", "dense"):
+        got = rank(draws, method=method)
+        want = np.array([[rank(row, method=method) for row in chain] for chain in draws])
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(
+            rank(np.moveaxis(draws, -1, 0), method=method, axis=0), np.moveaxis(want, -1, 0)
+        )
+    np.testing.assert_array_equal(
+        rank(draws), 1 + (draws[..., None, :] > draws[..., :, None]).sum(-1)
+    )
+    np.testing.assert_array_equal(rank([[3.0, 1.0, 3.0, 2.0]]), [[1, 4, 1, 3]])
+    np.testing.assert_array_equal(rank([[3.0, 1.0, 3.0, 2.0]], method="dense"), [[1, 3, 1, 2]])
+    assert rank(draws).dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    ("mu", "match"),
+    [
+        ([], "non-empty"),
+        (np.zeros((3, 0)), "non-empty"),
+        (0.5, "non-empty"),
+        ([0.5, np.nan], "non-finite"),
+        ([[0.5, 0.4], [np.inf, 0.1]], "non-finite"),
+    ],
+)
+def test_rank_rejects_empty_and_non_finite_values(mu, match):
+    with pytest.raises(ValueError, match=match):
+        rank(mu)

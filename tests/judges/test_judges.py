@@ -1,5 +1,5 @@
-"""LLM-as-judge ranking (seed 004): data, baselines, identifiability helpers, the DAG prior
-and small seeded NUTS fits."""
+"""LLM-as-judge ranking (Vossler et al., "LLMs Judging LLMs: A Simplex Perspective"): data,
+baselines, identifiability helpers, the DAG prior and small seeded NUTS fits."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_abstention_levels_and_collapse():
 
 
 def test_table1_baselines_on_mtbench(mtbench):
-    # seed 004 Table 1, MT-Bench: simple average .943, single judge .971, bootstrap and
+    # Vossler et al. Table 1, MT-Bench: simple average .943, single judge .971, bootstrap and
     # Bradley-Terry .943 / 1.000
     assert jb.spearman(jb.simple_average(mtbench), mtbench.truth) == pytest.approx(0.943, abs=5e-4)
     single = [jb.spearman(s, mtbench.truth) for s in jb.single_judge_scores(mtbench)]
@@ -127,6 +127,25 @@ def test_baselines_against_hand_computed_values():
     # coverage with ties in the truth: tied candidates share ranks 1-2
     assert jb.rank_coverage([2, 1], [2, 1], [1.0, 1.0]) == 1.0
     assert jb.rank_coverage([1, 3, 2], [1, 3, 3], [3.0, 2.0, 1.0]) == pytest.approx(2 / 3)
+
+
+def test_bootstrap_leaves_a_candidate_out_of_resamples_without_its_scores():
+    """Candidate c is scored on one question only: resamples without that question give it no
+    rank (it is neither ranked first nor last there) and do not move the others' ranks."""
+    scores = np.full((20, 1, 3), np.nan)
+    scores[:, 0, 0] = 3.0
+    scores[:, 0, 1] = 1.0
+    scores[0, 0, 2] = 2.0
+    d = from_scores(scores, candidates=list("abc"), judges=["j"], n_levels=3)
+    out = jb.bootstrap_rank_intervals(d, n_boot=200, seed=0)
+    np.testing.assert_array_equal(out.rank, [1, 3, 2])
+    np.testing.assert_array_equal(out.lo, [1, 2, 2])  # b is 2nd where c is unscored
+    np.testing.assert_array_equal(out.hi, [1, 3, 2])
+    scores[0, 0, 2] = np.nan
+    with pytest.raises(ValueError, match=r"\['c'\] have no judge scores"):
+        jb.bootstrap_rank_intervals(
+            from_scores(scores, candidates=list("abc"), judges=["j"], n_levels=3)
+        )
 
 
 def test_rao_kupper_two_candidates_matches_the_empirical_frequencies():
@@ -276,15 +295,16 @@ def test_converged_flag_requires_no_divergence():
     transition diverged, even when r-hat and ESS are fine; ``rank`` is not checked."""
     import xarray as xr
 
-    from bayes_eval.models.judges import fit_diagnostics, rank_draws
+    from bayes_eval.models.judges import fit_diagnostics
     from bayes_eval.models.sampling import Diagnostics
+    from bayes_eval.ranking import rank
 
     rng = np.random.default_rng(1)
     mu = rng.normal([1.0, 2.0, 3.0], 0.3, size=(4, 300, 3))  # independent draws: mixed
-    rank = rank_draws(mu)
-    rank[3] = rank[3, :1]  # a chain stuck at one ranking would fail r-hat: rank is not checked
+    ranks = rank(mu)
+    ranks[3] = ranks[3, :1]  # a chain stuck at one ranking would fail r-hat: rank is not checked
     dims = ("chain", "draw", "candidate")
-    post = xr.Dataset({"expected_score": (dims, mu), "rank": (dims, rank)})
+    post = xr.Dataset({"expected_score": (dims, mu), "rank": (dims, ranks)})
     diverging = np.zeros((4, 300), bool)
 
     def tree():
@@ -307,7 +327,7 @@ def test_converged_flag_requires_no_divergence():
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning")
 def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
-    """Seed 004 Table 1, MT-Bench, Bayesian: correlation 1.000 and coverage 1.000."""
+    """Vossler et al. Table 1, MT-Bench, Bayesian: correlation 1.000 and coverage 1.000."""
     from bayes_eval.cli import main
 
     # the shipped table carries the human order, used as the truth when --truth is absent
