@@ -14,17 +14,21 @@
 # %% [markdown]
 # # How many trials until the ranking settles?
 #
-# Seed 000 judges a metric by how fast the ranking from the first n trials agrees with a
-# gold standard: Kendall's tau_b versus n, and convergence@n (App. I.1), the smallest n after
-# which the ranking matches the gold standard and never changes again. Sizes are tiny here
-# so that the test suite can run the notebook; `bayes-eval validate ...` runs the full studies.
+# Hariri et al. ("Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation")
+# judge a metric by how fast the ranking from the first n trials agrees with a gold standard:
+# Kendall's tau_b versus n, and convergence@n (App. I.1), the smallest n after which the
+# ranking matches the gold standard and never changes again. Sizes are tiny here so that the
+# test suite can run the notebook; `bayes-eval validate ...` runs the full studies, and
+# `bayes_eval.validation.registry` reaches the same studies from Python.
 
 # %%
+import tempfile
+
 import numpy as np
 
 from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 from bayes_eval.convergence import convergence_pmf, stability
-from bayes_eval.validation import distinguishability, prior_benefit
+from bayes_eval.validation import registry
 
 p = mimic_probabilities(seed=0)  # 11 biased-coin mimics, M = 30 (§2.7)
 R = simulate_results(p, 40, seed=1)  # one 11 x 30 x 40 results array
@@ -54,11 +58,17 @@ for name, conv in zip(st.methods, st.convergence, strict=True):
 
 # %% [markdown]
 # ## Prior runs as a prior (App. C) and distinguishability (App. D)
+# Two whole studies through the registry, as `bayes-eval validate prior-benefit
+# --replicates 400 --n-max 10` would run them: each writes NetCDF and a PNG to the output
+# folder and returns the Dataset, a JSON-ready summary and the files.
 
 # %%
-pb = prior_benefit.run(replicates=400, n_max=10, progress=False)
+out = tempfile.mkdtemp()
+pb = registry.run_study("prior-benefit", out, progress=False, replicates=400, n_max=10).dataset
 print(pb["delta_tau"].sel(n=[1, 5, 10]).to_pandas().round(3))
-di = distinguishability.run(replicates=200, n_max=300, progress=False)
+result = registry.run_study("distinguishability", out, progress=False, replicates=200, n_max=300)
+print("files:", {k: p.name for k, p in result.files.items()})
+di = result.dataset
 print("P(LLM10 above LLM9) at N = 80:", round(float(di["p_correct"].sel(n=80)), 3))
 print(
     "N for expected z = 1.645 / 1.96:",

@@ -27,34 +27,42 @@
 # average out over questions while the posterior sd shrinks like $1/\sqrt M$, so its coverage
 # gets *worse* as M grows. The prior learned from the questions (`prior="empirical"`,
 # integrated over its own uncertainty; see `bayes_eval.priors`) fixes that. Small replicate
-# counts here (Monte Carlo s.e. about 0.01); `bayes-eval validate coverage --config
-# validation/configs/coverage_headline.toml` runs the full grid on Dask.
+# counts here (Monte Carlo s.e. about 0.01), run in this process (`workers=0`) through the
+# registry of studies; `bayes-eval validate coverage --config
+# validation/configs/coverage_headline.toml` runs the full grid on Dask, and resumes an
+# interrupted run without recomputing finished cells.
 
 # %%
+import tempfile
+
 import numpy as np
-import xarray as xr
 
-from bayes_eval.validation import coverage
+from bayes_eval.validation import coverage, registry
 
-config = coverage.CoverageConfig(
-    M=[5, 30],
-    N=[1, 4, 16],
-    C=[1],
-    scenarios=["uniform", "beta_mixture", "anchored"],
-    reps=500,
+scenarios = ("uniform", "beta_mixture", "anchored")
+result = registry.run_study(
+    "coverage",
+    tempfile.mkdtemp(),
+    progress=False,
+    workers=0,
+    M=(5, 30),
+    N=(1, 4, 16),
+    C=(1,),
+    scenarios=scenarios,
+    replicates=500,
     exact_reps=200,
     empirical_exact_reps=0,
     bootstrap_resamples=0,
     seed=0,
 )
-cells = [coverage.run_cell(cell, config) for cell in config.cells()]
-ds = xr.merge(cells, join="outer", compat="no_conflicts")
+ds = result.dataset
+print(result.summary["cells_computed"], "cells; files:", sorted(result.files))
 
 # %% [markdown]
 # The paper's prior (the audit's table): normal and exact intervals.
 
 # %%
-for scenario in config.scenarios:
+for scenario in scenarios:
     print(scenario)
     print(coverage.table(ds, scenario, ["uniform", "uniform_exact"]).round(3), "\n")
 
@@ -62,7 +70,7 @@ for scenario in config.scenarios:
 # The same cells with the learned prior (integrated and plug-in) and Jeffreys':
 
 # %%
-for scenario in config.scenarios:
+for scenario in scenarios:
     print(scenario)
     print(
         coverage.table(ds, scenario, ["empirical", "empirical_plugin", "jeffreys"]).round(3),
@@ -75,10 +83,11 @@ for scenario in config.scenarios:
 # integrated prior keeps the whole hyperprior's range and overcovers there: an honest
 # statement of what N = 1 cannot resolve, not a defect of the fit.
 #
-# The report separates under- from over-coverage, for M >= 15:
+# The report separates under- from over-coverage, for M >= 15 (it is the study's summary,
+# `coverage.summary(ds)`):
 
 # %%
-report = coverage.summary(ds)
+report = result.summary
 for scenario, methods in report["headline"].items():
     for name in ("uniform", "jeffreys", "empirical_plugin", "empirical"):
         r = methods[name]

@@ -121,3 +121,29 @@ for prior in (per_question, benchmark):
     print(prior.level)
     print(elicitation.sensitivity(R, prior).to_dataframe().round(4))
 print("uniform prior mu:", np.round(be.bayes(R)[0], 4))
+
+# %% [markdown]
+# ## The whole study
+#
+# `bayes-eval validate elicit --lo 0.3 --hi 0.6 --prob 0.9` runs all of the above at once
+# through the registry of validation studies: the prior, its implied interval for pi-bar,
+# the prior predictive and (given a results file) the sensitivity, written as NetCDF and a
+# PNG. From Python:
+
+# %%
+import tempfile
+
+from bayes_eval.validation import registry
+
+result = registry.run_study(
+    "elicit",
+    tempfile.mkdtemp(),
+    progress=False,
+    file="dataset:taubench_airline_gpt4o",
+    lo=0.3,
+    hi=0.6,
+    prob=0.9,
+    level="benchmark",
+)
+print("\n".join(result.summary["report"]))
+print("files:", {k: p.name for k, p in result.files.items()})

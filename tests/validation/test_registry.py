@@ -233,8 +233,8 @@ def test_elicit_study(tmp_path):
 def _coverage_options(tmp_path):
     toml = tmp_path / "grid.toml"
     toml.write_text(
-        'M = [5]\nN = [1]\nC = [1]\nscenarios = ["uniform"]\nreps = 60\nexact_reps = 60\n'
-        "empirical_exact_reps = 0\nbootstrap_resamples = 20\nseed = 3\n"
+        'M = [5]\nN = [1]\nC = [1]\nscenarios = ["uniform"]\nreps = 40\nexact_reps = 40\n'
+        "empirical_exact_reps = 0\nbootstrap_resamples = 0\nseed = 3\n"
     )
     return {"config": str(toml), "N": (1, 3)}  # an option overrides the TOML
 
