@@ -1,7 +1,8 @@
 """PyMC models matching the closed-form Bayes@N posterior (installed as ``bayes_eval.models``).
 
 Builders take evaluation data and return a ``pm.Model`` with named coords (``model``,
-``question``, ``category``), vectorised over L models:
+``question``, ``category``) and the data in named ``pm.Data`` containers, vectorised over L
+models (:func:`model_info` reads what a built model is back from the model itself):
 
 * :func:`matching_model`: the Dirichlet-multinomial model whose posterior is the closed form;
   the NUTS cross-check of mu, sigma and the Gaussian ranking confidence (:func:`crosscheck`).
@@ -39,6 +40,7 @@ from bayes_eval.models.sampling import (
     Diagnostics,
     diagnostics,
     load,
+    model_info,
     sample,
     save,
 )
@@ -54,6 +56,7 @@ __all__ = [
     "hierarchical_model",
     "load",
     "matching_model",
+    "model_info",
     "power_prior_model",
     "prior_sensitivity",
     "sample",

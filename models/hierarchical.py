@@ -39,7 +39,7 @@ and the mean difficulty trade off along a ridge the data do not resolve (r-hat 1
 
 *Sampler setting: target_accept 0.95.* Measured with PyMC's NUTS, 2 chains x 800 draws
 after 800 tuning steps, on 5 models x 30 questions x 8 trials generated as in
-``tests/test_models.py::test_crossed_model_recovers_abilities`` (data seeds 4, 1, 2, 3 x
+``tests/models/test_models.py::test_crossed_model_recovers_abilities`` (data seeds 4, 1, 2, 3 x
 sampler seeds 0-5: 24 runs, 38,400 draws). At PyMC's default 0.8 the former model
 (independent normal difficulties) diverged 11 times, in 8 of the 24 runs; this one 18
 times, in 9. At 0.95: none in 24 runs (37 gradient evaluations per draw instead of 25;
@@ -69,13 +69,34 @@ import pytensor.tensor as pt
 import xarray as xr
 from numpy.typing import ArrayLike
 
-from bayes_eval.models.model_data import ModelInfo, model_data
+from bayes_eval.models.model_data import (
+    ModelData,
+    ModelInfo,
+    built_with,
+    data_value,
+    model_data,
+    stored_data,
+)
 
-__all__ = ["KAPPA_PRIOR", "crossed_model", "dirichlet_conditional", "hierarchical_model"]
+__all__ = [
+    "KAPPA_PRIOR",
+    "crossed_info",
+    "crossed_model",
+    "dirichlet_conditional",
+    "hierarchical_info",
+    "hierarchical_model",
+]
 
 #: Default (median, log-sd) of the log-normal prior on kappa.
 KAPPA_PRIOR = (5.0, 1.5)
 DIMS = ("model", "question", "category")
+#: ``pm.Data`` containers and free variables that identify each model.
+HIERARCHICAL = {"data": ("count_data", "kappa_median", "kappa_log_sd", "w"), "free": ("log_kappa",)}
+CROSSED = {
+    "data": ("successes", "n_trials"),
+    "free": ("mu_theta", "sigma_theta", "sigma_b", "z_theta", "z_b"),
+}
+_NO_POOLING = "Bayes@N closed form with the uniform prior (no pooling), for comparison"
 
 
 def dirichlet_conditional(concentration_fn, counts: np.ndarray, w: np.ndarray):
@@ -129,6 +150,7 @@ def hierarchical_model(
     data = model_data(R, w, None, mask=mask, models=models)
     with pm.Model(coords=data.coords) as model:
         counts = pm.Data("count_data", data.counts, dims=DIMS)
+        pm.Data("w", data.w, dims="category")
         k_med = pm.Data("kappa_median", median)
         k_sd = pm.Data("kappa_log_sd", log_sd)
         if data.counts.shape[-1] == 2:
@@ -146,20 +168,32 @@ def hierarchical_model(
         kappa = pm.Deterministic("kappa", pt.exp(log_kappa), dims="model")
         a = pt.broadcast_to((kappa[:, None] * beta)[:, None, :], counts.shape)
         pm.DirichletMultinomial("counts", n=counts.sum(axis=-1), a=a, observed=counts, dims=DIMS)
+    return model
 
-    def concentration(posterior: xr.Dataset) -> np.ndarray:
-        k = posterior["kappa"].transpose("chain", "draw", "model").values
-        b = posterior["beta"].transpose("chain", "draw", "model", "category").values
-        return (k[..., None] * b)[:, :, :, None, :]
 
-    model.bayes_eval_info = ModelInfo(
+def _pooled_concentration(posterior: xr.Dataset) -> np.ndarray:
+    """``kappa beta`` per draw, shape ``(chain, draw, model, 1, category)``."""
+    k = posterior["kappa"].transpose("chain", "draw", "model").values
+    b = posterior["beta"].transpose("chain", "draw", "model", "category").values
+    return (k[..., None] * b)[:, :, :, None, :]
+
+
+def hierarchical_info(model: pm.Model) -> ModelInfo | None:
+    """The :class:`ModelInfo` of a model built by :func:`hierarchical_model` (else ``None``).
+
+    ``pi`` is drawn from ``Dir(kappa beta + n)`` per draw; the reference is the closed form
+    with the uniform prior, without pooling.
+    """
+    if not built_with(model, **HIERARCHICAL):
+        return None
+    data = stored_data(model)
+    return ModelInfo(
         kind="hierarchical",
         data=data,
         reference={"": data.alpha0 + data.counts},
-        reference_note="Bayes@N closed form with the uniform prior (no pooling), for comparison",
-        conditional=dirichlet_conditional(concentration, data.counts, data.w),
+        reference_note=_NO_POOLING,
+        conditional=dirichlet_conditional(_pooled_concentration, data.counts, data.w),
     )
-    return model
 
 
 def crossed_model(
@@ -207,11 +241,31 @@ def crossed_model(
             "successes_obs", n=n_trials, p=p, observed=successes, dims=("model", "question")
         )
         pm.Deterministic("pi_bar", p.mean(axis=-1), dims="model")
-    model.bayes_eval_info = ModelInfo(
+    return model
+
+
+def crossed_info(model: pm.Model) -> ModelInfo | None:
+    """The :class:`ModelInfo` of a model built by :func:`crossed_model` (else ``None``).
+
+    The reference is the closed form of the binary results with the uniform prior, without
+    pooling; NUTS runs at ``target_accept`` 0.95 (module docstring).
+    """
+    if not built_with(model, **CROSSED):
+        return None
+    successes = data_value(model, "successes").astype(np.int64)
+    counts = np.stack([data_value(model, "n_trials").astype(np.int64) - successes, successes], -1)
+    data = ModelData(
+        counts=counts,
+        n_trials=counts.sum(axis=-1),
+        prior_counts=np.zeros_like(counts),
+        w=np.array([0.0, 1.0]),
+        alpha0=np.ones(2),
+        coords={**{k: list(model.coords[k]) for k in ("model", "question")}, "category": [0, 1]},
+    )
+    return ModelInfo(
         kind="crossed",
         data=data,
         reference={"": data.alpha0 + data.counts},
-        reference_note="Bayes@N closed form with the uniform prior (no pooling), for comparison",
+        reference_note=_NO_POOLING,
         target_accept=0.95,
     )
-    return model

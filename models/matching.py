@@ -1,4 +1,5 @@
-r"""The PyMC model whose posterior *is* the closed-form Bayes@N posterior (seed 000, App. A).
+r"""The PyMC model whose posterior *is* the closed-form Bayes@N posterior (Hariri et al.,
+"Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", App. A).
 
 For every model ``l`` and question ``alpha``:
 
@@ -20,31 +21,13 @@ import numpy as np
 import pymc as pm
 from numpy.typing import ArrayLike
 
-from bayes_eval.models.model_data import ModelData, ModelInfo, model_data
+from bayes_eval.models.model_data import ModelInfo, built_with, data_value, model_data, stored_data
 
-__all__ = ["matching_model"]
+__all__ = ["matching_info", "matching_model"]
 
 DIMS = ("model", "question", "category")
-
-
-def matching_from_data(
-    data: ModelData, concentration: np.ndarray, *, kind: str, note: str
-) -> pm.Model:
-    """Build the matching model from prepared counts and a prior concentration array."""
-    with pm.Model(coords=data.coords) as model:
-        conc = pm.Data("prior_concentration", concentration, dims=DIMS)
-        counts = pm.Data("count_data", data.counts, dims=DIMS)
-        w = pm.Data("w", data.w, dims="category")
-        pi = pm.Dirichlet("pi", a=conc, dims=DIMS)
-        pm.Multinomial("counts", n=counts.sum(axis=-1), p=pi, observed=counts, dims=DIMS)
-        pm.Deterministic("pi_bar", (pi * w).sum(axis=-1).mean(axis=-1), dims="model")
-    model.bayes_eval_info = ModelInfo(
-        kind=kind,
-        data=data,
-        reference={"": concentration + data.counts},
-        reference_note=note,
-    )
-    return model
+#: ``pm.Data`` containers that identify a matching model (with its free variable ``pi``).
+DATA = ("count_data", "prior_count_data", "alpha0", "a0", "w")
 
 
 def matching_model(
@@ -80,14 +63,40 @@ def matching_model(
     -------
     pymc.Model
         Variables ``pi`` (model, question, category), observed ``counts`` and the
-        Deterministic ``pi_bar`` (model).
+        Deterministic ``pi_bar`` (model); data ``count_data``, ``prior_count_data``,
+        ``alpha0``, ``a0`` (a scalar) and ``w`` (:mod:`bayes_eval.models.model_data`).
     """
     if not (np.isfinite(a0) and 0.0 <= a0 <= 1.0):
         raise ValueError(f"a0 is {a0!r}; expected a weight in [0, 1] for the prior runs R0.")
     data = model_data(R, w, R0, alpha0=alpha0, mask=mask, models=models)
-    concentration = data.alpha0 + a0 * data.prior_counts
+    with pm.Model(coords=data.coords) as model:
+        counts = pm.Data("count_data", data.counts, dims=DIMS)
+        n0 = pm.Data("prior_count_data", data.prior_counts, dims=DIMS)
+        base = pm.Data("alpha0", data.alpha0, dims="category")
+        weight = pm.Data("a0", float(a0))
+        w_ = pm.Data("w", data.w, dims="category")
+        pi = pm.Dirichlet("pi", a=base + weight * n0, dims=DIMS)
+        pm.Multinomial("counts", n=counts.sum(axis=-1), p=pi, observed=counts, dims=DIMS)
+        pm.Deterministic("pi_bar", (pi * w_).sum(axis=-1).mean(axis=-1), dims="model")
+    return model
+
+
+def matching_info(model: pm.Model) -> ModelInfo | None:
+    """The :class:`ModelInfo` of a model built by :func:`matching_model` (else ``None``).
+
+    The reference is the closed form with the model's own prior,
+    ``Dir(alpha0 + a0 n0 + n)``; the kind is ``matching``, or ``power_prior`` for ``a0 < 1``.
+    """
+    if not built_with(model, data=DATA, free=("pi",)):
+        return None
+    data = stored_data(model)
+    a0 = float(data_value(model, "a0"))
     note = "Bayes@N closed form with the same prior" + (
-        f" (R0 counts weighted by a0 = {a0:g})" if R0 is not None else ""
+        f" (R0 counts weighted by a0 = {a0:g})" if data.prior_counts.any() else ""
     )
-    kind = "matching" if a0 == 1.0 else "power_prior"
-    return matching_from_data(data, concentration.astype(float), kind=kind, note=note)
+    return ModelInfo(
+        kind="matching" if a0 == 1.0 else "power_prior",
+        data=data,
+        reference={"": data.alpha0 + a0 * data.prior_counts + data.counts},
+        reference_note=note,
+    )

@@ -1,18 +1,35 @@
-"""Evaluation data prepared for the PyMC builders, and what a built model remembers about it.
+"""Evaluation data prepared for the PyMC builders, and read back from a built model.
 
 Every builder accepts the same inputs as :func:`bayes_eval.bayes` (arrays of shape
 ``(M, N)`` or ``(L, M, N)``, or DataArrays with dims ``model, question, trial``), tallies them
 with the core library, and puts the counts into the model as ``pm.Data`` so that one compiled
 graph serves every dataset of the same rank (PyTensor compiles once per graph, ~35 s cold).
-The builder then records a :class:`ModelInfo` on the model (``model.bayes_eval_info``) that
-:func:`bayes_eval.models.sample` uses to add the closed-form reference and, for the models in
-which ``pi`` is integrated out, to draw ``pi`` exactly from its conditional Dirichlet.
+
+A built model is self-describing: besides its ``coords`` it holds its evaluation data in named
+``pm.Data`` containers, the same in every Dirichlet-multinomial builder:
+
+=====================  =============================  ==========================================
+name                   dims                           content
+=====================  =============================  ==========================================
+``count_data``         model, question, category      category counts ``n`` (also observed)
+``w``                  category                       rubric weights
+``alpha0``             category                       base Dirichlet concentration (optional)
+``prior_count_data``   model, question, category      counts ``n0`` of the prior runs (optional)
+=====================  =============================  ==========================================
+
+(the crossed model holds ``successes`` and ``n_trials`` instead). Each builder module has a
+reader that recognises its models by their containers and free variables and derives a
+:class:`ModelInfo` from them; :func:`bayes_eval.models.model_info` asks each reader in turn.
+:func:`bayes_eval.models.sample` uses the info to add the closed-form reference and, for the
+models in which ``pi`` is integrated out, to draw ``pi`` exactly from its conditional
+Dirichlet. Nothing is stored on the model object, so the info follows ``pm.set_data``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
@@ -20,7 +37,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from bayes_eval.inputs import check_alpha0, prior_counts, tally
 
-__all__ = ["ModelData", "ModelInfo", "model_data"]
+if TYPE_CHECKING:
+    import pymc as pm
+
+__all__ = ["ModelData", "ModelInfo", "built_with", "data_value", "model_data", "stored_data"]
 
 
 @dataclass(frozen=True)
@@ -50,9 +70,11 @@ class ModelData:
         return self.counts.shape  # type: ignore[return-value]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ModelInfo:
     """What :func:`bayes_eval.models.sample` needs to know about a built model.
+
+    Derived from the model by :func:`bayes_eval.models.model_info`, never stored on it.
 
     Attributes
     ----------
@@ -128,3 +150,40 @@ def model_data(
         "category": list(range(n_cat)),
     }
     return ModelData(counts, n_trials, n0, weights, check_alpha0(alpha0, n_cat), coords)
+
+
+def data_value(model: pm.Model, name: str) -> np.ndarray:
+    """Current value of the ``pm.Data`` container ``name`` of ``model``."""
+    return np.asarray(model[name].get_value())
+
+
+def built_with(model: pm.Model, *, data: Iterable[str] = (), free: Iterable[str] = ()) -> bool:
+    """Whether ``model`` has all the named ``pm.Data`` containers and free variables."""
+    data_names = {v.name for v in model.data_vars}
+    free_names = {v.name for v in model.free_RVs}
+    return set(data) <= data_names and set(free) <= free_names
+
+
+def stored_data(model: pm.Model) -> ModelData:
+    """The :class:`ModelData` a Dirichlet-multinomial builder put into ``model``.
+
+    Reads ``count_data`` and ``w``; ``alpha0`` defaults to ones (the uniform prior) and
+    ``prior_count_data`` to zeros when the model has no such container.
+    """
+    names = {v.name for v in model.data_vars}
+    counts = data_value(model, "count_data").astype(np.int64)
+    n_cat = counts.shape[-1]
+    n0 = data_value(model, "prior_count_data") if "prior_count_data" in names else 0
+    alpha0 = data_value(model, "alpha0") if "alpha0" in names else np.ones(n_cat)
+    return ModelData(
+        counts=counts,
+        n_trials=counts.sum(axis=-1),
+        prior_counts=np.broadcast_to(n0, counts.shape).astype(np.int64),
+        w=data_value(model, "w").astype(np.float64),
+        alpha0=np.asarray(alpha0, dtype=np.float64),
+        coords={
+            "model": list(model.coords["model"]),
+            "question": list(model.coords["question"]),
+            "category": list(range(n_cat)),
+        },
+    )

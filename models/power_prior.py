@@ -7,9 +7,9 @@ the earlier runs to a power :math:`a_0 \in [0, 1]`. For the Dirichlet-multinomia
 
 a proper density for every :math:`a_0`, so learning :math:`a_{0l} \sim \mathrm{Beta}(a, b)` needs
 no extra normalising constant. ``a0 = 1`` is the paper's fixed-count prior (eq. 6) and
-``a0 = 0`` ignores ``R0``. Seed 000, App. C, shows that a large prior depth D can slow
-convergence when the earlier model differs; a learned ``a0`` shrinks the weight of
-conflicting earlier runs.
+``a0 = 0`` ignores ``R0``. Hariri et al. ("Don't Pass@k", App. C) show that a large prior
+depth D can slow convergence when the earlier model differs; a learned ``a0`` shrinks the
+weight of conflicting earlier runs.
 
 With a fixed ``a0`` the posterior is conjugate and the model is
 :func:`bayes_eval.models.matching_model` (same compiled graph). With a learned ``a0`` the
@@ -26,9 +26,12 @@ from numpy.typing import ArrayLike
 
 from bayes_eval.models.hierarchical import DIMS, dirichlet_conditional
 from bayes_eval.models.matching import matching_model
-from bayes_eval.models.model_data import ModelInfo, model_data
+from bayes_eval.models.model_data import ModelInfo, built_with, model_data, stored_data
 
-__all__ = ["power_prior_model"]
+__all__ = ["power_prior_info", "power_prior_model"]
+
+#: ``pm.Data`` containers that identify a learned power prior (with its free variable ``a0``).
+DATA = ("count_data", "prior_count_data", "alpha0", "w")
 
 
 def power_prior_model(
@@ -71,15 +74,29 @@ def power_prior_model(
         counts = pm.Data("count_data", data.counts, dims=DIMS)
         n0 = pm.Data("prior_count_data", data.prior_counts.astype(float), dims=DIMS)
         base = pm.Data("alpha0", data.alpha0, dims="category")
+        pm.Data("w", data.w, dims="category")
         weight = pm.Beta("a0", alpha=a, beta=b, dims="model")
         conc = base + weight[:, None, None] * n0
         pm.DirichletMultinomial("counts", n=counts.sum(axis=-1), a=conc, observed=counts, dims=DIMS)
+    return model
+
+
+def power_prior_info(model: pm.Model) -> ModelInfo | None:
+    """The :class:`ModelInfo` of a learned power prior (else ``None``; a fixed ``a0`` gives
+    a matching model, read by :func:`bayes_eval.models.matching.matching_info`).
+
+    ``pi`` is drawn from ``Dir(alpha0 + a0 n0 + n)`` per draw; the references are the closed
+    forms with ``a0 = 1`` (``mu``, ``sigma``) and ``a0 = 0`` (``*_without_R0``).
+    """
+    if not built_with(model, data=DATA, free=("a0",)):
+        return None
+    data = stored_data(model)
 
     def concentration(posterior: xr.Dataset) -> np.ndarray:
         a0_draws = posterior["a0"].transpose("chain", "draw", "model").values
         return data.alpha0 + a0_draws[..., None, None] * data.prior_counts[None, None]
 
-    model.bayes_eval_info = ModelInfo(
+    return ModelInfo(
         kind="power_prior",
         data=data,
         reference={
@@ -89,4 +106,3 @@ def power_prior_model(
         reference_note="Bayes@N closed form with a0 = 1 (mu, sigma) and a0 = 0 (*_without_R0)",
         conditional=dirichlet_conditional(concentration, data.counts, data.w),
     )
-    return model

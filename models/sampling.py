@@ -30,7 +30,10 @@ import pymc as pm
 import xarray as xr
 
 from bayes_eval.bayes_at_n import DirichletPosterior
+from bayes_eval.models.hierarchical import crossed_info, hierarchical_info
+from bayes_eval.models.matching import matching_info
 from bayes_eval.models.model_data import ModelInfo
+from bayes_eval.models.power_prior import power_prior_info
 
 __all__ = [
     "ESS_PER_CHAIN_MIN",
@@ -40,7 +43,9 @@ __all__ = [
     "Diagnostics",
     "closed_form_dataset",
     "diagnostics",
+    "element_diagnostics",
     "load",
+    "model_info",
     "sample",
     "save",
     "warn_if_unconverged",
@@ -65,6 +70,30 @@ _ATTRS = {
     "converged": bool,
 }
 _MESSAGES_ATTR = "convergence_messages"
+
+
+#: One reader per builder: the model's :class:`ModelInfo`, or None for another kind of model.
+_READERS = (matching_info, power_prior_info, hierarchical_info, crossed_info)
+
+
+def model_info(model: pm.Model) -> ModelInfo:
+    """What :func:`sample` needs to know about a model built by :mod:`bayes_eval.models`.
+
+    Derived from the model itself, not stored on it: its ``coords``, its named ``pm.Data``
+    containers (the counts, weights and prior of :mod:`bayes_eval.models.model_data`) and its
+    free variables, which tell the builders apart. Data changed with ``pm.set_data`` are
+    therefore what the closed-form reference and the exact conditional draws use.
+
+    Raises
+    ------
+    ValueError
+        If no builder recognises the model.
+    """
+    for read in _READERS:
+        info = read(model)
+        if info is not None:
+            return info
+    raise ValueError("model was not built by bayes_eval.models; expected one of its builders.")
 
 
 class ConvergenceWarning(RuntimeWarning):
@@ -139,28 +168,43 @@ def closed_form_dataset(info: ModelInfo) -> xr.Dataset:
     )
 
 
-def _extremes(da: xr.DataArray) -> tuple[float, float, float]:
-    """Worst r-hat, bulk ESS and tail ESS over the elements of one variable.
+def element_diagnostics(da: xr.DataArray) -> xr.Dataset:
+    """Rank-normalised split r-hat, bulk and tail ESS of every element of one variable.
 
-    Elements that never change (a fixed entry of a structured array) have no r-hat and say
-    nothing about mixing; they are left out (all NaN if every element is fixed).
+    ``da`` has dims ``chain`` and ``draw``; the result has ``r_hat``, ``ess_bulk`` and
+    ``ess_tail`` over its other dims (:func:`arviz_stats.rhat` with ``method="rank"``,
+    :func:`arviz_stats.ess`: the numbers :func:`diagnostics` checks). Elements that never
+    change (a fixed entry of a structured array) have no r-hat and say nothing about mixing:
+    they are NaN.
     """
     import arviz_stats
 
     da = da.astype(float)
-    moving = (da.max(("chain", "draw")) > da.min(("chain", "draw"))).values
+    moving = da.max(("chain", "draw")) > da.min(("chain", "draw"))
     if not moving.any():
-        return np.nan, np.nan, np.nan
+        nan = xr.full_like(moving, np.nan, dtype=float)
+        return xr.Dataset({"r_hat": nan, "ess_bulk": nan, "ess_tail": nan})
     with np.errstate(divide="ignore", invalid="ignore"):
-        rhat = np.asarray(arviz_stats.rhat(da, method="rank"))[moving]
-        bulk = np.asarray(arviz_stats.ess(da, method="bulk"))[moving]
-        tail = np.asarray(arviz_stats.ess(da, method="tail"))[moving]
+        out = xr.Dataset(
+            {
+                "r_hat": arviz_stats.rhat(da, method="rank"),
+                "ess_bulk": arviz_stats.ess(da, method="bulk"),
+                "ess_tail": arviz_stats.ess(da, method="tail"),
+            }
+        )
+    return out.where(moving)
 
-    def pick(values: np.ndarray, worst) -> float:
-        finite = values[np.isfinite(values)]
+
+def _extremes(da: xr.DataArray) -> tuple[float, float, float]:
+    """Worst r-hat, bulk ESS and tail ESS over the elements of one variable (NaN if none)."""
+    per = element_diagnostics(da)
+
+    def pick(values: xr.DataArray, worst) -> float:
+        finite = np.asarray(values).ravel()
+        finite = finite[np.isfinite(finite)]
         return float(worst(finite)) if finite.size else np.nan
 
-    return pick(rhat, np.max), pick(bulk, np.min), pick(tail, np.min)
+    return pick(per["r_hat"], np.max), pick(per["ess_bulk"], np.min), pick(per["ess_tail"], np.min)
 
 
 def diagnostics(idata: xr.DataTree, var_names: Sequence[str] | None = None) -> Diagnostics:
@@ -332,9 +376,7 @@ def sample(
         When ``warn`` and a check of :func:`diagnostics` fails: r-hat above 1.01, bulk or tail
         ESS below 100 per chain, any divergence, one chain, or fewer than 100 draws per chain.
     """
-    info: ModelInfo | None = getattr(model, "bayes_eval_info", None)
-    if info is None:
-        raise ValueError("model was not built by bayes_eval.models; expected one of its builders.")
+    info = model_info(model)
     if sampler not in ("pymc", "nutpie"):
         raise ValueError(f"sampler is {sampler!r}; expected 'pymc' or 'nutpie'.")
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):

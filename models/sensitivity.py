@@ -5,12 +5,15 @@ Four axes, each reported for every model:
 * ``alpha0``: the Dirichlet concentration of the base prior (closed form; 1 = uniform);
 * ``a0``: the power-prior weight of the prior runs ``R0`` (closed form; needs ``R0``);
 * ``depth``: the number D of prior runs used, the first D columns of ``R0`` (closed form;
-  seed 000 App. C studies D = 0..16);
+  Hariri et al., "Don't Pass@k", App. C, study D = 0..16);
 * ``kappa``: the median of the log-normal prior on the concentration of
   :func:`bayes_eval.models.hierarchical_model` (NUTS, one fit per grid value).
 
 The result is an ``xarray.Dataset`` with variables ``mu_<axis>``, ``sigma_<axis>`` and
-``rank_<axis>`` over ``(model, <axis>)``; :func:`plot_prior_sensitivity` draws it.
+``rank_<axis>`` over ``(model, <axis>)``; :func:`plot_prior_sensitivity` draws it. The NUTS
+axis also has the convergence diagnostics of every fit (:func:`bayes_eval.models.diagnostics`,
+as :func:`bayes_eval.models.sample` stored them) over ``kappa``: ``converged_kappa``,
+``max_rhat_kappa``, ``min_ess_bulk_kappa``, ``min_ess_tail_kappa`` and ``divergences_kappa``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from numpy.typing import ArrayLike
 from bayes_eval.bayes_at_n import DirichletPosterior
 from bayes_eval.models.hierarchical import KAPPA_PRIOR, hierarchical_model
 from bayes_eval.models.model_data import model_data
-from bayes_eval.models.sampling import Sampler, sample
+from bayes_eval.models.sampling import Diagnostics, Sampler, sample
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking import rank
 
@@ -39,7 +42,7 @@ def _closed(nu, w):
 def _add_axis(out: dict, axis: str, values, mus, sigmas) -> None:
     mus = np.stack(mus, axis=-1)
     sigmas = np.stack(sigmas, axis=-1)
-    ranks = np.stack([rank(mus[:, j]) for j in range(mus.shape[1])], axis=-1)
+    ranks = rank(mus, axis=0)  # over models, for every grid value
     out[f"mu_{axis}"] = (("model", axis), mus)
     out[f"sigma_{axis}"] = (("model", axis), sigmas)
     out[f"rank_{axis}"] = (("model", axis), ranks)
@@ -77,7 +80,9 @@ def prior_sensitivity(
         Default: 0, 1, 2, 4, ... up to the number of prior columns.
     kappa_grid : sequence of float, optional, keyword-only
         Medians of the log-normal ``kappa`` prior (log-sd ``kappa_log_sd``); ``None`` skips
-        the NUTS axis. ``mu_kappa``/``sigma_kappa`` are posterior mean and sd of pi-bar.
+        the NUTS axis. ``mu_kappa``/``sigma_kappa`` are posterior mean and sd of pi-bar, and
+        every fit's diagnostics are stored too (module docstring); a fit that fails a check
+        also issues a :class:`~bayes_eval.models.ConvergenceWarning`.
     draws, tune, chains, seed, sampler, progressbar
         For the ``kappa`` fits.
 
@@ -119,7 +124,7 @@ def prior_sensitivity(
             sigmas.append(sigma)
         _add_axis(out, "depth", depth_grid, mus, sigmas)
     if kappa_grid is not None:
-        mus, sigmas = [], []
+        mus, sigmas, diags = [], [], []
         for median in kappa_grid:
             model = hierarchical_model(
                 R, w, kappa_prior=(median, kappa_log_sd), mask=mask, models=models
@@ -136,7 +141,10 @@ def prior_sensitivity(
             pi_bar = idata["posterior"]["pi_bar"]
             mus.append(pi_bar.mean(("chain", "draw")).values)
             sigmas.append(pi_bar.std(("chain", "draw")).values)
+            diags.append(Diagnostics.from_attrs(idata.attrs))
         _add_axis(out, "kappa", kappa_grid, mus, sigmas)
+        for field in ("converged", "max_rhat", "min_ess_bulk", "min_ess_tail", "divergences"):
+            out[f"{field}_kappa"] = ("kappa", [getattr(d, field) for d in diags])
     coords = {"model": data.coords["model"], **out.pop("_coords")}
     return xr.Dataset(out, coords=coords, attrs={"kappa_log_sd": kappa_log_sd})
 

@@ -34,6 +34,7 @@ from bayes_eval.models import (
     hierarchical_model,
     load,
     matching_model,
+    model_info,
     power_prior_model,
     prior_sensitivity,
     sample,
@@ -126,8 +127,65 @@ def test_matching_model_structure():
     assert model.named_vars_to_dims["pi"] == ("model", "question", "category")
 
 
+def test_model_info_is_read_from_the_model():
+    """Every builder's model describes itself (coords, named pm.Data, free variables):
+    ``model_info`` derives the kind, data and closed-form reference from it, nothing is stored
+    on the model object, and data set later with ``pm.set_data`` are what it reads."""
+    from bayes_eval.models.model_data import model_data
+    from bayes_eval.models.sampling import closed_form_dataset
+
+    rng = np.random.default_rng(0)
+    R = rng.integers(0, 3, size=(2, 5, 4))
+    R0 = rng.integers(0, 3, size=(2, 5, 2))
+    w = [0.0, 0.5, 1.0]
+    want = model_data(R, w, R0, alpha0=0.5)
+    base = want.alpha0 + want.counts
+    models = {
+        "matching": matching_model(R, w, R0, alpha0=0.5),
+        "fixed": power_prior_model(R, w, R0, alpha0=0.5, a0=0.25),
+        "learned": power_prior_model(R, w, R0, alpha0=0.5),
+        "hierarchical": hierarchical_model(R, w),
+        "crossed": crossed_model(R.clip(0, 1)),
+    }
+    info = {k: model_info(m) for k, m in models.items()}
+    assert {k: i.kind for k, i in info.items()} == {
+        "matching": "matching",
+        "fixed": "power_prior",
+        "learned": "power_prior",
+        "hierarchical": "hierarchical",
+        "crossed": "crossed",
+    }
+    for key in ("matching", "fixed", "learned"):
+        for name in ("counts", "n_trials", "prior_counts", "w", "alpha0"):
+            np.testing.assert_array_equal(getattr(info[key].data, name), getattr(want, name))
+        assert info[key].data.coords == want.coords
+    np.testing.assert_array_equal(info["matching"].reference[""], base + want.prior_counts)
+    np.testing.assert_array_equal(info["fixed"].reference[""], base + 0.25 * want.prior_counts)
+    assert "a0 = 0.25" in info["fixed"].reference_note
+    assert set(info["learned"].reference) == {"", "without_R0"}
+    assert info["learned"].conditional is not None and info["matching"].conditional is None
+    hier = info["hierarchical"]
+    np.testing.assert_array_equal(hier.data.counts, want.counts)
+    np.testing.assert_array_equal(hier.reference[""], 1.0 + want.counts)
+    np.testing.assert_array_equal(hier.data.w, w)
+    assert hier.conditional is not None and hier.target_accept == 0.8
+    binary = model_data(R.clip(0, 1))
+    np.testing.assert_array_equal(info["crossed"].data.counts, binary.counts)
+    np.testing.assert_array_equal(info["crossed"].data.w, [0.0, 1.0])
+    assert info["crossed"].target_accept == 0.95
+    assert not any(hasattr(m, "bayes_eval_info") for m in models.values())
+    # the info follows the data of the model
+    R2 = rng.integers(0, 3, size=(2, 5, 4))
+    model = models["matching"]
+    with model:
+        pm.set_data({"count_data": model_data(R2, w).counts})
+    closed = closed_form_dataset(model_info(model))
+    np.testing.assert_allclose(closed["mu"], be.bayes(R2, w, R0, alpha0=0.5)[0], atol=1e-14)
+
+
 def test_seed_examples_with_and_without_prior():
-    """Seed 001/002 worked examples, batched: model 0 without R0, model 1 with the greedy run."""
+    """Worked examples of scorio's documentation and of the Bayes@N project page, batched:
+    model 0 without R0, model 1 with the greedy run."""
     R = np.stack([R_CAT, R_CAT])
     R0 = np.stack([[[0], [0]], [[2], [1]]])
     R0_mask = np.array([[[True], [True]], [[False], [False]]])
@@ -263,9 +321,7 @@ def test_power_prior_endpoints_equal_fixed_counts_and_no_prior():
     point = full.initial_point()
     for a, b in ((one, full), (zero, none)):
         assert a.compile_logp()(point) == pytest.approx(b.compile_logp()(point), abs=1e-10)
-        np.testing.assert_array_equal(
-            a.bayes_eval_info.reference[""], b.bayes_eval_info.reference[""]
-        )
+        np.testing.assert_array_equal(model_info(a).reference[""], model_info(b).reference[""])
     with pytest.raises(ValueError, match="needs the prior runs"):
         power_prior_model(R, w)
     with pytest.raises(ValueError, match=r"a0 is 1\.5"):
@@ -284,7 +340,7 @@ def test_learned_power_prior_discounts_conflicting_runs():
     logp = model.compile_logp(vars=model.observed_RVs, jacobian=False)(
         {"a0_logodds__": np.zeros(2)}
     )
-    data = model.bayes_eval_info.data
+    data = model_info(model).data
     want = sum(
         stats.dirichlet_multinomial.logpmf(
             data.counts[m, a], 1.0 + 0.5 * data.prior_counts[m, a], data.n_trials[m, a]
