@@ -372,6 +372,9 @@ def test_prior_sensitivity_closed_form_axes_and_kappa(tmp_path):
     )
     assert ds["rank_kappa"].sel(model="model_0").values.tolist() == [1, 1]
     assert np.isfinite(ds["mu_kappa"]).all()
+    # every NUTS fit's diagnostics, as sample() stored them (one chain: never converged)
+    assert ds["converged_kappa"].values.tolist() == [False, False]
+    assert (ds["min_ess_bulk_kappa"] > 0).all() and "divergences_kappa" in ds
     png = plot_prior_sensitivity(ds, tmp_path / "s.png")
     assert png.stat().st_size > 10_000
 
