@@ -1,4 +1,5 @@
-"""Rankings under several rubric schemata side by side (seed 000 App. F.1, Figure 7).
+"""Rankings under several rubric schemata side by side (Hariri et al., "Don't Pass@k",
+App. F.1, Figure 7).
 
 :func:`compare_schemata` scores the same attempts under each schema (thresholds pooled over
 all models, once per schema), and returns one Dataset over ``(schema, model)`` with Bayes@N
@@ -107,7 +108,7 @@ def plot_schema_ranks(table: xr.Dataset, path: str | Path, *, ci_aware: bool = F
     ax.set_xticks(x, schemata, rotation=35, ha="right")
     ax.invert_yaxis()
     ax.set_ylabel("CI-aware rank" if ci_aware else "competition rank")
-    ax.set_title("Ranks across rubric schemata (seed 000 Fig. 7)")
+    ax.set_title("Ranks across rubric schemata (cf. Hariri et al., Fig. 7)")
     ax.margins(x=0.05)
     fig.tight_layout()
     return save_png(fig, path)

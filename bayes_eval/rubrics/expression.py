@@ -7,7 +7,8 @@ and rubric variables) built from
 * ``and`` / ``&``, ``or`` / ``|``, ``not`` / ``~`` and parentheses,
 * the constants ``true`` / ``false`` (also ``True`` / ``False``) and numbers.
 
-Seed 000 Table 4 is written in this language (see :mod:`bayes_eval.rubrics.schema`), so the
+Table 4 of Hariri et al. ("Don't Pass@k: A Bayesian Framework for Large Language Model
+Evaluation") is written in this language (see :mod:`bayes_eval.rubrics.spec`), so the
 built-in schemata and user-defined ones go through the same parser and evaluator. Nothing is
 passed to :func:`eval`: the expression is parsed with :mod:`ast` and only the node types
 above are accepted, so a spec file cannot run code.

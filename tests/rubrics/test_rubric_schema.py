@@ -1,4 +1,5 @@
-"""Rubric schemata (seed 000 App. F, Tables 4-5) against hand-computed categories."""
+"""Rubric schemata (Hariri et al., "Don't Pass@k", App. F, Tables 4-5) against hand-computed
+categories."""
 
 from __future__ import annotations
 
@@ -429,3 +430,21 @@ def test_compare_schemata_matches_per_schema_bayes(tmp_path):
     assert table["rank"].sel(schema="Exact Match").values.tolist() == [1, 2, 3]
     out = plot_schema_ranks(table, tmp_path / "bump.png")
     assert out.stat().st_size > 1000
+
+
+def test_schema_re_exports_the_parts_which_import_on_their_own():
+    """``bayes_eval.rubrics.schema`` gathers the public names of ``spec``, ``catalog`` and
+    ``categories``; the parts import without it (no import cycle through the facade)."""
+    import subprocess
+    import sys
+
+    from bayes_eval.rubrics import catalog, categories, schema, spec
+
+    for part in (spec, catalog, categories):
+        for name in set(part.__all__) - {"schema_key"}:
+            assert getattr(schema, name) is getattr(part, name)
+    assert set(schema.__all__) == {*spec.__all__, *catalog.__all__, *categories.__all__} - {
+        "schema_key"
+    }
+    code = "import bayes_eval.rubrics.categories, sys; assert 'bayes_eval.rubrics.schema' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,323 @@
+"""Categorising attempts with a schema: thresholds, the partition check, :func:`categorize`.
+
+:func:`categorize` resolves a schema's dataset-level thresholds (Table 4 of Hariri et al.,
+"Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation"; percentiles over
+all models' attempts), checks that the categories partition the valid attempts and returns
+the category array, the weights and the thresholds used. Categories ``1..C`` must be
+**mutually exclusive and exhaustive over the valid attempts** (category 0, invalid, takes
+precedence). This is checked twice: on a grid that visits every cell of the
+piecewise-constant rule set (so the check is complete for the thresholds in use, not only for
+the data at hand), and on the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bayes_eval.rubrics.catalog import get_schema
+from bayes_eval.rubrics.expression import parse_expression
+from bayes_eval.rubrics.spec import SIGNAL_ALIASES, Schema
+
+__all__ = ["RubricCategories", "categorize", "rubric_thresholds"]
+
+
+@dataclass(frozen=True)
+class RubricCategories:
+    """Result of :func:`categorize`.
+
+    Attributes
+    ----------
+    R : ndarray or xarray.DataArray
+        Category labels ``0..C`` as floats, ``NaN`` where the attempt is missing (use
+        ``skipna=True`` with :mod:`bayes_eval.xr`). Same shape (and dims) as the signals.
+    weights : ndarray
+        ``w_0..w_C`` (the schema's defaults unless overridden).
+    thresholds : dict
+        Every threshold value the schema used, computed over all attempts of the dataset.
+    schema : Schema
+    counts : ndarray
+        Number of attempts per category over the whole dataset.
+    missing_signals : tuple of str
+        Optional signals that were absent (their part of the invalid rule was false).
+    """
+
+    R: object
+    weights: NDArray[np.float64]
+    thresholds: dict[str, float]
+    schema: Schema
+    counts: NDArray[np.int64]
+    missing_signals: tuple[str, ...]
+
+
+def _signal_arrays(signals, schema: Schema, present: NDArray[np.bool_] | None):
+    """Canonical-named float arrays, all of one shape; raises for absent required signals."""
+    try:
+        items = dict(signals.data_vars.items())  # xarray.Dataset
+        coords_like = signals
+    except AttributeError:
+        items = dict(signals)
+        coords_like = None
+    arrays: dict[str, np.ndarray] = {}
+    for k, v in items.items():
+        canon = SIGNAL_ALIASES.get(str(k), str(k))
+        if canon in arrays and str(k) != canon:
+            continue
+        arrays[canon] = np.asarray(getattr(v, "values", v))
+    required, optional = schema.signals()
+    absent = [s for s in required if s not in arrays]
+    if absent:
+        raise ValueError(
+            f"schema {schema.name!r} needs the signal(s) {absent}, which the data do not have "
+            f"(signals present: {sorted(arrays)}); see `bayes-eval schemas` for what each "
+            "schema reads."
+        )
+    used = [s for s in (*required, *optional) if s in arrays]
+    if not used:
+        raise ValueError(f"schema {schema.name!r}: the data have none of its signals.")
+    shape = arrays[used[0]].shape
+    out = {}
+    for s in used:
+        a = arrays[s]
+        if a.shape != shape:
+            raise ValueError(
+                f"signal {s!r} has shape {a.shape} but {used[0]!r} has {shape}; expected one "
+                "value per attempt for every signal."
+            )
+        if a.dtype.kind not in "biuf":
+            raise ValueError(f"signal {s!r} has dtype {a.dtype}; expected numbers.")
+        out[s] = a.astype(np.float64)
+    if present is None:
+        req = [out[s] for s in required]
+        present = ~np.all([np.isnan(a) for a in req], axis=0) if req else np.ones(shape, bool)
+    else:
+        present = np.asarray(present, dtype=bool)
+        if present.shape != shape:
+            raise ValueError(f"present has shape {present.shape}; expected {shape}.")
+    for s in required:
+        gap = present & np.isnan(out[s])
+        if gap.any():
+            idx = tuple(int(i) for i in np.argwhere(gap)[0])
+            raise ValueError(
+                f"signal {s!r} is missing (NaN) for an attempt that exists, at index {idx} "
+                f"({int(gap.sum())} such attempts); schema {schema.name!r} needs it for every "
+                "attempt. Drop or mask those attempts (present=...) first."
+            )
+    missing_opt = tuple(s for s in optional if s not in arrays)
+    for s in missing_opt:
+        out[s] = np.full(shape, np.nan)
+    return out, present, shape, missing_opt, coords_like
+
+
+def rubric_thresholds(
+    signals, schema: Schema | str, *, present: ArrayLike | None = None
+) -> dict[str, float]:
+    """The dataset-level thresholds a schema uses (Table 4), over all attempts present.
+
+    ``signals`` maps signal names to arrays of one shape, e.g. ``(model, question, trial)``:
+    percentiles pool every model's attempts, so all models are scored on one scale.
+    """
+    schema = get_schema(schema)
+    arrays, present_, _, _, _ = _signal_arrays(signals, schema, present)
+    return _resolve_thresholds(arrays, present_, schema)
+
+
+def _resolve_thresholds(arrays, present, schema: Schema) -> dict[str, float]:
+    out = {}
+    for name in sorted(schema._used_thresholds()):
+        th = schema.thresholds[name]
+        pool = present.copy()
+        if th.among:
+            expr = parse_expression(th.among)
+            ns = _namespace(arrays, {}, schema)
+            pool &= expr.evaluate(ns)
+        values = arrays[th.signal][pool]
+        values = values[~np.isnan(values)]
+        if values.size == 0:
+            raise ValueError(
+                f"threshold {name!r} ({th.percentile:g}th percentile of {th.signal!r}"
+                f"{' among ' + th.among if th.among else ''}) has no attempts to pool; schema "
+                f"{schema.name!r} cannot be applied to these data (pass thresholds=...)."
+            )
+        out[name] = float(np.percentile(values, th.percentile))
+    return out
+
+
+def _namespace(arrays, thresholds, schema: Schema) -> dict[str, object]:
+    ns: dict[str, object] = {**arrays, **thresholds}
+    for v in schema._order:
+        try:
+            ns[v] = schema.variables[v].evaluate(ns)
+        except KeyError:
+            continue  # refers to a signal or threshold this schema does not use
+    return ns
+
+
+def _classify(ns, schema: Schema) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    invalid = schema.invalid.evaluate(ns)
+    hits = np.stack([r.evaluate(ns) for r in schema.rules])
+    hits = np.broadcast_to(hits, (len(schema.rules), *np.broadcast(invalid, hits[0]).shape))
+    return np.broadcast_to(invalid, hits.shape[1:]), hits, hits.sum(axis=0)
+
+
+def _cut_points(schema: Schema, thresholds: dict[str, float], signals: Sequence[str]):
+    """Per signal, the values it is compared with (constants and thresholds)."""
+    import ast
+
+    cuts: dict[str, set[float]] = {s: set() for s in signals}
+    links: list[tuple[str, str]] = []
+    texts = [schema.invalid.text, *(r.text for r in schema.rules)]
+    texts += [schema.variables[v].text for v in schema._order]
+    for text in texts:
+        for node in ast.walk(ast.parse(text, mode="eval")):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, node.comparators[0]]
+            names = [s.id for s in sides if isinstance(s, ast.Name)]
+            consts = [float(s.value) for s in sides if isinstance(s, ast.Constant)]
+            sig = [n for n in names if n in cuts]
+            other = [thresholds[n] for n in names if n in thresholds] + consts
+            for s in sig:
+                cuts[s].update(other)
+            if len(sig) == 2:
+                links.append((sig[0], sig[1]))
+    linked = {s for pair in links for s in pair}
+    for a, b in links:  # signals compared with each other share their cut points
+        merged = cuts[a] | cuts[b]
+        cuts[a] = cuts[b] = merged
+    reps = {}
+    for s, c in cuts.items():
+        c = sorted(c) or [0.0]
+        # one point in every open interval and on every cut; signals compared with each other
+        # get two points per interval so that <, = and > between them all occur in each cell
+        fracs = (1 / 3, 2 / 3) if s in linked else (1 / 2,)
+        inner = [x + f * (y - x) for x, y in pairwise(c) for f in fracs]
+        ends = [c[0] - 1.0, c[-1] + 1.0] + ([c[0] - 2.0, c[-1] + 2.0] if s in linked else [])
+        reps[s] = np.array(sorted({*ends, *c, *inner}))
+    return reps
+
+
+def _check_partition(schema: Schema, thresholds: dict[str, float], signals: Sequence[str]):
+    reps = _cut_points(schema, thresholds, signals)
+    names = list(reps)
+    size = int(np.prod([len(reps[n]) for n in names]))
+    if size > 4_000_000:  # pragma: no cover - only for very large user schemata
+        return
+    grids = np.meshgrid(*(reps[n] for n in names), indexing="ij")
+    arrays = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
+    ns = _namespace(arrays, thresholds, schema)
+    invalid, hits, n_hit = _classify(ns, schema)
+    bad = ~invalid & (n_hit != 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        point = ", ".join(f"{n}={arrays[n][i]:.6g}" for n in names)
+        which = [j + 1 for j in range(len(schema.rules)) if hits[j, i]]
+        th = ", ".join(f"{k}={v:.6g}" for k, v in sorted(thresholds.items())) or "none"
+        if not which:
+            what = "no category holds"
+        else:
+            what = "categories " + " and ".join(f"{j} ({schema.labels[j]!r})" for j in which)
+            what += " all hold"
+        raise ValueError(
+            f"schema {schema.name!r}: categories 1..{len(schema.rules)} must be mutually "
+            f"exclusive and exhaustive over valid attempts, but {what} when {point} "
+            f"(thresholds: {th})."
+        )
+
+
+def categorize(
+    signals,
+    schema: Schema | str,
+    *,
+    weights: ArrayLike | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    present: ArrayLike | None = None,
+) -> RubricCategories:
+    """Map every attempt to a category of ``schema`` (Hariri et al., App. F, Tables 4-5).
+
+    Parameters
+    ----------
+    signals : mapping of str to array, or xarray.Dataset
+        Base signals (:data:`SIGNALS`; aliases :data:`SIGNAL_ALIASES`), one value per attempt,
+        all of one shape, usually ``(model, question, trial)``. ``NaN`` in every required
+        signal marks a missing attempt.
+    schema : Schema or str
+        A :class:`Schema` or the key/name of a built-in one (:data:`SCHEMATA`).
+    weights : array_like, optional
+        ``w_0..w_C`` replacing the schema's default weights (length checked).
+    thresholds : mapping, optional
+        Fixed threshold values (e.g. from an earlier dataset, to score a new model on the same
+        scale). By default every threshold is computed from ``signals``: the given percentile
+        over **all** attempts present, pooled over models.
+    present : array_like of bool, optional
+        Which attempts exist; default: those where some required signal is not NaN.
+
+    Returns
+    -------
+    RubricCategories
+        ``R`` (float labels, NaN = missing; a DataArray when ``signals`` is a Dataset), the
+        weights, the thresholds used, per-category counts and the absent optional signals.
+
+    Raises
+    ------
+    ValueError
+        Absent required signals, NaN in a required signal of an existing attempt, thresholds
+        with an empty pool, categories that are not a partition of the valid attempts (the
+        message gives a signal assignment where the rules overlap or leave a gap), weights of
+        the wrong length.
+    """
+    schema = get_schema(schema)
+    arrays, present_, shape, missing_opt, coords_like = _signal_arrays(signals, schema, present)
+    if present_.size == 0 or not present_.any():
+        raise ValueError("the signals contain no attempts; expected at least one.")
+    used = schema._used_thresholds()
+    if thresholds is None:
+        th = _resolve_thresholds(arrays, present_, schema)
+    else:
+        th = {}
+        for name in sorted(used):
+            if name not in thresholds:
+                raise ValueError(
+                    f"thresholds has no value for {name!r}; schema {schema.name!r} needs "
+                    f"{sorted(used)}."
+                )
+            th[name] = float(thresholds[name])
+    if weights is None:
+        w = np.asarray(schema.weights, dtype=np.float64)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.ndim != 1 or w.size != schema.n_categories or not np.isfinite(w).all():
+            raise ValueError(
+                f"weights has shape {w.shape}; schema {schema.name!r} has "
+                f"{schema.n_categories} categories ({', '.join(schema.labels)}), so expected "
+                f"{schema.n_categories} finite numbers."
+            )
+    _check_partition(schema, th, list(arrays))
+    ns = _namespace(arrays, th, schema)
+    invalid, hits, n_hit = _classify(ns, schema)
+    bad = present_ & ~invalid & (n_hit != 1)
+    if bad.any():  # unreachable after the grid check unless signals hold NaN
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"schema {schema.name!r}: the attempt at index {idx} falls in {int(n_hit[idx])} "
+            "categories; expected exactly one."
+        )
+    labels = np.where(invalid, 0, np.argmax(hits, axis=0) + 1).astype(np.float64)
+    labels = np.where(present_, labels, np.nan).reshape(shape)
+    counts = np.bincount(labels[present_].astype(np.int64), minlength=schema.n_categories)
+    R: object = labels
+    if coords_like is not None:
+        first = next(iter(coords_like.data_vars.values()))
+        R = first.copy(data=labels).rename(f"category ({schema.key})")
+    return RubricCategories(
+        R=R,
+        weights=w,
+        thresholds=th,
+        schema=schema,
+        counts=counts.astype(np.int64),
+        missing_signals=missing_opt,
+    )
