@@ -1,4 +1,6 @@
-r"""Biased-coin LLM mimics of seed 000, §2.7 (the default dataset of ``bayes-eval demo``).
+r"""Biased-coin LLM mimics (the default dataset of ``bayes-eval demo``).
+
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", §2.7.
 
 Eleven mimics answer M = 30 questions; mimic :math:`\beta` answers question :math:`\alpha`
 correctly with probability :math:`\pi_{\alpha 1}`, and its true score is the mean over questions
@@ -17,7 +19,7 @@ from scipy.special import expit, logit
 
 __all__ = ["PAPER_PI_BAR", "mimic_probabilities", "simulate_results"]
 
-#: True scores of LLM_1 .. LLM_11 (seed 000, §2.7 and Fig. 2).
+#: True scores of LLM_1 .. LLM_11 (Hariri et al., §2.7 and Fig. 2).
 PAPER_PI_BAR = (
     0.2332,
     0.2545,

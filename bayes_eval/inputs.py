@@ -431,7 +431,7 @@ def check_k(k: int, n_trials: NDArray[np.int64]) -> int:
 
 
 def check_tau(tau: float) -> float:
-    """G-Pass threshold ``tau`` in ``(0, 1]`` (seed 000, App. H, eq. 23)."""
+    """G-Pass threshold ``tau`` in ``(0, 1]`` (Hariri et al., "Don't Pass@k", App. H, eq. 23)."""
     if not _is_real(tau) or not (0.0 < float(tau) <= 1.0):
         raise ValueError(f"tau is {tau!r}; expected a number in (0, 1].")
     return float(tau)

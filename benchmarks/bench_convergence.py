@@ -1,4 +1,4 @@
-"""convergence@n at the size of seed 000 Fig. 1 (run: ``python benchmarks/bench_convergence.py``).
+"""convergence@n at the size of Hariri et al., "Don't Pass@k", Fig. 1 (run: ``python benchmarks/bench_convergence.py``).
 
 10^5 column-bootstrap replicates (trial permutations, App. I.1) of 11 models x 30 questions x
 80 trials: Bayes@N alone (target <= 30 s on 2 cores) and the whole Pass family of

@@ -1,6 +1,6 @@
 """Cross-check of paper-size data with NUTS (run: ``python benchmarks/bench_crosscheck.py``).
 
-Data: the biased-coin mimics of seed 000 §2.7, 11 models x 30 questions x 80 trials, binary.
+Data: the biased-coin mimics of Hariri et al., "Don't Pass@k", §2.7, 11 models x 30 questions x 80 trials, binary.
 For each sampler (PyMC's NUTS and nutpie) it runs :func:`bayes_eval.models.crosscheck` with
 the default 4 chains x 1000 draws (1000 tuning) and reports the wall time (model build,
 compile, sampling, exact Monte Carlo and pairwise probabilities), the sampling time, the

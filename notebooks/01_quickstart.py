@@ -14,7 +14,7 @@
 # %% [markdown]
 # # bayes_eval quickstart
 #
-# Bayes@N (Hariri et al., "Don't Pass@k", seed 000) turns an evaluation into posterior
+# Bayes@N (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation") turns an evaluation into posterior
 # inference: each question's outcome probabilities get a Dirichlet posterior, and the
 # weighted score $\bar\pi$ gets an exact posterior mean $\mu$ and sd $\sigma$ (Algorithm 1).
 # This notebook runs in a few seconds; the test suite executes it.

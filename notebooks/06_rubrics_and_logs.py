@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Rubric schemata and evaluation logs
 #
-# Seed 000 §3.4 and Appendix F score attempts by **categories** rather than 0/1: base
+# Hariri et al. ("Don't Pass@k") §3.4 and Appendix F score attempts by **categories** rather than 0/1: base
 # signals per attempt (`is_correct`, `has_box`, `completion_bpt`, `token_ratio`, verifier
 # probabilities, ...) pass through the rubric variables of Table 4 and one of the twelve
 # schemata of Table 5, and Bayes@N scores the categories with weights `w`.

@@ -12,7 +12,7 @@
 # ---
 
 # %% [markdown]
-# # Ranking LLMs from imperfect LLM judges (seed 004)
+# # Ranking LLMs from imperfect LLM judges (Vossler et al., "LLMs Judging LLMs")
 #
 # Judges and candidates live on the probability simplex of score levels: judge `j`'s
 # confusion matrix gives `M` vertices, and each candidate's score distribution under that

@@ -1,6 +1,8 @@
-"""LLM-as-judge data: judge-assigned scores per (question, judge, candidate) (seed 004).
+"""LLM-as-judge data: judge-assigned scores per (question, judge, candidate).
 
-Notation of seed 004 §3: questions ``i``, judges ``j = 1..J``, candidates ``k = 1..K``, true
+Vossler et al., "LLMs Judging LLMs: A Simplex Perspective".
+
+Notation of Vossler et al. §3: questions ``i``, judges ``j = 1..J``, candidates ``k = 1..K``, true
 levels ``m = 1..M`` and assigned levels ``s = 1..L`` (``L = M``, or ``L = 3`` for two true
 levels with abstention, ordered incorrect < abstain < correct). Under the likelihood of
 eq. B.3 the true score is marginalised separately for each judge, so the counts
@@ -9,7 +11,7 @@ when available because the baselines (bootstrap over questions, Bradley-Terry pa
 need them.
 
 Pairs in which a judge scores a candidate of its own model family are excluded from the
-Bayesian likelihood by default (footnote 1 of seed 004; ``mask``), and kept by the
+Bayesian likelihood by default (footnote 1 of Vossler et al.; ``mask``), and kept by the
 baselines, as in the paper's Table 1.
 
 Choices where the paper is silent: an unparseable score (``-1``, ``0`` on a 1-5 scale, or

@@ -18,7 +18,8 @@ Mapping:
 * **every scorer becomes a signal** ``score_<scorer>`` (C = 1, P = 0.5, I = N = 0; numbers as
   they are; dict values give ``score_<scorer>_<key>``), so several scorers or judges are
   available to rubric schemata; ``is_correct`` is the primary scorer's value;
-* ``token_ratio`` = output tokens / ``max_tokens`` (32768 as in seed 000 App. F.1),
+* ``token_ratio`` = output tokens / ``max_tokens`` (32768 as in Hariri et al., "Don't Pass@k",
+  App. F.1),
   ``repeated_pattern`` = 0 if the stop reason is ``stop`` or ``tool_calls``, else 1;
 * samples with an ``error`` are failed trials (status ``error``).
 """
