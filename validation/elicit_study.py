@@ -28,7 +28,7 @@ from bayes_eval.validation.elicitation import (
 )
 from bayes_eval.validation.elicitation_data import (
     predictive_draws,
-    prior_predictive,
+    predictive_summary,
     sensitivity,
 )
 from bayes_eval.validation.registry import StudyResult
@@ -145,9 +145,10 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
     n_q = config.questions or (R.shape[1] if R is not None else DEFAULT_QUESTIONS)
     w = list(config.weights) if config.weights else None
     prior, mismatch = _elicit(config, level, n_q, w)
-    kw = {"n_questions": n_q, "draws": config.draws, "seed": config.seed}
-    pred = prior_predictive(prior, w, **kw)
-    pi_bar, per_q = predictive_draws(prior, w, **kw)
+    pi_bar, per_q = predictive_draws(
+        prior, w, n_questions=n_q, draws=config.draws, seed=config.seed
+    )
+    pred = predictive_summary(prior, pi_bar, per_q, n_q)  # = prior_predictive(prior, w, ...)
     summary = {
         "level": level,
         "n_questions": n_q,

@@ -13,7 +13,7 @@ from bayes_eval.inputs import tally
 from bayes_eval.ranking import rank
 from bayes_eval.validation.elicited_prior import ElicitedPrior, _benchmark_draws, _check_m
 
-__all__ = ["predictive_draws", "prior_predictive", "sensitivity"]
+__all__ = ["predictive_draws", "predictive_summary", "prior_predictive", "sensitivity"]
 
 
 def prior_predictive(
@@ -46,6 +46,11 @@ def prior_predictive(
     """
     pi_bar, per_q = predictive_draws(prior, w, n_questions=n_questions, draws=draws, seed=seed)
     m_questions = prior.n_questions if n_questions is None else int(n_questions)
+    return predictive_summary(prior, pi_bar, per_q, m_questions)
+
+
+def predictive_summary(prior: ElicitedPrior, pi_bar, per_q, m_questions: int) -> dict:
+    """The dict of :func:`prior_predictive` from the draws of :func:`predictive_draws`."""
     qs = [0.025, 0.05, 0.25, 0.5, 0.75, 0.95, 0.975]
     return {
         "level": prior.level,

@@ -272,7 +272,6 @@ def test_coverage_study_on_a_local_dask_cluster(tmp_path):
     xr.testing.assert_equal(again.dataset, second.dataset)
 
 
-@pytest.mark.slow
 def test_biased_coin_study(tmp_path):
     result = registry.run_study(
         "biased-coin",
