@@ -16,7 +16,7 @@ from bayes_eval.bayes_at_n import DirichletPosterior
 from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS as SCENARIOS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bayes_eval.validation.coverage import CoverageConfig
+    from bayes_eval.validation.coverage_config import CoverageConfig
 
 __all__ = ["METHODS", "SCENARIOS", "anchor_rates", "draw_pi", "run_cell"]
 
