@@ -34,7 +34,7 @@ class CoverageConfig:
     exact_reps: int = 2000
     exact_categorical: bool = False
     bootstrap_resamples: int = 200
-    empirical_exact_reps: int = 200
+    empirical_exact_reps: int = 0  # off: each exact learned-prior interval costs 1-3 s
     confidence: float = 0.95
     alpha0: float = 0.5
     seed: int = 0

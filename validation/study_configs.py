@@ -186,7 +186,7 @@ class CoverageStudyConfig:
     exact_categorical: bool | None = _opt(None, "exact interval for rubrics too (slow; default no)")
     bootstrap_resamples: int | None = _opt(None, "bootstrap resamples, 0 = off (default 200)")
     empirical_exact_reps: int | None = _opt(
-        None, "replicates with the exact learned-prior interval (default 200)"
+        None, "replicates with the exact learned-prior interval (default 0: off; 1-3 s each)"
     )
     confidence: float | None = _opt(None, "nominal level of the intervals (default 0.95)")
     alpha0: float | None = _opt(None, "Dirichlet alpha0 of the dirichlet scenario (default 0.5)")

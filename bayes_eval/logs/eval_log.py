@@ -180,6 +180,11 @@ class EvalLog:
         }
 
 
+def shown(value: object) -> str:
+    """``repr`` of a value as the user wrote it (numpy scalars as plain Python values)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _natural_key(text: object):
     import re
 
@@ -192,8 +197,8 @@ def check_all_answered(R: xr.DataArray, sources: Sequence[str]) -> None:
     if empty.any():
         m, q = np.argwhere(empty)[0]
         raise ValueError(
-            f"{', '.join(sources)}: model {R['model'].values[m]!r} has no scored attempt on "
-            f"question {R['question'].values[q]!r} ({int(empty.sum())} such pairs); expected "
+            f"{', '.join(sources)}: model {shown(R['model'].values[m])} has no scored attempt on "
+            f"question {shown(R['question'].values[q])} ({int(empty.sum())} such pairs); expected "
             "every model to answer every question (failed attempts do not count)."
         )
 
@@ -224,7 +229,7 @@ def make_log(
     if bad_status.any():
         i = int(np.flatnonzero(bad_status.to_numpy())[0])
         raise ValueError(
-            f"{src}: record {i} has status {df['status'].iloc[i]!r}; expected 'ok' or 'error'."
+            f"{src}: record {i} has status {shown(df['status'].iloc[i])}; expected 'ok' or 'error'."
         )
     for c in ("model", "task", "question"):
         df[c] = df[c].astype(str)
@@ -238,7 +243,7 @@ def make_log(
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(
                 f"{src}: record {i} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
-                f"{df['trial'].iloc[i]}) has score {score.iloc[i]!r}; expected an integer "
+                f"{df['trial'].iloc[i]}) has score {shown(score.iloc[i])}; expected an integer "
                 "category 0..C (non-integer values belong in a signal column and a schema)."
             )
         no_score = ok & ~has_score
@@ -255,8 +260,9 @@ def make_log(
         i = int(np.flatnonzero(dup.to_numpy())[0])
         r = df.iloc[i]
         raise ValueError(
-            f"{src}: record {i} repeats model={r['model']!r}, task={r['task']!r}, "
-            f"question={r['question']!r}, trial={r['trial']!r}; expected one record per attempt."
+            f"{src}: record {i} repeats model={shown(r['model'])}, task={shown(r['task'])}, "
+            f"question={shown(r['question'])}, trial={shown(r['trial'])}; expected one record "
+            "per attempt."
         )
     signals = [c for c in df.columns if c not in BASE_COLUMNS]
     for s in signals:
@@ -269,8 +275,9 @@ def make_log(
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
             raise ValueError(
-                f"{src}: record {i} has the non-numeric value {col.iloc[i]!r} in signal column "
-                f"{s!r}; expected numbers (signals) or one of the columns {list(BASE_COLUMNS)}."
+                f"{src}: record {i} has the non-numeric value {shown(col.iloc[i])} in signal "
+                f"column {s!r}; expected numbers (signals) or one of the columns "
+                f"{list(BASE_COLUMNS)}."
             )
         df[s] = num.astype(float)
     df = df.loc[:, [*BASE_COLUMNS, *signals]].reset_index(drop=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bayes_eval.logs.eval_log import EvalLog, make_log
+from bayes_eval.logs.eval_log import EvalLog, make_log, shown
 
 __all__ = ["read_csv_log", "read_parquet_log"]
 
@@ -48,7 +48,7 @@ def _read(paths: Sequence[Path], fmt: str) -> EvalLog:
                     i = int(bad.to_numpy().nonzero()[0][0])
                     raise ValueError(
                         f"{p}: line {i + 2}: column {c!r} has the non-numeric value "
-                        f"{df[c].iloc[i]!r}; expected a number."
+                        f"{shown(df[c].iloc[i])}; expected a number."
                     )
         frames.append(df)
     table = pd.concat(frames, ignore_index=True)
