@@ -12,7 +12,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 @pytest.mark.pymc  # the README shows the PyMC cross-check and the hierarchical model
 @pytest.mark.slow
-def test_readme_python_blocks_run():
+def test_readme_python_blocks_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the blocks write figures and study outputs
     text = README.read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert len(blocks) >= 2
