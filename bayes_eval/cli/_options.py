@@ -133,6 +133,17 @@ def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argpar
     return p
 
 
+def sampler_settings(args: argparse.Namespace) -> dict:
+    """The keyword arguments that :func:`nuts_options` collected, as the samplers take them."""
+    return {
+        "draws": args.draws,
+        "tune": args.tune,
+        "chains": args.chains,
+        "seed": args.seed,
+        "sampler": args.sampler,
+    }
+
+
 def output_options(
     *,
     json: bool = True,

@@ -47,11 +47,7 @@ def run(args: argparse.Namespace) -> int:
         read_results(args.file, args.format),
         args.weights,
         read_results(args.prior_file, args.format) if args.prior_file else None,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        seed=args.seed,
-        sampler=args.sampler,
+        **opt.sampler_settings(args),
         mc_draws=args.mc_draws,
         progressbar=not (args.json or args.no_progress),
     )

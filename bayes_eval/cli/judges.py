@@ -52,14 +52,7 @@ def add_parser(sub) -> None:
 def _settings(args, **kw):
     from bayes_eval.models.judges import FitSettings
 
-    return FitSettings(
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        seed=args.seed,
-        sampler=args.sampler,
-        **kw,
-    )
+    return FitSettings(**opt.sampler_settings(args), **kw)
 
 
 def run(args: argparse.Namespace) -> int:

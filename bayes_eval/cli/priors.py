@@ -62,11 +62,7 @@ def run(args: argparse.Namespace) -> int:
         args.weights,
         read_results(args.prior_file, args.format) if args.prior_file else None,
         kappa_grid=args.kappa,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        seed=args.seed,
-        sampler=args.sampler,
+        **opt.sampler_settings(args),
         progressbar=not (args.json or args.no_progress),
         **{k: v for k, v in grids.items() if v is not None},
     )
