@@ -12,7 +12,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.p
 #: notebooks that sample PyMC models (compile + NUTS: tens of seconds each)
 PYMC = {"02_crosscheck", "08_llm_judges"}
 #: notebooks over ~5 s on two cores without PyMC
-SLOW = {"04_coverage", "05_prior_elicitation", "07_adaptive_evaluation"}
+SLOW = {"03_convergence", "04_coverage", "05_prior_elicitation", "07_adaptive_evaluation"}
 
 
 def _param(path: Path):
