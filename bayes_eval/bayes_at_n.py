@@ -381,7 +381,7 @@ def bayes_ci(
     R0: ArrayLike | None = None,
     *,
     confidence: float = 0.95,
-    bounds: tuple[float, float] | None = None,
+    bounds: tuple[float, float] | Literal["support"] | None = None,
     interval: Interval = "normal",
     prior: PriorSpec = "uniform",
     pool: Pool = "model",
@@ -409,8 +409,10 @@ def bayes_ci(
         As in :func:`bayes`.
     confidence : float, keyword-only
         Credibility level in ``(0, 1)``.
-    bounds : (float, float), optional, keyword-only
-        Clip both endpoints into ``[lo, hi]``; default no clipping.
+    bounds : (float, float) or "support", optional, keyword-only
+        Clip both endpoints into ``[lo, hi]``; ``"support"`` clips into the support of
+        pi-bar, ``[min w, max w]`` (the normal interval can cross it when mu is near an
+        end). Default no clipping, as scorio.
     interval : {"normal", "exact"}, keyword-only
 
     Returns
@@ -425,10 +427,13 @@ def bayes_ci(
     is the calibrated choice.
     """
     confidence = check_confidence(confidence)
-    bounds = check_bounds(bounds)
+    support = isinstance(bounds, str) and bounds == "support"
+    bounds = None if support else check_bounds(bounds)
     if interval not in ("normal", "exact"):
         raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
     post = posterior(R, w, R0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
+    if support:
+        bounds = (float(post.w.min()), float(post.w.max()))
     mu, sigma = post.moments()
     if interval == "normal":
         lo, hi = normal_interval(mu, sigma, confidence, bounds)

@@ -330,6 +330,7 @@ def rank_table(
     ``P(row > column)`` over ``(model, model_bis)``, and the prior every row used
     (:func:`prior_table`).
 
+    Intervals are clipped into the support of pi-bar, ``[min w, max w]``.
     The default prior is ``"empirical"``, learned per model and integrated over its
     uncertainty (:mod:`bayes_eval.priors`), whose intervals hold their coverage on real
     benchmarks; ``prior="uniform"`` reproduces the paper.
@@ -343,6 +344,7 @@ def rank_table(
         w,
         R0,
         confidence=confidence,
+        bounds="support",
         interval=interval,
         prior=prior,
         pool=pool,

@@ -81,3 +81,23 @@ def test_rank_table(labelled):
     # rank_table's default prior is the learned one, and it says so
     assert ds.attrs["prior"] == "empirical (per model, integrated)"
     assert (ds["prior_kappa"] > 0).all()
+
+
+def test_rank_table_intervals_stay_in_the_support_of_pi_bar():
+    """A model solving 2 of 60 attempts: mu - z sigma < 0 under the learned prior, so the
+    leaderboard clips into [min w, max w]; core bayes_ci clips only when asked."""
+    from bayes_eval import datasets
+
+    R = datasets.load("matharena_aime25_i")["results"]
+    row = R.sel(model="claude-3.5-sonnet").values.astype(int)
+    raw = be.bayes_ci(row, prior="empirical")
+    assert raw.lo < 0  # the unclipped normal interval crosses 0 here
+    clipped = be.bayes_ci(row, prior="empirical", bounds="support")
+    assert clipped.lo == 0.0 and clipped.hi == raw.hi and clipped.mu == raw.mu
+    table = bxr.rank_table(R)
+    assert float(table["lo"].min()) >= 0.0 and float(table["hi"].max()) <= 1.0
+    assert float(table["lo"].sel(model="claude-3.5-sonnet")) == 0.0
+    # rubric weights: the support is [min w, max w]
+    Rw = np.array([[0, 0, 0, 1], [0, 0, 0, 0]])
+    res = be.bayes_ci(Rw, np.array([0.2, 0.6, 1.0]), bounds="support")
+    assert res.lo >= 0.2
