@@ -21,6 +21,7 @@ has and another lacks) both become masked trials; :meth:`EvalLog.summary` counts
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -180,6 +181,29 @@ class EvalLog:
         }
 
 
+def _labels(col: pd.Series, name: str, src: str) -> pd.Series:
+    """Labels as text: a missing one is refused; leading or trailing spaces are stripped with
+    a warning (``"a "`` and ``"a"`` would otherwise be two models that print alike)."""
+    missing = col.isna().to_numpy()
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"{src}: record {i} has no {name}; expected a label.")
+    text = col.astype(str)
+    stripped = text.str.strip()
+    changed = (stripped != text).to_numpy()
+    if changed.any():
+        warnings.warn(
+            f"{src}: {int(changed.sum())} {name} label(s) had leading or trailing spaces "
+            f"(e.g. {shown(text[changed].iloc[0])}); they were stripped.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if name != "task" and (stripped == "").any():
+        i = int(np.flatnonzero((stripped == "").to_numpy())[0])
+        raise ValueError(f"{src}: record {i} has an empty {name}; expected a label.")
+    return stripped
+
+
 def shown(value: object) -> str:
     """``repr`` of a value as the user wrote it (numpy scalars as plain Python values)."""
     return repr(value.item() if isinstance(value, np.generic) else value)
@@ -232,7 +256,7 @@ def make_log(
             f"{src}: record {i} has status {shown(df['status'].iloc[i])}; expected 'ok' or 'error'."
         )
     for c in ("model", "task", "question"):
-        df[c] = df[c].astype(str)
+        df[c] = _labels(df[c], c, src)
     df.loc[df["status"] != "ok", "score"] = np.nan
     score = pd.to_numeric(df["score"], errors="coerce")
     ok = (df["status"] == "ok").to_numpy()

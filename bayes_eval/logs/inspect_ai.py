@@ -69,6 +69,11 @@ def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         if head_name not in names:
             raise ValueError(f"{path}: no header.json or _journal/start.json in the archive.")
         header = _load_json(zf.read(head_name), f"{path}: {head_name}")
+        if not isinstance(header, Mapping):
+            raise ValueError(
+                f"{path}: {head_name} holds a {type(header).__name__}; expected a JSON object "
+                "with an 'eval' record (an Inspect log)."
+            )
         samples = []
         for name in sorted(n for n in names if _SAMPLE.match(n)):
             samples.append((f"{path}: {name}", _load_json(zf.read(name), f"{path}: {name}")))
@@ -124,6 +129,8 @@ def read_inspect(
     for path in files:
         header, samples = _log_parts(path)
         ev = header.get("eval") or {}
+        if not isinstance(ev, Mapping):
+            raise ValueError(f"{path}: 'eval' is a {type(ev).__name__}; expected a JSON object.")
         name = model or str(ev.get("model", path.stem))
         task = str(ev.get("task", ""))
         listed = [s.get("name") for s in ev.get("scorers") or [] if isinstance(s, Mapping)]
@@ -135,12 +142,20 @@ def read_inspect(
             if not isinstance(s, Mapping) or "id" not in s or "epoch" not in s:
                 raise ValueError(f"{where}: a sample needs 'id' and 'epoch'.")
             scores = s.get("scores") or {}
+            if not isinstance(scores, Mapping):
+                raise ValueError(f"{where}: 'scores' is not a JSON object.")
+            try:
+                epoch = int(s["epoch"])
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{where}: epoch is {s['epoch']!r}; expected an integer >= 1."
+                ) from None
             primary = scorer or (listed[0] if listed else (next(iter(scores), None)))
             row = {
                 "model": name,
                 "task": task,
                 "question": str(s["id"]),
-                "trial": int(s["epoch"]) - 1,
+                "trial": epoch - 1,
             }
             failed = bool(s.get("error"))
             if not failed and primary not in scores:

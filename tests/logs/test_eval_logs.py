@@ -534,3 +534,62 @@ def test_cli_schemas_lists_twelve(capsys):
     assert conf["thresholds"] == ["corr_p33", "corr_p66", "tau_low_wrong"]
     assert main(["schemas"]) == 0
     assert "Concision-High-Conf" in capsys.readouterr().out
+
+
+# --- labels are text; malformed rows are refused with their line (hardening) ---------------
+
+
+def _csv(tmp_path, text, name="t.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_labels_are_text_never_numbers_or_nan(tmp_path):
+    path = _csv(
+        tmp_path,
+        "model,question,trial,score\nNA,2.1,0,1\nNA,2.10,0,0\nnull,2.1,0,1\nnull,2.10,0,1\n",
+    )
+    R = read_eval_log(path).results()
+    assert sorted(R["model"].values.tolist()) == ["NA", "null"]
+    assert sorted(R["question"].values.tolist()) == ["2.1", "2.10"]
+    assert R.sel(model="NA").values[:, 0].tolist() == [1.0, 0.0]
+
+
+def test_spaces_around_labels_are_stripped_with_a_warning(tmp_path):
+    path = _csv(tmp_path, "model,question,trial,score\na,q1,0,1\na ,q1,1,0\n")
+    with pytest.warns(UserWarning, match="1 model label.*'a '.*stripped"):
+        R = read_eval_log(path).results()
+    assert R["model"].values.tolist() == ["a"]
+    assert R.shape == (1, 1, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("model,question,trial,score\n,1,0,1\n", "line 2: the model cell is empty"),
+        ("model,question,trial,score\na,,0,1\n", "line 2: the question cell is empty"),
+        ("model,question,trial,score\na,1,0,True\n", "line 2: column 'score'.*'True'"),
+        (
+            "model,question,trial,score\na,1,0,1,9\na,1,1,0\n",
+            "line 2 has 5 fields; the header has 4",
+        ),
+        ("model,question,trial,score\na,1,x,1\n", "line 2: column 'trial'.*'x'"),
+    ],
+)
+def test_malformed_csv_rows_name_their_line(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        read_eval_log(_csv(tmp_path, text))
+
+
+def test_inspect_log_with_a_malformed_header_is_refused(tmp_path):
+    import zipfile
+
+    src = datasets.files("inspect_mmlu_log", "mmlu-summary-choices.eval")
+    bad = tmp_path / "bad.eval"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for name in zin.namelist():
+            data = b"[1, 2]" if name == "header.json" else zin.read(name)
+            zout.writestr(name, data)
+    with pytest.raises(ValueError, match="header.json holds a list; expected a JSON object"):
+        read_eval_log(bad)
