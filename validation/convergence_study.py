@@ -16,6 +16,7 @@ that publish correct counts only (no recorded trial order) are refused.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -135,7 +136,9 @@ def run(
         },
     )
     if subset_size:
-        subsets = random_subsets(n_models, subset_size, subset_count, seed=seed)
+        # subset_count is an upper bound: with few models every subset is used
+        available = math.comb(n_models, subset_size) if 2 <= subset_size <= n_models else 0
+        subsets = random_subsets(n_models, subset_size, min(subset_count, available), seed=seed)
         sub_means = np.full((len(subsets), len(st.methods)), np.nan)
         sub_none = np.zeros((len(subsets), len(st.methods)))
         for i, idx in enumerate(subsets):
