@@ -155,6 +155,8 @@ def crosscheck(
     -------
     CrossCheck
     """
+    if isinstance(mc_draws, bool) or not isinstance(mc_draws, (int, np.integer)) or mc_draws < 2:
+        raise ValueError(f"mc_draws is {mc_draws!r}; expected an integer of at least 2.")
     model = matching_model(R, w, R0, alpha0=alpha0, mask=mask, models=models)
     info = model_info(model)
     idata = sample(

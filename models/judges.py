@@ -270,6 +270,13 @@ class FitSettings:
     sampler: str = "pymc"
     warn: bool = True
 
+    def __post_init__(self) -> None:
+        for name, least in (("draws", 1), ("tune", 0), ("chains", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                kind = "a positive" if least else "a non-negative"
+                raise ValueError(f"{name} is {value!r}; expected {kind} integer.")
+
 
 def fit_diagnostics(idata: xr.DataTree) -> Diagnostics:
     """Convergence diagnostics of a judges fit (:func:`bayes_eval.models.sampling.diagnostics`).

@@ -98,7 +98,11 @@ def load_bandit(
 
     if source in ("gsm8k", "piqa"):
         make = sb.gsm8k_like if source == "gsm8k" else sb.piqa_like
-        return make(arms or f"dataset:bandit_{source}_arms", n_examples=examples or 1000, seed=seed)
+        return make(
+            arms or f"dataset:bandit_{source}_arms",
+            n_examples=1000 if examples is None else examples,
+            seed=seed,
+        )
     if source == "mmlu":
         if not subject:
             raise ValueError("--dataset mmlu needs --subject (an MMLU subject, e.g. anatomy).")
@@ -112,7 +116,10 @@ def load_bandit(
     if costs:
         if not Path(costs).is_file():
             raise ValueError(f"{costs}: no such file.")
-        costs = np.loadtxt(costs, delimiter=",", ndmin=1)
+        try:
+            costs = np.loadtxt(costs, delimiter=",", ndmin=1)
+        except ValueError as exc:
+            raise ValueError(f"{costs}: could not read the per-arm costs ({exc}).") from exc
     return sb.from_matrix(matrix, costs=costs, prior=(float(prior_mean), float(prior_var)))
 
 
@@ -136,6 +143,13 @@ def simulate_policies(
     Gittins stopping signal fired."""
     from bayes_eval.adaptive.simulation import default_policies, plot_regret, simulate
 
+    integer = isinstance(replicates, (int, np.integer)) and not isinstance(replicates, bool)
+    if not integer or replicates < 1:
+        raise ValueError(f"replicates is {replicates!r}; expected a positive integer.")
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder}: a file, not a folder (the output folder --out).")
+    folder.mkdir(parents=True, exist_ok=True)  # before the work: a path error shows at once
     policies = default_policies(data, granularity=granularity, lrf=lrf)
     start = time.perf_counter()
     ds = simulate(
@@ -148,8 +162,6 @@ def simulate_policies(
         seeds=replicates,
         progress=progress,
     )
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     nc, png = folder / "adaptive.nc", folder / "adaptive_regret.png"
     ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
     plot_regret(ds, png)

@@ -100,6 +100,9 @@ def logistic_matrix(
     theta = np.asarray(theta, dtype=np.float64)
     if ((theta <= 0) | (theta >= 1)).any():
         raise ValueError("arm accuracies must lie strictly between 0 and 1.")
+    integer = isinstance(n_examples, (int, np.integer)) and not isinstance(n_examples, bool)
+    if not integer or n_examples < 1:
+        raise ValueError(f"n_examples is {n_examples!r}; expected a positive integer.")
     d = rng.normal(0.0, difficulty_sd, n_examples)
     lo, hi = np.full(theta.shape, -30.0), np.full(theta.shape, 30.0)
     for _ in range(80):  # vectorised bisection: mean_j sigmoid(a - d_j) is increasing in a
@@ -155,6 +158,10 @@ def piqa_like(
     return _from_arms_csv(arms_csv, "piqa-like", 0.4, np.sqrt(0.02), n_examples, seed, (0.4, 0.02))
 
 
+#: The keys :func:`mmlu_like` reads besides ``tasks``.
+_MMLU_META_KEYS = ("models_in_row_order_with_input_cost_usd_per_1m", "prior_buckets_code")
+
+
 def mmlu_like(
     meta_json: str | Path = "dataset:bandit_mmlu_meta",
     subject: str = "anatomy",
@@ -178,6 +185,9 @@ def mmlu_like(
         raise ValueError(f"{path}: cannot read the MMLU metadata JSON ({exc}).") from exc
     if not isinstance(meta, dict) or "tasks" not in meta:
         raise ValueError(f"{path}: expected a JSON object with a 'tasks' list.")
+    missing = [k for k in _MMLU_META_KEYS if k not in meta]
+    if missing:
+        raise ValueError(f"{path}: the MMLU metadata JSON has no key {missing[0]!r}.")
     tasks = {t[0]: t for t in meta["tasks"]}
     if subject not in tasks:
         raise ValueError(f"unknown MMLU subject {subject!r}; expected one of {sorted(tasks)}.")
@@ -187,7 +197,8 @@ def mmlu_like(
     model_eff = rng.normal(0.0, 1.0, len(models))
     prompt_eff = rng.normal(0.0, 0.5, 100)
     z = (model_eff[:, None] + prompt_eff[None, :]).ravel() + rng.normal(0.0, 0.2, 100 * len(models))
-    matrix = _calibrated_matrix(z, float(mean), float(sd), int(n_examples or n_q), rng)
+    n = int(n_q) if n_examples is None else n_examples  # checked, never truncated
+    matrix = _calibrated_matrix(z, float(mean), float(sd), n, rng)
     costs = np.repeat([float(c) for _, c in models], 100)
     prior = tuple(float(x) for x in meta["prior_buckets_code"][bucket])
     labels = tuple(f"{m}|prompt{p}" for m, _ in models for p in range(100))

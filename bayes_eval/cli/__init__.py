@@ -3,7 +3,9 @@ the library and printing (tables through rich, or ``--json``).
 
 Every command that reads results takes ``dataset:NAME`` for a dataset shipped with the
 package (``bayes-eval datasets`` lists them) as well as files. Bad input prints one line
-``bayes-eval: error: ...`` on stderr and exits with status 2.
+``bayes-eval: error: ...`` on stderr and exits with status 2 (a missing or unreadable file
+too); Ctrl-C prints ``bayes-eval: interrupted`` and exits with status 130. Anything else is a
+bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -72,6 +74,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed early
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        print("bayes-eval: interrupted", file=sys.stderr)
+        return 130
     except ValueError as exc:
-        print(f"bayes-eval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
+    except PATH_ERRORS as exc:
+        return _error(path_error(exc))
+
+
+#: The OS errors about a path the user gave (reported in one line, status 2).
+PATH_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
+
+
+def path_error(exc: OSError) -> str:
+    """``missing.csv: no such file or directory`` from an OS error about a path."""
+    reason = (exc.strerror or type(exc).__name__).lower()
+    if exc.filename is None:
+        return f"{reason}."
+    return f"{exc.filename}: {reason}."
+
+
+def _error(message: str) -> int:
+    print(f"bayes-eval: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2

@@ -1,28 +1,46 @@
 """Option groups shared by the commands, each defined once as an argparse parent parser.
 
 A command lists the groups it takes (``parents=[...]``); the factories take the defaults
-that differ between commands (e.g. the number of NUTS draws). :func:`numbers` is the one
-parser of comma-separated number lists.
+that differ between commands (e.g. the number of NUTS draws). The value types (the one
+parser of number lists :func:`numbers`, counts, output paths) live in
+:mod:`bayes_eval.cli._types` and are re-exported here.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+
+from bayes_eval.cli._types import (
+    integers,
+    nonnegative_int,
+    numbers,
+    pair,
+    positive_int,
+    words,
+    writable_file,
+    writable_folder,
+    writable_path,
+)
 
 __all__ = [
     "HelpFormatter",
     "deprecated",
     "input_options",
     "integers",
+    "nonnegative_int",
     "numbers",
     "nuts_options",
     "output_options",
+    "pair",
+    "positive_int",
     "prior_file_options",
     "seed_options",
     "weights_options",
     "words",
+    "writable_file",
+    "writable_folder",
+    "writable_path",
 ]
 
 
@@ -39,31 +57,6 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
             names = [len(self._format_action_invocation(a)) for a in action._get_subactions()]
             longest = max(names, default=0) + self._current_indent + self._indent_increment
             self._action_max_length = max(self._action_max_length, longest)
-
-
-def numbers(text: str, *, integer: bool = False) -> list[float] | list[int]:
-    """``"0,0.5,1"`` -> ``[0.0, 0.5, 1.0]`` (``integer``: ``"1,2"`` -> ``[1, 2]``).
-
-    Raises ``argparse.ArgumentTypeError`` naming the text (argparse adds the option's name).
-    """
-    cast = int if integer else float
-    try:
-        return [cast(x) for x in text.split(",")]
-    except ValueError:
-        kind = "integers such as 1,2,4" if integer else "numbers such as 0,0.5,1"
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a list of numbers; expected comma-separated {kind}."
-        ) from None
-
-
-def integers(text: str) -> list[int]:
-    """:func:`numbers` of integers."""
-    return numbers(text, integer=True)
-
-
-def words(text: str) -> list[str]:
-    """``"bayes,pass_at_k:4"`` -> ``["bayes", "pass_at_k:4"]``."""
-    return [w.strip() for w in text.split(",") if w.strip()]
 
 
 def _parent() -> argparse.ArgumentParser:
@@ -124,9 +117,11 @@ def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argpar
     ``--no-progress``."""
     p = _parent()
     g = p.add_argument_group("NUTS sampler")
-    g.add_argument("--draws", type=int, default=draws, help=f"draws per chain ({draws})")
-    g.add_argument("--tune", type=int, default=tune, help=f"tuning steps per chain ({tune})")
-    g.add_argument("--chains", type=int, default=chains, help=f"chains ({chains})")
+    g.add_argument("--draws", type=positive_int, default=draws, help=f"draws per chain ({draws})")
+    g.add_argument(
+        "--tune", type=nonnegative_int, default=tune, help=f"tuning steps per chain ({tune})"
+    )
+    g.add_argument("--chains", type=positive_int, default=chains, help=f"chains ({chains})")
     g.add_argument("--seed", type=int, default=0, help="random seed (0)")
     g.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc", help="(pymc)")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -152,15 +147,19 @@ def output_options(
     out_default: str | None = None,
 ) -> argparse.ArgumentParser:
     """``--json`` (machine-readable output), ``--plot FILE`` and ``--out`` when given their
-    help text."""
+    help text. The paths are checked before the work: their folder must exist and be
+    writable."""
     p = _parent()
     if json:
         p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     if plot is not None:
-        p.add_argument("--plot", metavar="FILE", help=plot)
+        p.add_argument("--plot", metavar="FILE", type=writable_file, help=plot)
     if out is not None:
-        metavar = "DIR" if out_default is not None else "FILE"
-        p.add_argument("--out", metavar=metavar, default=out_default, help=out)
+        folder = out_default is not None
+        kind = writable_folder if folder else writable_file
+        p.add_argument(
+            "--out", metavar="DIR" if folder else "FILE", type=kind, default=out_default, help=out
+        )
     return p
 
 
@@ -200,10 +199,3 @@ def deprecated(
         action=_Deprecated,
         default=argparse.SUPPRESS,
     )
-
-
-def pair(values: Sequence[float], name: str) -> tuple[float, float]:
-    """Two numbers of a number list, else a ValueError naming the option."""
-    if len(values) != 2:
-        raise ValueError(f"{name} takes two numbers, e.g. 0.5,0.04; got {len(values)}.")
-    return float(values[0]), float(values[1])

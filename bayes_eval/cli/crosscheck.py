@@ -30,7 +30,10 @@ def add_parser(sub) -> None:
         ],
     )
     p.add_argument(
-        "--mc-draws", type=int, default=200_000, help="exact Dirichlet draws per model (200000)"
+        "--mc-draws",
+        type=opt.positive_int,
+        default=200_000,
+        help="exact Dirichlet draws per model (200000)",
     )
     p.set_defaults(func=run)
 

@@ -28,8 +28,8 @@ def add_parser(sub) -> None:
             ),
         ],
     )
-    p.add_argument("--trials", type=int, default=80, help="trials N per question (80)")
-    p.add_argument("--questions", type=int, default=30, help="questions M (30)")
+    p.add_argument("--trials", type=opt.positive_int, default=80, help="trials N per question (80)")
+    p.add_argument("--questions", type=opt.positive_int, default=30, help="questions M (30)")
     p.set_defaults(func=run)
 
 

@@ -34,7 +34,9 @@ def add_parser(sub) -> None:
     p.add_argument("file", metavar="FILE", help="count table, per-question table or SummEval CSV")
     p.add_argument("--dim", help="SummEval dimension (default: all four)")
     p.add_argument("--truth", metavar="FILE", help="CSV candidate,score of ground-truth scores")
-    p.add_argument("--levels", type=int, help="true score levels M (per-question table)")
+    p.add_argument(
+        "--levels", type=opt.positive_int, help="true score levels M (per-question table)"
+    )
     p.add_argument("--abstain", action="store_true", help="binary scores -1/0/1 with abstention")
     p.add_argument("--omega", type=float, default=0.0, help="random-effect strength (0)")
     p.add_argument("--beta-max", type=float, default=5.0, help="DAG prior strength (5)")

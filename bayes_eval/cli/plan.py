@@ -42,8 +42,12 @@ def add_parser(sub) -> None:
         default=0.8,
         help="target probability of reaching it (posterior predictive); default 0.8",
     )
-    p.add_argument("--draws", type=int, default=2000, help="Monte Carlo simulations (2000)")
-    p.add_argument("--max-trials", type=int, default=10_000, help="largest N per question")
+    p.add_argument(
+        "--draws", type=opt.positive_int, default=2000, help="Monte Carlo simulations (2000)"
+    )
+    p.add_argument(
+        "--max-trials", type=opt.positive_int, default=10_000, help="largest N per question"
+    )
     p.set_defaults(func=run)
 
 

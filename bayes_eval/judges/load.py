@@ -24,6 +24,8 @@ def read_truth(path: str | Path) -> dict[str, float]:
     """Ground-truth scores from a CSV with columns ``candidate, score``."""
     import pandas as pd
 
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such file (expected the --truth CSV candidate,score).")
     t = pd.read_csv(path)
     if not {"candidate", "score"} <= set(t.columns):
         raise ValueError(f"{path}: expected columns candidate, score.")
