@@ -33,11 +33,13 @@ Scale-out: :func:`run_grid` sends pending cells to a Dask cluster (a ``LocalClus
 default, or ``scheduler="tcp://host:port"``; ``n_workers=0`` runs them in this process),
 writes every finished cell atomically to ``OUT/cells/``, and merges them into
 ``OUT/coverage.nc``. A study started again with the same configuration skips finished cells,
-so no work is lost or counted twice. :func:`run_study` is the registry's entry
-(``bayes-eval validate coverage``): a TOML grid (:func:`load_config`) with options on top
-(:func:`grid_config`), then the grid, the report (:mod:`.coverage_report`) and its plot.
-The grid is a :class:`CoverageConfig` (:mod:`.coverage_config`); cells are simulated in
-:mod:`.coverage_cells`.
+so no work is lost or counted twice; a folder holding a study with another configuration is
+refused (naming the keys that differ), and Ctrl-C closes the cluster within seconds and raises
+:class:`StudyInterrupted` (``interrupted: K of N cells saved; ...``). :func:`run_study` is
+the registry's entry (``bayes-eval validate coverage``): a TOML grid (:func:`load_config`)
+with options on top (:func:`grid_config`), then the grid, the report
+(:mod:`.coverage_report`) and its plot. The grid is a :class:`CoverageConfig`
+(:mod:`.coverage_config`); cells are simulated in :mod:`.coverage_cells`.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ __all__ = [
     "SCENARIOS",
     "Config",
     "CoverageConfig",
+    "StudyInterrupted",
     "anchor_rates",
     "draw_pi",
     "grid_config",
@@ -91,6 +94,14 @@ def _cell_path(out: Path, cell) -> Path:
 
 
 def _write_atomic(ds: xr.Dataset, path: Path) -> None:
+    """Write ``ds`` to ``path`` through a temporary file. String variables and coordinates are
+    written as variable-length strings: a fixed width read back from the first cell (``<U8``
+    for ``anchored``) would truncate the longer labels of a merged study (``beta_mix``)."""
+    ds = ds.copy()
+    for var in ds.variables.values():
+        if var.dtype.kind in "USO":
+            var.encoding = {k: v for k, v in var.encoding.items() if k != "dtype"}
+            var.encoding["dtype"] = str
     tmp = path.with_suffix(".tmp")
     ds.to_netcdf(tmp, engine="h5netcdf")
     os.replace(tmp, path)
@@ -115,6 +126,7 @@ def _submit_to_dask(todo, config, out, scheduler, n_workers, bar, computed) -> N
             dashboard_address=None,
         )
         client = Client(cluster)
+    futures: dict = {}
     try:
         futures = {client.submit(run_cell, cell, config, pure=False): cell for cell in todo}
         for future in as_completed(futures):
@@ -123,10 +135,63 @@ def _submit_to_dask(todo, config, out, scheduler, n_workers, bar, computed) -> N
             computed.append(cell)
             if bar is not None:
                 bar.update(1)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    except KeyboardInterrupt:
+        # Ctrl-C reaches the workers too (one process group): nothing waits for them
+        _close_quietly(client, cluster, list(futures))
+        raise
+    else:
+        _close_quietly(client, cluster, [])
+
+
+def _close_quietly(client, cluster, futures, timeout: float = 3.0) -> None:
+    """Cancel ``futures`` and close the client and the local cluster within a few seconds,
+    without raising (the workers may be gone already). After an interruption the local
+    workers are killed half a second into the close: a cell computing for minutes would
+    otherwise hold the close (and the exit) until it finishes."""
+    import signal
+    import threading
+
+    steps = [lambda: client.close(timeout=timeout)]
+    if futures:
+        steps.insert(0, lambda: client.cancel(futures, force=True))
+    killer = None
+    if cluster is not None:
+        if futures:
+            pids = [getattr(w, "pid", None) for w in dict(cluster.workers).values()]
+            killer = threading.Timer(0.5, _kill, [[p for p in pids if p], signal])
+            killer.daemon = True
+            steps.append(killer.start)
+        steps.append(lambda: cluster.close(timeout=timeout))
+    for step in steps:
+        try:
+            step()
+        except BaseException:
+            pass
+    if killer is not None:
+        killer.cancel()
+
+
+def _kill(pids, signal) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+        except OSError:
+            pass
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_grid`: the cluster is closed, the finished cells are saved.
+    The message is the line to print: ``interrupted: K of N cells saved; run the same
+    command again to resume``."""
+
+
+def _conflict(out: Path, stored: dict, new: dict) -> str:
+    keys = sorted(k for k in set(stored) | set(new) if stored.get(k) != new.get(k))
+    what = ", ".join(f"{k} = {stored.get(k)!r} there, {new.get(k)!r} now" for k in keys)
+    return (
+        f"{out} holds a study with another configuration ({what or 'stored digest differs'}); "
+        "resume it with the same configuration, or start a new study with a new --out folder."
+    )
 
 
 def run_grid(
@@ -153,6 +218,15 @@ def run_grid(
     max_cells : int, optional
         Stop after this many new cells (a controlled interruption; resume later).
 
+    Raises
+    ------
+    ValueError
+        ``out_dir`` holds a study with another configuration (the message names the keys
+        that differ): it is never resumed with different settings.
+    StudyInterrupted
+        Ctrl-C (a ``KeyboardInterrupt`` subclass): the futures are cancelled, the cluster
+        closed, finished cells kept; running the same call again resumes.
+
     Returns
     -------
     dataset, info
@@ -166,10 +240,8 @@ def run_grid(
     if manifest.exists():
         previous = json.loads(manifest.read_text())
         if previous.get("digest") != config.digest():
-            raise ValueError(
-                f"{out} holds a study with another configuration; expected the same configuration "
-                "to resume, or a new --out folder."
-            )
+            new = json.loads(json.dumps(asdict(config)))
+            raise ValueError(_conflict(out, previous.get("config") or {}, new))
     else:
         manifest.write_text(
             json.dumps({"digest": config.digest(), "config": asdict(config)}, indent=2)
@@ -194,6 +266,12 @@ def run_grid(
                         bar.update(1)
             else:
                 _submit_to_dask(todo, config, out, scheduler, n_workers, bar, computed)
+        except KeyboardInterrupt:
+            saved = sum(_cell_path(out, c).exists() for c in cells)
+            raise StudyInterrupted(
+                f"interrupted: {saved} of {len(cells)} cells saved; "
+                "run the same command again to resume"
+            ) from None
         finally:
             if bar is not None:
                 bar.close()

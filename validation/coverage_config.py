@@ -9,6 +9,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bayes_eval.validation import config_checks as check
 from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS as SCENARIOS
 
 __all__ = ["CoverageConfig", "load_config"]
@@ -46,21 +47,26 @@ class CoverageConfig:
     nuts_draws: int = 300
 
     def validate(self) -> None:
+        """Check every key by type and range (``ValueError`` naming the key and the value,
+        e.g. ``M must be a list of positive integers, got 5``)."""
         for name in ("M", "N", "C"):
-            values = getattr(self, name)
-            if not values or any(int(v) != v or v < 1 for v in values):
-                raise ValueError(
-                    f"{name} is {values!r}; expected a non-empty list of positive integers."
-                )
-        bad = [s for s in self.scenarios if s not in SCENARIOS]
-        if bad:
-            raise ValueError(f"scenarios {bad} are unknown; expected some of {list(SCENARIOS)}.")
-        if not 0 < self.confidence < 1:
+            check.integers(name, getattr(self, name))
+        check.strings("scenarios", self.scenarios, SCENARIOS)
+        check.integer("reps", self.reps, 2)
+        for name in ("exact_reps", "bootstrap_resamples", "empirical_exact_reps", "seed"):
+            check.integer(name, getattr(self, name), 0)
+        check.boolean("exact_categorical", self.exact_categorical)
+        check.probability("confidence", self.confidence)
+        check.positive_number("alpha0", self.alpha0)
+        check.strings("anchors", self.anchors)
+        if not isinstance(self.nuts_cells, (list, tuple)):
             raise ValueError(
-                f"confidence is {self.confidence!r}; expected a probability in (0, 1)."
+                f"nuts_cells must be a list of [scenario, C, M, N] cells, got {self.nuts_cells!r}"
             )
-        if self.reps < 2 or self.exact_reps < 0 or self.empirical_exact_reps < 0:
-            raise ValueError("reps must be >= 2, exact_reps and empirical_exact_reps >= 0.")
+        for cell in self.nuts_cells:
+            check.nuts_cell("nuts_cells", cell, SCENARIOS)
+        check.integer("nuts_reps", self.nuts_reps)
+        check.integer("nuts_draws", self.nuts_draws)
 
     def cells(self) -> list[tuple[str, int, int, int]]:
         out = []
@@ -84,9 +90,13 @@ def load_config(path: str | Path) -> CoverageConfig:
         raw = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the coverage configuration ({exc}).") from exc
-    unknown = set(raw) - set(CoverageConfig.__dataclass_fields__)
+    known = list(CoverageConfig.__dataclass_fields__)
+    unknown = set(raw) - set(known)
     if unknown:
-        raise ValueError(f"{path}: unknown keys {sorted(unknown)}.")
+        raise ValueError(f"{path}: unknown keys {sorted(unknown)}; expected some of {known}.")
     config = CoverageConfig(**raw)
-    config.validate()
+    try:
+        config.validate()
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
     return config

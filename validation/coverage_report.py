@@ -17,7 +17,8 @@ HEADLINE = ("anchored", "beta_mixture")
 def summary(ds: xr.Dataset, confidence: float = 0.95, *, min_m: int = 15) -> dict:
     """The coverage report: headline scenarios first, under- and over-coverage apart.
 
-    For every scenario and method: the range of coverage per M (over N and C), the largest
+    For every scenario and method: the range of coverage per M over the cells of other N and
+    C (``coverage_by_M``: ``{M: {"min", "max", "over": "N, C", "cells"}}``), the largest
     undercoverage and the largest overcoverage in percentage points over the cells with
     ``M >= min_m`` (``under_pp``, ``over_pp``; a method can do both), the cells outside
     +-2 points there (``misses``: ``[C, M, N, coverage]``) and whether the +-2 point target
@@ -39,7 +40,12 @@ def summary(ds: xr.Dataset, confidence: float = 0.95, *, min_m: int = 15) -> dic
                 v = cov.sel(M=mm).values
                 v = v[np.isfinite(v)]
                 if v.size:
-                    by_m[int(mm)] = [round(float(v.min()), 4), round(float(v.max()), 4)]
+                    by_m[int(mm)] = {
+                        "min": round(float(v.min()), 4),
+                        "max": round(float(v.max()), 4),
+                        "over": "N, C",
+                        "cells": int(v.size),
+                    }
             big = cov.where(cov["M"] >= min_m)
             under = float(np.nanmax(confidence - big.values, initial=-np.inf)) * 100
             over = float(np.nanmax(big.values - confidence, initial=-np.inf)) * 100

@@ -16,6 +16,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from bayes_eval.convergence import DEFAULT_METHODS, parse_method
+from bayes_eval.validation import config_checks as check
 
 __all__ = [
     "BiasedCoinConfig",
@@ -206,23 +207,25 @@ class CoverageStudyConfig:
     max_cells: int | None = _opt(None, "stop after this many new cells (resume later)")
 
     def __post_init__(self):
+        # the checks (and messages) of the TOML keys, CoverageConfig.validate
+        if self.config is not None and not isinstance(self.config, str):
+            raise ValueError(f"config must be a path to a TOML file, got {self.config!r}")
         for name in ("M", "N", "C"):
-            _ints(name, getattr(self, name))
-        if self.scenarios is not None:
-            if not self.scenarios:
-                raise ValueError(
-                    f"scenarios is empty; expected some of {list(COVERAGE_SCENARIOS)}."
-                )
-            for s in self.scenarios:
-                _choice("scenarios", s, COVERAGE_SCENARIOS)
-        _int("replicates", self.replicates, 2, optional=True)
-        for name in ("exact_reps", "bootstrap_resamples", "empirical_exact_reps"):
-            _int(name, getattr(self, name), 0, optional=True)
-        _int("nuts_reps", self.nuts_reps, optional=True)
-        _int("nuts_draws", self.nuts_draws, optional=True)
-        _prob("confidence", self.confidence, optional=True)
-        if self.alpha0 is not None and not self.alpha0 > 0:
-            raise ValueError(f"alpha0 is {self.alpha0!r}; expected a number > 0.")
+            check.integers(name, getattr(self, name), optional=True)
+        check.strings("scenarios", self.scenarios, COVERAGE_SCENARIOS, optional=True)
+        check.integer("replicates", self.replicates, 2, optional=True)
+        for name in ("exact_reps", "bootstrap_resamples", "empirical_exact_reps", "seed"):
+            check.integer(name, getattr(self, name), 0, optional=True)
+        check.boolean("exact_categorical", self.exact_categorical, optional=True)
+        check.integer("nuts_reps", self.nuts_reps, optional=True)
+        check.integer("nuts_draws", self.nuts_draws, optional=True)
+        check.probability("confidence", self.confidence, optional=True)
+        check.positive_number("alpha0", self.alpha0, optional=True)
+        check.strings("anchors", self.anchors, optional=True)
+        if self.nuts_cells is not None and not isinstance(self.nuts_cells, (list, tuple)):
+            raise ValueError(
+                f"nuts_cells must be a list of SCENARIO:C:M:N cells, got {self.nuts_cells!r}"
+            )
         for cell in self.nuts_cells or ():
             parts = str(cell).split(":")
             ok = len(parts) == 4 and parts[0] in COVERAGE_SCENARIOS
@@ -231,9 +234,8 @@ class CoverageStudyConfig:
                 raise ValueError(
                     f"nuts_cells has {cell!r}; expected SCENARIO:C:M:N, e.g. anchored:1:30:4."
                 )
-        _seed(self.seed)
-        _int("workers", self.workers, 0, optional=True)
-        _int("max_cells", self.max_cells, optional=True)
+        check.integer("workers", self.workers, 0, optional=True)
+        check.integer("max_cells", self.max_cells, optional=True)
 
     def overrides(self) -> dict:
         """The grid keys set by options (TOML names: ``replicates`` is ``reps``)."""

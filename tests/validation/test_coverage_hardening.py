@@ -1,0 +1,190 @@
+"""Coverage study hardening: typed config checks, conflicting resumes refused, full string
+labels in the NetCDF, a labelled summary, and Ctrl-C (StudyInterrupted, resumable)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from bayes_eval.validation import coverage
+from bayes_eval.validation.registry import make_config
+from bayes_eval.validation.study_configs import CoverageStudyConfig
+
+
+def _tiny(**kw):
+    base = dict(
+        M=[5],
+        N=[1, 2],
+        C=[1],
+        scenarios=["uniform"],
+        reps=20,
+        exact_reps=0,
+        bootstrap_resamples=0,
+        seed=7,
+    )
+    base.update(kw)
+    return coverage.CoverageConfig(**base)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("M = 5", "M must be a list of positive integers, got 5"),
+        ("N = [1, 2.5]", "N must be a list of positive integers, got [1, 2.5]"),
+        ("C = []", "C must be a list of positive integers, got []"),
+        ("reps = 'many'", "reps must be an integer >= 2, got 'many'"),
+        ("reps = 2.5", "reps must be an integer >= 2, got 2.5"),
+        ("reps = true", "reps must be an integer >= 2, got True"),
+        ("confidence = 'high'", "confidence must be a number in (0, 1), got 'high'"),
+        ("confidence = 1.5", "confidence must be a number in (0, 1), got 1.5"),
+        ("seed = -1", "seed must be an integer >= 0, got -1"),
+        ("exact_categorical = 1", "exact_categorical must be true or false, got 1"),
+        ("alpha0 = 0", "alpha0 must be a number > 0, got 0"),
+        ("scenarios = 'uniform'", "scenarios must be a non-empty list"),
+        ("scenarios = ['nope']", "['nope'] are unknown"),
+        ("anchors = [1]", "anchors must be a non-empty list of strings, got [1]"),
+        ("nuts_cells = [['uniform', 1, 5]]", "nuts_cells must be a list of [scenario, C, M, N]"),
+        ("nuts_reps = 0", "nuts_reps must be an integer >= 1, got 0"),
+    ],
+)
+def test_toml_keys_checked_by_type_and_range(tmp_path, line, message):
+    path = tmp_path / "c.toml"
+    path.write_text(line + "\n")
+    with pytest.raises(ValueError) as info:
+        coverage.load_config(path)
+    assert message in str(info.value) and str(path) in str(info.value)
+
+
+def test_unknown_toml_keys_are_named(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("M = [5]\nrepz = 3\n")
+    with pytest.raises(ValueError, match=r"unknown keys \['repz'\]"):
+        coverage.load_config(path)
+
+
+def test_options_checked_like_the_toml():
+    with pytest.raises(ValueError, match="M must be a list of positive integers, got 5"):
+        CoverageStudyConfig(M=5)
+    with pytest.raises(ValueError, match=r"replicates must be an integer >= 2, got 2\.5"):
+        CoverageStudyConfig(replicates=2.5)
+    with pytest.raises(ValueError, match=r"confidence must be a number in \(0, 1\), got 'high'"):
+        CoverageStudyConfig(confidence="high")
+    with pytest.raises(ValueError, match=r"validate coverage: .*seed"):
+        make_config("coverage", seed="x")
+    with pytest.raises(ValueError, match="M must be a list of positive integers"):
+        make_config("coverage", M="5,0")
+    assert make_config("coverage", M="5,30", seed="3").overrides() == {"M": [5, 30], "seed": 3}
+
+
+def test_resume_with_another_seed_is_refused_naming_it(tmp_path):
+    out = tmp_path / "s"
+    coverage.run_grid(_tiny(), out, n_workers=0, progress=False)
+    with pytest.raises(ValueError, match="another configuration") as info:
+        coverage.run_grid(_tiny(seed=99), out, n_workers=0, progress=False)
+    msg = str(info.value)
+    assert "seed = 7 there, 99 now" in msg and "--out" in msg and "reps" not in msg
+    _ds, again = coverage.run_grid(_tiny(), out, n_workers=0, progress=False)  # same: resumes
+    assert again["computed"] == [] and len(again["skipped"]) == 2
+
+
+def test_netcdf_keeps_full_scenario_labels(tmp_path):
+    cfg = _tiny(N=[1], scenarios=["anchored", "beta_mixture"])
+    coverage.run_grid(cfg, tmp_path, n_workers=0, progress=False)
+    with xr.open_dataset(tmp_path / "coverage.nc", engine="h5netcdf") as ds:
+        assert sorted(ds["scenario"].values.tolist()) == ["anchored", "beta_mixture"]
+        labels = set(ds["interval"].values.tolist())
+    assert {"empirical_plugin", "clopper_pearson"} <= labels
+
+
+def test_summary_ranges_are_labelled(tmp_path):
+    ds, _ = coverage.run_grid(_tiny(), tmp_path, n_workers=0, progress=False)
+    entry = coverage.summary(ds)["scenarios"]["uniform"]["uniform"]["coverage_by_M"][5]
+    assert set(entry) == {"min", "max", "over", "cells"}
+    assert entry["over"] == "N, C" and entry["cells"] == 2 and entry["min"] <= entry["max"]
+
+
+def test_ctrl_c_in_process_saves_finished_cells_and_resumes(tmp_path, monkeypatch):
+    cfg = _tiny(N=[1, 2, 3, 4])
+    real = coverage.run_cell
+    calls = []
+
+    def flaky(cell, config):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(cell)
+        return real(cell, config)
+
+    monkeypatch.setattr(coverage, "run_cell", flaky)
+    with pytest.raises(coverage.StudyInterrupted) as info:
+        coverage.run_grid(cfg, tmp_path, n_workers=0, progress=False)
+    assert isinstance(info.value, KeyboardInterrupt)
+    assert str(info.value) == (
+        "interrupted: 2 of 4 cells saved; run the same command again to resume"
+    )
+    assert len(list((tmp_path / "cells").glob("*.nc"))) == 2
+    assert not list((tmp_path / "cells").glob("*.tmp"))
+    monkeypatch.setattr(coverage, "run_cell", real)
+    ds, info2 = coverage.run_grid(cfg, tmp_path, n_workers=0, progress=False)
+    assert info2["computed"] == [c for c in cfg.cells() if c not in calls]
+    assert sorted(info2["skipped"]) == sorted(calls) and info2["pending"] == 0
+    assert np.isfinite(ds["coverage"].sel(interval="uniform")).all()
+
+
+_SIGINT_SCRIPT = """
+import time
+from bayes_eval.validation import coverage, coverage_cells
+
+real = coverage_cells.run_cell
+
+def slow(cell, config):
+    time.sleep(0.5 if cell[3] == 1 else 60)
+    return real(cell, config)
+
+coverage.run_cell = slow
+cfg = coverage.CoverageConfig(M=[5], N=[1, 2, 3, 4], C=[1], scenarios=["uniform"], reps=20,
+                              exact_reps=0, bootstrap_resamples=0, seed=1)
+try:
+    coverage.run_grid(cfg, {out!r}, n_workers=2, progress=False)
+except coverage.StudyInterrupted as exc:
+    print(exc, flush=True)
+    raise SystemExit(130)
+"""
+
+
+@pytest.mark.slow
+def test_sigint_to_the_process_group_stops_a_local_cluster(tmp_path):
+    out = tmp_path / "s"
+    script = textwrap.dedent(_SIGINT_SCRIPT.format(out=str(out)))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list((out / "cells").glob("*.nc")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no cell saved in 120 s"
+            time.sleep(0.1)
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)
+        start = time.monotonic()
+        stdout, stderr = proc.communicate(timeout=30)
+        elapsed = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert elapsed < 10, elapsed
+    assert "interrupted: 1 of 4 cells saved; run the same command again to resume" in stdout

@@ -1,0 +1,102 @@
+"""Checks of configuration values by type and range, shared by :class:`CoverageConfig` (TOML
+keys) and the registry config of the coverage study (options). Every check raises
+``ValueError`` naming the key, what it must be and the value it got, e.g. ``M must be a list
+of positive integers, got 5``. Integers are never truncated: ``2.5`` is refused, and so is
+``True`` (a bool is not a count)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "boolean",
+    "integer",
+    "integers",
+    "nuts_cell",
+    "positive_number",
+    "probability",
+    "strings",
+]
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _fail(name: str, what: str, value) -> None:
+    raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
+def integer(name: str, value, minimum: int = 1, *, optional: bool = False) -> None:
+    """An ``int`` (not a bool, not a float) of at least ``minimum``."""
+    if optional and value is None:
+        return
+    if not _is_int(value) or value < minimum:
+        _fail(name, f"an integer >= {minimum}", value)
+
+
+def integers(name: str, values, minimum: int = 1, *, optional: bool = False) -> None:
+    """A non-empty list (or tuple) of integers of at least ``minimum``."""
+    if optional and values is None:
+        return
+    what = "a list of positive integers" if minimum == 1 else f"a list of integers >= {minimum}"
+    if not isinstance(values, (list, tuple)) or not values:
+        _fail(name, what, values)
+    if any(not _is_int(v) or v < minimum for v in values):
+        _fail(name, what, values)
+
+
+def probability(name: str, value, *, optional: bool = False) -> None:
+    """A number strictly between 0 and 1."""
+    if optional and value is None:
+        return
+    if not _is_number(value) or not 0 < value < 1:
+        _fail(name, "a number in (0, 1)", value)
+
+
+def positive_number(name: str, value, *, optional: bool = False) -> None:
+    """A number > 0."""
+    if optional and value is None:
+        return
+    if not _is_number(value) or not value > 0:
+        _fail(name, "a number > 0", value)
+
+
+def boolean(name: str, value, *, optional: bool = False) -> None:
+    """``true`` or ``false``."""
+    if optional and value is None:
+        return
+    if not isinstance(value, bool):
+        _fail(name, "true or false", value)
+
+
+def strings(
+    name: str, values, choices: Iterable[str] | None = None, *, optional: bool = False
+) -> None:
+    """A non-empty list of strings, each one of ``choices`` if given."""
+    if optional and values is None:
+        return
+    what = "a non-empty list of strings"
+    if choices is not None:
+        choices = list(choices)
+        what = f"a non-empty list of some of {choices}"
+    if not isinstance(values, (list, tuple)) or not values:
+        _fail(name, what, values)
+    if any(not isinstance(v, str) for v in values):
+        _fail(name, what, values)
+    if choices is not None:
+        bad = [v for v in values if v not in choices]
+        if bad:
+            raise ValueError(f"{name} must be {what}; {bad} are unknown, got {list(values)!r}")
+
+
+def nuts_cell(name: str, cell, scenarios: Iterable[str]) -> None:
+    """One ``[scenario, C, M, N]`` cell with positive integers."""
+    ok = isinstance(cell, (list, tuple)) and len(cell) == 4 and cell[0] in list(scenarios)
+    ok = ok and all(_is_int(v) and v >= 1 for v in cell[1:])
+    if not ok:
+        _fail(name, "a list of [scenario, C, M, N] cells, e.g. ['anchored', 1, 30, 4]", cell)
