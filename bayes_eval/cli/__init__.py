@@ -74,8 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed early
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:
-        print("bayes-eval: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # a study's own line says what was saved
+        print(f"bayes-eval: {exc}" if str(exc) else "bayes-eval: interrupted", file=sys.stderr)
         return 130
     except ValueError as exc:
         return _error(str(exc))

@@ -95,6 +95,15 @@ def test_interrupt_is_one_line_and_status_130(monkeypatch, capsys):
     assert _one_line_error(capsys, "bayes-eval: interrupted") == "bayes-eval: interrupted"
 
 
+def test_an_interrupted_study_says_what_was_saved(monkeypatch, capsys):
+    from bayes_eval.validation.coverage import StudyInterrupted
+
+    line = "interrupted: 2 of 4 cells saved; run the same command again to resume"
+    monkeypatch.setattr("bayes_eval.datasets.list_datasets", _raise(StudyInterrupted(line)))
+    assert main(["datasets"]) == 130
+    assert _one_line_error(capsys, "bayes-eval: interrupted") == f"bayes-eval: {line}"
+
+
 @pytest.mark.parametrize(
     ("exc", "phrase"),
     [
