@@ -591,5 +591,5 @@ def test_inspect_log_with_a_malformed_header_is_refused(tmp_path):
         for name in zin.namelist():
             data = b"[1, 2]" if name == "header.json" else zin.read(name)
             zout.writestr(name, data)
-    with pytest.raises(ValueError, match="header.json holds a list; expected a JSON object"):
+    with pytest.raises(ValueError, match=r"header\.json holds a list; expected a JSON object"):
         read_eval_log(bad)
