@@ -102,8 +102,20 @@ def _report(config: Config, prior: ElicitedPrior, out: dict, mismatch: list[str]
         lines.append(f"prior: every question Dir({alpha}) (depth D = {prior.depth:.2f} trials)")
     pct = f"{prior.prob:.0%}"
     lo, hi = prior.stated
-    what = "interval of one question's score" if config.categories else "interval"
-    lines.append(f"stated {pct} {what}: [{lo:.3f}, {hi:.3f}]")
+    if config.categories:
+        lines.append(f"{pct} interval of one question's score under it: [{lo:.3f}, {hi:.3f}]")
+    else:
+        lines.append(f"stated {pct} interval: [{lo:.3f}, {hi:.3f}]")
+    if config.categories:
+        lines.append(
+            f"achieved {pct} intervals of the category shares: "
+            + ", ".join(
+                f"{c}: [{a:.3f}, {b:.3f}] (stated [{s:.3f}, {t:.3f}])"
+                for c, ((a, b), (s, t)) in enumerate(
+                    zip(prior.achieved, config.category_intervals(), strict=True)
+                )
+            )
+        )
     lo, hi = prior.implied
     lines.append(
         f"implied {pct} interval of pi-bar for M = {prior.n_questions} questions: "
@@ -132,7 +144,8 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
     """Elicit the prior of ``config``; writes ``OUT/elicit.nc`` and ``OUT/elicit.png``.
 
     The summary holds ``level``, ``n_questions``, ``stated``, ``implied_pi_bar``,
-    ``width_ratio``, ``warning`` (the first ElicitationWarning, or None), ``prior``
+    ``width_ratio``, ``warning`` (the first ElicitationWarning, or None), ``warnings`` (all
+    of them), ``prior``
     (:meth:`ElicitedPrior.as_dict`), ``prior_predictive``, ``sensitivity`` (with FILE),
     ``note`` (how the statement was read) and ``report`` (the lines to print).
     """
@@ -156,6 +169,7 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
         "implied_pi_bar": prior.implied.tolist(),
         "width_ratio": prior.width_ratio,
         "warning": mismatch[0] if mismatch else None,
+        "warnings": mismatch,
         "prior": prior.as_dict(),
         "prior_predictive": pred,
         "note": _note(config),

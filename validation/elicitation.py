@@ -44,8 +44,10 @@ in :mod:`.elicitation_data`; :class:`ElicitedPrior` and its checks are in
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 from scipy.stats import beta as beta_dist
 
@@ -221,6 +223,46 @@ def elicit_beta(
     return prior
 
 
+#: largest gap (share units) between a stated and an achieved category endpoint before the
+#: category statements are reported as unattainable together
+CATEGORY_TOLERANCE = 0.05
+
+
+def _warn_if_unattainable(stated: NDArray, achieved: NDArray, prob: float) -> None:
+    """ElicitationWarning when no Dirichlet meets every category statement (within tolerance).
+
+    The shares sum to one, so the statements constrain each other: for two categories
+    ``[lo_0, hi_0]`` fixes ``[1 - hi_0, 1 - lo_0]`` for the other one, and stating
+    ``0.5:0.9`` for both asks each share to exceed one half with probability ``prob``.
+    The least-squares fit then returns a compromise; this says so instead of passing it off
+    as the stated prior.
+    """
+    gap = np.abs(achieved - stated)
+    if gap.max() <= CATEGORY_TOLERANCE:
+        return
+    worst = int(np.argmax(gap.max(axis=1)))
+    pairs = "; ".join(
+        f"category {c}: stated [{s[0]:.3f}, {s[1]:.3f}], achieved [{a[0]:.3f}, {a[1]:.3f}]"
+        for c, (s, a) in enumerate(zip(stated, achieved, strict=True))
+    )
+    hint = ""
+    if len(stated) == 2:
+        lo, hi = stated[0]
+        hint = (
+            f" With two categories the shares are s and 1 - s: category 0 in "
+            f"[{lo:.3f}, {hi:.3f}] means category 1 in [{1 - hi:.3f}, {1 - lo:.3f}]."
+        )
+    warnings.warn(
+        ElicitationWarning(
+            f"the category statements do not hold together: no Dirichlet puts {prob:.0%} of "
+            f"every category's share in its interval (the shares sum to 1); the closest one "
+            f"misses category {worst} by {gap.max():.3f}. {pairs}.{hint} Restate the "
+            "intervals so that they can hold together."
+        ),
+        stacklevel=3,
+    )
+
+
 def elicit_dirichlet(
     intervals: ArrayLike,
     prob: float = 0.9,
@@ -295,6 +337,7 @@ def elicit_dirichlet(
     sol = optimize.least_squares(resid, start, xtol=1e-12, ftol=1e-12)
     alpha = np.exp(sol.x)
     ach = np.array([beta_dist.ppf(q, a, alpha.sum() - a) for a in alpha])
+    _warn_if_unattainable(iv, ach, prob)
     prior = ElicitedPrior(
         level="question",
         alpha=alpha,

@@ -299,6 +299,40 @@ def test_elicit_dirichlet_and_prior_predictive_and_sensitivity(rng):
         elicitation.elicit_dirichlet([[0.6, 0.7], [0.6, 0.7]], 0.9, level="question", n_questions=5)
 
 
+@pytest.mark.filterwarnings("ignore:question-level prior")
+def test_elicit_dirichlet_warns_when_the_category_statements_contradict_each_other():
+    # two categories: share s in [0.5, 0.9] and 1 - s in [0.5, 0.9] with 90% each is
+    # impossible (it needs P(s >= 0.5) and P(s <= 0.5) both >= 0.9); the fit is Dir(8, 8)
+    with pytest.warns(elicitation.ElicitationWarning, match="do not hold together") as rec:
+        prior = elicitation.elicit_dirichlet(
+            [[0.5, 0.9], [0.5, 0.9]], 0.9, level="question", n_questions=30
+        )
+    msg = next(str(r.message) for r in rec if "hold together" in str(r.message))
+    assert "category 1 in [0.100, 0.500]" in msg and "misses category" in msg
+    assert np.abs(prior.achieved - [[0.5, 0.9], [0.5, 0.9]]).max() > 0.15
+    # mirrored statements are consistent: no such warning, achieved to 1e-4
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        prior = elicitation.elicit_dirichlet(
+            [[0.1, 0.5], [0.5, 0.9]], 0.9, level="question", n_questions=30
+        )
+    assert not any("hold together" in str(r.message) for r in rec)
+    np.testing.assert_allclose(prior.achieved, [[0.1, 0.5], [0.5, 0.9]], atol=1e-4)
+
+
+def test_cli_elicit_reports_inconsistent_categories(capsys, tmp_path):
+    from bayes_eval.cli import main
+
+    argv = ["validate", "elicit", "--categories", "0.5:0.9,0.5:0.9", "--level", "question"]
+    assert main([*argv, "--draws", "500", "--out", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert any("do not hold together" in w for w in out["warnings"])
+    assert main([*argv, "--draws", "500", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "achieved 90% intervals of the category shares" in text
+    assert "warning: the category statements do not hold together" in text
+
+
 def test_cli_elicit(capsys, tmp_path):
     from bayes_eval.cli import main
 
