@@ -60,7 +60,7 @@ from bayes_eval.validation.coverage_cells import (
     run_cell,
 )
 from bayes_eval.validation.coverage_config import CoverageConfig, load_config
-from bayes_eval.validation.coverage_report import HEADLINE, plot, summary, table
+from bayes_eval.validation.coverage_report import HEADLINE, plot, report_lines, summary, table
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import CoverageStudyConfig as Config
 
@@ -321,6 +321,7 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
     else:
         files["plot"] = plot(ds, out / "coverage.png", grid.confidence)
         report = summary(ds, grid.confidence)
+        report["report"] = report_lines(report)
     if info["pending"] == 0:
         files["netcdf"] = out / "coverage.nc"
     report |= {

@@ -9,7 +9,7 @@ import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
 
-__all__ = ["HEADLINE", "plot", "summary", "table"]
+__all__ = ["HEADLINE", "plot", "report_lines", "summary", "table"]
 
 HEADLINE = ("anchored", "beta_mixture")
 
@@ -68,6 +68,54 @@ def summary(ds: xr.Dataset, confidence: float = 0.95, *, min_m: int = 15) -> dic
     out["claim_error_bayes_max"] = round(float(np.nanmax(ds["claim_error_bayes"].values)), 4)
     out["claim_error_wald_max"] = round(float(np.nanmax(ds["claim_error_wald"].values)), 4)
     return out
+
+
+def _range(cell: dict) -> str:
+    lo, hi = cell["min"], cell["max"]
+    return f"{lo:.3f}" if lo == hi else f"{lo:.3f}-{hi:.3f}"
+
+
+def report_lines(out: dict) -> list[str]:
+    """The human-readable coverage report of :func:`summary`: one aligned table per scenario.
+
+    A row per method: coverage per M (the range over the cells of other N and C), the largest
+    under- and overcoverage in points over ``M >= min_M`` and the misses (cells outside
+    +-2 points by more than 2 Monte Carlo s.e.) out of the cells there.
+    """
+    nominal, min_m = out["nominal"], out["min_M"]
+    lines = [
+        f"coverage of the {nominal:.0%} intervals per M (a range a-b spans the cells of other N "
+        "and C);",
+        f"under/over: the largest gap in points over the cells with M >= {min_m}; misses: those "
+        "cells outside +-2 points by more than 2 Monte Carlo s.e.",
+    ]
+    for scen, methods in out["scenarios"].items():
+        if not methods:
+            continue
+        by_m = {k: {int(m): c for m, c in r["coverage_by_M"].items()} for k, r in methods.items()}
+        ms = sorted({m for cells in by_m.values() for m in cells})
+        cols = {
+            m: {k: _range(by_m[k][m]) if m in by_m[k] else "-" for k, r in methods.items()}
+            for m in ms
+        }
+        width = {m: max(len(f"M={m}"), *map(len, cols[m].values())) for m in ms}
+        name_w = max(len("method"), *map(len, methods))
+        head = f"  {'method':<{name_w}}  " + "  ".join(f"{f'M={m}':>{width[m]}}" for m in ms)
+        tag = " (headline: real or misspecified rates)" if scen in HEADLINE else ""
+        lines += ["", f"scenario {scen}{tag}", head + "  under   over  misses"]
+        for name, rep in methods.items():
+            n_big = sum(c["cells"] for m, c in rep["coverage_by_M"].items() if int(m) >= min_m)
+            under = "-" if rep["under_pp"] is None else f"{rep['under_pp']:.1f}"
+            over = "-" if rep["over_pp"] is None else f"{rep['over_pp']:.1f}"
+            row = f"  {name:<{name_w}}  " + "  ".join(f"{cols[m][name]:>{width[m]}}" for m in ms)
+            lines.append(row + f"  {under:>5}  {over:>5}  {len(rep['misses'])}/{n_big}")
+    lines += [
+        "",
+        "largest share of wrong-sign ranking claims (|z| > 1.645 between two simulated "
+        f"models) over the cells: Bayes@N (uniform prior) {out['claim_error_bayes_max']}, "
+        f"Wald {out['claim_error_wald_max']}",
+    ]
+    return lines
 
 
 def table(ds: xr.Dataset, scenario: str, methods=None):

@@ -78,6 +78,13 @@ def test_report_separates_under_and_over_coverage():
     assert b["under_pp"] == 0.0 and b["over_pp"] == 4.0 and not b["within_2pp"]
     assert b["misses"] == [[1, 15, 4, 0.99]]
     assert coverage.table(ds, "anchored", ["b", "a"]).columns.tolist() == ["b", "a"]
+    # the human-readable report: an aligned row per method, coverage per M, misses counted
+    lines = coverage.report_lines(rep)
+    head = lines.index("scenario anchored (headline: real or misspecified rates)")
+    assert lines[head + 1].split() == ["method", "M=5", "M=15", "M=30", "under", "over", "misses"]
+    assert lines[head + 2].split() == ["a", "0.800", "0.950", "0.950", "0.0", "0.0", "0/2"]
+    assert lines[head + 3].split() == ["b", "0.950", "0.990", "0.951", "0.0", "4.0", "1/2"]
+    assert all(len(line) < 200 for line in lines)
 
 
 def test_categorical_cell_and_scenarios():
