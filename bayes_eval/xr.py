@@ -374,16 +374,14 @@ def rank_table(
     return ds
 
 
-#: Largest number of gamma variates drawn at once by :func:`posterior_tree` (memory bound).
-_CHUNK = 4_000_000
+_CHUNK = 4_000_000  # gamma variates drawn at once by posterior_tree (memory bound)
 
 
 def _dirichlet_draws(nu: np.ndarray, n: int, rng: np.random.Generator, w, keep_pi: bool):
     """``n`` draws of ``pi ~ Dir(nu)`` (nu of shape ``(..., M, K)`` or ``(n, ..., M, K)``
     already per draw) as ``(pi_bar, pi)``; pi is ``None`` unless ``keep_pi``."""
-    per_draw = nu.ndim == 4 and nu.shape[0] == n
-    size = nu[0].size if per_draw else nu.size
-    step = max(1, _CHUNK // max(size, 1))
+    per_draw = nu.ndim == 4
+    step = max(1, _CHUNK // max(nu[0].size if per_draw else nu.size, 1))
     bars, pis = [], []
     for i in range(0, n, step):
         k = min(step, n - i)
@@ -429,9 +427,8 @@ def posterior_tree(
     Parameters
     ----------
     R : DataArray or array_like
-        Results with dims ``("model", "question", "trial")`` (or an ``(L, M, N)`` array,
-        labelled with ``models``). One model without a ``model`` dim is given a
-        ``model`` coordinate of length 1.
+        Results with dims ``("model", "question", "trial")`` (or an array, labelled with
+        ``models``); one model without a ``model`` dim gets a ``model`` dim of length 1.
     w, R0, prior, pool, skipna
         As in :func:`bayes`.
     draws, chains : int, keyword-only
@@ -439,8 +436,7 @@ def posterior_tree(
     seed : int, keyword-only
         Seed of the draws.
     include_pi : bool, keyword-only
-        Also store ``pi`` over ``(chain, draw, model, question, category)`` (L x M x (C + 1)
-        floats per draw).
+        Also store ``pi`` over ``(chain, draw, model, question, category)``.
     include_prior : bool, keyword-only
         Add a ``prior`` group with draws of ``pi_bar`` (and ``pi``) under the prior,
         :math:`\mathrm{Dir}(\alpha_0 + n^0_\alpha)` per question, for posterior-vs-prior plots.
@@ -452,36 +448,22 @@ def posterior_tree(
     Returns
     -------
     xarray.DataTree
-        Group ``posterior`` with ``pi_bar`` over ``(chain, draw, model)`` (and ``pi``), group
-        ``prior`` as above, attrs ``estimator``, ``prior``, ``seed``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> R = np.random.default_rng(0).integers(0, 2, size=(2, 20, 4))
-    >>> dt = posterior_tree(R, models=["a", "b"], draws=2000)
-    >>> float(abs(dt["posterior"]["pi_bar"].mean(("chain", "draw")) - bayes(
-    ...     results_array(R, models=["a", "b"]))["mu"]).max()) < 0.005
-    True
+        ``posterior`` (``pi_bar`` over ``(chain, draw, model)``, ``pi``) and ``prior`` groups.
     """
     for name, value in (("draws", draws), ("chains", chains)):
         if isinstance(value, bool) or int(value) != value or value < 1:
             raise ValueError(f"{name} is {value!r}; expected a positive integer.")
-    draws, chains = int(draws), int(chains)
     if not isinstance(R, xr.DataArray):
         R = results_array(R, models=models)
     R, values, mask = _unpack(R, skipna)
     if "model" not in R.dims:
-        R = R.expand_dims(model=["model_0"])
-        values = values[None]
+        R, values, mask = R.expand_dims(model=["model_0"]), values[None], mask
         mask = None if mask is None else mask[None]
-    if R0 is not None and "model" not in R0.dims:
-        R0 = R0.expand_dims(model=R["model"].values)
+        R0 = None if R0 is None else R0.expand_dims(model=["model_0"])
     r0, r0_mask = _aligned_prior(R0, R)
     post = _bayes.posterior(values, w, r0, prior=prior, pool=pool, mask=mask, R0_mask=r0_mask)
-    rng = np.random.default_rng(seed)
-    n = draws * chains
-    weights = post.w
+    draws, chains = int(draws), int(chains)
+    rng, n, weights = np.random.default_rng(seed), draws * chains, post.w
     if isinstance(post, _bayes.MixturePosterior):
         # node per (draw, model) by inverse CDF of the posterior node weights
         cdf = np.cumsum(post.weights, axis=0)  # (J, L)
@@ -490,8 +472,7 @@ def posterior_tree(
         nu = post.nu[j, np.arange(cdf.shape[1])[None, :]]  # (n, L, M, K)
         label = post.prior.label
     else:
-        nu = post.nu
-        label = prior if isinstance(prior, str) else "fixed"
+        nu, label = post.nu, (prior if isinstance(prior, str) else "fixed")
     pi_bar, pi = _dirichlet_draws(nu, n, rng, weights, include_pi)
     coords = {
         "chain": np.arange(chains),
@@ -502,19 +483,16 @@ def posterior_tree(
     }
 
     def group(bar, p):
-        data = {"pi_bar": (("chain", "draw", "model"), bar.reshape(chains, draws, -1))}
+        data = {"pi_bar": (tuple(coords)[:3], bar.reshape(chains, draws, -1))}
         if p is not None:
-            data["pi"] = (
-                ("chain", "draw", "model", "question", "category"),
-                p.reshape(chains, draws, *p.shape[1:]),
-            )
-        keep = ("chain", "draw", "model") + (("question", "category") if p is not None else ())
-        return xr.Dataset(data, coords={k: coords[k] for k in keep})
+            data["pi"] = (tuple(coords), p.reshape(chains, draws, *p.shape[1:]))
+        return xr.Dataset(
+            data, coords={k: coords[k] for k in tuple(coords)[: 3 + 2 * (p is not None)]}
+        )
 
     tree = {"posterior": group(pi_bar, pi)}
     if include_prior and isinstance(post, _bayes.DirichletPosterior):
-        counts = post.tally.counts.astype(float)
-        base = post.nu - counts  # alpha0 + n0 (zero-count questions keep their prior)
+        base = post.nu - post.tally.counts  # alpha0 + n0 per question
         prior_bar, prior_pi = _dirichlet_draws(base, n, rng, weights, include_pi)
         tree["prior"] = group(prior_bar, prior_pi)
     dt = xr.DataTree.from_dict(tree)
