@@ -6,6 +6,7 @@ of positive integers, got 5``. Integers are never truncated: ``2.5`` is refused,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 __all__ = [
@@ -28,6 +29,8 @@ def _is_number(value) -> bool:
 
 
 def _fail(name: str, what: str, value) -> None:
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        value = value.item()  # np.float64(1.5) is shown as 1.5
     raise ValueError(f"{name} must be {what}, got {value!r}")
 
 
@@ -62,8 +65,8 @@ def positive_number(name: str, value, *, optional: bool = False) -> None:
     """A number > 0."""
     if optional and value is None:
         return
-    if not _is_number(value) or not value > 0:
-        _fail(name, "a number > 0", value)
+    if not _is_number(value) or not 0 < value < math.inf:
+        _fail(name, "a finite number > 0", value)
 
 
 def boolean(name: str, value, *, optional: bool = False) -> None:

@@ -87,7 +87,12 @@ def load_config(path: str | Path) -> CoverageConfig:
     """Read a TOML configuration (any subset of :class:`CoverageConfig`'s fields)."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text())
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "expected a TOML file."
+        ) from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the coverage configuration ({exc}).") from exc
     known = list(CoverageConfig.__dataclass_fields__)

@@ -213,8 +213,15 @@ def _scalar(value, base):
             raise TypeError
         return out
     if isinstance(value, (str, os.PathLike)):
-        return os.fspath(value)
+        return str(os.fspath(value))
     raise TypeError
+
+
+def _shown(value) -> str:
+    """``repr`` of an option value, numpy scalars as the plain Python values they hold."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        value = value.item()
+    return repr(value)
 
 
 def _coerce(value, tp):
@@ -261,7 +268,8 @@ def make_config(name: str, **options):
             values[key] = _coerce(value, hints[key])
         except (TypeError, ValueError):
             raise ValueError(
-                f"validate {name}: option {key!r} is {value!r}; expected {_expected(hints[key])}."
+                f"validate {name}: option {key!r} is {_shown(value)}; expected "
+                f"{_expected(hints[key])}."
             ) from None
     for key, f in fields.items():
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING

@@ -70,7 +70,10 @@ def _methods(values) -> None:
     if not values:
         raise ValueError("methods is empty; expected at least one metric, e.g. bayes.")
     for name in values:
-        parse_method(str(name))
+        try:
+            parse_method(str(name))
+        except ValueError as exc:
+            raise ValueError(f"methods: {exc}") from None
 
 
 def _choice(name: str, value, choices) -> None:
@@ -291,8 +294,10 @@ class ElicitConfig:
         _int("questions", self.questions, optional=True)
         _int("draws", self.draws, 100)
         _seed(self.seed)
-        if not self.concentration > 0:
-            raise ValueError(f"concentration is {self.concentration!r}; expected a number > 0.")
+        if not 0 < self.concentration < float("inf"):
+            raise ValueError(
+                f"concentration is {self.concentration!r}; expected a finite number > 0."
+            )
         if self.categories is not None:
             if (self.level or "benchmark") == "benchmark":
                 raise ValueError(
@@ -370,6 +375,6 @@ class JudgesSyntheticConfig:
             raise ValueError(
                 f"self_preference is {self.self_preference!r}; expected a probability in [0, 1]."
             )
-        if not self.beta_max > 0:
-            raise ValueError(f"beta_max is {self.beta_max!r}; expected a number > 0.")
+        if not 0 < self.beta_max < float("inf"):
+            raise ValueError(f"beta_max is {self.beta_max!r}; expected a finite number > 0.")
         _seed(self.seed)

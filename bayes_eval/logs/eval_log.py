@@ -22,7 +22,7 @@ has and another lacks) both become masked trials; :meth:`EvalLog.summary` counts
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -181,13 +181,13 @@ class EvalLog:
         }
 
 
-def _labels(col: pd.Series, name: str, src: str) -> pd.Series:
+def _labels(col: pd.Series, name: str, src: str, locate: Callable[[int], str]) -> pd.Series:
     """Labels as text: a missing one is refused; leading or trailing spaces are stripped with
     a warning (``"a "`` and ``"a"`` would otherwise be two models that print alike)."""
     missing = col.isna().to_numpy()
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"{src}: record {i} has no {name}; expected a label.")
+        raise ValueError(f"{locate(i)} has no {name}; expected a label.")
     text = col.astype(str)
     stripped = text.str.strip()
     changed = (stripped != text).to_numpy()
@@ -200,13 +200,50 @@ def _labels(col: pd.Series, name: str, src: str) -> pd.Series:
         )
     if name != "task" and (stripped == "").any():
         i = int(np.flatnonzero((stripped == "").to_numpy())[0])
-        raise ValueError(f"{src}: record {i} has an empty {name}; expected a label.")
+        raise ValueError(f"{locate(i)} has an empty {name}; expected a label.")
     return stripped
 
 
-def shown(value: object) -> str:
-    """``repr`` of a value as the user wrote it (numpy scalars as plain Python values)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
+def numbers(col: pd.Series) -> pd.Series:
+    """``col`` as floats, NaN where a value is not a number (lists, dicts, text, ...)."""
+    if col.dtype == bool:
+        return col.astype(float)
+    try:
+        out = pd.to_numeric(col, errors="coerce")
+    except (TypeError, ValueError):
+        out = col.map(_number)
+    if out.dtype == bool or out.dtype == object:
+        out = out.map(_number)
+    return out.astype(float)
+
+
+def positive_int(name: str, value) -> int:
+    """An option that must be an integer >= 1 (``"32768"`` from the command line is one)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} is {shown(value)}; expected an integer >= 1.")
+    return int(value)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, (float, np.floating)) and np.isnan(value))
+
+
+def _number(value) -> float:
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return np.nan
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr`` of a value as the user wrote it (numpy scalars as plain Python values), on one
+    line and at most about ``limit`` characters."""
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _natural_key(text: object):
@@ -233,15 +270,28 @@ def make_log(
     fmt: str,
     sources: Sequence[str],
     meta: Mapping[str, object] | None = None,
+    locate: Callable[[int], str] | None = None,
 ) -> EvalLog:
-    """Validate an importer's table and wrap it (importers call this; users rarely need to)."""
+    """Validate an importer's table and wrap it (importers call this; users rarely need to).
+
+    ``locate(i)`` names row ``i`` in messages, e.g. ``"t.csv: line 3"``; by default
+    ``"<sources>: record <i + 1>"`` (1-based).
+    """
     src = ", ".join(sources)
+    if locate is None:
+
+        def locate(i: int) -> str:
+            return f"{src}: record {i + 1}"
+
     if len(rows) == 0:
         raise ValueError(f"{src}: no attempts found; expected at least one scored record.")
     missing = [c for c in ("model", "question", "trial") if c not in rows.columns]
     if missing:
         raise ValueError(f"{src}: missing column(s) {missing}.")
-    df = rows.copy()
+    if not rows.columns.is_unique:
+        dup = rows.columns[rows.columns.duplicated()][0]
+        raise ValueError(f"{src}: the column {shown(dup)} appears twice; expected one of each.")
+    df = rows.reset_index(drop=True)
     if "task" not in df.columns:
         df["task"] = ""
     if "status" not in df.columns:
@@ -253,28 +303,53 @@ def make_log(
     if bad_status.any():
         i = int(np.flatnonzero(bad_status.to_numpy())[0])
         raise ValueError(
-            f"{src}: record {i} has status {shown(df['status'].iloc[i])}; expected 'ok' or 'error'."
+            f"{locate(i)} has status {shown(df['status'].iloc[i])}; expected 'ok' or 'error'."
         )
     for c in ("model", "task", "question"):
-        df[c] = _labels(df[c], c, src)
+        df[c] = _labels(df[c], c, src, locate)
+    trial = numbers(df["trial"])
+    t = trial.to_numpy()
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(t) & (t >= 0) & (t < 2**53) & (t == np.round(t)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raw = df["trial"].iloc[i]
+        what = "no trial" if _missing(raw) else f"trial {shown(raw)}"
+        raise ValueError(
+            f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}) has {what}; "
+            "expected an integer >= 0."
+        )
+    df["trial"] = trial.astype(np.int64)
     df.loc[df["status"] != "ok", "score"] = np.nan
-    score = pd.to_numeric(df["score"], errors="coerce")
+    score = numbers(df["score"])
     ok = (df["status"] == "ok").to_numpy()
     has_score = score.notna().to_numpy()
     if has_score.any():
-        bad = ok & has_score & ((score.to_numpy() < 0) | (score.to_numpy() != np.round(score)))
+        v = score.to_numpy()
+        with np.errstate(invalid="ignore"):
+            bad = ok & has_score & ~((v >= 0) & (v < 2**31) & (v == np.round(v)))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"{src}: record {i} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
-                f"{df['trial'].iloc[i]}) has score {shown(score.iloc[i])}; expected an integer "
-                "category 0..C (non-integer values belong in a signal column and a schema)."
+                f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
+                f"{df['trial'].iloc[i]}) has score {shown(df['score'].iloc[i])}; expected an "
+                "integer category 0..C (non-integer values belong in a signal column and a "
+                "schema)."
             )
+    no_score = ok & ~has_score & df["score"].notna().to_numpy()
+    if no_score.any():  # a value that is not a number (text, a list, ...)
+        i = int(np.flatnonzero(no_score)[0])
+        raise ValueError(
+            f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
+            f"{df['trial'].iloc[i]}) has score {shown(df['score'].iloc[i])}; expected an "
+            "integer category 0..C."
+        )
+    if has_score.any():
         no_score = ok & ~has_score
         if no_score.any():
             i = int(np.flatnonzero(no_score)[0])
             raise ValueError(
-                f"{src}: record {i} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
+                f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
                 f"{df['trial'].iloc[i]}) has no score but status 'ok'; mark failed attempts "
                 "with status 'error'."
             )
@@ -284,26 +359,23 @@ def make_log(
         i = int(np.flatnonzero(dup.to_numpy())[0])
         r = df.iloc[i]
         raise ValueError(
-            f"{src}: record {i} repeats model={shown(r['model'])}, task={shown(r['task'])}, "
+            f"{locate(i)} repeats model={shown(r['model'])}, task={shown(r['task'])}, "
             f"question={shown(r['question'])}, trial={shown(r['trial'])}; expected one record "
             "per attempt."
         )
     signals = [c for c in df.columns if c not in BASE_COLUMNS]
     for s in signals:
         col = df[s]
-        if col.dtype == bool:
-            df[s] = col.astype(float)
-            continue
-        num = pd.to_numeric(col, errors="coerce")
-        bad = num.isna() & col.notna()
+        num = numbers(col)
+        bad = (num.isna() & col.notna()).to_numpy()
         if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
+            i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"{src}: record {i} has the non-numeric value {shown(col.iloc[i])} in signal "
-                f"column {s!r}; expected numbers (signals) or one of the columns "
+                f"{locate(i)} has the non-numeric value {shown(col.iloc[i])} in signal "
+                f"column {shown(s)}; expected numbers (signals) or one of the columns "
                 f"{list(BASE_COLUMNS)}."
             )
-        df[s] = num.astype(float)
+        df[s] = num
     df = df.loc[:, [*BASE_COLUMNS, *signals]].reset_index(drop=True)
     return EvalLog(
         table=df, signals=tuple(signals), sources=tuple(sources), format=fmt, meta=dict(meta or {})

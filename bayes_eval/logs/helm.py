@@ -25,21 +25,38 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayes_eval.logs.eval_log import EvalLog, make_log
+from bayes_eval.logs.eval_log import BASE_COLUMNS, EvalLog, make_log, positive_int
 
 __all__ = ["read_helm"]
+
+#: Columns a stat's name must not overwrite (such a stat is kept as ``stat_<name>``).
+RESERVED = frozenset({*BASE_COLUMNS, "is_correct", "token_ratio"})
+
+
+def _load(path: Path):
+    try:
+        return json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc}).") from exc
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read.") from None
 
 
 def _run_identity(run_dir: Path, model: str | None) -> tuple[str, str]:
     spec_path = run_dir / "run_spec.json"
     name, spec_model = run_dir.name, None
     if spec_path.is_file():
-        try:
-            spec = json.loads(spec_path.read_text())
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{spec_path}: not valid JSON ({exc}).") from exc
-        name = str(spec.get("name", name))
-        spec_model = (spec.get("adapter_spec") or {}).get("model")
+        spec = _load(spec_path)
+        if not isinstance(spec, Mapping):
+            raise ValueError(
+                f"{spec_path}: holds a {type(spec).__name__}; expected a JSON object with "
+                "'name' and 'adapter_spec'."
+            )
+        if isinstance(spec.get("name"), str) and spec["name"]:
+            name = spec["name"]
+        adapter = spec.get("adapter_spec")
+        found = adapter.get("model") if isinstance(adapter, Mapping) else None
+        spec_model = found if isinstance(found, str) and found.strip() else None
     m = re.search(r"(?:^|[,:])model=([^,]+)", name)
     task = re.sub(r",?model=[^,]+", "", name).rstrip(":,")
     return model or spec_model or (m.group(1) if m else "model"), task
@@ -58,25 +75,33 @@ def read_helm(
     if options:
         raise ValueError(f"the helm reader does not take {sorted(options)}.")
     metric = metric or "exact_match"
-    max_tokens = 32768 if max_tokens is None else int(max_tokens)
+    max_tokens = positive_int("max_tokens", 32768 if max_tokens is None else max_tokens)
     files = [p / "per_instance_stats.json" if p.is_dir() else p for p in paths]
-    rows = []
+    rows, wheres = [], []
     for f in files:
         if not f.is_file():
             raise ValueError(f"{f}: no such file.")
-        try:
-            records = json.loads(f.read_text())
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{f}: not valid JSON ({exc}).") from exc
+        records = _load(f)
         if not isinstance(records, list):
             raise ValueError(f"{f}: expected a list of per-instance records.")
         name, task = _run_identity(f.parent, model)
-        for i, rec in enumerate(records):
+        for i, rec in enumerate(records, start=1):
             where = f"{f}: record {i}"
             if not isinstance(rec, Mapping) or "instance_id" not in rec or "stats" not in rec:
                 raise ValueError(f"{where}: expected keys 'instance_id' and 'stats'.")
             if rec.get("perturbation"):
                 continue
+            iid, trial = rec["instance_id"], rec.get("train_trial_index", 0)
+            if isinstance(iid, bool) or not isinstance(iid, (str, int)):
+                raise ValueError(
+                    f"{where}: instance_id is {iid!r:.40}; expected a string or an integer."
+                )
+            if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+                raise ValueError(
+                    f"{where}: train_trial_index is {trial!r:.40}; expected an integer >= 0."
+                )
+            if not isinstance(rec["stats"], list):
+                raise ValueError(f"{where}: 'stats' is {rec['stats']!r:.40}; expected a list.")
             stats = {}
             for st in rec["stats"]:
                 sname = st.get("name") if isinstance(st, Mapping) else None
@@ -84,13 +109,21 @@ def read_helm(
                     raise ValueError(f"{where}: a stat has no name.")
                 if sname.get("perturbation"):
                     continue
-                if st.get("count", 1) and st.get("mean") is not None:
-                    stats[str(sname["name"])] = float(st["mean"])
+                mean = st.get("mean")
+                if mean is not None and (
+                    isinstance(mean, bool) or not isinstance(mean, (int, float))
+                ):
+                    raise ValueError(
+                        f"{where}: stat {sname['name']!r:.40} has mean {mean!r:.40}; expected a "
+                        "number."
+                    )
+                if st.get("count", 1) and mean is not None:
+                    stats[str(sname["name"])] = float(mean)
             row = {
                 "model": name,
                 "task": task,
-                "question": str(rec["instance_id"]),
-                "trial": int(rec.get("train_trial_index", 0)),
+                "question": str(iid),
+                "trial": trial,
             }
             if metric not in stats:
                 row.update(status="error", score=np.nan)
@@ -104,11 +137,18 @@ def read_helm(
                 row.update(status="ok", score=int(v), is_correct=v)
             for k, v in stats.items():
                 if k != metric:
-                    row[k] = v
+                    row[k if k not in RESERVED else f"stat_{k}"] = v
             if "num_output_tokens" in stats:
                 row["token_ratio"] = stats["num_output_tokens"] / max_tokens
             rows.append(row)
+            wheres.append(where)
     df = pd.DataFrame(rows)
     if len(df) and (df["status"] == "error").all():
         raise ValueError(f"{', '.join(map(str, files))}: no record has the metric {metric!r}.")
-    return make_log(df, fmt="helm", sources=[str(f) for f in files], meta={"metric": metric})
+    return make_log(
+        df,
+        fmt="helm",
+        sources=[str(f) for f in files],
+        meta={"metric": metric},
+        locate=wheres.__getitem__,
+    )

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayes_eval.logs.eval_log import EvalLog, make_log
+from bayes_eval.logs.eval_log import EvalLog, make_log, positive_int
 
 __all__ = ["LETTER_VALUES", "read_inspect"]
 
@@ -49,6 +49,8 @@ def _load_json(raw: bytes, where: str):
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: not valid JSON ({exc}).") from exc
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read.") from None
 
 
 def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
@@ -58,7 +60,23 @@ def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         if not isinstance(data, dict) or "eval" not in data:
             raise ValueError(f"{path}: not an Inspect log (no 'eval' key).")
         samples = data.get("samples") or []
+        if not isinstance(samples, list):
+            raise ValueError(
+                f"{path}: 'samples' is a {_kind(samples)}; expected a list of sample records."
+            )
         return data, [(f"{path}: samples[{i}]", s) for i, s in enumerate(samples)]
+    try:
+        return _zip_parts(path)
+    except ValueError:
+        raise
+    except Exception as exc:  # zipfile, zlib and the file system raise many error types
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        raise ValueError(
+            f"{path}: not an Inspect .eval log (a damaged zip archive: {detail})."
+        ) from exc
+
+
+def _zip_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
     try:
         zf = zipfile.ZipFile(path)
     except zipfile.BadZipFile as exc:
@@ -71,13 +89,80 @@ def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         header = _load_json(zf.read(head_name), f"{path}: {head_name}")
         if not isinstance(header, Mapping):
             raise ValueError(
-                f"{path}: {head_name} holds a {type(header).__name__}; expected a JSON object "
+                f"{path}: {head_name} holds a {_kind(header)}; expected a JSON object "
                 "with an 'eval' record (an Inspect log)."
             )
         samples = []
         for name in sorted(n for n in names if _SAMPLE.match(n)):
             samples.append((f"{path}: {name}", _load_json(zf.read(name), f"{path}: {name}")))
     return header, samples
+
+
+def _kind(value) -> str:
+    """The JSON name of a value's type."""
+    if isinstance(value, Mapping):
+        return "JSON object"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "null" if value is None else type(value).__name__
+
+
+def _epoch(value, where: str) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{where}: epoch is {value!r}; expected an integer >= 1.")
+    return value
+
+
+def _label(value, name: str, where: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(
+            f"{where}: {name} is a {_kind(value)} ({value!r:.40}); expected a string or a number."
+        )
+    return str(value)
+
+
+def _output_signals(output, max_tokens: int, where: str) -> dict[str, float]:
+    """``token_ratio`` and ``repeated_pattern`` from a sample's ``output`` (where present)."""
+    out = {}
+    if not isinstance(output, Mapping):
+        return out
+    usage = output.get("usage")
+    tokens = usage.get("output_tokens") if isinstance(usage, Mapping) else None
+    if tokens is not None:
+        if isinstance(tokens, bool) or not isinstance(tokens, (int, float)):
+            raise ValueError(f"{where}: output_tokens is {tokens!r:.40}; expected a number.")
+        out["token_ratio"] = float(tokens) / max_tokens
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+        stop = choices[0].get("stop_reason")
+        if stop:
+            out["repeated_pattern"] = float(stop not in ("stop", "tool_calls"))
+    return out
+
+
+def _check_value_map(value_map) -> dict[str, int]:
+    if not isinstance(value_map, Mapping):
+        raise ValueError(
+            f"value_map is {value_map!r:.60}; expected a mapping of score letters to categories."
+        )
+    out = {}
+    for k, v in value_map.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(
+                f"value_map maps {k!r} to {v!r:.40}; expected an integer category >= 0."
+            )
+        out[str(k).upper()] = v
+    return out
 
 
 def _value_float(value, where: str) -> dict[str, float]:
@@ -92,16 +177,24 @@ def _value_float(value, where: str) -> dict[str, float]:
             return {"": float(value)}
         except ValueError:
             raise ValueError(
-                f"{where}: score value {value!r} is not C/P/I/N or a number."
+                f"{where}: score value {value!r:.60} is not C/P/I/N or a number."
             ) from None
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
+            if isinstance(v, (Mapping, list)):
+                raise ValueError(
+                    f"{where}: score value {value!r:.60} nests a {_kind(v)}; expected numbers or "
+                    "C/P/I/N letters."
+                )
             out[f"_{k}"] = _value_float(v, where)[""]
         return out
     if value is None:
         return {"": np.nan}
-    raise ValueError(f"{where}: score value {value!r} has an unsupported type.")
+    raise ValueError(
+        f"{where}: score value {value!r:.60} is a {_kind(value)}; expected a number, a boolean, "
+        "C/P/I/N or a JSON object of those."
+    )
 
 
 def _signal_name(scorer: str) -> str:
@@ -121,19 +214,25 @@ def read_inspect(
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the inspect reader does not take {sorted(options)}.")
-    max_tokens = 32768 if max_tokens is None else int(max_tokens)
+    max_tokens = positive_int("max_tokens", 32768 if max_tokens is None else max_tokens)
     files: list[Path] = []
     for p in paths:
         files.extend(sorted(p.glob("*.eval")) if p.is_dir() else [p])
-    rows, letters, primary_seen = [], set(), set()
+    if value_map is not None:
+        value_map = _check_value_map(value_map)
+    rows, wheres, letters, primary_seen = [], [], set(), set()
     for path in files:
         header, samples = _log_parts(path)
         ev = header.get("eval") or {}
         if not isinstance(ev, Mapping):
-            raise ValueError(f"{path}: 'eval' is a {type(ev).__name__}; expected a JSON object.")
-        name = model or str(ev.get("model", path.stem))
-        task = str(ev.get("task", ""))
-        listed = [s.get("name") for s in ev.get("scorers") or [] if isinstance(s, Mapping)]
+            raise ValueError(f"{path}: 'eval' is a {_kind(ev)}; expected a JSON object.")
+        name = model or _label(ev.get("model", path.stem), "eval.model", str(path))
+        task = _label(ev.get("task", ""), "eval.task", str(path))
+        scorers = ev.get("scorers")
+        scorers = scorers if isinstance(scorers, list) else []
+        listed = [
+            s["name"] for s in scorers if isinstance(s, Mapping) and isinstance(s.get("name"), str)
+        ]
         if not samples:
             raise ValueError(
                 f"{path}: the log holds no samples (was it run with log_samples=False?)."
@@ -143,18 +242,13 @@ def read_inspect(
                 raise ValueError(f"{where}: a sample needs 'id' and 'epoch'.")
             scores = s.get("scores") or {}
             if not isinstance(scores, Mapping):
-                raise ValueError(f"{where}: 'scores' is not a JSON object.")
-            try:
-                epoch = int(s["epoch"])
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"{where}: epoch is {s['epoch']!r}; expected an integer >= 1."
-                ) from None
+                raise ValueError(f"{where}: 'scores' is a {_kind(scores)}; expected a JSON object.")
+            epoch = _epoch(s["epoch"], where)
             primary = scorer or (listed[0] if listed else (next(iter(scores), None)))
             row = {
                 "model": name,
                 "task": task,
-                "question": str(s["id"]),
+                "question": _label(s["id"], "the sample id", where),
                 "trial": epoch - 1,
             }
             failed = bool(s.get("error"))
@@ -173,17 +267,10 @@ def read_inspect(
                     if isinstance(value, str) and value.upper() in LETTER_VALUES:
                         letters.add(value.upper())
                     row["is_correct"] = _value_float(value, where).get("", np.nan)
-            output = s.get("output") or {}
-            usage = output.get("usage") or {}
-            if "output_tokens" in usage:
-                row["token_ratio"] = float(usage["output_tokens"]) / max_tokens
-            choices = output.get("choices") or []
-            if choices and isinstance(choices[0], Mapping) and choices[0].get("stop_reason"):
-                row["repeated_pattern"] = float(
-                    choices[0]["stop_reason"] not in ("stop", "tool_calls")
-                )
+            row.update(_output_signals(s.get("output"), max_tokens, where))
             row["status"] = "error" if failed else "ok"
             rows.append(row)
+            wheres.append(where)
     if value_map is None:
         if "P" in letters:
             value_map = {"I": 0, "N": 0, "P": 1, "C": 2}
@@ -192,7 +279,6 @@ def read_inspect(
             value_map = {"I": 0, "N": 0, "C": 1}
             weights = [0.0, 1.0]
     else:
-        value_map = {str(k).upper(): int(v) for k, v in value_map.items()}
         weights = None
     note = None
     for r in rows:
@@ -223,4 +309,10 @@ def read_inspect(
         weights = None
     if weights is not None:
         meta["default_weights"] = weights
-    return make_log(pd.DataFrame(rows), fmt="inspect", sources=[str(f) for f in files], meta=meta)
+    return make_log(
+        pd.DataFrame(rows),
+        fmt="inspect",
+        sources=[str(f) for f in files],
+        meta=meta,
+        locate=wheres.__getitem__,
+    )

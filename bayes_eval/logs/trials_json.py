@@ -26,9 +26,11 @@ __all__ = ["read_cruxeval", "read_taubench"]
 
 def _load(path: Path):
     try:
-        return json.loads(path.read_text())
+        return json.loads(path.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not valid JSON ({exc}).") from exc
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to read.") from None
 
 
 def _check_options(options: dict, fmt: str) -> None:
@@ -51,7 +53,9 @@ def read_cruxeval(paths: Sequence[Path], *, model: str | None = None, **options)
         task = m.group(2) if m else ""
         for qid, values in scored.items():
             if not isinstance(values, list):
-                raise ValueError(f"{p}: problem {qid!r}: expected a list of scores.")
+                raise ValueError(
+                    f"{p}: problem {qid!r} has {values!r:.40}; expected a list of scores."
+                )
             for t, v in enumerate(values):
                 if v is None:
                     rows.append(
@@ -65,8 +69,11 @@ def read_cruxeval(paths: Sequence[Path], *, model: str | None = None, **options)
                         }
                     )
                     continue
-                if not (isinstance(v, bool) or v in (0, 1)):
-                    raise ValueError(f"{p}: problem {qid!r}, sample {t}: score {v!r} is not 0/1.")
+                if not (isinstance(v, bool) or (isinstance(v, (int, float)) and v in (0, 1))):
+                    raise ValueError(
+                        f"{p}: problem {qid!r}, sample {t + 1}: score {v!r:.40} is not 0/1; "
+                        "expected true/false, 0/1 or null (a failed sample)."
+                    )
                 rows.append(
                     {
                         "model": name,
@@ -86,16 +93,19 @@ def _turns(traj) -> float:
         return float(len(traj))
     if isinstance(traj, str):
         try:
-            return float(len(ast.literal_eval(traj)))
-        except (ValueError, SyntaxError):
+            value = ast.literal_eval(traj)
+            if isinstance(value, (list, tuple)):
+                return float(len(value))
+        except Exception:  # not a Python literal (or too deep): no turn count
             return np.nan
+        return np.nan
     return np.nan
 
 
 def read_taubench(paths: Sequence[Path], *, model: str | None = None, **options) -> EvalLog:
     """Read tau-bench trajectory files."""
     _check_options(options, "taubench")
-    rows = []
+    rows, wheres = [], []
     for p in paths:
         data = _load(p)
         if not isinstance(data, list):
@@ -103,27 +113,43 @@ def read_taubench(paths: Sequence[Path], *, model: str | None = None, **options)
         m = re.match(r"(.+)-(airline|retail)\.json$", p.name)
         name = model or (m.group(1) if m else p.stem)
         task = m.group(2) if m else ""
-        for i, rec in enumerate(data):
+        for i, rec in enumerate(data, start=1):
+            where = f"{p}: record {i}"
             if not isinstance(rec, Mapping) or not {"task_id", "trial", "reward"} <= set(rec):
-                raise ValueError(f"{p}: record {i}: expected keys task_id, trial, reward.")
-            try:
-                reward = float(rec["reward"]) if rec["reward"] is not None else None
-            except (TypeError, ValueError):
+                raise ValueError(f"{where}: expected keys task_id, trial, reward.")
+            task_id, trial, reward = rec["task_id"], rec["trial"], rec["reward"]
+            if isinstance(trial, float) and trial.is_integer():
+                trial = int(trial)
+            if isinstance(task_id, bool) or not isinstance(task_id, (str, int)):
                 raise ValueError(
-                    f"{p}: record {i}: reward {rec['reward']!r} is not a number."
-                ) from None
+                    f"{where}: task_id is {task_id!r:.40}; expected a string or an integer."
+                )
+            if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+                raise ValueError(f"{where}: trial is {trial!r:.40}; expected an integer >= 0.")
+            if reward is not None and (
+                isinstance(reward, bool)
+                or not isinstance(reward, (int, float))
+                or reward not in (0, 1)
+            ):
+                raise ValueError(
+                    f"{where}: reward is {reward!r:.40}; expected 0 or 1 (null: a failed trial)."
+                )
             row = {
                 "model": name,
                 "task": task,
-                "question": str(rec["task_id"]),
-                "trial": int(rec["trial"]),
+                "question": str(task_id),
+                "trial": trial,
                 "num_turns": _turns(rec.get("traj")),
             }
             if reward is None:
                 row.update(status="error", score=np.nan)
-            elif reward not in (0.0, 1.0):
-                raise ValueError(f"{p}: record {i}: reward {reward!r} is not 0/1.")
             else:
-                row.update(status="ok", score=int(reward), is_correct=reward)
+                row.update(status="ok", score=int(reward), is_correct=float(reward))
             rows.append(row)
-    return make_log(pd.DataFrame(rows), fmt="taubench", sources=[str(p) for p in paths])
+            wheres.append(where)
+    return make_log(
+        pd.DataFrame(rows),
+        fmt="taubench",
+        sources=[str(p) for p in paths],
+        locate=wheres.__getitem__,
+    )

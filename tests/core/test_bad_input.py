@@ -150,14 +150,17 @@ def test_long_table_errors(tmp_path):
         "text.csv": (head + "a,q1,0,yes\n", r"line 2: column 'score' has the non-numeric value"),
         "frac.csv": (
             head + "a,q1,0,0.5\n",
-            r"record 0 \(a, q1, trial 0\) has score .*0\.5.*expected an integer category",
+            r"frac.csv: line 2 \(a, q1, trial 0\) has score .*0\.5.*expected an integer category",
         ),
         "negative.csv": (
             head + "a,q1,0,1\na,q1,1,-1\n",
-            r"record 1 \(a, q1, trial 1\) has score .*-1.*expected an integer category",
+            r"negative.csv: line 3 \(a, q1, trial 1\) has score .*-1.*expected an integer category",
         ),
-        "blank.csv": (head + "a,q1,0,1\na,q1,1,\n", r"record 1 .* has no score but status 'ok'"),
-        "dup.csv": (head + "a,q1,0,1\na,q1,0,0\n", r"record 1 repeats model='a'"),
+        "blank.csv": (
+            head + "a,q1,0,1\na,q1,1,\n",
+            r"blank.csv: line 3 .* has no score but status 'ok'",
+        ),
+        "dup.csv": (head + "a,q1,0,1\na,q1,0,0\n", r"dup.csv: line 3 repeats model='a'"),
         "gap.csv": (
             head + "a,q1,0,1\nb,q2,0,1\n",
             r"model .*a.* has no scored attempt on question",

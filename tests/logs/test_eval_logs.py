@@ -407,7 +407,7 @@ def test_helm_per_instance_stats(tmp_path):
     assert log.table["num_output_tokens"].tolist() == [12, 12, 40, 12]
     assert log.table["token_ratio"].iloc[2] == pytest.approx(40 / 32768)
     (run / "per_instance_stats.json").write_text(json.dumps([{"instance_id": "x"}]))
-    with pytest.raises(ValueError, match=r"per_instance_stats.json: record 0: expected keys"):
+    with pytest.raises(ValueError, match=r"per_instance_stats.json: record 1: expected keys"):
         read_eval_log(run)
 
 
