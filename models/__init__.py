@@ -10,6 +10,11 @@ models (:func:`model_info` reads what a built model is back from the model itsel
   :func:`crossed_model`: binary results with question difficulty shared across models.
 * :func:`power_prior_model`: prior runs ``R0`` discounted by a fixed or learned ``a0``.
 
+Checking and comparing fits: :func:`prior_predictive`, :func:`posterior_predictive`,
+:func:`ppc_statistics` (Bayesian mid-p values of test statistics for evaluation data) and
+:func:`plot_ppc`; :func:`add_log_likelihood`, :func:`add_log_prior`, :func:`loo` (PSIS with
+Pareto k), :func:`exact_matching_loo` and :func:`compare_models` (ELPD table and verdict).
+
 :func:`sample` returns an ``xarray.DataTree`` (ArviZ 1's InferenceData) with a
 ``closed_form`` group; :func:`save`/:func:`load` use NetCDF. :func:`prior_sensitivity` maps
 mu, sigma and ranks over prior strengths. PyMC and ArviZ are imported only here and in
@@ -31,10 +36,25 @@ if "numba__fastmath" not in _os.environ.get("PYTENSOR_FLAGS", ""):
     except Exception:  # pragma: no cover - pytensor missing or config frozen
         pass
 
+from bayes_eval.models.compare import (
+    Comparison,
+    LooSummary,
+    add_log_likelihood,
+    add_log_prior,
+    compare_models,
+    exact_matching_loo,
+    loo,
+)
 from bayes_eval.models.crosscheck import CrossCheck, crosscheck
 from bayes_eval.models.hierarchical import crossed_model, hierarchical_model
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.power_prior import power_prior_model
+from bayes_eval.models.predictive import (
+    plot_ppc,
+    posterior_predictive,
+    ppc_statistics,
+    prior_predictive,
+)
 from bayes_eval.models.sampling import (
     ConvergenceWarning,
     Diagnostics,
@@ -47,17 +67,28 @@ from bayes_eval.models.sampling import (
 from bayes_eval.models.sensitivity import prior_sensitivity
 
 __all__ = [
+    "Comparison",
     "ConvergenceWarning",
     "CrossCheck",
     "Diagnostics",
+    "LooSummary",
+    "add_log_likelihood",
+    "add_log_prior",
+    "compare_models",
     "crosscheck",
     "crossed_model",
     "diagnostics",
+    "exact_matching_loo",
     "hierarchical_model",
     "load",
+    "loo",
     "matching_model",
     "model_info",
+    "plot_ppc",
+    "posterior_predictive",
     "power_prior_model",
+    "ppc_statistics",
+    "prior_predictive",
     "prior_sensitivity",
     "sample",
     "save",

@@ -331,6 +331,8 @@ def sample(
     cores: int | None = None,
     target_accept: float | None = None,
     warn: bool = True,
+    log_likelihood: bool = False,
+    log_prior: bool = False,
 ) -> xr.DataTree:
     """Sample a model built by :mod:`bayes_eval.models` with NUTS.
 
@@ -356,6 +358,12 @@ def sample(
         Issue a :class:`ConvergenceWarning` when a check fails (default). Studies that run
         many fits and collect the diagnostics themselves may turn it off; the diagnostics are
         computed and stored either way.
+    log_likelihood, log_prior : bool, keyword-only
+        Add the ``log_likelihood`` group (pointwise log pmf per (model, question) cell,
+        :func:`pymc.compute_log_likelihood`; what LOO needs) and the ``log_prior`` group
+        (:func:`pymc.stats.compute_log_prior`; what ``arviz_stats.psense`` needs). Neither
+        is stored by default, and nutpie never stores them
+        (:mod:`bayes_eval.models.compare`).
 
     Returns
     -------
@@ -403,6 +411,10 @@ def sample(
         posterior = idata["posterior"].to_dataset()
         extra = info.conditional(posterior, rng)
         idata["posterior"] = xr.DataTree(posterior.assign(extra))
+    if log_likelihood:
+        pm.compute_log_likelihood(idata, model=model, progressbar=False)
+    if log_prior:
+        pm.stats.compute_log_prior(idata, model=model, progressbar=False)
     idata["closed_form"] = xr.DataTree(closed_form_dataset(info))
     diag = diagnostics(idata)
     idata.attrs.update(

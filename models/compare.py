@@ -1,0 +1,413 @@
+r"""Pointwise log-likelihood, PSIS-LOO and model comparison for the bayes_eval models.
+
+**The unit of observation** is one (LLM, question) cell: the :math:`N_{l\alpha}` trials of
+LLM ``l`` on question :math:`\alpha`, summarised by its count vector :math:`n_{l\alpha}`. The
+pointwise log-likelihood of every model is the log pmf *of that count vector*, so all models
+live on the same units and the same scale and ELPD differences are meaningful:
+
+* matching: :math:`\log\mathrm{Mult}(n_{l\alpha}\mid N_{l\alpha}, \pi_{l\alpha})`;
+* hierarchical and learned power prior: :math:`\log\mathrm{DirMult}(n_{l\alpha}\mid
+  N_{l\alpha}, a_{l\alpha})` (``pi`` integrated out);
+* crossed (binary): :math:`\log\mathrm{Bin}(s_{l\alpha}\mid N_{l\alpha}, p_{l\alpha})`, which
+  for two categories *is* the multinomial pmf of :math:`(N - s, s)`.
+
+All three pmfs include the multinomial coefficient :math:`N!/\prod_c n_c!` (PyMC's
+``Multinomial``, ``DirichletMultinomial`` and ``Binomial`` log-probabilities do; checked
+against SciPy in ``tests/models/test_compare.py``). The likelihood of the *ordered* trial
+sequence would omit it; the constant is the same in every model, so it cancels in any ELPD
+difference, but the absolute ELPDs here are those of the count vectors.
+
+**Exact LOO for the matching model.** Each cell has its own :math:`\pi_{l\alpha}` and no
+other cell informs it, so leaving cell :math:`(l,\alpha)` out leaves :math:`\pi_{l\alpha}` at
+its prior and the exact LOO predictive is the prior predictive,
+
+.. math:: p(n_{l\alpha} \mid n_{-l\alpha}) = \mathrm{DirMult}(n_{l\alpha} \mid N_{l\alpha},
+   \alpha_0 + a_0 n^0_{l\alpha}),
+
+in closed form (:func:`exact_matching_loo`). PSIS-LOO (Vehtari, Gelman and Gabry, "Practical
+Bayesian model evaluation using leave-one-out cross-validation and WAIC", Statistics and
+Computing, 2017) must then importance-sample from the posterior to the prior of one cell, and
+its Pareto :math:`\hat k` is typically high. :func:`compare_models` reports both and **uses the
+exact value** for the matching model; PSIS is used for the others, with their Pareto
+:math:`\hat k` reported (counts above the sample-size threshold ``good_k`` and above 0.7).
+
+**Which LOO.** ``unit="cell"`` (default) asks "how well does the model predict a new run of
+this LLM on a question whose other LLMs' results are known", the natural question when
+re-running or adding an LLM to a benchmark. ``unit="question"`` leaves out a whole question
+(all LLMs' cells, their log-likelihoods summed): "how well does it predict a new question".
+The two differ only for the crossed model, whose difficulty :math:`b_\alpha` is shared across
+LLMs; for it the question-level PSIS weights move :math:`b_\alpha` back to its prior and
+:math:`\hat k` is often high. In the matching and hierarchical models the LLMs are independent
+given the hyperparameters, so a question's ELPD is the sum of its cells'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+import pymc as pm
+import xarray as xr
+from numpy.typing import ArrayLike
+from scipy.special import gammaln
+
+from bayes_eval.models.model_data import stored_data
+
+__all__ = [
+    "ESTIMATORS",
+    "Comparison",
+    "LooSummary",
+    "add_log_likelihood",
+    "add_log_prior",
+    "compare_models",
+    "exact_matching_loo",
+    "loo",
+    "verdict",
+]
+
+Unit = Literal["cell", "question"]
+#: Estimators :func:`compare_models` can fit.
+ESTIMATORS = ("matching", "hierarchical", "crossed", "power_prior")
+#: Pareto k above which PSIS is unreliable whatever the sample size (Vehtari et al. 2024).
+K_BAD = 0.7
+#: Posterior variables drawn exactly after sampling: excluded from the relative efficiency.
+_DRAWN_AFTER = {"hierarchical": ("pi", "pi_bar"), "power_prior": ("pi", "pi_bar")}
+
+
+def add_log_likelihood(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
+    """``idata`` with a ``log_likelihood`` group: the pointwise log pmf of every cell.
+
+    :func:`pymc.compute_log_likelihood` on the posterior; needed after nutpie, which stores
+    none. The variable has the observed variable's name and dims ``(chain, draw, model,
+    question)`` (module docstring for its scale). The input is not changed.
+    """
+    out = idata.copy()
+    pm.compute_log_likelihood(out, model=model, progressbar=False)
+    return out
+
+
+def add_log_prior(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
+    """``idata`` with a ``log_prior`` group (:func:`pymc.stats.compute_log_prior`), the prior
+    log-density of every free variable per draw, as power-scaling sensitivity
+    (:func:`arviz_stats.psense`) needs. The input is not changed."""
+    out = idata.copy()
+    pm.stats.compute_log_prior(out, model=model, progressbar=False)
+    return out
+
+
+class LooSummary(NamedTuple):
+    """Leave-one-out ELPD of one fit, with its diagnostics.
+
+    Attributes
+    ----------
+    elpd, se, p : float
+        ELPD, its standard error :math:`\\sqrt{n\\,\\mathrm{var}(\\mathrm{elpd}_i)}` and the
+        effective number of parameters (lpd minus elpd).
+    n_units : int
+        Left-out units (cells or questions).
+    method : str
+        ``"psis"`` or ``"exact"``.
+    unit : str
+        ``"cell"`` or ``"question"``.
+    good_k : float
+        PSIS threshold :math:`\\min(1 - 1/\\log_{10} S, 0.7)` for S draws (NaN for exact).
+    n_k_high : int
+        Units with Pareto :math:`\\hat k` above ``good_k`` (0 for exact).
+    n_k_bad : int
+        Units with :math:`\\hat k` above 0.7.
+    max_k : float
+        Largest :math:`\\hat k` (NaN for exact).
+    elpd_data : arviz_stats ELPDData
+        The pointwise result (``elpd_i``, ``pareto_k``) as :func:`arviz_stats.compare` takes it.
+    """
+
+    elpd: float
+    se: float
+    p: float
+    n_units: int
+    method: str
+    unit: str
+    good_k: float
+    n_k_high: int
+    n_k_bad: int
+    max_k: float
+    elpd_data: Any
+
+    def to_dict(self) -> dict:
+        """Everything but ``elpd_data``, JSON-ready."""
+        return {k: v for k, v in self._asdict().items() if k != "elpd_data"}
+
+
+def _check_unit(unit: str) -> None:
+    if unit not in ("cell", "question"):
+        raise ValueError(f"unit is {unit!r}; expected 'cell' or 'question'.")
+
+
+def _pointwise(da: xr.DataArray, unit: str) -> xr.DataArray:
+    """Cells as they are, or summed over LLMs per question."""
+    return da.sum("model") if unit == "question" else da
+
+
+def loo(idata: xr.DataTree, *, unit: Unit = "cell") -> LooSummary:
+    """PSIS-LOO of a fit with a ``log_likelihood`` group (:func:`arviz_stats.loo`).
+
+    The relative efficiency ``reff`` is the mean ESS over the *sampled* posterior variables
+    (``pi`` drawn exactly after sampling would inflate it). Pareto :math:`\\hat k` counts are
+    always part of the result.
+    """
+    import arviz_stats
+
+    _check_unit(unit)
+    if "log_likelihood" not in idata.children:
+        raise ValueError("idata has no log_likelihood group; call add_log_likelihood first.")
+    ll_ds = idata["log_likelihood"].to_dataset()
+    if len(ll_ds.data_vars) != 1:
+        raise ValueError(f"log_likelihood has {list(ll_ds.data_vars)}; expected one variable.")
+    name = next(iter(ll_ds.data_vars))
+    ll = _pointwise(ll_ds[name], unit)
+    post = idata["posterior"].to_dataset()
+    post = post.drop_vars(
+        [v for v in _DRAWN_AFTER.get(idata.attrs.get("bayes_eval_model", ""), ()) if v in post]
+    )
+    n_samples = ll.sizes["chain"] * ll.sizes["draw"]
+    if post.sizes["chain"] > 1:
+        ess = arviz_stats.ess(post, method="mean")
+        reff = float(np.nanmean(np.hstack([ess[v].values.ravel() for v in ess.data_vars])))
+        reff /= n_samples
+    else:
+        reff = 1.0
+    tree = xr.DataTree.from_dict({"posterior": post, "log_likelihood": xr.Dataset({name: ll})})
+    res = arviz_stats.loo(tree, pointwise=True, var_name=name, reff=reff)
+    k = np.asarray(res.pareto_k).ravel()
+    return LooSummary(
+        elpd=float(res.elpd),
+        se=float(res.se),
+        p=float(res.p),
+        n_units=int(res.n_data_points),
+        method="psis",
+        unit=unit,
+        good_k=float(res.good_k),
+        n_k_high=int(np.sum(k > res.good_k)),
+        n_k_bad=int(np.sum(k > K_BAD)),
+        max_k=float(np.max(k)),
+        elpd_data=res,
+    )
+
+
+def _log_multinomial_coef(n: np.ndarray) -> np.ndarray:
+    return gammaln(n.sum(-1) + 1) - gammaln(n + 1).sum(-1)
+
+
+def _log_beta(a: np.ndarray) -> np.ndarray:
+    return gammaln(a).sum(-1) - gammaln(a.sum(-1))
+
+
+def exact_matching_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummary:
+    r"""Exact leave-one-out ELPD of a matching model (or a fixed-``a0`` power prior).
+
+    .. math::
+        \mathrm{elpd}_{l\alpha} = \log\mathrm{DirMult}(n_{l\alpha}\mid a)
+        = \log\binom{N}{n_{l\alpha}} + \log B(a + n_{l\alpha}) - \log B(a), \quad
+        a = \alpha_0 + a_0 n^0_{l\alpha},
+
+    the prior predictive of the cell (module docstring). ``p`` is the exact in-sample lpd
+    minus the elpd, with :math:`\mathrm{lpd}_{l\alpha} = \log\binom{N}{n} + \log B(a + 2n) -
+    \log B(a + n)`, the posterior mean of the multinomial pmf under
+    :math:`\mathrm{Dir}(a + n)`. ``unit="question"`` sums the cells of each question (the
+    cells are independent). ``se`` follows ArviZ: :math:`\sqrt{n\,\mathrm{var}(\mathrm{elpd}_i)}`.
+    """
+    from arviz_stats.utils import ELPDDataLOO
+
+    from bayes_eval.models.sampling import model_info
+
+    _check_unit(unit)
+    info = model_info(model)
+    if info.kind not in ("matching", "power_prior") or info.conditional is not None:
+        raise ValueError(f"exact LOO needs a matching model (a fixed a0); got a {info.kind} model.")
+    data = stored_data(model)
+    a0 = float(np.asarray(model["a0"].get_value()))
+    a = data.alpha0 + a0 * data.prior_counts
+    n = data.counts
+    coef = _log_multinomial_coef(n)
+    elpd_i = coef + _log_beta(a + n) - _log_beta(a)
+    lpd_i = coef + _log_beta(a + 2 * n) - _log_beta(a + n)
+    coords = {k: data.coords[k] for k in ("model", "question")}
+    elpd_da = _pointwise(xr.DataArray(elpd_i, dims=("model", "question"), coords=coords), unit)
+    lpd = float(_pointwise(xr.DataArray(lpd_i, dims=("model", "question")), unit).sum())
+    values = elpd_da.values.ravel()
+    n_units = values.size
+    se = float(np.sqrt(n_units * np.var(values, ddof=1))) if n_units > 1 else 0.0
+    elpd = float(values.sum())
+    res = ELPDDataLOO(
+        elpd=elpd,
+        se=se,
+        p=lpd - elpd,
+        n_samples=0,
+        n_data_points=n_units,
+        scale="log",
+        warning=False,
+        good_k=np.nan,
+        elpd_i=elpd_da,
+        pareto_k=None,
+    )
+    return LooSummary(elpd, se, lpd - elpd, n_units, "exact", unit, np.nan, 0, 0, np.nan, res)
+
+
+class Comparison(NamedTuple):
+    """Result of :func:`compare_models`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        :func:`arviz_stats.compare` (best first; ``elpd``, ``se``, ``elpd_diff``, ``dse``,
+        ``p``, ``weight``, ...) plus ``method`` (``exact`` or ``psis``: what ``elpd`` is),
+        ``psis_k_high``, ``psis_k_bad`` (PSIS units with Pareto k above ``good_k`` and 0.7)
+        and ``elpd_psis`` (the PSIS estimate, also for the matching model).
+    loo : dict of str to LooSummary
+        PSIS-LOO of every fit (the matching model's included, with its Pareto k).
+    exact : LooSummary or None
+        The exact matching ELPD, which the table uses for ``matching``.
+    verdict : str
+        Which model the data support, in words (:func:`verdict`).
+    fits : dict of str to xarray.DataTree
+        The fits, with ``log_likelihood`` groups.
+    models : dict of str to pymc.Model
+    """
+
+    table: Any
+    loo: dict
+    exact: LooSummary | None
+    verdict: str
+    fits: dict
+    models: dict
+
+
+def verdict(table) -> str:
+    """One sentence on the comparison table: the best model, its ELPD lead over the second
+    with the standard error of the difference, and whether the lead is decisive (at least
+    2 SE; differences under about 2 SE are not: Sivula, Magnusson, Matamoros and Vehtari,
+    "Uncertainty in Bayesian leave-one-out cross-validation based model comparison")."""
+    names = list(table.index)
+    best = names[0]  # columns: compare's plus method, psis_k_bad (compare_models)
+    if len(names) < 2:
+        return f"Only {best} was fitted: nothing to compare."
+    second = names[1]
+    d = -float(table.loc[second, "elpd_diff"])
+    se = float(table.loc[second, "dse"])
+    z = d / se if se > 0 else np.inf
+    head = f"elpd difference {best} - {second} = {d:.1f} ± {se:.1f} (SE of the difference)"
+    if z >= 2:
+        text = f"The data support {best}: {head}, {z:.1f} SE."
+    else:
+        text = (
+            f"Not decisive: {best} leads, {head}, {z:.1f} SE; "
+            "differences under ~2 SE are not decisive."
+        )
+    bad = {n: int(table.loc[n, "psis_k_bad"]) for n in names}
+    flagged = [n for n in names if bad[n] and table.loc[n, "method"] == "psis"]
+    if flagged:
+        parts = ", ".join(f"{n} ({bad[n]} units)" for n in flagged)
+        text += f" PSIS unreliable where Pareto k > 0.7: {parts}."
+    exact = [n for n in names if table.loc[n, "method"] == "exact"]
+    if exact:
+        text += (
+            f" {exact[0]} uses its exact LOO (its PSIS estimate has {bad[exact[0]]} of "
+            f"{int(table.attrs.get('n_units', 0)) or 'the'} units with k > 0.7)."
+        )
+    return text
+
+
+def _build(name: str, R, w, R0) -> pm.Model:
+    from bayes_eval import models as bm
+
+    if name == "matching":
+        return bm.matching_model(R, w, R0)
+    if name == "hierarchical":
+        return bm.hierarchical_model(R, w)
+    if name == "crossed":
+        return bm.crossed_model(R)
+    if R0 is None:
+        raise ValueError("estimator 'power_prior' needs the prior runs R0.")
+    return bm.power_prior_model(R, w, R0)
+
+
+def compare_models(
+    R: ArrayLike | xr.DataArray,
+    estimators: Sequence[str] = ("matching", "hierarchical", "crossed"),
+    *,
+    w: ArrayLike | None = None,
+    R0: ArrayLike | xr.DataArray | None = None,
+    unit: Unit = "cell",
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    seed: int = 0,
+    sampler: Literal["pymc", "nutpie"] = "pymc",
+    cores: int | None = None,
+    progressbar: bool = False,
+) -> Comparison:
+    """Fit several models to the same results and compare their leave-one-out ELPD.
+
+    Every model is fitted with :func:`bayes_eval.models.sample` (same ``seed``, draws and
+    chains), its pointwise log-likelihood added and its PSIS-LOO computed
+    (:func:`loo`); the matching model's ELPD in the table is the exact one
+    (:func:`exact_matching_loo`), its PSIS estimate stays in ``elpd_psis`` and ``loo``.
+    :func:`arviz_stats.compare` (stacking weights) ranks them.
+
+    Parameters
+    ----------
+    R : array_like or DataArray
+        Results, as for the builders (the crossed model needs binary results).
+    estimators : sequence of str
+        Among :data:`ESTIMATORS` (``power_prior`` learns ``a0`` and needs ``R0``).
+    w, R0 : array_like, keyword-only
+        Rubric weights; prior runs (matching and power prior only).
+    unit : {"cell", "question"}, keyword-only
+        What is left out (module docstring).
+    draws, tune, chains, seed, sampler, cores, progressbar : keyword-only
+        NUTS settings (:func:`bayes_eval.models.sample`).
+    """
+    import arviz_stats
+
+    from bayes_eval.models.sampling import sample
+
+    _check_unit(unit)
+    names = list(dict.fromkeys(estimators))
+    bad = [n for n in names if n not in ESTIMATORS]
+    if bad or not names:
+        raise ValueError(f"estimators {bad or names!r}; expected some of {list(ESTIMATORS)}.")
+    models, fits, loos = {}, {}, {}
+    for name in names:
+        model = _build(name, R, w, R0)
+        fit = sample(
+            model,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            seed=seed,
+            sampler=sampler,
+            cores=cores,
+            progressbar=progressbar,
+            log_likelihood=True,
+        )
+        models[name], fits[name], loos[name] = model, fit, loo(fit, unit=unit)
+    exact = exact_matching_loo(models["matching"], unit=unit) if "matching" in names else None
+    used = {n: (exact if n == "matching" and exact else loos[n]) for n in names}
+    if len(names) > 1:
+        table = arviz_stats.compare({n: s.elpd_data for n, s in used.items()}, round_to="none")
+    else:
+        import pandas as pd
+
+        s = used[names[0]]
+        table = pd.DataFrame(
+            {"rank": [0], "elpd_diff": [0.0], "dse": [0.0], "p": [s.p], "elpd": [s.elpd]},
+            index=names,
+        ).assign(se=s.se, weight=1.0)
+    table["method"] = [used[n].method for n in table.index]
+    table["psis_k_high"] = [loos[n].n_k_high for n in table.index]
+    table["psis_k_bad"] = [loos[n].n_k_bad for n in table.index]
+    table["elpd_psis"] = [loos[n].elpd for n in table.index]
+    table.attrs["n_units"] = loos[names[0]].n_units
+    table.attrs["unit"] = unit
+    return Comparison(table, loos, exact, verdict(table), fits, models)
