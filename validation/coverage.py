@@ -31,7 +31,8 @@ questions) and, on a sub-grid, ``hierarchical_nuts`` (95% ETI of pi-bar under
 
 Scale-out: :func:`run_grid` sends pending cells to a Dask cluster (a ``LocalCluster`` by
 default, or ``scheduler="tcp://host:port"``; ``n_workers=0`` runs them in this process),
-writes every finished cell atomically to ``OUT/cells/``, and merges them into
+writes every finished cell atomically to ``OUT/cells/`` (the generic runner
+:mod:`.cell_runner`, shared with the SBC study), and merges them into
 ``OUT/coverage.nc``. A study started again with the same configuration skips finished cells,
 so no work is lost or counted twice; a folder holding a study with another configuration is
 refused (naming the keys that differ), and Ctrl-C closes the cluster within seconds and raises
@@ -44,14 +45,18 @@ with options on top (:func:`grid_config`), then the grid, the report
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 import xarray as xr
 
+from bayes_eval.validation.cell_runner import (
+    StudyInterrupted,
+    merge_cells,
+    run_cells,
+    write_atomic,
+)
 from bayes_eval.validation.coverage_cells import (
     METHODS,
     SCENARIOS,
@@ -88,110 +93,9 @@ __all__ = [
 # --------------------------------------------------------------------------- study
 
 
-def _cell_path(out: Path, cell) -> Path:
+def _cell_name(cell) -> str:
     scenario, c, m, n = cell
-    return out / "cells" / f"{scenario}_C{c}_M{m}_N{n}.nc"
-
-
-def _write_atomic(ds: xr.Dataset, path: Path) -> None:
-    """Write ``ds`` to ``path`` through a temporary file. String variables and coordinates are
-    written as variable-length strings: a fixed width read back from the first cell (``<U8``
-    for ``anchored``) would truncate the longer labels of a merged study (``beta_mix``)."""
-    ds = ds.copy()
-    for var in ds.variables.values():
-        if var.dtype.kind in "USO":
-            var.encoding = {k: v for k, v in var.encoding.items() if k != "dtype"}
-            var.encoding["dtype"] = str
-    tmp = path.with_suffix(".tmp")
-    ds.to_netcdf(tmp, engine="h5netcdf")
-    os.replace(tmp, path)
-
-
-def _submit_to_dask(todo, config, out, scheduler, n_workers, bar, computed) -> None:
-    try:
-        from dask.distributed import Client, LocalCluster, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ValueError(
-            "the coverage study runs on Dask: pip install 'bayes_eval[validation]' "
-            "(or workers=0 to run the cells in this process)."
-        ) from exc
-    cluster = None
-    if scheduler:
-        client = Client(scheduler)
-    else:
-        cluster = LocalCluster(
-            n_workers=n_workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-        client = Client(cluster)
-    futures: dict = {}
-    try:
-        futures = {client.submit(run_cell, cell, config, pure=False): cell for cell in todo}
-        for future in as_completed(futures):
-            cell = futures[future]
-            _write_atomic(future.result(), _cell_path(out, cell))
-            computed.append(cell)
-            if bar is not None:
-                bar.update(1)
-    except KeyboardInterrupt:
-        # Ctrl-C reaches the workers too (one process group): nothing waits for them
-        _close_quietly(client, cluster, list(futures))
-        raise
-    else:
-        _close_quietly(client, cluster, [])
-
-
-def _close_quietly(client, cluster, futures, timeout: float = 3.0) -> None:
-    """Cancel ``futures`` and close the client and the local cluster within a few seconds,
-    without raising (the workers may be gone already). After an interruption the local
-    workers are killed half a second into the close: a cell computing for minutes would
-    otherwise hold the close (and the exit) until it finishes."""
-    import signal
-    import threading
-
-    steps = [lambda: client.close(timeout=timeout)]
-    if futures:
-        steps.insert(0, lambda: client.cancel(futures, force=True))
-    killer = None
-    if cluster is not None:
-        if futures:
-            pids = [getattr(w, "pid", None) for w in dict(cluster.workers).values()]
-            killer = threading.Timer(0.5, _kill, [[p for p in pids if p], signal])
-            killer.daemon = True
-            steps.append(killer.start)
-        steps.append(lambda: cluster.close(timeout=timeout))
-    for step in steps:
-        try:
-            step()
-        except BaseException:
-            pass
-    if killer is not None:
-        killer.cancel()
-
-
-def _kill(pids, signal) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
-        except OSError:
-            pass
-
-
-class StudyInterrupted(KeyboardInterrupt):
-    """Ctrl-C during :func:`run_grid`: the cluster is closed, the finished cells are saved.
-    The message is the line to print: ``interrupted: K of N cells saved; run the same
-    command again to resume``."""
-
-
-def _conflict(out: Path, stored: dict, new: dict) -> str:
-    keys = sorted(k for k in set(stored) | set(new) if stored.get(k) != new.get(k))
-    what = ", ".join(f"{k} = {stored.get(k)!r} there, {new.get(k)!r} now" for k in keys)
-    return (
-        f"{out} holds a study with another configuration ({what or 'stored digest differs'}); "
-        "resume it with the same configuration, or start a new study with a new --out folder."
-    )
+    return f"{scenario}_C{c}_M{m}_N{n}"
 
 
 def run_grid(
@@ -204,6 +108,9 @@ def run_grid(
     progress: bool = True,
 ) -> tuple[xr.Dataset | None, dict]:
     """Run (or resume) the grid of a coverage study on Dask and merge the cells.
+
+    The cells run through :func:`bayes_eval.validation.cell_runner.run_cells` (atomic cell
+    files, the ``study.json`` manifest, Dask or in-process, Ctrl-C handling).
 
     Parameters
     ----------
@@ -235,54 +142,25 @@ def run_grid(
     """
     config.validate()
     out = Path(out_dir)
-    (out / "cells").mkdir(parents=True, exist_ok=True)
-    manifest = out / "study.json"
-    if manifest.exists():
-        previous = json.loads(manifest.read_text())
-        if previous.get("digest") != config.digest():
-            new = json.loads(json.dumps(asdict(config)))
-            raise ValueError(_conflict(out, previous.get("config") or {}, new))
-    else:
-        manifest.write_text(
-            json.dumps({"digest": config.digest(), "config": asdict(config)}, indent=2)
-        )
     cells = config.cells()
-    done = [c for c in cells if _cell_path(out, c).exists()]
-    pending = [c for c in cells if not _cell_path(out, c).exists()]
-    todo = pending if max_cells is None else pending[:max_cells]
-    computed: list = []
-    if todo:
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=len(todo), desc="coverage cells", unit="cell")
-        try:
-            if n_workers == 0 and not scheduler:
-                for cell in todo:
-                    _write_atomic(run_cell(cell, config), _cell_path(out, cell))
-                    computed.append(cell)
-                    if bar is not None:
-                        bar.update(1)
-            else:
-                _submit_to_dask(todo, config, out, scheduler, n_workers, bar, computed)
-        except KeyboardInterrupt:
-            saved = sum(_cell_path(out, c).exists() for c in cells)
-            raise StudyInterrupted(
-                f"interrupted: {saved} of {len(cells)} cells saved; "
-                "run the same command again to resume"
-            ) from None
-        finally:
-            if bar is not None:
-                bar.close()
+    done = run_cells(
+        cells,
+        run_cell,  # this module's, read now: a replaced run_cell is the one that runs
+        config,
+        out,
+        cell_name=_cell_name,
+        digest=config.digest(),
+        manifest=asdict(config),
+        scheduler=scheduler,
+        n_workers=n_workers,
+        max_cells=max_cells,
+        progress=progress,
+        desc="coverage cells",
+    )
     merged = merge_cells(out)
-    if merged is not None and len(computed) + len(done) == len(cells):
-        _write_atomic(merged, out / "coverage.nc")
-    info = {
-        "computed": computed,
-        "skipped": done,
-        "pending": len(cells) - len(done) - len(computed),
-    }
+    if merged is not None and done.pending == 0:
+        write_atomic(merged, out / "coverage.nc")
+    info = {"computed": done.computed, "skipped": done.skipped, "pending": done.pending}
     return merged, info
 
 
@@ -333,15 +211,3 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
         "seconds": round(time.perf_counter() - start, 2),
     }
     return StudyResult(ds, report, files)
-
-
-def merge_cells(out_dir: str | Path) -> xr.Dataset | None:
-    """Merge every finished cell of a study folder into one Dataset."""
-    files = sorted((Path(out_dir) / "cells").glob("*.nc"))
-    if not files:
-        return None
-    parts = []
-    for f in files:
-        with xr.open_dataset(f, engine="h5netcdf") as ds:
-            parts.append(ds.load())
-    return xr.merge(parts, join="outer", compat="no_conflicts")

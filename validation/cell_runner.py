@@ -1,0 +1,265 @@
+"""A resumable grid of independent cells on Dask, shared by the coverage and SBC studies.
+
+A study is a list of hashable *cells* and a function ``run_cell(cell, config) -> Dataset``.
+:func:`run_cells` writes every finished cell atomically to ``OUT/cells/NAME.nc`` (so a cell
+is either complete on disk or absent), skips the cells already there, and keeps a manifest
+``OUT/study.json`` (``{"digest": ..., "config": {...}}``): a folder holding a study with
+another configuration is refused, naming the keys that differ, so no result is ever mixed
+with one computed under other settings.
+
+Cells run on a Dask cluster (a ``LocalCluster`` of one-thread worker processes by default, or
+``scheduler="tcp://host:port"``), or one after the other in this process (``n_workers=0``).
+Ctrl-C cancels the futures, closes the cluster within seconds and raises
+:class:`StudyInterrupted` (``interrupted: K of N cells saved; run the same command again to
+resume``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import xarray as xr
+
+__all__ = [
+    "CellRun",
+    "StudyInterrupted",
+    "check_manifest",
+    "merge_cells",
+    "run_cells",
+    "write_atomic",
+]
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_cells`: the cluster is closed, the finished cells are saved.
+    The message is the line to print: ``interrupted: K of N cells saved; run the same
+    command again to resume``."""
+
+
+class CellRun(NamedTuple):
+    """What :func:`run_cells` did: cells computed now, found finished, still pending."""
+
+    computed: list
+    skipped: list
+    pending: int
+
+
+def write_atomic(ds: xr.Dataset, path: Path) -> None:
+    """Write ``ds`` to ``path`` through a temporary file. String variables and coordinates are
+    written as variable-length strings: a fixed width read back from the first cell (``<U8``
+    for ``anchored``) would truncate the longer labels of a merged study (``beta_mix``)."""
+    ds = ds.copy()
+    for var in ds.variables.values():
+        if var.dtype.kind in "USO":
+            var.encoding = {k: v for k, v in var.encoding.items() if k != "dtype"}
+            var.encoding["dtype"] = str
+    tmp = path.with_suffix(".tmp")
+    ds.to_netcdf(tmp, engine="h5netcdf")
+    os.replace(tmp, path)
+
+
+def _conflict(out: Path, stored: dict, new: dict) -> str:
+    keys = sorted(k for k in set(stored) | set(new) if stored.get(k) != new.get(k))
+    what = ", ".join(f"{k} = {stored.get(k)!r} there, {new.get(k)!r} now" for k in keys)
+    return (
+        f"{out} holds a study with another configuration ({what or 'stored digest differs'}); "
+        "resume it with the same configuration, or start a new study with a new --out folder."
+    )
+
+
+def check_manifest(out: Path, digest: str, config: dict) -> None:
+    """Write ``OUT/study.json``, or check that the one there has the same ``digest``.
+
+    Raises
+    ------
+    ValueError
+        The folder holds a study with another configuration (the keys that differ named).
+    """
+    manifest = Path(out) / "study.json"
+    if manifest.exists():
+        previous = json.loads(manifest.read_text())
+        if previous.get("digest") != digest:
+            new = json.loads(json.dumps(config))
+            raise ValueError(_conflict(Path(out), previous.get("config") or {}, new))
+    else:
+        manifest.write_text(json.dumps({"digest": digest, "config": config}, indent=2))
+
+
+def _submit_to_dask(todo, run_cell, config, path_of, scheduler, n_workers, bar, computed):
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError(
+            "this study runs on Dask: pip install 'bayes_eval[validation]' "
+            "(or workers=0 to run the cells in this process)."
+        ) from exc
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(
+            n_workers=n_workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        client = Client(cluster)
+    futures: dict = {}
+    try:
+        futures = {client.submit(run_cell, cell, config, pure=False): cell for cell in todo}
+        for future in as_completed(futures):
+            cell = futures[future]
+            write_atomic(future.result(), path_of(cell))
+            computed.append(cell)
+            if bar is not None:
+                bar.update(1)
+    except KeyboardInterrupt:
+        # Ctrl-C reaches the workers too (one process group): nothing waits for them
+        _close_quietly(client, cluster, list(futures))
+        raise
+    else:
+        _close_quietly(client, cluster, [])
+
+
+def _close_quietly(client, cluster, futures, timeout: float = 3.0) -> None:
+    """Cancel ``futures`` and close the client and the local cluster within a few seconds,
+    without raising (the workers may be gone already). After an interruption the local
+    workers are killed half a second into the close: a cell computing for minutes would
+    otherwise hold the close (and the exit) until it finishes."""
+    import signal
+    import threading
+
+    steps = [lambda: client.close(timeout=timeout)]
+    if futures:
+        steps.insert(0, lambda: client.cancel(futures, force=True))
+    killer = None
+    if cluster is not None:
+        if futures:
+            pids = [getattr(w, "pid", None) for w in dict(cluster.workers).values()]
+            killer = threading.Timer(0.5, _kill, [[p for p in pids if p], signal])
+            killer.daemon = True
+            steps.append(killer.start)
+        steps.append(lambda: cluster.close(timeout=timeout))
+    for step in steps:
+        try:
+            step()
+        except BaseException:
+            pass
+    if killer is not None:
+        killer.cancel()
+
+
+def _kill(pids, signal) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+        except OSError:
+            pass
+
+
+def run_cells(
+    cells: Sequence[Hashable],
+    run_cell: Callable[[Any, Any], xr.Dataset],
+    config: Any,
+    out_dir: str | Path,
+    *,
+    cell_name: Callable[[Any], str],
+    digest: str,
+    manifest: dict,
+    scheduler: str | None = None,
+    n_workers: int | None = None,
+    max_cells: int | None = None,
+    progress: bool = True,
+    desc: str = "cells",
+) -> CellRun:
+    """Run (or resume) ``run_cell(cell, config)`` for every cell not yet in ``OUT/cells/``.
+
+    Parameters
+    ----------
+    cells : sequence
+        The grid, in a fixed order.
+    run_cell : callable
+        ``run_cell(cell, config) -> xarray.Dataset``; picklable for Dask.
+    config
+        Passed to every cell.
+    out_dir : path
+        Holds ``study.json`` and ``cells/NAME.nc``.
+    cell_name : callable
+        ``cell_name(cell) -> str``, the file stem of a cell (unique per cell).
+    digest, manifest : str, dict
+        The configuration's digest and its JSON-ready fields (:func:`check_manifest`).
+    scheduler : str, optional
+        Address of an existing Dask scheduler; default an in-process ``LocalCluster``.
+    n_workers : int, optional
+        Workers of the local cluster (default: the machine's cores); 0 runs the cells one
+        after the other in this process, without Dask.
+    max_cells : int, optional
+        Stop after this many new cells (a controlled interruption; resume later).
+
+    Raises
+    ------
+    ValueError
+        ``out_dir`` holds a study with another configuration.
+    StudyInterrupted
+        Ctrl-C (a ``KeyboardInterrupt`` subclass); running the same call again resumes.
+    """
+    out = Path(out_dir)
+    (out / "cells").mkdir(parents=True, exist_ok=True)
+    check_manifest(out, digest, manifest)
+
+    def path_of(cell) -> Path:
+        return out / "cells" / f"{cell_name(cell)}.nc"
+
+    done = [c for c in cells if path_of(c).exists()]
+    pending = [c for c in cells if not path_of(c).exists()]
+    todo = pending if max_cells is None else pending[:max_cells]
+    computed: list = []
+    if todo:
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(todo), desc=desc, unit="cell")
+        try:
+            if n_workers == 0 and not scheduler:
+                for cell in todo:
+                    write_atomic(run_cell(cell, config), path_of(cell))
+                    computed.append(cell)
+                    if bar is not None:
+                        bar.update(1)
+            else:
+                _submit_to_dask(
+                    todo, run_cell, config, path_of, scheduler, n_workers, bar, computed
+                )
+        except KeyboardInterrupt:
+            saved = sum(path_of(c).exists() for c in cells)
+            raise StudyInterrupted(
+                f"interrupted: {saved} of {len(cells)} cells saved; "
+                "run the same command again to resume"
+            ) from None
+        finally:
+            if bar is not None:
+                bar.close()
+    return CellRun(computed, done, len(cells) - len(done) - len(computed))
+
+
+def merge_cells(out_dir: str | Path, combine: str = "merge") -> xr.Dataset | None:
+    """The finished cells of a study folder as one Dataset (``None`` before the first).
+
+    ``combine="merge"`` merges them (cells on disjoint coordinates, as coverage's);
+    ``"concat:DIM"`` concatenates them along ``DIM`` in file-name order.
+    """
+    files = sorted((Path(out_dir) / "cells").glob("*.nc"))
+    if not files:
+        return None
+    parts = []
+    for f in files:
+        with xr.open_dataset(f, engine="h5netcdf") as ds:
+            parts.append(ds.load())
+    if combine.startswith("concat:"):
+        return xr.concat(parts, dim=combine.split(":", 1)[1])
+    return xr.merge(parts, join="outer", compat="no_conflicts")
