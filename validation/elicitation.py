@@ -27,9 +27,16 @@ user's M and compare it with the stated one; a width ratio below ``warn_ratio`` 
 or above ``1 / warn_ratio`` raises an :class:`ElicitationWarning`.
 
 The Beta fit solves the two quantile equations :math:`F(lo) = (1-p)/2`, :math:`F(hi) = (1+p)/2`
-for :math:`(a, b)` on the log scale (scipy). For a rubric, one statement per category gives the
-Dirichlet whose Beta marginals :math:`\mathrm{Beta}(\alpha_k, A - \alpha_k)` match the
-statements in the least-squares sense (question level only).
+for :math:`(a, b)` on the log scale (scipy; PreliZ has no equal-tailed solver). PreliZ answers
+the statements it covers (:mod:`.elicit_preliz`): the maximum-entropy Beta
+(``elicit_beta(..., method="maxent")``, ``preliz.maxent``), quartiles (``elicit_quantiles``,
+``preliz.quartile``) and a rubric mode with mass (``elicit_dirichlet_mode``,
+``preliz.dirichlet_mode``). :meth:`ElicitedPrior.to_closed_form` and
+:meth:`ElicitedPrior.to_pymc` run the same prior on the closed form and in PyMC.
+
+For a rubric, one statement per category gives the Dirichlet whose Beta marginals
+:math:`\mathrm{Beta}(\alpha_k, A - \alpha_k)` match the statements in the least-squares sense
+(question level only).
 
 The implied *prior depth* is how many earlier trials the per-question prior is worth next to
 the paper's uniform prior (eq. 6: :math:`n^0 = 1 + \text{counts of } R^0`):
@@ -45,12 +52,14 @@ in :mod:`.elicitation_data`; :class:`ElicitedPrior` and its checks are in
 from __future__ import annotations
 
 import warnings
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 from scipy.stats import beta as beta_dist
 
+from bayes_eval.validation.elicit_preliz import maxent_beta
 from bayes_eval.validation.elicitation_data import prior_predictive, sensitivity
 from bayes_eval.validation.elicited_prior import (
     DEFAULT_CONCENTRATION,
@@ -58,9 +67,8 @@ from bayes_eval.validation.elicited_prior import (
     ElicitationWarning,
     ElicitedPrior,
     Level,
-    _benchmark_draws,
+    _beta_prior,
     _check,
-    _check_concentration,
     _check_level,
     _check_m,
     _check_ratio,
@@ -114,8 +122,9 @@ def elicit_beta(
     warn_ratio: float = DEFAULT_WARN_RATIO,
     draws: int = 20_000,
     seed: int = 0,
+    method: Literal["equal-tailed", "maxent"] = "equal-tailed",
 ) -> ElicitedPrior:
-    r"""Prior from "accuracy lies in ``[lo, hi]`` with probability ``prob``" (equal tails).
+    r"""Prior from "accuracy lies in ``[lo, hi]`` with probability ``prob``".
 
     Parameters
     ----------
@@ -151,6 +160,17 @@ def elicit_beta(
     draws, seed : int, keyword-only
         Monte Carlo draws and seed of the benchmark-level implied interval (the question
         level is computed exactly).
+    method : {"equal-tailed", "maxent"}, keyword-only
+        ``"equal-tailed"`` (default, and what ``bayes-eval validate elicit`` uses): the Beta
+        whose central ``prob`` interval is ``[lo, hi]``, i.e. ``(1 - prob) / 2`` below ``lo``
+        and above ``hi``; solved here with scipy, because PreliZ has no equal-tailed solver
+        (``preliz.maxent`` uses another criterion and ``preliz.match_quantiles`` matches the
+        quantiles of a given distribution, not stated values). ``"maxent"``: PreliZ's
+        maximum-entropy Beta with mass ``prob`` in ``[lo, hi]``
+        (:func:`~bayes_eval.validation.elicit_preliz.maxent_beta`), which leaves the tails
+        free. For an interval symmetric about 1/2 the two coincide (to about 1e-7 in
+        ``(a, b)``); otherwise maxent puts unequal mass in the tails ([0.05, 0.2] at 0.9:
+        Beta(6.11, 42.2) with tails 0.026 / 0.074, against Beta(5.43, 41.5) with 0.05 / 0.05).
 
     Returns
     -------
@@ -179,46 +199,26 @@ def elicit_beta(
     m_questions = _check_m(n_questions, "elicit_beta")
     warn_ratio = _check_ratio(warn_ratio)
     _check(lo, hi, prob)
-    a, b = _fit_beta(lo, hi, prob)
-    q = _tails(prob)
-    ach = np.array([beta_dist.ppf(q, b, a), beta_dist.ppf(q, a, b)])
-    w = np.array([0.0, 1.0])
-    stated = np.array([lo, hi], dtype=float)
-    if level == "question":
-        alpha = np.array([b, a])
-        prior = ElicitedPrior(
-            level="question",
-            alpha=alpha,
-            hyper_alpha=None,
-            concentration=None,
-            depth=float(alpha.sum() - 2),
-            achieved=ach,
-            prob=float(prob),
-            w=w,
-            stated=stated,
-            n_questions=m_questions,
-            implied=_implied_question(alpha, w, m_questions, prob),
-            implied_method="exact lattice (bayes_eval.exact_posterior)",
-        )
+    if method == "equal-tailed":
+        a, b = _fit_beta(lo, hi, prob)
+        fit = "equal-tailed quantiles (scipy least squares)"
+    elif method == "maxent":
+        a, b = maxent_beta(lo, hi, prob)
+        fit = "maximum entropy (preliz.maxent)"
     else:
-        s = _check_concentration(concentration)
-        if int(draws) != draws or draws < 100:
-            raise ValueError(f"draws is {draws!r}; expected an integer >= 100.")
-        _, pi_bar = _benchmark_draws(a, b, s, m_questions, int(draws), np.random.default_rng(seed))
-        prior = ElicitedPrior(
-            level="benchmark",
-            alpha=None,
-            hyper_alpha=np.array([b, a]),
-            concentration=s,
-            depth=s - 2.0,
-            achieved=ach,
-            prob=float(prob),
-            w=w,
-            stated=stated,
-            n_questions=m_questions,
-            implied=np.quantile(pi_bar, q),
-            implied_method=f"Monte Carlo, {int(draws)} draws, seed {seed}",
-        )
+        raise ValueError(f"method is {method!r}; expected 'equal-tailed' or 'maxent'.")
+    prior = _beta_prior(
+        a,
+        b,
+        stated=np.array([lo, hi], dtype=float),
+        prob=prob,
+        level=level,
+        n_questions=m_questions,
+        concentration=concentration,
+        draws=draws,
+        seed=seed,
+        fit=fit,
+    )
     _warn_if_mismatched(prior, warn_ratio)
     return prior
 

@@ -85,6 +85,9 @@ class ElicitedPrior:
         Central ``prob`` interval of the implied prior on pi-bar for M questions.
     implied_method : str
         How ``implied`` was computed ("exact lattice" or "Monte Carlo, ...").
+    fit : str
+        Which criterion fitted the prior to the statement ("equal-tailed quantiles", "maximum
+        entropy (preliz.maxent)", "quartiles (preliz.quartile)", ...).
     """
 
     level: Level
@@ -99,6 +102,7 @@ class ElicitedPrior:
     n_questions: int
     implied: NDArray[np.float64]
     implied_method: str
+    fit: str = "equal-tailed quantiles (scipy least squares)"
 
     @property
     def width_ratio(self) -> float:
@@ -201,7 +205,122 @@ class ElicitedPrior:
             "implied_pi_bar": self.implied.tolist(),
             "width_ratio": self.width_ratio,
             "implied_method": self.implied_method,
+            "fit": self.fit,
         }
+
+    def to_closed_form(self) -> NDArray[np.float64]:
+        r"""The ``prior=`` argument of :func:`bayes_eval.bayes`/:func:`bayes_eval.bayes_ci`.
+
+        Question level: the per-question Dirichlet concentration ``alpha`` (a copy), which
+        :func:`bayes_eval.priors.resolve_prior` accepts as a fixed prior and
+        :func:`bayes_eval.models.matching_model` as ``alpha0``: both paths then use
+        :math:`\pi_q \sim \mathrm{Dir}(\alpha)`, so the closed form and NUTS agree exactly
+        (up to Monte Carlo error).
+
+        Raises
+        ------
+        ValueError
+            At benchmark level: the prior is a mixture over the benchmark mean m, not one
+            Dirichlet. Its closed form is the mixture over m of Bayes@N posteriors
+            (:func:`bayes_eval.validation.elicitation.sensitivity`, or :meth:`hyper_grid`).
+        """
+        if self.level == "benchmark":
+            raise ValueError(
+                "a benchmark-level prior is a mixture over the benchmark mean m, not one "
+                "Dirichlet prior=: use bayes_eval.validation.elicitation.sensitivity(R, prior) "
+                "for its closed-form posterior (or .hyper_grid() for the nodes), and "
+                ".to_pymc(...) for the PyMC hierarchy."
+            )
+        return np.array(self.alpha, dtype=float)
+
+    def to_pymc(self, name: str, *, dims: tuple[str, ...] | str | None = None):
+        r"""The elicited prior as a PyMC random variable, inside a ``pm.Model`` context.
+
+        Question level: ``pm.Dirichlet(name, a=alpha, dims=dims)`` (PreliZ's ``Dirichlet``
+        has no ``to_pymc``, so the concentration is passed on directly). Benchmark level: the
+        hierarchy of :func:`~bayes_eval.validation.elicitation.elicit_beta`,
+        ``{name}_m ~ Beta(a, b)`` over ``dims[:-2]`` (one benchmark mean per model) and
+        ``name ~ Dirichlet(s (1 - m), s m)`` per question.
+
+        Parameters
+        ----------
+        name : str
+            Name of the variable (the benchmark mean is ``f"{name}_m"``).
+        dims : str or tuple of str, keyword-only
+            Dims of the variable; the last one is the category dim (size C + 1). At
+            benchmark level at least ``(question, category)``.
+
+        Returns
+        -------
+        pytensor.tensor.TensorVariable
+            The Dirichlet random variable.
+        """
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        if self.level == "question":
+            return pm.Dirichlet(name, a=self.alpha, dims=dims)
+        dims = (dims,) if isinstance(dims, str) else tuple(dims or ())
+        if len(dims) < 2:
+            raise ValueError(
+                f"dims is {dims!r}; a benchmark-level prior needs at least "
+                "(question, category) dims, e.g. ('model', 'question', 'category')."
+            )
+        b, a = self.hyper_alpha
+        s = float(self.concentration)
+        m = pm.Beta(f"{name}_m", alpha=a, beta=b, dims=dims[:-2] or None)
+        conc = s * pt.stack([1.0 - m, m], axis=-1)[..., None, :]
+        return pm.Dirichlet(name, a=conc, dims=dims)
+
+
+def _beta_prior(
+    a: float,
+    b: float,
+    *,
+    stated: NDArray,
+    prob: float,
+    level: Level,
+    n_questions: int,
+    concentration: float,
+    draws: int,
+    seed: int,
+    fit: str,
+) -> ElicitedPrior:
+    """The :class:`ElicitedPrior` of a fitted ``Beta(a, b)`` at either level (no warning)."""
+    q = _tails(prob)
+    ach = np.array([beta_dist.ppf(q, b, a), beta_dist.ppf(q, a, b)])
+    w = np.array([0.0, 1.0])
+    common = dict(achieved=ach, prob=float(prob), w=w, stated=np.asarray(stated, dtype=float))
+    if level == "question":
+        alpha = np.array([b, a])
+        return ElicitedPrior(
+            level="question",
+            alpha=alpha,
+            hyper_alpha=None,
+            concentration=None,
+            depth=float(alpha.sum() - 2),
+            n_questions=n_questions,
+            implied=_implied_question(alpha, w, n_questions, prob),
+            implied_method="exact lattice (bayes_eval.exact_posterior)",
+            fit=fit,
+            **common,
+        )
+    s = _check_concentration(concentration)
+    if int(draws) != draws or draws < 100:
+        raise ValueError(f"draws is {draws!r}; expected an integer >= 100.")
+    _, pi_bar = _benchmark_draws(a, b, s, n_questions, int(draws), np.random.default_rng(seed))
+    return ElicitedPrior(
+        level="benchmark",
+        alpha=None,
+        hyper_alpha=np.array([b, a]),
+        concentration=s,
+        depth=s - 2.0,
+        n_questions=n_questions,
+        implied=np.quantile(pi_bar, q),
+        implied_method=f"Monte Carlo, {int(draws)} draws, seed {seed}",
+        fit=fit,
+        **common,
+    )
 
 
 # ----------------------------------------------------------------------------- checks
