@@ -200,10 +200,10 @@ def csv_tables(draw) -> str:
             table = [r[:j] + r[j + 1 :] for r in table]
         elif op == "dup_col" and width:
             j = draw(st.integers(0, width - 1))
-            table = [[*r, r[j]] for r in table]
+            table = [[*r, r[j] if j < len(r) else ""] for r in table]
         elif op == "shuffle":
             order = draw(st.permutations(range(width)))
-            table = [[r[k] for k in order] for r in table]
+            table = [[r[k] for k in order if k < len(r)] for r in table]
         elif op == "row":
             i = draw(st.integers(1, len(table) - 1))
             kind = draw(st.sampled_from(["drop", "dup", "short", "long"]))
