@@ -271,8 +271,10 @@ class Comparison(NamedTuple):
     verdict : str
         Which model the data support, in words (:func:`verdict`).
     fits : dict of str to xarray.DataTree
-        The fits, with ``log_likelihood`` groups.
+        The fits, with ``log_likelihood`` groups (and ``posterior_predictive`` with ``ppc``).
     models : dict of str to pymc.Model
+    ppc : dict of str to xarray.Dataset
+        :func:`bayes_eval.models.predictive.ppc_statistics` per model (empty without ``ppc``).
     """
 
     table: Any
@@ -281,6 +283,7 @@ class Comparison(NamedTuple):
     verdict: str
     fits: dict
     models: dict
+    ppc: dict
 
 
 def verdict(table) -> str:
@@ -309,6 +312,11 @@ def verdict(table) -> str:
     if flagged:
         parts = ", ".join(f"{n} ({bad[n]} units)" for n in flagged)
         text += f" PSIS unreliable where Pareto k > 0.7: {parts}."
+        if {best, second} & set(flagged):
+            text = (
+                "Provisional (a PSIS estimate it rests on is unreliable; refit-based K-fold "
+                "CV would settle it): " + text
+            )
     exact = [n for n in names if table.loc[n, "method"] == "exact"]
     if exact:
         text += (
@@ -346,6 +354,7 @@ def compare_models(
     sampler: Literal["pymc", "nutpie"] = "pymc",
     cores: int | None = None,
     progressbar: bool = False,
+    ppc: bool = False,
 ) -> Comparison:
     """Fit several models to the same results and compare their leave-one-out ELPD.
 
@@ -367,6 +376,9 @@ def compare_models(
         What is left out (module docstring).
     draws, tune, chains, seed, sampler, cores, progressbar : keyword-only
         NUTS settings (:func:`bayes_eval.models.sample`).
+    ppc : bool, keyword-only
+        Also draw the posterior predictive of every fit (seed ``seed + 1``) and compute its
+        test statistics (:mod:`bayes_eval.models.predictive`): the same fits serve both.
     """
     import arviz_stats
 
@@ -392,6 +404,13 @@ def compare_models(
             log_likelihood=True,
         )
         models[name], fits[name], loos[name] = model, fit, loo(fit, unit=unit)
+    checks = {}
+    if ppc:
+        from bayes_eval.models.predictive import posterior_predictive, ppc_statistics
+
+        for name in names:
+            fits[name] = posterior_predictive(fits[name], models[name], seed=seed + 1)
+            checks[name] = ppc_statistics(fits[name])
     exact = exact_matching_loo(models["matching"], unit=unit) if "matching" in names else None
     used = {n: (exact if n == "matching" and exact else loos[n]) for n in names}
     if len(names) > 1:
@@ -410,4 +429,4 @@ def compare_models(
     table["elpd_psis"] = [loos[n].elpd for n in table.index]
     table.attrs["n_units"] = loos[names[0]].n_units
     table.attrs["unit"] = unit
-    return Comparison(table, loos, exact, verdict(table), fits, models)
+    return Comparison(table, loos, exact, verdict(table), fits, models, checks)

@@ -37,7 +37,9 @@ results) and :math:`s_{l\alpha} = w\cdot n_{l\alpha}/N_{l\alpha}` the per-questi
 The Bayesian p-value of a statistic :math:`T` is the mid-p value
 :math:`P(T(\tilde y) > T(y)) + \tfrac12 P(T(\tilde y) = T(y))` over the predictive draws: the
 statistics are discrete, and the mid-p convention makes the p-value of a well-fitting model
-centred at 1/2 rather than pulled towards 1 by ties. Values near 0 or 1 flag misfit.
+centred at 1/2 rather than pulled towards 1 by ties. Values near 0 or 1 flag misfit. A
+statistic undefined for a replicate (``corr_others`` when a replicate's scores are all
+equal) is left out of that statistic's p-value and predictive summary.
 """
 
 from __future__ import annotations
@@ -167,9 +169,12 @@ def _histogram(k: xr.DataArray, n_max: int) -> xr.DataArray:
 
 
 def _mid_p(rep: xr.DataArray, obs: xr.DataArray, dims) -> xr.DataArray:
-    """``P(rep > obs) + P(rep == obs) / 2`` over ``dims`` (NaN where ``obs`` is NaN)."""
-    p = (rep > obs).mean(dims) + 0.5 * (rep == obs).mean(dims)
-    return p.where(np.isfinite(obs))
+    """``P(rep > obs) + P(rep == obs) / 2`` over the draws (``dims``) where ``rep`` is defined
+    (NaN where ``obs`` is NaN or no replicate is)."""
+    defined = np.isfinite(rep)
+    n = defined.sum(dims)
+    hits = (rep > obs).sum(dims) + 0.5 * (rep == obs).sum(dims)
+    return (hits / n).where(np.isfinite(obs) & (n > 0))
 
 
 def ppc_statistics(
@@ -216,8 +221,8 @@ def ppc_statistics(
         "observed": t_obs,
         "rep_mean": t_rep.mean(_SAMPLE),
         "rep_sd": t_rep.std(_SAMPLE),
-        "rep_lo": t_rep.quantile(tail, _SAMPLE, skipna=False).drop_vars("quantile"),
-        "rep_hi": t_rep.quantile(1 - tail, _SAMPLE, skipna=False).drop_vars("quantile"),
+        "rep_lo": t_rep.quantile(tail, _SAMPLE).drop_vars("quantile"),
+        "rep_hi": t_rep.quantile(1 - tail, _SAMPLE).drop_vars("quantile"),
         "p_value": _mid_p(t_rep, t_obs, _SAMPLE),
         "hist_observed": h_obs,
         "hist_rep_mean": h_rep.mean(_SAMPLE),

@@ -1,0 +1,181 @@
+"""``bayes-eval compare``: PSIS-LOO model comparison of PyMC fits, with predictive checks."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from bayes_eval.cli import _options as opt
+from bayes_eval.cli._output import emit_json, say, table, uncertain
+
+HELP = "compare PyMC models of the same results by leave-one-out ELPD (PSIS-LOO, PyMC)"
+DESCRIPTION = """\
+Fits each model (matching, hierarchical, crossed; power_prior with --prior-file) to the same
+results with NUTS and compares their expected log predictive density for a left-out
+(LLM, question) cell, or a whole question with --unit question (PSIS-LOO, Vehtari, Gelman and
+Gabry 2017, via arviz-stats). The matching model's ELPD is exact (its LOO predictive is its
+prior predictive); its PSIS estimate and every model's Pareto k are printed too. --ppc adds
+posterior predictive checks from the same fits: Bayesian mid-p values of the mean score, the
+spread of per-question scores (over-dispersion), the shares of questions never and always
+solved, and the agreement with the other LLMs per question."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "compare",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=opt.HelpFormatter,
+        parents=[
+            opt.input_options(),
+            opt.weights_options(),
+            opt.prior_file_options(),
+            opt.nuts_options(draws=1000, tune=1000, chains=4),
+            opt.output_options(
+                plot="PPC rootograms as PNG, one per model: FILE with -MODEL before the suffix"
+            ),
+        ],
+    )
+    p.add_argument(
+        "--estimators",
+        type=opt.words,
+        default=["matching", "hierarchical", "crossed"],
+        metavar="A,B,..",
+        help="models to compare: matching, hierarchical, crossed, power_prior "
+        "(matching,hierarchical,crossed)",
+    )
+    p.add_argument(
+        "--unit",
+        choices=["cell", "question"],
+        default="cell",
+        help="what is left out: one (LLM, question) cell or a whole question (cell)",
+    )
+    p.add_argument("--ppc", action="store_true", help="print posterior predictive p-values")
+    p.set_defaults(func=run)
+
+
+def _plot_path(path: str, name: str) -> Path:
+    p = Path(path)
+    return p.with_name(f"{p.stem}-{name}{p.suffix or '.png'}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayes_eval.logs.complete import read_results
+    from bayes_eval.models import compare_models, plot_ppc
+
+    nuts = opt.sampler_settings(args)
+    result = compare_models(
+        read_results(args.file, args.format),
+        args.estimators,
+        w=args.weights,
+        R0=read_results(args.prior_file, args.format) if args.prior_file else None,
+        unit=args.unit,
+        progressbar=not (args.json or args.no_progress),
+        ppc=bool(args.ppc or args.plot),
+        **nuts,
+    )
+    plots = {}
+    if args.plot:
+        for name, fit in result.fits.items():
+            plots[name] = str(plot_ppc(fit, _plot_path(args.plot, name)))
+    t = result.table
+    if args.json:
+        emit_json(
+            {
+                "table": {
+                    str(n): {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+                    for n, row in t.to_dict("index").items()
+                },
+                "verdict": result.verdict,
+                "unit": args.unit,
+                "psis": {n: s.to_dict() for n, s in result.loo.items()},
+                "exact_matching": result.exact.to_dict() if result.exact else None,
+                "diagnostics": {n: dict(f.attrs) for n, f in result.fits.items()},
+                "ppc": {n: _ppc_records(d) for n, d in result.ppc.items()},
+                "plots": plots,
+            }
+        )
+        return 0
+    say(
+        f"LOO comparison of {args.file}: unit {args.unit}, sampler {nuts['sampler']}, "
+        f"{nuts['chains']} x {nuts['draws']} draws"
+    )
+    rows = [
+        [
+            str(n),
+            f"{r.elpd:.1f}",
+            f"{r.se:.1f}",
+            f"{r.elpd_diff:.1f}",
+            f"{r.dse:.1f}",
+            f"{r.p:.1f}",
+            f"{r.weight:.2f}",
+            r.method,
+            f"{r.elpd_psis:.1f}",
+            f"{int(r.psis_k_high)}/{int(r.psis_k_bad)}",
+            str(int(result.fits[n].attrs["divergences"])),
+        ]
+        for n, r in t.iterrows()
+    ]
+    table(
+        [
+            "model",
+            "elpd",
+            uncertain("se"),
+            "elpd_diff",
+            uncertain("dse"),
+            "p_loo",
+            "weight",
+            "elpd by",
+            "elpd PSIS",
+            "k>good/k>0.7",
+            "divergences",
+        ],
+        rows,
+        caption=f"k>good: PSIS Pareto k above {_good_k(result):.2f}; "
+        f"{int(t.attrs['n_units'])} {args.unit}s",
+    )
+    say(result.verdict)
+    for name, ds in result.ppc.items():
+        _print_ppc(name, ds)
+    for name, path in plots.items():
+        say(f"wrote {path} ({name})")
+    return 0
+
+
+def _good_k(result) -> float:
+    return min(s.good_k for s in result.loo.values())
+
+
+def _ppc_records(ds) -> list[dict]:
+    return [
+        {
+            "statistic": str(s),
+            "model": str(m),
+            **{k: float(ds[k].sel(statistic=s, model=m)) for k in _PPC_COLS},
+        }
+        for s in ds["statistic"].values
+        for m in ds["model"].values
+    ]
+
+
+_PPC_COLS = ("observed", "rep_mean", "rep_lo", "rep_hi", "p_value")
+
+
+def _print_ppc(name: str, ds) -> None:
+    rows = [
+        [
+            r["statistic"],
+            r["model"],
+            f"{r['observed']:.3f}",
+            f"{r['rep_mean']:.3f}",
+            f"[{r['rep_lo']:.3f}, {r['rep_hi']:.3f}]",
+            f"{r['p_value']:.3f}",
+        ]
+        for r in _ppc_records(ds)
+    ]
+    table(
+        ["statistic", "LLM", "observed", "replicated", uncertain("95% interval"), "mid-p"],
+        rows,
+        title=f"posterior predictive check: {name}",
+        caption="mid-p = P(T_rep > T_obs) + P(T_rep = T_obs)/2; near 0 or 1 flags misfit",
+    )
