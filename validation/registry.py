@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bayes_eval.validation import study_configs as sc
+from bayes_eval.validation.sbc_config import SbcConfig
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray
@@ -150,6 +151,15 @@ STUDIES: dict[str, Study] = {
             "and without the same-family exclusion against baselines (PyMC)",
             sc.JudgesSyntheticConfig,
             _lazy("judges_study", "run_synthetic_study"),
+        ),
+        Study(
+            "sbc",
+            'simulation-based calibration (Talts et al., "Validating Bayesian Inference '
+            'Algorithms with Simulation-Based Calibration"): rank uniformity of every parameter, '
+            "pi-bar and the LLM ranks, exact for the matching model, NUTS for the PyMC models; "
+            "on Dask, resumable",
+            SbcConfig,
+            _lazy("sbc_study"),
         ),
     )
 }

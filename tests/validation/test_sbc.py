@@ -89,3 +89,65 @@ def test_exact_sbc_checks_and_repeats():
     a = exact_sbc(5, 4, simulations=50, draws=20, seed=7)
     b = exact_sbc(5, 4, simulations=50, draws=20, seed=7)
     xr.testing.assert_identical(a, b)
+
+
+# ------------------------------------------------------------------ the study and the CLI
+
+
+def test_cli_validate_sbc_matching_exact(tmp_path, capsys):
+    from bayes_eval.cli import main
+
+    out = tmp_path / "sbc"
+    args = ["validate", "sbc", "--estimator", "matching-exact", "--simulations", "400"]
+    args += ["--questions", "10", "--trials", "4", "--draws", "40", "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "pi_bar[model-0]" in text and "PASS" in text and "Bonferroni" in text
+    with xr.open_dataset(out / "sbc.nc") as ds:
+        assert ds.sizes["simulation"] == 400 and ds.attrs["n_draws"] == 40
+    assert (out / "sbc.png").exists()
+
+
+def test_sbc_study_resumes_and_refuses_other_settings(tmp_path):
+    from bayes_eval.validation import registry
+
+    opts = dict(estimator="matching-exact", simulations=300, questions=5, trials=4, draws=20)
+    first = registry.run_study("sbc", tmp_path, progress=False, block=100, max_cells=2, **opts)
+    assert first.summary["cells_computed"] == 2 and first.summary["cells_pending"] == 1
+    assert first.summary["netcdf"] is None
+    second = registry.run_study("sbc", tmp_path, progress=False, block=100, **opts)
+    assert second.summary["cells_resumed"] == 2 and second.summary["cells_computed"] == 1
+    assert second.dataset.sizes["simulation"] == 300
+    # the same ranks as one uninterrupted run
+    whole = registry.run_study("sbc", tmp_path / "b", progress=False, block=100, **opts)
+    np.testing.assert_array_equal(whole.dataset["rank"].values, second.dataset["rank"].values)
+    with pytest.raises(ValueError, match="another configuration"):
+        registry.run_study("sbc", tmp_path, progress=False, block=100, **(opts | {"seed": 1}))
+    with pytest.raises(ValueError, match="posterior_alpha0"):
+        registry.make_config("sbc", estimator="hierarchical", posterior_alpha0=5.0)
+
+
+# ------------------------------------------------------------------ NUTS
+
+
+@pytest.mark.pymc
+@pytest.mark.slow
+def test_nuts_sbc_of_hierarchical_on_a_tiny_grid():
+    # 20 simulations, M = 5, N = 4, 2 chains x 200 draws (every 4th ranked: L = 100). Only
+    # machine-independent checks: ranks in range, p-values in [0, 1], no absurd failure.
+    from bayes_eval.validation.sbc_config import SbcConfig
+    from bayes_eval.validation.sbc_study import run_cell, sbc_result
+
+    cfg = SbcConfig(
+        estimator="hierarchical", simulations=20, questions=5, trials=4, draws=200, block=20
+    )
+    ds = sbc_result(run_cell(0, cfg), cfg)
+    assert ds.attrs["n_draws"] == 100
+    names = list(ds["variable"].values)
+    assert {"kappa[model-0]", "beta_top[model-1]", "pi_bar[model-0]", "rank[model-1]"} <= set(names)
+    r = ds["rank"].values
+    assert r.shape == (20, len(names)) and r.min() >= 0 and r.max() <= 100
+    p = ds["p_value"].values
+    assert ((p >= 0) & (p <= 1)).all()
+    assert (p > 1e-6).all(), dict(zip(names, p, strict=True))
+    assert ds.attrs["divergent_share"] < 0.05
