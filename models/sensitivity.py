@@ -14,12 +14,18 @@ The result is an ``xarray.Dataset`` with variables ``mu_<axis>``, ``sigma_<axis>
 axis also has the convergence diagnostics of every fit (:func:`bayes_eval.models.diagnostics`,
 as :func:`bayes_eval.models.sample` stored them) over ``kappa``: ``converged_kappa``,
 ``max_rhat_kappa``, ``min_ess_bulk_kappa``, ``min_ess_tail_kappa`` and ``divergences_kappa``.
+
+:func:`sensitivity_report` puts the grid beside the power-scaling sensitivity of one fit per
+model kind (:func:`bayes_eval.models.psense.power_scale_sensitivity`, Kallioinen et al.,
+"Detecting and diagnosing prior and likelihood sensitivity with power-scaling", 2024): the
+grid refits under other priors, power-scaling perturbs the prior of the fit at hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -27,12 +33,19 @@ from numpy.typing import ArrayLike
 
 from bayes_eval.bayes_at_n import DirichletPosterior
 from bayes_eval.models.hierarchical import KAPPA_PRIOR, hierarchical_model
+from bayes_eval.models.matching import matching_model
 from bayes_eval.models.model_data import model_data
+from bayes_eval.models.psense import power_scale_sensitivity
 from bayes_eval.models.sampling import Diagnostics, Sampler, sample
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking import rank
 
-__all__ = ["plot_prior_sensitivity", "prior_sensitivity"]
+__all__ = [
+    "SensitivityReport",
+    "plot_prior_sensitivity",
+    "prior_sensitivity",
+    "sensitivity_report",
+]
 
 
 def _closed(nu, w):
@@ -149,21 +162,86 @@ def prior_sensitivity(
     return xr.Dataset(out, coords=coords, attrs={"kappa_log_sd": kappa_log_sd})
 
 
-def plot_prior_sensitivity(ds: xr.Dataset, path: str | Path) -> Path:
-    """One panel per axis: mu -/+ sigma of every model against the prior strength (PNG)."""
+class SensitivityReport(NamedTuple):
+    """The prior-strength grid (:func:`prior_sensitivity`) and the power-scaling
+    sensitivity of pi-bar over ``(fit, component, model)`` with ``pi_bar_diagnosis`` over
+    ``(fit, model)`` (:func:`~bayes_eval.models.psense.power_scale_sensitivity`)."""
+
+    grid: xr.Dataset
+    psense: xr.Dataset
+
+
+def sensitivity_report(
+    R: ArrayLike,
+    w: ArrayLike | None = None,
+    R0: ArrayLike | None = None,
+    *,
+    fits: Sequence[str] = ("matching", "hierarchical"),
+    alpha0: ArrayLike = 1.0,
+    mask: ArrayLike | None = None,
+    models: list[str] | None = None,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    seed: int = 0,
+    sampler: Sampler = "pymc",
+    **grid_options,
+) -> SensitivityReport:
+    """The grid of :func:`prior_sensitivity` beside power-scaling sensitivity of pi-bar.
+
+    Parameters
+    ----------
+    R, w, R0, mask, models
+        As in :func:`prior_sensitivity`.
+    fits : sequence of {"matching", "hierarchical"}, keyword-only
+        Models fitted with NUTS for the power-scaling part (one fit each).
+    alpha0 : float or array_like, keyword-only
+        Base prior of the matching fit (1: the uniform prior, which is flat, so its prior
+        sensitivity is exactly 0; an elicited ``alpha`` gives a non-trivial check).
+    draws, tune, chains, seed, sampler
+        For the power-scaling fits (and the ``kappa`` axis of the grid).
+    **grid_options
+        Passed on to :func:`prior_sensitivity` (``alpha0_grid``, ``kappa_grid``, ...).
+
+    Returns
+    -------
+    SensitivityReport
+    """
+    unknown = sorted(set(fits) - {"matching", "hierarchical"})
+    if unknown or not fits:
+        raise ValueError(f"fits is {list(fits)!r}; expected 'matching' and/or 'hierarchical'.")
+    run = {"draws": draws, "tune": tune, "chains": chains, "seed": seed, "sampler": sampler}
+    grid = prior_sensitivity(R, w, R0, mask=mask, models=models, **run, **grid_options)
+    parts = []
+    for fit in fits:
+        if fit == "matching":
+            model = matching_model(R, w, R0, alpha0=alpha0, mask=mask, models=models)
+        else:
+            model = hierarchical_model(R, w, mask=mask, models=models)
+        idata = sample(model, **run)
+        parts.append(power_scale_sensitivity(idata, model, var_names=("pi_bar",)))
+    ps = xr.concat(parts, dim="fit", combine_attrs="drop_conflicts")
+    return SensitivityReport(grid, ps.assign_coords(fit=list(fits)))
+
+
+def plot_prior_sensitivity(ds: xr.Dataset | SensitivityReport, path: str | Path) -> Path:
+    """One panel per axis: mu -/+ sigma of every model against the prior strength, and for
+    a :class:`SensitivityReport` a last panel with the power-scaling sensitivity of pi-bar
+    (prior and likelihood per fit and model, the 0.05 threshold dashed) (PNG)."""
     plt = pyplot()
 
+    ps = ds.psense if isinstance(ds, SensitivityReport) else None
+    ds = ds.grid if isinstance(ds, SensitivityReport) else ds
     axes_names = [a for a in ("alpha0", "a0", "depth", "kappa") if f"mu_{a}" in ds]
-    fig, axes = plt.subplots(
-        1, len(axes_names), figsize=(4.2 * len(axes_names), 3.8), squeeze=False
-    )
+    n_panels = len(axes_names) + (ps is not None)
+    fig, axes = plt.subplots(1, n_panels, figsize=(4.2 * n_panels, 3.8), squeeze=False)
     labels = {
         "alpha0": "Dirichlet alpha0",
         "a0": "power prior a0",
         "depth": "prior depth D",
         "kappa": "median of kappa prior",
     }
-    for ax, name in zip(axes[0], axes_names, strict=True):
+    for ax, name in zip(axes[0][: len(axes_names)], axes_names, strict=True):
         x = ds[name].values
         for m in ds["model"].values:
             mu = ds[f"mu_{name}"].sel(model=m).values
@@ -174,7 +252,27 @@ def plot_prior_sensitivity(ds: xr.Dataset, path: str | Path) -> Path:
             ax.set_xscale("log")
         ax.set_xlabel(labels[name])
         ax.set_ylabel("posterior mean of pi-bar (± sd)")
-    axes[0][-1].legend(fontsize=7, loc="best")
+    axes[0][len(axes_names) - 1].legend(fontsize=7, loc="best")
+    if ps is not None:
+        _plot_psense(axes[0][-1], ps)
     fig.suptitle("Prior sensitivity")
     fig.tight_layout()
     return save_png(fig, path)
+
+
+def _plot_psense(ax, ps: xr.Dataset) -> None:
+    """Bars of prior and likelihood sensitivity of pi-bar per (fit, model)."""
+    labels, prior, like = [], [], []
+    for fit in ps["fit"].values:
+        for m in ps["model"].values:
+            v = ps["pi_bar"].sel(fit=fit, model=m)
+            labels.append(f"{fit}\n{m}")
+            prior.append(float(v.sel(component="prior")))
+            like.append(float(v.sel(component="likelihood")))
+    x = np.arange(len(labels))
+    ax.bar(x - 0.2, prior, 0.4, label="prior")
+    ax.bar(x + 0.2, like, 0.4, label="likelihood")
+    ax.axhline(ps.attrs.get("threshold", 0.05), color="0.3", ls="--", lw=1)
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel("power-scaling sensitivity of pi-bar")
+    ax.legend(fontsize=7)
