@@ -327,17 +327,19 @@ def verdict(table) -> str:
 
 
 def _build(name: str, R, w, R0) -> pm.Model:
-    from bayes_eval import models as bm
+    from bayes_eval.models.hierarchical import crossed_model, hierarchical_model
+    from bayes_eval.models.matching import matching_model
+    from bayes_eval.models.power_prior import power_prior_model
 
     if name == "matching":
-        return bm.matching_model(R, w, R0)
+        return matching_model(R, w, R0)
     if name == "hierarchical":
-        return bm.hierarchical_model(R, w)
+        return hierarchical_model(R, w)
     if name == "crossed":
-        return bm.crossed_model(R)
+        return crossed_model(R)
     if R0 is None:
-        raise ValueError("estimator 'power_prior' needs the prior runs R0.")
-    return bm.power_prior_model(R, w, R0)
+        raise ValueError("estimator 'power_prior' needs the prior runs R0 (--prior-file).")
+    return power_prior_model(R, w, R0)
 
 
 def compare_models(

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from bayes_eval.cli import (
     adaptive,
+    compare,
     crosscheck,
     datasets,
     demo,
@@ -31,7 +32,19 @@ from bayes_eval.cli._options import HelpFormatter
 __all__ = ["main"]
 
 #: The commands in the order ``bayes-eval --help`` lists them.
-COMMANDS = (rank, schemas, plan, crosscheck, priors, validate, adaptive, judges, datasets, demo)
+COMMANDS = (
+    rank,
+    schemas,
+    plan,
+    crosscheck,
+    compare,
+    priors,
+    validate,
+    adaptive,
+    judges,
+    datasets,
+    demo,
+)
 
 DESCRIPTION = """\
 Bayesian evaluation and ranking of LLMs: Bayes@N with credible intervals and CI-aware ranks
