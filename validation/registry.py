@@ -155,9 +155,9 @@ STUDIES: dict[str, Study] = {
         Study(
             "sbc",
             'simulation-based calibration (Talts et al., "Validating Bayesian Inference '
-            'Algorithms with Simulation-Based Calibration"): rank uniformity of every parameter, '
-            "pi-bar and the LLM ranks, exact for the matching model, NUTS for the PyMC models; "
-            "on Dask, resumable",
+            f'Algorithms with Simulation-Based Calibration") of the models of {_PAPER}: rank '
+            "uniformity of every parameter, pi-bar and the LLM ranks, exact for the matching "
+            "model, NUTS for the PyMC models; on Dask, resumable",
             SbcConfig,
             _lazy("sbc_study"),
         ),
