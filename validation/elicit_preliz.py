@@ -57,6 +57,7 @@ from bayes_eval.validation.elicited_prior import (
     _check_level,
     _check_m,
     _check_ratio,
+    _fit_beta,
     _implied_question,
     _tails,
     _warn_if_mismatched,
@@ -149,8 +150,6 @@ def beta_fits(lo: float, hi: float, prob: float = 0.9) -> BetaFits:
     """Equal-tailed (scipy) and maximum-entropy (PreliZ) Beta for ``[lo, hi]`` at ``prob``,
     with the mass each leaves below ``lo`` and above ``hi``, and the largest relative
     difference of ``(a, b)``."""
-    from bayes_eval.validation.elicitation import _fit_beta
-
     et = _fit_beta(lo, hi, prob)
     me = maxent_beta(lo, hi, prob)
 

@@ -72,6 +72,7 @@ from bayes_eval.validation.elicited_prior import (
     _check_level,
     _check_m,
     _check_ratio,
+    _fit_beta,
     _implied_question,
     _tails,
     _warn_if_mismatched,
@@ -87,28 +88,6 @@ __all__ = [
     "prior_predictive",
     "sensitivity",
 ]
-
-
-def _fit_beta(lo: float, hi: float, prob: float) -> tuple[float, float]:
-    q = _tails(prob)
-
-    def eqs(x):
-        a, b = np.exp(x)
-        return beta_dist.ppf(q, a, b) - np.array([lo, hi])
-
-    mid = 0.5 * (lo + hi)
-    # start from the Beta with the moments of a uniform-ish guess on [lo, hi]
-    var = ((hi - lo) / 3.3) ** 2
-    k = max(mid * (1 - mid) / var - 1, 0.5)
-    sol = optimize.least_squares(eqs, np.log([mid * k, (1 - mid) * k]), xtol=1e-14, ftol=1e-14)
-    a, b = np.exp(sol.x)
-    achieved = beta_dist.ppf(q, a, b)
-    if np.max(np.abs(achieved - [lo, hi])) > 1e-6:
-        raise ValueError(
-            f"no Beta prior has [{lo}, {hi}] as its central {prob:.0%} interval (closest: "
-            f"[{achieved[0]:.4f}, {achieved[1]:.4f}]); widen the interval or lower the probability."
-        )
-    return float(a), float(b)
 
 
 def elicit_beta(

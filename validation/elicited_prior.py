@@ -12,6 +12,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import optimize
 from scipy.special import logsumexp, roots_jacobi
 from scipy.stats import beta as beta_dist
 
@@ -271,6 +272,29 @@ class ElicitedPrior:
         m = pm.Beta(f"{name}_m", alpha=a, beta=b, dims=dims[:-2] or None)
         conc = s * pt.stack([1.0 - m, m], axis=-1)[..., None, :]
         return pm.Dirichlet(name, a=conc, dims=dims)
+
+
+def _fit_beta(lo: float, hi: float, prob: float) -> tuple[float, float]:
+    """Equal-tailed Beta: ``F(lo) = (1 - prob) / 2``, ``F(hi) = (1 + prob) / 2`` (scipy)."""
+    q = _tails(prob)
+
+    def eqs(x):
+        a, b = np.exp(x)
+        return beta_dist.ppf(q, a, b) - np.array([lo, hi])
+
+    mid = 0.5 * (lo + hi)
+    # start from the Beta with the moments of a uniform-ish guess on [lo, hi]
+    var = ((hi - lo) / 3.3) ** 2
+    k = max(mid * (1 - mid) / var - 1, 0.5)
+    sol = optimize.least_squares(eqs, np.log([mid * k, (1 - mid) * k]), xtol=1e-14, ftol=1e-14)
+    a, b = np.exp(sol.x)
+    achieved = beta_dist.ppf(q, a, b)
+    if np.max(np.abs(achieved - [lo, hi])) > 1e-6:
+        raise ValueError(
+            f"no Beta prior has [{lo}, {hi}] as its central {prob:.0%} interval (closest: "
+            f"[{achieved[0]:.4f}, {achieved[1]:.4f}]); widen the interval or lower the probability."
+        )
+    return float(a), float(b)
 
 
 def _beta_prior(

@@ -1,0 +1,206 @@
+"""ArviZ figures (arviz-plots) for both paths: closed-form exact draws and NUTS fits.
+
+The closed form becomes a ``DataTree`` with :func:`bayes_eval.xr.posterior_tree` (a
+``posterior`` group of exact draws of ``pi_bar``, and a ``prior`` group), laid out as a NUTS
+fit of :func:`bayes_eval.models.matching_model`, so the same functions draw either, or both
+side by side. Every function writes one file and returns its path; ``backend`` is
+arviz-plots' (``"matplotlib"``, the default, writes PNG through matplotlib's Agg backend;
+``"bokeh"``/``"plotly"`` write what their ``savefig`` writes). ``arviz_plots`` is imported when a
+figure is drawn, never by ``import bayes_eval``; it is part of the ``pymc`` extra.
+
+* :func:`plot_forest`: credible intervals per model (50% and ``ci_prob``, equal-tailed);
+* :func:`plot_trace` (trace and marginal per chain) and :func:`plot_rank` (rank ECDFs of the
+  chains: uniform ranks mean the chains agree, Vehtari et al. 2021);
+* :func:`plot_prior_posterior`: prior and posterior marginals overlaid;
+* :func:`plot_ppc`: posterior predictive against the observed data, a rootogram for counts
+  (needs the groups
+  ``posterior_predictive`` and ``observed_data``, e.g. from ``pm.sample_posterior_predictive``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import xarray as xr
+
+from bayes_eval.plotting.figure import pyplot
+
+__all__ = ["plot_forest", "plot_ppc", "plot_prior_posterior", "plot_rank", "plot_trace"]
+
+#: The dim a dict of trees is stacked along by arviz-plots (``model``) clashes with the
+#: evaluated models' dim, which is renamed to this for a comparison.
+COMPARED_DIM = "llm"
+
+
+def _azp():
+    try:
+        import arviz_plots
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError("these figures need arviz-plots: pip install 'bayes_eval[pymc]'.") from exc
+    return arviz_plots
+
+
+def _save(pc, path: str | Path, backend: str, dpi: int = 110) -> Path:
+    path = Path(path)
+    if backend == "matplotlib":
+        pyplot()  # Agg, headless
+        fig = pc.viz["figure"].item() if hasattr(pc.viz, "__getitem__") else None
+        pc.savefig(path, dpi=dpi, bbox_inches="tight")
+        if fig is not None:
+            pyplot().close(fig)
+    else:
+        pc.savefig(path)
+    return path
+
+
+def _check(dt, groups: Sequence[str], what: str) -> None:
+    if not isinstance(dt, xr.DataTree):
+        raise ValueError(f"{what} needs an xarray.DataTree; got {type(dt).__name__}.")
+    missing = [g for g in groups if g not in dt.children]
+    if missing:
+        raise ValueError(
+            f"{what} needs the groups {list(groups)}; the tree has {sorted(dt.children)} "
+            f"(missing {missing})."
+        )
+
+
+def _rename_models(dt: xr.DataTree) -> xr.DataTree:
+    return dt.map_over_datasets(
+        lambda ds: ds.rename({"model": COMPARED_DIM}) if "model" in ds.dims else ds
+    )
+
+
+def _pooled(ds: xr.Dataset, sample_dims: Sequence[str]) -> xr.Dataset:
+    """Every non-sample dim of every variable stacked into one ``obs`` dim."""
+
+    def flat(da: xr.DataArray) -> xr.DataArray:
+        other = [d for d in da.dims if d not in sample_dims]
+        st = da.stack(obs=other)
+        st = st.drop_vars(["obs", *other], errors="ignore")
+        return st.assign_coords(obs=range(st.sizes["obs"]))
+
+    return ds.map(flat)
+
+
+def plot_forest(
+    data: xr.DataTree | Mapping[str, xr.DataTree],
+    path: str | Path,
+    *,
+    var_names: Sequence[str] = ("pi_bar",),
+    ci_prob: float = 0.95,
+    backend: str = "matplotlib",
+    title: str | None = None,
+) -> Path:
+    """Forest plot of ``var_names`` per model: mean, 50% and ``ci_prob`` equal-tailed
+    intervals of the posterior draws, chains combined (``arviz_plots.plot_forest``).
+
+    Parameters
+    ----------
+    data : DataTree or mapping of str to DataTree
+        One fit, or several to compare (e.g. ``{"closed form": posterior_tree(R),
+        "NUTS": sample(matching_model(R))}``): they are drawn side by side in colours with a
+        legend; the evaluated models' dim is then called ``llm`` (arviz-plots names the
+        compared fits ``model``).
+    path : str or Path
+        File to write.
+    var_names, ci_prob, backend, title
+        Variables, outer interval probability, arviz-plots backend, figure title.
+    """
+    if not 0 < ci_prob < 1:
+        raise ValueError(f"ci_prob is {ci_prob!r}; expected a probability in (0, 1).")
+    azp = _azp()
+    compare = isinstance(data, Mapping) and not isinstance(data, xr.DataTree)
+    if compare:
+        for name, dt in data.items():
+            _check(dt, ["posterior"], f"plot_forest ({name})")
+        data = {str(k): _rename_models(v) for k, v in data.items()}
+    else:
+        _check(data, ["posterior"], "plot_forest")
+    pc = azp.plot_forest(
+        data,
+        var_names=list(var_names),
+        combined=True,
+        ci_kind="eti",
+        ci_probs=(0.5, ci_prob),
+        point_estimate="mean",
+        backend=backend,
+    )
+    if compare:
+        pc.add_legend("model", title="fit")
+    if title and backend == "matplotlib":
+        pc.viz["figure"].item().suptitle(title)
+    return _save(pc, path, backend)
+
+
+def plot_trace(
+    dt: xr.DataTree,
+    path: str | Path,
+    *,
+    var_names: Sequence[str] = ("pi_bar",),
+    backend: str = "matplotlib",
+) -> Path:
+    """Trace and marginal density per chain (``arviz_plots.plot_trace_dist``)."""
+    _check(dt, ["posterior"], "plot_trace")
+    pc = _azp().plot_trace_dist(dt, var_names=list(var_names), backend=backend)
+    return _save(pc, path, backend)
+
+
+def plot_rank(
+    dt: xr.DataTree,
+    path: str | Path,
+    *,
+    var_names: Sequence[str] = ("pi_bar",),
+    backend: str = "matplotlib",
+) -> Path:
+    """Fractional rank ECDFs of every chain with their simultaneous envelope
+    (``arviz_plots.plot_rank``)."""
+    _check(dt, ["posterior"], "plot_rank")
+    pc = _azp().plot_rank(dt, var_names=list(var_names), backend=backend)
+    return _save(pc, path, backend)
+
+
+def plot_prior_posterior(
+    dt: xr.DataTree,
+    path: str | Path,
+    *,
+    var_names: Sequence[str] = ("pi_bar",),
+    backend: str = "matplotlib",
+) -> Path:
+    """Prior and posterior marginals overlaid (``arviz_plots.plot_prior_posterior``).
+
+    The tree needs a ``prior`` group: :func:`bayes_eval.xr.posterior_tree` adds one for
+    fixed priors; for a NUTS fit use ``pm.sample_prior_predictive``.
+    """
+    _check(dt, ["posterior", "prior"], "plot_prior_posterior")
+    pc = _azp().plot_prior_posterior(dt, var_names=list(var_names), backend=backend)
+    return _save(pc, path, backend)
+
+
+def plot_ppc(
+    dt: xr.DataTree,
+    path: str | Path,
+    *,
+    var_names: Sequence[str] | None = None,
+    num_samples: int = 50,
+    backend: str = "matplotlib",
+) -> Path:
+    """Posterior predictive against the observed data: for integer data such as the models'
+    counts a rootogram (``arviz_plots.plot_ppc_rootogram``) of how often each count occurs
+    over all cells (model, question, category pooled: arviz-plots' rootogram takes one
+    observation dim), the predictive densities (``arviz_plots.plot_ppc_dist``) otherwise."""
+    _check(dt, ["posterior_predictive", "observed_data"], "plot_ppc")
+    azp = _azp()
+    names = list(dt["observed_data"].data_vars) if var_names is None else list(var_names)
+    discrete = all(dt["observed_data"][v].dtype.kind in "iub" for v in names)
+    if discrete:  # arviz-plots' rootogram takes one observation dim: pool the cells
+        flat = xr.DataTree.from_dict(
+            {
+                g: _pooled(dt[g].to_dataset()[names], ("chain", "draw"))
+                for g in ("posterior_predictive", "observed_data")
+            }
+        )
+        pc = azp.plot_ppc_rootogram(flat, var_names=names, backend=backend)
+    else:
+        pc = azp.plot_ppc_dist(dt, var_names=names, num_samples=int(num_samples), backend=backend)
+    return _save(pc, path, backend)
