@@ -9,6 +9,7 @@ assert only what holds on any machine (shapes, counts, the exact ELPD of a known
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -184,6 +185,7 @@ def runs(tmp_path):
 
 @pytest.mark.pymc
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning")
 def test_cli_compare(runs, tmp_path, capsys):
     from bayes_eval.cli import main
 
@@ -193,6 +195,11 @@ def test_cli_compare(runs, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "elpd" in out and "matching" in out and "mid-p" in out
     assert (tmp_path / "ppc-matching.png").exists() and (tmp_path / "ppc-hierarchical.png").exists()
+    assert main([*argv[:3], "matching", *argv[4:], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["table"]["matching"]["method"] == "exact"
+    assert out["psis"]["matching"]["n_units"] == 12 and out["exact_matching"]["unit"] == "cell"
+    assert {r["statistic"] for r in out["ppc"]["matching"]} >= {"mean_score", "sd_score"}
 
 
 def test_cli_compare_bad_estimator_exits_2_with_one_line(runs, capsys):
