@@ -215,15 +215,19 @@ class GittinsPolicy:
 
     def __post_init__(self):
         if self.granularity not in ("batch", "cell"):
-            raise ValueError(f"granularity is {self.granularity!r}; expected 'batch' or 'cell'.")
+            raise ValueError(
+                f"granularity is {str(self.granularity)!r}; expected 'batch' or 'cell'."
+            )
         if self.convention not in ("optional", "required"):
             raise ValueError(
-                f"convention is {self.convention!r}; expected 'optional' or 'required'."
+                f"convention is {str(self.convention)!r}; expected 'optional' or 'required'."
             )
         if self.posterior not in ("gaussian", "beta"):
-            raise ValueError(f"posterior is {self.posterior!r}; expected 'gaussian' or 'beta'.")
+            raise ValueError(
+                f"posterior is {str(self.posterior)!r}; expected 'gaussian' or 'beta'."
+            )
         if not (np.isfinite(self.cell_variance) and self.cell_variance > 0):
-            raise ValueError(f"cell_variance is {self.cell_variance!r}; expected a number > 0.")
+            raise ValueError(f"cell_variance is {self.cell_variance}; expected a number > 0.")
 
     def init(
         self,
@@ -258,12 +262,12 @@ class GittinsPolicy:
         """
         K, N = int(n_arms), int(n_examples)
         if K < 1 or K != n_arms:
-            raise ValueError(f"n_arms is {n_arms!r}; expected a positive integer.")
+            raise ValueError(f"n_arms is {n_arms}; expected a positive integer.")
         H, tau2, per_stage = stage_setup(
             N, batch_size, granularity=self.granularity, cell_variance=self.cell_variance
         )
         if not (np.isfinite(cost_scale) and cost_scale >= 0):
-            raise ValueError(f"cost_scale is {cost_scale!r}; expected a number >= 0.")
+            raise ValueError(f"cost_scale is {cost_scale}; expected a number >= 0.")
         m0 = _per_arm(self.prior_mean, K, "prior_mean")
         v0 = _per_arm(self.prior_var, K, "prior_var")
         if (v0 <= 0).any():

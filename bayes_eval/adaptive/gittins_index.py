@@ -100,15 +100,15 @@ class RootSchedule:
 
 def _checked(cost: float, v0: float, tau2: float, H: int, grid_size: int):
     if not (np.isfinite(cost) and cost >= 0):
-        raise ValueError(f"cost is {cost!r}; expected a finite number >= 0 (per stage).")
+        raise ValueError(f"cost is {cost}; expected a finite number >= 0 (per stage).")
     if not (np.isfinite(v0) and v0 > 0):
-        raise ValueError(f"v0 is {v0!r}; expected a prior variance > 0.")
+        raise ValueError(f"v0 is {v0}; expected a prior variance > 0.")
     if not (np.isfinite(tau2) and tau2 > 0):
-        raise ValueError(f"tau2 is {tau2!r}; expected an observation variance > 0.")
+        raise ValueError(f"tau2 is {tau2}; expected an observation variance > 0.")
     if int(H) != H or H < 1:
-        raise ValueError(f"H is {H!r}; expected a horizon of at least 1 stage.")
+        raise ValueError(f"H is {H}; expected a horizon of at least 1 stage.")
     if int(grid_size) != grid_size or grid_size < 65:
-        raise ValueError(f"grid_size is {grid_size!r}; expected an integer >= 65 (e.g. 2**14).")
+        raise ValueError(f"grid_size is {grid_size}; expected an integer >= 65 (e.g. 2**14).")
     return float(cost), float(v0), float(tau2), int(H), int(grid_size)
 
 
@@ -243,13 +243,13 @@ def stage_setup(
     ``cell_variance`` is ``1/4`` (worst-case Bernoulli) by default.
     """
     if int(n_examples) != n_examples or n_examples < 1:
-        raise ValueError(f"n_examples is {n_examples!r}; expected a positive integer.")
+        raise ValueError(f"n_examples is {n_examples}; expected a positive integer.")
     if int(batch_size) != batch_size or not 1 <= batch_size <= n_examples:
         raise ValueError(
-            f"batch_size is {batch_size!r}; expected an integer in [1, N = {n_examples}]."
+            f"batch_size is {batch_size}; expected an integer in [1, N = {n_examples}]."
         )
     if granularity == "batch":
         return -(-int(n_examples) // int(batch_size)), cell_variance / batch_size, int(batch_size)
     if granularity == "cell":
         return int(n_examples), float(cell_variance), 1
-    raise ValueError(f"granularity is {granularity!r}; expected 'batch' or 'cell'.")
+    raise ValueError(f"granularity is {str(granularity)!r}; expected 'batch' or 'cell'.")

@@ -174,15 +174,16 @@ def check_proposal(
         arm, examples = proposal.arm, proposal.examples
     except AttributeError:
         raise ValueError(
-            f"proposal is {proposal!r}; expected a Proposal(arm, examples) from propose."
+            f"proposal is a {type(proposal).__name__}; expected a Proposal(arm, examples) "
+            "from propose."
         ) from None
     if isinstance(arm, bool) or not isinstance(arm, int | np.integer) or not 0 <= arm < n_arms:
-        raise ValueError(f"proposal arm is {arm!r}; expected an integer in [0, {n_arms}).")
+        raise ValueError(f"proposal arm is {arm}; expected an integer in [0, {n_arms}).")
     arm = int(arm)
     ex = np.asarray(examples)
     if ex.ndim != 1 or ex.size == 0 or ex.dtype.kind not in "iu":
         raise ValueError(
-            f"proposal examples of arm {arm} are {examples!r}; expected a non-empty 1-D array "
+            f"proposal examples of arm {arm} are {ex}; expected a non-empty 1-D array "
             "of example indices."
         )
     start = 0 if taken is None else int(taken[arm])

@@ -19,6 +19,14 @@ __all__ = ["BANDIT_SOURCES", "RootTable", "load_bandit", "root_table", "simulate
 #: Response matrices :func:`load_bandit` builds: mimics of the paper's data sets, or yours.
 BANDIT_SOURCES = ("gsm8k", "piqa", "mmlu", "matrix")
 
+#: The options of :func:`load_bandit` each source uses.
+_TAKES = {
+    "gsm8k": {"arms", "examples", "seed"},
+    "piqa": {"arms", "examples", "seed"},
+    "mmlu": {"meta", "subject", "examples", "seed"},
+    "matrix": {"matrix", "costs", "prior_mean", "prior_var"},
+}
+
 #: Budget fractions at which :func:`simulate_policies` reports the regret.
 CHECKPOINTS = (0.01, 0.02, 0.05, 0.1)
 
@@ -82,9 +90,9 @@ def load_bandit(
     examples: int | None = None,
     matrix: str | None = None,
     costs: str | None = None,
-    prior_mean: float = 0.5,
-    prior_var: float = 0.04,
-    seed: int = 0,
+    prior_mean: float | None = None,
+    prior_var: float | None = None,
+    seed: int | None = None,
 ):
     """A :class:`~bayes_eval.adaptive.synthetic.BanditDataset` from ``source``.
 
@@ -92,9 +100,20 @@ def load_bandit(
     ``dataset:bandit_<source>_arms``), ``examples`` per arm (1000); ``mmlu``: a subject's
     mimic from ``meta`` (default ``dataset:bandit_mmlu_meta``); ``matrix``: your ``.npy`` or
     ``.csv`` matrix, per-arm ``costs`` (CSV) and the dataset prior ``N(prior_mean,
-    prior_var)`` for Gittins-S. ``seed`` seeds the synthetic matrices.
+    prior_var)`` for Gittins-S (default ``N(0.5, 0.04)``). ``seed`` seeds the synthetic
+    matrices (0). An option the source does not use is refused (ValueError), not ignored.
     """
     from bayes_eval.adaptive import synthetic as sb
+
+    if source not in BANDIT_SOURCES:
+        raise ValueError(f"source is {str(source)!r}; expected one of {list(BANDIT_SOURCES)}.")
+    options = dict(arms=arms, meta=meta, subject=subject, examples=examples, matrix=matrix)
+    options |= dict(costs=costs, prior_mean=prior_mean, prior_var=prior_var, seed=seed)
+    unused = [k for k, v in options.items() if v is not None and k not in _TAKES[source]]
+    if unused:
+        flags = ", ".join("--" + k.replace("_", "-") for k in unused)
+        raise ValueError(f"--dataset {source} does not use {flags}.")
+    seed = 0 if seed is None else seed
 
     if source in ("gsm8k", "piqa"):
         make = sb.gsm8k_like if source == "gsm8k" else sb.piqa_like
@@ -109,8 +128,6 @@ def load_bandit(
         return sb.mmlu_like(
             meta or "dataset:bandit_mmlu_meta", subject, n_examples=examples, seed=seed
         )
-    if source != "matrix":
-        raise ValueError(f"source is {source!r}; expected one of {list(BANDIT_SOURCES)}.")
     if not matrix:
         raise ValueError("--dataset matrix needs --matrix FILE (.npy or .csv).")
     if costs:
@@ -120,7 +137,8 @@ def load_bandit(
             costs = np.loadtxt(costs, delimiter=",", ndmin=1)
         except ValueError as exc:
             raise ValueError(f"{costs}: could not read the per-arm costs ({exc}).") from exc
-    return sb.from_matrix(matrix, costs=costs, prior=(float(prior_mean), float(prior_var)))
+    prior = (0.5 if prior_mean is None else prior_mean, 0.04 if prior_var is None else prior_var)
+    return sb.from_matrix(matrix, costs=costs, prior=(float(prior[0]), float(prior[1])))
 
 
 def simulate_policies(
@@ -145,7 +163,7 @@ def simulate_policies(
 
     integer = isinstance(replicates, (int, np.integer)) and not isinstance(replicates, bool)
     if not integer or replicates < 1:
-        raise ValueError(f"replicates is {replicates!r}; expected a positive integer.")
+        raise ValueError(f"replicates is {replicates}; expected a positive integer.")
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{folder}: a file, not a folder (the output folder --out).")

@@ -54,8 +54,9 @@ class PolicySpec:
     def __post_init__(self):
         if not isinstance(self.policy, Policy):
             raise ValueError(
-                f"policy {self.name!r} is {self.policy!r}; expected an object with init, "
-                "propose, observe and recommend methods (bayes_eval.adaptive.protocol.Policy)."
+                f"policy {str(self.name)!r} is a {type(self.policy).__name__}; expected an "
+                "object with init, propose, observe and recommend methods "
+                "(bayes_eval.adaptive.protocol.Policy)."
             )
 
 
@@ -180,9 +181,9 @@ def run_policy(
         total = budget * price.sum() * N
         unit = price
     else:
-        raise ValueError(f"budget_kind is {budget_kind!r}; expected 'cells' or 'cost'.")
+        raise ValueError(f"budget_kind is {str(budget_kind)!r}; expected 'cells' or 'cost'.")
     if not 0 < budget <= 1:
-        raise ValueError(f"budget is {budget!r}; expected a fraction in (0, 1].")
+        raise ValueError(f"budget is {budget}; expected a fraction in (0, 1].")
     state = policy.init(K, N, batch_size=batch_size, costs=unit, cost_scale=cost_scale, seed=seed)
     seen = np.zeros((K, N), dtype=bool)
     cells, cost, regret, rec = [0], [0.0], [], []

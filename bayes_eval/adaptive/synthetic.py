@@ -102,7 +102,7 @@ def logistic_matrix(
         raise ValueError("arm accuracies must lie strictly between 0 and 1.")
     integer = isinstance(n_examples, (int, np.integer)) and not isinstance(n_examples, bool)
     if not integer or n_examples < 1:
-        raise ValueError(f"n_examples is {n_examples!r}; expected a positive integer.")
+        raise ValueError(f"n_examples is {n_examples}; expected a positive integer.")
     d = rng.normal(0.0, difficulty_sd, n_examples)
     lo, hi = np.full(theta.shape, -30.0), np.full(theta.shape, 30.0)
     for _ in range(80):  # vectorised bisection: mean_j sigmoid(a - d_j) is increasing in a
@@ -187,10 +187,10 @@ def mmlu_like(
         raise ValueError(f"{path}: expected a JSON object with a 'tasks' list.")
     missing = [k for k in _MMLU_META_KEYS if k not in meta]
     if missing:
-        raise ValueError(f"{path}: the MMLU metadata JSON has no key {missing[0]!r}.")
+        raise ValueError(f"{path}: the MMLU metadata JSON has no key {str(missing[0])!r}.")
     tasks = {t[0]: t for t in meta["tasks"]}
     if subject not in tasks:
-        raise ValueError(f"unknown MMLU subject {subject!r}; expected one of {sorted(tasks)}.")
+        raise ValueError(f"unknown MMLU subject {str(subject)!r}; expected one of {sorted(tasks)}.")
     _, n_q, bucket, mean, sd = tasks[subject]
     models = meta["models_in_row_order_with_input_cost_usd_per_1m"]
     rng = np.random.default_rng(seed)

@@ -83,7 +83,7 @@ class UCBEPolicy:
 
     def __post_init__(self):
         if not self.exploration > 0:
-            raise ValueError(f"exploration is {self.exploration!r}; expected a > 0.")
+            raise ValueError(f"exploration is {self.exploration}; expected a > 0.")
 
     def init(
         self,

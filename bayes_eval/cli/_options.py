@@ -26,6 +26,7 @@ from bayes_eval.cli._types import (
 __all__ = [
     "HelpFormatter",
     "deprecated",
+    "given",
     "input_options",
     "integers",
     "nonnegative_int",
@@ -35,6 +36,7 @@ __all__ = [
     "pair",
     "positive_int",
     "prior_file_options",
+    "refuse",
     "seed_options",
     "weights_options",
     "words",
@@ -114,29 +116,52 @@ def seed_options(help: str = "random seed (0)") -> argparse.ArgumentParser:
 
 def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argparse.ArgumentParser:
     """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
-    ``--no-progress``."""
+    ``--no-progress``. Their defaults are applied by :func:`sampler_settings`, so that
+    :func:`given` tells the options the user gave (a command may refuse them where nothing
+    samples)."""
     p = _parent()
     g = p.add_argument_group("NUTS sampler")
-    g.add_argument("--draws", type=positive_int, default=draws, help=f"draws per chain ({draws})")
-    g.add_argument(
-        "--tune", type=nonnegative_int, default=tune, help=f"tuning steps per chain ({tune})"
-    )
-    g.add_argument("--chains", type=positive_int, default=chains, help=f"chains ({chains})")
-    g.add_argument("--seed", type=int, default=0, help="random seed (0)")
-    g.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc", help="(pymc)")
+    g.add_argument("--draws", type=positive_int, help=f"draws per chain ({draws})")
+    g.add_argument("--tune", type=nonnegative_int, help=f"tuning steps per chain ({tune})")
+    g.add_argument("--chains", type=positive_int, help=f"chains ({chains})")
+    g.add_argument("--seed", type=int, help="random seed (0)")
+    g.add_argument("--sampler", choices=["pymc", "nutpie"], help="(pymc)")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(
+        nuts_defaults={"draws": draws, "tune": tune, "chains": chains, "seed": 0, "sampler": "pymc"}
+    )
     return p
 
 
+#: The options of :func:`nuts_options`, as ``args`` names.
+NUTS = ("draws", "tune", "chains", "seed", "sampler", "no_progress")
+
+
 def sampler_settings(args: argparse.Namespace) -> dict:
-    """The keyword arguments that :func:`nuts_options` collected, as the samplers take them."""
+    """The keyword arguments that :func:`nuts_options` collected, as the samplers take them
+    (defaults filled in)."""
     return {
-        "draws": args.draws,
-        "tune": args.tune,
-        "chains": args.chains,
-        "seed": args.seed,
-        "sampler": args.sampler,
+        key: default if getattr(args, key) is None else getattr(args, key)
+        for key, default in args.nuts_defaults.items()
     }
+
+
+def given(args: argparse.Namespace, *names: str) -> list[str]:
+    """The options among ``names`` (``args`` names) that the command line gave: those whose
+    value is not their unset default (None, or False for a switch)."""
+    return [
+        "--" + name.replace("_", "-")
+        for name in names
+        if getattr(args, name, None) is not None and getattr(args, name) is not False
+    ]
+
+
+def refuse(options: list[str], why: str) -> None:
+    """Raise a one-line error when ``options`` (from :func:`given`) is not empty: they would
+    do nothing, or be overridden, ``why``."""
+    if options:
+        verb = "does" if len(options) == 1 else "do"
+        raise ValueError(f"{', '.join(options)} {verb} nothing {why}.")
 
 
 def output_options(

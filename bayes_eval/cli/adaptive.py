@@ -25,11 +25,10 @@ def add_parser(sub) -> None:
     stages.add_argument(
         "--examples", type=opt.positive_int, help="N examples per arm (sets H and tau^2)"
     )
-    stages.add_argument("--batch", type=opt.positive_int, default=4, help="B examples per pull (4)")
+    stages.add_argument("--batch", type=opt.positive_int, help="B examples per pull (4)")
     stages.add_argument(
         "--granularity",
         choices=["batch", "cell"],
-        default="cell",
         help="one DP stage per batch (the paper's text) or per cell (its experiments; default)",
     )
 
@@ -64,11 +63,11 @@ def add_parser(sub) -> None:
         formatter_class=opt.HelpFormatter,
         parents=[
             stages,
-            opt.seed_options("seed of the synthetic matrix (0)"),
             opt.output_options(out="output folder (adaptive_out)", out_default="adaptive_out"),
         ],
     )
     s.add_argument("--dataset", choices=["gsm8k", "piqa", "mmlu", "matrix"], default="mmlu")
+    s.add_argument("--seed", type=int, help="gsm8k/piqa/mmlu: seed of the synthetic matrix (0)")
     s.add_argument(
         "--arms",
         metavar="FILE",
@@ -83,8 +82,8 @@ def add_parser(sub) -> None:
     s.add_argument("--subject", help="mmlu: subject, e.g. anatomy")
     s.add_argument("--matrix", metavar="FILE", help="matrix: your response matrix (.npy, .csv)")
     s.add_argument("--costs", metavar="FILE", help="matrix: per-arm costs (.csv, one per arm)")
-    s.add_argument("--prior-mean", type=float, default=0.5, help="matrix: Gittins-S prior mean")
-    s.add_argument("--prior-var", type=float, default=0.04, help="matrix: its variance (0.04)")
+    s.add_argument("--prior-mean", type=float, help="matrix: Gittins-S prior mean (0.5)")
+    s.add_argument("--prior-var", type=float, help="matrix: its variance (0.04)")
     opt.deprecated(
         s,
         "--prior",
@@ -107,17 +106,27 @@ def add_parser(sub) -> None:
     s.set_defaults(func=_simulate)
 
 
+def _stages(args: argparse.Namespace) -> tuple[int, str]:
+    """``(batch, granularity)`` with their defaults."""
+    return args.batch or 4, args.granularity or "cell"
+
+
 def _roots(args: argparse.Namespace) -> int:
     from bayes_eval.adaptive.runs import root_table
 
+    if args.examples is None:
+        opt.refuse(opt.given(args, "batch", "granularity"), "without --examples")
+    else:
+        opt.refuse(opt.given(args, "horizon", "tau2"), "with --examples (which sets H, tau^2)")
+    batch, granularity = _stages(args)
     rt = root_table(
         cost=args.cost,
         v0=args.v0,
         tau2=args.tau2,
         horizon=args.horizon,
         examples=args.examples,
-        batch=args.batch,
-        granularity=args.granularity,
+        batch=batch,
+        granularity=granularity,
         grid=args.grid,
     )
     if args.json:
@@ -138,6 +147,7 @@ def _roots(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from bayes_eval.adaptive.runs import load_bandit, simulate_policies
 
+    batch, granularity = _stages(args)
     data = load_bandit(
         args.dataset,
         arms=args.arms,
@@ -153,12 +163,12 @@ def _simulate(args: argparse.Namespace) -> int:
     summary = simulate_policies(
         data,
         out=args.out,
-        batch=args.batch,
+        batch=batch,
         budget=args.budget,
         budget_kind=args.budget_kind,
         cost_scale=args.cost_scale,
         replicates=args.replicates,
-        granularity=args.granularity,
+        granularity=granularity,
         lrf=args.lrf,
         progress=not args.json,
     )
@@ -168,7 +178,7 @@ def _simulate(args: argparse.Namespace) -> int:
     unit = "cells" if args.budget_kind == "cells" else "total cost"
     say(
         f"{data.name}: {summary['arms']} arms x {summary['examples']} examples, "
-        f"B = {args.batch}, {args.replicates} runs; simple regret (mean ± SE) at % of {unit}"
+        f"B = {batch}, {args.replicates} runs; simple regret (mean ± SE) at % of {unit}"
     )
     table_ = summary["regret_mean_se"]
     points = [k for k in next(iter(table_.values()), {}) if k.endswith("%")]

@@ -46,11 +46,12 @@ def run(args: argparse.Namespace) -> int:
     from bayes_eval.logs.complete import read_results
     from bayes_eval.models import crosscheck, save
 
+    nuts = opt.sampler_settings(args)
     result = crosscheck(
         read_results(args.file, args.format),
         args.weights,
         read_results(args.prior_file, args.format) if args.prior_file else None,
-        **opt.sampler_settings(args),
+        **nuts,
         mc_draws=args.mc_draws,
         progressbar=not (args.json or args.no_progress),
     )
@@ -62,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
         return status
     m = result.models
     say(
-        f"Cross-check of {args.file}: {m.sizes['model']} models, sampler {args.sampler}, "
-        f"{args.chains} x {args.draws} draws, {int(m.attrs['divergences'])} divergences"
+        f"Cross-check of {args.file}: {m.sizes['model']} models, sampler {nuts['sampler']}, "
+        f"{nuts['chains']} x {nuts['draws']} draws, {int(m.attrs['divergences'])} divergences"
     )
     rows = []
     for name in m["model"].values:

@@ -33,14 +33,22 @@ def add_parser(sub) -> None:
     )
     p.add_argument("file", metavar="FILE", help="count table, per-question table or SummEval CSV")
     p.add_argument("--dim", help="SummEval dimension (default: all four)")
-    p.add_argument("--truth", metavar="FILE", help="CSV candidate,score of ground-truth scores")
+    p.add_argument(
+        "--truth", metavar="FILE", help="CSV candidate,score of ground-truth scores (not SummEval)"
+    )
     p.add_argument(
         "--levels", type=opt.positive_int, help="true score levels M (per-question table)"
     )
-    p.add_argument("--abstain", action="store_true", help="binary scores -1/0/1 with abstention")
-    p.add_argument("--omega", type=float, default=0.0, help="random-effect strength (0)")
-    p.add_argument("--beta-max", type=float, default=5.0, help="DAG prior strength (5)")
-    p.add_argument("--integrated", action="store_true", help="hyperpriors on omega, beta_max")
+    p.add_argument(
+        "--abstain",
+        action="store_true",
+        help="per-question table: binary scores -1/0/1, 0 abstains",
+    )
+    p.add_argument("--omega", type=float, help="random-effect strength (0)")
+    p.add_argument("--beta-max", type=float, help="DAG prior strength (5)")
+    p.add_argument(
+        "--integrated", action="store_true", help="hyperpriors on omega, beta_max (instead of them)"
+    )
     p.add_argument("--keep-same-family", action="store_true", help="do not exclude self-judging")
     p.add_argument("--baselines", action="store_true", help="also simple average, bootstrap, BT")
     p.add_argument(
@@ -57,9 +65,21 @@ def _settings(args, **kw):
     return FitSettings(**opt.sampler_settings(args), **kw)
 
 
+#: Options of one fit that ``--sensitivity`` (its own grid of fits) does not use.
+ONE_FIT = ("omega", "beta_max", "integrated", "keep_same_family", "baselines", "plot")
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.sensitivity:
+        opt.refuse(opt.given(args, *ONE_FIT), "with --sensitivity (its own grid of fits)")
+    elif args.integrated:
+        opt.refuse(opt.given(args, "omega", "beta_max"), "with --integrated (hyperpriors)")
+
+
 def run(args: argparse.Namespace) -> int:
     from bayes_eval.judges.load import load_judge_data
 
+    _check(args)
     datasets = load_judge_data(
         args.file, truth=args.truth, dim=args.dim, levels=args.levels, abstain=args.abstain
     )
@@ -75,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         fit = fit_judges(
             data,
-            omega=args.omega,
-            beta_max=args.beta_max,
+            omega=0.0 if args.omega is None else args.omega,
+            beta_max=5.0 if args.beta_max is None else args.beta_max,
             integrated=args.integrated,
             exclude_same_family=not args.keep_same_family,
             settings=settings,
@@ -87,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             fit,
             seconds=time.perf_counter() - t0,
             baselines=args.baselines,
-            seed=args.seed,
+            seed=settings.seed,
         )
         if args.out:
             entry["netcdf"] = jr.numbered(args.out, label, n)

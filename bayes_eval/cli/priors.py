@@ -52,6 +52,10 @@ def records(ds) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.kappa is None:
+        opt.refuse(opt.given(args, *opt.NUTS), "without --kappa (only the kappa axis samples)")
+    if not args.prior_file:
+        opt.refuse(opt.given(args, "a0", "depth"), "without --prior-file (axes of prior runs)")
     from bayes_eval.logs.complete import read_results
     from bayes_eval.models import prior_sensitivity
     from bayes_eval.models.sensitivity import plot_prior_sensitivity

@@ -48,8 +48,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--pool",
         choices=["model", "benchmark"],
-        default="model",
-        help="learned prior: one per model (default) or one for all models",
+        help="learned prior (empirical kinds): one per model (default) or one for all models",
     )
     g = p.add_argument_group("logs")
     g.add_argument("--schema", help="built-in rubric schema (see `bayes-eval schemas`)")
@@ -69,7 +68,7 @@ def _schema_lines(info: dict) -> list[str]:
     cats = zip(info["categories"], info["weights"], info["counts"], strict=True)
     th = ", ".join(f"{k} = {v:.4g}" for k, v in info["thresholds"].items())
     return [
-        f"  schema {info['schema']!r}: categories "
+        f"  schema {str(info['schema'])!r}: categories "
         + ", ".join(f"{i} {lab} (w={wt:g}, n={n})" for i, (lab, wt, n) in enumerate(cats)),
         f"  thresholds (pooled over all models): {th or 'none'}",
     ]
@@ -79,6 +78,11 @@ def run(args: argparse.Namespace) -> int:
     from bayes_eval.leaderboard import leaderboard
     from bayes_eval.logs.scored import load_scored
 
+    if args.prior_kind in ("uniform", "jeffreys"):
+        opt.refuse(
+            opt.given(args, "pool"), f"with --prior-kind {args.prior_kind} (no prior is learned)"
+        )
+    pool = args.pool or "model"
     scored = load_scored(
         args.file,
         format=args.format,
@@ -99,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         interval=args.interval,
         prior=args.prior_kind,
-        pool=args.pool,
+        pool=pool,
     )
     if args.plot:
         from bayes_eval.plotting.forest import forest_plot
@@ -117,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
                 "confidence": args.confidence,
                 "interval": args.interval,
                 "prior": attrs["prior"],
-                "pool": args.pool,
+                "pool": pool,
                 "z_threshold": attrs["z_threshold"],
                 "questions": board.questions,
                 "max_trials": board.max_trials,

@@ -26,12 +26,15 @@ def add_parser(sub) -> None:
         ],
     )
     p.add_argument("--only", help="comma-separated schema keys (default: all that apply)")
-    p.add_argument("--confidence", type=float, default=0.95, help="credibility level (0.95)")
+    p.add_argument("--confidence", type=float, help="credibility level (0.95)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    return _compare(args) if args.file else _describe(args)
+    if args.file:
+        return _compare(args)
+    opt.refuse(opt.given(args, "format", "plot", "only", "confidence"), "without FILE")
+    return _describe(args)
 
 
 def _describe(args: argparse.Namespace) -> int:
@@ -74,7 +77,10 @@ def _compare(args: argparse.Namespace) -> int:
     log = read_eval_log(args.file, format=args.format)
     chosen = args.only.split(",") if args.only else None
     result = compare_schemata(
-        log.signal_dataset(), chosen, present=log.present(), confidence=args.confidence
+        log.signal_dataset(),
+        chosen,
+        present=log.present(),
+        confidence=0.95 if args.confidence is None else args.confidence,
     )
     if args.plot:
         plot_schema_ranks(result, args.plot)

@@ -153,7 +153,16 @@ def from_count_table(
     score = pd.to_numeric(df["score"], errors="coerce")
     if score.isna().any() or (score != np.round(score)).any():
         i = int(np.flatnonzero((score.isna() | (score != np.round(score))).to_numpy())[0])
-        raise ValueError(f"{src}: row {i + 2} has score {df['score'].iloc[i]!r}; expected 1..M.")
+        raise ValueError(
+            f"{src}: row {i + 2} has score {str(df['score'].iloc[i])!r}; expected 1..M."
+        )
+    count = pd.to_numeric(df["count"], errors="coerce")
+    bad = count.isna() | (count < 0) | (count != np.round(count))
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raw = df["count"].iloc[i]
+        shown = "an empty count" if pd.isna(raw) else f"count {str(raw)!r}"
+        raise ValueError(f"{src}: row {i + 2} has {shown}; expected a non-negative integer.")
     M = int(n_levels or score.max())
     if score.min() < 1 or score.max() > M:
         raise ValueError(f"{src}: scores must lie in 1..{M}.")
@@ -162,7 +171,7 @@ def from_count_table(
     counts = np.zeros((len(judges), len(candidates), M), dtype=np.int64)
     ji = pd.Index(judges).get_indexer(df["judge"].astype(str))
     ki = pd.Index(candidates).get_indexer(df["candidate"].astype(str))
-    np.add.at(counts, (ji, ki, score.to_numpy(int) - 1), df["count"].to_numpy(int))
+    np.add.at(counts, (ji, ki, score.to_numpy(int) - 1), count.to_numpy(np.int64))
     fam = np.zeros((len(judges), len(candidates)), dtype=bool)
     if "same_family" in df.columns:
         fam[ji, ki] = df["same_family"].to_numpy().astype(bool)
@@ -300,7 +309,9 @@ def summeval(
     df = summeval_table(path)
     dims = sorted(df["dim"].unique())
     if dim not in dims:
-        raise ValueError(f"{path}: no dimension {dim!r}; expected one of {dims}.")
+        raise ValueError(
+            f"{path}: no dimension {str(dim)!r}; expected one of {[str(d) for d in dims]}."
+        )
     missing = [j for j in judges if j not in df.columns]
     if missing:
         raise ValueError(f"{path}: no judge column(s) {missing}.")

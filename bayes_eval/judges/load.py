@@ -26,10 +26,29 @@ def read_truth(path: str | Path) -> dict[str, float]:
 
     if not Path(path).is_file():
         raise ValueError(f"{path}: no such file (expected the --truth CSV candidate,score).")
-    t = pd.read_csv(path)
+    t = pd.read_csv(path, dtype=str, keep_default_na=False)
     if not {"candidate", "score"} <= set(t.columns):
         raise ValueError(f"{path}: expected columns candidate, score.")
-    return dict(zip(t["candidate"].astype(str), t["score"].astype(float), strict=True))
+    score = _numbers(t["score"], f"{path}", "score", empty_ok=False)
+    return dict(zip(t["candidate"].str.strip(), score, strict=True))
+
+
+def _numbers(column, where: str, name: str, *, empty_ok: bool):
+    """A text column as floats; a cell that is not a number (or empty, unless ``empty_ok``:
+    then NaN) is refused naming its line (line 1 is the header)."""
+    import pandas as pd
+
+    text = column.astype(str).str.strip()
+    values = pd.to_numeric(text.where(text != "", None), errors="coerce")
+    bad = values.isna() & ((text != "") | (not empty_ok))
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValueError(
+            f"{where}: line {i + 2}: the {name} {text.iloc[i]!r} is not a number."
+            if text.iloc[i]
+            else f"{where}: line {i + 2}: the {name} cell is empty; expected a number."
+        )
+    return values.to_numpy(dtype=float)
 
 
 def _shipped_truth() -> dict[str, float]:
@@ -41,7 +60,7 @@ def _shipped_truth() -> dict[str, float]:
     return {str(c): float(n + 1 - r) for c, r in zip(names, ranks.values, strict=True)}
 
 
-def _per_question(df, truth, levels, abstain):
+def _per_question(df, truth, levels, abstain, where):
     import pandas as pd
 
     from bayes_eval.judges import data as jd
@@ -53,12 +72,16 @@ def _per_question(df, truth, levels, abstain):
     qi = pd.Index(qs).get_indexer(df["question"])
     ji = pd.Index(js).get_indexer(df["judge"].astype(str))
     ki = pd.Index(ks).get_indexer(df["candidate"].astype(str))
-    cube[qi, ji, ki] = pd.to_numeric(df["score"])
+    cube[qi, ji, ki] = _numbers(df["score"], where, "score", empty_ok=True)
     fam = None
     if {"judge_family", "candidate_family"} <= set(df.columns):
         jf = dict(zip(df["judge"].astype(str), df["judge_family"], strict=True))
         kf = dict(zip(df["candidate"].astype(str), df["candidate_family"], strict=True))
         fam = np.array([[jf[j] == kf[k] for k in ks] for j in js])
+    if truth is not None and (missing := [k for k in ks if k not in truth]):
+        raise ValueError(f"truth has no value for {missing}.")
+    if np.isnan(cube).all():
+        raise ValueError(f"{where}: every score is empty; expected judge scores.")
     n_levels = levels or (2 if abstain else int(np.nanmax(cube)))
     return jd.from_scores(
         cube,
@@ -69,6 +92,22 @@ def _per_question(df, truth, levels, abstain):
         abstain=abstain,
         truth=None if truth is None else [truth[k] for k in ks],
     )
+
+
+#: Why an option does not apply to a layout (it would be ignored).
+_UNUSED = {
+    "truth": "its truth is the expert mean",
+    "dim": "only the SummEval CSV has dimensions",
+    "levels": "only a per-question table takes levels",
+    "abstain": "only a per-question table takes abstentions",
+}
+
+
+def _only(file, layout: str, **options) -> None:
+    """Refuse the options (given, i.e. not None/False) that a layout would ignore."""
+    for name, value in options.items():
+        if value is not None and value is not False:
+            raise ValueError(f"{file}: a {layout}; --{name} does not apply ({_UNUSED[name]}).")
 
 
 def load_judge_data(
@@ -99,7 +138,9 @@ def load_judge_data(
     Raises
     ------
     ValueError
-        For a file that is not CSV or matches none of the layouts.
+        For a file that is not CSV or matches none of the layouts, or an option its layout
+        does not use (``truth`` for SummEval, ``dim`` outside SummEval, ``levels`` and
+        ``abstain`` outside a per-question table).
     """
     import pandas as pd
 
@@ -111,19 +152,24 @@ def load_judge_data(
         head = pd.read_csv(path, nrows=5)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise ValueError(f"{file}: could not be read as CSV ({exc}).") from exc
+    cols = set(head.columns)
+    if {"doc_id", "system", "dim"} <= cols:
+        _only(file, "SummEval CSV", truth=truth, levels=levels, abstain=abstain)
+        dims = [dim] if dim else sorted(str(d) for d in pd.read_csv(path)["dim"].unique())
+        return [(d, jd.summeval(str(file), d)) for d in dims]
     scores = None
     if truth:
         scores = read_truth(truth)
     elif str(file) == SHIPPED_WITH_TRUTH:
         scores = _shipped_truth()
-    cols = set(head.columns)
-    if {"doc_id", "system", "dim"} <= cols:
-        dims = [dim] if dim else sorted(pd.read_csv(path)["dim"].unique())
-        return [(d, jd.summeval(path, d)) for d in dims]
     if {"candidate", "judge", "score", "count"} <= cols:
+        _only(file, "count table", dim=dim, levels=levels, abstain=abstain)
         return [("all", jd.from_count_table(path, truth=scores))]
     if {"question", "judge", "candidate", "score"} <= cols:
-        return [("all", _per_question(pd.read_csv(path), scores, levels, abstain))]
+        _only(file, "per-question table", dim=dim)
+        df = pd.read_csv(path)  # the scores as text: a word is refused, not read as NaN
+        df["score"] = pd.read_csv(path, usecols=["score"], dtype=str, keep_default_na=False)
+        return [("all", _per_question(df, scores, levels, abstain, str(file)))]
     raise ValueError(
         f"{file}: expected a count table (candidate, judge, score, count), a per-question "
         "table (question, judge, candidate, score) or the SummEval CSV (doc_id, system, dim)."

@@ -55,7 +55,7 @@ def two_level_identifiable(
     all candidates) or ``"moderate"`` (Assumption 2: the same for all non-self candidates).
     """
     if constancy not in ("strong", "moderate"):
-        raise ValueError(f"constancy is {constancy!r}; expected 'strong' or 'moderate'.")
+        raise ValueError(f"constancy is {str(constancy)!r}; expected 'strong' or 'moderate'.")
     cond_i = assumption3 and constancy == "strong" and n_judges >= 1
     cond_ii = assumption3 and n_judges >= 2 and n_candidates >= 4
     if cond_i:

@@ -419,3 +419,19 @@ def test_cli_roots_and_simulate(tmp_path, capsys):
     bad = ["adaptive", "simulate", "--dataset", "gsm8k", "--arms", str(tmp_path / "none.csv")]
     assert main(bad) == 2
     assert "none.csv: no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("source", "options", "phrase"),
+    [
+        ("matrix", {"matrix": "m.npy", "seed": 1}, "--dataset matrix does not use --seed"),
+        ("matrix", {"matrix": "m.npy", "examples": 5}, "does not use --examples"),
+        ("gsm8k", {"subject": "anatomy"}, "--dataset gsm8k does not use --subject"),
+        ("mmlu", {"subject": "anatomy", "costs": "c.csv"}, "does not use --costs"),
+    ],
+)
+def test_load_bandit_refuses_options_the_source_ignores(source, options, phrase):
+    from bayes_eval.adaptive.runs import load_bandit
+
+    with pytest.raises(ValueError, match=phrase):
+        load_bandit(source, **options)

@@ -467,3 +467,33 @@ def test_load_judge_data_reads_per_question_tables_with_families(tmp_path):
     assert d.truth.tolist() == [3.0, 1.0, 2.0]
     with pytest.raises(ValueError, match="expected a count table"):
         load_judge_data(tmp_path / "t.csv")
+
+
+@pytest.mark.parametrize(
+    ("file", "options", "phrase"),
+    [
+        ("dataset:mtbench_judges", {"dim": "coherence"}, "--dim does not apply"),
+        ("dataset:mtbench_judges", {"levels": 3}, "--levels does not apply"),
+        ("dataset:mtbench_judges", {"abstain": True}, "--abstain does not apply"),
+        ("dataset:summeval_judges", {"truth": "t.csv"}, "its truth is the expert mean"),
+    ],
+)
+def test_options_a_layout_ignores_are_refused(file, options, phrase):
+    from bayes_eval.judges.load import load_judge_data
+
+    with pytest.raises(ValueError, match=phrase):
+        load_judge_data(file, **options)
+
+
+def test_judge_counts_and_truth_are_numbers(tmp_path):
+    from bayes_eval.judges.data import from_count_table
+    from bayes_eval.judges.load import read_truth
+
+    table = tmp_path / "counts.csv"
+    table.write_text("candidate,judge,score,count\nc1,j1,1,3\nc1,j1,2,2.5\n")
+    with pytest.raises(ValueError, match=r"row 3 has count '2\.5'"):  # not truncated to 2
+        from_count_table(table)
+    truth = tmp_path / "truth.csv"
+    truth.write_text("candidate,score\nc1,1\nc2,\n")
+    with pytest.raises(ValueError, match="line 3: the score cell is empty"):
+        read_truth(truth)

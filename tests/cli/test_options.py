@@ -1,0 +1,193 @@
+"""The options of every command are the audited ones: an option that does nothing for a
+command is not offered, so none can come back silently; options that would be ignored or
+overridden in a particular use are refused with one line rather than dropped."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from bayes_eval.cli import main, parser
+
+NUTS = {"--draws", "--tune", "--chains", "--seed", "--sampler", "--no-progress"}
+STAGES = {"--examples", "--batch", "--granularity"}
+
+#: command -> (positionals, options --help lists). Change this table only with the audit:
+#: every option here changes what the command computes or prints.
+AUDITED = {
+    "rank": (
+        ["file"],
+        {"--format", "--weights", "--prior-file", "--json", "--plot", "--confidence"}
+        | {"--interval", "--prior-kind", "--pool", "--schema", "--schema-file", "--model"}
+        | {"--metric", "--filter", "--scorer"},
+    ),
+    "schemas": (["file"], {"--format", "--json", "--plot", "--only", "--confidence"}),
+    "plan": (
+        ["file", "model_a", "model_b"],
+        {"--format", "--weights", "--seed", "--json", "--confidence", "--assurance", "--draws"}
+        | {"--max-trials"},
+    ),
+    "crosscheck": (
+        ["file"],
+        {"--format", "--weights", "--prior-file", "--json", "--out", "--mc-draws"} | NUTS,
+    ),
+    "compare": (
+        ["file"],
+        {"--format", "--weights", "--prior-file", "--json", "--plot", "--estimators", "--unit"}
+        | {"--ppc"}
+        | NUTS,
+    ),
+    "priors": (
+        ["file"],
+        {"--format", "--weights", "--prior-file", "--json", "--plot", "--out", "--alpha0"}
+        | {"--a0", "--depth", "--kappa"}
+        | NUTS,
+    ),
+    "validate biased-coin": (
+        [],
+        {"--json", "--out", "--independent", "--methods", "--n-max", "--n-questions"}
+        | {"--replicates", "--seed"},
+    ),
+    "validate prior-benefit": (
+        [],
+        {"--json", "--out", "--depths", "--n-max", "--n-questions", "--replicates", "--seed"},
+    ),
+    "validate distinguishability": ([], {"--json", "--out", "--n-max", "--replicates", "--seed"}),
+    "validate convergence": (
+        ["file"],
+        {"--json", "--out", "--format", "--confidence", "--methods", "--replace"}
+        | {"--replicates", "--seed", "--subset-count", "--subset-size"},
+    ),
+    "validate coverage": (
+        [],
+        {"--json", "--out", "--config", "--M", "--N", "--C", "--scenarios", "--replicates"}
+        | {"--exact-reps", "--exact-categorical", "--no-exact-categorical"}
+        | {"--bootstrap-resamples", "--empirical-exact-reps", "--confidence", "--alpha0"}
+        | {"--anchors", "--nuts-cells", "--nuts-reps", "--nuts-draws", "--seed", "--scheduler"}
+        | {"--workers", "--max-cells"},
+    ),
+    "validate elicit": (
+        ["file"],
+        {"--json", "--out", "--format", "--lo", "--hi", "--prob", "--level", "--categories"}
+        | {"--weights", "--questions", "--concentration", "--draws", "--seed"},
+    ),
+    "validate sbc": (
+        [],
+        {"--json", "--out", "--estimator", "--simulations", "--questions", "--trials"}
+        | {"--n-models", "--draws", "--tune", "--chains", "--thin", "--posterior-alpha0"}
+        | {"--block", "--seed", "--scheduler", "--workers", "--max-cells"},
+    ),
+    "validate judges": (
+        [],
+        {"--json", "--out", "--mtbench", "--summeval", "--no-integrated", "--draws", "--tune"}
+        | {"--chains", "--seed"},
+    ),
+    "validate judges-synthetic": (
+        [],
+        {"--json", "--out", "--replicates", "--questions", "--candidates", "--judges"}
+        | {"--levels", "--self-preference", "--beta-max", "--draws", "--tune", "--chains"}
+        | {"--seed"},
+    ),
+    "adaptive roots": (
+        [],
+        STAGES | {"--json", "--cost", "--v0", "--tau2", "--horizon", "--grid"},
+    ),
+    "adaptive simulate": (
+        [],
+        STAGES
+        | {"--json", "--out", "--seed", "--dataset", "--arms", "--meta", "--subject"}
+        | {"--matrix", "--costs", "--prior-mean", "--prior-var", "--budget", "--budget-kind"}
+        | {"--cost-scale", "--replicates", "--lrf"},
+    ),
+    "judges": (
+        ["file"],
+        NUTS
+        | {"--json", "--plot", "--out", "--dim", "--truth", "--levels", "--abstain", "--omega"}
+        | {"--beta-max", "--integrated", "--keep-same-family", "--baselines", "--sensitivity"},
+    ),
+    "datasets": (["name"], {"--json"}),
+    "demo": ([], {"--json", "--plot", "--seed", "--trials", "--questions"}),
+}
+
+#: Hidden aliases that warn and map to a listed option.
+DEPRECATED = {
+    "rank": {"--prior"},
+    "crosscheck": {"--prior"},
+    "compare": {"--prior"},
+    "priors": {"--prior"},
+    "adaptive simulate": {"--prior", "--seeds", "--data-seed"},
+}
+
+
+def _commands(p: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield " ".join(path), p
+        return
+    for name, sub in subs[0].choices.items():
+        yield from _commands(sub, (*path, name))
+
+
+COMMANDS = dict(_commands(parser()))
+
+
+def test_every_command_is_audited():
+    assert set(COMMANDS) == set(AUDITED)
+
+
+@pytest.mark.parametrize("command", sorted(AUDITED))
+def test_options_are_the_audited_ones(command):
+    p = COMMANDS[command]
+    shown = [a for a in p._actions if a.help is not argparse.SUPPRESS]
+    positionals = [a.dest for a in shown if not a.option_strings]
+    options = {s for a in shown for s in a.option_strings if s.startswith("--")} - {"--help"}
+    hidden = {s for a in p._actions if a.help is argparse.SUPPRESS for s in a.option_strings}
+    assert (positionals, options) == AUDITED[command]
+    assert hidden == DEPRECATED.get(command, set())
+
+
+AIME = "dataset:phi4_aime25"
+MTBENCH = "dataset:mtbench_judges"
+MATRIX = ["adaptive", "simulate", "--dataset", "matrix", "--matrix", "m.npy"]
+
+# (id, argv, a phrase): options that would do nothing in this use are refused, before any work
+REFUSED = [
+    ("rank-pool-uniform", ["rank", AIME, "--prior-kind", "uniform", "--pool", "model"], "--pool"),
+    ("schemas-only-no-file", ["schemas", "--only", "hsd"], "--only does nothing without FILE"),
+    ("schemas-plot-no-file", ["schemas", "--plot", "x.png"], "--plot does nothing without FILE"),
+    ("priors-nuts-no-kappa", ["priors", AIME, "--chains", "2", "--seed", "1"], "--chains, --seed"),
+    ("priors-a0-no-prior-file", ["priors", AIME, "--a0", "0,1"], "without --prior-file"),
+    ("priors-depth-no-prior-file", ["priors", AIME, "--depth", "1"], "--depth does nothing"),
+    ("judges-sensitivity-omega", ["judges", MTBENCH, "--sensitivity", "--omega", "1"], "--omega"),
+    ("judges-sensitivity-plot", ["judges", MTBENCH, "--sensitivity", "--plot", "x.png"], "--plot"),
+    ("judges-integrated-beta", ["judges", MTBENCH, "--integrated", "--beta-max", "1"], "--beta"),
+    ("judges-dim-count-table", ["judges", MTBENCH, "--dim", "coherence"], "--dim does not apply"),
+    ("judges-abstain-count-table", ["judges", MTBENCH, "--abstain"], "--abstain does not"),
+    (
+        "judges-truth-summeval",
+        ["judges", "dataset:summeval_judges", "--truth", "t.csv"],
+        "--truth does not apply (its truth is the expert mean)",
+    ),
+    ("roots-examples-horizon", ["adaptive", "roots", "--examples", "9", "--horizon", "3"], "--ho"),
+    ("roots-batch-no-examples", ["adaptive", "roots", "--batch", "2"], "without --examples"),
+    ("matrix-seed", [*MATRIX, "--seed", "1"], "--dataset matrix does not use --seed"),
+    ("matrix-examples", [*MATRIX, "--examples", "5"], "does not use --examples"),
+    ("gsm8k-subject", ["adaptive", "simulate", "--dataset", "gsm8k", "--subject", "x"], "--subj"),
+    (
+        "mmlu-prior-mean",
+        ["adaptive", "simulate", "--subject", "x", "--prior-mean", "0.3"],
+        "--prior-m",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "phrase"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_options_that_would_do_nothing_are_refused(argv, phrase, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bayes-eval: error: "), err
+    assert phrase in lines[0]
