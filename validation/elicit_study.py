@@ -76,6 +76,24 @@ def _elicit(config: Config, level: str, n_q: int, w) -> tuple[ElicitedPrior, lis
     return prior, [str(c.message) for c in caught if c.category is ElicitationWarning]
 
 
+def _maxent(config: Config) -> dict | None:
+    """PreliZ's maximum-entropy Beta for the interval statement, beside the equal-tailed fit
+    the study uses (:func:`~bayes_eval.validation.elicit_preliz.beta_fits`); ``None`` when
+    PreliZ is not installed (it is in the ``pymc`` extra) or finds no Beta."""
+    try:
+        from bayes_eval.validation.elicit_preliz import beta_fits
+
+        fits = beta_fits(config.lo, config.hi, config.prob)
+    except (ImportError, ValueError):
+        return None
+    return {
+        "a_b": list(fits.maxent),
+        "tails": list(fits.tails_maxent),
+        "equal_tailed_a_b": list(fits.equal_tailed),
+        "max_relative_difference": fits.max_relative_difference,
+    }
+
+
 def _note(config: Config) -> str:
     if config.level is None:
         return (
@@ -121,6 +139,16 @@ def _report(config: Config, prior: ElicitedPrior, out: dict, mismatch: list[str]
         f"implied {pct} interval of pi-bar for M = {prior.n_questions} questions: "
         f"[{lo:.3f}, {hi:.3f}] (width ratio {prior.width_ratio:.3f}; {prior.implied_method})"
     )
+    lines.append(f"fit: {prior.fit}")
+    if "maxent" in out:
+        mx = out["maxent"]
+        lines.append(
+            "PreliZ maximum-entropy Beta for the same statement: Beta({:.3f}, {:.3f}), mass "
+            "{:.3f} below lo and {:.3f} above hi (equal tails: {:.3f} each); largest relative "
+            "difference in (a, b): {:.2%}".format(
+                *mx["a_b"], *mx["tails"], (1 - prior.prob) / 2, mx["max_relative_difference"]
+            )
+        )
     for msg in mismatch:
         lines.append("warning: " + msg.replace("level='benchmark'", "--level benchmark"))
     pred = out["prior_predictive"]
@@ -147,7 +175,9 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
     ``width_ratio``, ``warning`` (the first ElicitationWarning, or None), ``warnings`` (all
     of them), ``prior``
     (:meth:`ElicitedPrior.as_dict`), ``prior_predictive``, ``sensitivity`` (with FILE),
-    ``note`` (how the statement was read) and ``report`` (the lines to print).
+    ``note`` (how the statement was read), ``maxent`` (PreliZ's maximum-entropy Beta for an
+    interval statement, beside the equal-tailed fit used; when PreliZ is installed) and
+    ``report`` (the lines to print).
     """
     from bayes_eval.validation.study_output import finish
 
@@ -174,6 +204,10 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
         "prior_predictive": pred,
         "note": _note(config),
     }
+    if not config.categories:
+        maxent = _maxent(config)
+        if maxent is not None:
+            summary["maxent"] = maxent
     ds = _dataset(prior, pred, pi_bar, per_q, summary["warning"])
     if R is not None:
         sens = sensitivity(R, prior, w, models=names)
@@ -210,6 +244,7 @@ def _dataset(prior: ElicitedPrior, pred: dict, pi_bar, per_q, warning: str | Non
         "depth": prior.depth,
         "width_ratio": prior.width_ratio,
         "implied_method": prior.implied_method,
+        "fit": prior.fit,
         "warning": warning or "",
     }
     if prior.level == "question":

@@ -71,3 +71,16 @@ def test_labels_seed_and_one_model(results):
 def test_bad_sizes(results, bad):
     with pytest.raises(ValueError, match="expected a positive integer"):
         bxr.posterior_tree(results, W, **bad)
+
+
+def test_prior_runs_and_mask():
+    """R0 counts join the prior (eq. 6), NaN trials are skipped: same moments as Bayes@N."""
+    rng = np.random.default_rng(4)
+    R = rng.integers(0, 2, size=(2, 15, 6)).astype(float)
+    R[0, :3, 4:] = np.nan
+    R0 = rng.integers(0, 2, size=(2, 15, 3))
+    da = bxr.results_array(R, models=["a", "b"])
+    da0 = bxr.results_array(R0, models=["a", "b"])
+    dt = bxr.posterior_tree(da, None, da0, skipna=True, draws=2000, seed=2)
+    mu, sigma = be.bayes(np.nan_to_num(R).astype(int), None, R0, mask=np.isnan(R))
+    _check_moments(dt["posterior"]["pi_bar"], mu, sigma)
