@@ -39,7 +39,8 @@ Test quantities (binary results, ``w = (0, 1)``):
 ``rank[model-l]`` is the competition rank of model ``l`` by ``pi_bar`` (1 = best), with ties
 randomised (:func:`.sbc.randomised_rank`). The ``draws x chains`` posterior draws are thinned by
 ``thin`` before ranking: SBC assumes near-independent draws, and autocorrelated draws give
-non-uniform ranks even for a correct sampler (Talts et al., §5.1).
+non-uniform ranks even for a correct sampler (Talts et al., §5.1). NUTS runs at the
+``target_accept`` of :func:`bayes_eval.models.model_info` (0.95 for the crossed model).
 """
 
 from __future__ import annotations
@@ -143,12 +144,16 @@ def quantities(
 
 
 def _compiled(estimator, M, N, n_models, seed):
+    """``(model, compiled, target_accept)``, built once per worker process and kept."""
     key = (estimator, M, N, n_models, seed if estimator == "power-prior" else 0)
     if key not in _COMPILED:
         import nutpie
 
+        from bayes_eval.models import model_info
+
         model = template_model(estimator, M, N, n_models, seed=seed)
-        _COMPILED[key] = (model, nutpie.compile_pymc_model(model))
+        target = model_info(model).target_accept
+        _COMPILED[key] = (model, nutpie.compile_pymc_model(model), target)
     return _COMPILED[key]
 
 
@@ -197,7 +202,7 @@ def run_block(
     import nutpie
     import pymc as pm
 
-    model, compiled = _compiled(estimator, M, N, n_models, seed)
+    model, compiled, target_accept = _compiled(estimator, M, N, n_models, seed)
     obs, container = OBSERVED[estimator]
     ss = np.random.SeedSequence([seed, start])
     prior_seed, sampler_seed, rank_seed = (int(s.generate_state(1)[0]) for s in ss.spawn(3))
@@ -222,6 +227,7 @@ def run_block(
             tune=tune,
             chains=chains,
             seed=int(seeds[i]),
+            target_accept=target_accept,
             progress_bar=False,
         )
         post = fit["posterior"].to_dataset().stack(sample=("chain", "draw"))
@@ -264,8 +270,11 @@ def simuk_sbc(
     """
     import simuk
 
+    from bayes_eval.models import model_info
+
     model = template_model(estimator, M, N, n_models, seed=seed)
-    kwargs = {"draws": draws, "tune": tune, "chains": chains, **(sample_kwargs or {})}
+    kwargs = {"draws": draws, "tune": tune, "chains": chains}
+    kwargs |= {"target_accept": model_info(model).target_accept, **(sample_kwargs or {})}
     sbc = simuk.SBC(
         model, num_simulations=simulations, sample_kwargs=kwargs, seed=seed, progress_bar=False
     )
