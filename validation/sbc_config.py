@@ -15,7 +15,14 @@ from bayes_eval.validation import config_checks as check
 __all__ = ["SBC_ESTIMATORS", "SbcConfig"]
 
 #: ``matching-exact`` needs no MCMC; the others are NUTS fits of the PyMC models.
-SBC_ESTIMATORS = ("matching-exact", "matching", "hierarchical", "crossed", "power-prior")
+SBC_ESTIMATORS = (
+    "matching-exact",
+    "matching",
+    "hierarchical",
+    "crossed",
+    "power-prior",
+    "judges",
+)
 #: Options that say how to run, not what: they may change when a study is resumed.
 EXECUTION = ("scheduler", "workers", "max_cells")
 

@@ -34,7 +34,11 @@ Test quantities (binary results, ``w = (0, 1)``):
   drawn once from ``seed``): ``a0[model-l]``, ``pi_bar``, ``rank`` (``pi`` from
   :math:`\mathrm{Dir}(1 + a_0 n^0 + n)`);
 * ``crossed``: ``mu_theta``, ``sigma_theta``, ``sigma_b``, ``theta[model-l]``,
-  ``b[question-0]``, ``pi_bar[model-l]``, ``rank[model-l]``.
+  ``b[question-0]``, ``pi_bar[model-l]``, ``rank[model-l]``;
+* ``judges`` (:func:`bayes_eval.models.judges.judge_model` of Vossler et al., "LLMs Judging
+  LLMs: A Simplex Perspective", at its defaults: strong constancy, ``beta_max`` 5; 3 judges
+  score the ``n_models`` candidates' answers to ``M`` questions as wrong/right, ``N`` is
+  unused): ``rho[judge-j]``, ``expected_score[model-l]``, ``rank[model-l]``.
 
 ``rank[model-l]`` is the competition rank of model ``l`` by ``pi_bar`` (1 = best), with ties
 randomised (:func:`.sbc.randomised_rank`). The ``draws x chains`` posterior draws are thinned by
@@ -53,15 +57,18 @@ from bayes_eval.validation.sbc import randomised_rank, sbc_dataset
 
 __all__ = ["ESTIMATORS", "quantities", "run_block", "simuk_sbc", "template_model"]
 
-ESTIMATORS = ("matching", "hierarchical", "crossed", "power-prior")
+ESTIMATORS = ("matching", "hierarchical", "crossed", "power-prior", "judges")
 #: Observed variable and the ``pm.Data`` container holding its values, per estimator.
 OBSERVED = {
     "matching": ("counts", "count_data"),
     "hierarchical": ("counts", "count_data"),
     "power-prior": ("counts", "count_data"),
     "crossed": ("successes_obs", "successes"),
+    "judges": ("scores", "counts"),
 }
 PRIOR_TRIALS = 4
+#: Judges of the template judge model (its candidates are the ``n_models`` LLMs).
+JUDGES = 3
 _COMPILED: dict = {}
 
 
@@ -79,9 +86,34 @@ def template_model(estimator: str, M: int, N: int, n_models: int = 2, *, seed: i
         return models.hierarchical_model(R, models=names)
     if estimator == "crossed":
         return models.crossed_model(R, models=names)
+    if estimator == "judges":
+        return _judge_template(M, n_models)
     rng = np.random.default_rng([seed, 7])
     R0 = (rng.random((n_models, M, PRIOR_TRIALS)) < rng.random((n_models, M, 1))).astype(int)
     return models.power_prior_model(R, None, R0, models=names)
+
+
+def _judge_template(M: int, n_models: int):
+    """Judge model, strong constancy, ``beta_max`` 5 (the defaults of
+    :func:`bayes_eval.models.judges.judge_model`): :data:`JUDGES` judges score the answers of
+    ``n_models`` candidates to ``M`` questions as wrong/right (values 0, 1)."""
+    from bayes_eval.judges.data import JudgeData
+    from bayes_eval.models.judges import judge_model
+
+    counts = np.zeros((JUDGES, n_models, 2), dtype=np.int64)
+    counts[..., 0] = M
+    data = JudgeData(
+        counts=counts,
+        mask=np.ones((JUDGES, n_models), dtype=bool),
+        same_family=np.zeros((JUDGES, n_models), dtype=bool),
+        candidates=tuple(f"model-{k}" for k in range(n_models)),
+        judges=tuple(f"judge-{j}" for j in range(JUDGES)),
+        true_levels=("0", "1"),
+        assigned_levels=("0", "1"),
+        values=np.array([0.0, 1.0]),
+        correct_level=np.arange(2),
+    )
+    return judge_model(data)
 
 
 def _conditional_pi_bar(a1, a0, successes, n, rng):
@@ -130,6 +162,10 @@ def quantities(
         if successes is not None:
             pi_bar = _conditional_pi_bar(a1_, a0_, successes, n_trials, rng)
             add("pi_bar[model-{}]", pi_bar)
+    elif estimator == "judges":
+        add("rho[judge-{}]", values["rho"])
+        pi_bar = values["expected_score"]
+        add("expected_score[model-{}]", pi_bar)
     else:
         for name in ("mu_theta", "sigma_theta", "sigma_b"):
             add(name, values[name])
@@ -143,16 +179,25 @@ def quantities(
     return np.concatenate([np.broadcast_to(p, (*shape, p.shape[-1])) for p in parts], -1), names
 
 
+def _target_accept(estimator: str, model) -> float:
+    """The sampler setting the package uses for this model."""
+    if estimator == "judges":
+        from bayes_eval.models.judges import FitSettings
+
+        return FitSettings().target_accept
+    from bayes_eval.models import model_info
+
+    return model_info(model).target_accept
+
+
 def _compiled(estimator, M, N, n_models, seed):
     """``(model, compiled, target_accept)``, built once per worker process and kept."""
     key = (estimator, M, N, n_models, seed if estimator == "power-prior" else 0)
     if key not in _COMPILED:
         import nutpie
 
-        from bayes_eval.models import model_info
-
         model = template_model(estimator, M, N, n_models, seed=seed)
-        target = model_info(model).target_accept
+        target = _target_accept(estimator, model)
         _COMPILED[key] = (model, nutpie.compile_pymc_model(model), target)
     return _COMPILED[key]
 
@@ -170,6 +215,7 @@ _VARS = {
     "hierarchical": ("kappa", "beta"),
     "power-prior": ("a0",),
     "crossed": ("mu_theta", "sigma_theta", "sigma_b", "theta", "b", "pi_bar"),
+    "judges": ("rho", "expected_score"),
 }
 
 
@@ -270,11 +316,9 @@ def simuk_sbc(
     """
     import simuk
 
-    from bayes_eval.models import model_info
-
     model = template_model(estimator, M, N, n_models, seed=seed)
     kwargs = {"draws": draws, "tune": tune, "chains": chains}
-    kwargs |= {"target_accept": model_info(model).target_accept, **(sample_kwargs or {})}
+    kwargs |= {"target_accept": _target_accept(estimator, model), **(sample_kwargs or {})}
     sbc = simuk.SBC(
         model, num_simulations=simulations, sample_kwargs=kwargs, seed=seed, progress_bar=False
     )
