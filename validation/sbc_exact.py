@@ -22,7 +22,10 @@ Test quantities: ``pi_bar[model-l]`` for every model; ``w.pi[model-0,question-q]
 first two questions; and, with two or more models, ``rank[model-l]`` (the competition rank of
 model ``l`` by ``pi_bar``, 1 = best; discrete, so ties are randomised as in
 :func:`.sbc.randomised_rank`). Everything is vectorised over chunks of simulations: the
-Dirichlet draws are normalised gamma draws.
+Dirichlet draws are normalised gamma draws (Beta draws for binary results). Measured
+(``benchmarks/bench_sbc.py``): 10,000 simulations, M = 30, N = 8, 2 LLMs, 100 draws each, in
+4 s on one core; the mis-specified variant (truth from Dir(1), posterior with Dir(5)) gives
+p-values below 1e-7 for every test quantity, p = 0 to double precision for ``pi_bar``.
 """
 
 from __future__ import annotations

@@ -182,3 +182,17 @@ def test_fast_path_ranks_agree_with_simuk():
         res = stats.anderson_ksamp([a, b], method=stats.PermutationMethod(n_resamples=999))
         assert res.pvalue > 0.001, (name, res.pvalue)
     assert bool(ref["passed"].all()) and bool(fast["passed"].all())
+
+
+@pytest.mark.pymc
+@pytest.mark.slow
+@pytest.mark.parametrize("estimator", ["matching", "crossed", "power-prior", "judges"])
+def test_nuts_sbc_runs_for_every_model(estimator):
+    # no crash, the test quantities of the module docstring, ranks in 0..L (one compile each)
+    from bayes_eval.validation.sbc_nuts import run_block
+
+    ds = run_block(estimator, 4, 3, size=3, draws=60, tune=60, chains=2, thin=3, seed=1)
+    names = list(ds["variable"].values)
+    assert "rank[model-0]" in names and ds.attrs["n_draws"] == 40
+    assert ds["rank"].values.min() >= 0 and ds["rank"].values.max() <= 40
+    assert ds["divergences"].sizes["simulation"] == 3
