@@ -5,13 +5,14 @@ Every command that reads results takes ``dataset:NAME`` for a dataset shipped wi
 package (``bayes-eval datasets`` lists them) as well as files. Bad input prints one line
 ``bayes-eval: error: ...`` on stderr and exits with status 2 (a missing or unreadable file
 too); Ctrl-C prints ``bayes-eval: interrupted`` and exits with status 130. Anything else is a
-bug and keeps its traceback.
+bug and keeps its traceback. Warnings print as one line ``bayes-eval: warning: ...``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from bayes_eval.cli import (
@@ -29,7 +30,7 @@ from bayes_eval.cli import (
 )
 from bayes_eval.cli._options import HelpFormatter
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 #: The commands in the order ``bayes-eval --help`` lists them.
 COMMANDS = (
@@ -77,6 +78,25 @@ def parser() -> argparse.ArgumentParser:
     for command in COMMANDS:
         command.add_parser(sub)
     return p
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``bayes-eval: warning: ...`` on stderr, instead of Python's two lines with a source path.
+
+    Warnings of bayes_eval itself (``UserWarning`` and its own categories) show their text;
+    any other category is named, e.g. ``RuntimeWarning: ...`` from a dependency.
+    """
+    text = " ".join(str(message).split())
+    name = category.__name__
+    own = category is UserWarning or category.__module__.startswith("bayes_eval")
+    print(f"bayes-eval: warning: {text if own else f'{name}: {text}'}", file=file or sys.stderr)
+
+
+def run() -> int:
+    """The ``bayes-eval`` program: :func:`main` with warnings shown as one line each."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        return main()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

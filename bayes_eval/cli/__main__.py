@@ -2,6 +2,6 @@
 
 import sys
 
-from bayes_eval.cli import main
+from bayes_eval.cli import run
 
-sys.exit(main())
+sys.exit(run())

@@ -135,3 +135,22 @@ def test_a_fractional_judge_count_is_refused_by_the_library():
 
     with pytest.raises(ValueError, match=r"row 3 has count '2\.5'; expected a non-negative"):
         from_count_table(BAD / "judge_count_fraction.csv")
+
+
+def test_the_program_prints_a_warning_as_one_line(tmp_path):
+    # the console script (bayes_eval.cli:run) shows warnings as `bayes-eval: warning: ...`,
+    # not Python's two lines with a source path
+    import subprocess
+    import sys
+
+    src = BAD / "model_trailing_space.csv"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bayes_eval.cli", "rank", str(src), "--prior-kind", "uniform"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines == [lines[0]] and lines[0].startswith("bayes-eval: warning: ")
+    assert "leading or trailing spaces" in lines[0] and "UserWarning" not in proc.stderr
