@@ -201,7 +201,9 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     frac = (ds["rank"].values + 0.5) / (ds.attrs["n_draws"] + 1)
     names = [str(v) for v in ds["variable"].values]
     dt = from_dict({"prior_sbc": {n: frac[None, :, i] for i, n in enumerate(names)}})
-    pc = azp.plot_ecdf_pit(dt, group="prior_sbc", backend="matplotlib")
+    pc = azp.plot_ecdf_pit(
+        dt, group="prior_sbc", backend="matplotlib", figure_kwargs={"sharey": False}
+    )
     path = Path(path)
     pc.savefig(path)
     pyplot().close("all")
