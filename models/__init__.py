@@ -55,6 +55,7 @@ from bayes_eval.models.predictive import (
     ppc_statistics,
     prior_predictive,
 )
+from bayes_eval.models.psense import power_scale_sensitivity
 from bayes_eval.models.sampling import (
     ConvergenceWarning,
     Diagnostics,
@@ -64,7 +65,7 @@ from bayes_eval.models.sampling import (
     sample,
     save,
 )
-from bayes_eval.models.sensitivity import prior_sensitivity
+from bayes_eval.models.sensitivity import SensitivityReport, prior_sensitivity, sensitivity_report
 
 __all__ = [
     "Comparison",
@@ -72,6 +73,7 @@ __all__ = [
     "CrossCheck",
     "Diagnostics",
     "LooSummary",
+    "SensitivityReport",
     "add_log_likelihood",
     "add_log_prior",
     "compare_models",
@@ -87,9 +89,11 @@ __all__ = [
     "plot_ppc",
     "posterior_predictive",
     "power_prior_model",
+    "power_scale_sensitivity",
     "ppc_statistics",
     "prior_predictive",
     "prior_sensitivity",
     "sample",
     "save",
+    "sensitivity_report",
 ]
