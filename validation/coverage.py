@@ -46,6 +46,8 @@ with options on top (:func:`grid_config`), then the grid, the report
 from __future__ import annotations
 
 import time
+import tomllib
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 
@@ -168,10 +170,62 @@ def grid_config(options: Config) -> CoverageConfig:
     """The grid of a registry config: the TOML file ``options.config`` (if any), with every
     option that is set (not ``None``) on top, else :class:`CoverageConfig`'s defaults."""
     values = asdict(load_config(options.config)) if options.config else {}
-    values.update(options.overrides())
+    overrides = options.overrides()
+    if options.config:
+        _warn_overridden(options.config, values, overrides, options.replicates)
+    values.update(overrides)
     config = CoverageConfig(**values)
     config.validate()
+    _refuse_unused(options, config)
     return config
+
+
+#: option names of the TOML keys that differ (``reps`` is ``--replicates``)
+_OPTION = {"reps": "replicates"}
+
+
+def _warn_overridden(path, values: dict, overrides: dict, replicates) -> None:
+    """Say which keys of the TOML file the command-line options replace (never silently)."""
+    with open(path, "rb") as fh:
+        in_file = set(tomllib.load(fh))
+    changed = []
+    for key, new in overrides.items():
+        old = values.get(key)
+        if key in in_file and (list(old) if isinstance(old, tuple) else old) != new:
+            option = "--" + _OPTION.get(key, key).replace("_", "-")
+            if key == "exact_reps" and replicates is not None and new == replicates:
+                option = "--replicates (exact_reps follows it unless --exact-reps is given)"
+            changed.append(f"{key} = {old!s} -> {new!s} ({option})")
+    if changed:
+        warnings.warn(
+            f"{path}: options given on the command line replace keys of the file: "
+            + "; ".join(changed)
+            + ".",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _refuse_unused(options: Config, grid: CoverageConfig) -> None:
+    """Options that would do nothing for this grid are refused, not ignored."""
+    if not grid.nuts_cells:
+        given = [o for o in ("nuts_reps", "nuts_draws") if getattr(options, o) is not None]
+        if given:
+            names = " and ".join("--" + o.replace("_", "-") for o in given)
+            raise ValueError(
+                f"{names} set the hierarchical NUTS sub-grid, but no --nuts-cells are given "
+                "(nor nuts_cells in the TOML): give the cells or drop the option."
+            )
+    if options.scheduler is not None and options.workers is not None:
+        raise ValueError(
+            "--workers sizes the local Dask cluster, but --scheduler connects to a running "
+            "one whose workers are set where it was started: give one of them."
+        )
+    if options.alpha0 is not None and "dirichlet" not in grid.scenarios:
+        raise ValueError(
+            "--alpha0 is the prior of the dirichlet scenario, which this grid does not run "
+            f"(scenarios {', '.join(grid.scenarios)}): add dirichlet or drop --alpha0."
+        )
 
 
 def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:

@@ -21,6 +21,7 @@ import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.validation.elicitation import (
+    DEFAULT_CONCENTRATION,
     ElicitationWarning,
     ElicitedPrior,
     elicit_beta,
@@ -66,7 +67,9 @@ def _elicit(config: Config, level: str, n_q: int, w) -> tuple[ElicitedPrior, lis
                 config.prob,
                 level=level,
                 n_questions=n_q,
-                concentration=config.concentration,
+                concentration=(
+                    DEFAULT_CONCENTRATION if config.concentration is None else config.concentration
+                ),
                 draws=config.draws,
                 seed=config.seed,
             )

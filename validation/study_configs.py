@@ -178,7 +178,11 @@ class CoverageStudyConfig:
     given explicitly overrides the TOML.
     """
 
-    config: str | None = _opt(None, "TOML grid (keys: M, N, C, scenarios, reps, ...)")
+    config: str | None = _opt(
+        None,
+        "TOML grid (keys: M, N, C, scenarios, reps, ...); an option given here replaces the "
+        "file's key, with a warning",
+    )
     M: tuple[int, ...] | None = _opt(None, "questions per benchmark (default 5,15,30,100,500)")
     N: tuple[int, ...] | None = _opt(None, "trials per question (default 1,4,16,80)")
     C: tuple[int, ...] | None = _opt(None, "rubric categories minus one (default 1,2,4)")
@@ -284,7 +288,9 @@ class ElicitConfig:
     )
     weights: tuple[float, ...] | None = _opt(None, "rubric weights w_0..w_C (default 0..1)")
     questions: int | None = _opt(None, "M for the implied prior (default: FILE's, else 30)")
-    concentration: float = _opt(1.0, "benchmark level: spread s of accuracies across questions")
+    concentration: float | None = _opt(
+        None, "benchmark level: spread s of accuracies across questions (default 1.0)"
+    )
     draws: int = _opt(20_000, "Monte Carlo draws of the prior predictive")
     seed: int = _opt(0, "random seed")
 
@@ -294,9 +300,27 @@ class ElicitConfig:
         _int("questions", self.questions, optional=True)
         _int("draws", self.draws, 100)
         _seed(self.seed)
-        if not 0 < self.concentration < float("inf"):
+        if self.concentration is not None and not 0 < self.concentration < float("inf"):
             raise ValueError(
-                f"concentration is {self.concentration!r}; expected a finite number > 0."
+                f"concentration is {self.concentration}; expected a finite number > 0."
+            )
+        if self.format is not None and self.file is None:
+            raise ValueError(
+                "format names the log format of FILE, but no FILE is given: give the results "
+                "file or drop --format."
+            )
+        if self.concentration is not None and (
+            self.categories is not None or self.level == "question"
+        ):
+            raise ValueError(
+                "concentration is the spread of accuracies across questions under a "
+                "benchmark-level statement; with a question-level statement (--level question "
+                "or --categories) every question has the stated prior: drop --concentration."
+            )
+        if self.categories is not None and (self.lo is not None or self.hi is not None):
+            raise ValueError(
+                "categories states a rubric's per-category intervals, lo and hi a binary "
+                "accuracy interval: give one of them (--categories, or --lo and --hi)."
             )
         if self.categories is not None:
             if (self.level or "benchmark") == "benchmark":

@@ -397,3 +397,24 @@ def test_study_on_an_existing_scheduler_address(tmp_path):
         )
     assert len(info["computed"]) == 1 and (tmp_path / "s" / "coverage.nc").exists()
     assert float(ds["coverage"].sel(interval="uniform_exact").squeeze()) > 0.8
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"format": "csv", "lo": 0.3, "hi": 0.6}, "no FILE is given"),
+        ({"lo": 0.3, "hi": 0.6, "level": "question", "concentration": 2.0}, "drop --concentration"),
+        (
+            {"categories": ("0.1:0.5", "0.5:0.9"), "level": "question", "concentration": 2.0},
+            "drop --concentration",
+        ),
+        ({"categories": ("0.1:0.5", "0.5:0.9"), "level": "question", "lo": 0.1}, "give one of"),
+    ],
+)
+def test_elicit_options_that_would_do_nothing_are_refused(options, message):
+    from bayes_eval.validation.registry import make_config
+
+    with pytest.raises(ValueError, match=message):
+        make_config("elicit", **options)
+    # the benchmark-level spread is accepted where it acts
+    assert make_config("elicit", lo=0.3, hi=0.6, concentration=3.0).concentration == 3.0

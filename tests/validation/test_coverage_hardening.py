@@ -189,3 +189,43 @@ def test_sigint_to_the_process_group_stops_a_local_cluster(tmp_path):
     assert proc.returncode == 130, stderr
     assert elapsed < 10, elapsed
     assert "interrupted: 1 of 4 cells saved; run the same command again to resume" in stdout
+
+
+def _toml(tmp_path, text: str):
+    path = tmp_path / "grid.toml"
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def test_options_that_replace_toml_keys_say_so(tmp_path):
+    path = _toml(
+        tmp_path, "M = [5]\nreps = 40\nexact_reps = 10\nseed = 7\nscenarios = ['uniform']\n"
+    )
+    cfg = make_config("coverage", config=path, seed=99, replicates=20)
+    with pytest.warns(UserWarning, match="replace keys of the file") as rec:
+        grid = coverage.grid_config(cfg)
+    msg = str(rec[0].message)
+    assert "seed = 7 -> 99 (--seed)" in msg and "reps = 40 -> 20 (--replicates)" in msg
+    assert "exact_reps = 10 -> 20" in msg
+    assert (grid.seed, grid.reps, grid.exact_reps) == (99, 20, 20)
+    # an option equal to the file's key, or a key the file does not set: nothing to say
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        coverage.grid_config(make_config("coverage", config=path, seed=7, N=[2]))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"nuts_reps": 5}, "--nuts-reps set the hierarchical NUTS sub-grid, but no --nuts-cells"),
+        ({"nuts_draws": 50}, "--nuts-draws set the hierarchical NUTS sub-grid"),
+        ({"workers": 1, "scheduler": "tcp://127.0.0.1:1"}, "give one of them"),
+        ({"alpha0": 2.0}, "--alpha0 is the prior of the dirichlet scenario"),
+    ],
+)
+def test_options_that_would_do_nothing_are_refused(tmp_path, options, message):
+    path = _toml(tmp_path, "M = [5]\nscenarios = ['uniform']\n")
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        coverage.grid_config(make_config("coverage", config=path, **options))
