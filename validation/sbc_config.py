@@ -45,16 +45,18 @@ class SbcConfig:
         None, "SBC simulations (default 10000 for matching-exact, 200 with NUTS)"
     )
     questions: int = _opt(30, "questions M per simulated benchmark")
-    trials: int = _opt(8, "trials N per question")
+    trials: int | None = _opt(None, "trials N per question (default 8; not for judges)")
     n_models: int = _opt(2, "LLMs evaluated on the same questions (ranks need 2 or more)")
     draws: int | None = _opt(
         None,
         "posterior draws: ranked draws for matching-exact (default 100), NUTS draws per "
         "chain otherwise (default 200)",
     )
-    tune: int = _opt(200, "NUTS tuning steps per chain")
-    chains: int = _opt(2, "NUTS chains")
-    thin: int = _opt(4, "keep every THIN-th NUTS draw for the ranks (near-independent draws)")
+    tune: int | None = _opt(None, "NUTS tuning steps per chain (default 200)")
+    chains: int | None = _opt(None, "NUTS chains (default 2)")
+    thin: int | None = _opt(
+        None, "keep every THIN-th NUTS draw for the ranks (near-independent draws; default 4)"
+    )
     posterior_alpha0: float | None = _opt(
         None,
         "matching-exact only: the prior of the posterior (default the true alpha0 = 1; "
@@ -78,8 +80,21 @@ class SbcConfig:
                 f"estimator is {self.estimator!r}; expected one of {list(SBC_ESTIMATORS)}."
             )
         check.integer("simulations", self.simulations, 2, optional=True)
-        for name in ("questions", "trials", "n_models", "tune", "chains", "thin"):
+        for name in ("questions", "n_models"):
             check.integer(name, getattr(self, name))
+        for name in ("trials", "tune", "chains", "thin"):
+            check.integer(name, getattr(self, name), optional=True)
+        given = [n for n in ("tune", "chains", "thin") if getattr(self, n) is not None]
+        if given and self.estimator == "matching-exact":
+            raise ValueError(
+                f"{', '.join(given)} set NUTS, but matching-exact draws its posterior in closed "
+                "form (no MCMC): drop them, or choose a NUTS estimator."
+            )
+        if self.estimator == "judges" and self.trials is not None:
+            raise ValueError(
+                "trials is not used by the judges estimator (one judgement per judge, question "
+                "and candidate); expected it unset."
+            )
         check.integer("draws", self.draws, optional=True)
         check.integer("block", self.block, optional=True)
         check.positive_number("posterior_alpha0", self.posterior_alpha0, optional=True)
@@ -92,10 +107,10 @@ class SbcConfig:
         check.integer("workers", self.workers, 0, optional=True)
         check.integer("max_cells", self.max_cells, optional=True)
         exact = self.estimator == "matching-exact"
-        if not exact and self.chains * (self.draws or 200) < 2 * self.thin:
+        if not exact and self.n_chains * self.n_draws < 2 * self.n_thin:
             raise ValueError(
                 f"chains x draws / thin keeps fewer than 2 draws; expected more draws or a "
-                f"smaller thin than {self.thin}."
+                f"smaller thin than {self.n_thin}."
             )
 
     @property
@@ -112,6 +127,22 @@ class SbcConfig:
         return self.draws or (100 if self.exact else 200)
 
     @property
+    def n_trials(self) -> int:
+        return self.trials or 8
+
+    @property
+    def n_tune(self) -> int:
+        return 200 if self.tune is None else self.tune
+
+    @property
+    def n_chains(self) -> int:
+        return self.chains or 2
+
+    @property
+    def n_thin(self) -> int:
+        return self.thin or 4
+
+    @property
     def block_size(self) -> int:
         return self.block or (2000 if self.exact else 10)
 
@@ -122,7 +153,9 @@ class SbcConfig:
     def study_fields(self) -> dict:
         """The fields that define the results (not how they are run), defaults resolved."""
         out = {k: v for k, v in dataclasses.asdict(self).items() if k not in EXECUTION}
-        out |= {"simulations": self.n_simulations, "draws": self.n_draws}
+        out |= {"simulations": self.n_simulations, "draws": self.n_draws, "trials": self.n_trials}
+        if not self.exact:
+            out |= {"tune": self.n_tune, "chains": self.n_chains, "thin": self.n_thin}
         out["block"] = self.block_size
         return out
 

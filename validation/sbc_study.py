@@ -42,7 +42,7 @@ def run_cell(start: int, config: Config) -> xr.Dataset:
 
         ds = exact_sbc(
             config.questions,
-            config.trials,
+            config.n_trials,
             n_models=config.n_models,
             simulations=max(size, 2),
             draws=config.n_draws,
@@ -59,14 +59,14 @@ def run_cell(start: int, config: Config) -> xr.Dataset:
     return run_block(
         config.estimator,
         config.questions,
-        config.trials,
+        config.n_trials,
         n_models=config.n_models,
         start=start,
         size=size,
         draws=config.n_draws,
-        tune=config.tune,
-        chains=config.chains,
-        thin=config.thin,
+        tune=config.n_tune,
+        chains=config.n_chains,
+        thin=config.n_thin,
         seed=config.seed,
     )
 
@@ -74,15 +74,15 @@ def run_cell(start: int, config: Config) -> xr.Dataset:
 def sbc_result(blocks: xr.Dataset, config: Config) -> xr.Dataset:
     """The study's result (:func:`.sbc.sbc_dataset`) from the concatenated blocks."""
     blocks = blocks.sortby("simulation")
-    fits = 0 if config.exact else blocks.sizes["simulation"] * config.chains
+    fits = 0 if config.exact else blocks.sizes["simulation"] * config.n_chains
     attrs = {
         "M": config.questions,
-        "N": config.trials,
+        "N": config.n_trials,
         "n_models": config.n_models,
         "method": "exact Dirichlet posterior draws (no MCMC)"
         if config.exact
-        else f"NUTS (nutpie), {config.chains} chains x {config.n_draws} draws after "
-        f"{config.tune} tuning steps, every {config.thin}th draw ranked",
+        else f"NUTS (nutpie), {config.n_chains} chains x {config.n_draws} draws after "
+        f"{config.n_tune} tuning steps, every {config.n_thin}th draw ranked",
         "divergences": int(blocks["divergences"].sum()),
         "divergent_share": float(blocks["divergences"].sum()) / max(fits * config.n_draws, 1),
     }

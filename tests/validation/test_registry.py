@@ -35,6 +35,7 @@ def test_the_studies():
         "elicit",
         "judges",
         "judges-synthetic",
+        "sbc",
     ]
     for name, study in STUDIES.items():
         assert study.name == name and get_study(name) is study
@@ -80,7 +81,9 @@ def test_defaults_are_the_study_functions_defaults():
     assert (cv.replicates, cv.replace, cv.subset_size) == (10_000, False, None)
     assert (cv.subset_count, cv.confidence) == (d["subset_count"], d["confidence"])
     el = make_config("elicit", lo=0.3, hi=0.6)
-    assert (el.prob, el.level, el.questions, el.concentration) == (0.9, None, None, 1.0)
+    # concentration None: the default spread DEFAULT_CONCENTRATION, refused where it would
+    # do nothing (question-level statements)
+    assert (el.prob, el.level, el.questions, el.concentration) == (0.9, None, None, None)
     js = make_config("judges-synthetic")
     assert (js.replicates, js.questions) == (10, 400)
 

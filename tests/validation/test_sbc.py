@@ -196,3 +196,21 @@ def test_nuts_sbc_runs_for_every_model(estimator):
     assert "rank[model-0]" in names and ds.attrs["n_draws"] == 40
     assert ds["rank"].values.min() >= 0 and ds["rank"].values.max() <= 40
     assert ds["divergences"].sizes["simulation"] == 3
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"estimator": "matching-exact", "chains": 4}, "chains set NUTS, but matching-exact"),
+        ({"estimator": "matching-exact", "tune": 50, "thin": 2}, "tune, thin set NUTS"),
+        ({"estimator": "hierarchical", "posterior_alpha0": 3.0}, "matching-exact only"),
+        ({"estimator": "judges", "trials": 4}, "trials is not used by the judges estimator"),
+    ],
+)
+def test_options_that_would_do_nothing_are_refused(options, message):
+    from bayes_eval.validation.registry import make_config
+
+    with pytest.raises(ValueError, match=message):
+        make_config("sbc", **options)
+    cfg = make_config("sbc", estimator="hierarchical")
+    assert (cfg.n_tune, cfg.n_chains, cfg.n_thin, cfg.n_trials) == (200, 2, 4, 8)
