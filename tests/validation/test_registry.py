@@ -246,6 +246,7 @@ def _coverage_options(tmp_path):
     return {"config": str(toml), "N": (1, 3)}  # an option overrides the TOML
 
 
+@pytest.mark.filterwarnings("ignore:.*replace keys of the file")  # the override is the point
 def test_coverage_resumed_run_computes_nothing_new(tmp_path):
     options = _coverage_options(tmp_path)
     out = tmp_path / "cov"
@@ -267,6 +268,7 @@ def test_coverage_resumed_run_computes_nothing_new(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:.*replace keys of the file")
 def test_coverage_study_on_a_local_dask_cluster(tmp_path):
     options = _coverage_options(tmp_path)
     out = tmp_path / "cov"
