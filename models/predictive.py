@@ -44,6 +44,7 @@ equal) is left out of that statistic's p-value and predictive summary.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -217,6 +218,16 @@ def ppc_statistics(
     h_obs = _histogram(k_obs, n_max)
     h_rep = _histogram(k_rep, n_max)
     tail = (1 - prob) / 2
+    with warnings.catch_warnings():
+        # a statistic undefined for every replicate (corr_others with one LLM, sd_score with
+        # one question) is NaN by design; numpy's all-NaN warning would only repeat that
+        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+        warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+        return _summaries(t_obs, t_rep, h_obs, h_rep, tail, group, rep_ds, prob)
+
+
+def _summaries(t_obs, t_rep, h_obs, h_rep, tail, group, rep_ds, prob) -> xr.Dataset:
     out = {
         "observed": t_obs,
         "rep_mean": t_rep.mean(_SAMPLE),

@@ -40,8 +40,10 @@ SMALLER = {
     # r-hat and ESS thresholds), which fewer draws would fail
     "crosscheck": "--no-progress",
     "priors": NUTS,
+    "compare": "--draws 100 --tune 100 --chains 2",
+    "validate sbc": "--simulations 40 --workers 0",
 }
-SAMPLES = ("crosscheck", "priors", "judges", "validate judges")
+SAMPLES = ("crosscheck", "priors", "judges", "validate judges", "compare", "validate sbc")
 
 
 def _commands() -> list[str]:
