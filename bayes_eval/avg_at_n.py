@@ -57,7 +57,7 @@ from bayes_eval.bayes_at_n import (
     posterior,
 )
 from bayes_eval.credible_interval import clip_interval, normal_interval
-from bayes_eval.inputs import check_bounds, check_confidence, tally
+from bayes_eval.inputs import check_bounds, check_confidence, shown, tally
 from bayes_eval.priors import Pool, PriorSpec
 
 __all__ = ["AvgCIResult", "AvgResult", "avg", "avg_ci"]
@@ -218,11 +218,11 @@ def avg_ci(
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     if interval not in ("normal", "exact"):
-        raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
+        raise ValueError(f"interval is {shown(interval)}; expected 'normal' or 'exact'.")
     if scale not in ("pi_bar", "latent"):
-        raise ValueError(f"scale is {scale!r}; expected 'pi_bar' or 'latent'.")
+        raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
     if pool not in ("model", "benchmark"):
-        raise ValueError(f"pool is {pool!r}; expected 'model' or 'benchmark'.")
+        raise ValueError(f"pool is {shown(pool)}; expected 'model' or 'benchmark'.")
     if scale == "pi_bar":
         res = bayes_ci(
             R,
@@ -244,7 +244,7 @@ def avg_ci(
     if not isinstance(post, DirichletPosterior):
         raise ValueError(
             f"scale='latent' needs a fixed prior (the latent quantity is defined through it); "
-            f"prior={prior!r} is learned: use scale='pi_bar'."
+            f"prior={shown(prior)} is learned: use scale='pi_bar'."
         )
     a, sigma, factor = _latent_moments(post)
     if interval == "normal":

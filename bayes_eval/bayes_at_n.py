@@ -41,6 +41,7 @@ from bayes_eval.inputs import (
     check_bounds,
     check_confidence,
     prior_counts,
+    shown,
     tally,
 )
 from bayes_eval.priors import (
@@ -208,8 +209,8 @@ def _resolve_alpha0(prior: PriorSpec, alpha0: ArrayLike | None) -> PriorSpec:
         return prior
     if not (isinstance(prior, str) and prior == "uniform"):
         raise ValueError(
-            f"both prior={prior!r} and alpha0={alpha0!r} were given; alpha0 is the older name "
-            "of a fixed prior: pass prior= only."
+            f"both prior={shown(prior)} and alpha0={shown(alpha0)} were given; alpha0 is the "
+            "older name of a fixed prior: pass prior= only."
         )
     return alpha0
 
@@ -430,7 +431,7 @@ def bayes_ci(
     support = isinstance(bounds, str) and bounds == "support"
     bounds = None if support else check_bounds(bounds)
     if interval not in ("normal", "exact"):
-        raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
+        raise ValueError(f"interval is {shown(interval)}; expected 'normal' or 'exact'.")
     post = posterior(R, w, R0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
     if support:
         bounds = (float(post.w.min()), float(post.w.max()))

@@ -40,6 +40,7 @@ from bayes_eval.convergence_methods import (
     score_table,
     step_scores,
 )
+from bayes_eval.inputs import shown
 from bayes_eval.rank_agreement import pair_signs
 
 __all__ = [
@@ -109,7 +110,7 @@ def prefix_counts(
         raise ValueError(f"R has shape {arr.shape}; expected (L, M, N) binary results.")
     n_models, n_q, n = arr.shape
     if scheme not in ("column", "row"):
-        raise ValueError(f"scheme is {scheme!r}; expected 'column', 'row' or 'given'.")
+        raise ValueError(f"scheme is {shown(scheme)}; expected 'column', 'row' or 'given'.")
     t = arr.transpose(0, 2, 1).astype(np.int8)  # (L, N, M)
     if totals_only:
         if scheme != "column":

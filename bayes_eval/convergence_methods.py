@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import hypergeom
 
+from bayes_eval.inputs import shown
 from bayes_eval.pass_point import _mg_credit, _threshold_credit, tau_threshold
 
 __all__ = [
@@ -110,7 +111,7 @@ def parse_method(name: str) -> Method:
     except ValueError:
         pass
     raise ValueError(
-        f"method {name!r} is not understood; expected 'bayes', 'pass_at_k:K', 'pass_hat_k:K', "
+        f"method {shown(name)} is not understood; expected 'bayes', 'pass_at_k:K', 'pass_hat_k:K', "
         "'g_pass_at_k_tau:K:TAU' (0 < TAU <= 1) or 'mg_pass_at_k:K' with an integer K >= 1."
     )
 

@@ -28,8 +28,22 @@ __all__ = [
     "check_confidence",
     "check_k",
     "check_tau",
+    "shown",
     "tally",
 ]
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr`` of a value as the user wrote it, for messages: numpy scalars and small arrays
+    as plain Python values (``1.5``, not ``np.float64(1.5)``), on one line and at most about
+    ``limit`` characters."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    elif isinstance(value, np.ndarray) and value.size <= 20:
+        value = value.tolist()
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 #: Rows per block in the blocked counting kernel: 512 rows x 1000 trials of int8 = 0.5 MB,
 #: which stays in L2 cache together with the boolean scratch array.
@@ -160,7 +174,7 @@ def _validated_results(
         if frac.any():
             idx = _first_index(frac)
             raise ValueError(
-                f"{name} contains the non-integer score {float(filled[idx])!r} at index {idx}; "
+                f"{name} contains the non-integer score {float(filled[idx])} at index {idx}; "
                 "expected integer category labels 0..C (map graded scores to categories and "
                 "give their values in w)."
             )
@@ -189,7 +203,7 @@ def check_weights(w: ArrayLike | None, max_label: int, *, name: str = "R") -> ND
         raise ValueError(f"w has dtype {arr.dtype}; expected real numbers.")
     out = arr.astype(np.float64)
     if not np.isfinite(out).all():
-        raise ValueError(f"w contains a non-finite value {out[~np.isfinite(out)][0]!r}.")
+        raise ValueError(f"w contains a non-finite value {shown(out[~np.isfinite(out)][0])}.")
     if max_label >= out.size:
         raise ValueError(
             f"w has length {out.size} (categories 0..{out.size - 1}) but {name} contains "
@@ -361,7 +375,7 @@ def check_alpha0(alpha0: ArrayLike, n_categories: int) -> NDArray[np.float64]:
             arr = np.asarray(alpha0, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(
-                f"alpha0 is {alpha0!r}; expected a positive number or a vector of "
+                f"alpha0 is {shown(alpha0)}; expected a positive number or a vector of "
                 f"{n_categories} positive numbers."
             ) from exc
     if arr.ndim == 0:
@@ -381,7 +395,7 @@ def check_beta_prior(alpha0: float, beta0: float) -> tuple[float, float]:
     out = []
     for name, value in (("alpha0", alpha0), ("beta0", beta0)):
         if not _is_real(value) or not math.isfinite(float(value)) or float(value) <= 0:
-            raise ValueError(f"{name} is {value!r}; expected a finite number > 0.")
+            raise ValueError(f"{name} is {shown(value)}; expected a finite number > 0.")
         out.append(float(value))
     return out[0], out[1]
 
@@ -396,7 +410,7 @@ def check_confidence(confidence: float) -> float:
     """Credibility level of an interval: a number strictly between 0 and 1."""
     if not _is_real(confidence) or not (0.0 < float(confidence) < 1.0):
         raise ValueError(
-            f"confidence is {confidence!r}; expected a probability strictly between 0 and 1 "
+            f"confidence is {shown(confidence)}; expected a probability strictly between 0 and 1 "
             "(e.g. 0.95)."
         )
     return float(confidence)
@@ -409,16 +423,16 @@ def check_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | No
     try:
         lo, hi = (float(b) for b in bounds)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"bounds is {bounds!r}; expected None or a pair (lo, hi).") from exc
+        raise ValueError(f"bounds is {shown(bounds)}; expected None or a pair (lo, hi).") from exc
     if not (lo <= hi) or math.isnan(lo) or math.isnan(hi):
-        raise ValueError(f"bounds is {bounds!r}; expected lo <= hi.")
+        raise ValueError(f"bounds is {shown(bounds)}; expected lo <= hi.")
     return lo, hi
 
 
 def check_k(k: int, n_trials: NDArray[np.int64]) -> int:
     """The Pass family's budget ``k``: an integer with ``1 <= k <= N_alpha`` for every question."""
     if isinstance(k, bool | np.bool_) or not isinstance(k, Integral):
-        raise ValueError(f"k is {k!r}; expected an integer with 1 <= k <= N.")
+        raise ValueError(f"k is {shown(k)}; expected an integer with 1 <= k <= N.")
     k = int(k)
     n_min = int(n_trials.min())
     if k < 1 or k > n_min:
@@ -433,7 +447,7 @@ def check_k(k: int, n_trials: NDArray[np.int64]) -> int:
 def check_tau(tau: float) -> float:
     """G-Pass threshold ``tau`` in ``(0, 1]`` (Hariri et al., "Don't Pass@k", App. H, eq. 23)."""
     if not _is_real(tau) or not (0.0 < float(tau) <= 1.0):
-        raise ValueError(f"tau is {tau!r}; expected a number in (0, 1].")
+        raise ValueError(f"tau is {shown(tau)}; expected a number in (0, 1].")
     return float(tau)
 
 

@@ -13,6 +13,8 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from bayes_eval.inputs import shown
+
 __all__ = ["Leaderboard", "PairPlan", "complete_pair", "leaderboard", "plan_pair", "rank_records"]
 
 
@@ -143,9 +145,9 @@ def complete_pair(
     names = [str(m) for m in R["model"].values]
     for name in (model_a, model_b):
         if name not in names:
-            raise ValueError(f"model {name!r} is not in {source}; expected one of {names}.")
+            raise ValueError(f"model {shown(name)} is not in {source}; expected one of {names}.")
     if model_a == model_b:
-        raise ValueError(f"model_a and model_b are both {model_a!r}; expected two models.")
+        raise ValueError(f"model_a and model_b are both {shown(model_a)}; expected two models.")
     pair = R.sel(model=[model_a, model_b])
     if np.isnan(pair.values).any():
         raise ValueError("planning needs complete results (no missing trials) for both models.")

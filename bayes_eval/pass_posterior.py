@@ -19,7 +19,7 @@ import numpy as np
 
 from bayes_eval.bayes_at_n import Estimate, _out
 from bayes_eval.credible_interval import clip_interval, normal_interval
-from bayes_eval.inputs import check_beta_prior, check_bounds, check_confidence, check_k
+from bayes_eval.inputs import check_beta_prior, check_bounds, check_confidence, check_k, shown
 from bayes_eval.pass_exact import _exact_quantiles
 from bayes_eval.pass_metric import _metric, _moments
 from bayes_eval.pass_point import _aggregate, _binary, _states
@@ -61,8 +61,8 @@ def _prior_spec(prior: PriorSpec, alpha0, beta0) -> PriorSpec:
         return prior
     if not (isinstance(prior, str) and prior == "uniform"):
         raise ValueError(
-            f"both prior={prior!r} and alpha0/beta0 were given; alpha0 and beta0 are the older "
-            "way to give a fixed Beta prior: pass prior= only (prior=[beta0, alpha0], the "
+            f"both prior={shown(prior)} and alpha0/beta0 were given; alpha0 and beta0 are the "
+            "older way to give a fixed Beta prior: pass prior= only (prior=[beta0, alpha0], the "
             "categories being (fail, success))."
         )
     a0, b0 = check_beta_prior(1.0 if alpha0 is None else alpha0, 1.0 if beta0 is None else beta0)
@@ -73,9 +73,9 @@ def _check_options(confidence, bounds, interval, pool):
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     if interval not in ("normal", "exact"):
-        raise ValueError(f"interval is {interval!r}; expected 'normal' or 'exact'.")
+        raise ValueError(f"interval is {shown(interval)}; expected 'normal' or 'exact'.")
     if pool not in ("model", "benchmark"):
-        raise ValueError(f"pool is {pool!r}; expected 'model' or 'benchmark'.")
+        raise ValueError(f"pool is {shown(pool)}; expected 'model' or 'benchmark'.")
     return confidence, bounds
 
 

@@ -51,6 +51,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import digamma, gammaln, zeta
 
+from bayes_eval.inputs import shown
+
 __all__ = [
     "KAPPA_PRIOR",
     "PRIOR_KINDS",
@@ -341,10 +343,10 @@ def fit_prior(
     """
     arr = _check_counts(counts)
     if pool not in ("model", "benchmark"):
-        raise ValueError(f"pool is {pool!r}; expected 'model' or 'benchmark'.")
+        raise ValueError(f"pool is {shown(pool)}; expected 'model' or 'benchmark'.")
     med, sd = (float(x) for x in kappa_prior)
     if not (med > 0 and sd > 0):
-        raise ValueError(f"kappa_prior is {kappa_prior!r}; expected (median > 0, log-sd > 0).")
+        raise ValueError(f"kappa_prior is {shown(kappa_prior)}; expected (median > 0, log-sd > 0).")
     if pool == "benchmark":
         arr = arr.reshape(1, -1, arr.shape[-1])
     data = _compress(arr)
@@ -397,7 +399,7 @@ def resolve_prior(
                 arr, pool=pool, integrated=prior == "empirical", kappa_prior=kappa_prior
             )
         raise ValueError(
-            f"prior is {prior!r}; expected one of {list(PRIOR_KINDS)}, a positive number or a "
+            f"prior is {shown(prior)}; expected one of {list(PRIOR_KINDS)}, a positive number or a "
             f"vector of C + 1 = {k} positive numbers."
         )
     from bayes_eval.inputs import check_alpha0

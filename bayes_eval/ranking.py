@@ -29,6 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
+from bayes_eval.inputs import shown
+
 __all__ = [
     "confidence_to_z",
     "pairwise_confidence",
@@ -83,7 +85,7 @@ def ranking_confidence(z):
 def confidence_to_z(confidence: float) -> float:
     """One-sided threshold ``z = Phi^{-1}(confidence)``: 0.95 -> 1.645 (the paper's rule)."""
     if not (0.0 < float(confidence) < 1.0):
-        raise ValueError(f"confidence is {confidence!r}; expected a probability in (0, 1).")
+        raise ValueError(f"confidence is {shown(confidence)}; expected a probability in (0, 1).")
     return float(ndtri(confidence))
 
 
@@ -123,7 +125,7 @@ def _ranks_from_groups(order: NDArray, group: NDArray, method: RankMethod) -> ND
         )
         ranked = np.maximum.accumulate(np.where(starts, position, 0), axis=-1) + 1
     else:
-        raise ValueError(f"method is {method!r}; expected 'competition' or 'dense'.")
+        raise ValueError(f"method is {shown(method)}; expected 'competition' or 'dense'.")
     out = np.empty(order.shape, dtype=np.int64)
     np.put_along_axis(out, order, ranked.astype(np.int64), axis=-1)
     return out
@@ -236,7 +238,7 @@ def prob_better(
     if method == "normal":
         return float(pairwise_confidence([mu_a, mu_b], [s_a, s_b])[0, 1])
     if method != "exact":
-        raise ValueError(f"method is {method!r}; expected 'exact' or 'normal'.")
+        raise ValueError(f"method is {shown(method)}; expected 'exact' or 'normal'.")
     step = lattice_step([pa.nu, pb.nu], pa.w)
     return prob_greater(
         exact_posterior(pa.nu, pa.w, step=step), exact_posterior(pb.nu, pb.w, step=step)

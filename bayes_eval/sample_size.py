@@ -73,6 +73,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bayes_eval.bayes_at_n import DirichletPosterior, dirichlet_posterior
+from bayes_eval.inputs import shown
 from bayes_eval.sample_size_predictive import _Futures, _normal_guess
 
 __all__ = ["SeparationPlan", "projected_z", "separation_assurance", "trials_to_separate"]
@@ -214,21 +215,21 @@ def _pair(R_a, R_b, w, R0_a, R0_b, alpha0):
 
 def _positive_real(value, name: str, hint: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise ValueError(f"{name} is {value!r}; expected {hint}.")
+        raise ValueError(f"{name} is {shown(value)}; expected {hint}.")
     if value <= 0:
-        raise ValueError(f"{name} is {value!r}; expected {hint}.")
+        raise ValueError(f"{name} is {shown(value)}; expected {hint}.")
     return float(value)
 
 
 def _probability(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 < float(value) < 1.0):
-        raise ValueError(f"{name} is {value!r}; expected a probability in (0, 1) such as 0.8.")
+        raise ValueError(f"{name} is {shown(value)}; expected a probability in (0, 1) such as 0.8.")
     return float(value)
 
 
 def _positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(f"{name} is {value!r}; expected a positive integer.")
+        raise ValueError(f"{name} is {shown(value)}; expected a positive integer.")
     return int(value)
 
 
@@ -286,7 +287,7 @@ def separation_assurance(
     n_arr = np.asarray(n)
     if n_arr.dtype.kind not in "iu" or (n_arr < n_now).any():
         raise ValueError(
-            f"n is {n!r}; expected integers >= {n_now}, the current trials per question."
+            f"n is {shown(n)}; expected integers >= {n_now}, the current trials per question."
         )
     flat = n_arr.ravel()
     out = np.empty(flat.shape)

@@ -5,8 +5,7 @@ Results are a ``DataArray`` with dims ``("model", "question", "trial")`` (or wit
 aligned to ``R`` by label. Outputs are ``Dataset`` objects whose variables are DataArrays over
 ``model`` (and ``k`` for the Pass family, ``model_bis`` for pairwise matrices).
 
-Missing trials are ``NaN``. As in the array layer a NaN is an error unless you say it marks a
-missing trial: pass ``skipna=True``.
+Missing trials are ``NaN``: an error unless ``skipna=True`` says NaN marks a missing trial.
 
 Examples
 --------
@@ -28,6 +27,7 @@ from numpy.typing import ArrayLike
 import bayes_eval.avg_at_n as _avg
 import bayes_eval.bayes_at_n as _bayes
 import bayes_eval.pass_family as _pass
+from bayes_eval.inputs import shown
 from bayes_eval.priors import Pool, PriorSpec, resolve_prior
 from bayes_eval.ranking import (
     confidence_to_z,
@@ -275,7 +275,7 @@ def pass_family_ci(
     ``mg_pass_at_k``.
     """
     if metric not in _PASS:
-        raise ValueError(f"metric is {metric!r}; expected one of {sorted(_PASS)}.")
+        raise ValueError(f"metric is {shown(metric)}; expected one of {sorted(_PASS)}.")
     point_fn, ci_fn = _PASS[metric]
     extra = (tau,) if metric == "g_pass_at_k_tau" else ()
     if metric == "g_pass_at_k_tau" and tau is None:
@@ -452,7 +452,7 @@ def posterior_tree(
     """
     for name, value in (("draws", draws), ("chains", chains)):
         if isinstance(value, bool) or int(value) != value or value < 1:
-            raise ValueError(f"{name} is {value!r}; expected a positive integer.")
+            raise ValueError(f"{name} is {shown(value)}; expected a positive integer.")
     if not isinstance(R, xr.DataArray):
         R = results_array(R, models=models)
     R, values, mask = _unpack(R, skipna)

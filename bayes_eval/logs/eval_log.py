@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayes_eval.inputs import shown
+
 __all__ = ["BASE_COLUMNS", "EvalLog", "check_all_answered", "make_log"]
 
 BASE_COLUMNS = ("model", "task", "question", "trial", "score", "status")
@@ -237,13 +239,6 @@ def _number(value) -> float:
         return float(value)
     except (TypeError, ValueError, OverflowError):
         return np.nan
-
-
-def shown(value: object, limit: int = 60) -> str:
-    """``repr`` of a value as the user wrote it (numpy scalars as plain Python values), on one
-    line and at most about ``limit`` characters."""
-    text = repr(value.item() if isinstance(value, np.generic) else value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _natural_key(text: object):

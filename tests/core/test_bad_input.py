@@ -174,3 +174,16 @@ def test_long_table_errors(tmp_path):
         assert str(path) in str(info.value)
     with pytest.raises(ValueError, match="no such file"):
         read_eval_log(tmp_path / "absent.csv")
+
+
+def test_messages_show_numpy_values_as_plain_python():
+    # users see 1.5 and 'model-b', never np.float64(1.5) or np.str_('model-b')
+    from bayes_eval.inputs import shown
+
+    assert shown(np.float64(1.5)) == "1.5" and shown(np.str_("model-b")) == "'model-b'"
+    assert shown(np.array([1, 2])) == "[1, 2]" and shown("x" * 100).endswith("...")
+    R = np.zeros((2, 3), int)
+    for kwargs in ({"w": np.array([0.0, np.inf])}, {"alpha0": np.float64(-1.0)}):
+        with pytest.raises(ValueError) as info:
+            be.bayes(R, **kwargs)
+        assert "np." not in str(info.value)
