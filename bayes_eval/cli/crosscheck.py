@@ -26,7 +26,10 @@ def add_parser(sub) -> None:
             opt.weights_options(),
             opt.prior_file_options(),
             opt.nuts_options(draws=1000, tune=1000, chains=4),
-            opt.output_options(out="save the DataTree as NetCDF"),
+            opt.output_options(
+                out="save the DataTree as NetCDF",
+                plot="forest plot of pi-bar, closed form (exact draws) beside NUTS (arviz-plots)",
+            ),
         ],
     )
     p.add_argument(
@@ -47,16 +50,28 @@ def run(args: argparse.Namespace) -> int:
     from bayes_eval.models import crosscheck, save
 
     nuts = opt.sampler_settings(args)
+    R = read_results(args.file, args.format)
+    R0 = read_results(args.prior_file, args.format) if args.prior_file else None
     result = crosscheck(
-        read_results(args.file, args.format),
+        R,
         args.weights,
-        read_results(args.prior_file, args.format) if args.prior_file else None,
+        R0,
         **nuts,
         mc_draws=args.mc_draws,
         progressbar=not (args.json or args.no_progress),
     )
     if args.out:
         save(result.idata, args.out)
+    if args.plot:
+        from bayes_eval.plotting.arviz import plot_forest
+        from bayes_eval.xr import posterior_tree
+
+        exact = posterior_tree(R, args.weights, R0, prior="uniform", seed=nuts["seed"], skipna=True)
+        plot_forest(
+            {"closed form": exact, "NUTS": result.idata},
+            args.plot,
+            title=f"pi-bar: closed form and NUTS ({args.file})",
+        )
     status = 0 if result.passed else 1
     if args.json:
         emit_json(result.to_dict() | {"out": args.out})
@@ -114,5 +129,6 @@ def run(args: argparse.Namespace) -> int:
     say(
         f"overall: {'PASS' if result.passed else 'FAIL'}"
         + (f"; saved {args.out}" if args.out else "")
+        + (f"; plot {args.plot}" if args.plot else "")
     )
     return status

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot
@@ -83,6 +84,14 @@ def _pooled(ds: xr.Dataset, sample_dims: Sequence[str]) -> xr.Dataset:
     return ds.map(flat)
 
 
+def _thinned(post: xr.Dataset, n: int) -> xr.DataTree:
+    """A posterior with chains combined into one, thinned evenly to ``n`` draws."""
+    flat = post.stack(sample=("chain", "draw")).drop_vars(["sample", "chain", "draw"])
+    keep = np.linspace(0, flat.sizes["sample"] - 1, n).round().astype(int)
+    flat = flat.isel(sample=keep).rename(sample="draw").assign_coords(draw=np.arange(n))
+    return xr.DataTree.from_dict({"posterior": flat.expand_dims(chain=[0])})
+
+
 def plot_forest(
     data: xr.DataTree | Mapping[str, xr.DataTree],
     path: str | Path,
@@ -114,7 +123,15 @@ def plot_forest(
     if compare:
         for name, dt in data.items():
             _check(dt, ["posterior"], f"plot_forest ({name})")
-        data = {str(k): _rename_models(v) for k, v in data.items()}
+        # only the plotted variables of each posterior: a fit's other groups (e.g. the
+        # ``closed_form`` group of :func:`bayes_eval.models.sample`) keep arviz-plots from
+        # drawing it beside the others
+        # and the same number of draws for every fit (arviz-plots aligns the fits on
+        # chain and draw, so a shorter fit would be padded with NaN and not drawn): chains
+        # combined, thinned evenly to the smallest fit
+        posts = {str(k): v["posterior"].to_dataset()[list(var_names)] for k, v in data.items()}
+        n = min(p.sizes["chain"] * p.sizes["draw"] for p in posts.values())
+        data = {k: _rename_models(_thinned(p, n)) for k, p in posts.items()}
     else:
         _check(data, ["posterior"], "plot_forest")
     pc = azp.plot_forest(

@@ -30,7 +30,7 @@ AUDITED = {
     ),
     "crosscheck": (
         ["file"],
-        {"--format", "--weights", "--prior-file", "--json", "--out", "--mc-draws"} | NUTS,
+        {"--format", "--weights", "--prior-file", "--json", "--out", "--plot", "--mc-draws"} | NUTS,
     ),
     "compare": (
         ["file"],

@@ -70,3 +70,22 @@ def test_both_paths_and_ppc(results, closed, tmp_path):
     idata["posterior_predictive"] = pp["posterior_predictive"]
     idata["observed_data"] = pp["observed_data"]
     assert _is_png(bplt.plot_ppc(idata, tmp_path / "ppc.png"))
+
+
+def test_compared_fits_are_thinned_to_one_draw_count(results):
+    # arviz-plots aligns compared fits on (chain, draw); a fit with fewer draws would be
+    # padded with NaN and silently not drawn. Every fit is combined and thinned evenly.
+    from bayes_eval.plotting.arviz import _thinned
+
+    big = bxr.posterior_tree(results, draws=300, chains=4, seed=1)["posterior"].to_dataset()
+    small = bxr.posterior_tree(results, draws=100, chains=2, seed=2)["posterior"].to_dataset()
+    n = 200
+    a, b = _thinned(big[["pi_bar"]], n), _thinned(small[["pi_bar"]], n)
+    for t in (a, b):
+        da = t["posterior"]["pi_bar"]
+        assert dict(da.sizes) == {"chain": 1, "draw": n, "model": 3}
+        assert np.isfinite(da.values).all()
+    # thinning keeps the posterior: mean within 4 Monte Carlo se of the full draws
+    full = big["pi_bar"].stack(s=("chain", "draw"))
+    se = full.std("s") / np.sqrt(n)
+    assert (abs(a["posterior"]["pi_bar"].mean(("chain", "draw")) - full.mean("s")) < 4 * se).all()
