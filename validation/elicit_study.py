@@ -72,6 +72,7 @@ def _elicit(config: Config, level: str, n_q: int, w) -> tuple[ElicitedPrior, lis
                 ),
                 draws=config.draws,
                 seed=config.seed,
+                method=config.method,
             )
     for c in caught:
         if c.category is not ElicitationWarning:

@@ -277,6 +277,12 @@ class ElicitConfig:
     lo: float | None = _opt(None, "lower end of the stated accuracy interval")
     hi: float | None = _opt(None, "upper end of the stated accuracy interval")
     prob: float = _opt(0.9, "probability of the stated interval(s)")
+    method: str = _opt(
+        "equal-tailed",
+        "Beta fit of --lo/--hi: equal-tailed (prob/2 below lo and above hi) or maxent "
+        "(PreliZ: the maximum-entropy Beta with mass prob in [lo, hi])",
+        choices=("equal-tailed", "maxent"),
+    )
     level: str | None = _opt(
         None,
         "the statement is about the model's accuracy on the benchmark (default) or about "
@@ -296,6 +302,12 @@ class ElicitConfig:
 
     def __post_init__(self):
         _choice("level", self.level, ("benchmark", "question"))
+        _choice("method", self.method, ("equal-tailed", "maxent"))
+        if self.method != "equal-tailed" and self.categories is not None:
+            raise ValueError(
+                "method chooses the Beta fit of lo and hi; categories are fitted by least "
+                "squares on every category's interval: drop --method."
+            )
         _prob("prob", self.prob)
         _int("questions", self.questions, optional=True)
         _int("draws", self.draws, 100)

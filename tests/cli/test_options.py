@@ -70,7 +70,7 @@ AUDITED = {
     "validate elicit": (
         ["file"],
         {"--json", "--out", "--format", "--lo", "--hi", "--prob", "--level", "--categories"}
-        | {"--weights", "--questions", "--concentration", "--draws", "--seed"},
+        | {"--weights", "--questions", "--concentration", "--draws", "--seed", "--method"},
     ),
     "validate sbc": (
         [],

@@ -418,3 +418,18 @@ def test_elicit_options_that_would_do_nothing_are_refused(options, message):
         make_config("elicit", **options)
     # the benchmark-level spread is accepted where it acts
     assert make_config("elicit", lo=0.3, hi=0.6, concentration=3.0).concentration == 3.0
+
+
+def test_cli_elicit_method_maxent_is_preliz(capsys, tmp_path):
+    from bayes_eval.cli import main
+    from bayes_eval.validation.elicit_preliz import maxent_beta
+
+    argv = ["validate", "elicit", "--lo", "0.05", "--hi", "0.2", "--method", "maxent"]
+    assert main([*argv, "--draws", "500", "--out", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    b, a = out["prior"]["hyper_alpha"]  # (fail, pass) order, as the alpha of the prior
+    np.testing.assert_allclose([a, b], maxent_beta(0.05, 0.2, 0.9), rtol=1e-6)
+    with pytest.raises(ValueError, match="drop --method"):
+        from bayes_eval.validation.registry import make_config
+
+        make_config("elicit", categories=("0.1:0.5", "0.5:0.9"), level="question", method="maxent")
