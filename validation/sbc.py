@@ -49,6 +49,7 @@ from scipy import stats
 
 __all__ = [
     "THRESHOLD",
+    "pit_values",
     "plot_sbc",
     "randomised_rank",
     "sbc_dataset",
@@ -182,15 +183,45 @@ def sbc_summary(ds: xr.Dataset) -> dict:
     }
 
 
+def pit_values(ds: xr.Dataset) -> NDArray:
+    """Randomised PIT values ``(rank + U) / (L + 1)``, shape ``(simulation, variable)``:
+    continuous uniform on (0, 1) when the ranks are uniform on ``0..L`` (:func:`plot_sbc`).
+    ``U`` is seeded by the result's ``seed``."""
+    rng = np.random.default_rng([int(ds.attrs.get("seed", 0)), 7])
+    ranks = ds["rank"].values
+    return (ranks + rng.uniform(size=ranks.shape)) / (ds.attrs["n_draws"] + 1)
+
+
+def _add_simultaneous_band(pc, names: list[str], n_sims: int, *, prob: float) -> None:
+    """Shade the ``prob`` simultaneous band of the ECDF difference of ``n_sims`` uniform
+    values on every panel (Säilynoja, Bürkner and Vehtari, "Graphical test for discrete
+    uniformity and its applications in goodness-of-fit evaluation and multiple sample
+    comparison": pointwise binomial bands at the level that gives ``prob`` jointly, found by
+    simulation in arviz-stats' ``ecdf_pit``). arviz-plots' own ``method="envelope"`` draws
+    this band but fails in arviz-plots 1.3.2 (it passes a DataArray to ``np.linspace``)."""
+    from arviz_stats.ecdf_utils import ecdf_pit
+
+    rng = np.random.default_rng(20261123)
+    x, _, lower, upper = ecdf_pit(np.linspace(0, 1, n_sims), prob, 1000, rng=rng)
+    for name in names:
+        ax = pc.viz["plot"][name].item()
+        ax.fill_between(x, lower - x, upper - x, color="0.5", alpha=0.25, lw=0, zorder=0)
+        ax.text(0.02, 0.02, f"{prob:.0%} simultaneous band", transform=ax.transAxes, fontsize=7)
+
+
 def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     """ECDF difference of the fractional ranks with arviz-plots' simultaneous bands, as PNG.
 
-    The ranks ``0..L`` become the mid-point PIT values ``(rank + 1/2) / (L + 1)`` (uniform
-    ranks give a discrete uniform centred in (0, 1), the convention arviz-plots itself
-    applies to raw ranks) and go to :func:`arviz_plots.plot_ecdf_pit` (its default
-    ``pot_c`` test and bands; Tesso & Vehtari's pointwise tests with a Cauchy combination),
-    one panel per variable. The PASS/FAIL of the study is the chi-square test
-    (:func:`uniformity_test`), not the p-value printed on the panels.
+    The ranks ``0..L`` become randomised PIT values ``(rank + U) / (L + 1)`` with ``U``
+    uniform on (0, 1) (seeded by the result's seed): uniform ranks then give exactly
+    continuous uniform PIT values, which the ECDF bands and arviz-stats' tests assume (the
+    mid-points ``(rank + 1/2) / (L + 1)`` would tie in blocks, draw a saw-tooth of height
+    ``1 / (L + 1)`` and make the ``pot_c`` test reject a calibrated posterior). They go to
+    :func:`arviz_plots.plot_ecdf_pit` (its default
+    ``pot_c`` test: Tesso & Vehtari's pointwise tests with a Cauchy combination, suspicious
+    points highlighted), one panel per variable, with the 95% simultaneous band of the ECDF
+    difference shaded (:func:`_add_simultaneous_band`). The PASS/FAIL of the study is the
+    chi-square test (:func:`uniformity_test`), not the p-value printed on the panels.
     """
     import arviz_plots as azp
     from arviz_base import from_dict
@@ -198,12 +229,14 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     from bayes_eval.plotting.figure import pyplot
 
     pyplot()  # the Agg backend
-    frac = (ds["rank"].values + 0.5) / (ds.attrs["n_draws"] + 1)
+    frac = pit_values(ds)
     names = [str(v) for v in ds["variable"].values]
     dt = from_dict({"prior_sbc": {n: frac[None, :, i] for i, n in enumerate(names)}})
     pc = azp.plot_ecdf_pit(
         dt, group="prior_sbc", backend="matplotlib", figure_kwargs={"sharey": False}
     )
+    _add_simultaneous_band(pc, names, frac.shape[0], prob=0.95)
+    pc.viz["figure"].item().tight_layout()
     path = Path(path)
     pc.savefig(path)
     pyplot().close("all")
