@@ -279,7 +279,7 @@ class ElicitConfig:
     prob: float = _opt(0.9, "probability of the stated interval(s)")
     method: str = _opt(
         "equal-tailed",
-        "Beta fit of --lo/--hi: equal-tailed (prob/2 below lo and above hi) or maxent "
+        "Beta fit of the stated interval: equal-tailed (prob/2 below lo and above hi) or maxent "
         "(PreliZ: the maximum-entropy Beta with mass prob in [lo, hi])",
         choices=("equal-tailed", "maxent"),
     )
