@@ -12,7 +12,8 @@ models (:func:`model_info` reads what a built model is back from the model itsel
 
 Checking and comparing fits: :func:`prior_predictive`, :func:`posterior_predictive`,
 :func:`ppc_statistics` (Bayesian mid-p values of test statistics for evaluation data) and
-:func:`plot_ppc`; :func:`add_log_likelihood`, :func:`add_log_prior`, :func:`loo` (PSIS with
+:func:`plot_ppc`; for the judges model :func:`judge_ppc_statistics` (leniency, level
+shares, agreement with the other judges, held-out self-preference); :func:`add_log_likelihood`, :func:`add_log_prior`, :func:`loo` (PSIS with
 Pareto k), :func:`exact_matching_loo` and :func:`compare_models` (ELPD table and verdict).
 
 :func:`sample` returns an ``xarray.DataTree`` (ArviZ 1's InferenceData) with a
@@ -47,6 +48,7 @@ from bayes_eval.models.compare import (
 )
 from bayes_eval.models.crosscheck import CrossCheck, crosscheck
 from bayes_eval.models.hierarchical import crossed_model, hierarchical_model
+from bayes_eval.models.judge_predictive import judge_posterior_predictive, judge_ppc_statistics
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.power_prior import power_prior_model
 from bayes_eval.models.predictive import (
@@ -82,6 +84,8 @@ __all__ = [
     "diagnostics",
     "exact_matching_loo",
     "hierarchical_model",
+    "judge_posterior_predictive",
+    "judge_ppc_statistics",
     "load",
     "loo",
     "matching_model",
