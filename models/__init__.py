@@ -13,7 +13,8 @@ models (:func:`model_info` reads what a built model is back from the model itsel
 Checking and comparing fits: :func:`prior_predictive`, :func:`posterior_predictive`,
 :func:`ppc_statistics` (Bayesian mid-p values of test statistics for evaluation data) and
 :func:`plot_ppc`; for the judges model :func:`judge_ppc_statistics` (leniency, level
-shares, agreement with the other judges, held-out self-preference); :func:`add_log_likelihood`, :func:`add_log_prior`, :func:`loo` (PSIS with
+shares, agreement with the other judges, held-out self-preference); :func:`add_log_likelihood`,
+:func:`add_log_prior`, :func:`loo` (PSIS with
 Pareto k), :func:`exact_matching_loo` and :func:`compare_models` (ELPD table and verdict).
 
 :func:`sample` returns an ``xarray.DataTree`` (ArviZ 1's InferenceData) with a
