@@ -34,7 +34,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
-from bayes_eval.inputs import check_alpha0
+from bayes_eval.inputs import check_alpha0, shown
 from bayes_eval.ranking import rank
 from bayes_eval.validation.sbc import randomised_rank, sbc_dataset
 
@@ -46,7 +46,7 @@ CHUNK_ELEMENTS = 4_000_000
 
 def _check_int(name: str, value, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} is {value!r}; expected an integer >= {minimum}.")
+        raise ValueError(f"{name} is {shown(value)}; expected an integer >= {minimum}.")
     return int(value)
 
 
