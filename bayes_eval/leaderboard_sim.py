@@ -1,0 +1,301 @@
+r"""Synthetic leaderboards as real ones look: incomplete, graded, with known true scores.
+
+Real leaderboards are not complete ``(model, question, trial)`` cubes. Models are added over
+time while the question set grows, so early models never saw the newer questions; a few
+models are run on a small subset only; some pairs are missing at random; some pairs were run
+twice. Scores may be binary, graded in ``[0, 1]`` or on K levels. :func:`simulate_leaderboard`
+generates such a leaderboard from a crossed (Rasch-type) truth with known abilities, so that
+estimators can be checked against the truth: the closed form on each model's answered
+questions (:attr:`SyntheticLeaderboard.true_mean_answered`) and the crossed model on the full
+question set (:attr:`SyntheticLeaderboard.true_mean`).
+
+**Truth.** Model :math:`l` has ability :math:`\theta_l \sim N(\mu_\theta, \sigma_\theta^2)`,
+question :math:`q` difficulty :math:`b_q \sim N(0, \sigma_b^2)`, and expected score
+:math:`p_{lq} = \mathrm{logit}^{-1}(\theta_l - b_q)`. Every observed score has expectation
+:math:`p_{lq}`:
+
+* ``"binary"``: :math:`s \sim \mathrm{Bernoulli}(p)`;
+* ``"graded"``: with probability ``inflation`` :math:`s \sim \mathrm{Bernoulli}(p)` (a grader
+  that gives full or no credit), else :math:`s \sim \mathrm{Beta}(p\phi, (1 - p)\phi)`,
+  rounded to ``resolution`` (rounding to a grid moves the mean by at most half a step);
+* ``"levels"``: :math:`s = \mathrm{Binomial}(K - 1, p) / (K - 1)`, a score on K evenly
+  spaced levels.
+
+The true score of a model is the mean expected score over the questions,
+:math:`\bar p_l = \frac1M \sum_q p_{lq}` (:attr:`~SyntheticLeaderboard.true_mean`), the
+quantity the crossed model estimates, and over its answered questions only
+(:attr:`~SyntheticLeaderboard.true_mean_answered`), the quantity of the closed form on an
+incomplete design.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+import numpy as np
+import xarray as xr
+from numpy.typing import NDArray
+from scipy.special import expit
+
+from bayes_eval.inputs import shown
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["SyntheticLeaderboard", "simulate_leaderboard"]
+
+ScoreKind = Literal["binary", "graded", "levels"]
+
+
+class SyntheticLeaderboard(NamedTuple):
+    """A simulated leaderboard and its truth (:func:`simulate_leaderboard`).
+
+    Attributes
+    ----------
+    scores : ndarray, shape ``(L, M, N)``
+        Observed scores; NaN where a trial was not run (unanswered pairs have no trial).
+    theta : ndarray, shape ``(L,)``
+        True abilities (logit scale).
+    difficulty : ndarray, shape ``(M,)``
+        True question difficulties (logit scale).
+    expected : ndarray, shape ``(L, M)``
+        True expected score of every model on every question, answered or not.
+    answered : ndarray of bool, shape ``(L, M)``
+        Pairs with at least one trial.
+    true_mean : ndarray, shape ``(L,)``
+        Mean expected score over all M questions.
+    true_mean_answered : ndarray, shape ``(L,)``
+        Mean expected score over each model's answered questions.
+    models, questions : tuple of str
+        Labels (``model_00``, ``q0000``, ...; models in order of arrival).
+    kind : str
+        ``"binary"``, ``"graded"`` or ``"levels"``.
+    levels : int or None
+        K for ``"levels"``.
+    """
+
+    scores: NDArray[np.float64]
+    theta: NDArray[np.float64]
+    difficulty: NDArray[np.float64]
+    expected: NDArray[np.float64]
+    answered: NDArray[np.bool_]
+    true_mean: NDArray[np.float64]
+    true_mean_answered: NDArray[np.float64]
+    models: tuple[str, ...]
+    questions: tuple[str, ...]
+    kind: str
+    levels: int | None
+
+    def to_dataarray(self) -> xr.DataArray:
+        """The scores as ``R[model, question, trial]`` (NaN = not run), labelled."""
+        return xr.DataArray(
+            self.scores,
+            dims=("model", "question", "trial"),
+            coords={
+                "model": list(self.models),
+                "question": list(self.questions),
+                "trial": np.arange(self.scores.shape[-1]),
+            },
+            name="score",
+        )
+
+    def to_frame(self, *, trial: bool = True) -> pd.DataFrame:
+        """The long table a leaderboard export would be: one row per attempt, columns
+        ``model, question, [trial,] score`` (without ``trial`` a repeated pair is two rows
+        with the same model and question)."""
+        import pandas as pd
+
+        li, qi, ti = np.nonzero(~np.isnan(self.scores))
+        data = {
+            "model": np.asarray(self.models, dtype=object)[li],
+            "question": np.asarray(self.questions, dtype=object)[qi],
+        }
+        if trial:
+            data["trial"] = ti
+        data["score"] = self.scores[li, qi, ti]
+        return pd.DataFrame(data)
+
+
+def _count(name: str, value: int, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} is {shown(value)}; expected an integer >= {low}.")
+    return int(value)
+
+
+def _fraction(name: str, value: float, *, closed: bool = False) -> float:
+    ok = isinstance(value, (int, float, np.floating)) and not isinstance(value, bool)
+    if not ok or not (0.0 <= value < 1.0 or (closed and value == 1.0)):
+        bound = "[0, 1]" if closed else "[0, 1)"
+        raise ValueError(f"{name} is {shown(value)}; expected a number in {bound}.")
+    return float(value)
+
+
+def _question_sets(question_sets: Sequence[int] | None, n_questions: int) -> list[int]:
+    if question_sets is None:
+        return [n_questions]
+    sizes = [_count("question_sets entry", s) for s in question_sets]
+    if not sizes or sizes != sorted(sizes) or sizes[-1] != n_questions:
+        raise ValueError(
+            f"question_sets is {shown(list(question_sets))}; expected increasing sizes of the "
+            f"growing question set ending at n_questions = {n_questions}."
+        )
+    return sizes
+
+
+def _observe(
+    p: NDArray, kind: str, rng: np.random.Generator, levels: int, precision: float, inflation, res
+) -> NDArray:
+    if kind == "binary":
+        return (rng.random(p.shape) < p).astype(float)
+    if kind == "levels":
+        return rng.binomial(levels - 1, p) / (levels - 1)
+    full = rng.random(p.shape) < inflation
+    a = np.clip(p * precision, 1e-3, None)
+    b = np.clip((1.0 - p) * precision, 1e-3, None)
+    s = np.where(full, (rng.random(p.shape) < p).astype(float), rng.beta(a, b))
+    return np.clip(np.round(s / res) * res, 0.0, 1.0) if res else s
+
+
+def simulate_leaderboard(
+    n_models: int = 20,
+    n_questions: int = 200,
+    *,
+    n_trials: int = 1,
+    scores: ScoreKind = "binary",
+    levels: int = 5,
+    precision: float = 8.0,
+    inflation: float = 0.3,
+    resolution: float | None = 0.001,
+    question_sets: Sequence[int] | None = None,
+    subset_models: int = 0,
+    subset_size: int = 50,
+    missing: float = 0.0,
+    repeats: float = 0.0,
+    ability_mean: float = 0.5,
+    ability_sd: float = 1.0,
+    difficulty_sd: float = 1.5,
+    seed: int | np.random.Generator = 0,
+) -> SyntheticLeaderboard:
+    r"""Simulate an incomplete leaderboard with known true scores (module docstring).
+
+    Parameters
+    ----------
+    n_models, n_questions : int
+        L models (in order of arrival) and M questions.
+    n_trials : int, keyword-only
+        Trials of every answered pair (before ``repeats``).
+    scores : {"binary", "graded", "levels"}, keyword-only
+        How a score is observed given its expectation :math:`p_{lq}`.
+    levels : int, keyword-only
+        K >= 2 for ``"levels"``.
+    precision, inflation, resolution : keyword-only
+        ``"graded"`` only: the Beta precision :math:`\phi`, the share of full-or-no-credit
+        scores, and the grid the scores are rounded to (None: no rounding).
+    question_sets : sequence of int, optional, keyword-only
+        Sizes of the growing question set, e.g. ``(1000, 1136)``: the models are split in
+        order of arrival into as many equal groups, and group v answers the first
+        ``question_sets[v]`` questions. Default: every model sees all questions.
+    subset_models, subset_size : int, keyword-only
+        The last ``subset_models`` models (spread over the arrival order) answer only a
+        random ``subset_size`` of the questions of their time.
+    missing : float, keyword-only
+        Share of the remaining pairs dropped at random (missing completely at random).
+    repeats : float, keyword-only
+        Share of answered pairs run once more (``N + 1`` trials; the last trial is NaN
+        elsewhere).
+    ability_mean, ability_sd, difficulty_sd : float, keyword-only
+        :math:`\mu_\theta`, :math:`\sigma_\theta`, :math:`\sigma_b`.
+    seed : int or numpy.random.Generator, keyword-only
+
+    Returns
+    -------
+    SyntheticLeaderboard
+
+    Raises
+    ------
+    ValueError
+        For a count below 1, a share outside [0, 1), unknown ``scores`` or question sets that
+        do not grow to ``n_questions``.
+
+    Examples
+    --------
+    >>> board = simulate_leaderboard(6, 40, question_sets=(30, 40), seed=1)
+    >>> board.scores.shape, int(board.answered.sum(axis=1).min())
+    ((6, 40, 1), 30)
+    """
+    n_models = _count("n_models", n_models)
+    n_questions = _count("n_questions", n_questions)
+    n_trials = _count("n_trials", n_trials)
+    if scores not in ("binary", "graded", "levels"):
+        raise ValueError(f"scores is {shown(scores)}; expected 'binary', 'graded' or 'levels'.")
+    levels = _count("levels", levels, 2)
+    inflation = _fraction("inflation", inflation, closed=True)
+    missing, repeats = _fraction("missing", missing), _fraction("repeats", repeats, closed=True)
+    if not (np.isfinite(precision) and precision > 0):
+        raise ValueError(f"precision is {shown(precision)}; expected a number > 0.")
+    if resolution is not None and not (0 < resolution <= 0.5):
+        raise ValueError(f"resolution is {shown(resolution)}; expected None or a step in (0, 0.5].")
+    subset_models = _count("subset_models", subset_models, 0)
+    if subset_models > n_models:
+        raise ValueError(
+            f"subset_models is {subset_models}; expected at most n_models = {n_models}."
+        )
+    sizes = _question_sets(question_sets, n_questions)
+    rng = np.random.default_rng(seed)
+
+    theta = rng.normal(ability_mean, ability_sd, n_models)
+    b = rng.normal(0.0, difficulty_sd, n_questions)
+    p = expit(theta[:, None] - b[None, :])
+
+    version = np.arange(n_models) * len(sizes) // n_models
+    available = np.arange(n_questions)[None, :] < np.asarray(sizes)[version][:, None]
+    answered = available.copy()
+    if subset_models:
+        size = _count("subset_size", subset_size)
+        picks = np.linspace(0, n_models - 1, subset_models + 2)[1:-1].round().astype(int)
+        for i in np.unique(picks):  # a handful of models: not a hot path
+            pool = np.flatnonzero(available[i])
+            keep = rng.choice(
+                pool, size=min(_count("subset_size", subset_size), pool.size), replace=False
+            )
+            answered[i] = False
+            answered[i, keep] = True
+    if missing:
+        answered &= rng.random(answered.shape) >= missing
+        empty = ~answered.any(axis=1)
+        answered[empty, rng.integers(0, n_questions, empty.sum())] = True  # every model answers
+
+    extra = answered & (rng.random(answered.shape) < repeats) if repeats else None
+    width = n_trials + (1 if extra is not None and extra.any() else 0)
+    out = np.full((n_models, n_questions, width), np.nan)
+    obs = _observe(
+        np.broadcast_to(p[..., None], out.shape),
+        scores,
+        rng,
+        levels,
+        precision,
+        inflation,
+        resolution,
+    )
+    run = np.zeros(out.shape, dtype=bool)
+    run[..., :n_trials] = answered[..., None]
+    if width > n_trials:
+        run[..., n_trials] = extra
+    out[run] = obs[run]
+
+    with np.errstate(invalid="ignore"):
+        mean_answered = np.where(answered, p, 0.0).sum(axis=1) / answered.sum(axis=1)
+    return SyntheticLeaderboard(
+        scores=out,
+        theta=theta,
+        difficulty=b,
+        expected=p,
+        answered=answered,
+        true_mean=p.mean(axis=1),
+        true_mean_answered=mean_answered,
+        models=tuple(f"model_{i:0{len(str(n_models - 1))}d}" for i in range(n_models)),
+        questions=tuple(f"q{j:0{len(str(n_questions - 1))}d}" for j in range(n_questions)),
+        kind=scores,
+        levels=levels if scores == "levels" else None,
+    )
