@@ -256,9 +256,7 @@ def simulate_leaderboard(
         picks = np.linspace(0, n_models - 1, subset_models + 2)[1:-1].round().astype(int)
         for i in np.unique(picks):  # a handful of models: not a hot path
             pool = np.flatnonzero(available[i])
-            keep = rng.choice(
-                pool, size=min(_count("subset_size", subset_size), pool.size), replace=False
-            )
+            keep = rng.choice(pool, size=min(size, pool.size), replace=False)
             answered[i] = False
             answered[i, keep] = True
     if missing:
