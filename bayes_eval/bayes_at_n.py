@@ -28,13 +28,18 @@ general concentration ``alpha0``. The inner variance is evaluated in the centred
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bayes_eval.credible_interval import clip_interval, normal_interval
+from bayes_eval.dirichlet import (
+    BayesResult,
+    DirichletPosterior,
+    MixturePosterior,
+    QuestionMoments,
+)
 from bayes_eval.inputs import (
     Tally,
     check_alpha0,
@@ -45,10 +50,8 @@ from bayes_eval.inputs import (
     tally,
 )
 from bayes_eval.priors import (
-    FittedPrior,
     Pool,
     PriorSpec,
-    mixture_moments,
     mixture_quantiles,
     mixture_support,
     resolve_prior,
@@ -71,21 +74,6 @@ Interval = Literal["normal", "exact"]
 Estimate = float | NDArray[np.float64]
 
 
-class BayesResult(NamedTuple):
-    r"""Posterior mean and sd of pi-bar (eq. 15); unpacks as ``mu, sigma``.
-
-    Attributes
-    ----------
-    mu : float or ndarray
-        :math:`\mu = E[\bar\pi \mid R]`.
-    sigma : float or ndarray
-        :math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`.
-    """
-
-    mu: Estimate
-    sigma: Estimate
-
-
 class BayesCIResult(NamedTuple):
     """Posterior mean, sd and credible interval of pi-bar; unpacks as ``mu, sigma, lo, hi``.
 
@@ -101,107 +89,6 @@ class BayesCIResult(NamedTuple):
     sigma: Estimate
     lo: Estimate
     hi: Estimate
-
-
-class QuestionMoments(NamedTuple):
-    r"""Posterior mean and variance of each question's score; unpacks as ``mean, var``.
-
-    Attributes
-    ----------
-    mean : ndarray, shape ``(..., M)``
-        :math:`\sum_j p_{\alpha j}(w_j - w_0)`, :math:`p = \nu/T`: the mean of
-        :math:`w\cdot\pi_\alpha` *relative to* :math:`w_0`.
-    var : ndarray, shape ``(..., M)``
-        :math:`\mathrm{Var}[w\cdot\pi_\alpha \mid R]
-        = \sum_j p_{\alpha j}(w_j - \bar w_\alpha)^2 / (T_\alpha + 1)`.
-    """
-
-    mean: NDArray[np.float64]
-    var: NDArray[np.float64]
-
-
-@dataclass(frozen=True, slots=True)
-class DirichletPosterior:
-    """Per-question Dirichlet posteriors of one results array (or a batch of L of them).
-
-    Attributes
-    ----------
-    nu : ndarray, shape ``(..., M, C + 1)``
-        Posterior concentrations :math:`\\nu_{\\alpha k}`.
-    w : ndarray, shape ``(C + 1,)``
-        Rubric weights.
-    tally : Tally
-        The counts of ``R`` the posterior was built from.
-    """
-
-    nu: NDArray[np.float64]
-    w: NDArray[np.float64]
-    tally: Tally
-
-    @property
-    def total(self) -> NDArray[np.float64]:
-        """:math:`T_\\alpha = \\sum_k \\nu_{\\alpha k}`, shape ``(..., M)``."""
-        return self.nu.sum(axis=-1)
-
-    def question_moments(self) -> QuestionMoments:
-        """Posterior mean and variance of :math:`w\\cdot\\pi_\\alpha` per question.
-
-        Returns the means *relative to* ``w[0]`` (``sum_j p_j (w_j - w_0)``) and the variances
-        (the terms of eq. 15) as :class:`QuestionMoments`.
-        """
-        d = self.w - self.w[0]
-        total = self.total
-        if d.size == 2:  # Beta posterior: mean d1 p1, variance d1^2 p1 (1 - p1) / (T + 1)
-            p1 = self.nu[..., 1] / total
-            var = d[1] ** 2 * p1 * (self.nu[..., 0] / total) / (total + 1.0)
-            return QuestionMoments(d[1] * p1, var)
-        # loop over the (few) categories: contiguous slices beat a (..., K) @ (K,) product
-        nu = np.moveaxis(self.nu, -1, 0)
-        mean = sum(nu[k] * d[k] for k in range(d.size) if d[k] != 0.0) / total
-        var = sum(nu[k] * (d[k] - mean) ** 2 for k in range(d.size)) / (total * (total + 1.0))
-        return QuestionMoments(mean, var)
-
-    def moments(self) -> BayesResult:
-        """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15), as
-        arrays of the leading shape of ``nu``."""
-        mean, var = self.question_moments()
-        m = mean.shape[-1]
-        mu = self.w[0] + mean.mean(axis=-1)
-        sigma = np.sqrt(var.sum(axis=-1)) / m
-        return BayesResult(mu, sigma)
-
-
-@dataclass(frozen=True, slots=True)
-class MixturePosterior:
-    """The posterior under a learned prior: a mixture of Dirichlet posteriors over the nodes
-    of the hyperparameters (see :mod:`bayes_eval.priors`).
-
-    Attributes
-    ----------
-    nu : ndarray, shape ``(J, ..., M, C + 1)``
-        Posterior concentrations of each of the J nodes.
-    weights : ndarray, shape ``(J, ...)``
-        Posterior weights of the nodes (sum to 1 over J).
-    w : ndarray, shape ``(C + 1,)``
-    tally : Tally
-    prior : FittedPrior
-        The resolved prior (its ``label`` names it).
-    """
-
-    nu: NDArray[np.float64]
-    weights: NDArray[np.float64]
-    w: NDArray[np.float64]
-    tally: Tally
-    prior: FittedPrior
-
-    def component(self) -> DirichletPosterior:
-        """All nodes as one batch of Dirichlet posteriors (leading axis J)."""
-        return DirichletPosterior(nu=self.nu, w=self.w, tally=self.tally)
-
-    def moments(self) -> BayesResult:
-        """Mixture mean and sd of pi-bar (law of total variance over the nodes)."""
-        mu, sigma = self.component().moments()
-        return BayesResult(*mixture_moments(mu, sigma, self.weights))
 
 
 def _resolve_alpha0(prior: PriorSpec, alpha0: ArrayLike | None) -> PriorSpec:
@@ -225,6 +112,8 @@ def posterior(
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
+    fractional: bool = False,
+    answered_only: bool = False,
 ) -> DirichletPosterior | MixturePosterior:
     r"""Validate the inputs and build the posterior under any ``prior``.
 
@@ -235,7 +124,7 @@ def posterior(
 
     Parameters
     ----------
-    R, w, R0, prior, pool, alpha0, mask, R0_mask
+    R, w, R0, prior, pool, alpha0, mask, R0_mask, fractional, answered_only
         As in :func:`bayes`.
 
     Returns
@@ -244,22 +133,58 @@ def posterior(
         A fixed prior gives a :class:`DirichletPosterior`, a learned one a
         :class:`MixturePosterior`.
     """
-    t, weights = tally(R, w, mask=mask)
-    n0 = prior_counts(R0, t, mask=R0_mask)
+    if fractional:
+        t, weights, n0 = _fractional(R, w, R0, mask, R0_mask)
+    else:
+        t, weights = tally(R, w, mask=mask, allow_empty_questions=answered_only)
+        n0 = prior_counts(R0, t, mask=R0_mask)
+    answered = _answered(t) if answered_only else None
     data = (t.counts + n0).astype(np.float64)
     spec = _resolve_alpha0(prior, alpha0)
     if alpha0 is not None:
         spec = check_alpha0(alpha0, t.n_categories)
     fitted = resolve_prior(spec, data, pool=pool)
     if fitted.nodes.shape[0] == 1 and fitted.nodes.shape[1] == 1:
-        return DirichletPosterior(nu=data + fitted.nodes[0, 0], w=weights, tally=t)
+        return DirichletPosterior(data + fitted.nodes[0, 0], weights, t, answered)
     if data.ndim == 2:
-        nu = data[None] + fitted.nodes[:, 0, None, :]
         wts = fitted.weights[:, 0]
     else:
-        nu = data[None] + fitted.nodes[:, :, None, :]
-        wts = np.broadcast_to(fitted.weights, nu.shape[:2]).copy()
-    return MixturePosterior(nu=nu, weights=wts, w=weights, tally=t, prior=fitted)
+        wts = np.broadcast_to(fitted.weights, (fitted.weights.shape[0], data.shape[0])).copy()
+    return MixturePosterior(data, fitted.nodes, wts, weights, t, fitted, answered)
+
+
+def _fractional(R, w, R0, mask, R0_mask):
+    """Fractional counts of graded ``R`` (and ``R0``) with the binary weights (0, 1)."""
+    from bayes_eval.graded import fractional_tally
+
+    if w is not None and not np.array_equal(np.asarray(w, dtype=float), [0.0, 1.0]):
+        raise ValueError(
+            f"w is {shown(w)} with fractional=True; graded scores are counted as fractions of "
+            "a correct (w = 1) and a wrong (w = 0) answer: leave w out."
+        )
+    t = fractional_tally(R, mask=mask)
+    if R0 is None:
+        return t, np.array([0.0, 1.0]), np.zeros_like(t.counts)
+    t0 = fractional_tally(R0, mask=R0_mask, name="R0")
+    if t0.counts.shape[:-1] != t.counts.shape[:-1]:
+        raise ValueError(
+            f"R0 has {t0.counts.shape[:-1]} (models,) questions; expected those of R, "
+            f"{t.counts.shape[:-1]}."
+        )
+    return t, np.array([0.0, 1.0]), t0.counts
+
+
+def _answered(t: Tally) -> NDArray[np.bool_]:
+    """The questions each model has a trial of; every model needs at least one."""
+    answered = t.n_trials > 0
+    none = ~answered.any(axis=-1)
+    if np.any(none):
+        where = f" (model index {int(np.flatnonzero(none)[0])})" if t.batched else ""
+        raise ValueError(
+            f"R has no observed trial at all{where}; expected every model to answer at least "
+            "one question."
+        )
+    return answered
 
 
 def dirichlet_posterior(
@@ -304,6 +229,8 @@ def bayes(
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
+    fractional: bool = False,
+    answered_only: bool = False,
 ) -> BayesResult:
     r"""Bayes@N posterior mean and standard deviation of the weighted score pi-bar.
 
@@ -332,6 +259,14 @@ def bayes(
         Older name of a fixed ``prior`` (``alpha0=1`` is ``prior="uniform"``).
     mask, R0_mask : array_like of bool, keyword-only
         ``True`` where a trial of ``R`` (``R0``) is missing.
+    fractional : bool, keyword-only
+        ``R`` holds graded scores in ``[0, 1]`` (NaN = missing trial): each adds ``s`` to the
+        correct and ``1 - s`` to the wrong count, a quasi-likelihood
+        (:mod:`bayes_eval.graded`); ``w`` must be left out (binary).
+    answered_only : bool, keyword-only
+        Score each model on the questions it has at least one trial of: pi-bar is the mean
+        over its own :math:`M_l` answered questions (an incomplete design; the models are then
+        not on the same question set). By default a question without any trial is an error.
 
     Returns
     -------
@@ -347,7 +282,18 @@ def bayes(
     >>> round(mu, 6), round(sigma, 6)
     (0.5625, 0.091998)
     """
-    post = posterior(R, w, R0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
+    post = posterior(
+        R,
+        w,
+        R0,
+        prior=prior,
+        pool=pool,
+        alpha0=alpha0,
+        mask=mask,
+        R0_mask=R0_mask,
+        fractional=fractional,
+        answered_only=answered_only,
+    )
     mu, sigma = post.moments()
     return BayesResult(_out(mu), _out(sigma))
 
@@ -363,17 +309,32 @@ def _exact_mixture_interval(post: MixturePosterior, confidence: float):
     j, m, k = post.nu.shape[0], *post.nu.shape[-2:]
     nu = post.nu.reshape(j, -1, m, k)
     wts = post.weights.reshape(j, -1)
+    answered = None if post.answered is None else post.answered.reshape(-1, m)
     lo = np.empty(nu.shape[1])
     hi = np.empty(nu.shape[1])
     for i in range(nu.shape[1]):
         # the heaviest nodes holding all but 1e-4 of the weight, at most 48 (worst case
         # measured, rubric M = 12, N = 3: quantiles within 0.01 posterior sd of all nodes)
         dists, keep = [], mixture_support(wts[:, i], 1.0 - 1e-4)[:_EXACT_NODES]
+        rows = slice(None) if answered is None else answered[i]
         for node in keep:
-            dists.append(exact_posterior(nu[node, i], post.w))
+            dists.append(exact_posterior(nu[node, i][rows], post.w))
         lo[i], hi[i] = mixture_quantiles(dists, wts[keep, i], [tail, 1.0 - tail])
     shape = post.nu.shape[1:-2]
     return lo.reshape(shape), hi.reshape(shape)
+
+
+def _exact_interval(post: DirichletPosterior, confidence: float):
+    """Exact interval of a fixed-prior posterior, over each model's answered questions."""
+    from bayes_eval.exact_posterior import exact_interval
+
+    if post.answered is None or post.answered.all():
+        return exact_interval(post.nu, post.w, confidence)
+    m, k = post.nu.shape[-2:]
+    nu, answered = post.nu.reshape(-1, m, k), post.answered.reshape(-1, m)
+    ends = [exact_interval(nu[i][answered[i]], post.w, confidence) for i in range(len(nu))]
+    shape = post.nu.shape[:-2]
+    return tuple(np.array([e[j] for e in ends], dtype=float).reshape(shape) for j in (0, 1))
 
 
 def bayes_ci(
@@ -389,6 +350,8 @@ def bayes_ci(
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
+    fractional: bool = False,
+    answered_only: bool = False,
 ) -> BayesCIResult:
     r"""Bayes@N with a central credible interval.
 
@@ -406,7 +369,7 @@ def bayes_ci(
 
     Parameters
     ----------
-    R, w, R0, prior, pool, alpha0, mask, R0_mask
+    R, w, R0, prior, pool, alpha0, mask, R0_mask, fractional, answered_only
         As in :func:`bayes`.
     confidence : float, keyword-only
         Credibility level in ``(0, 1)``.
@@ -432,7 +395,18 @@ def bayes_ci(
     bounds = None if support else check_bounds(bounds)
     if interval not in ("normal", "exact"):
         raise ValueError(f"interval is {shown(interval)}; expected 'normal' or 'exact'.")
-    post = posterior(R, w, R0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=R0_mask)
+    post = posterior(
+        R,
+        w,
+        R0,
+        prior=prior,
+        pool=pool,
+        alpha0=alpha0,
+        mask=mask,
+        R0_mask=R0_mask,
+        fractional=fractional,
+        answered_only=answered_only,
+    )
     if support:
         bounds = (float(post.w.min()), float(post.w.max()))
     mu, sigma = post.moments()
@@ -441,7 +415,5 @@ def bayes_ci(
     elif isinstance(post, MixturePosterior):
         lo, hi = clip_interval(*_exact_mixture_interval(post, confidence), bounds)
     else:
-        from bayes_eval.exact_posterior import exact_interval
-
-        lo, hi = clip_interval(*exact_interval(post.nu, post.w, confidence), bounds)
+        lo, hi = clip_interval(*_exact_interval(post, confidence), bounds)
     return BayesCIResult(_out(mu), _out(sigma), _out(lo), _out(hi))

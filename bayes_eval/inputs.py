@@ -30,6 +30,7 @@ __all__ = [
     "check_tau",
     "shown",
     "tally",
+    "unique_rows",
 ]
 
 
@@ -456,3 +457,16 @@ BINARY_HINT = (
     " (the Pass family needs binary results, 0 = fail and 1 = pass; use bayes()/bayes_ci() "
     "with weights w for graded rubrics)"
 )
+
+
+def unique_rows(arr: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """Distinct rows of a 2-D array (in no particular order), the index of each row's
+    distinct row, and how often each occurs (:func:`numpy.unique` on a byte view of the rows,
+    much faster than ``axis=0``)."""
+    a = np.ascontiguousarray(arr, dtype=np.float64)
+    a = a + 0.0  # -0.0 and 0.0 are the same value: give them the same bytes
+    view = a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+    _, first, inverse, counts = np.unique(
+        view, return_index=True, return_inverse=True, return_counts=True
+    )
+    return a[first], inverse.ravel(), counts

@@ -20,7 +20,9 @@ __all__ = ["Leaderboard", "PairPlan", "complete_pair", "leaderboard", "plan_pair
 
 def rank_records(table: xr.Dataset) -> list[dict]:
     """One record per model of a rank table, best Bayes@N first: ``model, mu, sigma, lo,
-    hi, rank, rank_ci, rank_interval, prior, prior_alpha`` (the last two when present)."""
+    hi, rank, rank_ci, rank_interval`` and, when the table has them, ``questions`` (the
+    questions the model is scored on), ``rank_draws`` (the credible interval of the rank over
+    posterior draws), ``prior`` and ``prior_alpha``."""
     order = np.argsort(-table["mu"].values, kind="stable")
     out = []
     for i in order:
@@ -37,6 +39,13 @@ def rank_records(table: xr.Dataset) -> list[dict]:
                 int(table["rank_upper"].values[i]),
             ],
         }
+        if "questions" in table:
+            record["questions"] = int(table["questions"].values[i])
+        if "rank_draw_lo" in table:
+            record["rank_draws"] = [
+                int(table["rank_draw_lo"].values[i]),
+                int(table["rank_draw_hi"].values[i]),
+            ]
         if "prior" in table:
             record["prior"] = str(table["prior"].values[i])
             record["prior_alpha"] = [float(a) for a in table["prior_alpha"].values[i]]
@@ -46,13 +55,15 @@ def rank_records(table: xr.Dataset) -> list[dict]:
 
 class Leaderboard(NamedTuple):
     """The rank table, its records (best first), the number of questions, the largest number
-    of trials and the masked (failed or missing) trials."""
+    of trials, the masked (failed or missing) trials, and the estimator (``"closed-form"`` or
+    ``"crossed"``)."""
 
     table: xr.Dataset
     models: list[dict]
     questions: int
     max_trials: int
     missing_trials: int
+    estimator: str = "closed-form"
 
 
 def leaderboard(
@@ -64,13 +75,28 @@ def leaderboard(
     interval: str = "normal",
     prior: str = "empirical",
     pool: str = "model",
+    answered_only: bool = False,
+    fractional: bool = False,
 ) -> Leaderboard:
     """Rank the models of ``R`` (NaN trials masked) with :func:`bayes_eval.xr.rank_table`
-    (its table draws as a forest plot: :func:`bayes_eval.plotting.forest.forest_plot`)."""
+    (its table draws as a forest plot: :func:`bayes_eval.plotting.forest.forest_plot`).
+
+    ``answered_only`` scores each model on the questions it answered (an incomplete design,
+    :mod:`bayes_eval.design`); ``fractional`` counts graded scores fractionally
+    (:mod:`bayes_eval.graded`)."""
     from bayes_eval.xr import rank_table
 
     table = rank_table(
-        R, w, R0, confidence=confidence, interval=interval, prior=prior, pool=pool, skipna=True
+        R,
+        w,
+        R0,
+        confidence=confidence,
+        interval=interval,
+        prior=prior,
+        pool=pool,
+        skipna=True,
+        answered_only=answered_only,
+        fractional=fractional,
     )
     return Leaderboard(
         table=table,

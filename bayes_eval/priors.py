@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import digamma, gammaln, zeta
 
-from bayes_eval.inputs import shown
+from bayes_eval.inputs import shown, unique_rows
 
 __all__ = [
     "KAPPA_PRIOR",
@@ -161,7 +161,9 @@ def _compress(arr: NDArray) -> _Data:
     g, u, k = arr.shape
     keyed = np.concatenate([np.repeat(np.arange(g), u)[:, None], arr.reshape(-1, k)], axis=1)
     keyed = keyed[arr.reshape(-1, k).sum(axis=1) > 0]  # questions without trials: no term
-    rows, mult = np.unique(keyed, axis=0, return_counts=True)
+    rows, _, mult = unique_rows(keyed)
+    order = np.argsort(rows[:, 0], kind="stable")
+    rows, mult = rows[order], mult[order]
     group = rows[:, 0].astype(int)
     start = np.searchsorted(group, np.arange(g))
     pos = np.arange(group.size) - start[group]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 import xarray as xr
-from numpy.typing import ArrayLike
 
 import bayes_eval.avg_at_n as _avg
 import bayes_eval.bayes_at_n as _bayes
@@ -37,6 +36,14 @@ from bayes_eval.ranking import (
     rank_interval,
     rank_with_ci,
 )
+from bayes_eval.xr_base import (
+    _aligned_prior,
+    _dataset,
+    _model_coords,
+    _unpack,
+    results_array,
+)
+from bayes_eval.xr_tree import posterior_tree
 
 __all__ = [
     "avg_ci",
@@ -48,73 +55,6 @@ __all__ = [
     "rank_table",
     "results_array",
 ]
-
-_DIMS = ("model", "question", "trial")
-
-
-def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
-    """Wrap a ``(L, M, N)`` or ``(M, N)`` array as a DataArray with the standard dims."""
-    arr = np.asarray(R)
-    dims = _DIMS if arr.ndim == 3 else _DIMS[1:]
-    coords = {}
-    if models is not None and arr.ndim == 3:
-        coords["model"] = list(models)
-    if questions is not None:
-        coords["question"] = list(questions)
-    return xr.DataArray(arr, dims=dims, coords=coords)
-
-
-def _unpack(R: xr.DataArray, skipna: bool, name: str = "R"):
-    if not isinstance(R, xr.DataArray):
-        raise ValueError(f"{name} is a {type(R).__name__}; expected an xarray.DataArray.")
-    want = _DIMS if "model" in R.dims else _DIMS[1:]
-    if set(R.dims) != set(want):
-        raise ValueError(f"{name} has dims {R.dims}; expected {_DIMS} or {_DIMS[1:]}.")
-    R = R.transpose(*want)
-    values = R.values
-    mask = None
-    if not skipna and values.dtype.kind == "f" and np.isnan(values).any():
-        raise ValueError(
-            f"{name} contains NaN ({int(np.isnan(values).sum())} entries); expected integer "
-            "labels. If NaN marks missing trials, pass skipna=True."
-        )
-    if skipna and values.dtype.kind == "f":
-        mask = np.isnan(values)
-        if not mask.any():
-            mask = None
-    return R, values, mask
-
-
-def _model_coords(R: xr.DataArray):
-    return {"model": R["model"].values} if "model" in R.dims else {}
-
-
-def _dataset(R: xr.DataArray, names, values, attrs) -> xr.Dataset:
-    dims = ("model",) if "model" in R.dims else ()
-    data = {n: (dims, np.asarray(v)) for n, v in zip(names, values, strict=True)}
-    return xr.Dataset(data, coords=_model_coords(R), attrs=attrs)
-
-
-def _aligned_prior(R0: xr.DataArray | None, R: xr.DataArray):
-    """Align R0 to R's models and questions; absent entries become masked (D_alpha = 0)."""
-    if R0 is None:
-        return None, None
-    R0, _, _ = _unpack(R0, skipna=True, name="R0")
-    if ("model" in R.dims) != ("model" in R0.dims):
-        raise ValueError("R0 must have a 'model' dim exactly when R has one.")
-    extra_q = np.setdiff1d(R0["question"].values, R["question"].values)
-    if extra_q.size:
-        raise ValueError(
-            f"R0 has questions that R does not have ({extra_q[:5].tolist()}); expected R0's "
-            "questions to be a subset of R's."
-        )
-    indexers = {"question": R["question"].values}
-    if "model" in R.dims:
-        indexers["model"] = R["model"].values
-    aligned = R0.astype(float).reindex(indexers)
-    values = aligned.values
-    mask = np.isnan(values)
-    return np.where(mask, 0, values).astype(np.int64), mask if mask.any() else None
 
 
 def bayes(
@@ -144,6 +84,8 @@ def prior_table(
     prior: PriorSpec = "empirical",
     pool: Pool = "model",
     skipna: bool = False,
+    fractional: bool = False,
+    answered_only: bool = False,
 ) -> xr.Dataset:
     r"""The per-question prior each model's posterior used.
 
@@ -154,7 +96,17 @@ def prior_table(
     """
     R, values, mask = _unpack(R, skipna)
     r0, r0_mask = _aligned_prior(R0, R)
-    post = _bayes.posterior(values, w, r0, prior=prior, pool=pool, mask=mask, R0_mask=r0_mask)
+    post = _bayes.posterior(
+        values,
+        w,
+        r0,
+        prior=prior,
+        pool=pool,
+        mask=mask,
+        R0_mask=r0_mask,
+        fractional=fractional,
+        answered_only=answered_only,
+    )
     if isinstance(post, _bayes.MixturePosterior):
         fitted = post.prior
     else:  # a fixed prior (or a learned one that came out as a single node)
@@ -190,8 +142,11 @@ def bayes_ci(
     pool: Pool = "model",
     alpha0=None,
     skipna: bool = False,
+    fractional: bool = False,
+    answered_only: bool = False,
 ) -> xr.Dataset:
-    """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.bayes_ci`)."""
+    """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.bayes_ci`;
+    ``fractional`` for graded scores, ``answered_only`` for incomplete designs)."""
     R, values, mask = _unpack(R, skipna)
     r0, r0_mask = _aligned_prior(R0, R)
     out = _bayes.bayes_ci(
@@ -206,6 +161,8 @@ def bayes_ci(
         alpha0=alpha0,
         mask=mask,
         R0_mask=r0_mask,
+        fractional=fractional,
+        answered_only=answered_only,
     )
     attrs = {"estimator": "Bayes@N", "confidence": confidence, "interval": interval}
     return _dataset(R, ("mu", "sigma", "lo", "hi"), out, attrs)
@@ -324,6 +281,8 @@ def rank_table(
     pool: Pool = "model",
     alpha0=None,
     skipna: bool = False,
+    fractional: bool = False,
+    answered_only: bool = False,
 ) -> xr.Dataset:
     """Everything a leaderboard needs, per model: Bayes@N with interval, rank by ``mu``
     (competition), CI-aware rank (Hariri et al., "Don't Pass@k", §2.7.1, dense, z threshold
@@ -331,10 +290,13 @@ def rank_table(
     ``P(row > column)`` over ``(model, model_bis)``, and the prior every row used
     (:func:`prior_table`).
 
-    Intervals are clipped into the support of pi-bar, ``[min w, max w]``.
-    The default prior is ``"empirical"``, learned per model and integrated over its
-    uncertainty (:mod:`bayes_eval.priors`), whose intervals hold their coverage on real
-    benchmarks; ``prior="uniform"`` reproduces the paper.
+    Intervals are clipped into the support of pi-bar, ``[min w, max w]``. ``questions``
+    counts the questions each model has a trial of; with ``answered_only`` each model is
+    scored on those alone (then the scores are not on one question set), and ``fractional``
+    reads graded scores (:mod:`bayes_eval.graded`). The default prior is ``"empirical"``,
+    learned per model and integrated over its uncertainty (:mod:`bayes_eval.priors`), whose
+    intervals hold their coverage on real benchmarks; ``prior="uniform"`` reproduces the
+    paper.
     """
     if "model" not in R.dims:
         raise ValueError("rank_table needs several models: R must have a 'model' dim.")
@@ -351,12 +313,23 @@ def rank_table(
         pool=pool,
         alpha0=alpha0,
         skipna=skipna,
+        fractional=fractional,
+        answered_only=answered_only,
     )
     ds = ds.merge(
         prior_table(
-            R, w, R0, prior=alpha0 if alpha0 is not None else prior, pool=pool, skipna=skipna
+            R,
+            w,
+            R0,
+            prior=alpha0 if alpha0 is not None else prior,
+            pool=pool,
+            skipna=skipna,
+            fractional=fractional,
+            answered_only=answered_only,
         )
     )
+    seen = ~np.isnan(R.transpose("model", "question", "trial").values.astype(float))
+    ds["questions"] = ("model", seen.any(axis=-1).sum(axis=-1))
     ds.attrs["prior"] = str(ds["prior"].values[0]) if ds.sizes["model"] else ""
     mu, sigma = ds["mu"].values, ds["sigma"].values
     z_thr = confidence_to_z(confidence)
@@ -372,129 +345,3 @@ def rank_table(
     )
     ds.attrs["z_threshold"] = z_thr
     return ds
-
-
-_CHUNK = 4_000_000  # gamma variates drawn at once by posterior_tree (memory bound)
-
-
-def _dirichlet_draws(nu: np.ndarray, n: int, rng: np.random.Generator, w, keep_pi: bool):
-    """``n`` draws of ``pi ~ Dir(nu)`` (nu of shape ``(..., M, K)`` or ``(n, ..., M, K)``
-    already per draw) as ``(pi_bar, pi)``; pi is ``None`` unless ``keep_pi``."""
-    per_draw = nu.ndim == 4
-    step = max(1, _CHUNK // max(nu[0].size if per_draw else nu.size, 1))
-    bars, pis = [], []
-    for i in range(0, n, step):
-        k = min(step, n - i)
-        conc = nu[i : i + k] if per_draw else np.broadcast_to(nu, (k, *nu.shape))
-        g = rng.standard_gamma(conc)
-        pi = g / g.sum(axis=-1, keepdims=True)
-        bars.append((pi @ w).mean(axis=-1))
-        if keep_pi:
-            pis.append(pi)
-    return np.concatenate(bars), (np.concatenate(pis) if keep_pi else None)
-
-
-def posterior_tree(
-    R: xr.DataArray | ArrayLike,
-    w=None,
-    R0: xr.DataArray | None = None,
-    *,
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
-    draws: int = 1000,
-    chains: int = 4,
-    seed: int = 0,
-    include_pi: bool = False,
-    include_prior: bool = True,
-    models=None,
-    skipna: bool = False,
-) -> xr.DataTree:
-    r"""Exact draws of the closed-form Bayes@N posterior as an ArviZ-style ``DataTree``.
-
-    Every per-question posterior is :math:`\mathrm{Dir}(\nu_\alpha)`,
-    :math:`\nu_\alpha = \alpha_0 + n^0_\alpha + n_\alpha` (Hariri et al., "Don't Pass@k: A
-    Bayesian Framework for Large Language Model Evaluation", §2.3), so independent draws of
-    :math:`\pi_\alpha` (normalised Gamma variates) give exact draws of
-    :math:`\bar\pi = \frac1M\sum_\alpha w\cdot\pi_\alpha`. Under a learned prior
-    (``"empirical"``) every draw first picks a node of the hyperparameter quadrature with its
-    posterior weight, then draws from that node's Dirichlet posteriors (the mixture of
-    :mod:`bayes_eval.priors`). The draws are independent: ``chain`` is only a split of them,
-    so r-hat is 1 and ESS is the number of draws up to Monte Carlo noise. The tree has the
-    layout of a NUTS fit of :func:`bayes_eval.models.matching_model` (same variable names and
-    dims), so ``arviz_stats.summary`` and the plots of ``arviz_plots`` (and
-    :mod:`bayes_eval.plotting.arviz`) apply to both paths. xarray only: no ArviZ import.
-
-    Parameters
-    ----------
-    R : DataArray or array_like
-        Results with dims ``("model", "question", "trial")`` (or an array, labelled with
-        ``models``); one model without a ``model`` dim gets a ``model`` dim of length 1.
-    w, R0, prior, pool, skipna
-        As in :func:`bayes`.
-    draws, chains : int, keyword-only
-        Draws per chain and number of chains (``draws * chains`` exact draws).
-    seed : int, keyword-only
-        Seed of the draws.
-    include_pi : bool, keyword-only
-        Also store ``pi`` over ``(chain, draw, model, question, category)``.
-    include_prior : bool, keyword-only
-        Add a ``prior`` group with draws of ``pi_bar`` (and ``pi``) under the prior,
-        :math:`\mathrm{Dir}(\alpha_0 + n^0_\alpha)` per question, for posterior-vs-prior plots.
-        Only for fixed priors; a learned prior has no single prior to draw from and the group
-        is left out.
-    models : sequence of str, keyword-only
-        Model names when ``R`` is not a DataArray.
-
-    Returns
-    -------
-    xarray.DataTree
-        ``posterior`` (``pi_bar`` over ``(chain, draw, model)``, ``pi``) and ``prior`` groups.
-    """
-    for name, value in (("draws", draws), ("chains", chains)):
-        if isinstance(value, bool) or int(value) != value or value < 1:
-            raise ValueError(f"{name} is {shown(value)}; expected a positive integer.")
-    if not isinstance(R, xr.DataArray):
-        R = results_array(R, models=models)
-    R, values, mask = _unpack(R, skipna)
-    if "model" not in R.dims:
-        R, values, mask = R.expand_dims(model=["model_0"]), values[None], mask
-        mask = None if mask is None else mask[None]
-        R0 = None if R0 is None else R0.expand_dims(model=["model_0"])
-    r0, r0_mask = _aligned_prior(R0, R)
-    post = _bayes.posterior(values, w, r0, prior=prior, pool=pool, mask=mask, R0_mask=r0_mask)
-    draws, chains = int(draws), int(chains)
-    rng, n, weights = np.random.default_rng(seed), draws * chains, post.w
-    if isinstance(post, _bayes.MixturePosterior):
-        # node per (draw, model) by inverse CDF of the posterior node weights
-        cdf = np.cumsum(post.weights, axis=0)  # (J, L)
-        u = rng.random((n, cdf.shape[1])) * cdf[-1]
-        j = (u[:, None, :] >= cdf[None]).sum(axis=1).clip(max=cdf.shape[0] - 1)  # (n, L)
-        nu = post.nu[j, np.arange(cdf.shape[1])[None, :]]  # (n, L, M, K)
-        label = post.prior.label
-    else:
-        nu, label = post.nu, (prior if isinstance(prior, str) else "fixed")
-    pi_bar, pi = _dirichlet_draws(nu, n, rng, weights, include_pi)
-    coords = {
-        "chain": np.arange(chains),
-        "draw": np.arange(draws),
-        "model": R["model"].values,
-        "question": R["question"].values,
-        "category": np.arange(weights.size),
-    }
-
-    def group(bar, p):
-        data = {"pi_bar": (tuple(coords)[:3], bar.reshape(chains, draws, -1))}
-        if p is not None:
-            data["pi"] = (tuple(coords), p.reshape(chains, draws, *p.shape[1:]))
-        return xr.Dataset(
-            data, coords={k: coords[k] for k in tuple(coords)[: 3 + 2 * (p is not None)]}
-        )
-
-    tree = {"posterior": group(pi_bar, pi)}
-    if include_prior and isinstance(post, _bayes.DirichletPosterior):
-        base = post.nu - post.tally.counts  # alpha0 + n0 per question
-        prior_bar, prior_pi = _dirichlet_draws(base, n, rng, weights, include_pi)
-        tree["prior"] = group(prior_bar, prior_pi)
-    dt = xr.DataTree.from_dict(tree)
-    dt.attrs = {"estimator": "Bayes@N exact draws", "prior": str(label), "seed": int(seed)}
-    return dt

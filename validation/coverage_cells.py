@@ -121,8 +121,13 @@ def _learned(counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int,
         n_ex = min(exact - start, cnt.shape[0])
         if n_ex > 0:
             post = MixturePosterior(
-                nu=nu[:, :n_ex], weights=fit.weights[:, :n_ex], w=w, tally=None, prior=fit
-            )  # type: ignore[arg-type]
+                data=cnt[:n_ex],
+                nodes=fit.nodes[:, :n_ex],
+                weights=fit.weights[:, :n_ex],
+                w=w,
+                tally=None,  # type: ignore[arg-type]
+                prior=fit,
+            )
             lo[start : start + n_ex], hi[start : start + n_ex] = _exact_mixture_interval(
                 post, confidence
             )

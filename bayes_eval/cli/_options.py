@@ -114,7 +114,9 @@ def seed_options(help: str = "random seed (0)") -> argparse.ArgumentParser:
     return p
 
 
-def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argparse.ArgumentParser:
+def nuts_options(
+    draws: int = 1000, tune: int = 1000, chains: int = 4, sampler: str = "pymc"
+) -> argparse.ArgumentParser:
     """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
     ``--no-progress``. Their defaults are applied by :func:`sampler_settings`, so that
     :func:`given` tells the options the user gave (a command may refuse them where nothing
@@ -125,10 +127,16 @@ def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argpar
     g.add_argument("--tune", type=nonnegative_int, help=f"tuning steps per chain ({tune})")
     g.add_argument("--chains", type=positive_int, help=f"chains ({chains})")
     g.add_argument("--seed", type=int, help="random seed (0)")
-    g.add_argument("--sampler", choices=["pymc", "nutpie"], help="(pymc)")
+    g.add_argument("--sampler", choices=["pymc", "nutpie"], help=f"({sampler})")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(
-        nuts_defaults={"draws": draws, "tune": tune, "chains": chains, "seed": 0, "sampler": "pymc"}
+        nuts_defaults={
+            "draws": draws,
+            "tune": tune,
+            "chains": chains,
+            "seed": 0,
+            "sampler": sampler,
+        }
     )
     return p
 

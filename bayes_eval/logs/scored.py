@@ -1,8 +1,10 @@
 """Results ready to rank: logs of any format, optionally scored under a rubric schema.
 
 :func:`load_scored` reads evaluation logs (and the prior runs ``R0``), applies a rubric
-schema when one is named (Hariri et al., "Don't Pass@k", App. F) and returns ``R``, the
-weights, ``R0`` and what was read, the input of :func:`bayes_eval.xr.rank_table`.
+schema when one is named (Hariri et al., "Don't Pass@k", App. F), applies the chosen
+treatment of graded scores (:mod:`bayes_eval.graded`) and of an incomplete design
+(:func:`bayes_eval.design.select_questions`), and returns ``R``, the weights, ``R0`` and what
+was read, the input of :func:`bayes_eval.leaderboard.leaderboard`.
 """
 
 from __future__ import annotations
@@ -10,21 +12,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 import xarray as xr
 
-__all__ = ["ScoredResults", "load_scored"]
+from bayes_eval.design import QuestionMode, select_questions
+from bayes_eval.inputs import shown
+
+__all__ = ["ScoredResults", "graded_treatment", "load_scored"]
 
 
 class ScoredResults(NamedTuple):
     """Results ``R[model, question, trial]`` (NaN = failed or missing), rubric weights, prior
-    runs ``R0`` (or None), the log's summary (:meth:`EvalLog.summary`) and, under a schema,
-    its categories, weights, thresholds and counts (else None)."""
+    runs ``R0`` (or None), the log's summary (:meth:`EvalLog.summary`), under a schema its
+    categories, weights, thresholds and counts (else None), the question selection
+    (:meth:`bayes_eval.design.QuestionSelection.summary`), the treatment of graded scores
+    (None for categories) and whether ``R`` holds graded scores to count fractionally."""
 
     R: xr.DataArray
     weights: list[float] | None
     R0: xr.DataArray | None
     log: dict
     schema: dict | None
+    design: dict | None = None
+    graded: dict | None = None
+    fractional: bool = False
 
 
 def load_scored(
@@ -39,6 +50,10 @@ def load_scored(
     metric: str | None = None,
     filter: str | None = None,
     scorer: str | None = None,
+    questions: QuestionMode = "error",
+    score_levels: int | None = None,
+    fractional: bool = False,
+    cli_names: bool = False,
 ) -> ScoredResults:
     """Read logs (one format, auto-detected unless ``format`` is given) into results to rank.
 
@@ -58,14 +73,28 @@ def load_scored(
         file (:func:`~bayes_eval.rubrics.schema.load_schema`); at most one.
     model, metric, filter, scorer
         Passed to the importer (:func:`bayes_eval.logs.read_eval_log`).
+    questions : {"error", "common", "all"}
+        An incomplete design (some model without a scored attempt on some question) is
+        refused (``"error"``), reduced to the questions every model answered (``"common"``),
+        or kept, each model on its own questions (``"all"``):
+        :func:`bayes_eval.design.select_questions`.
+    score_levels : int, optional
+        Graded scores in [0, 1] rounded to K evenly spaced levels, whose values are the
+        weights (:func:`bayes_eval.graded.score_levels`).
+    fractional : bool
+        Graded scores counted fractionally (:func:`bayes_eval.graded.fractional_tally`).
+        Graded scores need one of the two.
+    cli_names : bool
+        Messages name the command-line options (``--questions``) instead of the keywords.
 
     Raises
     ------
     ValueError
-        For unreadable input, both ``schema`` and ``schema_file``, or a question some model
-        did not answer.
+        For unreadable input, both ``schema`` and ``schema_file``, an incomplete design under
+        ``questions="error"``, graded scores without a treatment, or a treatment that does not
+        fit the scores.
     """
-    from bayes_eval.logs import check_all_answered, read_eval_log
+    from bayes_eval.logs import read_eval_log
 
     options = {"model": model, "metric": metric, "filter": filter, "scorer": scorer}
     if schema and schema_file:
@@ -73,12 +102,26 @@ def load_scored(
     log = read_eval_log(files, format=format, **options)
     prior = read_eval_log(prior_files, format=format, **options) if prior_files else None
     w = None if weights is None else [float(x) for x in weights]
+    sources = ", ".join(log.sources)
+    option = "--questions" if cli_names else "questions"
     if not (schema or schema_file):
-        R = log.results()
-        R0 = prior.results() if prior is not None else None
-        if w is None and "default_weights" in log.meta:
+        R = log.results(require_all_questions=False)
+        R0 = prior.results(require_all_questions=False) if prior is not None else None
+        if w is None and "default_weights" in log.meta and not _is_graded(R):
             w = [float(x) for x in log.meta["default_weights"]]
-        return ScoredResults(R, w, R0, log.summary(), None)
+        R, w, R0, graded = graded_treatment(
+            R, w, R0, score_levels=score_levels, fractional=fractional, source=sources
+        )
+        sel = select_questions(R, questions, R0=R0, source=sources, option=option)
+        fractional = bool(graded and graded["treatment"] == "fractional")
+        return ScoredResults(
+            sel.R, w, sel.R0, log.summary(), None, sel.summary(), graded, fractional
+        )
+    if score_levels is not None or fractional:
+        raise ValueError(
+            "a rubric schema makes the categories from the signals; score_levels and "
+            "fractional apply to graded scores without a schema."
+        )
 
     from bayes_eval.rubrics.schema import get_schema, load_schema
 
@@ -96,5 +139,86 @@ def load_scored(
         "counts": [int(c) for c in cats.counts],
         "absent_optional_signals": list(cats.missing_signals),
     }
-    check_all_answered(cats.R, [files] if isinstance(files, str) else list(files))
-    return ScoredResults(cats.R, w, R0, log.summary(), info)
+    sel = select_questions(cats.R, questions, R0=R0, source=sources, option=option)
+    return ScoredResults(sel.R, w, sel.R0, log.summary(), info, sel.summary())
+
+
+def _is_graded(R: xr.DataArray) -> bool:
+    v = R.values
+    seen = v[~np.isnan(v)]
+    return bool((seen != np.round(seen)).any())
+
+
+def graded_treatment(
+    R: xr.DataArray,
+    w: Sequence[float] | None,
+    R0: xr.DataArray | None = None,
+    *,
+    score_levels: int | None = None,
+    fractional: bool = False,
+    source: str = "the results",
+) -> tuple[xr.DataArray, list[float] | None, xr.DataArray | None, dict | None]:
+    """Apply the chosen treatment of graded scores (:mod:`bayes_eval.graded`).
+
+    Returns ``(R, w, R0, info)``: categories and their weights for ``score_levels``, the
+    scores unchanged (to be counted fractionally) for ``fractional``, and the input unchanged
+    for integer categories (``info`` None). ``info`` says what was done: ``treatment``,
+    ``levels``, ``max_shift`` (the largest rounding) and ``distinct`` (distinct score values).
+
+    Raises
+    ------
+    ValueError
+        Graded scores without a treatment (the message explains the choice), both
+        treatments, a treatment for integer categories it does not fit, or ``w`` with graded
+        scores.
+    """
+    from bayes_eval.graded import score_levels as to_levels
+
+    values = R.values
+    seen = values[~np.isnan(values)]
+    graded = bool((seen != np.round(seen)).any())
+    if score_levels is not None and fractional:
+        raise ValueError("score levels and fractional counts were both chosen; expected one.")
+    if not graded:
+        if score_levels is not None:
+            raise ValueError(
+                f"{source}: the scores are integer categories 0..{int(seen.max(initial=0))}, "
+                "not graded scores; score levels apply to graded scores in [0, 1] only."
+            )
+        if fractional and seen.size and seen.max() > 1:
+            raise ValueError(
+                f"{source}: the scores are categories up to {int(seen.max())}; fractional "
+                "counts apply to scores in [0, 1] (use weights for a rubric)."
+            )
+        return R, (None if w is None else list(w)), R0, None
+    distinct = int(np.unique(seen).size)
+    example = shown(float(seen[seen != np.round(seen)][0]))
+    if score_levels is None and not fractional:
+        raise ValueError(
+            f"{source}: the scores are graded ({distinct} distinct values in [0, 1], e.g. "
+            f"{example}), not categories; as {distinct} Dirichlet categories under a uniform "
+            f"prior every question would get {distinct} pseudo-counts, swamping its real "
+            "answers. Choose a treatment: score levels K (--score-levels K) round the scores "
+            "to K evenly spaced levels whose values are the weights (exact when the scores "
+            "lie on that grid), or fractional counts (--fractional): a score s counts as s "
+            "correct and 1 - s wrong answers (a quasi-likelihood: right mean, conservative "
+            "spread)."
+        )
+    if w is not None:
+        raise ValueError(
+            f"{source}: weights were given for graded scores; the weights are the level values "
+            "(score levels) or (0, 1) (fractional counts): leave them out."
+        )
+    if fractional:
+        return R, None, R0, {"treatment": "fractional", "distinct": distinct}
+    levels = to_levels(values, score_levels)
+    R = R.copy(data=levels.R)
+    if R0 is not None:
+        R0 = R0.copy(data=to_levels(R0.values, score_levels).R)
+    info = {
+        "treatment": "levels",
+        "levels": int(score_levels),
+        "max_shift": levels.max_shift,
+        "distinct": distinct,
+    }
+    return R, [float(x) for x in levels.w], R0, info

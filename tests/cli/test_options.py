@@ -20,7 +20,9 @@ AUDITED = {
         ["file"],
         {"--format", "--weights", "--prior-file", "--json", "--plot", "--confidence"}
         | {"--interval", "--prior-kind", "--pool", "--schema", "--schema-file", "--model"}
-        | {"--metric", "--filter", "--scorer"},
+        | {"--metric", "--filter", "--scorer", "--estimator", "--questions", "--score-levels"}
+        | {"--fractional"}
+        | NUTS,
     ),
     "schemas": (["file"], {"--format", "--json", "--plot", "--only", "--confidence"}),
     "plan": (
@@ -154,6 +156,17 @@ MATRIX = ["adaptive", "simulate", "--dataset", "matrix", "--matrix", "m.npy"]
 # (id, argv, a phrase): options that would do nothing in this use are refused, before any work
 REFUSED = [
     ("rank-pool-uniform", ["rank", AIME, "--prior-kind", "uniform", "--pool", "model"], "--pool"),
+    ("rank-nuts-closed-form", ["rank", AIME, "--draws", "200"], "--draws does nothing"),
+    (
+        "rank-prior-crossed",
+        ["rank", AIME, "--estimator", "crossed", "--prior-kind", "uniform"],
+        "--prior-kind does nothing with --estimator crossed",
+    ),
+    (
+        "rank-levels-categories",
+        ["rank", AIME, "--score-levels", "5"],
+        "not graded scores; score levels apply to graded scores",
+    ),
     ("schemas-only-no-file", ["schemas", "--only", "hsd"], "--only does nothing without FILE"),
     ("schemas-plot-no-file", ["schemas", "--plot", "x.png"], "--plot does nothing without FILE"),
     ("priors-nuts-no-kappa", ["priors", AIME, "--chains", "2", "--seed", "1"], "--chains, --seed"),

@@ -1,0 +1,177 @@
+"""Printing a leaderboard (``bayes-eval rank``): the header lines saying what was read and
+how it was treated (question selection, graded scores, estimator), the table, and the JSON."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from bayes_eval.cli._output import fmt, interval, say, table, uncertain
+
+__all__ = ["design_lines", "print_leaderboard", "records_json"]
+
+
+def _prior_cell(alpha) -> str:
+    return "(" + ", ".join(f"{a:.3g}" for a in alpha) + ")"
+
+
+def _schema_lines(info: dict) -> list[str]:
+    cats = zip(info["categories"], info["weights"], info["counts"], strict=True)
+    th = ", ".join(f"{k} = {v:.4g}" for k, v in info["thresholds"].items())
+    return [
+        f"  schema {str(info['schema'])!r}: categories "
+        + ", ".join(f"{i} {lab} (w={wt:g}, n={n})" for i, (lab, wt, n) in enumerate(cats)),
+        f"  thresholds (pooled over all models): {th or 'none'}",
+    ]
+
+
+def _tally(counts: dict[str, int], noun: str) -> str:
+    """``136 (46 models), 0 (44 models)``: how many models share each value, largest first."""
+    groups = Counter(counts.values()).most_common()
+    shown = [f"{v} ({n} model{'s' if n > 1 else ''})" for v, n in groups[:6]]
+    more = f", ... ({len(groups) - 6} more values)" if len(groups) > 6 else ""
+    return f"{noun}: " + ", ".join(shown) + more
+
+
+def design_lines(design: dict | None, estimator: str) -> list[str]:
+    """What the question selection did, in words (empty for a complete design)."""
+    if not design or (design["complete"] and design["mode"] != "common"):
+        return []
+    total, kept = design["total"], design["kept"]
+    if design["mode"] == "common":
+        if kept == total:
+            return []
+        return [
+            f"  --questions common: ranked on the {kept} of {total} questions every model "
+            "answered;",
+            "  " + _tally(design["dropped"], "answered questions dropped per model"),
+        ]
+    covered = design["covered"].values()
+    if estimator == "crossed":
+        return [
+            f"  incomplete design: the models answered {min(covered)} to {max(covered)} of "
+            f"{total} questions; the crossed model scores every model on all {total} "
+            "(shared question difficulties put them on one scale)."
+        ]
+    return [
+        f"  --questions all: each model is scored on the questions it answered ({min(covered)} "
+        f"to {max(covered)} of {total}); WARNING: the scores are not on the same question set "
+        "and rank models on different questions. One scale: --estimator crossed; shared "
+        "questions: --questions common.",
+    ]
+
+
+def graded_lines(graded: dict | None) -> list[str]:
+    """How graded scores were treated."""
+    if not graded:
+        return []
+    if graded["treatment"] == "levels":
+        return [
+            f"  graded scores ({graded['distinct']} distinct values) rounded to "
+            f"{graded['levels']} levels (largest shift {graded['max_shift']:.3g})"
+        ]
+    return [
+        f"  graded scores ({graded['distinct']} distinct values) counted fractionally: s "
+        "correct and 1 - s wrong (quasi-likelihood; intervals conservative)"
+    ]
+
+
+def _estimator_line(board, args: argparse.Namespace) -> str:
+    attrs = board.table.attrs
+    if board.estimator == "crossed":
+        conv = "converged" if attrs.get("converged") else "NOT converged"
+        return (
+            f"crossed model ({attrs.get('likelihood', 'binomial')} likelihood) by NUTS "
+            f"({attrs.get('sampler', '')}): max r-hat {attrs.get('max_rhat', float('nan')):.3f}, "
+            f"min ESS {attrs.get('min_ess_bulk', float('nan')):.0f}, "
+            f"{attrs.get('divergences', 0)} divergences: {conv}"
+        )
+    return f"{args.interval or 'normal'} intervals; prior: {attrs['prior']}"
+
+
+def records_json(board, scored, args: argparse.Namespace, name: str, questions: str) -> dict:
+    """The ``--json`` document of ``rank``."""
+    attrs = board.table.attrs
+    out = {
+        "file": name,
+        "files": list(args.file),
+        "log": scored.log,
+        "schema": scored.schema,
+        "estimator": board.estimator,
+        "question_mode": questions,
+        "design": scored.design,
+        "graded": scored.graded,
+        "models": board.models,
+        "confidence": args.confidence,
+        "z_threshold": attrs.get("z_threshold"),
+        "questions": board.questions,
+        "max_trials": board.max_trials,
+        "missing_trials": board.missing_trials,
+        "plot": args.plot,
+    }
+    if board.estimator == "crossed":
+        keys = ("likelihood", "sampler", "max_rhat", "min_ess_bulk", "divergences", "converged")
+        out["fit"] = {k: attrs[k] for k in keys if k in attrs}
+    else:
+        out.update(interval=args.interval or "normal", prior=attrs["prior"])
+        out["pool"] = args.pool or "model"
+    return out
+
+
+def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
+    """The header lines, the table and its legend."""
+    log, pct = scored.log, f"{100 * args.confidence:g}%"
+    say(
+        f"{name} ({log['format']}): {log['models']} models, {board.questions} questions, up "
+        f"to {board.max_trials} trials; {log['scored']} scored attempts, {log['failed']} "
+        f"failed and {log['missing']} missing (masked); {pct} intervals; "
+        + _estimator_line(board, args)
+    )
+    say(
+        *(
+            f"  {key}: {log[key]}"
+            for key in ("scorer", "metric", "filter", "category_map")
+            if key in log
+        )
+    )
+    if scored.schema is not None:
+        say(*_schema_lines(scored.schema))
+    say(*graded_lines(scored.graded), *design_lines(scored.design, board.estimator))
+    first = board.models[0] if board.models else {}
+    show_questions = "questions" in first and (
+        board.estimator == "crossed" or not (scored.design or {}).get("complete", True)
+    )
+    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank", "rank w/ CI"]
+    columns.append(uncertain("rank range"))
+    if "rank_draws" in first:
+        columns.append(uncertain(f"rank {pct}"))
+    if show_questions:
+        columns.append("questions")
+    if "prior_alpha" in first:
+        columns.append(uncertain("prior a"))
+
+    def row(r: dict) -> list:
+        cells = [r["model"], fmt(r["mu"]), fmt(r["sigma"]), interval(r["lo"], r["hi"])]
+        cells += [r["rank"], r["rank_ci"], "{}-{}".format(*r["rank_interval"])]
+        if "rank_draws" in r:
+            cells.append("{}-{}".format(*r["rank_draws"]))
+        if show_questions:
+            cells.append(r["questions"])
+        if "prior_alpha" in r:
+            cells.append(_prior_cell(r["prior_alpha"]))
+        return cells
+
+    table(columns, (row(r) for r in board.models))
+    if board.estimator == "crossed":
+        say(
+            f"rank w/ CI: consecutive models tie when P(better) < {args.confidence:g}; rank "
+            f"range: from all pairwise decisions (no chaining); rank {pct}: credible interval "
+            "of the rank over the posterior draws."
+        )
+    else:
+        say(
+            f"rank w/ CI: consecutive models tie when z < {board.table.attrs['z_threshold']:.3f}"
+            " (Hariri et al., §2.7.1); rank range: from all pairwise decisions (no chaining)."
+        )
+    if args.plot:
+        say(f"forest plot written to {args.plot}")
