@@ -22,6 +22,7 @@ from bayes_eval.cli import (
     datasets,
     demo,
     judges,
+    pairs,
     plan,
     priors,
     rank,
@@ -35,6 +36,7 @@ __all__ = ["main", "run"]
 #: The commands in the order ``bayes-eval --help`` lists them.
 COMMANDS = (
     rank,
+    pairs,
     schemas,
     plan,
     crosscheck,

@@ -18,7 +18,17 @@ from bayes_eval.cli._output import summary
 from bayes_eval.validation.registry import STUDIES
 
 CLI = Path(__file__).resolve().parents[2] / "bayes_eval" / "cli"
-NAMES = ["rank", "schemas", "plan", "crosscheck", "compare", "priors", "validate", "adaptive"]
+NAMES = [
+    "rank",
+    "pairs",
+    "schemas",
+    "plan",
+    "crosscheck",
+    "compare",
+    "priors",
+    "validate",
+    "adaptive",
+]
 NAMES += ["judges", "datasets", "demo"]
 
 

@@ -24,6 +24,11 @@ AUDITED = {
         | {"--fractional"}
         | NUTS,
     ),
+    "pairs": (
+        ["file"],
+        {"--format", "--weights", "--json", "--plot", "--prior-kind", "--questions"}
+        | {"--score-levels", "--fractional", "--model", "--metric", "--scorer"},
+    ),
     "schemas": (["file"], {"--format", "--json", "--plot", "--only", "--confidence"}),
     "plan": (
         ["file", "model_a", "model_b"],

@@ -1,0 +1,56 @@
+"""Heat maps of ``P(row better than column)``: independent and paired side by side
+(:func:`bayes_eval.paired.compare_pairs`, ``bayes-eval pairs --plot``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bayes_eval.plotting.figure import pyplot, save_png
+
+__all__ = ["pairs_plot"]
+
+
+def pairs_plot(
+    models: Sequence[str],
+    matrices: dict[str, ArrayLike],
+    path: str | Path,
+    *,
+    title: str | None = None,
+) -> Path:
+    """One heat map per matrix (e.g. ``{"independent": ..., "paired": ...}``), rows and
+    columns in the order of ``models``, shared colour scale 0..1 (diverging around 1/2);
+    cells are annotated when there are at most 20 models. Returns the path written."""
+    plt = pyplot()
+    n = len(models)
+    size = min(max(3.0, 0.32 * n + 1.5), 16.0)
+    longest = max((len(str(m)) for m in models), default=1)
+    margin = min(0.09 * longest, 4.0)  # room for the labels, in inches
+    fig, axes = plt.subplots(
+        1,
+        len(matrices),
+        figsize=(size * len(matrices) + margin + 1.5, size + margin),
+        layout="constrained",
+    )
+    axes = np.atleast_1d(axes)
+    image = None
+    for k, (ax, (name, values)) in enumerate(zip(axes, matrices.items(), strict=True)):
+        m = np.asarray(values, dtype=float)
+        image = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu_r", vmin=0.0, vmax=1.0)
+        ax.set_title(f"P(row better than column): {name}")
+        ticks = np.arange(n)
+        fontsize = max(4, min(9, int(200 / max(n, 1))))
+        ax.set_xticks(ticks, labels=list(models), rotation=90, fontsize=fontsize)
+        ax.set_yticks(ticks, labels=list(models) if k == 0 else [], fontsize=fontsize)
+        if n <= 20:
+            for i in range(n):
+                for j in range(n):
+                    if np.isfinite(m[i, j]):
+                        ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(image, ax=list(axes), shrink=0.6)
+    if title:
+        fig.suptitle(title)
+    return save_png(fig, path)

@@ -1,0 +1,109 @@
+"""``rank`` and ``pairs`` on leaderboards as they are: incomplete designs, graded scores,
+trial-less exports with repeated pairs, paired comparisons."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bayes_eval.cli import main
+from bayes_eval.leaderboard_sim import simulate_leaderboard
+
+
+@pytest.fixture(scope="module")
+def incomplete(tmp_path_factory):
+    board = simulate_leaderboard(
+        6, 60, question_sets=(40, 60), subset_models=1, subset_size=20, seed=3
+    )
+    path = tmp_path_factory.mktemp("lb") / "incomplete.csv"
+    board.to_frame().to_csv(path, index=False)
+    return board, path
+
+
+def _json(capsys, argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _error(capsys, argv) -> str:
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bayes-eval: error: ")
+    return lines[0]
+
+
+def test_rank_refuses_an_incomplete_design_naming_the_option(incomplete, capsys):
+    _, path = incomplete
+    line = _error(capsys, ["rank", str(path)])
+    assert "--questions common" in line and "--questions all" in line
+
+
+def test_rank_common_ranks_the_shared_questions(incomplete, capsys):
+    board, path = incomplete
+    out = _json(capsys, ["rank", str(path), "--questions", "common"])
+    shared = int(board.answered.all(axis=0).sum())
+    assert out["questions"] == shared and out["question_mode"] == "common"
+    design = out["design"]
+    assert design["kept"] == shared and design["total"] == 60
+    assert design["dropped"] == {
+        m: int(board.answered[i].sum()) - shared for i, m in enumerate(board.models)
+    }
+    assert main(["rank", str(path), "--questions", "common"]) == 0
+    text = capsys.readouterr().out
+    assert f"ranked on the {shared} of 60 questions every model answered" in text
+
+
+def test_rank_all_scores_each_model_on_its_own_questions_and_warns(incomplete, capsys):
+    board, path = incomplete
+    out = _json(capsys, ["rank", str(path), "--questions", "all", "--prior-kind", "uniform"])
+    per_model = {r["model"]: r["questions"] for r in out["models"]}
+    assert per_model == {m: int(board.answered[i].sum()) for i, m in enumerate(board.models)}
+    # the closed form on each model's answered questions (an independent computation)
+    from bayes_eval import bayes
+
+    for r in out["models"]:
+        i = board.models.index(r["model"])
+        own = board.scores[i, board.answered[i]]
+        assert r["mu"] == pytest.approx(bayes(own, mask=np.isnan(own))[0], rel=1e-12)
+    assert main(["rank", str(path), "--questions", "all"]) == 0
+    text = capsys.readouterr().out
+    assert "WARNING: the scores are not on the same question set" in text
+    assert "questions" in text.splitlines()[2]  # the column
+
+
+def test_pairs_json_matrices_and_the_beta_formula(capsys):
+    out = _json(capsys, ["pairs", "dataset:matharena_aime25_i", "--prior-kind", "uniform"])
+    names, ind, par = out["models"], out["independent"], out["paired"]
+    assert len(names) == 16 and all(ind[i][i] is None and par[i][i] is None for i in range(16))
+    assert par[0][1] + par[1][0] == pytest.approx(1.0)
+    assert out["method"] == {"independent": "exact", "paired": "exact"}
+    # four trials per question: the per-question score differences take 9 values; two models
+    # solving every question alike would give 1/2
+
+
+def test_pairs_single_trial_is_the_beta_formula(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    x = (rng.random((3, 30)) < [[0.7], [0.5], [0.4]]).astype(int)
+    rows = ["model,question,trial,score"] + [
+        f"m{i},q{j},0,{x[i, j]}" for i in range(3) for j in range(30)
+    ]
+    path = tmp_path / "single.csv"
+    path.write_text("\n".join(rows) + "\n")
+    out = _json(capsys, ["pairs", str(path), "--prior-kind", "uniform"])
+    a, b = (out["models"].index(m) for m in ("m0", "m1"))
+    n_a = int(np.sum(x[0] * (1 - x[1])))
+    n_b = int(np.sum((1 - x[0]) * x[1]))
+    assert out["paired"][a][b] == pytest.approx(stats.beta(1 + n_a, 1 + n_b).sf(0.5), abs=1e-12)
+    assert main(["pairs", str(path), "--plot", str(tmp_path / "p.png")]) == 0
+    assert (tmp_path / "p.png").stat().st_size > 10_000
+    assert "P paired" in capsys.readouterr().out
+
+
+def test_pairs_refuses_an_incomplete_design_by_default(incomplete, capsys):
+    _, path = incomplete
+    assert "--questions common" in _error(capsys, ["pairs", str(path)])
+    out = _json(capsys, ["pairs", str(path), "--questions", "all", "--prior-kind", "jeffreys"])
+    assert out["shared"][0][0] == out["design"]["answered"][out["models"][0]]

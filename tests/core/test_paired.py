@@ -1,0 +1,172 @@
+"""Paired comparisons against independent computations: the Beta formula written out, Monte
+Carlo of the joint Dirichlet (binary, N trials, graded scores), Monte Carlo of independent
+posteriors, and the symmetry P(A > B) + P(B > A) = 1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bayes_eval.paired import compare_pairs, paired_probability, question_scores
+
+MC = 400_000
+#: 4 Monte Carlo standard errors of a probability estimated from MC draws (worst case p=1/2)
+TOL = 4 * 0.5 / np.sqrt(MC)
+
+
+def _binary(seed=1, models=4, questions=40):
+    rng = np.random.default_rng(seed)
+    p = rng.beta(0.7, 0.7, questions)
+    shift = np.linspace(-0.1, 0.1, models)[:, None, None]
+    return (rng.random((models, questions, 1)) < np.clip(p[None, :, None] + shift, 0, 1)).astype(
+        float
+    )
+
+
+def test_binary_single_trial_is_the_beta_formula():
+    R = _binary()
+    pc = compare_pairs(R, prior="uniform")
+    x = R[..., 0]
+    for i in range(4):
+        for j in range(4):
+            if i != j:
+                n_a = np.sum(x[i] * (1 - x[j]))
+                n_b = np.sum((1 - x[i]) * x[j])
+                want = stats.beta(1 + n_a, 1 + n_b).sf(0.5)
+                assert pc.paired[i, j] == pytest.approx(want, abs=1e-12)
+    assert pc.method == {"independent": "exact", "paired": "exact"}
+    assert np.isnan(np.diag(pc.paired)).all() and np.isnan(np.diag(pc.independent)).all()
+
+
+def test_paired_agrees_with_monte_carlo_of_the_joint_dirichlet():
+    R = _binary(seed=5)
+    rng = np.random.default_rng(0)
+    pc = compare_pairs(R, prior="uniform")
+    a, b = R[0, :, 0], R[2, :, 0]
+    n = [np.sum(a * b), np.sum(a * (1 - b)), np.sum((1 - a) * b), np.sum((1 - a) * (1 - b))]
+    g = rng.dirichlet(1 + np.array(n), MC)
+    assert pc.paired[0, 2] == pytest.approx(np.mean(g[:, 1] > g[:, 2]), abs=TOL)
+
+
+def test_independent_binary_agrees_with_monte_carlo_of_two_betas():
+    R = _binary(seed=6)
+    rng = np.random.default_rng(1)
+    pc = compare_pairs(R, prior="uniform")
+    k = R[..., 0].sum(axis=1)
+    draws = rng.beta(1 + k, 1 + 40 - k, size=(MC, 4))
+    for i, j in [(0, 1), (1, 3), (3, 0)]:
+        assert pc.independent[i, j] == pytest.approx(np.mean(draws[:, i] > draws[:, j]), abs=TOL)
+
+
+def _bootstrap_mc(values, rng, prior_corners):
+    """P(sum v pi_v > 0) for pi ~ Dir(1 per question + corner masses), by drawing."""
+    vals = np.concatenate([values, list(prior_corners)])
+    g = rng.standard_gamma(np.ones(vals.size), size=(MC // 4, vals.size))
+    return np.mean(g @ vals > 0)
+
+
+@pytest.mark.parametrize("kind", ["trials", "graded"])
+def test_n_trials_and_graded_agree_with_monte_carlo(kind):
+    rng = np.random.default_rng(2)
+    p = rng.beta(0.8, 0.8, 25)
+    if kind == "trials":
+        R = rng.random((3, 25, 4)) < np.clip(p[None, :, None] + [[[0]], [[0.1]], [[-0.05]]], 0, 1)
+        R, frac = R.astype(float), False
+    else:
+        a, b = 2 * p[None, :, None] + 0.1, 2 * (1 - p[None, :, None]) + 0.1
+        R, frac = np.round(rng.beta(a, b, size=(3, 25, 1)), 2), True
+    pc = compare_pairs(R, prior="uniform", fractional=frac)
+    s = question_scores(R, fractional=frac)
+    d = s[1] - s[0]
+    assert pc.paired[1, 0] == pytest.approx(_bootstrap_mc(d, rng, (1.0, -1.0)), abs=2 * TOL)
+    assert pc.paired[1, 0] + pc.paired[0, 1] == pytest.approx(1.0, abs=1e-9)
+    # independent: each model's Dirichlet over its own scores plus corners 0 and 1
+    th = []
+    for i in (0, 1):
+        v = np.concatenate([s[i], [0.0, 1.0]])
+        th.append(rng.dirichlet(np.ones(v.size), MC // 4) @ v)
+    assert pc.independent[1, 0] == pytest.approx(np.mean(th[1] > th[0]), abs=2 * TOL)
+
+
+def test_paired_is_sharper_than_independent_when_questions_drive_the_scores():
+    """Two models with nearly the same per-question success: the paired comparison sees the
+    small, consistent difference; the independent one drowns it in question variance."""
+    rng = np.random.default_rng(8)
+    p = rng.beta(0.5, 0.5, 300)
+    R = np.stack([(rng.random((300, 1)) < np.clip(p + dp, 0, 1)[:, None]) for dp in (0.04, 0.0)])
+    pc = compare_pairs(R.astype(float), prior="uniform")
+    assert pc.paired[0, 1] > pc.independent[0, 1] > 0.5
+
+
+def test_normal_approximation_beyond_exact_levels_is_close():
+    rng = np.random.default_rng(3)
+    R = np.round(rng.random((2, 120, 1)), 3)
+    exact = compare_pairs(R, fractional=True, prior="uniform")
+    approx = compare_pairs(R, fractional=True, prior="uniform", exact_levels=4)
+    assert exact.method == {"independent": "exact", "paired": "exact"}
+    assert approx.method == {"independent": "normal", "paired": "normal"}
+    np.testing.assert_allclose(approx.paired, exact.paired, atol=0.01)
+    np.testing.assert_allclose(approx.independent, exact.independent, atol=0.01)
+
+
+@pytest.mark.parametrize("prior", ["jeffreys", "empirical", "empirical-plugin", 2.0])
+def test_priors_keep_the_matrices_complementary(prior):
+    R = _binary(seed=9, models=5)
+    pc = compare_pairs(R, prior=prior)
+    off = ~np.eye(5, dtype=bool)
+    np.testing.assert_allclose((pc.paired + pc.paired.T)[off], 1.0, atol=1e-9)
+    np.testing.assert_allclose((pc.independent + pc.independent.T)[off], 1.0, atol=1e-6)
+    if prior == 2.0:  # a fixed Dirichlet(2, 2, 2, 2): Beta(2 + n_A, 2 + n_B)
+        x = R[..., 0]
+        n_a, n_b = np.sum(x[0] * (1 - x[1])), np.sum((1 - x[0]) * x[1])
+        assert pc.paired[0, 1] == pytest.approx(stats.beta(2 + n_a, 2 + n_b).sf(0.5), abs=1e-12)
+    if isinstance(prior, str) and prior.startswith("empirical"):
+        assert "benchmark-pooled" in pc.prior
+
+
+def test_incomplete_design_uses_the_shared_questions():
+    R = _binary(seed=4)
+    R[0, :10] = np.nan  # model 0 did not answer the first 10 questions
+    pc = compare_pairs(R, prior="uniform")
+    assert pc.shared[0, 1] == 30 and pc.shared[1, 2] == 40
+    x = R[..., 0]
+    keep = ~np.isnan(x[0])
+    n_a = np.sum(x[0, keep] * (1 - x[1, keep]))
+    n_b = np.sum((1 - x[0, keep]) * x[1, keep])
+    assert pc.paired[0, 1] == pytest.approx(stats.beta(1 + n_a, 1 + n_b).sf(0.5), abs=1e-12)
+
+
+def test_paired_probability_example_and_errors():
+    assert paired_probability([1] * 7 + [0] * 2, [0] * 7 + [1] * 2) == pytest.approx(
+        stats.beta(8, 3).sf(0.5)
+    )
+    with pytest.raises(ValueError, match="scores in"):
+        paired_probability([0.5, 2.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match="at least two models"):
+        compare_pairs(np.zeros((1, 3, 1)))
+    R = _binary()
+    R[2] = np.nan
+    with pytest.raises(ValueError, match="answered no question"):
+        compare_pairs(R)
+
+
+def test_rubric_scores_are_scaled_to_the_unit_interval():
+    R = np.array([[[0, 2], [1, 1]], [[2, 2], [0, 0]]], dtype=float)
+    s = question_scores(R, [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(s, [[0.5, 0.5], [1.0, 0.0]])
+    assert question_scores(R, [10.0, 15.0, 20.0]).tolist() == s.tolist()
+
+
+@pytest.mark.parametrize("m", [3, 30, 200])
+def test_interpolated_model_cdf_is_close_to_the_exact_one(m):
+    from bayes_eval.exact_imhof import dirichlet_functional_cdf
+    from bayes_eval.paired import _cdf_grid, _model_law
+
+    rng = np.random.default_rng(m)
+    for n in (2, 4, 10):
+        s = rng.binomial(n, rng.beta(0.5, 0.5, m)) / n
+        levels, masses = _model_law(s, np.array([[1.0, 1.0], [0.5, 0.5], [0.2, 3.0]]))
+        for nu in masses:
+            grid, cdf = _cdf_grid(levels, nu)
+            assert np.abs(cdf - dirichlet_functional_cdf(grid, nu, levels)).max() < 2e-4
