@@ -67,6 +67,7 @@ __all__ = [
     "bayes_ci",
     "dirichlet_posterior",
     "posterior",
+    "posterior_ci",
 ]
 
 Interval = Literal["normal", "exact"]
@@ -391,8 +392,8 @@ def bayes_ci(
     is the calibrated choice.
     """
     confidence = check_confidence(confidence)
-    support = isinstance(bounds, str) and bounds == "support"
-    bounds = None if support else check_bounds(bounds)
+    if not (isinstance(bounds, str) and bounds == "support"):
+        check_bounds(bounds)
     if interval not in ("normal", "exact"):
         raise ValueError(f"interval is {shown(interval)}; expected 'normal' or 'exact'.")
     post = posterior(
@@ -407,6 +408,23 @@ def bayes_ci(
         fractional=fractional,
         answered_only=answered_only,
     )
+    return posterior_ci(post, confidence=confidence, bounds=bounds, interval=interval)
+
+
+def posterior_ci(
+    post: DirichletPosterior | MixturePosterior,
+    *,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] | Literal["support"] | None = None,
+    interval: Interval = "normal",
+) -> BayesCIResult:
+    """:func:`bayes_ci` of a posterior already built by :func:`posterior` (so that a caller
+    needing both the interval and the prior fits the prior once)."""
+    confidence = check_confidence(confidence)
+    support = isinstance(bounds, str) and bounds == "support"
+    bounds = None if support else check_bounds(bounds)
+    if interval not in ("normal", "exact"):
+        raise ValueError(f"interval is {shown(interval)}; expected 'normal' or 'exact'.")
     if support:
         bounds = (float(post.w.min()), float(post.w.max()))
     mu, sigma = post.moments()

@@ -107,6 +107,11 @@ def prior_table(
         fractional=fractional,
         answered_only=answered_only,
     )
+    return _prior_dataset(R, post, prior, pool)
+
+
+def _prior_dataset(R: xr.DataArray, post, prior: PriorSpec, pool: Pool) -> xr.Dataset:
+    """The variables of :func:`prior_table` from a built posterior."""
     if isinstance(post, _bayes.MixturePosterior):
         fitted = post.prior
     else:  # a fixed prior (or a learned one that came out as a single node)
@@ -302,32 +307,24 @@ def rank_table(
         raise ValueError("rank_table needs several models: R must have a 'model' dim.")
     if alpha0 is not None:
         prior = "uniform" if prior == "empirical" else prior
-    ds = bayes_ci(
-        R,
+    R, values, mask = _unpack(R, skipna)
+    r0, r0_mask = _aligned_prior(R0, R)
+    spec = alpha0 if alpha0 is not None else prior
+    post = _bayes.posterior(
+        values,
         w,
-        R0,
-        confidence=confidence,
-        bounds="support",
-        interval=interval,
-        prior=prior,
+        r0,
+        prior=spec,
         pool=pool,
-        alpha0=alpha0,
-        skipna=skipna,
+        mask=mask,
+        R0_mask=r0_mask,
         fractional=fractional,
         answered_only=answered_only,
     )
-    ds = ds.merge(
-        prior_table(
-            R,
-            w,
-            R0,
-            prior=alpha0 if alpha0 is not None else prior,
-            pool=pool,
-            skipna=skipna,
-            fractional=fractional,
-            answered_only=answered_only,
-        )
-    )
+    out = _bayes.posterior_ci(post, confidence=confidence, bounds="support", interval=interval)
+    attrs = {"estimator": "Bayes@N", "confidence": confidence, "interval": interval}
+    ds = _dataset(R, ("mu", "sigma", "lo", "hi"), out, attrs)
+    ds = ds.merge(_prior_dataset(R, post, spec, pool))
     seen = ~np.isnan(R.transpose("model", "question", "trial").values.astype(float))
     ds["questions"] = ("model", seen.any(axis=-1).sum(axis=-1))
     ds.attrs["prior"] = str(ds["prior"].values[0]) if ds.sizes["model"] else ""

@@ -161,12 +161,31 @@ def test_rubric_scores_are_scaled_to_the_unit_interval():
 @pytest.mark.parametrize("m", [3, 30, 200])
 def test_interpolated_model_cdf_is_close_to_the_exact_one(m):
     from bayes_eval.exact_imhof import dirichlet_functional_cdf
-    from bayes_eval.paired import _cdf_grid, _model_law
+    from bayes_eval.paired import _model_cdfs
 
     rng = np.random.default_rng(m)
+    corners = np.array([[1.0, 1.0], [0.5, 0.5], [0.2, 3.0]])
     for n in (2, 4, 10):
         s = rng.binomial(n, rng.beta(0.5, 0.5, m)) / n
-        levels, masses = _model_law(s, np.array([[1.0, 1.0], [0.5, 0.5], [0.2, 3.0]]))
-        for nu in masses:
-            grid, cdf = _cdf_grid(levels, nu)
-            assert np.abs(cdf - dirichlet_functional_cdf(grid, nu, levels)).max() < 2e-4
+        grid, cdfs = _model_cdfs(s, corners)
+        levels, counts = np.unique(s, return_counts=True)
+        for (right, wrong), cdf in zip(corners, cdfs, strict=True):
+            v = np.concatenate([levels, [1.0, 0.0]])
+            nu = np.concatenate([counts, [right, wrong]])
+            assert np.abs(cdf - dirichlet_functional_cdf(grid, nu, v)).max() < 2e-4
+
+
+def test_node_vectorised_imhof_equals_the_one_node_inversion():
+    from bayes_eval.exact_imhof import dirichlet_functional_cdf
+    from bayes_eval.paired import _imhof_nodes
+
+    rng = np.random.default_rng(11)
+    levels = np.array([-0.75, -0.5, 0.25, 0.5])
+    base = rng.integers(1, 9, 4).astype(float)
+    corners = np.array([[1.0, 1.0], [0.4, 2.5]])
+    y = np.array([-0.3, 0.0, 0.2])
+    got = _imhof_nodes(y, levels, base, np.array([1.0, -1.0]), corners)
+    for j, (plus, minus) in enumerate(corners):
+        v = np.concatenate([levels, [1.0, -1.0]])
+        nu = np.concatenate([base, [plus, minus]])
+        np.testing.assert_allclose(got[j], dirichlet_functional_cdf(y, nu, v), atol=1e-12)
