@@ -5,23 +5,27 @@ with one row per attempt and the columns
 
 ``model, task, question, trial, score, status`` plus one column per per-attempt signal
 
-(``score`` is the integer category used for ranking, ``NaN`` when the attempt failed;
-``status`` is ``"ok"`` or ``"error"``; signals are numbers such as ``is_correct``,
-``token_ratio``, ``repeated_pattern`` or scorer values, see
-:data:`bayes_eval.rubrics.schema.SIGNALS`). :meth:`EvalLog.results` pivots it to a DataArray
-``R[model, question, trial]`` (``NaN`` = failed or missing trial, rank with
-``skipna=True``), :meth:`EvalLog.to_dataset` adds every signal alongside, and
+(``model``, ``task``, ``question`` are text labels held as categoricals; ``trial`` numbers
+the attempts of one (model, task, question), ``0, 1, ...`` in row order when the source has
+no trial column; ``score`` is an integer category ``0..C`` or a graded score in ``[0, 1]``
+(:attr:`EvalLog.graded`), ``NaN`` when the attempt failed; ``status`` is ``"ok"`` or
+``"error"``; signals are numbers such as ``is_correct``, ``token_ratio``,
+``repeated_pattern`` or scorer values, see :data:`bayes_eval.rubrics.schema.SIGNALS`).
+:meth:`EvalLog.results` pivots it to a DataArray ``R[model, question, trial]`` (``NaN`` =
+failed or missing trial, rank with ``skipna=True``; what to do with graded scores is decided
+downstream), :meth:`EvalLog.to_dataset` adds every signal alongside, and
 :meth:`EvalLog.categorize` applies a rubric schema.
 :func:`bayes_eval.logs.read_eval_log` reads one or several files of any supported format
 (auto-detected or named) and concatenates them.
 
 Failed attempts (an error recorded by the tool) and missing attempts (a trial one question
-has and another lacks) both become masked trials; :meth:`EvalLog.summary` counts them.
+has and another lacks, e.g. a (model, question) pair listed twice beside pairs listed once)
+both become masked trials; :meth:`EvalLog.summary` counts them. Labels are checked and
+pivoted as integer codes (:mod:`bayes_eval.logs.codes`), so 10^7 attempts take seconds.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -31,6 +35,17 @@ import pandas as pd
 import xarray as xr
 
 from bayes_eval.inputs import shown
+from bayes_eval.logs.codes import (
+    Grid,
+    build_grid,
+    cumcount,
+    group_codes,
+    label_codes,
+    positions,
+    status_ok,
+    table_grid,
+    text_codes,
+)
 
 __all__ = ["BASE_COLUMNS", "EvalLog", "check_all_answered", "make_log"]
 
@@ -62,42 +77,39 @@ class EvalLog:
 
     # ------------------------------------------------------------------ pivots
     @cached_property
-    def _grid(self):
-        """Sorted table, model/question/trial positions, coords, shape (computed once)."""
-        df = self.table
-        multi_task = df["task"].nunique() > 1
-        qkey = (
-            (df["task"].astype(str) + "/" + df["question"].astype(str))
-            if multi_task
-            else (df["question"].astype(str))
-        )
-        df = df.assign(_q=qkey.to_numpy())
-        df = df.sort_values(["model", "_q", "trial"], kind="stable")
-        pos = df.groupby(["model", "_q"], sort=False).cumcount().to_numpy()
-        models = pd.unique(df["model"].astype(str))
-        questions = np.array(sorted(pd.unique(df["_q"]), key=_natural_key), dtype=object)
-        mi = pd.Index(models).get_indexer(df["model"].astype(str))
-        qi = pd.Index(questions).get_indexer(df["_q"])
-        n_trials = int(pos.max()) + 1
-        task_of_q = df.drop_duplicates("_q").set_index("_q")["task"].reindex(questions)
-        coords = {
-            "model": np.asarray(models, dtype=str),
-            "question": np.asarray(questions, dtype=str),
-            "trial": np.arange(n_trials),
-            "task": ("question", task_of_q.astype(str).to_numpy()),
-        }
-        return df, mi, qi, pos, coords, (len(models), len(questions), n_trials)
+    def _grid(self) -> Grid:
+        """Where each row goes in ``(model, question, trial)`` (computed once)."""
+        return table_grid(self.table)
 
     def _pivot(self, column: str) -> xr.DataArray:
-        df, mi, qi, pos, coords, shape = self._grid
+        index, ok, _, coords, shape = self._grid
         values = np.full(shape, np.nan)
-        vals = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float)
-        ok = df["status"].to_numpy() == "ok"
-        values[mi[ok], qi[ok], pos[ok]] = vals[ok]
+        vals = numbers(self.table[column]).to_numpy(dtype=float)
+        if ok.all():
+            values.reshape(-1)[index] = vals
+        else:
+            values.reshape(-1)[index[ok]] = vals[ok]
         return xr.DataArray(values, dims=("model", "question", "trial"), coords=coords, name=column)
 
+    @property
+    def graded(self) -> bool:
+        """Whether some scored attempt has a non-integer (graded) score; then every score
+        lies in ``[0, 1]``."""
+        return self._graded
+
+    @cached_property
+    def _graded(self) -> bool:
+        v = self._scored()
+        return bool((v != np.round(v)).any())
+
+    def _scored(self) -> np.ndarray:
+        """The scores of the attempts that ran (finite floats)."""
+        v = numbers(self.table["score"]).to_numpy(dtype=float)
+        return v[status_ok(self.table["status"]) & np.isfinite(v)]
+
     def results(self, *, require_all_questions: bool = True) -> xr.DataArray:
-        """``R[model, question, trial]``: integer categories as floats, NaN = failed/missing.
+        """``R[model, question, trial]``: the scores as floats (integer categories, or graded
+        scores in ``[0, 1]`` as they are when :attr:`graded`), NaN = failed/missing.
 
         With ``require_all_questions`` every model must have a scored attempt on every
         question (otherwise models are not ranked on one scale); the error names a pair.
@@ -144,72 +156,52 @@ class EvalLog:
 
     def present(self) -> np.ndarray:
         """Boolean ``(model, question, trial)`` mask of the attempts that ran and were scored."""
-        df, mi, qi, pos, _, shape = self._grid
+        index, ok, _, _, shape = self._grid
         out = np.zeros(shape, dtype=bool)
-        ok = df["status"].to_numpy() == "ok"
-        out[mi[ok], qi[ok], pos[ok]] = True
+        out.reshape(-1)[index[ok]] = True
         return out
 
     def summary(self) -> dict[str, object]:
-        """Counts of attempts: scored, failed (tool error), missing (absent from the log)."""
-        df, mi, _, _, coords, shape = self._grid
-        failed = df["status"].to_numpy() != "ok"
-        n_cells = int(np.prod(shape))
-        per_model = []
-        for m, name in enumerate(coords["model"]):
-            rows = mi == m
-            present = rows.sum()
-            per_model.append(
-                {
-                    "model": str(name),
-                    "attempts": int(present),
-                    "failed": int((failed & rows).sum()),
-                    "missing": int(shape[1] * shape[2] - present),
-                }
-            )
+        """Counts of attempts: scored, failed (tool error), missing (absent from the log);
+        whether the scores are graded (and then how many distinct values they take)."""
+        _, ok, mi, coords, shape = self._grid
+        n = len(ok)
+        attempts = np.bincount(mi, minlength=shape[0])
+        failed = np.bincount(mi[~ok], minlength=shape[0])
+        per_model = [
+            {
+                "model": str(name),
+                "attempts": int(attempts[m]),
+                "failed": int(failed[m]),
+                "missing": int(shape[1] * shape[2] - attempts[m]),
+            }
+            for m, name in enumerate(coords["model"])
+        ]
+        graded = self.graded
         return {
             "format": self.format,
             "sources": list(self.sources),
             "models": int(shape[0]),
-            "tasks": int(df["task"].nunique()),
+            "tasks": len(text_codes(self.table["task"])[1]),
             "questions": int(shape[1]),
             "max_trials": int(shape[2]),
-            "attempts": len(df),
-            "scored": int((~failed).sum()),
-            "failed": int(failed.sum()),
-            "missing": n_cells - len(df),
+            "attempts": n,
+            "scored": int(ok.sum()),
+            "failed": int(n - ok.sum()),
+            "missing": int(np.prod(shape)) - n,
+            "graded": graded,
+            **({"distinct_scores": len(pd.unique(self._scored()))} if graded else {}),
             "per_model": per_model,
             **{k: v for k, v in self.meta.items() if isinstance(v, (str, int, float, list))},
         }
-
-
-def _labels(col: pd.Series, name: str, src: str, locate: Callable[[int], str]) -> pd.Series:
-    """Labels as text: a missing one is refused; leading or trailing spaces are stripped with
-    a warning (``"a "`` and ``"a"`` would otherwise be two models that print alike)."""
-    missing = col.isna().to_numpy()
-    if missing.any():
-        i = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"{locate(i)} has no {name}; expected a label.")
-    text = col.astype(str)
-    stripped = text.str.strip()
-    changed = (stripped != text).to_numpy()
-    if changed.any():
-        warnings.warn(
-            f"{src}: {int(changed.sum())} {name} label(s) had leading or trailing spaces "
-            f"(e.g. {shown(text[changed].iloc[0])}); they were stripped.",
-            UserWarning,
-            stacklevel=3,
-        )
-    if name != "task" and (stripped == "").any():
-        i = int(np.flatnonzero((stripped == "").to_numpy())[0])
-        raise ValueError(f"{locate(i)} has an empty {name}; expected a label.")
-    return stripped
 
 
 def numbers(col: pd.Series) -> pd.Series:
     """``col`` as floats, NaN where a value is not a number (lists, dicts, text, ...)."""
     if col.dtype == bool:
         return col.astype(float)
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iuf":
+        return col.astype(float)  # lazy (copy on write): no copy of a float column
     try:
         out = pd.to_numeric(col, errors="coerce")
     except (TypeError, ValueError):
@@ -241,12 +233,6 @@ def _number(value) -> float:
         return np.nan
 
 
-def _natural_key(text: object):
-    import re
-
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
-
-
 def check_all_answered(R: xr.DataArray, sources: Sequence[str]) -> None:
     """Raise if some model has no scored attempt on some question (naming the pair)."""
     empty = np.isnan(R.values).all(axis=-1)
@@ -266,11 +252,41 @@ def make_log(
     sources: Sequence[str],
     meta: Mapping[str, object] | None = None,
     locate: Callable[[int], str] | None = None,
+    copy: bool = True,
 ) -> EvalLog:
     """Validate an importer's table and wrap it (importers call this; users rarely need to).
 
-    ``locate(i)`` names row ``i`` in messages, e.g. ``"t.csv: line 3"``; by default
-    ``"<sources>: record <i + 1>"`` (1-based).
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One row per attempt: ``model``, ``question`` (required), ``task``, ``trial``,
+        ``score``, ``status`` (optional) and numeric signal columns. Without ``trial`` every
+        row is one attempt, numbered ``0, 1, ...`` in row order within its (model, task,
+        question). A score is an integer category ``>= 0`` or a graded score in ``[0, 1]``.
+    fmt : str
+        The format's name.
+    sources : sequence of str
+        The files read.
+    meta : mapping, optional
+        Importer details kept in :attr:`EvalLog.meta`.
+    locate : callable, optional
+        ``locate(i)`` names row ``i`` in messages, e.g. ``"t.csv: line 3"``; by default
+        ``"<sources>: record <i + 1>"`` (1-based).
+    copy : bool
+        False when the caller hands ``rows`` over (numeric columns may then be shared with
+        the log's table instead of copied).
+
+    Returns
+    -------
+    EvalLog
+        Labels as sorted categoricals (text), ``trial`` as int64, ``score`` and signals as
+        floats.
+
+    Raises
+    ------
+    ValueError
+        A missing column, label, trial or score, a malformed value, a repeated attempt; the
+        message names the first row concerned.
     """
     src = ", ".join(sources)
     if locate is None:
@@ -280,84 +296,53 @@ def make_log(
 
     if len(rows) == 0:
         raise ValueError(f"{src}: no attempts found; expected at least one scored record.")
-    missing = [c for c in ("model", "question", "trial") if c not in rows.columns]
+    missing = [c for c in ("model", "question") if c not in rows.columns]
     if missing:
-        raise ValueError(f"{src}: missing column(s) {missing}.")
+        raise ValueError(
+            f"{src}: missing column(s) {missing}; expected model, question and either score "
+            "or signal columns."
+        )
     if not rows.columns.is_unique:
         dup = rows.columns[rows.columns.duplicated()][0]
         raise ValueError(f"{src}: the column {shown(dup)} appears twice; expected one of each.")
     df = rows.reset_index(drop=True)
-    if "task" not in df.columns:
-        df["task"] = ""
-    if "status" not in df.columns:
-        df["status"] = "ok"
-    if "score" not in df.columns:
-        df["score"] = np.nan
-    df["status"] = df["status"].fillna("ok").astype(str)
-    bad_status = ~df["status"].isin(["ok", "error"])
-    if bad_status.any():
-        i = int(np.flatnonzero(bad_status.to_numpy())[0])
-        raise ValueError(
-            f"{locate(i)} has status {shown(df['status'].iloc[i])}; expected 'ok' or 'error'."
-        )
+    n = len(df)
+    ok = _check_status(df["status"], locate) if "status" in df.columns else np.ones(n, bool)
+    codes, labels = {}, {}
     for c in ("model", "task", "question"):
-        df[c] = _labels(df[c], c, src, locate)
-    trial = numbers(df["trial"])
-    t = trial.to_numpy()
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(t) & (t >= 0) & (t < 2**53) & (t == np.round(t)))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raw = df["trial"].iloc[i]
-        what = "no trial" if _missing(raw) else f"trial {shown(raw)}"
-        raise ValueError(
-            f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}) has {what}; "
-            "expected an integer >= 0."
-        )
-    df["trial"] = trial.astype(np.int64)
-    df.loc[df["status"] != "ok", "score"] = np.nan
-    score = numbers(df["score"])
-    ok = (df["status"] == "ok").to_numpy()
-    has_score = score.notna().to_numpy()
-    if has_score.any():
-        v = score.to_numpy()
-        with np.errstate(invalid="ignore"):
-            bad = ok & has_score & ~((v >= 0) & (v < 2**31) & (v == np.round(v)))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
+        if c in df.columns:
+            codes[c], labels[c] = label_codes(df[c], c, src, locate, empty_ok=c == "task")
+        else:
+            codes[c], labels[c] = np.zeros(n, dtype=np.int8), np.array([""], dtype=object)
+
+    def pair(i: int) -> str:
+        return f"{labels['model'][codes['model'][i]]}, {labels['question'][codes['question'][i]]}"
+
+    g, n_groups = group_codes(*((codes[c], len(labels[c])) for c in ("model", "task", "question")))
+    if "trial" in df.columns:
+        trial = _trials(df["trial"], locate, pair)
+    else:
+        trial = cumcount(g, n_groups)
+    score, graded = _scores(df.get("score"), ok, trial, locate, pair)
+    if "trial" in df.columns:
+        pos, dup = positions(g, n_groups, trial)
+        if dup >= 0:
+            i, name = dup, {c: labels[c][codes[c][dup]] for c in codes}
             raise ValueError(
-                f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
-                f"{df['trial'].iloc[i]}) has score {shown(df['score'].iloc[i])}; expected an "
-                "integer category 0..C (non-integer values belong in a signal column and a "
-                "schema)."
+                f"{locate(i)} repeats model={shown(name['model'])}, task={shown(name['task'])}, "
+                f"question={shown(name['question'])}, trial={shown(int(trial[i]))}; expected "
+                "one record per attempt."
             )
-    no_score = ok & ~has_score & df["score"].notna().to_numpy()
-    if no_score.any():  # a value that is not a number (text, a list, ...)
-        i = int(np.flatnonzero(no_score)[0])
-        raise ValueError(
-            f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
-            f"{df['trial'].iloc[i]}) has score {shown(df['score'].iloc[i])}; expected an "
-            "integer category 0..C."
-        )
-    if has_score.any():
-        no_score = ok & ~has_score
-        if no_score.any():
-            i = int(np.flatnonzero(no_score)[0])
-            raise ValueError(
-                f"{locate(i)} ({df['model'].iloc[i]}, {df['question'].iloc[i]}, trial "
-                f"{df['trial'].iloc[i]}) has no score but status 'ok'; mark failed attempts "
-                "with status 'error'."
-            )
-    df["score"] = score
-    dup = df.duplicated(subset=["model", "task", "question", "trial"])
-    if dup.any():
-        i = int(np.flatnonzero(dup.to_numpy())[0])
-        r = df.iloc[i]
-        raise ValueError(
-            f"{locate(i)} repeats model={shown(r['model'])}, task={shown(r['task'])}, "
-            f"question={shown(r['question'])}, trial={shown(r['trial'])}; expected one record "
-            "per attempt."
-        )
+    else:
+        pos = trial
+    del g
+    table = {
+        c: pd.Categorical.from_codes(codes[c], categories=pd.Index(labels[c], dtype=str))
+        for c in ("model", "task", "question")
+    }
+    table["trial"] = trial
+    table["score"] = _own(score, df, "score", copy)
+    table["status"] = pd.Categorical.from_codes(ok.astype(np.int8), categories=["error", "ok"])
     signals = [c for c in df.columns if c not in BASE_COLUMNS]
     for s in signals:
         col = df[s]
@@ -370,8 +355,115 @@ def make_log(
                 f"column {shown(s)}; expected numbers (signals) or one of the columns "
                 f"{list(BASE_COLUMNS)}."
             )
-        df[s] = num
-    df = df.loc[:, [*BASE_COLUMNS, *signals]].reset_index(drop=True)
-    return EvalLog(
-        table=df, signals=tuple(signals), sources=tuple(sources), format=fmt, meta=dict(meta or {})
+        table[s] = _own(num.to_numpy(), df, s, copy)
+    log = EvalLog(
+        table=pd.DataFrame(table, copy=False),
+        signals=tuple(signals),
+        sources=tuple(sources),
+        format=fmt,
+        meta=dict(meta or {}),
     )
+    parts = [(codes[c], labels[c]) for c in ("model", "task", "question")]
+    log.__dict__["_grid"] = build_grid(*parts, trial, ok, pos)  # the cached properties, now
+    log.__dict__["_graded"] = graded
+    return log
+
+
+def _own(values: np.ndarray, df: pd.DataFrame, column: str, copy: bool) -> np.ndarray:
+    """``values``, copied if it may share memory with ``df[column]`` and ``copy`` is asked."""
+    if copy and column in df.columns and isinstance(df[column].dtype, np.dtype):
+        if np.may_share_memory(values, df[column].to_numpy()):
+            return values.copy()
+    return values
+
+
+def _check_status(col: pd.Series, locate: Callable[[int], str]) -> np.ndarray:
+    """``status == "ok"`` per row (a missing status is "ok"); anything but ok/error refused."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        text = pd.Series(col.cat.categories).astype(str).to_numpy(dtype=object)
+        codes = col.cat.codes.to_numpy()
+        text = np.append(text, "ok")  # code -1 (missing) -> "ok"
+        valid = np.isin(text, ["ok", "error"])[codes]
+        is_ok = (text == "ok")[codes]
+    else:
+        status = col.fillna("ok").astype(str)
+        valid = status.isin(["ok", "error"]).to_numpy()
+        is_ok = (status == "ok").to_numpy()
+    if not valid.all():
+        i = int(np.flatnonzero(~valid)[0])
+        raise ValueError(f"{locate(i)} has status {shown(col.iloc[i])}; expected 'ok' or 'error'.")
+    return is_ok
+
+
+def _trials(col: pd.Series, locate: Callable[[int], str], pair: Callable[[int], str]) -> np.ndarray:
+    """Trials as int64; anything but an integer ``0 <= t < 2**53`` is refused (first row)."""
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+        t = col.to_numpy()
+        bad = (t < 0) | (t >= 2**53)
+        out = t.astype(np.int64, copy=False)
+    else:
+        t = numbers(col).to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):
+            out = t.astype(np.int64)
+            bad = ~((t >= 0) & (t < 2**53))
+            bad |= out != t
+    if bad.any():
+        i = int(np.argmax(bad))
+        raw = col.iloc[i]
+        what = "no trial" if _missing(raw) else f"trial {shown(raw)}"
+        raise ValueError(f"{locate(i)} ({pair(i)}) has {what}; expected an integer >= 0.")
+    return out
+
+
+def _scores(
+    col: pd.Series | None,
+    ok: np.ndarray,
+    trial: np.ndarray,
+    locate: Callable[[int], str],
+    pair: Callable[[int], str],
+) -> tuple[np.ndarray, bool]:
+    """Scores as floats (NaN for failed attempts) and whether they are graded.
+
+    All integer categories ``>= 0``, or graded scores in ``[0, 1]`` (0 and 1 among them);
+    every 'ok' attempt has one, or none has.
+    """
+    if col is None:
+        return np.full(len(ok), np.nan), False
+    v = numbers(col).to_numpy(dtype=float)
+    if not ok.all():
+        v = np.where(ok, v, np.nan)
+    has = ~np.isnan(v)
+
+    def where(i: int) -> str:
+        return f"{locate(i)} ({pair(i)}, trial {trial[i]})"
+
+    expected = "expected an integer category 0..C or a graded score in [0, 1]."
+    with np.errstate(invalid="ignore"):
+        integer = v == np.round(v)
+        valid = (v >= 0) & ((integer & (v < 2**31)) | (v <= 1))
+    bad = has & ~valid
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{where(i)} has score {shown(col.iloc[i])}; {expected}")
+    if not has.all():
+        text = ok & ~has & col.notna().to_numpy()
+        if text.any():  # a value that is not a number (text, a list, ...)
+            i = int(np.flatnonzero(text)[0])
+            raise ValueError(f"{where(i)} has score {shown(col.iloc[i])}; {expected}")
+        if has.any() and (ok & ~has).any():
+            i = int(np.flatnonzero(ok & ~has)[0])
+            raise ValueError(
+                f"{where(i)} has no score but status 'ok'; mark failed attempts with status "
+                "'error'."
+            )
+    fractional = has & ~integer
+    if fractional.any():
+        big = has & (v > 1)
+        if big.any():
+            i, j = int(np.flatnonzero(big)[0]), int(np.flatnonzero(fractional)[0])
+            raise ValueError(
+                f"{where(i)} has score {shown(col.iloc[i])}, an integer category, but "
+                f"{where(j)} has the graded score {shown(col.iloc[j])}; expected integer "
+                "categories 0..C or graded scores in [0, 1], not both."
+            )
+    return v, bool(fractional.any())

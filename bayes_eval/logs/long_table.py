@@ -1,9 +1,19 @@
 """Long tables (CSV, Parquet) with per-attempt signals.
 
-Columns: ``model``, ``question``, ``trial`` (required); ``task``, ``score`` (integer
-category), ``status`` (``ok``/``error``) (optional); every other column is a numeric
-per-attempt signal (e.g. ``is_correct``, ``completion_bpt``) for rubric schemata. An empty
-``score`` with status ``error`` is a failed attempt.
+Columns: ``model``, ``question`` (required); ``task``, ``trial``, ``score`` (an integer
+category, or a graded score in ``[0, 1]``), ``status`` (``ok``/``error``) (optional); every
+other column is a numeric per-attempt signal (e.g. ``is_correct``, ``completion_bpt``) for
+rubric schemata; a table needs ``score`` or a signal column. An empty ``score`` with status
+``error`` is a failed attempt. Without a ``trial`` column every row is one attempt, numbered
+``0, 1, ...`` in row order within its (model, task, question): a public leaderboard export
+(model, question, score, some pairs listed twice) is read as it is.
+
+Labels stay text (``2.1`` and ``2.10``, ``NA``, ``null`` are labels, never numbers or
+missing). A CSV file is read by pyarrow with dictionary-encoded labels and numeric columns
+parsed in Arrow (:func:`_read_csv_fast`); anything it does not read cleanly (a malformed row,
+a non-numeric value, an empty label, a refused value) is read again by the row-by-row reader
+(:func:`_read_csv`), which names the file line in its message. Parquet labels are read
+dictionary-encoded.
 """
 
 from __future__ import annotations
@@ -14,6 +24,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bayes_eval.logs.eval_log import EvalLog, make_log, shown
@@ -22,6 +33,8 @@ __all__ = ["read_csv_log", "read_parquet_log"]
 
 
 LABELS = ("model", "task", "question", "status")
+#: Columns that are neither a score nor a signal.
+NOT_SCORES = ("model", "task", "question", "trial", "status")
 
 
 def _one_line(exc: BaseException) -> str:
@@ -148,34 +161,175 @@ def _csv_columns(p: Path, df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _read_csv_fast(p: Path) -> pd.DataFrame | None:
+    """The table of a well-formed CSV file read by pyarrow (labels as categoricals, every other
+    column as floats), or None when the row-by-row reader must read it (a ragged row, a
+    non-numeric or non-finite value, an empty model or question, an unusual header, ...)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:
+        return None
+    sep = _sep(p)
+    try:
+        with _open(p) as fh:
+            header = next(csv.reader(fh, delimiter=sep), [])
+    except Exception:  # the row-by-row reader names what is wrong
+        return None
+    names = set(header)
+    if not header or len(names) < len(header) or "" in names or header[0].startswith("\ufeff"):
+        return None
+    dictionary = pa.dictionary(pa.int32(), pa.string())
+    types = {c: dictionary if c in LABELS else pa.float64() for c in header}
+    try:
+        table = pacsv.read_csv(
+            p,
+            read_options=pacsv.ReadOptions(block_size=8 << 20),
+            parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types=types, null_values=[""], strings_can_be_null=False
+            ),
+        )
+    except Exception:  # pyarrow raises ArrowInvalid, OSError, ...
+        return None
+    if table.column_names != header or table.num_rows == 0:
+        return None
+    out = {}
+    release = getattr(pa.default_memory_pool(), "release_unused", lambda: None)
+    for c in header:
+        col = table.column(c)
+        table = table.drop_columns([c])
+        if c in LABELS:
+            out[c] = _categorical(col.unify_dictionaries(), c)
+            if out[c] is None:
+                return None
+        else:
+            out[c] = col.to_numpy()  # an empty cell is NaN
+            if np.isfinite(out[c]).sum() != len(col) - col.null_count:
+                return None  # nan or inf written out: the row-by-row reader decides
+            if c == "trial" and col.null_count == 0:
+                out[c] = _integers(out[c])
+        del col
+        release()  # Arrow's pool keeps freed memory otherwise
+    return pd.DataFrame(out, copy=False)
+
+
+def _integers(values: np.ndarray) -> np.ndarray:
+    """Whole numbers ``0 <= v < 2**53`` as int64 (as pandas parses a column of integers);
+    anything else as it is, for :func:`bayes_eval.logs.make_log` to refuse."""
+    if values.size and values.min() >= 0 and values.max() < 2**53:
+        whole = values.astype(np.int64)
+        if np.array_equal(whole, values):
+            return whole
+    return values
+
+
+def _categorical(col, name: str) -> pd.Categorical | None:
+    """A dictionary-encoded Arrow column as a categorical; None where the row-by-row reader
+    must decide (an empty model or question cell)."""
+    labels = np.asarray(col.chunk(0).dictionary.to_pylist() if col.num_chunks else [], object)
+    empty = np.array([not t.strip() for t in labels], dtype=bool)
+    if name in ("model", "question") and empty.any():
+        return None
+    kind = np.int8 if len(labels) < 2**7 else np.int16 if len(labels) < 2**15 else np.int32
+    codes = np.concatenate(
+        [c.indices.to_numpy(zero_copy_only=False) for c in col.chunks], dtype=kind
+    )
+    if name == "status" and empty.any():  # an empty status is "ok"
+        labels = np.where(empty, "ok", labels).astype(object)
+        labels, lut = np.unique(labels, return_inverse=True)
+        codes = lut.astype(kind)[codes]
+    dtype = pd.CategoricalDtype(pd.Index(labels, dtype=object))
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
 def _read(paths: Sequence[Path], fmt: str) -> EvalLog:
+    if fmt == "csv":  # the fast reader; on any doubt, the row-by-row one gives the message
+        frames = []
+        for p in paths:
+            frames.append(_read_csv_fast(p))
+            if frames[-1] is None or _missing_columns(frames[-1]):
+                break
+        else:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    log = _make(paths, frames, fmt)
+                except ValueError:
+                    log = None
+            if log is not None:
+                for w in caught:
+                    warnings.warn(w.message, w.category, stacklevel=3)
+                return log
+        del frames
     frames = []
     for p in paths:
         if fmt == "csv":
             df = _read_csv(p)
         else:
-            try:
-                df = pd.read_parquet(p)
-            except ImportError as exc:
-                raise ValueError(
-                    f"{p}: reading Parquet needs pyarrow (pip install pyarrow)."
-                ) from exc
-            except Exception as exc:  # pyarrow raises many error types
-                raise ValueError(f"{p}: could not be read as parquet ({_one_line(exc)}).") from exc
-        missing = [c for c in ("model", "question", "trial") if c not in df.columns]
+            df = _read_parquet(p)
+        missing = _missing_columns(df)
         if missing:
             raise ValueError(
-                f"{p}: missing column(s) {missing}; expected model, question, trial and either "
-                f"score or signal columns (found {[str(c) for c in df.columns]})."
+                f"{p}: missing column(s) {missing}; expected model, question and either score "
+                f"or signal columns (found {[str(c) for c in df.columns]})."
             )
         if len(df) == 0:
             raise ValueError(f"{p}: the table has no rows; expected one row per attempt.")
         if fmt == "csv":
             df = _csv_columns(p, df)
         frames.append(df)
-    table = pd.concat(frames, ignore_index=True)
+    return _make(paths, frames, fmt)
+
+
+def _missing_columns(df: pd.DataFrame) -> list[str]:
+    missing = [c for c in ("model", "question") if c not in df.columns]
+    if all(c in NOT_SCORES for c in df.columns):
+        missing.append("score")
+    return missing
+
+
+def _make(paths: Sequence[Path], frames: list[pd.DataFrame], fmt: str) -> EvalLog:
+    table = frames[0] if len(frames) == 1 else _concat(frames)
     where = _Locator([(p, len(df)) for p, df in zip(paths, frames, strict=True)])
-    return make_log(table, fmt=fmt, sources=[str(p) for p in paths], locate=where)
+    return make_log(table, fmt=fmt, sources=[str(p) for p in paths], locate=where, copy=False)
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Tables one after the other; label columns categorical in every table stay so."""
+    table = pd.concat(frames, ignore_index=True)
+    for c in LABELS:
+        cols = [df[c] for df in frames if c in df.columns]
+        if len(cols) == len(frames) and all(isinstance(x.dtype, pd.CategoricalDtype) for x in cols):
+            table[c] = pd.api.types.union_categoricals(cols, ignore_order=True)
+    return table
+
+
+def _read_parquet(p: Path) -> pd.DataFrame:
+    """A Parquet table; text label columns are read dictionary-encoded (as categoricals)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ValueError(f"{p}: reading Parquet needs pyarrow (pip install pyarrow).") from exc
+    try:
+        schema = pq.read_schema(p)
+        text = [
+            c
+            for c in LABELS
+            if schema.names.count(c) == 1
+            and (
+                pa.types.is_string(schema.field(c).type)
+                or pa.types.is_large_string(schema.field(c).type)
+            )
+        ]
+        table = pq.read_table(p, read_dictionary=text)
+        df = table.to_pandas(split_blocks=True, self_destruct=True)
+    except Exception as exc:  # pyarrow raises many error types
+        raise ValueError(f"{p}: could not be read as parquet ({_one_line(exc)}).") from exc
+    del table
+    getattr(pa.default_memory_pool(), "release_unused", lambda: None)()
+    return df
 
 
 def read_csv_log(paths: Sequence[Path], **options) -> EvalLog:

@@ -29,7 +29,7 @@ __all__ = ["FORMATS", "READERS", "detect_format", "read_eval_log"]
 
 #: Supported formats and what they read.
 FORMATS: dict[str, str] = {
-    "csv": "long table (model, [task,] question, trial, [score,] [status,] signals...)",
+    "csv": "long table (model, [task,] question, [trial,] [score,] [status,] signals...)",
     "parquet": "long table in Parquet (needs pyarrow)",
     "inspect": "Inspect AI .eval log (zip of JSON) or .json log; epochs are trials",
     "lm-eval": "lm-evaluation-harness --log_samples samples_<task>_<time>.jsonl",

@@ -107,3 +107,37 @@ def test_pairs_refuses_an_incomplete_design_by_default(incomplete, capsys):
     assert "--questions common" in _error(capsys, ["pairs", str(path)])
     out = _json(capsys, ["pairs", str(path), "--questions", "all", "--prior-kind", "jeffreys"])
     assert out["shared"][0][0] == out["design"]["answered"][out["models"][0]]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    board = simulate_leaderboard(5, 40, scores="graded", repeats=0.2, seed=4)
+    path = tmp_path_factory.mktemp("graded") / "graded.csv"
+    board.to_frame(trial=False).to_csv(path, index=False)  # an export: no trial column
+    return board, path
+
+
+def test_graded_scores_without_a_treatment_are_refused_with_the_reason(graded, capsys):
+    _, path = graded
+    line = _error(capsys, ["rank", str(path)])
+    assert "the scores are graded (" in line and "pseudo-counts" in line
+    assert "--score-levels K" in line and "--fractional" in line
+
+
+def test_fractional_ranks_a_trial_less_export_with_repeats_as_trials(graded, capsys):
+    board, path = graded
+    out = _json(capsys, ["rank", str(path), "--fractional", "--prior-kind", "uniform"])
+    assert out["max_trials"] == 2 and out["graded"]["treatment"] == "fractional"
+    from bayes_eval import bayes
+
+    mu, _ = bayes(board.scores, fractional=True, mask=np.isnan(board.scores))
+    got = {r["model"]: r["mu"] for r in out["models"]}
+    assert [got[m] for m in board.models] == pytest.approx(list(mu), rel=1e-12)
+
+
+def test_score_levels_round_graded_scores(graded, capsys):
+    _, path = graded
+    out = _json(capsys, ["rank", str(path), "--score-levels", "5"])
+    assert out["graded"]["levels"] == 5 and out["graded"]["max_shift"] <= 0.125
+    assert main(["rank", str(path), "--score-levels", "5", "--weights", "0,1"]) == 2
+    assert "leave them out" in capsys.readouterr().err

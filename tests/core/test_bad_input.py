@@ -141,7 +141,7 @@ def test_long_table_errors(tmp_path):
 
     head = "model,question,trial,score\n"
     bad = {
-        "missing.csv": ("model,question,score\na,q1,1\n", r"missing column\(s\) \['trial'\]"),
+        "missing.csv": ("model,trial,score\na,0,1\n", r"missing column\(s\) \['question'\]"),
         "extra.csv": (
             "model,question,trial,score,extra\na,q1,0,1,x\n",
             r"line 2: column 'extra' has the non-numeric value 'x'; expected a number",
@@ -149,8 +149,9 @@ def test_long_table_errors(tmp_path):
         "empty.csv": (head, r"no rows"),
         "text.csv": (head + "a,q1,0,yes\n", r"line 2: column 'score' has the non-numeric value"),
         "frac.csv": (
-            head + "a,q1,0,0.5\n",
-            r"frac.csv: line 2 \(a, q1, trial 0\) has score .*0\.5.*expected an integer category",
+            head + "a,q1,0,1.5\n",
+            r"frac.csv: line 2 \(a, q1, trial 0\) has score 1\.5; expected an integer category "
+            r"0\.\.C or a graded score in \[0, 1\]",
         ),
         "negative.csv": (
             head + "a,q1,0,1\na,q1,1,-1\n",

@@ -54,14 +54,18 @@ def _check(path: Path, fmt: str | None = None, **options):
 def _check_sane(log, R):
     table = log.table
     multi = table["task"].nunique() > 1
-    qkey = table["task"] + "/" + table["question"] if multi else table["question"]
+    task, question = table["task"].astype(str), table["question"].astype(str)
+    qkey = task + "/" + question if multi else question
     assert R.dims == ("model", "question", "trial")
     assert R.shape[0] == table["model"].nunique()
     assert R.shape[1] == qkey.nunique()
     assert R.shape[2] == table.groupby(["model", qkey.to_numpy()]).size().max()
     v = R.values[~np.isnan(R.values)]
     assert v.size > 0 and np.all(np.isfinite(v)) and np.all(v >= 0)
-    np.testing.assert_array_equal(v, np.round(v))
+    if log.graded:  # graded scores lie in [0, 1]
+        assert np.all(v <= 1) and np.any(v != np.round(v))
+    else:  # integer categories
+        np.testing.assert_array_equal(v, np.round(v))
     trials = table["trial"].to_numpy(dtype=float)
     assert np.all(np.isfinite(trials)) and np.all(trials >= 0)
 
@@ -194,7 +198,8 @@ def csv_tables(draw) -> str:
         if op == "cell" and width:
             i = draw(st.integers(0, len(table) - 1))
             j = draw(st.integers(0, width - 1))
-            table[i][j] = draw(CELLS)
+            if j < len(table[i]):  # a row shortened earlier may lack the cell
+                table[i][j] = draw(CELLS)
         elif op == "drop_col" and width:
             j = draw(st.integers(0, width - 1))
             table = [r[:j] + r[j + 1 :] for r in table]
@@ -422,7 +427,11 @@ def test_inspect_value_maps(folder, value_map):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("model,question,trial,score\na,q,0,1\n\na,q,1,0.5\n", r"t\.csv: line 4 \(a, q, trial 1\)"),
+        (
+            "model,question,trial,score\na,q,0,1\n\na,q,1,1.5\n",
+            r"t\.csv: line 4 \(a, q, trial 1\) has score 1\.5; expected an integer category 0\.\.C "
+            r"or a graded score in \[0, 1\]",
+        ),
         ('model,question,trial,score\n"a\nb",q,0,1\n"a\nb",q,0,1\n', r"t\.csv: line 4 repeats"),
         ("model,question,trial,score\na,q,,1\n", r"t\.csv: line 2 \(a, q\) has no trial"),
         ("model,question,trial,score\na,q,-1,1\n", r"line 2 \(a, q\) has trial -1; expected an"),

@@ -1,0 +1,316 @@
+"""Labels as integer codes, and the numbering of attempts within groups, for long logs.
+
+A label column (model, task, question) becomes integer codes into a short array of text
+labels, so that 10^7 attempts are checked, grouped and pivoted with vectorised numpy on
+integers: :func:`label_codes` (the checks of :func:`bayes_eval.logs.make_log`: a missing
+label is refused, spaces around a label are stripped with a warning, an empty label is
+refused), :func:`group_codes` (one dense code per combination of labels), :func:`cumcount`
+(attempts numbered in row order within a group), :func:`positions` (the rank of each trial
+within its group, and the first repeated trial) and :func:`build_grid` (where each row goes
+in ``R[model, question, trial]``).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from bayes_eval.inputs import shown
+
+__all__ = [
+    "Grid",
+    "build_grid",
+    "cumcount",
+    "group_codes",
+    "label_codes",
+    "positions",
+    "status_ok",
+    "table_grid",
+    "text_codes",
+]
+
+_INT32 = 2**31 - 1
+
+
+def _raw_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, labels)``: codes (``-1`` = missing) into the distinct values as text."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        text = pd.Series(col.cat.categories).astype(str).to_numpy(dtype=object)
+        return col.cat.codes.to_numpy(), text
+    codes, uniques = pd.factorize(col.astype(str).to_numpy(dtype=object), use_na_sentinel=True)
+    codes[col.isna().to_numpy()] = -1
+    return codes, np.asarray(uniques, dtype=object)
+
+
+def _first(codes: np.ndarray, which: np.ndarray) -> int:
+    """The first row whose code is one of ``which`` (a boolean mask over the codes)."""
+    return int(np.argmax(which[codes]))
+
+
+def label_codes(
+    col: pd.Series, name: str, src: str, locate: Callable[[int], str], *, empty_ok: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """A label column as ``(codes, labels)``: ``labels[codes]`` is the column as text.
+
+    Parameters
+    ----------
+    col : pandas.Series
+        Any dtype (categorical columns are checked on their categories, not row by row).
+    name : str
+        The column, for messages.
+    src : str
+        The files read, for the warning.
+    locate : callable
+        ``locate(i)`` names row ``i`` in messages.
+    empty_ok : bool
+        Whether an empty label is allowed (the task).
+
+    Returns
+    -------
+    codes : numpy.ndarray of int8, int16 or int32
+        One code per row (the smallest type that holds them).
+    labels : numpy.ndarray of object
+        The distinct labels (text, spaces around them stripped), sorted, each used by a row.
+
+    Raises
+    ------
+    ValueError
+        A missing label, or an empty one unless ``empty_ok``; the message names the first row.
+    """
+    codes, text = _raw_codes(col)
+    if codes.size and codes.min() < 0:
+        i = int(np.argmax(codes < 0))
+        raise ValueError(f"{locate(i)} has no {name}; expected a label.")
+    used = np.bincount(codes, minlength=len(text)) > 0
+    stripped = np.array([t.strip() for t in text], dtype=object)
+    changed = (stripped != text) & used
+    if changed.any():
+        k = codes[_first(codes, changed)]
+        rows = int(np.count_nonzero(changed[codes]))
+        warnings.warn(
+            f"{src}: {rows} {name} label(s) had leading or trailing spaces "
+            f"(e.g. {shown(str(text[k]))}); they were stripped.",
+            UserWarning,
+            stacklevel=4,
+        )
+    empty = (stripped == "") & used
+    if not empty_ok and empty.any():
+        raise ValueError(f"{locate(_first(codes, empty))} has an empty {name}; expected a label.")
+    labels = np.array(sorted(set(stripped[used].tolist())), dtype=object)
+    lut = np.zeros(len(text), dtype=_code_type(len(labels)))
+    lut[used] = np.searchsorted(labels, stripped[used])
+    return lut[codes], labels
+
+
+def _code_type(n: int) -> type:
+    """The smallest signed integer type for codes ``0..n - 1``."""
+    for kind in (np.int8, np.int16, np.int32):
+        if n <= np.iinfo(kind).max:
+            return kind
+    return np.int64
+
+
+def group_codes(*columns: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
+    """One code per combination of ``(codes, n_codes)`` columns, and the number of codes:
+    ``0..n - 1`` (some maybe unused, but ``n`` is at most a few times the rows; int32 when
+    they fit)."""
+    rows = len(columns[0][0])
+    size = 1
+    for _, k in columns:
+        size *= max(k, 1)
+    if size <= _INT32:
+        g = np.zeros(rows, dtype=np.int32)
+        for codes, k in columns:
+            if k > 1:
+                g *= k
+                g += codes
+    else:
+        g, size = np.zeros(rows, dtype=np.int64), 1
+        for codes, k in columns:
+            if size * max(k, 1) > 2**62:
+                g, size = _dense(g)
+            g = g * max(k, 1) + codes
+            size *= max(k, 1)
+    if size > 4 * rows + 2**20:  # sparse: counting per code would not fit in memory
+        g, size = _dense(g)
+    return g, size
+
+
+def _dense(g: np.ndarray) -> tuple[np.ndarray, int]:
+    codes, uniques = pd.factorize(g)
+    return codes.astype(np.int32 if len(uniques) <= _INT32 else np.int64), len(uniques)
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    return np.cumsum(counts) - counts
+
+
+def _run_ranks(g: np.ndarray, n_groups: int, trial: np.ndarray | None = None):
+    """``0, 1, ...`` within each group when every group's rows are contiguous (and, with
+    ``trial``, its trials increase down the rows), as tools write logs; else None."""
+    change = np.empty(g.size, dtype=bool)
+    change[:1] = True
+    np.not_equal(g[1:], g[:-1], out=change[1:])
+    starts = np.flatnonzero(change)
+    if starts.size != np.count_nonzero(np.bincount(g, minlength=n_groups)):
+        return None  # some group's rows are split
+    if trial is not None:
+        rising = trial[1:] > trial[:-1]
+        rising |= change[1:]
+        if not rising.all():
+            return None
+    kind = np.int32 if g.size <= _INT32 else np.int64
+    ranks = np.arange(g.size, dtype=kind)
+    ranks -= np.repeat(starts.astype(kind), np.diff(starts, append=g.size))
+    return ranks
+
+
+def cumcount(g: np.ndarray, n_groups: int) -> np.ndarray:
+    """``0, 1, ...`` in row order within each group ``g`` (as ``groupby(g).cumcount()``)."""
+    if g.size and (ranks := _run_ranks(g, n_groups)) is not None:
+        return ranks.astype(np.int64, copy=False)
+    order = np.argsort(g, kind="stable")  # timsort: near linear on rows mostly grouped
+    out = np.empty(g.size, dtype=np.int64)
+    out[order] = np.arange(g.size) - _starts(np.bincount(g, minlength=n_groups))[g[order]]
+    return out
+
+
+def positions(g: np.ndarray, n_groups: int, trial: np.ndarray) -> tuple[np.ndarray, int]:
+    """The rank of each row's ``trial`` within its group ``g`` (ties in row order), and the
+    first row (in row order) that repeats an earlier row's ``(g, trial)``, ``-1`` if none.
+
+    ``trial`` holds integers ``0 <= trial < 2**53``. This takes linear time when each group's
+    rows are contiguous with rising trials, or its trials are consecutive (``t0, t0 + 1, ...``
+    in any order); otherwise a sort.
+    """
+    if g.size == 0:
+        return np.zeros(0, dtype=np.int64), -1
+    ranks = _run_ranks(g, n_groups, trial)
+    if ranks is not None:  # rising trials within each group: no repeat
+        return ranks, -1
+    counts = np.bincount(g, minlength=n_groups)
+    low = np.full(n_groups, 2**62, dtype=np.int64)
+    np.minimum.at(low, g, trial)
+    rank = trial - low[g]
+    if (rank < counts[g]).all():
+        hit = np.zeros(g.size, dtype=bool)
+        hit[_starts(counts)[g] + rank] = True
+        if hit.all():  # every group's trials are low..low + count - 1, each once
+            return rank, -1
+    del rank
+    span = int(trial.max()) + 1
+    if n_groups * span < 2**62:
+        order = np.argsort(g.astype(np.int64) * span + trial, kind="stable")
+    else:
+        order = np.lexsort((trial, g))
+    gs = g[order]
+    same = gs[1:] == gs[:-1]
+    same &= trial[order[1:]] == trial[order[:-1]]
+    dup = int(order[1:][same].min()) if same.any() else -1
+    pos = np.empty(g.size, dtype=np.int64)
+    pos[order] = np.arange(g.size) - _starts(counts)[gs]
+    return pos, dup
+
+
+class Grid(NamedTuple):
+    """Where each row of a log goes in ``R[model, question, trial]``."""
+
+    index: np.ndarray  # flat position of each row in (model, question, trial)
+    ok: np.ndarray  # status == "ok" per row
+    model: np.ndarray  # model position of each row
+    coords: dict
+    shape: tuple[int, int, int]
+
+
+def text_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a label column into its sorted distinct labels (text), unused ones dropped."""
+    codes, labels = _raw_codes(col)
+    used = np.bincount(codes, minlength=len(labels)) > 0
+    kept = labels[used]
+    order = np.argsort(kept.astype(str), kind="stable")
+    lut = np.full(len(labels), -1, dtype=_code_type(len(kept)))
+    lut[np.flatnonzero(used)[order]] = np.arange(len(kept))
+    return lut[codes], kept[order]
+
+
+def status_ok(col: pd.Series) -> np.ndarray:
+    """``status == "ok"`` per row."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cats = np.asarray(col.cat.categories.astype(str) == "ok")
+        return np.append(cats, False)[col.cat.codes.to_numpy()]  # code -1 -> False
+    return col.to_numpy() == "ok"
+
+
+def table_grid(t: pd.DataFrame) -> Grid:
+    """:func:`build_grid` of a log's table."""
+    mc, models = text_codes(t["model"])
+    tc, tasks = text_codes(t["task"])
+    qc, questions = text_codes(t["question"])
+    trial = t["trial"].to_numpy(dtype=np.int64)
+    return build_grid((mc, models), (tc, tasks), (qc, questions), trial, status_ok(t["status"]))
+
+
+def build_grid(
+    model: tuple[np.ndarray, np.ndarray],
+    task: tuple[np.ndarray, np.ndarray],
+    question: tuple[np.ndarray, np.ndarray],
+    trial: np.ndarray,
+    ok: np.ndarray,
+    pos: np.ndarray | None = None,
+) -> Grid:
+    """Where each row goes: models in text order, questions in natural order (task-qualified,
+    ``task/question``, when there are several tasks), trials ranked within each (model,
+    question).
+
+    ``(codes, labels)`` per label column with labels sorted and all used; ``pos``, the rank of
+    each trial within its (model, task, question), saves a sort when given.
+    """
+    (mc, models), (tc, tasks), (qc, questions) = model, task, question
+    if len(tasks) > 1:  # task-qualified question ids
+        nq0 = len(questions)
+        pair, pairs = pd.factorize(tc.astype(np.int64) * nq0 + qc)
+        pairs = np.asarray(pairs, dtype=np.int64)
+        keys = [f"{tasks[k // nq0]}/{questions[k % nq0]}" for k in pairs.tolist()]
+        key, questions = pd.factorize(np.asarray(keys, dtype=object))
+        questions = np.asarray(questions, dtype=object)
+        if len(questions) < len(pairs):  # two (task, question) print alike: rank again
+            pos = None
+        first_pair = np.unique(key, return_index=True)[1]  # keys in order of appearance
+        task_of = tasks[pairs[first_pair] // nq0]
+        qc = np.asarray(key, dtype=np.int32)[pair]
+    else:
+        task_of = np.full(len(questions), tasks[0], dtype=object)
+    order = sorted(range(len(questions)), key=lambda k: _question_key(questions[k]))
+    rank = np.empty(len(questions), dtype=np.int32)
+    rank[order] = np.arange(len(questions))
+    qi = rank[qc]
+    nm, nq = len(models), len(questions)
+    if pos is None:
+        pos = positions(*group_codes((mc, nm), (qi, nq)), trial)[0]
+    n_trials = int(pos.max()) + 1 if pos.size else 0
+    index = mc.astype(np.int32 if nm * nq * n_trials <= _INT32 else np.int64)
+    index *= nq
+    index += qi
+    index *= n_trials
+    index += pos
+    coords = {
+        "model": np.asarray(models, dtype=str),
+        "question": np.asarray(questions[order], dtype=str),
+        "trial": np.arange(n_trials),
+        "task": ("question", np.asarray(task_of[order], dtype=str)),
+    }
+    return Grid(index, ok, mc, coords, (nm, nq, n_trials))
+
+
+def _natural_key(text: object) -> list:
+    return [int(t) if t.isdecimal() else t for t in re.split(r"(\d+)", str(text))]
+
+
+def _question_key(text: object) -> tuple:
+    """Natural order (``q2`` before ``q10``), ties (``q01``, ``q1``) in text order."""
+    return _natural_key(text), str(text)
