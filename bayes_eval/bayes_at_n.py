@@ -140,7 +140,8 @@ def posterior(
         t, weights = tally(R, w, mask=mask, allow_empty_questions=answered_only)
         n0 = prior_counts(R0, t, mask=R0_mask)
     answered = _answered(t) if answered_only else None
-    data = (t.counts + n0).astype(np.float64)
+    data = t.counts + n0 if np.any(n0) else t.counts
+    data = data.astype(np.float64, copy=False)
     spec = _resolve_alpha0(prior, alpha0)
     if alpha0 is not None:
         spec = check_alpha0(alpha0, t.n_categories)
@@ -165,7 +166,7 @@ def _fractional(R, w, R0, mask, R0_mask):
         )
     t = fractional_tally(R, mask=mask)
     if R0 is None:
-        return t, np.array([0.0, 1.0]), np.zeros_like(t.counts)
+        return t, np.array([0.0, 1.0]), np.zeros(1)
     t0 = fractional_tally(R0, mask=R0_mask, name="R0")
     if t0.counts.shape[:-1] != t.counts.shape[:-1]:
         raise ValueError(

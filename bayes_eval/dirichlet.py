@@ -17,11 +17,13 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from bayes_eval.inputs import Tally, unique_rows
+from bayes_eval.inputs import Tally, distinct_rows_by_group
 from bayes_eval.priors import FittedPrior, mixture_moments
 
 __all__ = ["BayesResult", "DirichletPosterior", "MixturePosterior", "QuestionMoments"]
 
+#: (model, question) cells above which the moments are computed per distinct count vector
+_LARGE = 1 << 20
 #: A float for one model, an array of shape ``(L,)`` for a batch of L models.
 Estimate = float | NDArray[np.float64]
 
@@ -107,6 +109,12 @@ class DirichletPosterior:
         """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15), as
         arrays of the leading shape of ``nu`` (over each model's answered questions when
         ``answered`` is set: M replaced by its own :math:`M_l`)."""
+        if self.nu[..., 0].size > _LARGE and self.nu.ndim <= 3:
+            # a large leaderboard: per distinct count vector of each model (memory and time
+            # of the order of the distinct vectors, not of every (model, question))
+            zero = np.zeros((1, 1, self.nu.shape[-1]))
+            mu, sigma = _node_moments(self.nu, zero, self.w, self.answered)
+            return BayesResult(mu[0], sigma[0])
         mean, var = self.question_moments()
         if self.answered is None:
             m = mean.shape[-1]
@@ -174,23 +182,21 @@ class MixturePosterior:
 
 def _node_moments(data, nodes, w, answered):
     """Mean and sd of pi-bar under each node, shape ``(J, ...)``, from the distinct count
-    vectors of each model."""
+    vectors of each model (one node at a time: memory of the order of the distinct rows)."""
     d3 = data if data.ndim == 3 else data[None]
     n_models, m, _ = d3.shape
-    ans = np.ones((n_models, m), bool) if answered is None else answered.reshape(n_models, m)
-    model = np.broadcast_to(np.arange(n_models)[:, None], (n_models, m))[ans]
-    rows, inverse, _ = unique_rows(np.concatenate([model[:, None], d3[ans]], axis=1))
-    mult = np.bincount(inverse, minlength=rows.shape[0]).astype(float)
-    owner = rows[:, 0].astype(np.int64)
-    node = nodes[:, owner if nodes.shape[1] > 1 else np.zeros_like(owner), :]  # (J, P, K)
-    mean, var = DirichletPosterior(rows[None, :, 1:] + node, w, None).question_moments()  # type: ignore[arg-type]
+    ans = None if answered is None else answered.reshape(n_models, m)
+    owner, rows, mult = distinct_rows_by_group(d3, ans)
+    per_model = np.full(n_models, m) if ans is None else ans.sum(axis=1)
     n_nodes = nodes.shape[0]
-    key = (np.arange(n_nodes)[:, None] * n_models + owner[None, :]).ravel()
-    size = n_nodes * n_models
-    sum_mean = np.bincount(key, weights=(mean * mult).ravel(), minlength=size)
-    sum_var = np.bincount(key, weights=(var * mult).ravel(), minlength=size)
-    per_model = ans.sum(axis=1)
-    mu = w[0] + sum_mean.reshape(n_nodes, n_models) / per_model
-    sigma = np.sqrt(sum_var.reshape(n_nodes, n_models)) / per_model
+    mu = np.empty((n_nodes, n_models))
+    var_sum = np.empty((n_nodes, n_models))
+    which = owner if nodes.shape[1] > 1 else np.zeros_like(owner)
+    for j in range(n_nodes):  # J quadrature nodes, each vectorised over every row
+        post = DirichletPosterior(rows + nodes[j, which], w, None)  # type: ignore[arg-type]
+        mean, var = post.question_moments()
+        mu[j] = np.bincount(owner, weights=mean * mult, minlength=n_models)
+        var_sum[j] = np.bincount(owner, weights=var * mult, minlength=n_models)
     shape = (n_nodes, *data.shape[:-2])
-    return mu.reshape(shape), sigma.reshape(shape)
+    mu = (w[0] + mu / per_model).reshape(shape)
+    return mu, (np.sqrt(var_sum) / per_model).reshape(shape)

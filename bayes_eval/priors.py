@@ -51,7 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import digamma, gammaln, zeta
 
-from bayes_eval.inputs import shown, unique_rows
+from bayes_eval.inputs import distinct_rows_by_group, shown
 
 __all__ = [
     "KAPPA_PRIOR",
@@ -158,19 +158,15 @@ class _Data(NamedTuple):
 
 def _compress(arr: NDArray) -> _Data:
     """Group identical count vectors (a benchmark has few distinct ones: N + 1 if binary)."""
-    g, u, k = arr.shape
-    keyed = np.concatenate([np.repeat(np.arange(g), u)[:, None], arr.reshape(-1, k)], axis=1)
-    keyed = keyed[arr.reshape(-1, k).sum(axis=1) > 0]  # questions without trials: no term
-    rows, _, mult = unique_rows(keyed)
-    order = np.argsort(rows[:, 0], kind="stable")
-    rows, mult = rows[order], mult[order]
-    group = rows[:, 0].astype(int)
+    g, _, k = arr.shape
+    # questions without trials contribute no term
+    group, rows, mult = distinct_rows_by_group(arr, arr.sum(axis=-1) > 0)
     start = np.searchsorted(group, np.arange(g))
     pos = np.arange(group.size) - start[group]
     width = max(int(np.bincount(group, minlength=g).max(initial=0)), 1)
     counts = np.zeros((g, width, k))
     m = np.zeros((g, width))
-    counts[group, pos] = rows[:, 1:]
+    counts[group, pos] = rows
     m[group, pos] = mult
     return _Data(counts, counts.sum(axis=-1), m)
 

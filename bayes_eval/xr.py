@@ -325,8 +325,10 @@ def rank_table(
     attrs = {"estimator": "Bayes@N", "confidence": confidence, "interval": interval}
     ds = _dataset(R, ("mu", "sigma", "lo", "hi"), out, attrs)
     ds = ds.merge(_prior_dataset(R, post, spec, pool))
-    seen = ~np.isnan(R.transpose("model", "question", "trial").values.astype(float))
-    ds["questions"] = ("model", seen.any(axis=-1).sum(axis=-1))
+    observed = ~np.isnan(values) if values.dtype.kind == "f" else np.ones(values.shape, bool)
+    if mask is not None:
+        observed &= ~mask
+    ds["questions"] = ("model", observed.any(axis=-1).sum(axis=-1))
     ds.attrs["prior"] = str(ds["prior"].values[0]) if ds.sizes["model"] else ""
     mu, sigma = ds["mu"].values, ds["sigma"].values
     z_thr = confidence_to_z(confidence)

@@ -292,3 +292,28 @@ def test_fractional_quasi_likelihood_is_conservative_on_graded_truth():
         zs += list((ds["mu"].values - b.true_mean) / ds["sigma"].values)
     assert abs(np.mean(zs)) < 0.3 and 0.35 < np.std(zs) < 0.8
     assert stats.norm.cdf(1.645 * np.std(zs)) < 0.95  # at 90% nominal the coverage is higher
+
+
+@pytest.mark.parametrize("fractional", [False, True])
+def test_large_leaderboard_moments_by_distinct_vectors_equal_the_direct_ones(
+    board, monkeypatch, fractional
+):
+    import bayes_eval.dirichlet as dirichlet
+
+    R = board.scores if not fractional else np.round(np.where(board.scores > 0.5, 0.7, 0.2), 1)
+    post = posterior(R, mask=np.isnan(R), answered_only=True, fractional=fractional)
+    direct = post.moments()
+    monkeypatch.setattr(dirichlet, "_LARGE", 10)  # every posterior counts as large
+    grouped = post.moments()
+    np.testing.assert_allclose(grouped.mu, direct.mu, rtol=1e-12)
+    np.testing.assert_allclose(grouped.sigma, direct.sigma, rtol=1e-12)
+
+
+def test_unique_rows_is_lexicographic_with_inverse_and_counts():
+    from bayes_eval.inputs import unique_rows
+
+    a = np.array([[1.0, 0.5], [0.0, 2.0], [1.0, 0.5], [-0.0, 2.0], [0.0, 1.0]])
+    rows, inverse, counts = unique_rows(a)
+    assert rows.tolist() == [[0.0, 1.0], [0.0, 2.0], [1.0, 0.5]]
+    assert counts.tolist() == [1, 2, 2]
+    np.testing.assert_array_equal(rows[inverse], a)
