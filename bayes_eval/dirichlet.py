@@ -17,8 +17,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from bayes_eval.inputs import Tally, distinct_rows_by_group
+from bayes_eval.inputs import Tally
 from bayes_eval.priors import FittedPrior, mixture_moments
+from bayes_eval.rows import distinct_rows_by_group
 
 __all__ = ["BayesResult", "DirichletPosterior", "MixturePosterior", "QuestionMoments"]
 

@@ -51,7 +51,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import digamma, gammaln, zeta
 
-from bayes_eval.inputs import distinct_rows_by_group, shown
+from bayes_eval.inputs import shown
+from bayes_eval.rows import distinct_rows_by_group
 
 __all__ = [
     "KAPPA_PRIOR",

@@ -310,7 +310,7 @@ def test_large_leaderboard_moments_by_distinct_vectors_equal_the_direct_ones(
 
 
 def test_unique_rows_is_lexicographic_with_inverse_and_counts():
-    from bayes_eval.inputs import unique_rows
+    from bayes_eval.rows import unique_rows
 
     a = np.array([[1.0, 0.5], [0.0, 2.0], [1.0, 0.5], [-0.0, 2.0], [0.0, 1.0]])
     rows, inverse, counts = unique_rows(a)
