@@ -175,6 +175,7 @@ def simulate_leaderboard(
     ability_mean: float = 0.5,
     ability_sd: float = 1.0,
     difficulty_sd: float = 1.5,
+    batch_difficulty: float = 0.0,
     seed: int | np.random.Generator = 0,
 ) -> SyntheticLeaderboard:
     r"""Simulate an incomplete leaderboard with known true scores (module docstring).
@@ -206,6 +207,10 @@ def simulate_leaderboard(
         elsewhere).
     ability_mean, ability_sd, difficulty_sd : float, keyword-only
         :math:`\mu_\theta`, :math:`\sigma_\theta`, :math:`\sigma_b`.
+    batch_difficulty : float, keyword-only
+        Added to the logit difficulty of every question of the v-th later question set, v
+        times (benchmarks often add harder questions as models improve; then the models that
+        saw only the early sets look better on their own questions than on all).
     seed : int or numpy.random.Generator, keyword-only
 
     Returns
@@ -246,6 +251,10 @@ def simulate_leaderboard(
 
     theta = rng.normal(ability_mean, ability_sd, n_models)
     b = rng.normal(0.0, difficulty_sd, n_questions)
+    if batch_difficulty:
+        b = b + batch_difficulty * np.searchsorted(
+            np.asarray(sizes), np.arange(n_questions), "right"
+        )
     p = expit(theta[:, None] - b[None, :])
 
     version = np.arange(n_models) * len(sizes) // n_models

@@ -6,8 +6,10 @@ models (:func:`model_info` reads what a built model is back from the model itsel
 
 * :func:`matching_model`: the Dirichlet-multinomial model whose posterior is the closed form;
   the NUTS cross-check of mu, sigma and the Gaussian ranking confidence (:func:`crosscheck`).
-* :func:`hierarchical_model`: per-question Dirichlet prior with pooled ``kappa``, ``beta``;
-  :func:`crossed_model`: binary results with question difficulty shared across models.
+* :func:`hierarchical_model`: per-question Dirichlet prior with pooled ``kappa``, ``beta``.
+* :func:`crossed_model`: abilities and question difficulties shared across models, for
+  incomplete leaderboards with binary, graded (fractional) or K-level (ordinal) scores;
+  :func:`crossed_rank_table` ranks its fits from the posterior draws.
 * :func:`power_prior_model`: prior runs ``R0`` discounted by a fixed or learned ``a0``.
 
 Checking and comparing fits: :func:`prior_predictive`, :func:`posterior_predictive`,
@@ -48,7 +50,9 @@ from bayes_eval.models.compare import (
     loo,
 )
 from bayes_eval.models.crosscheck import CrossCheck, crosscheck
-from bayes_eval.models.hierarchical import crossed_model, hierarchical_model
+from bayes_eval.models.crossed import crossed_model
+from bayes_eval.models.crossed_rank import crossed_rank_table
+from bayes_eval.models.hierarchical import hierarchical_model
 from bayes_eval.models.judge_predictive import judge_posterior_predictive, judge_ppc_statistics
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.power_prior import power_prior_model
@@ -82,6 +86,7 @@ __all__ = [
     "compare_models",
     "crosscheck",
     "crossed_model",
+    "crossed_rank_table",
     "diagnostics",
     "exact_matching_loo",
     "hierarchical_model",

@@ -30,7 +30,8 @@ import pymc as pm
 import xarray as xr
 
 from bayes_eval.bayes_at_n import DirichletPosterior
-from bayes_eval.models.hierarchical import crossed_info, hierarchical_info
+from bayes_eval.models.crossed import crossed_info
+from bayes_eval.models.hierarchical import hierarchical_info
 from bayes_eval.models.matching import matching_info
 from bayes_eval.models.model_data import ModelInfo
 from bayes_eval.models.power_prior import power_prior_info

@@ -112,6 +112,8 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
     if board.estimator == "crossed":
         keys = ("likelihood", "sampler", "max_rhat", "min_ess_bulk", "divergences", "converged")
         out["fit"] = {k: attrs[k] for k in keys if k in attrs}
+        if "converged" in out["fit"]:
+            out["fit"]["converged"] = bool(out["fit"]["converged"])
     else:
         out.update(interval=args.interval or "normal", prior=attrs["prior"])
         out["pool"] = args.pool or "model"

@@ -141,3 +141,37 @@ def test_score_levels_round_graded_scores(graded, capsys):
     assert out["graded"]["levels"] == 5 and out["graded"]["max_shift"] <= 0.125
     assert main(["rank", str(path), "--score-levels", "5", "--weights", "0,1"]) == 2
     assert "leave them out" in capsys.readouterr().err
+
+
+@pytest.mark.pymc
+@pytest.mark.slow
+def test_rank_crossed_scores_every_model_on_all_questions(incomplete, tmp_path, capsys):
+    """``rank --estimator crossed`` on the incomplete binary board (6 models, one on 20 of 60
+    questions): the table of the closed form with the rank's credible interval, every model
+    on all 60 questions, the fit's diagnostics in the JSON, and a forest plot."""
+    pytest.importorskip("pymc")
+    board, path = incomplete
+    nuts = ["--draws", "300", "--tune", "300", "--chains", "2", "--seed", "1", "--no-progress"]
+    argv = ["rank", str(path), "--estimator", "crossed", "--confidence", "0.9", *nuts]
+    out = _json(capsys, argv)
+    assert out["estimator"] == "crossed" and out["question_mode"] == "all"
+    assert out["questions"] == 60
+    fit = out["fit"]
+    assert fit["likelihood"] == "binomial" and fit["sampler"] == "nutpie"
+    assert fit["max_rhat"] < 1.1 and fit["min_ess_bulk"] > 50  # 2 short chains: loose
+    per_model = {r["model"]: r for r in out["models"]}
+    assert {m: per_model[m]["questions"] for m in board.models} == {
+        m: int(board.answered[i].sum()) for i, m in enumerate(board.models)
+    }
+    for r in out["models"]:
+        assert 0.0 < r["lo"] < r["mu"] < r["hi"] < 1.0
+        lo, hi = r["rank_draws"]
+        assert 1 <= lo <= r["rank"] <= hi <= 6
+    # the ranking follows the true mean scores over all questions
+    mu = [per_model[m]["mu"] for m in board.models]
+    assert stats.spearmanr(mu, board.true_mean).statistic >= 0.6
+    png = tmp_path / "crossed.png"
+    assert main([*argv, "--plot", str(png)]) == 0
+    text = capsys.readouterr().out
+    assert "crossed model (binomial likelihood)" in text and "rank 90%" in text
+    assert png.stat().st_size > 10_000

@@ -10,7 +10,7 @@ from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.py"))
 #: notebooks that sample PyMC models (compile + NUTS: tens of seconds each)
-PYMC = {"02_crosscheck", "08_llm_judges", "09_workflow"}
+PYMC = {"02_crosscheck", "08_llm_judges", "09_workflow", "10_leaderboards"}
 #: notebooks over ~5 s on two cores without PyMC
 SLOW = {"03_convergence", "04_coverage", "05_prior_elicitation", "07_adaptive_evaluation"}
 

@@ -42,8 +42,10 @@ SMALLER = {
     "priors": NUTS,
     "compare": "--draws 100 --tune 100 --chains 2",
     "validate sbc": "--simulations 40 --workers 0",
+    "rank leaderboard.csv --fractional --estimator crossed": NUTS,
 }
 SAMPLES = ("crosscheck", "priors", "judges", "validate judges", "compare", "validate sbc")
+SAMPLES += ("rank leaderboard.csv --fractional --estimator crossed",)
 
 
 def _commands() -> list[str]:
@@ -72,6 +74,10 @@ def _write_inputs(folder: Path) -> None:
     runs = pd.DataFrame(rows, columns=["model", "question", "trial", "score"])
     runs.to_csv(folder / "runs.csv", index=False)
     runs.to_parquet(folder / "runs.parquet")
+    from bayes_eval.leaderboard_sim import simulate_leaderboard
+
+    board = simulate_leaderboard(5, 30, scores="graded", question_sets=(20, 30), repeats=0.1)
+    board.to_frame(trial=False).to_csv(folder / "leaderboard.csv", index=False)  # no trial column
     greedy = runs[runs["trial"] == 0]
     greedy.to_csv(folder / "greedy.csv", index=False)
     greedy.to_parquet(folder / "greedy.parquet")

@@ -1,0 +1,385 @@
+r"""The crossed (model x question) model: abilities and shared question difficulties.
+
+Questions are shared by all models of a benchmark, so difficulty is shared too (the Rasch
+model: Rasch, "Probabilistic Models for Some Intelligence and Attainment Tests", 1960),
+
+.. math::
+    \eta_{l\alpha} = \theta_l - b_\alpha, \quad \theta_l \sim N(\mu_\theta, \sigma_\theta^2),
+    \quad b \sim \mathrm{ZeroSumNormal}(\sigma_b), \quad
+    \bar\pi_l = \frac1M \sum_{\alpha=1}^M E[s \mid \eta_{l\alpha}],
+
+with :math:`\mu_\theta \sim N(0, 1.5^2)`, :math:`\sigma_\theta \sim N^+(1)`,
+:math:`\sigma_b \sim N^+(2)` (a difficulty sd of 2 on the logit scale spans questions solved
+2% to 98% of the time). ``pi_bar`` averages over **all** M questions, answered or not: every
+model is scored as if on the full question set (a leaderboard's models answered different
+subsets; the crossed model puts them on one scale through the shared difficulties).
+
+**Likelihoods** (``likelihood=``), each over the *observed* cells only:
+
+* ``"binomial"``: binary results, :math:`S_{l\alpha} \sim \mathrm{Bin}(n_{l\alpha},
+  \mathrm{logit}^{-1}\eta_{l\alpha})`; :math:`E[s] = \mathrm{logit}^{-1}\eta`.
+* ``"fractional"``: graded scores :math:`s \in [0, 1]`, the quasi-likelihood of Wedderburn
+  ("Quasi-likelihood functions, generalized linear models, and the Gauss-Newton method",
+  1974): each score adds :math:`s\log p + (1 - s)\log(1 - p)`, a cell
+  :math:`S\log p + (n - S)\log(1 - p)` with :math:`S` its sum of scores (the closed form's
+  fractional counts, :mod:`bayes_eval.graded`). Only the mean :math:`E[s] = p` is modelled,
+  with the Bernoulli variance :math:`p(1 - p)` per score; every score in ``[0, 1]`` with mean
+  ``p`` has at most that variance (:math:`s^2 \le s`), so the intervals are conservative
+  when graded scores vary less than all-or-nothing ones, and exact for binary scores.
+* ``"ordinal"``: scores on K levels :math:`0, \tfrac1{K-1}, \dots, 1`, the cumulative-logit
+  model of McCullagh ("Regression models for ordinal data", 1980),
+  :math:`P(Y \ge k) = \mathrm{logit}^{-1}(\eta - c_k)` with ordered cutpoints
+  :math:`c_1 < \dots < c_{K-1}` shared by all models and questions, so
+  :math:`E[s] = \frac1{K-1}\sum_k P(Y \ge k)`. The cutpoints sum to zero (``theta`` keeps the
+  overall level, as the zero-sum difficulties leave it) and their gaps have the prior
+  :math:`c_{k+1} - c_k \sim \mathrm{LogNormal}(\log 1.5, 1)` (median 1.5 logits, 95% in
+  [0.2, 10.7]: binomial scores on 5 levels have gaps near 1.8, near 1.5 on 11). With K = 2
+  the model is the binomial one.
+
+**Layout.** A leaderboard is incomplete, so the likelihood runs over long vectors: one entry
+per answered (model, question) cell (``cell_model``, ``cell_question`` and the cell's
+sufficient statistics, dim ``cell``; for ``"ordinal"`` one entry per cell and observed level,
+dim ``cell_level``), and an unanswered pair costs nothing. The likelihood of a cell is
+written with :math:`e^{\eta} = e^{\theta_l} e^{-b_\alpha}`, one ``log1p`` per cell (an
+``exp`` per cell is as dear as the rest of the gradient on these machines), and without the
+binomial/multinomial coefficient (constant in the parameters; zero for the single-trial cells
+that make up a leaderboard): the pointwise log-likelihood is that of the ordered trials. A
+*small complete binary* input (every cell answered, :math:`LM \le` :data:`SMALL_CELLS`) keeps
+the dense layout the rest of :mod:`bayes_eval.models` reads: ``successes`` and ``n_trials``
+over (model, question), observed ``successes_obs`` :math:`\sim \mathrm{Bin}` with its
+coefficient (predictive checks, LOO by question, NUTS SBC).
+
+**Parametrisations** (``parametrization=``). ``"noncentered"``: :math:`\theta = \mu_\theta +
+\sigma_\theta z`, :math:`b = \sigma_b u` (free ``z_theta``, ``z_b``); ``"centered"``: free
+``theta`` and ``b``; ``"auto"``: each block by how much data pins it (:func:`auto_centering`).
+*Toy sizes (5 models x 30 questions x 8 trials), PyMC's NUTS, 2 chains x 800 draws:* with
+non-centred abilities PyMC's default target_accept 0.8 diverged in 9 of 24 runs and 0.95 in
+none (:func:`crossed_info` sets 0.95 when ``theta`` is non-centred). The cause is not a funnel
+neck: each ``theta_l`` is pinned by 240 trials (se about 0.15) while 5 models leave
+``sigma_theta`` wide, so ``z_l`` has scale :math:`\mathrm{se}/\sigma_\theta`, varying
+five-fold across its posterior. Centring the abilities removed that (0 divergences in 24 runs
+at 0.8) but has the classic funnel when the models are close and ``sigma_theta`` reaches
+towards 0 (5 equal models, 6 runs: 1,005 divergences centred, 1 non-centred at 0.95), and
+with one or two trials per question (9 and 108 in 6 runs; 0 non-centred). Hence the
+default stays non-centred, and ``"auto"`` centres a block only when the data clearly pin it.
+*Leaderboard scale* (93 models x 1,136 questions, 9.8% of pairs missing, nutpie, 4 chains x
+1,000 draws after 1,000 tuning steps, ``benchmarks/bench_crossed.py``): see
+:data:`MEASURED`. With only two models ``sigma_theta`` is barely identified and every form
+diverges; raise ``target_accept`` there and check.
+
+*Identification.* The likelihood sees only :math:`\theta_l - b_\alpha`. The difficulties sum
+to zero exactly (a ``ZeroSumNormal``; every draw, to rounding), so ``theta_l`` is the mean over
+this benchmark's questions of model ``l``'s logit (abilities compare across models on the
+same question set only) and ``b_alpha`` has marginal prior sd :math:`\sigma_b\sqrt{1 - 1/M}`;
+with only a prior centring ``b``, ``mu_theta`` and the mean difficulty trade off along a ridge
+(r-hat 1.03 on ``mu_theta``). The ordinal cutpoints sum to zero for the same reason.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+import xarray as xr
+from numpy.typing import ArrayLike
+from scipy.special import expit
+
+from bayes_eval.inputs import shown
+from bayes_eval.models.crossed_data import LIKELIHOODS, CrossedData, auto_centering
+from bayes_eval.models.model_data import ModelData, ModelInfo, data_value
+
+__all__ = [
+    "LIKELIHOODS",
+    "MEASURED",
+    "PARAMETRIZATIONS",
+    "SMALL_CELLS",
+    "auto_centering",
+    "crossed_info",
+    "crossed_likelihood",
+    "crossed_model",
+]
+
+Likelihood = Literal["binomial", "fractional", "ordinal"]
+Parametrization = Literal["noncentered", "centered", "auto"]
+PARAMETRIZATIONS = ("noncentered", "centered", "auto")
+#: Inputs with at most this many (model, question) pairs store ``p`` by default and, when
+#: binary and complete, keep the dense layout (4,000 draws of 5,000 cells are 160 MB).
+SMALL_CELLS = 5000
+#: Median gap (logits) of the log-normal prior on the ordinal cutpoint gaps, and its log-sd.
+GAP_PRIOR = (1.5, 1.0)
+#: What the leaderboard benchmark measured (filled from ``benchmarks/bench_crossed.py``).
+MEASURED = ""
+_FREE = ("mu_theta", "sigma_theta", "sigma_b")
+_NO_POOLING = "Bayes@N closed form with the uniform prior (no pooling), for comparison"
+_NOTES = {
+    "binomial": _NO_POOLING,
+    "fractional": "Bayes@N closed form with fractional counts Beta(1 + S, 1 + n - S) per cell "
+    "(no pooling), for comparison",
+    "ordinal": "Bayes@N closed form, Dirichlet over the K levels with the uniform prior "
+    "(no pooling), for comparison",
+}
+
+
+def _bernoulli_logp(value, n, eta, w):
+    """:math:`S\\eta - n\\log(1 + e^\\eta)` per cell, with ``w`` = :math:`e^\\eta`."""
+    return value * eta - n * pt.log1p(w)
+
+
+def _binomial_random(n, eta, w, rng=None, size=None):
+    return rng.binomial(n, expit(eta), size=size)
+
+
+def _ordinal_logp(value, w, up, down, gap):
+    """``count * log P(Y = k)`` per (cell, level) entry (module docstring), with ``w`` =
+    :math:`e^\\eta`, ``up`` = :math:`e^{c_k}` (0 for k = 0), ``down`` = :math:`e^{-c_{k+1}}`
+    (0 for k = K - 1) and ``gap`` = :math:`\\log(1 - e^{c_k - c_{k+1}})` (0 at both ends):
+    :math:`\\sigma(a) - \\sigma(a - g) = \\sigma(a)\\sigma(g - a)(1 - e^{-g})`."""
+    return value * (gap - pt.log1p(up / w) - pt.log1p(w * down))
+
+
+def _abilities(centred: tuple[bool, bool]):
+    """The priors (module docstring): ``theta``, ``b``, in today's order of creation."""
+    mu_theta = pm.Normal("mu_theta", 0.0, 1.5)
+    sigma_theta = pm.HalfNormal("sigma_theta", 1.0)
+    sigma_b = pm.HalfNormal("sigma_b", 2.0)
+    z = None if centred[0] else pm.Normal("z_theta", 0.0, 1.0, dims="model")
+    u = None if centred[1] else pm.ZeroSumNormal("z_b", sigma=1.0, dims="question")
+    if centred[0]:
+        theta = pm.Normal("theta", mu_theta, sigma_theta, dims="model")
+    else:
+        theta = pm.Deterministic("theta", mu_theta + sigma_theta * z, dims="model")
+    if centred[1]:
+        b = pm.ZeroSumNormal("b", sigma=sigma_b, dims="question")
+    else:
+        b = pm.Deterministic("b", sigma_b * u, dims="question")
+    return theta, b
+
+
+def _cutpoints(K: int):
+    """Zero-sum ordered cutpoints from log-normal gaps; their exp and the gap terms."""
+    if K > 2:
+        median, log_sd = GAP_PRIOR
+        gap = pm.LogNormal("cut_gap", mu=np.log(median), sigma=log_sd, dims="gap")
+        raw = pt.concatenate([pt.zeros(1), pt.cumsum(gap)])
+        log_gap = pt.log1mexp(-gap)
+    else:
+        raw, log_gap = pt.zeros(1), pt.zeros(0)
+    c = pm.Deterministic("cutpoints", raw - raw.mean(), dims="cutpoint")
+    zero = pt.zeros(1)
+    up = pt.concatenate([zero, pt.exp(c)])
+    down = pt.concatenate([pt.exp(-c), zero])
+    return c, up, down, pt.concatenate([zero, log_gap, zero])
+
+
+def crossed_model(
+    R: ArrayLike | xr.DataArray,
+    *,
+    likelihood: Likelihood = "binomial",
+    parametrization: Parametrization = "noncentered",
+    levels: int | None = None,
+    mask: ArrayLike | None = None,
+    models: list[str] | None = None,
+    store_p: bool | None = None,
+) -> pm.Model:
+    r"""Abilities and shared question difficulties on a (possibly incomplete) leaderboard.
+
+    :math:`\mathrm{logit}` scale :math:`\eta_{l\alpha} = \theta_l - b_\alpha`, the likelihood
+    over the answered cells, and :math:`\bar\pi_l`, the mean expected score over all M
+    questions (module docstring for the model, likelihoods and parametrisations).
+
+    Parameters
+    ----------
+    R : array_like or DataArray, shape ``(L, M, N)`` or ``(M, N)``
+        Scores per (model, question, trial); NaN (or ``mask``) where a trial was not run. A
+        DataArray has dims ``model, question, trial`` (labels become coords).
+    likelihood : {"binomial", "fractional", "ordinal"}, keyword-only
+        Binary 0/1 results; graded scores in ``[0, 1]`` (Wedderburn's quasi-likelihood);
+        scores on ``levels`` evenly spaced levels (McCullagh's cumulative logits).
+    parametrization : {"noncentered", "centered", "auto"}, keyword-only
+        ``"auto"``: :func:`auto_centering` per block.
+    levels : int, optional, keyword-only
+        K >= 2, for ``likelihood="ordinal"`` only.
+    mask : array_like of bool, optional, keyword-only
+        True where a trial is missing (same shape as ``R``).
+    models : list of str, optional, keyword-only
+        Model names (default: the DataArray's labels or ``model_0``, ...).
+    store_p : bool, optional, keyword-only
+        Keep the (model, question) expected scores ``p`` in the trace. Default: when
+        :math:`LM \le` :data:`SMALL_CELLS` (at 93 x 1,136 and 4,000 draws ``p`` is 3.4 GB).
+
+    Returns
+    -------
+    pymc.Model
+        ``theta`` (model), ``b`` (question), ``pi_bar`` (model), ``p`` (model, question) if
+        stored; ``cutpoints`` for ``"ordinal"``. Observed ``successes_obs`` (binomial),
+        ``scores_obs`` (fractional, the score sums) or ``levels_obs`` (ordinal, counts).
+
+    Raises
+    ------
+    ValueError
+        For an unknown option, scores that do not fit the likelihood (not 0/1, outside
+        ``[0, 1]``, off the K-level grid), no observed trial, a model without any, or a
+        ``mask``/``models`` of the wrong size.
+    """
+    if parametrization not in PARAMETRIZATIONS:
+        raise ValueError(
+            f"parametrization is {shown(parametrization)}; expected one of "
+            f"{list(PARAMETRIZATIONS)}."
+        )
+    if store_p is not None and not isinstance(store_p, (bool, np.bool_)):
+        raise ValueError(f"store_p is {shown(store_p)}; expected True, False or None.")
+    data = CrossedData(R, likelihood, levels, mask, models)
+    L, M = data.shape
+    small = L * M <= SMALL_CELLS
+    store = small if store_p is None else bool(store_p)
+    if parametrization == "auto":
+        centred = auto_centering(data.n_pair, data.sum_pair)
+    else:
+        centred = (parametrization == "centered",) * 2
+    coords = dict(data.coords)
+    if likelihood == "binomial" and data.complete and small:
+        return _dense(data, coords, centred, store)
+    if likelihood == "ordinal":
+        coords["cell_level"] = np.arange(data.entries[0].size)
+        coords["cutpoint"] = np.arange(data.K - 1)
+        if data.K > 2:
+            coords["gap"] = np.arange(data.K - 2)
+    else:
+        coords["cell"] = np.arange(data.li.size)
+    with pm.Model(coords=coords) as model:
+        if likelihood == "ordinal":
+            li, qi, kk, count = data.entries
+            dim = "cell_level"
+            pm.Data("level_index", kk, dims=dim)
+            pm.Data("level_count", count, dims=dim)
+        else:
+            li, qi, dim = data.li, data.qi, "cell"
+        cm = pm.Data("cell_model", li, dims=dim)
+        cq = pm.Data("cell_question", qi, dims=dim)
+        if likelihood == "binomial":
+            obs = pm.Data("successes", np.rint(data.S).astype(np.int64), dims=dim)
+        elif likelihood == "fractional":
+            obs = pm.Data("score_sum", data.S, dims=dim)
+        if likelihood != "ordinal":
+            n_trials = pm.Data("n_trials", data.n, dims=dim)
+        theta, b = _abilities(centred)
+        w = pt.exp(theta)[cm] * pt.exp(-b)[cq]
+        eta = theta[:, None] - b[None, :]
+        if likelihood == "ordinal":
+            c, up, down, gaps = _cutpoints(data.K)
+            k = model["level_index"]
+            pm.CustomDist(
+                "levels_obs",
+                w,
+                up[k],
+                down[k],
+                gaps[k],
+                logp=_ordinal_logp,
+                observed=model["level_count"],
+                dims=dim,
+                dtype="int64",
+            )
+            p = pm.math.invlogit(eta[:, :, None] - c[None, None, :]).mean(axis=-1)
+        else:
+            pm.CustomDist(
+                "successes_obs" if likelihood == "binomial" else "scores_obs",
+                n_trials,
+                theta[cm] - b[cq],
+                w,
+                logp=_bernoulli_logp,
+                random=_binomial_random if likelihood == "binomial" else None,
+                observed=obs,
+                dims=dim,
+                dtype="int64" if likelihood == "binomial" else "floatX",
+            )
+            p = pm.math.invlogit(eta)
+        if store:
+            p = pm.Deterministic("p", p, dims=("model", "question"))
+        pm.Deterministic("pi_bar", p.mean(axis=-1), dims="model")
+    return model
+
+
+def _dense(data: CrossedData, coords: dict, centred: tuple[bool, bool], store: bool) -> pm.Model:
+    """Today's layout for small complete binary input: ``Binomial`` over (model, question)."""
+    successes = np.rint(data.sum_pair).astype(np.int64)
+    with pm.Model(coords=coords) as model:
+        s = pm.Data("successes", successes, dims=("model", "question"))
+        n_trials = pm.Data("n_trials", data.n_pair.astype(np.int64), dims=("model", "question"))
+        theta, b = _abilities(centred)
+        p = pm.math.invlogit(theta[:, None] - b[None, :])
+        if store:
+            p = pm.Deterministic("p", p, dims=("model", "question"))
+        pm.Binomial("successes_obs", n=n_trials, p=p, observed=s, dims=("model", "question"))
+        pm.Deterministic("pi_bar", p.mean(axis=-1), dims="model")
+    return model
+
+
+def crossed_likelihood(names) -> str | None:
+    """The likelihood of a crossed model from the names of its ``pm.Data`` containers, or of
+    a fit's ``constant_data`` and ``observed_data`` variables; None if they are not a crossed
+    model's."""
+    names = set(names)
+    if {"scores_obs"} <= names or {"score_sum", "n_trials", "cell_model"} <= names:
+        return "fractional"
+    if {"levels_obs"} <= names or {"level_count", "level_index", "cell_model"} <= names:
+        return "ordinal"
+    if {"successes_obs"} <= names or {"successes", "n_trials"} <= names:
+        return "binomial"
+    return None
+
+
+def crossed_info(model: pm.Model) -> ModelInfo | None:
+    """The :class:`ModelInfo` of a model built by :func:`crossed_model` (else ``None``).
+
+    The closed-form reference, per cell without pooling: binary results, Beta(1 + S,
+    1 + n - S) (unanswered cells at the uniform prior); fractional, the same with the
+    fractional counts; ordinal, the Dirichlet over the K levels with the uniform prior. NUTS
+    runs at ``target_accept`` 0.95 when ``theta`` is non-centred (module docstring), at
+    PyMC's 0.8 when it is centred.
+    """
+    free = {v.name for v in model.free_RVs}
+    likelihood = crossed_likelihood(v.name for v in model.data_vars)
+    if likelihood is None or not set(_FREE) <= free:
+        return None
+    L, M = len(model.coords["model"]), len(model.coords["question"])
+    if "cell_model" not in {v.name for v in model.data_vars}:  # dense binary layout
+        s = data_value(model, "successes").astype(np.int64)
+        counts = np.stack([data_value(model, "n_trials").astype(np.int64) - s, s], -1)
+        w = np.array([0.0, 1.0])
+    else:
+        li, qi = data_value(model, "cell_model"), data_value(model, "cell_question")
+        if likelihood == "ordinal":
+            K = len(model.coords["cutpoint"]) + 1
+            counts = np.zeros((L, M, K))
+            kk = data_value(model, "level_index")
+            np.add.at(counts, (li, qi, kk), data_value(model, "level_count"))
+            w = np.arange(K) / (K - 1)
+        else:
+            S = data_value(model, "successes" if likelihood == "binomial" else "score_sum")
+            counts = np.zeros((L, M, 2))
+            np.add.at(counts, (li, qi, 1), S)
+            np.add.at(counts, (li, qi, 0), data_value(model, "n_trials") - S)
+            w = np.array([0.0, 1.0])
+        if likelihood == "binomial":
+            counts = counts.astype(np.int64)
+    data = ModelData(
+        counts=counts,
+        n_trials=counts.sum(axis=-1),
+        prior_counts=np.zeros_like(counts),
+        w=w,
+        alpha0=np.ones(w.size),
+        coords={
+            "model": list(model.coords["model"]),
+            "question": list(model.coords["question"]),
+            "category": list(range(w.size)),
+        },
+    )
+    return ModelInfo(
+        kind="crossed",
+        data=data,
+        reference={"": data.alpha0 + data.counts},
+        reference_note=_NOTES[likelihood],
+        target_accept=0.95 if "z_theta" in free else 0.8,
+    )

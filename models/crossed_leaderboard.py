@@ -1,0 +1,130 @@
+"""The leaderboard of ``bayes-eval rank --estimator crossed``: the crossed model fitted by NUTS
+and its posterior turned into the rank table of the closed form.
+
+The crossed model (:func:`bayes_eval.models.crossed_model`) puts model ability and question
+difficulty on one logit scale, so a model's score is the posterior of its mean expected score
+over *all* questions of the benchmark, answered or not: the sound comparison for an
+incomplete design, where the closed form can only score each model on the questions it
+answered (:mod:`bayes_eval.design`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+
+from bayes_eval.inputs import shown
+from bayes_eval.leaderboard import Leaderboard, rank_records
+
+__all__ = ["crossed_leaderboard", "crossed_likelihood_for"]
+
+
+def crossed_likelihood_for(
+    R: xr.DataArray, w: Sequence[float] | None, *, fractional: bool = False
+) -> tuple[str, xr.DataArray, int | None]:
+    """The likelihood of the crossed model for results as :func:`bayes_eval.logs.load_scored`
+    returns them, and the data it takes: ``("fractional", scores, None)`` for graded scores
+    counted fractionally, ``("binomial", R, None)`` for binary results, ``("ordinal",
+    values, K)`` for K evenly spaced levels (``--score-levels K``; the level indices become
+    their values ``k / (K - 1)``).
+
+    Raises
+    ------
+    ValueError
+        For rubric weights that are not K evenly spaced levels from 0 to 1.
+    """
+    if fractional:
+        return "fractional", R, None
+    if w is None or np.array_equal(np.asarray(w, dtype=float), [0.0, 1.0]):
+        return "binomial", R, None
+    weights = np.asarray(w, dtype=float)
+    k = weights.size
+    if k >= 2 and np.allclose(weights, np.linspace(0.0, 1.0, k)):
+        return "ordinal", R / (k - 1), k
+    raise ValueError(
+        f"weights {shown(list(weights))} are not evenly spaced levels from 0 to 1; the crossed "
+        "model takes binary results, graded scores (--fractional) or K evenly spaced levels "
+        "(--score-levels K). Use the closed form for this rubric."
+    )
+
+
+def crossed_leaderboard(
+    R: xr.DataArray,
+    w: Sequence[float] | None = None,
+    *,
+    fractional: bool = False,
+    confidence: float = 0.95,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    seed: int = 0,
+    sampler: str = "nutpie",
+    progressbar: bool = False,
+    parametrization: str = "auto",
+) -> Leaderboard:
+    """Fit the crossed model to ``R[model, question, trial]`` (NaN = no trial) by NUTS and rank
+    the models by the posterior of their mean expected score over all questions.
+
+    Parameters
+    ----------
+    R, w, fractional
+        As :func:`bayes_eval.logs.load_scored` returns them (see
+        :func:`crossed_likelihood_for`).
+    confidence : float
+        Level of the credible intervals and of the pairwise decisions behind the ranks.
+    draws, tune, chains, seed, sampler, progressbar
+        NUTS settings (:func:`bayes_eval.models.sample`).
+    parametrization : str
+        Of :func:`bayes_eval.models.crossed_model` (``"auto"``: centred where the data pin
+        the abilities and difficulties).
+
+    Returns
+    -------
+    Leaderboard
+        With ``estimator="crossed"``; the table is :func:`crossed_rank_table`'s (variables of
+        :func:`bayes_eval.xr.rank_table`, the rank's credible interval, and ``questions``:
+        how many questions each model answered) and its ``attrs`` hold the likelihood and
+        the convergence diagnostics.
+    """
+    from bayes_eval.models.crossed import crossed_model
+    from bayes_eval.models.crossed_rank import crossed_rank_table
+    from bayes_eval.models.sampling import sample
+
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence is {shown(confidence)}; expected a number in (0, 1).")
+    R = R.transpose("model", "question", "trial")
+    likelihood, data, levels = crossed_likelihood_for(R, w, fractional=fractional)
+    model = crossed_model(
+        data,
+        likelihood=likelihood,
+        levels=levels,
+        parametrization=parametrization,
+        store_p=False,
+    )
+    idata = sample(
+        model,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=seed,
+        sampler=sampler,
+        progressbar=progressbar,
+    )
+    table = crossed_rank_table(idata, confidence=confidence)
+    seen = ~np.isnan(R.values.astype(float))
+    answered = xr.DataArray(
+        seen.any(axis=-1).sum(axis=-1), dims="model", coords={"model": R["model"].values}
+    )
+    table["questions"] = answered.sel(model=table["model"].values)
+    table.attrs.setdefault("likelihood", likelihood)
+    table.attrs["sampler"] = sampler
+    return Leaderboard(
+        table=table,
+        models=rank_records(table),
+        questions=int(R.sizes["question"]),
+        max_trials=int(R.sizes["trial"]),
+        missing_trials=int((~seen).sum()),
+        estimator="crossed",
+    )
