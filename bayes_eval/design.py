@@ -85,6 +85,11 @@ def _per_model(names, values) -> dict[str, int]:
     return {str(m): int(v) for m, v in zip(names, values, strict=True)}
 
 
+def _choice(option: str, value: str) -> str:
+    """``--questions common`` for a command-line option, ``questions='common'`` otherwise."""
+    return f"{option} {value}" if option.startswith("-") else f"{option}={value!r}"
+
+
 def select_questions(
     R: xr.DataArray,
     questions: QuestionMode = "error",
@@ -153,8 +158,9 @@ def select_questions(
         if not everyone.any():
             raise ValueError(
                 f"{source}: no question is answered by every one of the {names.size} models; "
-                f"expected some common questions for {option} common: use {option} all (each "
-                "model on its own questions) or the crossed model (one scale for all)."
+                f"expected some common questions for {_choice(option, 'common')}: use "
+                f"{_choice(option, 'all')} (each model on its own questions) or the crossed "
+                "model (one scale for all)."
             )
         keep = seen["question"].values[everyone]
         R = R.sel(question=keep)
@@ -178,6 +184,7 @@ def _refuse_incomplete(seen: xr.DataArray, everyone, source: str, option: str) -
         f"question {shown(str(seen['question'].values[q]))} ({int(missing.sum())} such pairs; "
         f"the models answered {int(per_model.min())} to {int(per_model.max())} of "
         f"{seen.sizes['question']} questions); expected every model to answer every question. "
-        f"Choose {option} common (rank on the {int(everyone.sum())} questions every model "
-        f"answered) or {option} all (each model on the questions it answered)."
+        f"Choose {_choice(option, 'common')} (rank on the {int(everyone.sum())} questions every "
+        f"model answered) or {_choice(option, 'all')} (each model on the questions it "
+        "answered)."
     )

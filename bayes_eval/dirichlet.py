@@ -23,7 +23,7 @@ from bayes_eval.rows import distinct_rows_by_group
 
 __all__ = ["BayesResult", "DirichletPosterior", "MixturePosterior", "QuestionMoments"]
 
-#: (model, question) cells above which the moments are computed per distinct count vector
+#: (model, question) cells above which the moments are computed in blocks of models
 _LARGE = 1 << 20
 #: A float for one model, an array of shape ``(L,)`` for a batch of L models.
 Estimate = float | NDArray[np.float64]
@@ -110,19 +110,25 @@ class DirichletPosterior:
         """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15), as
         arrays of the leading shape of ``nu`` (over each model's answered questions when
         ``answered`` is set: M replaced by its own :math:`M_l`)."""
-        if self.nu[..., 0].size > _LARGE and self.nu.ndim <= 3:
-            # a large leaderboard: per distinct count vector of each model (memory and time
-            # of the order of the distinct vectors, not of every (model, question))
-            zero = np.zeros((1, 1, self.nu.shape[-1]))
-            mu, sigma = _node_moments(self.nu, zero, self.w, self.answered)
-            return BayesResult(mu[0], sigma[0])
-        mean, var = self.question_moments()
-        if self.answered is None:
+        if self.nu[..., 0].size > _LARGE and self.nu.ndim == 3:
+            # a large leaderboard: blocks of models, so the per-question terms never exist
+            # for all (model, question) at once (one pass over the data, bounded memory)
+            per = max(1, _LARGE // self.nu.shape[1])
+            parts = [self._direct(slice(i, i + per)) for i in range(0, self.nu.shape[0], per)]
+            return BayesResult(*(np.concatenate(x) for x in zip(*parts, strict=True)))
+        return self._direct(slice(None))
+
+    def _direct(self, rows: slice) -> BayesResult:
+        """Moments of the leading rows ``rows`` (every row when the slice is full)."""
+        nu = self.nu if rows == slice(None) else self.nu[rows]
+        answered = None if self.answered is None else self.answered[rows]
+        mean, var = DirichletPosterior(nu, self.w, self.tally).question_moments()
+        if answered is None:
             m = mean.shape[-1]
             return BayesResult(self.w[0] + mean.mean(axis=-1), np.sqrt(var.sum(axis=-1)) / m)
-        m = self.answered.sum(axis=-1)
-        mu = self.w[0] + np.where(self.answered, mean, 0.0).sum(axis=-1) / m
-        return BayesResult(mu, np.sqrt(np.where(self.answered, var, 0.0).sum(axis=-1)) / m)
+        m = answered.sum(axis=-1)
+        mu = self.w[0] + np.where(answered, mean, 0.0).sum(axis=-1) / m
+        return BayesResult(mu, np.sqrt(np.where(answered, var, 0.0).sum(axis=-1)) / m)
 
 
 @dataclass(frozen=True, slots=True)

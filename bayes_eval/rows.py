@@ -10,28 +10,40 @@ from numpy.typing import NDArray
 __all__ = ["distinct_rows_by_group", "unique_rows"]
 
 
-def unique_rows(arr: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-    """Distinct rows of a 2-D array in lexicographic order, the index of each row's distinct
-    row, and how often each occurs: every column is coded by its distinct values and the
-    codes are combined into one integer key (a byte view of the rows when the key would not
-    fit in 62 bits); several times faster than :func:`numpy.unique` with ``axis=0``."""
+def unique_rows(arr: NDArray, *, sort: bool = True) -> tuple[NDArray, NDArray, NDArray]:
+    """Distinct rows of a 2-D array (in lexicographic order when ``sort``), the index of each
+    row's distinct row, and how often each occurs.
+
+    Every column is coded by its distinct values and the codes are combined into one integer
+    key, both by hashing (:func:`pandas.factorize`, linear time; pandas comes with xarray),
+    so only the distinct rows are sorted; a byte view of the rows is used when the key would
+    not fit in 62 bits. Several times faster than :func:`numpy.unique` with ``axis=0``."""
+    import pandas as pd
+
     a = np.ascontiguousarray(arr, dtype=np.float64) + 0.0  # -0.0 and 0.0 are one value
     key = np.zeros(a.shape[0], dtype=np.int64)
     span = 1
     for j in range(a.shape[1]):
-        values, codes = np.unique(a[:, j], return_inverse=True)
-        span *= values.size
+        codes, values = pd.factorize(a[:, j], use_na_sentinel=False)
+        span *= max(len(values), 1)
         if span >= 2**62:
             view = a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
             _, first, inverse, counts = np.unique(
                 view, return_index=True, return_inverse=True, return_counts=True
             )
             return a[first], inverse.ravel(), counts
-        key = key * values.size + codes.ravel()
-    _, first, inverse, counts = np.unique(
-        key, return_index=True, return_inverse=True, return_counts=True
-    )
-    return a[first], inverse.ravel(), counts
+        key = key * len(values) + codes
+    inverse, distinct = pd.factorize(key)
+    first = np.empty(len(distinct), dtype=np.int64)
+    first[inverse] = np.arange(a.shape[0])  # any row of a group: they are equal
+    rows = a[first]
+    counts = np.bincount(inverse, minlength=len(distinct))
+    if sort:
+        order = np.lexsort(rows.T[::-1])
+        position = np.empty_like(order)
+        position[order] = np.arange(order.size)
+        rows, counts, inverse = rows[order], counts[order], position[inverse]
+    return rows, inverse.astype(np.int64, copy=False), counts
 
 
 def distinct_rows_by_group(
@@ -49,7 +61,7 @@ def distinct_rows_by_group(
         owner = np.broadcast_to(
             np.arange(start, start + part.shape[0], dtype=np.float64)[:, None], part.shape[:2]
         )[sel]
-        r, _, c = unique_rows(np.concatenate([owner[:, None], part[sel]], axis=1))
+        r, _, c = unique_rows(np.concatenate([owner[:, None], part[sel]], axis=1), sort=False)
         groups.append(r[:, 0].astype(np.int64))
         rows.append(r[:, 1:])
         mults.append(c)

@@ -94,7 +94,7 @@ def test_all_keeps_everything_and_error_names_the_choices(board):
     R = board.to_dataarray()
     sel = select_questions(R, "all")
     assert sel.R is R and not sel.complete and sel.kept == 80
-    with pytest.raises(ValueError, match=r"Choose questions common .* or questions all"):
+    with pytest.raises(ValueError, match=r"Choose questions='common' .* or questions='all'"):
         select_questions(R, "error")
     with pytest.raises(ValueError, match=r"--questions common"):
         select_questions(R, "error", option="--questions")
@@ -104,8 +104,11 @@ def test_all_keeps_everything_and_error_names_the_choices(board):
 
 def test_common_without_shared_questions_is_refused():
     R = xr.DataArray([[[1.0], [np.nan]], [[np.nan], [0.0]]], dims=("model", "question", "trial"))
-    with pytest.raises(ValueError, match="no question is answered by every"):
+    with pytest.raises(ValueError, match="no question is answered by every") as err:
         select_questions(R, "common")
+    assert "use questions='all'" in str(err.value)
+    with pytest.raises(ValueError, match="use --questions all"):
+        select_questions(R, "common", option="--questions")
 
 
 def test_complete_design_passes_unchanged():
@@ -295,15 +298,13 @@ def test_fractional_quasi_likelihood_is_conservative_on_graded_truth():
 
 
 @pytest.mark.parametrize("fractional", [False, True])
-def test_large_leaderboard_moments_by_distinct_vectors_equal_the_direct_ones(
-    board, monkeypatch, fractional
-):
+def test_large_leaderboard_moments_in_blocks_equal_the_direct_ones(board, monkeypatch, fractional):
     import bayes_eval.dirichlet as dirichlet
 
     R = board.scores if not fractional else np.round(np.where(board.scores > 0.5, 0.7, 0.2), 1)
     post = posterior(R, mask=np.isnan(R), answered_only=True, fractional=fractional)
     direct = post.moments()
-    monkeypatch.setattr(dirichlet, "_LARGE", 10)  # every posterior counts as large
+    monkeypatch.setattr(dirichlet, "_LARGE", 10)  # large: one model per block
     grouped = post.moments()
     np.testing.assert_allclose(grouped.mu, direct.mu, rtol=1e-12)
     np.testing.assert_allclose(grouped.sigma, direct.sigma, rtol=1e-12)
