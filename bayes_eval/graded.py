@@ -153,8 +153,9 @@ def fractional_tally(scores: ArrayLike, *, mask: ArrayLike | None = None, name: 
                 f"shape {arr.shape} (True = missing)."
             )
         missing = missing | m
-    s = np.where(missing, 0.0, arr)
-    right = s.sum(axis=-1)
-    n_trials = (~missing).sum(axis=-1).astype(np.int64)
-    counts = np.stack([n_trials - right, right], axis=-1)
+    observed = ~missing
+    n_trials = observed.sum(axis=-1, dtype=np.int64)
+    counts = np.empty((*n_trials.shape, 2))  # filled in place: no copy of the scores
+    np.add.reduce(arr, axis=-1, where=observed, initial=0.0, out=counts[..., 1])
+    np.subtract(n_trials, counts[..., 1], out=counts[..., 0])
     return Tally(counts, n_trials, 2, arr.ndim == 3)  # type: ignore[arg-type]
