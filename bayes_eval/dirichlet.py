@@ -119,10 +119,9 @@ class DirichletPosterior:
         return self._direct(slice(None))
 
     def _direct(self, rows: slice) -> BayesResult:
-        """Moments of the leading rows ``rows`` (every row when the slice is full)."""
-        nu = self.nu if rows == slice(None) else self.nu[rows]
+        """Moments of the leading rows ``rows`` (a view: no copy)."""
         answered = None if self.answered is None else self.answered[rows]
-        mean, var = DirichletPosterior(nu, self.w, self.tally).question_moments()
+        mean, var = DirichletPosterior(self.nu[rows], self.w, self.tally).question_moments()
         if answered is None:
             m = mean.shape[-1]
             return BayesResult(self.w[0] + mean.mean(axis=-1), np.sqrt(var.sum(axis=-1)) / m)

@@ -26,16 +26,9 @@ import json
 import time
 
 import numpy as np
+from bench_leaderboard import SHAPE as _GAPS  # the closed-form benchmark's design
 
-SHAPE = dict(
-    n_models=93,
-    n_questions=1136,
-    question_sets=(1000, 1136),
-    subset_models=3,
-    subset_size=50,
-    missing=0.01,
-    repeats=0.02,
-)
+SHAPE = dict(n_models=93, n_questions=1136, **_GAPS)
 LIKELIHOOD = {"binary": "binomial", "graded": "fractional", "levels": "ordinal"}
 
 
