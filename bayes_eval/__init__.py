@@ -8,9 +8,9 @@ the names, argument order and return conventions of the peer package scorio, so
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
-from bayes_eval.avg_at_n import avg, avg_ci
-from bayes_eval.bayes_at_n import bayes, bayes_ci, dirichlet_posterior
-from bayes_eval.pass_family import (
+from bayes_eval.metrics.avg import avg, avg_ci
+from bayes_eval.metrics.bayes import bayes, bayes_ci, dirichlet_posterior
+from bayes_eval.metrics.passk import (
     g_pass_at_k,
     g_pass_at_k_ci,
     g_pass_at_k_tau,

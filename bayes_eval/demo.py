@@ -26,11 +26,11 @@ class Demo(NamedTuple):
 
     ``leaderboard``: dataset, ``M`` questions, ``N`` runs, the prior, ``rank_groups`` (the
     number of distinct CI-aware ranks) and ``models`` (records of
-    :func:`bayes_eval.leaderboard.rank_records` with ``cost_usd_per_run``).
+    :func:`bayes_eval.ranking.leaderboard.rank_records` with ``cost_usd_per_run``).
     ``models``: one record per mimic, best true accuracy first, with ``pi_bar``,
     ``gold_rank`` (dense), ``mu``, ``sigma``, ``lo``, ``hi``, ``rank`` (dense, without
     intervals) and ``rank_ci``. ``plan_llm10_vs_llm9``: the separation plan at z 1.645 with
-    80% assurance (:class:`bayes_eval.sample_size.SeparationPlan`).
+    80% assurance (:class:`bayes_eval.ranking.sample_size.SeparationPlan`).
     """
 
     leaderboard: dict
@@ -49,13 +49,13 @@ def run_demo(
 ) -> Demo:
     """Run the demo; with ``plot`` write the leaderboard's forest plot there and the
     mimics' next to it (``<stem>_biased_coin<suffix>``)."""
-    from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
     from bayes_eval.datasets import load
-    from bayes_eval.leaderboard import rank_records
-    from bayes_eval.rank_agreement import kendall_tau_b
-    from bayes_eval.ranking import rank
-    from bayes_eval.sample_size import trials_to_separate
-    from bayes_eval.xr import rank_table, results_array
+    from bayes_eval.ranking.convergence import kendall_tau_b
+    from bayes_eval.ranking.leaderboard import rank_records, rank_table
+    from bayes_eval.ranking.ranks import rank
+    from bayes_eval.ranking.sample_size import trials_to_separate
+    from bayes_eval.synthetic.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
+    from bayes_eval.xr import results_array
 
     start = time.perf_counter()
     arena = load(DATASET)

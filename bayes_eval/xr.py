@@ -1,11 +1,15 @@
-"""xarray front end: labelled results in, labelled posteriors out.
+"""The labelled layer: results as ``xarray.DataArray`` in, labelled posteriors out.
 
-Results are a ``DataArray`` with dims ``("model", "question", "trial")`` (or without
-``model`` for one model); prior runs ``R0`` use ``("model", "question", "trial")`` too and are
-aligned to ``R`` by label. Outputs are ``Dataset`` objects whose variables are DataArrays over
-``model`` (and ``k`` for the Pass family, ``model_bis`` for pairwise matrices).
+Results have the core dims ``("question", "trial")``; every other dim (``model``, and any
+other one a study adds: ``seed``, ``benchmark``, ...) passes through: it is stacked into the
+batch axis of the numpy core, and the outputs come back over it with their coordinates. Prior
+runs ``R0`` have the same dims and are aligned to ``R`` by label. Missing trials are ``NaN``:
+an error unless ``skipna=True`` says NaN marks a missing trial.
 
-Missing trials are ``NaN``: an error unless ``skipna=True`` says NaN marks a missing trial.
+As in arviz-stats, each function here is a thin wrapper: it unpacks the labels, calls the
+numpy core (:func:`bayes_eval.posterior` and the metrics) with the options it was given, and
+labels the result; the options and their meaning are those of the core function named in
+its docstring. Outputs carry the prior's label and the estimand in their ``attrs``.
 
 Examples
 --------
@@ -20,60 +24,280 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 import numpy as np
 import xarray as xr
+from numpy.typing import ArrayLike
 
-import bayes_eval.avg_at_n as _avg
-import bayes_eval.bayes_at_n as _bayes
-import bayes_eval.pass_family as _pass
 from bayes_eval.inputs import shown
-from bayes_eval.priors import Pool, PriorSpec, resolve_prior
-from bayes_eval.ranking import (
-    confidence_to_z,
-    pairwise_confidence,
-    pairwise_z,
-    rank,
-    rank_interval,
-    rank_with_ci,
-)
-from bayes_eval.xr_base import (
-    _aligned_prior,
-    _dataset,
-    _model_coords,
-    _unpack,
-    results_array,
-)
-from bayes_eval.xr_tree import posterior_tree
+from bayes_eval.metrics import avg as _avg
+from bayes_eval.metrics import passk as _passk
+from bayes_eval.metrics.bayes import prior_of
+from bayes_eval.posteriors.posterior import Posterior
+from bayes_eval.posteriors.posterior import posterior as _posterior
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR
 
 __all__ = [
+    "Batch",
+    "align_runs",
     "avg_ci",
     "bayes",
     "bayes_ci",
     "pass_family_ci",
+    "posterior",
     "posterior_tree",
     "prior_table",
-    "rank_table",
     "results_array",
+    "unpack",
 ]
+
+#: The core dims of results; every other dim is a batch dim.
+CORE_DIMS = ("question", "trial")
+_DIMS = ("model", "question", "trial")
+#: Options of :func:`bayes_eval.posterior` (the rest go to the method asked).
+_POSTERIOR_OPTIONS = ("prior", "pool", "alpha0", "fractional", "answered_only")
+
+
+class Batch(NamedTuple):
+    """Results unpacked for the numpy core: ``values`` of shape ``(L, M, N)`` (or ``(M, N)``
+    without batch dims), the missing-trial ``mask`` (or None), the batch dims and their
+    shape, and ``R`` transposed to ``(*dims, "question", "trial")``."""
+
+    R: xr.DataArray
+    values: np.ndarray
+    mask: np.ndarray | None
+    dims: tuple[str, ...]
+    shape: tuple[int, ...]
+
+    def label(self, value: ArrayLike, *extra: tuple[str, ArrayLike]) -> xr.DataArray:
+        """A per-batch result (``(L, *extra)`` or scalar) back over the batch dims."""
+        arr = np.asarray(value)
+        extra_dims = tuple(name for name, _ in extra)
+        arr = arr.reshape(*self.shape, *arr.shape[1 if self.dims else 0 :])
+        coords = {d: self.R[d].values for d in self.dims if d in self.R.coords}
+        coords.update({name: np.asarray(vals) for name, vals in extra})
+        return xr.DataArray(arr, dims=(*self.dims, *extra_dims), coords=coords)
+
+    @property
+    def names(self) -> list[str] | None:
+        """Model names when the only batch dim is ``model``."""
+        if self.dims != ("model",):
+            return None
+        return [str(m) for m in self.R["model"].values]
+
+
+def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
+    """Wrap a ``(L, M, N)`` or ``(M, N)`` array as a DataArray with the standard dims."""
+    arr = np.asarray(R)
+    dims = _DIMS if arr.ndim == 3 else _DIMS[1:]
+    coords = {}
+    if models is not None and arr.ndim == 3:
+        coords["model"] = list(models)
+    if questions is not None:
+        coords["question"] = list(questions)
+    return xr.DataArray(arr, dims=dims, coords=coords)
+
+
+def unpack(R: xr.DataArray, *, skipna: bool = False, name: str = "R") -> Batch:
+    """Check ``R`` and unpack it for the numpy core (every non-core dim stacked into one
+    batch axis).
+
+    Raises
+    ------
+    ValueError
+        If ``R`` is not a DataArray, lacks a core dim, or holds NaN without ``skipna``.
+    """
+    if not isinstance(R, xr.DataArray):
+        raise ValueError(f"{name} is a {type(R).__name__}; expected an xarray.DataArray.")
+    if not set(CORE_DIMS) <= set(R.dims):
+        raise ValueError(
+            f"{name} has dims {R.dims}; expected 'question' and 'trial' (and any batch dims "
+            "such as 'model')."
+        )
+    dims = tuple(d for d in R.dims if d not in CORE_DIMS)
+    if "model" in dims:  # model first: a model axis stays the leading one
+        dims = ("model", *(d for d in dims if d != "model"))
+    R = R.transpose(*dims, *CORE_DIMS)
+    values = R.values
+    shape = values.shape[:-2]
+    if dims:
+        values = values.reshape(-1, *values.shape[-2:])
+    mask = None
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        if not skipna:
+            raise ValueError(
+                f"{name} contains NaN ({int(np.isnan(values).sum())} entries); expected integer "
+                "labels. If NaN marks missing trials, pass skipna=True."
+            )
+        mask = np.isnan(values)
+    return Batch(R, values, mask, dims, shape)
+
+
+def align_runs(R0: xr.DataArray | None, batch: Batch):
+    """Earlier runs ``R0`` aligned to the batch's labels: ``(values, mask)`` for the core, or
+    ``(None, None)``. Absent (batch, question) entries get no trials."""
+    if R0 is None:
+        return None, None
+    r0 = unpack(R0, skipna=True, name="R0").R
+    if set(r0.dims) - {"trial"} != set(batch.R.dims) - {"trial"}:
+        raise ValueError(
+            f"R0 has dims {r0.dims}; expected those of R, {batch.R.dims} (trial aside)."
+        )
+    extra_q = np.setdiff1d(r0["question"].values, batch.R["question"].values)
+    if extra_q.size:
+        raise ValueError(
+            f"R0 has questions that R does not have ({extra_q[:5].tolist()}); expected R0's "
+            "questions to be a subset of R's."
+        )
+    indexers = {d: batch.R[d].values for d in (*batch.dims, "question") if d in batch.R.coords}
+    aligned = r0.astype(float).reindex(indexers).transpose(*batch.dims, *CORE_DIMS)
+    values = aligned.values
+    if batch.dims:
+        values = values.reshape(-1, *values.shape[-2:])
+    mask = np.isnan(values)
+    return np.where(mask, 0, values).astype(np.int64), mask if mask.any() else None
+
+
+def _split(options: dict) -> tuple[dict, dict]:
+    post = {k: options.pop(k) for k in _POSTERIOR_OPTIONS if k in options}
+    return post, options
+
+
+def _build(batch: Batch, w, R0, options: dict) -> Posterior:
+    r0, r0_mask = align_runs(R0, batch)
+    prior = prior_of(
+        options.pop("prior", "uniform"),
+        pool=options.pop("pool", None),
+        alpha0=options.pop("alpha0", None),
+        R0=r0,
+        R0_mask=r0_mask,
+    )
+    return _posterior(batch.values, w, prior=prior, mask=batch.mask, models=batch.names, **options)
+
+
+def _attrs(post: Posterior, **extra) -> dict:
+    return {"prior": post.prior.label, "estimand": post.estimand, **extra}
+
+
+def posterior(
+    R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
+) -> Posterior:
+    """The :class:`~bayes_eval.posteriors.posterior.Posterior` of labelled results, with the
+    model names of ``R`` (options of :func:`bayes_eval.posterior`: ``prior``, ``pool``,
+    ``fractional``, ``answered_only``; default prior ``"uniform"``)."""
+    return _build(unpack(R, skipna=skipna), w, R0, dict(options))
 
 
 def bayes(
-    R: xr.DataArray,
-    w=None,
-    R0: xr.DataArray | None = None,
-    *,
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
-    alpha0=None,
-    skipna: bool = False,
+    R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
 ) -> xr.Dataset:
-    """Bayes@N ``mu`` and ``sigma`` per model (see :func:`bayes_eval.bayes`)."""
-    R, values, mask = _unpack(R, skipna)
-    r0, r0_mask = _aligned_prior(R0, R)
-    mu, sigma = _bayes.bayes(
-        values, w, r0, prior=prior, pool=pool, alpha0=alpha0, mask=mask, R0_mask=r0_mask
-    )
-    return _dataset(R, ("mu", "sigma"), (mu, sigma), {"estimator": "Bayes@N"})
+    """Bayes@N ``mu`` and ``sigma`` over the batch dims (:func:`bayes_eval.bayes`)."""
+    batch = unpack(R, skipna=skipna)
+    post = _build(batch, w, R0, dict(options))
+    data = {"mu": batch.label(post.mean), "sigma": batch.label(post.sd)}
+    return xr.Dataset(data, attrs=_attrs(post, estimator="Bayes@N"))
+
+
+def bayes_ci(
+    R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
+) -> xr.Dataset:
+    """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` over the batch dims
+    (:func:`bayes_eval.bayes_ci`: ``confidence``, ``bounds``, ``interval`` and the posterior
+    options)."""
+    batch = unpack(R, skipna=skipna)
+    post_opts, rest = _split(dict(options))
+    confidence = rest.pop("confidence", 0.95)
+    interval = rest.pop("interval", "normal")
+    bounds = rest.pop("bounds", None)
+    if rest:
+        raise ValueError(f"unknown option {sorted(rest)[0]!r} of bayes_ci.")
+    post = _build(batch, w, R0, post_opts)
+    lo, hi = post.interval(confidence, kind=interval, bounds=bounds)
+    data = {
+        "mu": batch.label(post.mean),
+        "sigma": batch.label(post.sd),
+        "lo": batch.label(lo),
+        "hi": batch.label(hi),
+    }
+    attrs = _attrs(post, estimator="Bayes@N", confidence=confidence, interval=interval)
+    return xr.Dataset(data, attrs=attrs)
+
+
+def avg_ci(R: xr.DataArray, w=None, *, skipna: bool = False, **options) -> xr.Dataset:
+    """avg@N ``a`` with ``sigma``, ``lo``, ``hi`` over the batch dims
+    (:func:`bayes_eval.avg_ci`: the posterior of pi-bar, or the paper's latent scale with
+    ``scale="latent"``)."""
+    batch = unpack(R, skipna=skipna)
+    out = _avg.avg_ci(batch.values, w, mask=batch.mask, **options)
+    data = {n: batch.label(v) for n, v in zip(("a", "sigma", "lo", "hi"), out, strict=True)}
+    prior = prior_of(options.get("prior", "uniform"), alpha0=options.get("alpha0"))
+    attrs = {
+        "estimator": "avg@N",
+        "prior": prior.label,
+        "estimand": Posterior.estimand,
+        "confidence": options.get("confidence", 0.95),
+        "interval": options.get("interval", "normal"),
+        "scale": options.get("scale", "pi_bar"),
+    }
+    return xr.Dataset(data, attrs=attrs)
+
+
+_POINT = {
+    "pass_at_k": _passk.pass_at_k,
+    "pass_hat_k": _passk.pass_hat_k,
+    "mg_pass_at_k": _passk.mg_pass_at_k,
+    "g_pass_at_k_tau": _passk.g_pass_at_k_tau,
+}
+
+
+def pass_family_ci(
+    R: xr.DataArray,
+    k: int | Sequence[int],
+    *,
+    metric: str = "pass_at_k",
+    tau: float | None = None,
+    skipna: bool = False,
+    **options,
+) -> xr.Dataset:
+    """A Pass family metric for one or several ``k`` over the batch dims and ``k``:
+    ``estimate`` (the unbiased point estimate of the trials), ``posterior_mean`` (the
+    posterior mean of the latent metric: a different quantity, see
+    :mod:`bayes_eval.metrics.passk`), ``sigma``, ``lo``, ``hi``.
+
+    ``metric`` is one of ``pass_at_k``, ``pass_hat_k``, ``g_pass_at_k_tau`` (needs ``tau``),
+    ``mg_pass_at_k``; the options are those of :func:`bayes_eval.pass_at_k_ci`.
+    """
+    if metric not in _POINT:
+        raise ValueError(f"metric is {shown(metric)}; expected one of {sorted(_POINT)}.")
+    if metric == "g_pass_at_k_tau" and tau is None:
+        raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
+    batch = unpack(R, skipna=skipna)
+    ks = np.atleast_1d(np.asarray(k))
+    extra = (tau,) if metric == "g_pass_at_k_tau" else ()
+    ci = getattr(_passk, metric + "_ci")
+    cols: dict[str, list] = {"estimate": [], "posterior_mean": [], "sigma": [], "lo": [], "hi": []}
+    for kk in ks:
+        kk = int(kk)
+        cols["estimate"].append(_POINT[metric](batch.values, kk, *extra, mask=batch.mask))
+        out = ci(batch.values, kk, *extra, mask=batch.mask, **options)
+        for name, v in zip(("posterior_mean", "sigma", "lo", "hi"), out, strict=True):
+            cols[name].append(v)
+    data = {
+        n: batch.label(np.moveaxis(np.asarray(v, dtype=float), 0, -1), ("k", ks))
+        for n, v in cols.items()
+    }
+    prior = _passk.pass_prior(**options)
+    attrs = {
+        "metric": metric,
+        "prior": prior.label,
+        "estimand": Posterior.estimand,
+        "confidence": options.get("confidence", 0.95),
+        "interval": options.get("interval", "normal"),
+        **({"tau": tau} if tau else {}),
+    }
+    return xr.Dataset(data, attrs=attrs)
 
 
 def prior_table(
@@ -81,266 +305,76 @@ def prior_table(
     w=None,
     R0: xr.DataArray | None = None,
     *,
-    prior: PriorSpec = "empirical",
-    pool: Pool = "model",
     skipna: bool = False,
-    fractional: bool = False,
-    answered_only: bool = False,
+    **options,
 ) -> xr.Dataset:
-    r"""The per-question prior each model's posterior used.
-
-    Variables over ``model``: ``prior`` (label), ``prior_alpha`` over ``(model, category)``
-    (the fixed prior, or the mode of a learned one), ``prior_kappa`` (its concentration
+    r"""The per-question prior each model's posterior used (default ``prior="empirical"``,
+    the CLI's): ``prior`` (label), ``prior_alpha`` over ``(..., category)`` (the fixed
+    prior, or the mode of a learned one), ``prior_kappa`` (its concentration
     :math:`\kappa = \sum_k a_k`: small means questions are solved always or never) and
-    ``prior_converged``. See :mod:`bayes_eval.priors`.
-    """
-    R, values, mask = _unpack(R, skipna)
-    r0, r0_mask = _aligned_prior(R0, R)
-    post = _bayes.posterior(
-        values,
-        w,
-        r0,
-        prior=prior,
-        pool=pool,
-        mask=mask,
-        R0_mask=r0_mask,
-        fractional=fractional,
-        answered_only=answered_only,
-    )
-    return _prior_dataset(R, post, prior, pool)
+    ``prior_converged``. See :mod:`bayes_eval.posteriors.priors`."""
+    options = {"prior": DEFAULT_PRIOR, **options}
+    batch = unpack(R, skipna=skipna)
+    return prior_dataset(batch, _build(batch, w, R0, options))
 
 
-def _prior_dataset(R: xr.DataArray, post, prior: PriorSpec, pool: Pool) -> xr.Dataset:
+def prior_dataset(batch: Batch, post: Posterior) -> xr.Dataset:
     """The variables of :func:`prior_table` from a built posterior."""
-    if isinstance(post, _bayes.MixturePosterior):
-        fitted = post.prior
-    else:  # a fixed prior (or a learned one that came out as a single node)
-        fitted = resolve_prior(prior, np.zeros((1, post.w.size)), pool=pool)
-    n_models = R.sizes.get("model", 1)
-    alpha = np.broadcast_to(fitted.alpha, (n_models, fitted.alpha.shape[-1]))
-    conv = np.broadcast_to(fitted.converged, (n_models,))
-    label = np.full(n_models, fitted.label, dtype=object)
-    dims = ("model",) if "model" in R.dims else ()
-    squeeze = (lambda x: x) if dims else (lambda x: x[0])
+    fitted = post.fitted
+    n = int(np.prod(batch.shape)) if batch.dims else 1
+    alpha = np.broadcast_to(fitted.alpha, (n, fitted.alpha.shape[-1]))
+    conv = np.broadcast_to(fitted.converged, (n,))
+    label = np.full(n, post.prior.label, dtype=object).astype(str)
     ds = xr.Dataset(
         {
-            "prior": (dims, squeeze(label).astype(str)),
-            "prior_alpha": ((*dims, "category"), squeeze(alpha)),
-            "prior_kappa": (dims, squeeze(alpha.sum(axis=-1))),
-            "prior_converged": (dims, squeeze(conv)),
-        },
-        coords=_model_coords(R),
+            "prior": batch.label(label if batch.dims else label[0]),
+            "prior_alpha": batch.label(
+                alpha if batch.dims else alpha[0], ("category", np.arange(alpha.shape[-1]))
+            ),
+            "prior_kappa": batch.label(alpha.sum(axis=-1) if batch.dims else alpha[0].sum()),
+            "prior_converged": batch.label(conv if batch.dims else conv[0]),
+        }
     )
-    ds.attrs["prior"] = fitted.label
+    ds = ds.drop_vars("category")
+    ds.attrs["prior"] = post.prior.label
     return ds
 
 
-def bayes_ci(
-    R: xr.DataArray,
+def posterior_tree(
+    R: xr.DataArray | ArrayLike,
     w=None,
     R0: xr.DataArray | None = None,
     *,
-    confidence: float = 0.95,
-    bounds=None,
-    interval: str = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
-    alpha0=None,
+    draws: int = 1000,
+    chains: int = 4,
+    seed: int = 0,
+    include_pi: bool = False,
+    include_prior: bool = True,
+    models=None,
     skipna: bool = False,
-    fractional: bool = False,
-    answered_only: bool = False,
-) -> xr.Dataset:
-    """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` per model (see :func:`bayes_eval.bayes_ci`;
-    ``fractional`` for graded scores, ``answered_only`` for incomplete designs)."""
-    R, values, mask = _unpack(R, skipna)
-    r0, r0_mask = _aligned_prior(R0, R)
-    out = _bayes.bayes_ci(
-        values,
-        w,
-        r0,
-        confidence=confidence,
-        bounds=bounds,
-        interval=interval,
-        prior=prior,
-        pool=pool,
-        alpha0=alpha0,
-        mask=mask,
-        R0_mask=r0_mask,
-        fractional=fractional,
-        answered_only=answered_only,
-    )
-    attrs = {"estimator": "Bayes@N", "confidence": confidence, "interval": interval}
-    return _dataset(R, ("mu", "sigma", "lo", "hi"), out, attrs)
+    **options,
+) -> xr.DataTree:
+    r"""Exact draws of the closed-form posterior as an ArviZ-style ``DataTree``
+    (:meth:`Posterior.to_datatree <bayes_eval.posteriors.posterior.Posterior.to_datatree>`).
 
-
-def avg_ci(
-    R: xr.DataArray,
-    w=None,
-    *,
-    confidence: float = 0.95,
-    bounds=None,
-    interval: str = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
-    scale: str = "pi_bar",
-    alpha0=None,
-    skipna: bool = False,
-) -> xr.Dataset:
-    """avg@N ``a`` with ``sigma``, ``lo``, ``hi`` per model: the posterior of pi-bar, or the
-    paper's latent scale with ``scale="latent"`` (see :func:`bayes_eval.avg_ci`)."""
-    R, values, mask = _unpack(R, skipna)
-    out = _avg.avg_ci(
-        values,
-        w,
-        confidence=confidence,
-        bounds=bounds,
-        interval=interval,
-        prior=prior,
-        pool=pool,
-        scale=scale,
-        alpha0=alpha0,
-        mask=mask,
-    )
-    attrs = {"estimator": "avg@N", "confidence": confidence, "interval": interval, "scale": scale}
-    return _dataset(R, ("a", "sigma", "lo", "hi"), out, attrs)
-
-
-_PASS = {
-    "pass_at_k": (_pass.pass_at_k, _pass.pass_at_k_ci),
-    "pass_hat_k": (_pass.pass_hat_k, _pass.pass_hat_k_ci),
-    "mg_pass_at_k": (_pass.mg_pass_at_k, _pass.mg_pass_at_k_ci),
-    "g_pass_at_k_tau": (_pass.g_pass_at_k_tau, _pass.g_pass_at_k_tau_ci),
-}
-
-
-def pass_family_ci(
-    R: xr.DataArray,
-    k,
-    *,
-    metric: str = "pass_at_k",
-    tau: float | None = None,
-    confidence: float = 0.95,
-    bounds=(0.0, 1.0),
-    interval: str = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
-    alpha0: float | None = None,
-    beta0: float | None = None,
-    skipna: bool = False,
-) -> xr.Dataset:
-    """A Pass family metric for one or several ``k``: variables ``estimate`` (the unbiased
-    point estimate from the trials), ``posterior_mean`` (the posterior mean of the latent
-    metric under ``prior``: a different quantity, see :mod:`bayes_eval.pass_family`),
-    ``sigma``, ``lo``, ``hi`` over ``(model, k)``.
-
-    ``metric`` is one of ``pass_at_k``, ``pass_hat_k``, ``g_pass_at_k_tau`` (needs ``tau``),
-    ``mg_pass_at_k``.
+    ``R`` is a DataArray with dims ``("model", "question", "trial")`` (one model without a
+    ``model`` dim gets a model dim of length 1), or an array labelled with ``models``. The
+    options are those of :func:`bayes_eval.posterior` (``prior``, ``pool``, ...).
     """
-    if metric not in _PASS:
-        raise ValueError(f"metric is {shown(metric)}; expected one of {sorted(_PASS)}.")
-    point_fn, ci_fn = _PASS[metric]
-    extra = (tau,) if metric == "g_pass_at_k_tau" else ()
-    if metric == "g_pass_at_k_tau" and tau is None:
-        raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
-    R, values, mask = _unpack(R, skipna)
-    ks = np.atleast_1d(k)
-    cols = {"estimate": [], "posterior_mean": [], "sigma": [], "lo": [], "hi": []}
-    for kk in ks:
-        kk = int(kk)
-        cols["estimate"].append(point_fn(values, kk, *extra, mask=mask))
-        out = ci_fn(
-            values,
-            kk,
-            *extra,
-            confidence=confidence,
-            bounds=bounds,
-            interval=interval,
-            prior=prior,
-            pool=pool,
-            alpha0=alpha0,
-            beta0=beta0,
-            mask=mask,
-        )
-        for name, v in zip(("posterior_mean", "sigma", "lo", "hi"), out, strict=True):
-            cols[name].append(v)
-    dims = ("k", "model") if "model" in R.dims else ("k",)
-    coords = {"k": ks, **_model_coords(R)}
-    ds = xr.Dataset({n: (dims, np.asarray(v)) for n, v in cols.items()}, coords=coords)
-    ds.attrs = {
-        "metric": metric,
-        "confidence": confidence,
-        "interval": interval,
-        **({"tau": tau} if tau else {}),
-    }
-    return ds.transpose(*(("model", "k") if "model" in R.dims else ("k",)))
-
-
-def rank_table(
-    R: xr.DataArray,
-    w=None,
-    R0: xr.DataArray | None = None,
-    *,
-    confidence: float = 0.95,
-    interval: str = "normal",
-    prior: PriorSpec = "empirical",
-    pool: Pool = "model",
-    alpha0=None,
-    skipna: bool = False,
-    fractional: bool = False,
-    answered_only: bool = False,
-) -> xr.Dataset:
-    """Everything a leaderboard needs, per model: Bayes@N with interval, rank by ``mu``
-    (competition), CI-aware rank (Hariri et al., "Don't Pass@k", §2.7.1, dense, z threshold
-    ``Phi^{-1}(confidence)``), the non-chaining rank interval, pairwise ``z`` and
-    ``P(row > column)`` over ``(model, model_bis)``, and the prior every row used
-    (:func:`prior_table`).
-
-    Intervals are clipped into the support of pi-bar, ``[min w, max w]``. ``questions``
-    counts the questions each model has a trial of; with ``answered_only`` each model is
-    scored on those alone (then the scores are not on one question set), and ``fractional``
-    reads graded scores (:mod:`bayes_eval.graded`). The default prior is ``"empirical"``,
-    learned per model and integrated over its uncertainty (:mod:`bayes_eval.priors`), whose
-    intervals hold their coverage on real benchmarks; ``prior="uniform"`` reproduces the
-    paper.
-    """
+    if not isinstance(R, xr.DataArray):
+        R = results_array(R, models=models)
     if "model" not in R.dims:
-        raise ValueError("rank_table needs several models: R must have a 'model' dim.")
-    if alpha0 is not None:
-        prior = "uniform" if prior == "empirical" else prior
-    R, values, mask = _unpack(R, skipna)
-    r0, r0_mask = _aligned_prior(R0, R)
-    spec = alpha0 if alpha0 is not None else prior
-    post = _bayes.posterior(
-        values,
-        w,
-        r0,
-        prior=spec,
-        pool=pool,
-        mask=mask,
-        R0_mask=r0_mask,
-        fractional=fractional,
-        answered_only=answered_only,
+        R = R.expand_dims(model=["model_0"])
+        R0 = None if R0 is None else R0.expand_dims(model=["model_0"])
+    batch = unpack(R, skipna=skipna)
+    if batch.dims != ("model",):
+        raise ValueError(f"R has dims {R.dims}; expected ('model', 'question', 'trial').")
+    post = _build(batch, w, R0, dict(options))
+    return post.to_datatree(
+        draws=draws,
+        chains=chains,
+        seed=seed,
+        include_pi=include_pi,
+        include_prior=include_prior,
+        questions=batch.R["question"].values,
     )
-    out = _bayes.posterior_ci(post, confidence=confidence, bounds="support", interval=interval)
-    attrs = {"estimator": "Bayes@N", "confidence": confidence, "interval": interval}
-    ds = _dataset(R, ("mu", "sigma", "lo", "hi"), out, attrs)
-    ds = ds.merge(_prior_dataset(R, post, spec, pool))
-    observed = ~np.isnan(values) if values.dtype.kind == "f" else np.ones(values.shape, bool)
-    if mask is not None:
-        observed &= ~mask
-    ds["questions"] = ("model", observed.any(axis=-1).sum(axis=-1))
-    ds.attrs["prior"] = str(ds["prior"].values[0]) if ds.sizes["model"] else ""
-    mu, sigma = ds["mu"].values, ds["sigma"].values
-    z_thr = confidence_to_z(confidence)
-    lower, upper = rank_interval(mu, sigma, z_threshold=z_thr)
-    ds["rank"] = ("model", rank(mu))
-    ds["rank_ci"] = ("model", rank_with_ci(mu, sigma, z_threshold=z_thr))
-    ds["rank_lower"] = ("model", lower)
-    ds["rank_upper"] = ("model", upper)
-    coords = {"model_bis": ds["model"].values}
-    ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
-    ds["prob_better"] = xr.DataArray(
-        pairwise_confidence(mu, sigma), dims=("model", "model_bis"), coords=coords
-    )
-    ds.attrs["z_threshold"] = z_thr
-    return ds

@@ -2,7 +2,7 @@
 
 10^5 column-bootstrap replicates (trial permutations, App. I.1) of 11 models x 30 questions x
 80 trials: Bayes@N alone (target <= 30 s on 2 cores) and the whole Pass family of
-:data:`bayes_eval.convergence.DEFAULT_METHODS` (target <= 120 s), with the peak resident
+:data:`bayes_eval.ranking.convergence.DEFAULT_METHODS` (target <= 120 s), with the peak resident
 memory of the process (target < 4 GiB). Pass ``--replicates`` for a quicker look.
 """
 
@@ -13,8 +13,8 @@ import json
 import resource
 import time
 
-from bayes_eval.biased_coin import mimic_probabilities, simulate_results
-from bayes_eval.convergence import DEFAULT_METHODS, stability
+from bayes_eval.ranking.convergence import DEFAULT_METHODS, stability
+from bayes_eval.synthetic.biased_coin import mimic_probabilities, simulate_results
 
 
 def main() -> None:

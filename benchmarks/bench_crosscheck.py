@@ -16,8 +16,8 @@ import argparse
 import json
 import time
 
-from bayes_eval.biased_coin import mimic_probabilities, simulate_results
 from bayes_eval.models import crosscheck
+from bayes_eval.synthetic.biased_coin import mimic_probabilities, simulate_results
 
 
 def main() -> None:

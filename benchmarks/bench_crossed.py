@@ -3,7 +3,7 @@
 The leaderboard shape of the brief: 93 models x 1,136 questions, the question set growing from
 1,000 to 1,136, 3 models on 50 questions only, 1% of the other pairs missing at random, 2% of
 the pairs run twice (about 9.8% of the pairs missing), simulated by
-:func:`bayes_eval.leaderboard_sim.simulate_leaderboard` with known true mean scores over all
+:func:`bayes_eval.synthetic.leaderboard.simulate_leaderboard` with known true mean scores over all
 questions. For every (scores, parametrisation) asked for, the model is built, compiled with
 nutpie (timed), sampled with 4 chains x 1,000 draws after 1,000 tuning steps on 2 cores
 (timed), and checked: max r-hat, min bulk/tail ESS over every posterior variable
@@ -51,9 +51,9 @@ def run_one(
     """One fit; returns its timings, diagnostics and coverage."""
     import nutpie
 
-    from bayes_eval.leaderboard_sim import simulate_leaderboard
     from bayes_eval.models import crossed_model, diagnostics, model_info, sample
     from bayes_eval.models.sampling import element_diagnostics
+    from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
     board = simulate_leaderboard(**SHAPE, scores=scores, seed=seed)
     R = board.to_dataarray()

@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 
-from bayes_eval import xr as bxr
-from bayes_eval.design import select_questions
-from bayes_eval.leaderboard_sim import simulate_leaderboard
-from bayes_eval.paired import leaderboard_pairs
+from bayes_eval.logs.design import select_questions
+from bayes_eval.ranking.leaderboard import rank_table
+from bayes_eval.ranking.paired import leaderboard_pairs
+from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
 SHAPE = {
     "question_sets": (1000, 1136),
@@ -50,14 +50,14 @@ def main() -> None:
             print(f"  --questions common: {exc}")
         for prior in ("uniform", "empirical-plugin", "empirical"):
             t_all = best(
-                lambda p=prior, R=R, f=frac: bxr.rank_table(
+                lambda p=prior, R=R, f=frac: rank_table(
                     R, prior=p, skipna=True, answered_only=True, fractional=f
                 )
             )
             line = f"  rank_table prior={prior:16s} all: {t_all * 1e3:7.1f} ms"
             if common is not None:
                 t_common = best(
-                    lambda p=prior, c=common, f=frac: bxr.rank_table(
+                    lambda p=prior, c=common, f=frac: rank_table(
                         c, prior=p, skipna=True, fractional=f
                     )
                 )

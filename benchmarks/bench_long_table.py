@@ -2,7 +2,7 @@
 
 Writes one long table as CSV and as Parquet into a temporary folder, then, for each, runs in a
 fresh Python process: :func:`bayes_eval.logs.read_eval_log`, ``log.results(
-require_all_questions=False)`` and :func:`bayes_eval.xr.rank_table` (``skipna=True``, the
+require_all_questions=False)`` and :func:`bayes_eval.ranking.leaderboard.rank_table` (``skipna=True``, the
 prior given by ``--prior``), and prints the wall time of each step and the process's peak
 memory (max RSS). Target: under 10 s and under 1 GB for each format, for ``prior="uniform"``.
 
@@ -37,7 +37,7 @@ import json, resource, sys, time, warnings
 t0 = time.perf_counter()
 import bayes_eval
 from bayes_eval.logs import read_eval_log
-from bayes_eval.xr import rank_table
+from bayes_eval.ranking.leaderboard import rank_table
 t1 = time.perf_counter()
 log = read_eval_log(sys.argv[1])
 t2 = time.perf_counter()

@@ -23,7 +23,7 @@ import time
 import numpy as np
 from scipy.special import ndtr, ndtri, owens_t
 
-from bayes_eval.paired import compare_pairs
+from bayes_eval.ranking.paired import compare_pairs
 
 MODELS = [
     "claude-2.1",

@@ -10,7 +10,7 @@ and puts three estimates of each model's posterior mean and sd of pi-bar side by
 For every pair of models it compares the Gaussian ranking confidence
 :math:`\rho = \Phi((\mu_a-\mu_b)/\sqrt{\sigma_a^2+\sigma_b^2})` (§2.5) with the posterior
 :math:`P(\bar\pi_a > \bar\pi_b)` estimated from the NUTS draws and computed exactly
-(:mod:`bayes_eval.exact_posterior`).
+(:mod:`bayes_eval.posteriors.exact`).
 
 Verdicts: a model row passes when the NUTS and Monte Carlo mean and sd are within
 ``z_tol = 4`` standard errors of the closed form, r-hat of ``pi_bar`` <= 1.01 (PyMC's
@@ -35,7 +35,6 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
-from bayes_eval.exact_posterior import exact_posterior, lattice_step, prob_greater
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.sampling import (
     RHAT_MAX,
@@ -45,7 +44,8 @@ from bayes_eval.models.sampling import (
     model_info,
     sample,
 )
-from bayes_eval.ranking import pairwise_confidence
+from bayes_eval.posteriors.exact import exact_posterior, lattice_step, prob_greater
+from bayes_eval.ranking.ranks import pairwise_confidence
 
 __all__ = ["CrossCheck", "crosscheck"]
 

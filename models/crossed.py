@@ -22,7 +22,7 @@ subsets; the crossed model puts them on one scale through the shared difficultie
   ("Quasi-likelihood functions, generalized linear models, and the Gauss-Newton method",
   1974): each score adds :math:`s\log p + (1 - s)\log(1 - p)`, a cell
   :math:`S\log p + (n - S)\log(1 - p)` with :math:`S` its sum of scores (the closed form's
-  fractional counts, :mod:`bayes_eval.graded`). Only the mean :math:`E[s] = p` is modelled,
+  fractional counts, :mod:`bayes_eval.inputs`). Only the mean :math:`E[s] = p` is modelled,
   with the Bernoulli variance :math:`p(1 - p)` per score; every score in ``[0, 1]`` with mean
   ``p`` has at most that variance (:math:`s^2 \le s`), so the intervals are conservative
   when graded scores vary less than all-or-nothing ones, and exact for binary scores.

@@ -5,7 +5,7 @@ The crossed model (:func:`bayes_eval.models.crossed_model`) puts model ability a
 difficulty on one logit scale, so a model's score is the posterior of its mean expected score
 over *all* questions of the benchmark, answered or not: the sound comparison for an
 incomplete design, where the closed form can only score each model on the questions it
-answered (:mod:`bayes_eval.design`).
+answered (:mod:`bayes_eval.logs.design`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.inputs import shown
-from bayes_eval.leaderboard import Leaderboard, rank_records
+from bayes_eval.ranking.leaderboard import Leaderboard, rank_records
 
 __all__ = ["crossed_leaderboard", "crossed_likelihood_for"]
 
@@ -84,7 +84,7 @@ def crossed_leaderboard(
     -------
     Leaderboard
         With ``estimator="crossed"``; the table is :func:`crossed_rank_table`'s (variables of
-        :func:`bayes_eval.xr.rank_table`, the rank's credible interval, and ``questions``:
+        :func:`bayes_eval.ranking.leaderboard.rank_table`, the rank's credible interval, and ``questions``:
         how many questions each model answered) and its ``attrs`` hold the likelihood and
         the convergence diagnostics.
     """

@@ -1,6 +1,6 @@
 r"""The leaderboard table of a crossed-model fit: scores, intervals and ranks from the draws.
 
-:func:`crossed_rank_table` gives the variables of :func:`bayes_eval.xr.rank_table` for the
+:func:`crossed_rank_table` gives the variables of :func:`bayes_eval.ranking.leaderboard.rank_table` for the
 posterior draws of :math:`\bar\pi_l` (``pi_bar``) of :func:`bayes_eval.models.crossed_model`,
 with every probability read from the draws instead of the Gaussian approximation of
 Hariri et al. ("Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
@@ -11,9 +11,9 @@ Hariri et al. ("Don't Pass@k: A Bayesian Framework for Large Language Model Eval
     \bar\pi_j^{(s)}] + \tfrac12\,\mathbb 1[\bar\pi_i^{(s)} = \bar\pi_j^{(s)}]\Big)
 
 (0.5 on the diagonal), which replaces :math:`\Phi(z)` in the CI-aware rank of §2.7.1 (chaining
-ties between consecutive models, :func:`bayes_eval.ranking.rank_with_ci`) and in the
-non-chaining rank interval (:func:`bayes_eval.ranking.rank_interval`). The draws also give
-each model's rank in every draw (:func:`bayes_eval.ranking.rank` along the model axis) and so
+ties between consecutive models, :func:`bayes_eval.ranking.ranks.rank_with_ci`) and in the
+non-chaining rank interval (:func:`bayes_eval.ranking.ranks.rank_interval`). The draws also give
+each model's rank in every draw (:func:`bayes_eval.ranking.ranks.rank` along the model axis) and so
 an equal-tailed interval of its rank.
 """
 
@@ -24,7 +24,7 @@ import xarray as xr
 
 from bayes_eval.inputs import shown
 from bayes_eval.models.crossed import crossed_likelihood
-from bayes_eval.ranking import rank
+from bayes_eval.ranking.ranks import rank
 
 __all__ = ["crossed_rank_table", "draw_prob_better"]
 

@@ -45,7 +45,7 @@ import xarray as xr
 
 from bayes_eval.judges.data import JudgeData
 from bayes_eval.models.sampling import Diagnostics, diagnostics, warn_if_unconverged
-from bayes_eval.ranking import rank
+from bayes_eval.ranking.ranks import rank
 
 __all__ = [
     "CHOICES",

@@ -29,12 +29,12 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
-from bayes_eval.bayes_at_n import DirichletPosterior
 from bayes_eval.models.crossed import crossed_info
 from bayes_eval.models.hierarchical import hierarchical_info
 from bayes_eval.models.matching import matching_info
 from bayes_eval.models.model_data import ModelInfo
 from bayes_eval.models.power_prior import power_prior_info
+from bayes_eval.posteriors.posterior import DirichletPosterior
 
 __all__ = [
     "ESS_PER_CHAIN_MIN",

@@ -24,8 +24,9 @@ import numpy as np
 
 import bayes_eval as be
 from bayes_eval import xr as bxr
-from bayes_eval.ranking import prob_better
-from bayes_eval.sample_size import trials_to_separate
+from bayes_eval.ranking.leaderboard import rank_table
+from bayes_eval.ranking.ranks import prob_better
+from bayes_eval.ranking.sample_size import trials_to_separate
 
 # %% [markdown]
 # ## Binary results: M questions x N trials
@@ -66,7 +67,7 @@ print("exact :", [round(x, 4) for x in be.bayes_ci(R_hi, confidence=0.99, interv
 rng = np.random.default_rng(0)
 p = rng.beta(2, 2, size=(4, 20, 1)) * np.array([1.0, 0.95, 0.9, 0.6])[:, None, None]
 runs = (rng.random((4, 20, 16)) < p).astype(np.int8)
-table = bxr.rank_table(bxr.results_array(runs, models=["A", "B", "C", "D"]), confidence=0.95)
+table = rank_table(bxr.results_array(runs, models=["A", "B", "C", "D"]), confidence=0.95)
 print(
     table[["mu", "sigma", "lo", "hi", "rank", "rank_ci", "rank_lower", "rank_upper"]].to_dataframe()
 )

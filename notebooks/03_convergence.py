@@ -26,8 +26,8 @@ import tempfile
 
 import numpy as np
 
-from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
-from bayes_eval.convergence import convergence_pmf, stability
+from bayes_eval.ranking.convergence import convergence_pmf, stability
+from bayes_eval.synthetic.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 from bayes_eval.validation import registry
 
 p = mimic_probabilities(seed=0)  # 11 biased-coin mimics, M = 30 (§2.7)

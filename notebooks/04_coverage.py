@@ -26,7 +26,7 @@
 # The uniform Dirichlet prior pulls every such question toward the middle; that bias does not
 # average out over questions while the posterior sd shrinks like $1/\sqrt M$, so its coverage
 # gets *worse* as M grows. The prior learned from the questions (`prior="empirical"`,
-# integrated over its own uncertainty; see `bayes_eval.priors`) fixes that. Small replicate
+# integrated over its own uncertainty; see `bayes_eval.posteriors.priors`) fixes that. Small replicate
 # counts here (Monte Carlo s.e. about 0.01), run in this process (`workers=0`) through the
 # registry of studies; `bayes-eval validate coverage --config
 # validation/configs/coverage_headline.toml` runs the full grid on Dask, and resumes an

@@ -36,6 +36,7 @@ import pandas as pd
 
 from bayes_eval import xr as bxr
 from bayes_eval.logs import read_eval_log
+from bayes_eval.ranking.leaderboard import rank_table
 from bayes_eval.rubrics.comparison import compare_schemata, plot_schema_ranks
 from bayes_eval.rubrics.schema import SCHEMATA, load_schema
 
@@ -99,7 +100,7 @@ plot_schema_ranks(table, "schema_ranks.png")
 # %%
 cats = log.categorize("conf_wrong_penalty")
 print(cats.thresholds, cats.counts)
-ranked = bxr.rank_table(cats.R, cats.weights, skipna=True)
+ranked = rank_table(cats.R, cats.weights, skipna=True)
 print(ranked[["mu", "sigma", "rank", "rank_ci"]].to_pandas())
 
 # %% [markdown]

@@ -38,7 +38,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-import bayes_eval.xr as bx
 from bayes_eval import datasets
 from bayes_eval.models import (
     compare_models,
@@ -47,6 +46,7 @@ from bayes_eval.models import (
     ppc_statistics,
     prior_predictive,
 )
+from bayes_eval.ranking.leaderboard import rank_table
 from bayes_eval.validation import elicitation
 from bayes_eval.validation.elicit_preliz import beta_fits
 from bayes_eval.validation.sbc import sbc_summary
@@ -250,4 +250,4 @@ for name in ("matching", "hierarchical"):
 # The closed-form Bayes@N of the same LLMs, for reference:
 
 # %%
-print(bx.rank_table(R, prior="uniform")[["mu", "sigma", "rank"]].to_dataframe().round(3))
+print(rank_table(R, prior="uniform")[["mu", "sigma", "rank"]].to_dataframe().round(3))

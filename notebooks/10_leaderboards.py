@@ -25,7 +25,7 @@
 # 3. the **crossed** model (ability minus question difficulty on a logit scale, by NUTS) on
 #    all questions, which puts every model on the full question set.
 #
-# The leaderboard is synthetic (`bayes_eval.leaderboard_sim`), so the truth is known: each
+# The leaderboard is synthetic (`bayes_eval.synthetic.leaderboard`), so the truth is known: each
 # model's mean expected score over the questions. Sizes are small so that the notebook runs
 # in about a minute; `SCALE = 1` gives a report's sizes.
 
@@ -36,12 +36,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from bayes_eval.design import select_questions
-from bayes_eval.leaderboard import leaderboard
-from bayes_eval.leaderboard_sim import simulate_leaderboard
+from bayes_eval.logs.design import select_questions
 from bayes_eval.logs.scored import load_scored
 from bayes_eval.models.crossed_leaderboard import crossed_leaderboard
-from bayes_eval.paired import leaderboard_pairs
+from bayes_eval.ranking.leaderboard import leaderboard
+from bayes_eval.ranking.paired import leaderboard_pairs
+from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
 SCALE = 0.5  # 1: 4 chains x 1000 draws (a report); 0.5: 2 chains
 DRAWS, CHAINS = 1000, 4 if SCALE >= 1 else 2

@@ -1,15 +1,20 @@
-"""The package's layers, as ARCHITECTURE.md states them, checked on the source.
+"""The package's layout, as ARCHITECTURE.md states it, checked on the source.
 
 Every ``import`` in the package (module level or inside a function: a lazy import is still a
-dependency) is read with :mod:`ast`. Two rules:
+dependency) is read with :mod:`ast`. The rules:
 
-1. Layers: a part of the package imports only the parts listed for it in ``ALLOWED``
-   (core <- datasets <- logs/rubrics/judges/adaptive/plotting <- models <- validation <-
-   cli). A new top-level module or subpackage must be placed in a layer here and in
-   ARCHITECTURE.md.
+1. Layers: a part of the package imports only the parts listed for it in ``ALLOWED``. The
+   core is itself layered (inputs <- posteriors <- metrics <- xr <- ranking <- synthetic);
+   above it datasets, the domain packages, models, validation, the demo and the CLI. A new
+   top-level module or subpackage must be placed in a layer here and in ARCHITECTURE.md.
 2. No circles: the graph of module-to-module imports has no cycle.
-
-Plus the size rule of the layout: no module over 500 lines, no CLI module over 250.
+3. No private name (``_x``) is imported from another subpackage (or top-level module).
+4. ``bayes_eval/`` holds at most 20 modules directly; the rest are grouped by concern.
+5. No re-export shims: a module's ``__all__`` lists only what it defines; the core's
+   subpackages (``posteriors``, ``metrics``, ``ranking``, ``synthetic``) have an ``__init__``
+   that imports nothing. Package ``__init__`` files of the other packages are their public
+   names.
+6. The CLI is one module per command (plus its shared ``_`` helpers).
 """
 
 from __future__ import annotations
@@ -23,24 +28,24 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = {"bayes_eval": ROOT / "bayes_eval", "bayes_eval.models": ROOT / "models"}
 SOURCES["bayes_eval.validation"] = ROOT / "validation"
 
-#: Parts that are not core although they sit flat in bayes_eval/ (apps of the library).
-FLAT_APPS = {"demo": "app"}
+#: the core, bottom up: each imports only those before it (and numpy, scipy, xarray)
+CORE = ["inputs", "serialize", "posteriors", "metrics", "xr", "ranking", "synthetic"]
+DOMAIN = ["logs", "rubrics", "judges", "adaptive", "plotting"]
 
 #: part -> the parts it may import (besides itself).
-ALLOWED: dict[str, set[str]] = {
-    "core": set(),
-    "datasets": {"core"},
-    "plotting": {"core"},
-    "rubrics": {"core", "plotting"},
-    "logs": {"core", "datasets", "rubrics"},
-    "judges": {"core", "datasets", "plotting"},
-    "adaptive": {"core", "datasets", "plotting"},
-    "models": {"core", "datasets", "logs", "rubrics", "judges", "plotting"},
-    "validation": {"core", "datasets", "logs", "rubrics", "judges", "adaptive", "plotting"}
-    | {"models"},
-}
-ALLOWED["app"] = set(ALLOWED) - {"app"}
-ALLOWED["cli"] = set(ALLOWED) | {"app"}
+ALLOWED: dict[str, set[str]] = {part: set(CORE[:i]) for i, part in enumerate(CORE)}
+ALLOWED["serialize"] = set()
+ALLOWED["datasets"] = set(CORE)
+ALLOWED["plotting"] = set(CORE)
+ALLOWED["rubrics"] = set(CORE) | {"plotting"}
+ALLOWED["logs"] = set(CORE) | {"datasets", "rubrics"}
+ALLOWED["judges"] = set(CORE) | {"datasets", "plotting"}
+ALLOWED["adaptive"] = set(CORE) | {"datasets", "plotting"}
+ALLOWED["models"] = set(CORE) | {"datasets", "logs", "rubrics", "judges", "plotting"}
+ALLOWED["validation"] = ALLOWED["models"] | {"models", "adaptive"}
+ALLOWED["demo"] = set(ALLOWED) - {"demo"}
+ALLOWED["cli"] = set(ALLOWED)
+ALLOWED["package"] = set(CORE)  # bayes_eval/__init__.py: the public top-level names
 
 
 def _modules() -> dict[str, Path]:
@@ -61,21 +66,17 @@ MODULES = _modules()
 def _part(module: str) -> str:
     names = module.split(".")
     if len(names) == 1:
-        return "core"
-    head = names[1]
-    if head in ("models", "validation", "cli", "datasets", "logs", "rubrics"):
-        return head
-    if head in ("judges", "adaptive", "plotting"):
-        return head
-    return FLAT_APPS.get(head, "core")
+        return "package"
+    return names[1]
 
 
-def _imports(module: str, path: Path) -> set[str]:
+def _imports(module: str, path: Path) -> dict[str, set[str]]:
+    """Module -> the names imported from it (``*`` for a whole-module import)."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    found = set()
+    found: dict[str, set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
+            pairs = [(a.name, "*") for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -85,26 +86,27 @@ def _imports(module: str, path: Path) -> set[str]:
                 pkg = pkg[: len(pkg) - (node.level - 1)]
                 base = ".".join([*pkg, base] if base else pkg)
             # ``from pkg import sub`` depends on the submodule, ``from mod import name`` on mod
-            names = [
-                f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names
+            pairs = [
+                (f"{base}.{a.name}", "*") if f"{base}.{a.name}" in MODULES else (base, a.name)
+                for a in node.names
             ]
         else:
             continue
-        for name in names:
+        for name, what in pairs:
             if not name.startswith("bayes_eval"):
                 continue
-            # the longest prefix that is a module of ours
             parts = name.split(".")
-            for k in range(len(parts), 0, -1):
+            for k in range(len(parts), 0, -1):  # the longest prefix that is a module of ours
                 candidate = ".".join(parts[:k])
                 if candidate in MODULES:
                     if candidate != module:
-                        found.add(candidate)
+                        found.setdefault(candidate, set()).add(what)
                     break
     return found
 
 
-GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+IMPORTS = {m: _imports(m, p) for m, p in MODULES.items()}
+GRAPH = {m: set(deps) for m, deps in IMPORTS.items()}
 
 
 def test_every_module_is_in_a_layer():
@@ -124,7 +126,6 @@ def test_layers_import_only_downwards():
 
 
 def test_no_import_circles():
-    # Tarjan-free: depth-first search with colours; report one cycle
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -132,8 +133,6 @@ def test_no_import_circles():
         state[m] = 1
         stack.append(m)
         for dep in sorted(GRAPH[m]):
-            # a package's __init__ re-exporting its own modules is not a circle of concern
-            # unless the module imports the package back (which the graph would show)
             if state.get(dep) == 1:
                 return [*stack[stack.index(dep) :], dep]
             if dep not in state and (cycle := visit(dep)):
@@ -147,8 +146,69 @@ def test_no_import_circles():
             pytest.fail("import circle: " + " -> ".join(cycle))
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
-def test_module_size(module):
-    lines = len(MODULES[module].read_text().splitlines())
-    limit = 250 if _part(module) == "cli" else 500
-    assert lines <= limit, f"{module} has {lines} lines (limit {limit})"
+def test_no_private_name_crosses_a_subpackage():
+    bad = []
+    for module, deps in IMPORTS.items():
+        for dep, names in deps.items():
+            if _part(dep) == _part(module) and _part(module) != "package":
+                continue
+            private = sorted(n for n in names if n.startswith("_") and n != "*")
+            if private:
+                bad.append(f"{module} imports {', '.join(private)} from {dep}")
+    assert not bad, "private names across subpackages:\n" + "\n".join(sorted(bad))
+
+
+def test_the_top_level_holds_at_most_twenty_modules():
+    flat = sorted(p.name for p in (ROOT / "bayes_eval").glob("*.py"))
+    assert len(flat) <= 20, f"{len(flat)} modules directly in bayes_eval/: {flat}"
+
+
+def test_subpackages_do_not_re_export():
+    shims = []
+    for module, path in MODULES.items():
+        if path.name != "__init__.py" or module in (
+            "bayes_eval",
+            "bayes_eval.models",
+            "bayes_eval.validation",
+        ):
+            continue
+        if GRAPH[module]:
+            shims.append(f"{module} imports {sorted(GRAPH[module])}")
+    # the domain packages' __init__ files are their public names
+    public = {f"bayes_eval.{p}" for p in (*DOMAIN, "datasets", "cli")}
+    shims = [s for s in shims if s.split()[0] not in public]
+    assert not shims, "subpackage __init__ re-exporting:\n" + "\n".join(shims)
+
+
+def test_cli_is_one_module_per_command():
+    from bayes_eval.cli import COMMANDS
+
+    folder = ROOT / "bayes_eval" / "cli"
+    commands = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")}
+    registered = {m.__name__.rsplit(".", 1)[1] for m in COMMANDS}
+    assert commands - {"__main__"} == registered
+
+
+def test_modules_export_only_what_they_define():
+    # a module's __all__ names its own definitions: no module re-exports another's names
+    # (package __init__ files are the public names of their package and may)
+    bad = []
+    for module, path in MODULES.items():
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        defined, exported = set(), []
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                defined.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        defined.add(t.id)
+                        if t.id == "__all__":
+                            exported = list(ast.literal_eval(node.value))
+        foreign = [n for n in exported if n not in defined]
+        if foreign:
+            bad.append(f"{module} re-exports {foreign}")
+    assert not bad, "re-exports:\n" + "\n".join(bad)

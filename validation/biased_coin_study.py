@@ -2,7 +2,7 @@
 Language Model Evaluation", §2.7 / Fig. 2 and §2.7.1 / Table 1.
 
 Eleven biased-coin LLM mimics with the paper's true scores (M = 30 questions,
-:mod:`bayes_eval.biased_coin`). Mean Kendall tau_b with the *true* ranking (ties included)
+:mod:`bayes_eval.synthetic.biased_coin`). Mean Kendall tau_b with the *true* ranking (ties included)
 versus the number of trials n, for every method:
 
 * panel a: ``independent`` fresh R matrices of N_max trials (Fig. 2a);
@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval.bayes_at_n import bayes
-from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
-from bayes_eval.convergence import DEFAULT_METHODS, stability
+from bayes_eval.metrics.bayes import bayes
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.ranking import rank, rank_with_ci
+from bayes_eval.ranking.convergence import DEFAULT_METHODS, stability
+from bayes_eval.ranking.ranks import rank, rank_with_ci
+from bayes_eval.synthetic.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import BiasedCoinConfig as Config
 

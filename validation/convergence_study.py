@@ -24,15 +24,15 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval.convergence import (
+from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.ranking.convergence import (
     DEFAULT_METHODS,
     convergence_pmf,
     random_subsets,
     stability,
     tau_interval,
 )
-from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.ranking import rank
+from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import ConvergenceConfig as Config
 

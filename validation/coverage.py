@@ -21,7 +21,7 @@ al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", Â
 ``uniform_exact`` (equal-tailed exact posterior interval), ``jeffreys`` (alpha0 = 1/2),
 ``oracle`` (the scenario's own Dirichlet prior), ``empirical`` / ``empirical_exact`` /
 ``empirical_plugin`` (the prior learned from the questions, integrated or plugged in; see
-:mod:`bayes_eval.priors`), ``peer_clipped`` (scorio's: the normal interval clipped to
+:mod:`bayes_eval.posteriors.priors`), ``peer_clipped`` (scorio's: the normal interval clipped to
 [0, 1]), ``wald`` (CLT over questions: mean of per-question averages -/+ z sd/sqrt(M), as in
 most leaderboards; Bowyer et al., "Position: Don't Use the CLT in LLM Evals With Fewer Than a
 Few Hundred Datapoints", show it undercovers at small M), ``wilson`` and ``clopper_pearson``

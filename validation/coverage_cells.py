@@ -12,7 +12,7 @@ import xarray as xr
 from scipy.special import ndtri
 from scipy.stats import beta as beta_dist
 
-from bayes_eval.bayes_at_n import DirichletPosterior
+from bayes_eval.posteriors.posterior import DirichletPosterior
 from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS as SCENARIOS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,36 +101,26 @@ _CHUNK = 4_000_000  # nodes x reps x questions x categories per block of the lea
 
 def _learned(counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int, confidence):
     """mu, sigma (and the exact interval of the first ``exact`` replicates) under the learned
-    prior, fitted per replicate (``pool="model"``), in blocks to bound memory."""
-    from bayes_eval.bayes_at_n import MixturePosterior, _exact_mixture_interval
-    from bayes_eval.priors import fit_prior, mixture_moments
+    prior, fitted per replicate (``pool="model"``), in blocks to bound memory: the package's
+    own :class:`~bayes_eval.posteriors.posterior.Posterior`, as ``bayes_ci`` builds it."""
+    from bayes_eval.inputs import Tally
+    from bayes_eval.posteriors.posterior import Posterior
 
     reps, m, k = counts.shape
     mu, sigma = np.empty(reps), np.empty(reps)
     lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
     nodes_guess = 200 if integrated else 1
     block = max(1, _CHUNK // (nodes_guess * m * k))
+    kind = "empirical" if integrated else "empirical-plugin"
     for start in range(0, reps, block):
-        cnt = counts[start : start + block].astype(float)
-        fit = fit_prior(cnt, integrated=integrated)
-        nu = cnt[None] + fit.nodes[:, :, None, :]
-        mu_j, sd_j = DirichletPosterior(nu=nu, w=w, tally=None).moments()  # type: ignore[arg-type]
-        mu[start : start + block], sigma[start : start + block] = mixture_moments(
-            mu_j, sd_j, fit.weights
-        )
+        cnt = counts[start : start + block]
+        tally = Tally(cnt, cnt.sum(axis=-1), k, True)
+        post = Posterior.from_tally(tally, w, prior=kind)
+        mu[start : start + block], sigma[start : start + block] = post.mean, post.sd
         n_ex = min(exact - start, cnt.shape[0])
         if n_ex > 0:
-            post = MixturePosterior(
-                data=cnt[:n_ex],
-                nodes=fit.nodes[:, :n_ex],
-                weights=fit.weights[:, :n_ex],
-                w=w,
-                tally=None,  # type: ignore[arg-type]
-                prior=fit,
-            )
-            lo[start : start + n_ex], hi[start : start + n_ex] = _exact_mixture_interval(
-                post, confidence
-            )
+            ends = post[:n_ex].interval(confidence, kind="exact")
+            lo[start : start + n_ex], hi[start : start + n_ex] = ends
     return mu, sigma, (lo, hi)
 
 
@@ -199,7 +189,7 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         counts, w, n, config, prior, rng, config.bootstrap_resamples
     )
     if config.exact_reps and (c == 1 or config.exact_categorical):
-        from bayes_eval.exact_posterior import exact_interval
+        from bayes_eval.posteriors.exact import exact_interval
 
         k = min(config.exact_reps, reps)
         lo, hi = exact_interval(counts[:k] + 1.0, w, config.confidence)

@@ -6,7 +6,7 @@ pi-bar 0.6213 vs 0.608)?
   for N = 1..N_max over independent replicates (the paper: 83.7% and z ~ 1.14 at N = 80).
 * Expected: the z of the true gap with the posterior sd at the expected counts
   (nu = N pi + 1), and the N where it reaches 1.645 and 1.96 (paper: about 199 and 285).
-* Planner: :func:`bayes_eval.sample_size.trials_to_separate` applied to one simulated
+* Planner: :func:`bayes_eval.ranking.sample_size.trials_to_separate` applied to one simulated
   80-trial matrix, the number a practitioner would get from their data.
 
 The per-question probabilities of the mimics are generated (the paper does not list them),
@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval.biased_coin import mimic_probabilities, simulate_results
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.sample_size import trials_to_separate
+from bayes_eval.ranking.sample_size import trials_to_separate
+from bayes_eval.synthetic.biased_coin import mimic_probabilities, simulate_results
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import DistinguishabilityConfig as Config
 

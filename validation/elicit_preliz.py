@@ -280,7 +280,7 @@ def elicit_dirichlet_mode(
         stated=_implied_question(alpha, weights, 1, mass),
         n_questions=m_questions,
         implied=_implied_question(alpha, weights, m_questions, mass),
-        implied_method="exact lattice (bayes_eval.exact_posterior)",
+        implied_method="exact lattice (bayes_eval.posteriors.exact)",
         fit=f"mode and mass (preliz.dirichlet_mode, bound {bound:g})",
     )
     _warn_if_mismatched(prior, warn_ratio)

@@ -329,7 +329,7 @@ def elicit_dirichlet(
         stated=_implied_question(alpha, weights, 1, prob),
         n_questions=m_questions,
         implied=_implied_question(alpha, weights, m_questions, prob),
-        implied_method="exact lattice (bayes_eval.exact_posterior)",
+        implied_method="exact lattice (bayes_eval.posteriors.exact)",
     )
     _warn_if_mismatched(prior, warn_ratio)
     return prior

@@ -8,9 +8,9 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import betaln, expit, log_expit, logsumexp
 
-from bayes_eval.bayes_at_n import bayes
 from bayes_eval.inputs import tally
-from bayes_eval.ranking import rank
+from bayes_eval.metrics.bayes import bayes
+from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.elicited_prior import ElicitedPrior, _benchmark_draws, _check_m
 
 __all__ = ["predictive_draws", "predictive_summary", "prior_predictive", "sensitivity"]

@@ -16,7 +16,7 @@ from scipy import optimize
 from scipy.special import logsumexp, roots_jacobi
 from scipy.stats import beta as beta_dist
 
-from bayes_eval.exact_posterior import exact_posterior
+from bayes_eval.posteriors.exact import exact_posterior
 
 __all__ = [
     "DEFAULT_CONCENTRATION",
@@ -213,7 +213,7 @@ class ElicitedPrior:
         r"""The ``prior=`` argument of :func:`bayes_eval.bayes`/:func:`bayes_eval.bayes_ci`.
 
         Question level: the per-question Dirichlet concentration ``alpha`` (a copy), which
-        :func:`bayes_eval.priors.resolve_prior` accepts as a fixed prior and
+        :func:`bayes_eval.posteriors.priors.resolve_prior` accepts as a fixed prior and
         :func:`bayes_eval.models.matching_model` as ``alpha0``: both paths then use
         :math:`\pi_q \sim \mathrm{Dir}(\alpha)`, so the closed form and NUTS agree exactly
         (up to Monte Carlo error).
@@ -325,7 +325,7 @@ def _beta_prior(
             depth=float(alpha.sum() - 2),
             n_questions=n_questions,
             implied=_implied_question(alpha, w, n_questions, prob),
-            implied_method="exact lattice (bayes_eval.exact_posterior)",
+            implied_method="exact lattice (bayes_eval.posteriors.exact)",
             fit=fit,
             **common,
         )

@@ -37,7 +37,7 @@ from bayes_eval.judges.data import (
     summeval,
     summeval_table,
 )
-from bayes_eval.ranking import rank
+from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import JudgesConfig as Config
 from bayes_eval.validation.study_configs import JudgesSyntheticConfig as SyntheticConfig

@@ -23,7 +23,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.rank_agreement import pair_signs
+from bayes_eval.ranking.convergence import pair_signs
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import PriorBenefitConfig as Config
 

@@ -35,7 +35,7 @@ import xarray as xr
 from numpy.typing import ArrayLike
 
 from bayes_eval.inputs import check_alpha0, shown
-from bayes_eval.ranking import rank
+from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.sbc import randomised_rank, sbc_dataset
 
 __all__ = ["exact_sbc", "exact_variables"]

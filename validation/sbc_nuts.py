@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from bayes_eval.ranking import rank
+from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.sbc import randomised_rank, sbc_dataset
 
 __all__ = ["ESTIMATORS", "quantities", "run_block", "simuk_sbc", "template_model"]

@@ -15,7 +15,7 @@ study modules re-export their class as ``Config``. Annotations are real types (n
 import dataclasses
 from dataclasses import dataclass, field
 
-from bayes_eval.convergence import DEFAULT_METHODS, parse_method
+from bayes_eval.ranking.convergence import DEFAULT_METHODS, parse_method
 from bayes_eval.validation import config_checks as check
 
 __all__ = [

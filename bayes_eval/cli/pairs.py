@@ -17,7 +17,7 @@ paired (the joint posterior of the pair's outcomes, question by question). Binar
 one trial: P(Beta(a + n_A, a + n_B) > 1/2) from the Dirichlet posterior of the joint table
 (n_A, n_B: questions only A, only B solved; a = 1 under --prior-kind uniform). More trials,
 rubric or graded scores: the same Dirichlet over the observed per-question score differences
-plus the table's corners, computed exactly (see bayes_eval.paired)."""
+plus the table's corners, computed exactly (see bayes_eval.ranking.paired)."""
 
 PRIOR_KINDS = ["empirical", "empirical-plugin", "uniform", "jeffreys"]
 _MATRIX_MAX = 10  # models up to which both matrices are printed
@@ -69,7 +69,7 @@ def _cell(p: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from bayes_eval.logs.scored import load_scored
-    from bayes_eval.paired import leaderboard_pairs
+    from bayes_eval.ranking.paired import leaderboard_pairs
 
     scored = load_scored(
         args.file,

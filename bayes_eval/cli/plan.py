@@ -52,8 +52,8 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayes_eval.leaderboard import plan_pair
     from bayes_eval.logs.complete import read_results
+    from bayes_eval.ranking.leaderboard import plan_pair
 
     result = plan_pair(
         read_results(args.file, args.format),

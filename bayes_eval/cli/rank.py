@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             progressbar=not args.no_progress and not args.json,
         )
     else:
-        from bayes_eval.leaderboard import leaderboard
+        from bayes_eval.ranking.leaderboard import leaderboard
 
         board = leaderboard(
             scored.R,

@@ -20,7 +20,7 @@ Metrics: :func:`spearman` (rank correlation with the truth) and :func:`rank_cove
 (share of candidates whose true rank lies in its interval; ties in the truth use 'min'
 ranks and a tied candidate is covered when any rank of its tie block is in the interval).
 
-Every rank here is :func:`bayes_eval.ranking.rank`: 1 = highest score, tied scores share the
+Every rank here is :func:`bayes_eval.ranking.ranks.rank`: 1 = highest score, tied scores share the
 smallest rank (competition ranks, 1 + the number of candidates scored strictly higher).
 """
 
@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, stats
 
 from bayes_eval.judges.data import JudgeData
-from bayes_eval.ranking import rank
+from bayes_eval.ranking.ranks import rank
 
 __all__ = [
     "RankIntervals",

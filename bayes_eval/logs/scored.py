@@ -2,9 +2,9 @@
 
 :func:`load_scored` reads evaluation logs (and the prior runs ``R0``), applies a rubric
 schema when one is named (Hariri et al., "Don't Pass@k", App. F), applies the chosen
-treatment of graded scores (:mod:`bayes_eval.graded`) and of an incomplete design
-(:func:`bayes_eval.design.select_questions`), and returns ``R``, the weights, ``R0`` and what
-was read, the input of :func:`bayes_eval.leaderboard.leaderboard`.
+treatment of graded scores (:mod:`bayes_eval.inputs`) and of an incomplete design
+(:func:`bayes_eval.logs.design.select_questions`), and returns ``R``, the weights, ``R0`` and what
+was read, the input of :func:`bayes_eval.ranking.leaderboard.leaderboard`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
-from bayes_eval.design import QuestionMode, select_questions
 from bayes_eval.inputs import shown
+from bayes_eval.logs.design import QuestionMode, select_questions
 
 __all__ = ["ScoredResults", "graded_treatment", "load_scored"]
 
@@ -25,7 +25,7 @@ class ScoredResults(NamedTuple):
     """Results ``R[model, question, trial]`` (NaN = failed or missing), rubric weights, prior
     runs ``R0`` (or None), the log's summary (:meth:`EvalLog.summary`), under a schema its
     categories, weights, thresholds and counts (else None), the question selection
-    (:meth:`bayes_eval.design.QuestionSelection.summary`), the treatment of graded scores
+    (:meth:`bayes_eval.logs.design.QuestionSelection.summary`), the treatment of graded scores
     (None for categories) and whether ``R`` holds graded scores to count fractionally."""
 
     R: xr.DataArray
@@ -77,12 +77,12 @@ def load_scored(
         An incomplete design (some model without a scored attempt on some question) is
         refused (``"error"``), reduced to the questions every model answered (``"common"``),
         or kept, each model on its own questions (``"all"``):
-        :func:`bayes_eval.design.select_questions`.
+        :func:`bayes_eval.logs.design.select_questions`.
     score_levels : int, optional
         Graded scores in [0, 1] rounded to K evenly spaced levels, whose values are the
-        weights (:func:`bayes_eval.graded.score_levels`).
+        weights (:func:`bayes_eval.inputs.score_levels`).
     fractional : bool
-        Graded scores counted fractionally (:func:`bayes_eval.graded.fractional_tally`).
+        Graded scores counted fractionally (:func:`bayes_eval.inputs.fractional_tally`).
         Graded scores need one of the two.
     cli_names : bool
         Messages name the command-line options (``--questions``) instead of the keywords.
@@ -158,7 +158,7 @@ def graded_treatment(
     fractional: bool = False,
     source: str = "the results",
 ) -> tuple[xr.DataArray, list[float] | None, xr.DataArray | None, dict | None]:
-    """Apply the chosen treatment of graded scores (:mod:`bayes_eval.graded`).
+    """Apply the chosen treatment of graded scores (:mod:`bayes_eval.inputs`).
 
     Returns ``(R, w, R0, info)``: categories and their weights for ``score_levels``, the
     scores unchanged (to be counted fractionally) for ``fractional``, and the input unchanged
@@ -172,7 +172,7 @@ def graded_treatment(
         treatments, a treatment for integer categories it does not fit, or ``w`` with graded
         scores.
     """
-    from bayes_eval.graded import score_levels as to_levels
+    from bayes_eval.inputs import score_levels as to_levels
 
     values = R.values
     seen = values[~np.isnan(values)]

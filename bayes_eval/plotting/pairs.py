@@ -1,5 +1,5 @@
 """Heat maps of ``P(row better than column)``: independent and paired side by side
-(:func:`bayes_eval.paired.compare_pairs`, ``bayes-eval pairs --plot``)."""
+(:func:`bayes_eval.ranking.paired.compare_pairs`, ``bayes-eval pairs --plot``)."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def compare_schemata(
         Credibility level of the CI-aware rank (``z`` threshold ``Phi^{-1}(confidence)``).
     prior : str
         Per-question prior (see :func:`bayes_eval.bayes`); default the learned one, as
-        :func:`bayes_eval.xr.rank_table`; ``"uniform"`` is the paper's.
+        :func:`bayes_eval.ranking.leaderboard.rank_table`; ``"uniform"`` is the paper's.
 
     Returns
     -------
@@ -52,7 +52,7 @@ def compare_schemata(
         ``mu``, ``sigma``, ``rank``, ``rank_ci`` over ``(schema, model)``; thresholds per schema
         in ``attrs["thresholds"]`` (JSON-able), skipped schemata in ``attrs["skipped"]``.
     """
-    from bayes_eval import xr as bxr
+    from bayes_eval.ranking.leaderboard import rank_table
 
     chosen = [get_schema(s) for s in (schemata or list(SCHEMATA))]
     if not chosen:
@@ -66,7 +66,7 @@ def compare_schemata(
                 skipped[schema.name] = str(exc)
                 continue
             raise
-        table = bxr.rank_table(
+        table = rank_table(
             cats.R, cats.weights, confidence=confidence, prior=prior, skipna=True
         )
         rows.append(table[["mu", "sigma", "rank", "rank_ci"]])

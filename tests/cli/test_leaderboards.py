@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from bayes_eval.cli import main
-from bayes_eval.leaderboard_sim import simulate_leaderboard
+from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
 
 @pytest.fixture(scope="module")

@@ -98,7 +98,7 @@ RC = np.array([[0, 1, 2, 2], [1, 2, 0, 1]])
         ),
         (lambda: be.bayes(np.zeros((0, 2, 3), int)), r"expected at least one model"),
         # other arguments
-        (lambda: be.bayes(R, alpha0=0.0), r"alpha0 is \[0.0, 0.0\]; expected finite values > 0"),
+        (lambda: be.bayes(R, alpha0=0.0), r"alpha0 is 0.0; expected finite values > 0"),
         (
             lambda: be.bayes(R, alpha0=[1, 1, 1]),
             r"alpha0 has shape \(3,\); expected a scalar or a vector of length C \+ 1 = 2",

@@ -12,19 +12,20 @@ import pytest
 from scipy.stats import kendalltau
 
 import bayes_eval as be
-from bayes_eval.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
-from bayes_eval.convergence import (
+from bayes_eval.ranking.convergence import (
     convergence_at_n,
     convergence_pmf,
+    kendall_tau_b,
     parse_method,
     prefix_counts,
     random_subsets,
+    ranking_matches,
     score_table,
     stability,
     step_scores,
     tau_interval,
 )
-from bayes_eval.rank_agreement import kendall_tau_b, ranking_matches
+from bayes_eval.synthetic.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 
 
 def test_kendall_tau_b_matches_scipy_with_ties(rng):

@@ -22,16 +22,17 @@ from scipy.special import beta as beta_fn
 from scipy.special import betainc, gamma, hyp2f1
 
 import bayes_eval as be
-import bayes_eval.exact_lattice as el
-import bayes_eval.exact_posterior as ep
-import bayes_eval.exact_tails as et
-from bayes_eval.exact_imhof import _imhof_cdf, _imhof_exact
-from bayes_eval.exact_posterior import (
+import bayes_eval.posteriors.exact as el
+import bayes_eval.posteriors.exact as ep
+import bayes_eval.posteriors.exact as et
+from bayes_eval.posteriors.exact import (
+    _imhof_cdf,
+    _imhof_exact,
     dirichlet_functional_cdf,
     exact_interval,
     exact_posterior,
 )
-from bayes_eval.ranking import prob_better
+from bayes_eval.ranking.ranks import prob_better
 
 N_DRAWS = 1_000_000
 TAIL_SE = np.sqrt(0.025 * 0.975 / N_DRAWS)  # 1.56e-4: s.e. of a 2.5% tail mass

@@ -11,13 +11,13 @@ from scipy import stats
 
 from bayes_eval import bayes, bayes_ci
 from bayes_eval import xr as bxr
-from bayes_eval.bayes_at_n import posterior
-from bayes_eval.design import select_questions
-from bayes_eval.dirichlet import DirichletPosterior
-from bayes_eval.graded import fractional_tally, score_levels
-from bayes_eval.leaderboard_sim import simulate_leaderboard
+from bayes_eval.inputs import fractional_tally, score_levels
+from bayes_eval.logs.design import select_questions
 from bayes_eval.logs.scored import graded_treatment
-from bayes_eval.priors import mixture_moments
+from bayes_eval.posteriors.intervals import mixture_moments
+from bayes_eval.posteriors.posterior import DirichletPosterior, posterior
+from bayes_eval.ranking.leaderboard import rank_table
+from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +149,7 @@ def test_unanswered_question_is_refused_without_answered_only(board):
 
 
 def test_rank_table_counts_questions_and_warns_nothing_on_complete(board):
-    ds = bxr.rank_table(board.to_dataarray(), prior="uniform", skipna=True, answered_only=True)
+    ds = rank_table(board.to_dataarray(), prior="uniform", skipna=True, answered_only=True)
     assert ds["questions"].values.tolist() == board.answered.sum(axis=1).tolist()
 
 
@@ -299,7 +299,7 @@ def test_fractional_quasi_likelihood_is_conservative_on_graded_truth():
 
 @pytest.mark.parametrize("fractional", [False, True])
 def test_large_leaderboard_moments_in_blocks_equal_the_direct_ones(board, monkeypatch, fractional):
-    import bayes_eval.dirichlet as dirichlet
+    import bayes_eval.posteriors.posterior as dirichlet
 
     R = board.scores if not fractional else np.round(np.where(board.scores > 0.5, 0.7, 0.2), 1)
     post = posterior(R, mask=np.isnan(R), answered_only=True, fractional=fractional)
@@ -311,7 +311,7 @@ def test_large_leaderboard_moments_in_blocks_equal_the_direct_ones(board, monkey
 
 
 def test_unique_rows_is_lexicographic_with_inverse_and_counts():
-    from bayes_eval.rows import unique_rows
+    from bayes_eval.inputs import unique_rows
 
     a = np.array([[1.0, 0.5], [0.0, 2.0], [1.0, 0.5], [-0.0, 2.0], [0.0, 1.0]])
     rows, inverse, counts = unique_rows(a)

@@ -9,12 +9,18 @@ import numpy as np
 import pytest
 
 import bayes_eval as be
-from bayes_eval.avg_at_n import AvgCIResult, AvgResult
-from bayes_eval.bayes_at_n import BayesCIResult, BayesResult, QuestionMoments, posterior
-from bayes_eval.convergence import ConvergencePMF, TauInterval, convergence_pmf, tau_interval
-from bayes_eval.credible_interval import CredibleInterval, clip_interval, normal_interval
-from bayes_eval.exact_posterior import exact_interval
-from bayes_eval.pass_family import PassPosterior
+from bayes_eval.metrics.avg import AvgCIResult, AvgResult
+from bayes_eval.metrics.bayes import BayesCIResult
+from bayes_eval.metrics.passk import PassPosterior
+from bayes_eval.posteriors.exact import exact_interval
+from bayes_eval.posteriors.intervals import CredibleInterval, clip_interval, normal_interval
+from bayes_eval.posteriors.posterior import BayesResult, QuestionMoments, posterior
+from bayes_eval.ranking.convergence import (
+    ConvergencePMF,
+    TauInterval,
+    convergence_pmf,
+    tau_interval,
+)
 
 R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
 R_CAT = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
@@ -96,13 +102,13 @@ def test_convergence_results_are_named():
 @pytest.mark.parametrize(
     "module",
     [
-        "bayes_eval.pass_family",
-        "bayes_eval.exact_posterior",
-        "bayes_eval.sample_size",
-        "bayes_eval.convergence",
-        "bayes_eval.bayes_at_n",
-        "bayes_eval.avg_at_n",
-        "bayes_eval.credible_interval",
+        "bayes_eval.metrics.passk",
+        "bayes_eval.posteriors.exact",
+        "bayes_eval.ranking.sample_size",
+        "bayes_eval.ranking.convergence",
+        "bayes_eval.metrics.bayes",
+        "bayes_eval.metrics.avg",
+        "bayes_eval.posteriors.posterior",
     ],
 )
 def test_public_names_stay_at_the_original_paths(module):
@@ -112,14 +118,14 @@ def test_public_names_stay_at_the_original_paths(module):
 
 
 def test_split_modules_reexport_the_same_objects():
-    import bayes_eval.convergence as conv
-    import bayes_eval.convergence_methods as cm
-    import bayes_eval.exact_imhof as ei
-    import bayes_eval.exact_posterior as ep
-    import bayes_eval.exact_tails as et
-    import bayes_eval.pass_family as pf
-    import bayes_eval.pass_point as pp
-    import bayes_eval.pass_posterior as pq
+    import bayes_eval.metrics.passk as pf
+    import bayes_eval.metrics.passk as pp
+    import bayes_eval.posteriors.exact as ei
+    import bayes_eval.posteriors.exact as ep
+    import bayes_eval.posteriors.exact as et
+    import bayes_eval.posteriors.latent_pass as pq
+    import bayes_eval.ranking.convergence as cm
+    import bayes_eval.ranking.convergence as conv
 
     assert pf.pass_at_k is pp.pass_at_k and pf.tau_threshold is pp.tau_threshold
     assert pf.PassPosterior is pq.PassPosterior

@@ -15,8 +15,8 @@ import pytest
 
 import bayes_eval as be
 from bayes_eval.inputs import BINARY_HINT
-from bayes_eval.pass_family import PassPosterior, tau_threshold
-from bayes_eval.priors import resolve_prior
+from bayes_eval.metrics.passk import PassPosterior, tau_threshold
+from bayes_eval.posteriors.priors import resolve_prior
 
 DRAWS = 1_000_000
 TAIL = 0.025

@@ -1,4 +1,4 @@
-"""Learned priors on the closed-form path (bayes_eval.priors) against independent computations."""
+"""Learned priors on the closed-form path (bayes_eval.posteriors.priors) against independent computations."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import pytest
 from scipy.special import gammaln
 
 from bayes_eval import bayes, bayes_ci
-from bayes_eval.bayes_at_n import DirichletPosterior, MixturePosterior, posterior
-from bayes_eval.priors import KAPPA_PRIOR, fit_prior, mixture_moments, resolve_prior
+from bayes_eval.posteriors.intervals import mixture_moments
+from bayes_eval.posteriors.posterior import DirichletPosterior, Posterior, posterior
+from bayes_eval.posteriors.priors import KAPPA_PRIOR, Prior, fit_prior, resolve_prior
 
 
 def _binary(p: np.ndarray, n: int, rng) -> np.ndarray:
@@ -40,7 +41,7 @@ def test_fit_recovers_known_dirichlet(alpha, n):
 
 def test_newton_reaches_the_stationary_point():
     # gradient of the log posterior at the mode by central differences: zero to 1e-5
-    from bayes_eval.priors import _compress, _objective
+    from bayes_eval.posteriors.priors import _compress, _objective
 
     rng = np.random.default_rng(3)
     counts = _counts(_binary(rng.beta(0.3, 0.5, size=(3, 40)), 6, rng))
@@ -112,7 +113,7 @@ def test_fixed_priors_are_the_old_closed_form():
     np.testing.assert_array_equal(bayes(R, w, prior=1.0), ref)
     np.testing.assert_array_equal(bayes(R, w, prior="jeffreys"), bayes(R, w, alpha0=0.5))
     post = posterior(R, w, prior="jeffreys")
-    assert isinstance(post, DirichletPosterior)
+    assert post.n_nodes == 1 and isinstance(post.dirichlet, DirichletPosterior)
     np.testing.assert_array_equal(post.nu - post.tally.counts, 0.5)
 
 
@@ -132,7 +133,7 @@ def test_mixture_against_monte_carlo(rubric):
         R = _binary(rng.beta(0.3, 0.4, size=15), 4, rng)
         w = np.array([0.0, 1.0])
     post = posterior(R, w, prior="empirical")
-    assert isinstance(post, MixturePosterior)
+    assert isinstance(post, Posterior) and post.n_nodes > 1
     mu, sigma, lo, hi = bayes_ci(R, w, prior="empirical", interval="exact")
     n = 200_000
     node = rng.choice(post.weights.size, p=post.weights / post.weights.sum(), size=n)
@@ -158,8 +159,8 @@ def test_batched_missing_and_pooling():
     np.testing.assert_allclose(
         bayes(R[0], prior="empirical", pool="benchmark"), bayes(R[0], prior="empirical")
     )
-    shared = posterior(R, prior="empirical", pool="benchmark")
-    assert shared.prior.nodes.shape[1] == 1
+    shared = posterior(R, prior=Prior.parse("empirical", pool="benchmark"))
+    assert shared.fitted.nodes.shape[1] == 1
     np.testing.assert_array_equal(shared.weights, np.repeat(shared.weights[:, :1], 3, axis=1))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.special import erf
 
-from bayes_eval.ranking import (
+from bayes_eval.ranking.ranks import (
     confidence_to_z,
     pairwise_confidence,
     pairwise_z,

@@ -11,9 +11,13 @@ import pytest
 from scipy.special import ndtr
 
 import bayes_eval as be
-from bayes_eval.ranking import prob_better, z_score
-from bayes_eval.sample_size import projected_z, separation_assurance, trials_to_separate
-from bayes_eval.sample_size_predictive import _Futures
+from bayes_eval.ranking.ranks import prob_better, z_score
+from bayes_eval.ranking.sample_size import (
+    _Futures,
+    projected_z,
+    separation_assurance,
+    trials_to_separate,
+)
 
 
 def _z(Ra, Rb, w=None, alpha0=1.0):

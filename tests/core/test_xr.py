@@ -8,6 +8,7 @@ import xarray as xr
 
 import bayes_eval as be
 from bayes_eval import xr as bxr
+from bayes_eval.ranking.leaderboard import rank_table
 
 
 @pytest.fixture
@@ -69,7 +70,7 @@ def test_pass_family_over_k(rng):
 
 def test_rank_table(labelled):
     R, da = labelled
-    ds = bxr.rank_table(da, [0, 0.5, 1])
+    ds = rank_table(da, [0, 0.5, 1])
     assert ds["z"].dims == ("model", "model_bis")
     np.testing.assert_allclose(np.diag(ds["prob_better"]), 0.5)
     assert ((ds["rank_lower"] <= ds["rank"]) & (ds["rank"] <= ds["rank_upper"])).all()
@@ -94,7 +95,7 @@ def test_rank_table_intervals_stay_in_the_support_of_pi_bar():
     assert raw.lo < 0  # the unclipped normal interval crosses 0 here
     clipped = be.bayes_ci(row, prior="empirical", bounds="support")
     assert clipped.lo == 0.0 and clipped.hi == raw.hi and clipped.mu == raw.mu
-    table = bxr.rank_table(R)
+    table = rank_table(R)
     assert float(table["lo"].min()) >= 0.0 and float(table["hi"].max()) <= 1.0
     assert float(table["lo"].sel(model="claude-3.5-sonnet")) == 0.0
     # rubric weights: the support is [min w, max w]

@@ -74,7 +74,7 @@ def _write_inputs(folder: Path) -> None:
     runs = pd.DataFrame(rows, columns=["model", "question", "trial", "score"])
     runs.to_csv(folder / "runs.csv", index=False)
     runs.to_parquet(folder / "runs.parquet")
-    from bayes_eval.leaderboard_sim import simulate_leaderboard
+    from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
     board = simulate_leaderboard(5, 30, scores="graded", question_sets=(20, 30), repeats=0.1)
     board.to_frame(trial=False).to_csv(folder / "leaderboard.csv", index=False)  # no trial column

@@ -297,7 +297,7 @@ def test_converged_flag_requires_no_divergence():
 
     from bayes_eval.models.judges import fit_diagnostics
     from bayes_eval.models.sampling import Diagnostics
-    from bayes_eval.ranking import rank
+    from bayes_eval.ranking.ranks import rank
 
     rng = np.random.default_rng(1)
     mu = rng.normal([1.0, 2.0, 3.0], 0.3, size=(4, 300, 3))  # independent draws: mixed

@@ -2,7 +2,7 @@
 
 Fast tests check the likelihoods against a direct computation, the layouts, the readers, the
 input errors and the rank table on hand-made draws. The sampler tests fit small synthetic
-leaderboards of :func:`bayes_eval.leaderboard_sim.simulate_leaderboard` (12 models x 150
+leaderboards of :func:`bayes_eval.synthetic.leaderboard.simulate_leaderboard` (12 models x 150
 questions, the question set growing from 100 to 150, one model on 40 questions only, 5% of
 the other pairs missing, 5% run twice) with nutpie through :func:`bayes_eval.models.sample`,
 2 chains x 1,000 draws, and assert what holds on any machine: r-hat <= 1.02 (PyMC's 1.01
@@ -23,7 +23,6 @@ pytestmark = pytest.mark.pymc
 
 pm = pytest.importorskip("pymc")
 
-from bayes_eval.leaderboard_sim import simulate_leaderboard  # noqa: E402
 from bayes_eval.models import crossed as crossed_module  # noqa: E402
 from bayes_eval.models import (  # noqa: E402
     crossed_model,
@@ -32,7 +31,8 @@ from bayes_eval.models import (  # noqa: E402
     sample,
 )
 from bayes_eval.models.crossed import auto_centering  # noqa: E402
-from bayes_eval.ranking import rank  # noqa: E402
+from bayes_eval.ranking.ranks import rank  # noqa: E402
+from bayes_eval.synthetic.leaderboard import simulate_leaderboard  # noqa: E402
 
 SMALL = dict(
     question_sets=(100, 150),

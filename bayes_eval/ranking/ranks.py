@@ -30,6 +30,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
 from bayes_eval.inputs import shown
+from bayes_eval.posteriors.posterior import posterior
+from bayes_eval.posteriors.priors import Prior, PriorSpec
 
 __all__ = [
     "confidence_to_z",
@@ -42,6 +44,7 @@ __all__ = [
     "ranking_confidence",
     "z_score",
 ]
+
 
 RankMethod = Literal["competition", "dense"]
 
@@ -210,22 +213,32 @@ def prob_better(
     *,
     R0_a: ArrayLike | None = None,
     R0_b: ArrayLike | None = None,
-    alpha0: ArrayLike = 1.0,
+    alpha0: ArrayLike | None = None,
+    prior: PriorSpec | Prior = "uniform",
     method: Literal["exact", "normal"] = "exact",
 ) -> float:
-    r"""Posterior probability :math:`P(\bar\pi_a > \bar\pi_b \mid R_a, R_b)` for two models.
+    r"""Posterior probability :math:`P(\bar\pi_a > \bar\pi_b \mid R_a, R_b)` for two models:
+    :meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.Posterior.prob_better>` of
+    their posteriors under ``prior`` (``alpha0``: the older name of a fixed prior; ``R0_a``,
+    ``R0_b``: earlier runs of each), estimand *these questions*.
 
-    ``method="exact"`` convolves the exact posteriors (:mod:`bayes_eval.exact_posterior`);
+    ``method="exact"`` convolves the exact posteriors (:mod:`bayes_eval.posteriors.exact`);
     ``"normal"`` is the Gaussian approximation
-    :math:`\Phi((\mu_a-\mu_b)/\sqrt{\sigma_a^2+\sigma_b^2})`
-    of §2.5. The models may have different numbers of questions and trials.
+    :math:`\Phi((\mu_a-\mu_b)/\sqrt{\sigma_a^2+\sigma_b^2})` of §2.5. The models may have
+    different numbers of questions and trials.
     """
-    from bayes_eval.bayes_at_n import dirichlet_posterior
-    from bayes_eval.exact_posterior import exact_posterior, lattice_step, prob_greater
-
-    pa = dirichlet_posterior(R_a, w, R0_a, alpha0=alpha0)
-    pb = dirichlet_posterior(R_b, w, R0_b, alpha0=alpha0)
-    if pa.nu.ndim != 2 or pb.nu.ndim != 2:
+    if alpha0 is not None:
+        if not (isinstance(prior, str) and prior == "uniform"):
+            raise ValueError(
+                f"both prior={shown(prior)} and alpha0={shown(alpha0)} were given; alpha0 is "
+                "the older name of a fixed prior: pass prior= only."
+            )
+        prior = alpha0
+    if method not in ("exact", "normal"):
+        raise ValueError(f"method is {shown(method)}; expected 'exact' or 'normal'.")
+    pa = posterior(R_a, w, prior=Prior.parse(prior, runs=R0_a))
+    pb = posterior(R_b, w, prior=Prior.parse(prior, runs=R0_b))
+    if pa.batched or pb.batched:
         raise ValueError(
             "prob_better compares two single models; expected R_a, R_b of shape (M, N)."
         )
@@ -233,13 +246,4 @@ def prob_better(
         raise ValueError(
             f"R_a has {pa.w.size} categories and R_b {pb.w.size}; pass a common w for both."
         )
-    mu_a, s_a = pa.moments()
-    mu_b, s_b = pb.moments()
-    if method == "normal":
-        return float(pairwise_confidence([mu_a, mu_b], [s_a, s_b])[0, 1])
-    if method != "exact":
-        raise ValueError(f"method is {shown(method)}; expected 'exact' or 'normal'.")
-    step = lattice_step([pa.nu, pb.nu], pa.w)
-    return prob_greater(
-        exact_posterior(pa.nu, pa.w, step=step), exact_posterior(pb.nu, pb.w, step=step)
-    )
+    return float(pa.prob_better(pb, method=method))

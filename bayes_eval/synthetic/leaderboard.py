@@ -40,10 +40,12 @@ from scipy.special import expit
 
 from bayes_eval.inputs import shown
 
+__all__ = ["SyntheticLeaderboard", "simulate_leaderboard"]
+
+
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["SyntheticLeaderboard", "simulate_leaderboard"]
 
 ScoreKind = Literal["binary", "graded", "levels"]
 

@@ -19,6 +19,7 @@ from scipy.special import expit, logit
 
 __all__ = ["PAPER_PI_BAR", "mimic_probabilities", "simulate_results"]
 
+
 #: True scores of LLM_1 .. LLM_11 (Hariri et al., §2.7 and Fig. 2).
 PAPER_PI_BAR = (
     0.2332,

@@ -61,7 +61,7 @@ Monte Carlo error, and the lattice quantiles with a 20-times finer one to ~5e-5 
 mass (tests/core/test_pass_and_avg.py).
 
 **Learned priors** (``prior="empirical"``, ``"empirical-plugin"``; see
-:mod:`bayes_eval.priors`): the per-question Beta prior is learned from the questions' counts
+:mod:`bayes_eval.posteriors.priors`): the per-question Beta prior is learned from the questions' counts
 (Dirichlet-multinomial hyperposterior); the posterior is the mixture over its quadrature
 nodes, with moments mixed by the law of total variance and exact intervals from the mixture
 CDF.
@@ -98,35 +98,59 @@ back, so batches of models and bootstrap replicates cost little more than their 
 distinct states.
 
 Layout: the public functions are defined or re-exported here; the credits and unbiased
-estimates live in :mod:`bayes_eval.pass_point`, the latent metric and its moments in
-:mod:`bayes_eval.pass_metric`, the exact intervals in :mod:`bayes_eval.pass_exact` and the
-posterior with :class:`PassPosterior` in :mod:`bayes_eval.pass_posterior`.
+estimates live in :mod:`bayes_eval.metrics.passk`, the latent metric and its moments in
+:mod:`bayes_eval.posteriors.latent_pass`, the exact intervals in :mod:`bayes_eval.posteriors.latent_pass` and the
+posterior with :class:`PassPosterior` in :mod:`bayes_eval.posteriors.latent_pass`.
 
 Differences from scorio 0.2.3 (deliberate): ``tau`` must lie in (0, 1] (eq. 23 defines tau in
 (0, 1]; scorio also accepts 0 as Pass@k); ``confidence``/``bounds``/priors are keyword-only;
 ``R`` may be batched ``(L, M, N)`` and may have masked (missing) trials; results are
 :class:`PassPosterior` named tuples (they unpack as ``mu, sigma, lo, hi`` as scorio's do).
+
+Credits and unbiased point estimates of the Pass@k family.
+
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+Appendix H, eqs. 21-24. Every member scores a question by a credit :math:`A_j` for exactly
+``j`` successes among ``k`` attempts (the table in :mod:`bayes_eval.metrics.passk`); its
+unbiased estimate from N trials with c successes draws k of the N trials without replacement:
+
+.. math:: \hat g_\alpha = \sum_{j=0}^{k} A_j\,\mathrm{Hyp}(j; N_\alpha, c_\alpha, k),
+          \qquad \widehat{\mathrm{metric}} = \frac1M\sum_\alpha \hat g_\alpha
+
+(Chen et al., "Evaluating Large Language Models Trained on Code", for Pass@k). The work is
+done once per distinct ``(N_alpha, c_alpha)`` state and gathered back. The public names are
+re-exported by :mod:`bayes_eval.metrics.passk`.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numpy.typing import ArrayLike
+from scipy.stats import hypergeom
 
-from bayes_eval.bayes_at_n import Interval
-from bayes_eval.inputs import check_tau
-from bayes_eval.pass_point import (
-    g_pass_at_k,
-    g_pass_at_k_tau,
-    mg_pass_at_k,
-    pass_at_k,
-    pass_hat_k,
-    tau_threshold,
+from bayes_eval.inputs import (
+    check_beta_prior,
+    check_bounds,
+    check_confidence,
+    check_k,
+    check_tau,
+    distinct_states,
+    shown,
 )
-from bayes_eval.pass_posterior import PassPosterior, _posterior
-from bayes_eval.priors import Pool, PriorSpec
+from bayes_eval.posteriors.intervals import Estimate, as_estimate
+from bayes_eval.posteriors.latent_pass import (
+    PassPosterior,
+    binary_tally,
+    mg_credit,
+    tau_threshold,
+    threshold_credit,
+)
+from bayes_eval.posteriors.posterior import Interval, Posterior, check_interval
+from bayes_eval.posteriors.priors import Pool, Prior, PriorSpec
 
 __all__ = [
     "PassPosterior",
+    "pass_prior",
     "g_pass_at_k",
     "g_pass_at_k_ci",
     "g_pass_at_k_tau",
@@ -201,6 +225,48 @@ def _ci_doc(name: str, eq: str, point: str) -> str:
     """
 
 
+def _prior_spec(prior: PriorSpec, alpha0, beta0) -> PriorSpec:
+    """``alpha0``/``beta0`` (scorio's Beta prior) as a Dirichlet vector over (fail, success)."""
+    if alpha0 is None and beta0 is None:
+        return prior
+    if not (isinstance(prior, str) and prior == "uniform"):
+        raise ValueError(
+            f"both prior={shown(prior)} and alpha0/beta0 were given; alpha0 and beta0 are the "
+            "older way to give a fixed Beta prior: pass prior= only (prior=[beta0, alpha0], the "
+            "categories being (fail, success))."
+        )
+    a0, b0 = check_beta_prior(1.0 if alpha0 is None else alpha0, 1.0 if beta0 is None else beta0)
+    return np.array([b0, a0])
+
+
+
+
+def pass_prior(
+    prior: PriorSpec | Prior = "uniform",
+    pool: Pool | None = None,
+    alpha0: float | None = None,
+    beta0: float | None = None,
+    **_ignored,
+) -> Prior:
+    """The :class:`~bayes_eval.posteriors.priors.Prior` of the Pass family's scorio-style
+    arguments (``alpha0``/``beta0``: the Beta prior of scorio, Beta(alpha0, beta0) on the
+    success probability)."""
+    return Prior.parse(_prior_spec(prior, alpha0, beta0), pool=pool)
+
+
+def _ci(R, k, metric, tau, *, confidence, bounds, interval, prior, pool, alpha0, beta0, mask):
+    """The posterior of a latent Pass metric: the binary tally, its
+    :class:`~bayes_eval.posteriors.posterior.Posterior`, asked for ``metric``."""
+    confidence = check_confidence(confidence)
+    bounds = check_bounds(bounds)
+    check_interval(interval)
+    spec = pass_prior(prior, pool, alpha0, beta0)
+    post = Posterior.from_tally(binary_tally(R, mask), prior=spec)
+    return post.pass_metric(
+        metric, k, tau=tau, confidence=confidence, interval=interval, bounds=bounds
+    )
+
+
 def pass_at_k_ci(
     R: ArrayLike,
     k: int,
@@ -208,16 +274,16 @@ def pass_at_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
+    prior: PriorSpec | Prior = "uniform",
+    pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
-    return _posterior(
+    return _ci(
         R,
         k,
-        "pass",
+        "pass_at_k",
         None,
         confidence=confidence,
         bounds=bounds,
@@ -237,16 +303,16 @@ def pass_hat_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
+    prior: PriorSpec | Prior = "uniform",
+    pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
-    return _posterior(
+    return _ci(
         R,
         k,
-        "hat",
+        "pass_hat_k",
         None,
         confidence=confidence,
         bounds=bounds,
@@ -266,16 +332,16 @@ def g_pass_at_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
+    prior: PriorSpec | Prior = "uniform",
+    pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
-    return _posterior(
+    return _ci(
         R,
         k,
-        "hat",
+        "pass_hat_k",
         None,
         confidence=confidence,
         bounds=bounds,
@@ -296,17 +362,17 @@ def g_pass_at_k_tau_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
+    prior: PriorSpec | Prior = "uniform",
+    pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
     tau = check_tau(tau)
-    return _posterior(
+    return _ci(
         R,
         k,
-        "threshold",
+        "g_pass_at_k_tau",
         tau,
         confidence=confidence,
         bounds=bounds,
@@ -326,16 +392,16 @@ def mg_pass_at_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
+    prior: PriorSpec | Prior = "uniform",
+    pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
-    return _posterior(
+    return _ci(
         R,
         k,
-        "mg",
+        "mg_pass_at_k",
         None,
         confidence=confidence,
         bounds=bounds,
@@ -362,3 +428,136 @@ g_pass_at_k_tau_ci.__doc__ = _ci_doc(
 mg_pass_at_k_ci.__doc__ = _ci_doc(
     "mG-Pass@k, g(p) = (2/k) sum_j max(j - m, 0) Binomial(j; k, p)", "eq. 24", "mg_pass_at_k"
 ).replace("{tau}", "")
+
+
+_CHUNK = 2**21  # elements per chunk of (states x terms) work arrays
+
+
+def _point(R, k, credit_fn, mask):
+    t = binary_tally(R, mask)
+    n, c = t.n_trials, t.counts[..., 1]
+    k = check_k(k, n)
+    credit = credit_fn(k)
+    un, uc, inv = distinct_states(n, c)
+    nz = np.flatnonzero(credit)
+    if nz.size and np.all(credit[nz[0] :] == 1.0):
+        values = hypergeom.sf(nz[0] - 1, un, uc, k)  # P(X >= j0)
+    else:
+        j = np.arange(k + 1)
+        values = np.empty(un.size)
+        step = max(1, _CHUNK // (k + 1))
+        for s in range(0, un.size, step):
+            pmf = hypergeom.pmf(j[None, :], un[s : s + step, None], uc[s : s + step, None], k)
+            values[s : s + step] = pmf @ credit
+    return as_estimate(np.asarray(values, dtype=float)[inv].mean(axis=-1))
+
+
+def pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
+    r"""Unbiased Pass@k, the probability that at least one of k attempts succeeds.
+
+    Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+    App. H eq. 21; the estimator of Chen et al., "Evaluating Large Language Models Trained on
+    Code":
+
+    .. math:: \mathrm{Pass@}k = \frac1M\sum_\alpha 1 - \binom{N-c_\alpha}{k}\Big/\binom{N}{k}
+
+    This is the unbiased estimate of the metric of the observed questions, not the posterior
+    mean that :func:`~bayes_eval.metrics.passk.pass_at_k_ci` returns (see
+    :mod:`bayes_eval.metrics.passk` for the difference).
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+    k : int
+        ``1 <= k <= N`` (the smallest per-question trial count when trials are masked).
+    mask : array_like of bool, optional, keyword-only
+        ``True`` where a trial is missing.
+
+    Returns
+    -------
+    float, or ndarray of shape ``(L,)``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(pass_at_k(np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]), 2), 6)
+    0.95
+    """
+    return _point(R, k, lambda kk: threshold_credit(kk, 1), mask)
+
+
+def pass_hat_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
+    r"""Unbiased Pass^k, the probability that k attempts all succeed.
+
+    Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+    App. H eq. 22; the metric of Yao et al., "tau-bench: A Benchmark for Tool-Agent-User
+    Interaction in Real-World Domains":
+
+    .. math:: \mathrm{Pass}^k = \frac1M\sum_\alpha \binom{c_\alpha}{k}\Big/\binom{N}{k}
+
+    Parameters
+    ----------
+    R, k, mask
+        As in :func:`pass_at_k`.
+
+    Returns
+    -------
+    float, or ndarray of shape ``(L,)``
+    """
+    return _point(R, k, lambda kk: threshold_credit(kk, kk), mask)
+
+
+def g_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
+    """G-Pass@k, the tau = 1 member of App. H eq. 23: identical to :func:`pass_hat_k`.
+
+    scorio's alias (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
+    Model Evaluation", App. H). Parameters and returns as :func:`pass_at_k`.
+    """
+    return pass_hat_k(R, k, mask=mask)
+
+
+def g_pass_at_k_tau(R: ArrayLike, k: int, tau: float, *, mask: ArrayLike | None = None) -> Estimate:
+    r"""Unbiased G-Pass@k_tau, the probability that at least ``j0`` of k attempts succeed.
+
+    Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+    App. H eq. 23; the metric of Liu et al., "Are Your LLMs Capable of Stable Reasoning?":
+
+    .. math:: \frac1M\sum_\alpha \sum_{j=j_0}^{k}
+              \frac{\binom{c_\alpha}{j}\binom{N-c_\alpha}{k-j}}{\binom{N}{k}},
+              \qquad j_0 = \max(1, \lceil \tau k\rceil)
+
+    Parameters
+    ----------
+    R, k, mask
+        As in :func:`pass_at_k`.
+    tau : float
+        Threshold in (0, 1]; see :func:`tau_threshold` for the exact ceiling.
+
+    Returns
+    -------
+    float, or ndarray of shape ``(L,)``
+    """
+    tau = check_tau(tau)
+    return _point(R, k, lambda kk: threshold_credit(kk, tau_threshold(tau, kk)), mask)
+
+
+def mg_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimate:
+    r"""Unbiased mG-Pass@k, the discrete area of G-Pass@k_tau over tau in [0.5, 1].
+
+    Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+    App. H eq. 24 (Liu et al., "Are Your LLMs Capable of Stable Reasoning?"):
+
+    .. math:: \frac{2}{k}\sum_{i=m+1}^{k}\mathrm{G\text{-}Pass@}k_{i/k}
+              = \frac1M\sum_\alpha \sum_j \frac{2}{k}\max(j-m, 0)\,\mathrm{Hyp}(j; N, c_\alpha, k),
+              \qquad m = \lceil k/2\rceil
+
+    Parameters
+    ----------
+    R, k, mask
+        As in :func:`pass_at_k`.
+
+    Returns
+    -------
+    float, or ndarray of shape ``(L,)``
+    """
+    return _point(R, k, mg_credit, mask)

@@ -45,26 +45,26 @@ This is the posterior of the hierarchical model computed by quadrature instead o
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import digamma, gammaln, zeta
 
-from bayes_eval.inputs import shown
-from bayes_eval.rows import distinct_rows_by_group
+from bayes_eval.inputs import distinct_rows_by_group, shown
 
 __all__ = [
+    "DEFAULT_PRIOR",
     "KAPPA_PRIOR",
     "PRIOR_KINDS",
     "FittedPrior",
+    "Prior",
     "fit_prior",
-    "mixture_moments",
-    "mixture_quantiles",
-    "mixture_support",
     "prior_label",
     "resolve_prior",
 ]
+
 
 #: (median, log-sd) of the log-normal hyperprior on the concentration kappa.
 KAPPA_PRIOR = (5.0, 1.5)
@@ -361,111 +361,301 @@ def fit_prior(
 
 
 def _fixed(kind: str, alpha: NDArray) -> FittedPrior:
+    if kind == "fixed" and np.all(alpha == 1.0):
+        kind = "uniform"
+    elif kind == "fixed" and np.all(alpha == 0.5):
+        kind = "jeffreys"
     a = alpha[None, None, :]
     cov = np.zeros((1, alpha.size, alpha.size))
     return FittedPrior(kind, a, np.ones((1, 1)), a[0], None, np.ones(1, dtype=bool), cov)
 
 
+#: The prior of every command of the CLI (and of :func:`bayes_eval.ranking.leaderboard`):
+#: learned per model and integrated over its hyperparameters (calibrated on real benchmarks).
+#: The scorio-named functions keep the paper's and scorio's ``"uniform"``.
+DEFAULT_PRIOR = "empirical"
+
+
+def _frozen(x: ArrayLike | None, dtype=None) -> NDArray | None:
+    """A read-only copy (the prior never aliases an array the caller may change)."""
+    if x is None:
+        return None
+    arr = np.array(x, dtype=dtype, copy=True)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Prior:
+    r"""The per-question prior of the closed form, validated once and carried everywhere.
+
+    Every question gets :math:`\pi_\alpha \sim \mathrm{Dir}(a + \lambda n^0_\alpha)`:
+    :math:`a` is fixed (uniform, Jeffreys, a number or a vector) or learned from the
+    questions (``"empirical"``: integrated over its hyperparameters; ``"empirical-plugin"``:
+    the posterior mode plugged in; see the module docstring), and :math:`n^0_\alpha` are the
+    counts of earlier runs ``R0`` of the same questions, weighted by the ``discount``
+    :math:`\lambda \in (0, 1]` (the power prior of Ibrahim and Chen, "Power prior
+    distributions for regression models", which for a multinomial likelihood and a
+    Dirichlet prior is again a Dirichlet; :math:`\lambda = 1` is eq. 6 of Hariri et al.,
+    "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation").
+
+    Immutable: arrays are read-only copies. Build it from the user's words with
+    :meth:`parse`; :attr:`label` prints the same way in every output.
+
+    Attributes
+    ----------
+    kind : {"uniform", "jeffreys", "fixed", "empirical", "empirical-plugin"}
+    alpha : ndarray or None
+        ``"fixed"``: the concentration, a scalar (every category) or one per category.
+    pool : {"model", "benchmark"}
+        Learned priors: one per model, or one shared by all models of the results.
+    runs, runs_mask : ndarray or None
+        Earlier runs ``R0`` (``(M, D)`` or ``(L, M, D)``, labels as ``R``) and their missing
+        trials (True = missing).
+    discount : float
+        Weight :math:`\lambda` of the earlier runs' counts, in (0, 1].
+    source : str or None
+        Where the earlier runs came from (a file name), for the label.
+    kappa_prior : (float, float)
+        Median and log-sd of the hyperprior on the concentration (learned priors).
+    """
+
+    kind: str = "uniform"
+    alpha: NDArray[np.float64] | None = None
+    pool: str = "model"
+    runs: NDArray | None = field(default=None, repr=False)
+    runs_mask: NDArray[np.bool_] | None = field(default=None, repr=False)
+    discount: float = 1.0
+    source: str | None = None
+    kappa_prior: tuple[float, float] = KAPPA_PRIOR
+    #: the argument the user gave it as (``prior``, ``alpha0``), for messages
+    name: str = field(default="prior", repr=False)
+
+    def __post_init__(self) -> None:
+        kinds = (*PRIOR_KINDS, "fixed")
+        if self.kind not in kinds:
+            raise ValueError(f"prior kind is {shown(self.kind)}; expected one of {list(kinds)}.")
+        if self.pool not in ("model", "benchmark"):
+            raise ValueError(f"pool is {shown(self.pool)}; expected 'model' or 'benchmark'.")
+        if (self.kind == "fixed") != (self.alpha is not None):
+            raise ValueError("alpha is given exactly for a fixed prior (kind='fixed').")
+        if self.alpha is not None:
+            alpha = np.asarray(self.alpha, dtype=np.float64)
+            if alpha.ndim > 1 or alpha.size == 0:
+                raise ValueError(
+                    f"{self.name} is {shown(self.alpha)}; expected a positive number or a vector "
+                    "of C + 1 positive numbers."
+                )
+            if not (np.isfinite(alpha).all() and (alpha > 0).all()):
+                raise ValueError(f"{self.name} is {shown(self.alpha)}; expected finite values > 0.")
+            if alpha.ndim == 0 and float(alpha) in (1.0, 0.5):  # the named priors, named
+                object.__setattr__(self, "kind", "uniform" if alpha == 1.0 else "jeffreys")
+                object.__setattr__(self, "alpha", None)
+            else:
+                object.__setattr__(self, "alpha", _frozen(alpha, np.float64))
+        d = self.discount
+        if isinstance(d, bool) or not isinstance(d, (int, float, np.floating)) or not 0 < d <= 1:
+            raise ValueError(
+                f"discount is {shown(d)}; expected a weight in (0, 1] for the earlier runs."
+            )
+        object.__setattr__(self, "discount", float(d))
+        med, sd = (float(x) for x in self.kappa_prior)
+        if not (med > 0 and sd > 0):
+            raise ValueError(
+                f"kappa_prior is {shown(self.kappa_prior)}; expected (median > 0, log-sd > 0)."
+            )
+        object.__setattr__(self, "kappa_prior", (med, sd))
+        if self.runs is None and self.runs_mask is not None:
+            raise ValueError("runs_mask is given without runs (R0).")
+        if self.runs is not None:
+            runs = self.runs
+            if isinstance(runs, np.ma.MaskedArray):
+                mask = np.ma.getmaskarray(runs)
+                runs = np.ma.getdata(runs)
+                if self.runs_mask is not None:
+                    mask = mask | np.asarray(self.runs_mask, dtype=bool)
+                object.__setattr__(self, "runs_mask", mask)
+            object.__setattr__(self, "runs", _frozen(runs))
+        if self.runs_mask is not None:
+            object.__setattr__(self, "runs_mask", _frozen(self.runs_mask, bool))
+
+    # ----------------------------------------------------------------- construction
+
+    @classmethod
+    def parse(
+        cls,
+        spec: PriorSpec | Prior | None = None,
+        *,
+        pool: Pool | None = None,
+        runs: ArrayLike | None = None,
+        runs_mask: ArrayLike | None = None,
+        discount: float | None = None,
+        source: str | None = None,
+        name: str = "prior",
+    ) -> Prior:
+        """The prior from the user's words.
+
+        Parameters
+        ----------
+        spec : str, float, array_like or Prior
+            ``"uniform"`` (Dirichlet(1, ..., 1), the paper's), ``"jeffreys"``
+            (Dirichlet(1/2, ..., 1/2)), ``"empirical"`` (learned, integrated),
+            ``"empirical-plugin"`` (learned, plugged in), a positive number (every category),
+            a vector of C + 1 positive numbers, or a :class:`Prior` (returned as it is, with
+            the other options applied). ``None``: ``"uniform"``.
+        pool, runs, runs_mask, discount, source
+            As the attributes; ``None`` keeps the default (or the given Prior's value).
+
+        Raises
+        ------
+        ValueError
+            For an unknown name, a non-positive concentration, ``pool`` with a fixed prior or
+            a bad ``discount``.
+        """
+        if isinstance(spec, Prior):
+            base = spec
+        elif spec is None or (isinstance(spec, str) and spec == "uniform"):
+            base = cls("uniform")
+        elif isinstance(spec, str):
+            if spec not in PRIOR_KINDS:
+                raise ValueError(
+                    f"prior is {shown(spec)}; expected one of {list(PRIOR_KINDS)}, a positive "
+                    "number or a vector of C + 1 positive numbers."
+                )
+            base = cls(spec)
+        else:
+            try:
+                alpha = np.asarray(spec, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{name} is {shown(spec)}; expected one of {list(PRIOR_KINDS)}, a positive "
+                    "number or a vector of C + 1 positive numbers."
+                ) from None
+            base = cls("fixed", alpha=alpha, name=name)
+        changes = {
+            k: v
+            for k, v in (("runs", runs), ("runs_mask", runs_mask), ("discount", discount))
+            if v is not None
+        }
+        if source is not None:
+            changes["source"] = source
+        if pool is not None and pool not in ("model", "benchmark"):
+            raise ValueError(f"pool is {shown(pool)}; expected 'model' or 'benchmark'.")
+        if pool is not None and pool != base.pool:
+            if not base.learned:
+                raise ValueError(
+                    f"pool is {shown(pool)} with the fixed prior {base.label!r}; pool applies to "
+                    "learned priors ('empirical', 'empirical-plugin') only."
+                )
+            changes["pool"] = pool
+        if not changes:
+            return base
+        fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
+        return cls(**{**fields, **changes})
+
+    # ----------------------------------------------------------------- description
+
+    @property
+    def learned(self) -> bool:
+        """Whether the prior is learned from the questions."""
+        return self.kind in ("empirical", "empirical-plugin")
+
+    @property
+    def label(self) -> str:
+        """One line naming the prior, the same in every table, header and JSON: ``uniform``,
+        ``jeffreys``, ``Dirichlet(0.5, 2)``, ``empirical (per model, integrated)``, ...,
+        followed by ``+ earlier runs`` (with their source and discount) when there are any."""
+        if self.kind in ("uniform", "jeffreys"):
+            text = self.kind
+        elif self.kind == "fixed" and np.all(self.alpha == 1.0):
+            text = "uniform"
+        elif self.kind == "fixed" and np.all(self.alpha == 0.5):
+            text = "jeffreys"
+        elif self.kind == "fixed":
+            a = np.atleast_1d(self.alpha)
+            text = "Dirichlet(" + ", ".join(f"{x:g}" for x in a) + ")"
+        else:
+            scope = "per model" if self.pool == "model" else "benchmark-pooled"
+            how = "integrated" if self.kind == "empirical" else "plug-in"
+            text = f"empirical ({scope}, {how})"
+        if self.runs is not None:
+            extra = [self.source] if self.source else []
+            if self.discount != 1.0:
+                extra.append(f"discount {self.discount:g}")
+            text += " + earlier runs" + (f" ({', '.join(extra)})" if extra else "")
+        return text
+
+    def __str__(self) -> str:
+        return self.label
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready description: ``label``, ``kind``, ``alpha`` (fixed priors), ``pool``
+        (learned), ``earlier_runs`` and ``discount``."""
+        out: dict[str, object] = {"label": self.label, "kind": self.kind}
+        if self.alpha is not None:
+            out["alpha"] = np.atleast_1d(self.alpha).tolist()
+        if self.learned:
+            out["pool"] = self.pool
+        out["earlier_runs"] = None if self.runs is None else (self.source or True)
+        if self.runs is not None:
+            out["discount"] = self.discount
+        return out
+
+    # ----------------------------------------------------------------- against data
+
+    def fit(self, counts: ArrayLike) -> FittedPrior:
+        """Quadrature nodes of the Dirichlet parameter for the given counts (those of the
+        results plus the discounted earlier runs): one node for a fixed prior, the learned
+        hyperposterior otherwise (:func:`fit_prior`).
+
+        Parameters
+        ----------
+        counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
+        """
+        arr = _check_counts(counts)
+        k = arr.shape[-1]
+        if self.learned:
+            return fit_prior(
+                arr,
+                pool=self.pool,  # type: ignore[arg-type]
+                integrated=self.kind == "empirical",
+                kappa_prior=self.kappa_prior,
+            )
+        if self.kind == "uniform":
+            return _fixed("uniform", np.ones(k))
+        if self.kind == "jeffreys":
+            return _fixed("jeffreys", np.full(k, 0.5))
+        from bayes_eval.inputs import check_alpha0
+
+        try:
+            alpha = check_alpha0(self.alpha, k)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("alpha0", self.name)) from None
+        return _fixed("fixed", alpha)
+
+
 def resolve_prior(
-    prior: PriorSpec,
+    prior: PriorSpec | Prior,
     counts: ArrayLike,
     *,
     pool: Pool = "model",
     kappa_prior: tuple[float, float] = KAPPA_PRIOR,
 ) -> FittedPrior:
-    """Turn a ``prior=`` argument into quadrature nodes for the given counts.
+    """Quadrature nodes of ``prior`` (a :class:`Prior` or its words) for the given counts:
+    ``Prior.parse(prior, pool=...).fit(counts)`` (``pool`` for learned priors only).
 
     Parameters
     ----------
-    prior : str, float or array_like
-        ``"uniform"`` (Dirichlet(1, ..., 1), the paper's), ``"jeffreys"``
-        (Dirichlet(1/2, ..., 1/2)), ``"empirical"`` (learned, integrated over its
-        uncertainty), ``"empirical-plugin"`` (learned, plugged in), a positive number (the
-        same concentration for every category) or a vector of C + 1 positive numbers.
+    prior : str, float, array_like or Prior
+        As in :meth:`Prior.parse`.
     counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
     pool, kappa_prior
         As in :func:`fit_prior` (learned priors only).
     """
-    arr = _check_counts(counts)
-    k = arr.shape[-1]
-    if isinstance(prior, str):
-        if prior == "uniform":
-            return _fixed("uniform", np.ones(k))
-        if prior == "jeffreys":
-            return _fixed("jeffreys", np.full(k, 0.5))
-        if prior in ("empirical", "empirical-plugin"):
-            return fit_prior(
-                arr, pool=pool, integrated=prior == "empirical", kappa_prior=kappa_prior
-            )
-        raise ValueError(
-            f"prior is {shown(prior)}; expected one of {list(PRIOR_KINDS)}, a positive number or a "
-            f"vector of C + 1 = {k} positive numbers."
-        )
-    from bayes_eval.inputs import check_alpha0
-
-    try:
-        alpha = check_alpha0(prior, k)
-    except ValueError as exc:
-        raise ValueError(str(exc).replace("alpha0", "prior")) from None
-    if np.all(alpha == 1.0):
-        return _fixed("uniform", alpha)
-    if np.all(alpha == 0.5):
-        return _fixed("jeffreys", alpha)
-    return _fixed("fixed", alpha)
-
-
-def mixture_moments(
-    mean: ArrayLike, sd: ArrayLike, weights: ArrayLike
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""Mean and sd of a mixture over the first axis (law of total variance).
-
-    :math:`\mu = \sum_j\omega_j\mu_j`,
-    :math:`\sigma^2 = \sum_j\omega_j\big(\sigma_j^2 + (\mu_j - \mu)^2\big)`.
-    """
-    mean = np.asarray(mean, dtype=float)
-    sd = np.asarray(sd, dtype=float)
-    wts = np.asarray(weights, dtype=float)
-    mu = (wts * mean).sum(axis=0)
-    var = (wts * (sd**2 + (mean - mu) ** 2)).sum(axis=0)
-    return mu, np.sqrt(var)
-
-
-def mixture_support(weights: ArrayLike, mass: float = 1.0 - 1e-6) -> NDArray[np.int64]:
-    """Indices of the heaviest nodes that together hold ``mass`` of the weight."""
-    wts = np.asarray(weights, dtype=float)
-    order = np.argsort(-wts, kind="stable")
-    cum = np.cumsum(wts[order])
-    return order[: int(np.searchsorted(cum, mass * cum[-1])) + 1]
-
-
-def mixture_quantiles(dists, weights: ArrayLike, q: ArrayLike) -> NDArray[np.float64]:
-    """Quantiles of a mixture of distributions with ``cdf`` methods and attributes ``x``,
-    ``step`` and ``support`` (the lattice laws of :mod:`bayes_eval.exact_posterior`).
-
-    The mixture CDF is evaluated on 1025 points spanning every component (within the union
-    of their supports), each quantile is bracketed there and found on a 257-point grid
-    inside its bracket by linear interpolation; the result lies in the support.
-    """
-    wts = np.asarray(weights, dtype=float)
-    wts = wts / wts.sum()
-    q = np.atleast_1d(np.asarray(q, dtype=float))
-    s_lo = min(float(getattr(d, "support", (-np.inf, np.inf))[0]) for d in dists)
-    s_hi = max(float(getattr(d, "support", (-np.inf, np.inf))[1]) for d in dists)
-    lo = max(min(float(d.x[0] - d.step) for d in dists), s_lo)
-    hi = min(max(float(d.x[-1] + d.step) for d in dists), s_hi)
-    if hi <= lo:
-        return np.full(q.shape, lo)
-
-    def cdf(x):
-        return np.clip(sum(wt * d.cdf(x) for wt, d in zip(wts, dists, strict=True)), 0.0, 1.0)
-
-    grid = np.linspace(lo, hi, 1025)
-    values = np.maximum.accumulate(cdf(grid))
-    out = np.empty(q.shape)
-    for i, qi in enumerate(q):
-        j = int(np.clip(np.searchsorted(values, qi), 1, grid.size - 1))
-        fine = np.linspace(grid[j - 1], grid[j], 257)
-        cf = np.maximum.accumulate(cdf(fine))
-        keep = np.concatenate([[True], np.diff(cf) > 0])
-        out[i] = np.interp(qi, cf[keep], fine[keep]) if keep.sum() > 1 else fine[0]
-    return np.clip(out, lo, hi)
+    spec = Prior.parse(prior)
+    if spec.learned:
+        spec = Prior.parse(spec, pool=pool)
+        if kappa_prior != spec.kappa_prior:
+            spec = Prior(**{**{f: getattr(spec, f) for f in spec.__dataclass_fields__},
+                            "kappa_prior": kappa_prior})
+    return spec.fit(counts)

@@ -37,7 +37,7 @@ prior). The difference of the two mean scores is
 
 .. math:: P(A > B \mid R) = P\Big(\sum_v v\,G_v > 0\Big),
 
-which the Gil-Pelaez/Imhof inversion of :func:`bayes_eval.exact_posterior.dirichlet_functional_cdf`
+which the Gil-Pelaez/Imhof inversion of :func:`bayes_eval.posteriors.exact.dirichlet_functional_cdf`
 computes exactly (questions with :math:`d_q = 0` drop out, as :math:`n_{11}` and
 :math:`n_{00}` do above). With one trial and binary results the only values are
 :math:`\pm1` and this is the Beta formula above. The trials' noise is part of each
@@ -46,12 +46,22 @@ construction on each model alone (corners 0 and 1). Beyond ``exact_levels`` dist
 (graded scores on hundreds of questions) a normal approximation with the exact mean and
 variance of D is used, and said.
 
-**Learned priors** follow :mod:`bayes_eval.priors`: the paired corner masses come from the
+**Learned priors** follow :mod:`bayes_eval.posteriors.priors`: the paired corner masses come from the
 Dirichlet-multinomial fit of the pairs' tables (both right, discordant, both wrong; the
 discordant mass split evenly between the two orders, so that ``P(A > B) = 1 - P(B > A)``),
 the independent ones from the models' (wrong, right) tables, each pooled over the benchmark
 (one table per pair or model cannot inform its own prior), integrated over the hyperparameter
 nodes.
+
+The exact computations behind :mod:`bayes_eval.ranking.paired`.
+
+Both matrices reduce to distributions of linear forms :math:`\sum_v v\,\pi_v` of a
+Dirichlet vector :math:`\pi`, whose CDF the Gil-Pelaez/Imhof inversion gives
+(:mod:`bayes_eval.posteriors.exact`; Gil-Pelaez, "Note on the inversion theorem"; Imhof,
+"Computing the distribution of quadratic forms in normal variables"). A learned prior is a
+mixture over hyperparameter nodes that differ only in the two corner masses, so the data's
+terms of the characteristic function are computed once and each node adds two terms
+(:func:`_imhof_nodes`).
 """
 
 from __future__ import annotations
@@ -61,11 +71,13 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
+from scipy.interpolate import PchipInterpolator
 from scipy.special import betainc, ndtr
 
 from bayes_eval.inputs import shown, tally
-from bayes_eval.paired_exact import _GRID, _levels, _model_cdfs, _sign_probs
-from bayes_eval.priors import PriorSpec, mixture_support, resolve_prior
+from bayes_eval.posteriors.exact import IMHOF_LOG_T
+from bayes_eval.posteriors.intervals import mixture_support
+from bayes_eval.posteriors.priors import PriorSpec, resolve_prior
 
 __all__ = [
     "PairedComparison",
@@ -74,6 +86,7 @@ __all__ = [
     "paired_probability",
     "question_scores",
 ]
+
 
 #: Distinct values of d (or of a model's scores) up to which probabilities are exact.
 EXACT_LEVELS = 256
@@ -163,7 +176,7 @@ def question_scores(
     if mask is not None:
         seen &= ~np.asarray(mask, dtype=bool)
     if fractional:
-        from bayes_eval.graded import graded_values
+        from bayes_eval.inputs import graded_values
 
         values = graded_values(np.where(seen, values, np.nan), name="R")
         with np.errstate(invalid="ignore"):
@@ -355,7 +368,7 @@ def compare_pairs(
     prior : str, float or array_like, keyword-only
         ``"uniform"`` (Dirichlet(1, 1, 1, 1) on the joint table: the Beta formula of the
         module docstring), ``"jeffreys"`` (1/2 each), a number, or ``"empirical"`` /
-        ``"empirical-plugin"`` (learned over the benchmark, :mod:`bayes_eval.priors`).
+        ``"empirical-plugin"`` (learned over the benchmark, :mod:`bayes_eval.posteriors.priors`).
     models : list of str, optional
         Names (default ``model_0``, ...).
     exact_levels : int, keyword-only
@@ -433,3 +446,101 @@ def leaderboard_pairs(
         models=names,
         exact_levels=exact_levels,
     )
+
+
+_GRID = 1024  # points of a model's CDF for the exact independent comparison
+_KNOTS = 128  # exact CDF values per model and node (interpolated between)
+
+
+def _levels(values: NDArray) -> tuple[NDArray, NDArray]:
+    """Distinct values (rounded to 12 decimals, so that float noise does not split them)
+    and their counts."""
+    return np.unique(np.round(values, 12), return_counts=True)
+
+
+def _imhof_nodes(
+    y: NDArray, levels: NDArray, base: NDArray, corner_levels: NDArray, corners: NDArray
+) -> NDArray:
+    """``P(sum_k v_k pi_k <= y)`` for ``pi ~ Dir(base + corners[j])`` at every node j at once,
+    shape ``(J, Y)``: the Gil-Pelaez/Imhof integral of :mod:`bayes_eval.posteriors.exact` (the
+    same trapezoid rule in log t), with the data's terms of the characteristic function
+    computed once and each node adding its two corner terms (masses ``corners[j]`` at
+    ``corner_levels``)."""
+    y = np.atleast_1d(np.asarray(y, dtype=float))
+    c = levels[None, :] - y[:, None]  # (Y, K)
+    cc = corner_levels[None, :] - y[:, None]  # (Y, 2)
+    var = (base * c**2).sum(axis=1) + (corners.mean(axis=0) * cc**2).sum(axis=1)
+    scale = 1.0 / np.sqrt(var)  # 1 / sd of X = sum c_k G_k (mean node)
+    ac = np.abs(np.concatenate([c, cc], axis=1)) * scale[:, None]
+    small = np.where(ac > 0, ac, np.inf).min(axis=1)
+    total = base.sum() + corners.sum(axis=1).min()
+    s_need = 30.0 / total + 4.0 + np.maximum(0.0, -np.log(np.maximum(small, 1e-300)))
+    log_t = IMHOF_LOG_T[IMHOF_LOG_T <= min(IMHOF_LOG_T[-1], float(s_need.max()))]
+    t = scale[:, None] * np.exp(log_t)[None, :]  # (Y, T)
+    theta = np.zeros(t.shape)
+    log_rho2 = np.zeros(t.shape)
+    for k in np.flatnonzero(base > 0):  # one level at a time: (Y, T) temporaries
+        x = c[:, k, None] * t
+        theta += base[k] * np.arctan(x)
+        log_rho2 += base[k] * np.log1p(x * x)
+    xc = cc[:, :, None] * t[:, None, :]  # (Y, 2, T)
+    theta = theta[None] + np.einsum("jc,yct->jyt", corners, np.arctan(xc))
+    log_rho2 = log_rho2[None] + np.einsum("jc,yct->jyt", corners, np.log1p(xc * xc))
+    res = (np.sin(theta) * np.exp(-0.5 * log_rho2)).sum(axis=-1) * (log_t[1] - log_t[0])
+    cdf = np.clip(0.5 - res / np.pi, 0.0, 1.0)
+    lo = min(levels.min(initial=np.inf), corner_levels.min())
+    hi = max(levels.max(initial=-np.inf), corner_levels.max())
+    cdf[:, y <= lo] = 0.0
+    cdf[:, y >= hi] = 1.0
+    return cdf
+
+
+_PLUS_MINUS = np.array([1.0, -1.0])
+
+
+def _sign_probs(levels: NDArray, data: NDArray, corners: NDArray, exact_levels: int):
+    """``P(sum_v v G_v > 0)`` for every node of a prior at once: ``G_v ~ Gamma(data_v +
+    corner mass)``, the corner masses ``corners[j] = (at +1, at -1)``; and whether exact."""
+    keep = (levels != 0) & (data > 0)
+    c, base = levels[keep], data[keep].astype(float)
+    if np.all(np.abs(c) == 1.0):  # only +-1: P(Beta(m+, m-) > 1/2)
+        m_plus = base[c == 1.0].sum() + corners[:, 0]
+        m_minus = base[c == -1.0].sum() + corners[:, 1]
+        return betainc(m_minus, m_plus, 0.5), True
+    if c.size + 2 > exact_levels:
+        nu = np.concatenate([np.repeat(base[None], len(corners), 0), corners], axis=1)
+        v = np.concatenate([c, _PLUS_MINUS])
+        total = nu.sum(axis=1)
+        mean = nu @ v / total
+        var = (nu @ v**2 / total - mean**2) / (total + 1.0)
+        return ndtr(mean / np.sqrt(var)), False
+    return 1.0 - _imhof_nodes(np.zeros(1), c, base, _PLUS_MINUS, corners)[:, 0], True
+
+
+def _model_cdfs(s: NDArray, corners: NDArray) -> tuple[NDArray, NDArray]:
+    """The CDF of one model's mean score under every node, shape ``(J, G)``, on one grid over
+    the nodes' means +- 10 sd (within [0, 1]): its per-question scores are the data, the
+    corners 1 and 0 carry the masses ``corners[j] = (right, wrong)``. A Beta CDF when every
+    score is 0 or 1; otherwise exact (Imhof) at ``_KNOTS`` evenly spaced points and at the
+    levels inside the window (where the density can have kinks), monotone cubic (PCHIP)
+    between them: within 1.3e-4 of the exact CDF (measured for M = 3 to 200 questions,
+    N = 1 to 10 trials and priors from (0.2, 3) to (1, 1); a test checks 2e-4)."""
+    levels, counts = _levels(s)
+    base = counts.astype(float)
+    nu = np.concatenate([np.repeat(base[None], len(corners), 0), corners], axis=1)
+    v = np.concatenate([levels, [1.0, 0.0]])
+    total = nu.sum(axis=1)
+    mean = nu @ v / total
+    sd = np.sqrt((nu @ v**2 / total - mean**2) / (total + 1.0))
+    lo, hi = max(0.0, float((mean - 10 * sd).min())), min(1.0, float((mean + 10 * sd).max()))
+    grid = np.linspace(lo, hi, _GRID)
+    if np.all((levels == 0.0) | (levels == 1.0)):
+        right = base[levels == 1.0].sum() + corners[:, 0]
+        wrong = base[levels == 0.0].sum() + corners[:, 1]
+        return grid, betainc(right[:, None], wrong[:, None], grid[None, :])
+    inside = levels[(levels > lo) & (levels < hi)]
+    knots = np.unique(np.concatenate([np.linspace(lo, hi, _KNOTS), inside]))
+    values = np.maximum.accumulate(
+        _imhof_nodes(knots, levels, base, np.array([1.0, 0.0]), corners), axis=1
+    )
+    return grid, np.clip(PchipInterpolator(knots, values, axis=1)(grid), 0.0, 1.0)

@@ -47,20 +47,15 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bayes_eval.bayes_at_n import (
-    DirichletPosterior,
-    Estimate,
-    Interval,
-    _out,
-    bayes_ci,
-    dirichlet_posterior,
-    posterior,
-)
-from bayes_eval.credible_interval import clip_interval, normal_interval
-from bayes_eval.inputs import check_bounds, check_confidence, shown, tally
-from bayes_eval.priors import Pool, PriorSpec
+from bayes_eval.inputs import check_bounds, check_confidence, shown
+from bayes_eval.metrics.bayes import prior_of
+from bayes_eval.posteriors.exact import exact_interval
+from bayes_eval.posteriors.intervals import Estimate, as_estimate, clip_interval, normal_interval
+from bayes_eval.posteriors.posterior import DirichletPosterior, Interval, check_interval, posterior
+from bayes_eval.posteriors.priors import Pool, Prior, PriorSpec
 
 __all__ = ["AvgCIResult", "AvgResult", "avg", "avg_ci"]
+
 
 Scale = Literal["pi_bar", "latent"]
 
@@ -148,9 +143,9 @@ def avg(
     >>> round(a, 6), round(s, 6)
     (0.7, 0.165831)
     """
-    post = dirichlet_posterior(R, w, None, alpha0=alpha0, mask=mask)
+    post = posterior(R, w, prior=prior_of(alpha0), mask=mask).dirichlet
     a, sigma, _ = _latent_moments(post)
-    return AvgResult(_out(a), _out(sigma))
+    return AvgResult(as_estimate(a), as_estimate(sigma))
 
 
 def avg_ci(
@@ -161,8 +156,8 @@ def avg_ci(
     bounds: tuple[float, float] | None = None,
     interval: Interval = "normal",
     scale: Scale = "pi_bar",
-    prior: PriorSpec = "uniform",
-    pool: Pool = "model",
+    prior: PriorSpec | Prior = "uniform",
+    pool: Pool | None = None,
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
 ) -> AvgCIResult:
@@ -217,43 +212,28 @@ def avg_ci(
     """
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    if interval not in ("normal", "exact"):
-        raise ValueError(f"interval is {shown(interval)}; expected 'normal' or 'exact'.")
+    check_interval(interval)
     if scale not in ("pi_bar", "latent"):
         raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
-    if pool not in ("model", "benchmark"):
-        raise ValueError(f"pool is {shown(pool)}; expected 'model' or 'benchmark'.")
+    post = posterior(R, w, prior=prior_of(prior, pool=pool, alpha0=alpha0), mask=mask)
     if scale == "pi_bar":
-        res = bayes_ci(
-            R,
-            w,
-            confidence=confidence,
-            interval=interval,
-            prior=prior,
-            pool=pool,
-            alpha0=alpha0,
-            mask=mask,
-        )
-        t, weights = tally(R, w, mask=mask)
-        d = weights - weights[0]
-        a = weights[0] + ((t.counts @ d) / t.n_trials).mean(axis=-1)  # eq. 18
-        lo, hi = clip_interval(res.lo, res.hi, (float(weights.min()), float(weights.max())))
+        t, weights = post.tally, post.w
+        a = weights[0] + ((t.counts @ (weights - weights[0])) / t.n_trials).mean(axis=-1)
+        lo, hi = post.interval(confidence, kind=interval, bounds="support")
         lo, hi = clip_interval(lo, hi, bounds)
-        return AvgCIResult(_out(a), res.sigma, _out(lo), _out(hi))
-    post = posterior(R, w, None, prior=prior, pool=pool, alpha0=alpha0, mask=mask)
-    if not isinstance(post, DirichletPosterior):
+        return AvgCIResult(as_estimate(a), post.sd, as_estimate(lo), as_estimate(hi))
+    if post.n_nodes != 1 or post.prior.learned:
         raise ValueError(
             f"scale='latent' needs a fixed prior (the latent quantity is defined through it); "
             f"prior={shown(prior)} is learned: use scale='pi_bar'."
         )
-    a, sigma, factor = _latent_moments(post)
+    dpost = post.dirichlet
+    a, sigma, factor = _latent_moments(dpost)
     if interval == "normal":
         lo, hi = normal_interval(a, sigma, confidence, bounds)
     else:
-        from bayes_eval.exact_posterior import exact_interval
-
-        prior_mass = (post.nu - post.tally.counts) @ post.w  # sum_j alpha0_j w_j per question
-        shift = -prior_mass / post.tally.n_trials
-        lo, hi = exact_interval(post.nu, post.w, confidence, scale=factor, shift=shift)
+        prior_mass = (dpost.nu - dpost.tally.counts) @ dpost.w  # sum_j alpha0_j w_j
+        shift = -prior_mass / dpost.tally.n_trials
+        lo, hi = exact_interval(dpost.nu, dpost.w, confidence, scale=factor, shift=shift)
         lo, hi = clip_interval(lo, hi, bounds)
-    return AvgCIResult(_out(a), _out(sigma), _out(lo), _out(hi))
+    return AvgCIResult(as_estimate(a), as_estimate(sigma), as_estimate(lo), as_estimate(hi))

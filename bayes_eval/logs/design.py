@@ -25,6 +25,7 @@ from bayes_eval.inputs import shown
 
 __all__ = ["QUESTION_MODES", "QuestionSelection", "answered", "select_questions"]
 
+
 QuestionMode = Literal["error", "common", "all"]
 #: The choices of ``questions=`` (``--questions``).
 QUESTION_MODES = ("error", "common", "all")

@@ -18,9 +18,37 @@ With ``replace=False`` the column scheme permutes the trials, so the full ``N_ma
 Methods are named by strings: ``"bayes"`` (Bayes@N, the same ranking as avg@N, §2.6),
 ``"pass_at_k:K"``, ``"pass_hat_k:K"``, ``"g_pass_at_k_tau:K:TAU"``, ``"mg_pass_at_k:K"``.
 For the Pass family each question's unbiased estimate for (s trials, c successes) comes from
-a table computed once (App. H eqs. 21-24; :mod:`bayes_eval.convergence_methods`); a step
+a table computed once (App. H eqs. 21-24; :mod:`bayes_eval.ranking.convergence`); a step
 with fewer than ``k`` trials has no ranking (NaN). All work is vectorised over replicates,
 steps, models and questions and chunked over replicates to bound memory.
+
+The methods whose rankings :mod:`bayes_eval.ranking.convergence` follows, and their scores.
+
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+§2.7 and Fig. 2: ``"bayes"`` (Bayes@N, the same ranking as avg@N, §2.6), ``"pass_at_k:K"``,
+``"pass_hat_k:K"``, ``"g_pass_at_k_tau:K:TAU"``, ``"mg_pass_at_k:K"``. For the Pass family
+each question's unbiased estimate for (s trials, c successes),
+:math:`\sum_j A_j\,\mathrm{Hyp}(j; s, c, k)` with the credits :math:`A_j` of App. H eqs.
+21-24, comes from a table computed once (:func:`score_table`); a step with fewer than ``k``
+trials has no ranking (NaN). The names are re-exported by :mod:`bayes_eval.ranking.convergence`.
+
+Agreement of rankings with a gold standard: Kendall's tau_b and exact ranking match.
+
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+App. I.1. For two score vectors over the same L items, every pair ``i < j`` is concordant
+(same order in both), discordant (opposite order) or tied in either. With
+:math:`n_0 = L(L-1)/2` and :math:`n_1, n_2` the pairs tied in the first and second ranking,
+
+.. math:: \tau_b = \frac{n_c - n_d}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}
+
+(Kendall, "The treatment of ties in ranking problems"; ``scipy.stats.kendalltau`` with
+``variant='b'``, the paper's choice). Everything here works
+on the *pair signs* :math:`\mathrm{sign}(x_i - x_j)`, vectorised over any leading axes
+(replicates, steps), so that millions of rankings cost a few array operations.
+
+Scores are compared after rounding to 12 significant digits (``TIE_DIGITS``): two models
+whose scores agree that far are tied. Without this, sums of identical terms in another
+order differ in the last bit and break ties at random.
 """
 
 from __future__ import annotations
@@ -31,20 +59,14 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.stats import hypergeom
 
-from bayes_eval.convergence_methods import (
-    DEFAULT_METHODS,
-    Method,
-    flat_index,
-    parse_method,
-    score_table,
-    step_scores,
-)
 from bayes_eval.inputs import shown
-from bayes_eval.rank_agreement import pair_signs
+from bayes_eval.posteriors.latent_pass import mg_credit, tau_threshold, threshold_credit
 
 __all__ = [
     "DEFAULT_METHODS",
+    "TIE_DIGITS",
     "ConvergencePMF",
     "Method",
     "Stability",
@@ -52,14 +74,27 @@ __all__ = [
     "convergence_at_n",
     "convergence_pmf",
     "flat_index",
+    "kendall_tau_b",
+    "pair_signs",
     "parse_method",
     "prefix_counts",
     "random_subsets",
+    "ranking_matches",
     "score_table",
     "stability",
     "step_scores",
     "tau_interval",
 ]
+
+DEFAULT_METHODS = (
+    "bayes",
+    "pass_at_k:2",
+    "pass_at_k:4",
+    "pass_at_k:8",
+    "pass_hat_k:4",
+    "g_pass_at_k_tau:4:0.5",
+    "mg_pass_at_k:4",
+)
 
 
 def prefix_counts(
@@ -425,3 +460,260 @@ def random_subsets(n_models: int, size: int, count: int, *, seed: int | np.rando
     while len(seen) < count:
         seen.add(tuple(sorted(rng.choice(n_models, size=size, replace=False).tolist())))
     return [np.array(s) for s in sorted(seen)]
+
+
+#: Hariri et al., "Don't Pass@k", Fig. 2: Bayes@N, Pass@2/4/8, Pass^k, G-Pass@k_tau
+#: (tau = 0.5), mG-Pass@k. The paper does not state k for the last three; k = 4 here.
+
+
+@dataclass(frozen=True)
+class Method:
+    """A parsed method name (:func:`parse_method`).
+
+    Attributes
+    ----------
+    name : str
+        The name as given.
+    kind : {"bayes", "pass_at_k", "pass_hat_k", "g_pass_at_k_tau", "mg_pass_at_k"}
+    k : int
+        Attempts of a Pass family metric (0 for bayes).
+    tau : float
+        Threshold of G-Pass@k_tau (1 otherwise).
+    """
+
+    name: str
+    kind: str
+    k: int = 0
+    tau: float = 1.0
+
+    @property
+    def credit(self) -> NDArray[np.float64]:
+        """Credit for j = 0..k successes among k attempts (App. H eqs. 21-24, see
+        :mod:`bayes_eval.metrics.passk`)."""
+        if self.kind == "pass_at_k":
+            return threshold_credit(self.k, 1)
+        if self.kind == "pass_hat_k":
+            return threshold_credit(self.k, self.k)
+        if self.kind == "g_pass_at_k_tau":
+            return threshold_credit(self.k, tau_threshold(self.tau, self.k))
+        if self.kind == "mg_pass_at_k":
+            return mg_credit(self.k)
+        raise ValueError(f"{self.name} has no credit vector")
+
+
+def parse_method(name: str) -> Method:
+    """Parse ``"bayes"``, ``"pass_at_k:4"``, ``"g_pass_at_k_tau:4:0.5"``, ...
+
+    Parameters
+    ----------
+    name : str
+        ``"bayes"``, ``"pass_at_k:K"``, ``"pass_hat_k:K"``, ``"g_pass_at_k_tau:K:TAU"``
+        (0 < TAU <= 1) or ``"mg_pass_at_k:K"`` with an integer K >= 1.
+
+    Returns
+    -------
+    Method
+
+    Raises
+    ------
+    ValueError
+        Any other name.
+    """
+    parts = name.split(":")
+    kind = parts[0]
+    try:
+        if kind == "bayes" and len(parts) == 1:
+            return Method(name, kind)
+        if kind in ("pass_at_k", "pass_hat_k", "mg_pass_at_k") and len(parts) == 2:
+            k = int(parts[1])
+            if k >= 1:
+                return Method(name, kind, k)
+        if kind == "g_pass_at_k_tau" and len(parts) == 3:
+            k, tau = int(parts[1]), float(parts[2])
+            if k >= 1 and 0 < tau <= 1:
+                return Method(name, kind, k, tau)
+    except ValueError:
+        pass
+    raise ValueError(
+        f"method {shown(name)} is not understood; expected 'bayes', 'pass_at_k:K', 'pass_hat_k:K', "
+        "'g_pass_at_k_tau:K:TAU' (0 < TAU <= 1) or 'mg_pass_at_k:K' with an integer K >= 1."
+    )
+
+
+def score_table(method: Method, n_max: int) -> NDArray[np.float64]:
+    r"""Per-question unbiased estimate for every (s trials, c successes).
+
+    :math:`\sum_j A_j\,\mathrm{Hyp}(j; s, c, k)` with the credits :math:`A_j` of
+    ``method`` (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+    Evaluation", App. H eqs. 21-24).
+
+    Parameters
+    ----------
+    method : Method
+        A Pass family method.
+    n_max : int
+        Largest number of trials.
+
+    Returns
+    -------
+    ndarray, shape ``(n_max + 1, n_max + 1)``
+        ``table[s, c]``; NaN where ``s < k`` or ``c > s``.
+    """
+    table = np.full((n_max + 1, n_max + 1), np.nan)
+    s = np.arange(method.k, n_max + 1)
+    if s.size == 0:
+        return table
+    ss, cc = np.meshgrid(s, np.arange(n_max + 1), indexing="ij")
+    valid = cc <= ss
+    credit = method.credit
+    j = np.arange(method.k + 1)
+    pmf = hypergeom.pmf(j[None, :], ss[valid][:, None], cc[valid][:, None], method.k)
+    values = np.full(ss.shape, np.nan)
+    values[valid] = pmf @ credit
+    table[method.k :] = values
+    return table
+
+
+def flat_index(counts: NDArray[np.int16]) -> NDArray[np.intp]:
+    """Index of (s, c) into a flattened :func:`score_table`, shared by the Pass methods.
+
+    Parameters
+    ----------
+    counts : ndarray of int16, shape ``(b, L, N, M)``
+        Prefix successes (:func:`bayes_eval.ranking.convergence.prefix_counts`).
+
+    Returns
+    -------
+    ndarray of intp, the shape of ``counts``
+    """
+    n = counts.shape[2]
+    row = (np.arange(1, n + 1, dtype=np.intp) * (n + 1))[None, None, :, None]
+    return counts.astype(np.intp) + row
+
+
+def step_scores(
+    counts: NDArray[np.int16],
+    method: Method,
+    table: NDArray | None = None,
+    flat: NDArray[np.intp] | None = None,
+) -> NDArray:
+    """Scores of every model at every step.
+
+    Bayes@N ranks by total successes (rank-equivalent to mu under the uniform prior: Hariri
+    et al., "Don't Pass@k", §2.6 and eq. 19); the Pass family sums the per-question table
+    values (a mean up to the factor 1/M).
+
+    Parameters
+    ----------
+    counts : ndarray of int16, shape ``(b, L, N, M)``
+        Prefix successes (:func:`bayes_eval.ranking.convergence.prefix_counts`).
+    method : Method
+    table, flat : ndarray, optional
+        :func:`score_table` and :func:`flat_index`, when already computed.
+
+    Returns
+    -------
+    ndarray, shape ``(b, L, N)``
+    """
+    if method.kind == "bayes":
+        return counts.sum(axis=-1, dtype=np.int64).astype(float)
+    if table is None:
+        table = score_table(method, counts.shape[2])
+    if flat is None:
+        flat = flat_index(counts)
+    return np.take(table.ravel(), flat).sum(axis=-1)
+
+
+TIE_DIGITS = 12
+
+
+def _round(x: NDArray) -> NDArray:
+    scale = np.nanmax(np.abs(x)) if np.isfinite(x).any() else 1.0
+    if not np.isfinite(scale) or scale == 0:
+        return x
+    digits = TIE_DIGITS - int(np.floor(np.log10(scale)))
+    return np.round(x, digits)
+
+
+def pair_signs(scores: ArrayLike) -> NDArray[np.int8]:
+    """``sign(x_i - x_j)`` for all pairs ``i < j`` of the last axis.
+
+    The concordance of a pair is the product of its signs in two rankings (module
+    docstring). NaN scores (a method undefined at this step) give sign 0 for all their pairs
+    and are flagged by :func:`kendall_tau_b` as NaN.
+
+    Parameters
+    ----------
+    scores : array_like, shape ``(..., L)``
+        Compared after rounding to ``TIE_DIGITS`` significant digits.
+
+    Returns
+    -------
+    ndarray of int8, shape ``(..., L(L-1)/2)``
+        Pairs in the order of ``numpy.triu_indices(L, 1)``.
+    """
+    x = _round(np.asarray(scores, dtype=float))
+    i, j = np.triu_indices(x.shape[-1], k=1)
+    with np.errstate(invalid="ignore"):
+        return np.sign(x[..., i] - x[..., j]).astype(np.int8)
+
+
+def kendall_tau_b(scores: ArrayLike, gold: ArrayLike) -> NDArray[np.float64]:
+    """Kendall's tau_b between each score vector (last axis) and the gold scores.
+
+    The formula of the module docstring (Kendall, "The treatment of ties in ranking
+    problems"), as used by Hariri et al., "Don't Pass@k", App. I.1.
+
+    Parameters
+    ----------
+    scores : array_like, shape ``(..., L)``
+        Higher is better. Leading axes are replicates, steps, ...
+    gold : array_like, shape ``(L,)``
+        Gold-standard scores (ties allowed, e.g. equal true pi-bar).
+
+    Returns
+    -------
+    ndarray, shape ``(...)``
+        tau_b; NaN where a score vector contains NaN or is constant.
+    """
+    scores = np.asarray(scores, dtype=float)
+    gold = np.asarray(gold, dtype=float)
+    if gold.ndim != 1 or scores.shape[-1] != gold.size:
+        raise ValueError(
+            f"gold has shape {gold.shape} and scores {scores.shape}; expected gold of shape (L,) "
+            "and scores (..., L)."
+        )
+    if gold.size < 2:
+        raise ValueError("Kendall's tau needs at least two items.")
+    sg = pair_signs(gold).astype(np.int64)
+    sx = pair_signs(scores)
+    concordance = (sx * sg).sum(axis=-1, dtype=np.int64)
+    untied_gold = np.count_nonzero(sg)
+    untied_x = np.count_nonzero(sx, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = concordance / np.sqrt(float(untied_gold) * untied_x)
+    bad = np.isnan(scores).any(axis=-1) | (untied_x == 0) | (untied_gold == 0)
+    tau = np.where(bad, np.nan, tau)
+    return tau
+
+
+def ranking_matches(scores: ArrayLike, gold: ArrayLike) -> NDArray[np.bool_]:
+    """Whether each ranking equals the gold ranking exactly.
+
+    Every pair in the same order, ties where and only where the gold has ties: the match of
+    convergence@n (Hariri et al., "Don't Pass@k", App. I.1).
+
+    Parameters
+    ----------
+    scores : array_like, shape ``(..., L)``
+    gold : array_like, shape ``(L,)``
+
+    Returns
+    -------
+    ndarray of bool, shape ``(...)``
+        NaN scores never match.
+    """
+    scores = np.asarray(scores, dtype=float)
+    sg = pair_signs(gold)
+    same = (pair_signs(scores) == sg).all(axis=-1)
+    return same & ~np.isnan(scores).any(axis=-1)

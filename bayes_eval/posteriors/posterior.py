@@ -1,0 +1,1102 @@
+r"""The posterior of a weighted score: one object that every estimator and command asks.
+
+Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+§2.2-2.5, Algorithm 1 and Appendix A. For question :math:`\alpha` with category probabilities
+:math:`\pi_\alpha` on the simplex and rubric weights :math:`w`, the target is
+
+.. math:: \bar\pi = \frac{1}{M}\sum_{\alpha=1}^{M}\sum_{k=0}^{C} w_k\,\pi_{\alpha k},
+
+the mean score over the benchmark's own M questions (the estimand *these questions*,
+:data:`THESE_QUESTIONS`). With the prior :math:`\mathrm{Dir}(a + \lambda n^0_\alpha)` of
+:class:`~bayes_eval.posteriors.priors.Prior` (``a = 1``: the paper's uniform prior;
+:math:`n^0_\alpha` the counts of earlier runs ``R0``, :math:`\lambda` their discount) and the
+counts :math:`n_{\alpha k}` of ``R``, question :math:`\alpha` has the posterior
+:math:`\mathrm{Dir}(\nu_\alpha)`, :math:`\nu_\alpha = a + \lambda n^0_\alpha + n_\alpha`,
+:math:`T_\alpha = \sum_k\nu_{\alpha k}`. The questions are independent a posteriori, so
+
+.. math::
+    \mu = w_0 + \frac{1}{M}\sum_\alpha \sum_j \frac{\nu_{\alpha j}}{T_\alpha}(w_j - w_0),
+    \qquad
+    \sigma^2 = \frac{1}{M^2}\sum_\alpha \frac{1}{T_\alpha + 1}
+      \sum_j \frac{\nu_{\alpha j}}{T_\alpha}\big(w_j - \bar w_\alpha\big)^2
+
+(eq. 15 of Appendix A with a per-question :math:`T_\alpha` for missing trials, a general
+prior and the centred inner variance, :math:`\bar w_\alpha = \sum_j \nu_{\alpha j}w_j /
+T_\alpha`). Under a learned prior :math:`a` has a posterior of its own, computed by
+quadrature (:mod:`bayes_eval.posteriors.priors`): the posterior of :math:`\bar\pi` is the
+mixture of the above over the nodes :math:`a_j` with weights :math:`\omega_j`,
+:math:`\mu = \sum_j\omega_j\mu_j`, :math:`\sigma^2 = \sum_j\omega_j(\sigma_j^2 + (\mu_j -
+\mu)^2)`. One prior is learned per model (``pool="model"``: the models are independent a
+posteriori) or one for all (``pool="benchmark"``: they share the nodes, so their
+comparisons mix over the common node).
+
+:func:`posterior` validates the data once and returns a :class:`Posterior`, which answers
+without recomputing: :attr:`~Posterior.mean`, :attr:`~Posterior.sd`,
+:meth:`~Posterior.interval` (normal, §2.5, or the exact quantiles of
+:mod:`bayes_eval.posteriors.exact`), :meth:`~Posterior.prob_better` (the ranking confidence
+:math:`\rho` of §2.5, or its exact value), :meth:`~Posterior.draws`, the Pass family
+(:meth:`~Posterior.pass_metric`, Appendix H) and :meth:`~Posterior.to_datatree`. It is
+vectorised over a leading model axis. The scorio-named functions
+(:func:`bayes_eval.bayes`, :func:`bayes_eval.bayes_ci`, ...) are thin wrappers over it.
+
+**The other estimand.** *New questions from the same source* (the population the questions
+were drawn from; Miller, "Adding Error Bars to Evals: A Statistical Approach to Language
+Model Evaluations") is a different quantity: the questions are then a sample, and
+question-sampling noise is shared by every model on them. It is answered by the paired
+comparisons of :mod:`bayes_eval.ranking.paired` (:data:`NEW_QUESTIONS`); every output that
+compares or ranks models names its estimand (:data:`ESTIMANDS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtr
+
+from bayes_eval.inputs import (
+    Tally,
+    check_bounds,
+    check_confidence,
+    distinct_rows_by_group,
+    fractional_tally,
+    prior_counts,
+    shown,
+    tally,
+)
+from bayes_eval.posteriors.exact import exact_interval, exact_posterior, lattice_step, prob_greater
+from bayes_eval.posteriors.intervals import (
+    CredibleInterval,
+    Estimate,
+    as_estimate,
+    clip_interval,
+    mixture_moments,
+    mixture_quantiles,
+    mixture_support,
+    normal_interval,
+)
+from bayes_eval.posteriors.latent_pass import PassPosterior, pass_law
+from bayes_eval.posteriors.priors import FittedPrior, Prior, PriorSpec
+
+__all__ = [
+    "check_interval",
+    "ESTIMANDS",
+    "NEW_QUESTIONS",
+    "THESE_QUESTIONS",
+    "BayesResult",
+    "DirichletPosterior",
+    "Interval",
+    "Posterior",
+    "QuestionMoments",
+    "posterior",
+]
+
+#: The estimand of the closed form: the mean score over the benchmark's own questions.
+THESE_QUESTIONS = "these questions"
+#: The population estimand: the mean score on new questions from the same source.
+NEW_QUESTIONS = "new questions"
+#: Each estimand in one sentence, for help texts and JSON.
+ESTIMANDS = {
+    THESE_QUESTIONS: "the mean score over the benchmark's own questions, the only noise being "
+    'the trials (Bayes@N of Hariri et al., "Don\'t Pass@k")',
+    NEW_QUESTIONS: "the mean score on new questions from the same source: the questions are a "
+    'sample, shared by every model (Miller, "Adding Error Bars to Evals")',
+}
+
+#: (model, question) cells above which the moments are computed in blocks of models
+_LARGE = 1 << 20
+#: Heaviest nodes of a learned prior used by the exact computations (worst case measured,
+#: rubric M = 12, N = 3: quantiles within 0.01 posterior sd of those of all nodes)
+_EXACT_NODES = 48
+#: Grid points of the mixture CDFs in the exact P(A > B) under a learned prior
+_GRID = 4097
+
+Interval = Literal["normal", "exact"]
+
+
+def check_interval(kind: str) -> str:
+    """Validate the kind of interval (``"normal"`` or ``"exact"``)."""
+    if kind not in ("normal", "exact"):
+        raise ValueError(f"interval is {shown(kind)}; expected 'normal' or 'exact'.")
+    return kind
+
+
+class BayesResult(NamedTuple):
+    r"""Posterior mean and sd of pi-bar (eq. 15); unpacks as ``mu, sigma``.
+
+    Attributes
+    ----------
+    mu : float or ndarray
+        :math:`\mu = E[\bar\pi \mid R]`.
+    sigma : float or ndarray
+        :math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`.
+    """
+
+    mu: Estimate
+    sigma: Estimate
+
+
+class QuestionMoments(NamedTuple):
+    r"""Posterior mean and variance of each question's score; unpacks as ``mean, var``.
+
+    Attributes
+    ----------
+    mean : ndarray, shape ``(..., M)``
+        :math:`\sum_j p_{\alpha j}(w_j - w_0)`, :math:`p = \nu/T`: the mean of
+        :math:`w\cdot\pi_\alpha` *relative to* :math:`w_0`.
+    var : ndarray, shape ``(..., M)``
+        :math:`\mathrm{Var}[w\cdot\pi_\alpha \mid R]
+        = \sum_j p_{\alpha j}(w_j - \bar w_\alpha)^2 / (T_\alpha + 1)`.
+    """
+
+    mean: NDArray[np.float64]
+    var: NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class DirichletPosterior:
+    """Per-question Dirichlet posteriors of one results array (or a batch of L of them).
+
+    Attributes
+    ----------
+    nu : ndarray, shape ``(..., M, C + 1)``
+        Posterior concentrations :math:`\\nu_{\\alpha k}`.
+    w : ndarray, shape ``(C + 1,)``
+        Rubric weights.
+    tally : Tally
+        The counts of ``R`` the posterior was built from.
+    answered : ndarray of bool, shape ``(..., M)``, or None
+        With ``answered_only``: the questions each model has a trial of; pi-bar is the mean
+        over those (None: over all M questions).
+    """
+
+    nu: NDArray[np.float64]
+    w: NDArray[np.float64]
+    tally: Tally
+    answered: NDArray[np.bool_] | None = None
+
+    @property
+    def total(self) -> NDArray[np.float64]:
+        """:math:`T_\\alpha = \\sum_k \\nu_{\\alpha k}`, shape ``(..., M)``."""
+        return self.nu.sum(axis=-1)
+
+    def question_moments(self) -> QuestionMoments:
+        """Posterior mean and variance of :math:`w\\cdot\\pi_\\alpha` per question.
+
+        Returns the means *relative to* ``w[0]`` (``sum_j p_j (w_j - w_0)``) and the variances
+        (the terms of eq. 15) as :class:`QuestionMoments`.
+        """
+        d = self.w - self.w[0]
+        total = self.total
+        if d.size == 2:  # Beta posterior: mean d1 p1, variance d1^2 p1 (1 - p1) / (T + 1)
+            p1 = self.nu[..., 1] / total
+            var = d[1] ** 2 * p1 * (self.nu[..., 0] / total) / (total + 1.0)
+            return QuestionMoments(d[1] * p1, var)
+        # loop over the (few) categories: contiguous slices beat a (..., K) @ (K,) product
+        nu = np.moveaxis(self.nu, -1, 0)
+        mean = sum(nu[k] * d[k] for k in range(d.size) if d[k] != 0.0) / total
+        var = sum(nu[k] * (d[k] - mean) ** 2 for k in range(d.size)) / (total * (total + 1.0))
+        return QuestionMoments(mean, var)
+
+    def moments(self) -> BayesResult:
+        """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15), as
+        arrays of the leading shape of ``nu`` (over each model's answered questions when
+        ``answered`` is set: M replaced by its own :math:`M_l`)."""
+        if self.nu[..., 0].size > _LARGE and self.nu.ndim == 3:
+            # a large leaderboard: blocks of models, so the per-question terms never exist
+            # for all (model, question) at once (one pass over the data, bounded memory)
+            per = max(1, _LARGE // self.nu.shape[1])
+            parts = [self._direct(slice(i, i + per)) for i in range(0, self.nu.shape[0], per)]
+            return BayesResult(*(np.concatenate(x) for x in zip(*parts, strict=True)))
+        return self._direct(slice(None))
+
+    def _direct(self, rows: slice) -> BayesResult:
+        """Moments of the leading rows ``rows`` (a view: no copy)."""
+        answered = None if self.answered is None else self.answered[rows]
+        mean, var = DirichletPosterior(self.nu[rows], self.w, self.tally).question_moments()
+        if answered is None:
+            m = mean.shape[-1]
+            return BayesResult(self.w[0] + mean.mean(axis=-1), np.sqrt(var.sum(axis=-1)) / m)
+        m = answered.sum(axis=-1)
+        mu = self.w[0] + np.where(answered, mean, 0.0).sum(axis=-1) / m
+        return BayesResult(mu, np.sqrt(np.where(answered, var, 0.0).sum(axis=-1)) / m)
+
+
+def _node_moments(data, nodes, w, answered):
+    """Mean and sd of pi-bar under each node, shape ``(J, ...)``, from the distinct count
+    vectors of each model (one node at a time: memory of the order of the distinct rows)."""
+    d3 = data if data.ndim == 3 else data[None]
+    n_models, m, _ = d3.shape
+    ans = None if answered is None else answered.reshape(n_models, m)
+    owner, rows, mult = distinct_rows_by_group(d3, ans)
+    per_model = np.full(n_models, m) if ans is None else ans.sum(axis=1)
+    n_nodes = nodes.shape[0]
+    mu = np.empty((n_nodes, n_models))
+    var_sum = np.empty((n_nodes, n_models))
+    which = owner if nodes.shape[1] > 1 else np.zeros_like(owner)
+    for j in range(n_nodes):  # J quadrature nodes, each vectorised over every row
+        post = DirichletPosterior(rows + nodes[j, which], w, None)  # type: ignore[arg-type]
+        mean, var = post.question_moments()
+        mu[j] = np.bincount(owner, weights=mean * mult, minlength=n_models)
+        var_sum[j] = np.bincount(owner, weights=var * mult, minlength=n_models)
+    shape = (n_nodes, *data.shape[:-2])
+    mu = (w[0] + mu / per_model).reshape(shape)
+    return mu, (np.sqrt(var_sum) / per_model).reshape(shape)
+
+
+@dataclass(frozen=True, eq=False)
+class Posterior:
+    r"""The posterior of pi-bar for one model or a batch of L models (module docstring).
+
+    Built by :func:`posterior`; immutable, and every answer is computed once and kept. Under
+    a fixed prior it is a product of per-question Dirichlet posteriors
+    :math:`\mathrm{Dir}(\nu_\alpha)`; under a learned prior, the mixture of those over the
+    J quadrature nodes of the hyperparameters.
+
+    Attributes
+    ----------
+    data : ndarray, shape ``(..., M, C + 1)``
+        Counts of ``R`` plus the discounted counts of the prior's earlier runs.
+    fitted : FittedPrior
+        The prior resolved against ``data``: nodes ``(J, G, C + 1)`` and their posterior
+        weights ``(J, G)``, one group per model (G = L) or shared (G = 1).
+    w : ndarray, shape ``(C + 1,)``
+        Rubric weights.
+    tally : Tally
+        The counts of ``R`` alone.
+    prior : Prior
+        The prior as the user gave it (its :attr:`~Prior.label` names it).
+    answered : ndarray of bool, shape ``(..., M)``, or None
+        With ``answered_only``: the questions each model has a trial of; pi-bar is the mean
+        over those. None: over all M questions.
+    fractional : bool
+        Whether ``R`` held graded scores counted fractionally.
+    models : tuple of str or None
+        Names of the models of a batch (for labelled output).
+    estimand : str
+        :data:`THESE_QUESTIONS`: pi-bar is the mean over these M questions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval import posterior
+    >>> R = np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]])
+    >>> post = posterior(R)
+    >>> post.mean.round(4).tolist(), post.sd.round(4).tolist()
+    [[0.6, 0.7], [0.1414, 0.1354]]
+    >>> round(post.prob_better()[1, 0], 4)
+    0.6947
+    """
+
+    data: NDArray[np.float64]
+    fitted: FittedPrior
+    w: NDArray[np.float64]
+    tally: Tally
+    prior: Prior
+    answered: NDArray[np.bool_] | None = None
+    fractional: bool = False
+    models: tuple[str, ...] | None = None
+
+    estimand = THESE_QUESTIONS
+
+    @classmethod
+    def from_tally(
+        cls, tally: Tally, w: ArrayLike | None = None, *, prior: PriorSpec | Prior = "uniform"
+    ) -> Posterior:
+        """The posterior of counts already tallied (complete questions; ``w`` default binary),
+        with the prior's earlier runs tallied against them."""
+        spec = Prior.parse(prior)
+        weights = np.array([0.0, 1.0]) if w is None else np.asarray(w, dtype=float)
+        data = tally.counts.astype(np.float64, copy=False)
+        if spec.runs is not None:
+            data = data + spec.discount * prior_counts(spec.runs, tally, mask=spec.runs_mask)
+        return cls(data=data, fitted=spec.fit(data), w=weights, tally=tally, prior=spec)
+
+    # ------------------------------------------------------------------ structure
+
+    @property
+    def batched(self) -> bool:
+        """Whether there is a leading model axis."""
+        return self.data.ndim == 3
+
+    @property
+    def n_models(self) -> int:
+        """L (1 without a model axis)."""
+        return self.data.shape[0] if self.batched else 1
+
+    @property
+    def n_nodes(self) -> int:
+        """J, the nodes of the prior (1 for a fixed or plug-in prior)."""
+        return int(self.fitted.nodes.shape[0])
+
+    @property
+    def shared_nodes(self) -> bool:
+        """Whether the models of a batch share the nodes of one learned prior (their
+        posteriors are then dependent through it)."""
+        return self.n_nodes > 1 and self.fitted.nodes.shape[1] == 1 and self.n_models > 1
+
+    @cached_property
+    def weights(self) -> NDArray[np.float64]:
+        """Node weights, shape ``(J, ...)`` (``(J, L)`` for a batch, ``(J,)`` for one model)."""
+        wts = self.fitted.weights
+        if not self.batched:
+            return wts[:, 0]
+        return np.broadcast_to(wts, (wts.shape[0], self.n_models))
+
+    @cached_property
+    def _alpha(self) -> NDArray[np.float64]:
+        """Prior concentrations per node broadcast over the data: ``(J, ..., 1, C + 1)``."""
+        nodes = self.fitted.nodes
+        return nodes[:, 0, None, :] if not self.batched else nodes[:, :, None, :]
+
+    @property
+    def nu(self) -> NDArray[np.float64]:
+        """Posterior concentrations: ``(..., M, C + 1)`` with one node, ``(J, ..., M, C + 1)``
+        for a mixture (built on demand: J times the data)."""
+        nu = self.data[None] + self._alpha
+        return nu[0] if self.n_nodes == 1 else nu
+
+    @property
+    def dirichlet(self) -> DirichletPosterior:
+        """The per-question Dirichlet posteriors (one node only: a fixed or plug-in prior)."""
+        if self.n_nodes != 1:
+            raise ValueError(
+                f"the prior {self.prior.label!r} is a mixture over {self.n_nodes} nodes; a single "
+                "Dirichlet posterior needs a fixed or plug-in prior."
+            )
+        return DirichletPosterior(self.nu, self.w, self.tally, self.answered)
+
+    def __len__(self) -> int:
+        return self.n_models
+
+    def __getitem__(self, index: int | slice | ArrayLike) -> Posterior:
+        """The posterior of some models of a batch (an int keeps no model axis). Nothing is
+        refitted: a benchmark-pooled prior stays the one learned from every model."""
+        if not self.batched:
+            raise ValueError("this posterior has no model axis to select from.")
+        if isinstance(index, str) or (
+            isinstance(index, (list, tuple)) and index and isinstance(index[0], str)
+        ):
+            names = self.models or ()
+            keys = [index] if isinstance(index, str) else list(index)
+            missing = [k for k in keys if k not in names]
+            if missing:
+                raise ValueError(f"model {shown(missing[0])} is not one of {list(names)}.")
+            pos = [names.index(k) for k in keys]
+            index = pos[0] if isinstance(index, str) else pos
+        idx = np.arange(self.n_models)[index]
+        one = np.ndim(idx) == 0
+        sel = (lambda x: x[idx]) if not one else (lambda x: x[int(idx)])
+        nodes, wts = self.fitted.nodes, self.fitted.weights
+        if nodes.shape[1] == self.n_models and self.n_models > 1:
+            g = np.atleast_1d(idx)
+            fitted = self.fitted._replace(
+                nodes=nodes[:, g],
+                weights=wts[:, g],
+                alpha=self.fitted.alpha[g],
+                converged=self.fitted.converged[g],
+                log_alpha_cov=self.fitted.log_alpha_cov[g],
+            )
+        else:
+            fitted = self.fitted
+        counts, trials = sel(self.tally.counts), sel(self.tally.n_trials)
+        tal = Tally(counts, trials, self.tally.n_categories, not one)
+        models = None
+        if self.models is not None:
+            models = (self.models[int(idx)],) if one else tuple(self.models[i] for i in idx)
+        return Posterior(
+            data=sel(self.data),
+            fitted=fitted,
+            w=self.w,
+            tally=tal,
+            prior=self.prior,
+            answered=None if self.answered is None else sel(self.answered),
+            fractional=self.fractional,
+            models=None if one else models,
+        )
+
+    # ------------------------------------------------------------------ moments
+
+    @cached_property
+    def node_moments(self) -> BayesResult:
+        """Mean and sd of pi-bar under each node, arrays of shape ``(J, ...)``. Computed once
+        per distinct count vector of each model (a binary benchmark with N trials has at most
+        N + 1)."""
+        if self.n_nodes == 1:
+            mu, sigma = self.dirichlet.moments()
+            return BayesResult(np.asarray(mu)[None], np.asarray(sigma)[None])
+        mu, sigma = _node_moments(self.data, self.fitted.nodes, self.w, self.answered)
+        return BayesResult(mu, sigma)
+
+    @cached_property
+    def _moments(self) -> BayesResult:
+        mu, sigma = self.node_moments
+        if self.n_nodes == 1:
+            return BayesResult(mu[0], sigma[0])
+        return BayesResult(*mixture_moments(mu, sigma, self.weights))
+
+    @property
+    def mean(self) -> Estimate:
+        r""":math:`\mu = E[\bar\pi \mid R]`: a float, or an array of shape ``(L,)``."""
+        return as_estimate(self._moments.mu)
+
+    @property
+    def sd(self) -> Estimate:
+        r""":math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`: a float, or an array of shape
+        ``(L,)``."""
+        return as_estimate(self._moments.sigma)
+
+    def moments(self) -> BayesResult:
+        """``(mu, sigma)`` as :class:`BayesResult` (floats, or arrays of shape ``(L,)``)."""
+        return BayesResult(self.mean, self.sd)
+
+    def question_moments(self) -> QuestionMoments:
+        """Mean (relative to ``w[0]``) and variance of each question's score (one node)."""
+        return self.dirichlet.question_moments()
+
+    @property
+    def support(self) -> tuple[float, float]:
+        """``(min w, max w)``: the range of pi-bar."""
+        return float(self.w.min()), float(self.w.max())
+
+    # ------------------------------------------------------------------ intervals
+
+    def interval(
+        self,
+        confidence: float = 0.95,
+        *,
+        kind: Interval = "normal",
+        bounds: tuple[float, float] | Literal["support"] | None = None,
+    ) -> CredibleInterval:
+        r"""Central credible interval of pi-bar.
+
+        ``kind="normal"`` (the paper's and scorio's): :math:`\mu \mp z\sigma`,
+        :math:`z = \Phi^{-1}(1/2 + \mathrm{confidence}/2)` (Hariri et al., §2.5).
+        ``kind="exact"``: the equal-tailed interval of the exact posterior of pi-bar
+        (:mod:`bayes_eval.posteriors.exact`; under a learned prior, of the mixture over the
+        heaviest nodes holding all but 1e-4 of the weight, at most 48): its endpoints are
+        within 1e-4 posterior sd of the exact quantiles for concentrations >= 0.05 and lie in
+        ``[min w, max w]``.
+
+        Parameters
+        ----------
+        confidence : float
+            Credibility level in (0, 1).
+        kind : {"normal", "exact"}, keyword-only
+        bounds : (float, float) or "support", optional, keyword-only
+            Clip both endpoints into ``[lo, hi]`` (scorio's rule); ``"support"`` clips into
+            ``[min w, max w]`` (the normal interval can cross it near an end).
+
+        Returns
+        -------
+        CredibleInterval
+            ``(lo, hi)``: floats, or arrays of shape ``(L,)``.
+        """
+        confidence = check_confidence(confidence)
+        check_interval(kind)
+        bounds = self.support if isinstance(bounds, str) and bounds == "support" else bounds
+        bounds = check_bounds(bounds)  # type: ignore[arg-type]
+        key = ("interval", confidence, kind)
+        if key not in self._cache:
+            if kind == "normal":
+                ends = normal_interval(self._moments.mu, self._moments.sigma, confidence)
+            elif self.n_nodes > 1:
+                ends = self._exact_mixture_interval(confidence)
+            else:
+                ends = self._exact_interval(confidence)
+            self._cache[key] = ends
+        lo, hi = clip_interval(*self._cache[key], bounds)
+        return CredibleInterval(as_estimate(lo), as_estimate(hi))
+
+    @cached_property
+    def _cache(self) -> dict:
+        return {}
+
+    def _exact_interval(self, confidence: float):
+        """Exact interval with one node, over each model's answered questions."""
+        nu = self.nu
+        if self.answered is None or self.answered.all():
+            return exact_interval(nu, self.w, confidence)
+        m, k = nu.shape[-2:]
+        flat, answered = nu.reshape(-1, m, k), self.answered.reshape(-1, m)
+        ends = [exact_interval(flat[i][answered[i]], self.w, confidence) for i in range(len(flat))]
+        shape = nu.shape[:-2]
+        return tuple(np.array([e[j] for e in ends], dtype=float).reshape(shape) for j in (0, 1))
+
+    def _mixture_laws(self, model: int, limit: int = _EXACT_NODES):
+        """Exact laws of the heaviest nodes of one model and their weights."""
+        nu = self.data.reshape(-1, *self.data.shape[-2:])[model]
+        wts = self.weights.reshape(self.n_nodes, -1)[:, model]
+        g = model if self.fitted.nodes.shape[1] > 1 else 0
+        rows = slice(None)
+        if self.answered is not None:
+            rows = self.answered.reshape(-1, self.data.shape[-2])[model]
+        keep = mixture_support(wts, 1.0 - 1e-4)[:limit]
+        laws = [exact_posterior(nu[rows] + self.fitted.nodes[j, g], self.w) for j in keep]
+        return laws, wts[keep]
+
+    def _single_law(self, model: int, node: int = 0) -> NDArray[np.float64]:
+        """Posterior concentrations of one model (answered questions) under one node."""
+        data = self.data.reshape(-1, *self.data.shape[-2:])[model]
+        g = model if self.fitted.nodes.shape[1] > 1 else 0
+        nu = data + self.fitted.nodes[node, g]
+        if self.answered is not None:
+            nu = nu[self.answered.reshape(-1, self.data.shape[-2])[model]]
+        return nu
+
+    def _exact_mixture_interval(self, confidence: float):
+        """Equal-tailed interval of the mixture of exact posteriors, per model."""
+        tail = 0.5 * (1.0 - confidence)
+        ends = np.empty((self.n_models, 2))
+        for i in range(self.n_models):
+            laws, wts = self._mixture_laws(i)
+            ends[i] = mixture_quantiles(laws, wts, [tail, 1.0 - tail])
+        shape = self.data.shape[:-2]
+        return ends[:, 0].reshape(shape), ends[:, 1].reshape(shape)
+
+    # ------------------------------------------------------------------ comparisons
+
+    def prob_better(
+        self, other: Posterior | None = None, *, method: Interval = "normal"
+    ) -> float | NDArray[np.float64]:
+        r"""Posterior probability that pi-bar of one model exceeds another's.
+
+        ``other=None``: the matrix :math:`P(\bar\pi_i > \bar\pi_j)` over the models of this
+        batch, shape ``(L, L)``, 1/2 on the diagonal. ``other`` a posterior (one model, or a
+        batch of the same L): :math:`P(\bar\pi_{\mathrm{self}} > \bar\pi_{\mathrm{other}})`,
+        element by element.
+
+        ``method="normal"`` (default): the Gaussian approximation of the difference
+        :math:`D` with its exact mean and variance, :math:`\Phi(E[D]/\mathrm{sd}[D])`. For
+        independent posteriors this is the ranking confidence
+        :math:`\rho = \Phi(z)`, :math:`z = (\mu_i - \mu_j)/\sqrt{\sigma_i^2 + \sigma_j^2}`
+        of Hariri et al., §2.5; models that share a benchmark-pooled prior mix over its
+        common nodes (law of total variance of D), so the variance of D includes their
+        covariance. ``method="exact"``: the exact posterior of each model
+        (:mod:`bayes_eval.posteriors.exact`): the lattice convolution of two laws for fixed
+        priors (:func:`~bayes_eval.posteriors.exact.prob_greater`), per common node for a
+        shared learned prior, and :math:`\int F_j\,dF_i` of the two mixture CDFs on a
+        4097-point grid for independent learned priors.
+
+        The estimand is :data:`THESE_QUESTIONS` (each model's mean over its own questions).
+
+        Returns
+        -------
+        float or ndarray
+        """
+        check_interval(method)
+        if other is None:
+            if not self.batched:
+                raise ValueError(
+                    "prob_better() without another posterior compares the models of a batch; "
+                    "this posterior has one model."
+                )
+            return self._matrix(method)
+        if not isinstance(other, Posterior):
+            raise ValueError(
+                f"other is a {type(other).__name__}; expected a Posterior (bayes_eval.posterior)."
+            )
+        if other.w.shape != self.w.shape or not np.allclose(other.w, self.w):
+            raise ValueError(
+                f"the two posteriors have weights {shown(self.w)} and {shown(other.w)}; "
+                "compare scores on the same rubric."
+            )
+        if self.batched and other.batched and self.n_models != other.n_models:
+            raise ValueError(
+                f"the posteriors have {self.n_models} and {other.n_models} models; expected the "
+                "same number, or one model on either side."
+            )
+        n = max(self.n_models, other.n_models)
+        idx_a = (lambda i: i) if self.batched else (lambda i: 0)
+        idx_b = (lambda i: i) if other.batched else (lambda i: 0)
+        out = np.array(
+            [_pair_prob(self, idx_a(i), other, idx_b(i), method, False) for i in range(n)]
+        )
+        return float(out[0]) if not (self.batched or other.batched) else out
+
+    def _matrix(self, method: str) -> NDArray[np.float64]:
+        n = self.n_models
+        out = np.full((n, n), 0.5)
+        if method == "normal":
+            mu_j, sd_j = (np.asarray(x).reshape(self.n_nodes, n) for x in self.node_moments)
+            wts = self.weights.reshape(self.n_nodes, n)
+            if self.shared_nodes:
+                d = mu_j[:, :, None] - mu_j[:, None, :]  # (J, L, L)
+                v = sd_j[:, :, None] ** 2 + sd_j[:, None, :] ** 2
+                mean = np.einsum("j,jab->ab", wts[:, 0], d)
+                var = np.einsum("j,jab->ab", wts[:, 0], v + (d - mean) ** 2)
+            else:
+                mu, sigma = (np.asarray(x).reshape(n) for x in self._moments)
+                mean = mu[:, None] - mu[None, :]
+                var = sigma[:, None] ** 2 + sigma[None, :] ** 2
+            out = _normal_prob(mean, var)
+            np.fill_diagonal(out, 0.5)
+            return out
+        laws = None if self.n_nodes > 1 else self._fixed_laws()
+        for i in range(n):
+            for j in range(i + 1, n):
+                p = _pair_prob(self, i, self, j, method, True, laws)
+                out[i, j], out[j, i] = p, 1.0 - p
+        return out
+
+    def _fixed_laws(self):
+        """Exact laws of every model on one lattice step (fixed or plug-in prior)."""
+        nu = self.nu.reshape(-1, *self.data.shape[-2:])
+        rows = [slice(None)] * len(nu)
+        if self.answered is not None:
+            rows = list(self.answered.reshape(len(nu), -1))
+        step = lattice_step([nu[i][rows[i]] for i in range(len(nu))], self.w)
+        return [exact_posterior(nu[i][rows[i]], self.w, step=step) for i in range(len(nu))]
+
+    # ------------------------------------------------------------------ draws
+
+    def draws(
+        self, n: int, *, rng: np.random.Generator | int | None = None, include_pi: bool = False
+    ) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]:
+        r"""``n`` independent exact draws of pi-bar, shape ``(n, ...)``.
+
+        Every :math:`\pi_\alpha \sim \mathrm{Dir}(\nu_\alpha)` is a normalised vector of Gamma
+        variates, so :math:`\bar\pi = \frac1M\sum_\alpha w\cdot\pi_\alpha` is drawn exactly.
+        Under a learned prior every draw first picks a node with its posterior weight (one
+        node per model, or one shared by the models of a benchmark-pooled prior).
+
+        Parameters
+        ----------
+        n : int
+        rng : numpy.random.Generator or int, keyword-only
+            Generator or seed (0 when None: the draws repeat).
+        include_pi : bool, keyword-only
+            Also return the draws of every :math:`\pi_\alpha`, shape ``(n, ..., M, C + 1)``.
+
+        Returns
+        -------
+        ndarray, or (ndarray, ndarray) with ``include_pi``
+        """
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n is {shown(n)}; expected a positive integer.")
+        rng = np.random.default_rng(0 if rng is None else rng)
+        nu, per_draw = self._draw_nu(int(n), rng)
+        bar, pi = _dirichlet_draws(nu, per_draw, int(n), rng, self.w, include_pi, self.answered)
+        return (bar, pi) if include_pi else bar
+
+    def _draw_nu(self, n: int, rng: np.random.Generator) -> tuple[NDArray[np.float64], bool]:
+        """Concentrations: ``(..., M, K)`` shared by every draw with one node (``False``),
+        ``(n, ..., M, K)``, one per draw, for a mixture (``True``)."""
+        if self.n_nodes == 1:
+            return self.nu, False
+        wts = self.weights.reshape(self.n_nodes, -1)  # (J, L)
+        cdf = np.cumsum(wts, axis=0)
+        cols = 1 if self.shared_nodes else cdf.shape[1]
+        u = rng.random((n, cols)) * cdf[-1, :cols]
+        j = (u[:, None, :] >= cdf[None, :, :cols]).sum(axis=1).clip(max=cdf.shape[0] - 1)
+        j = np.broadcast_to(j, (n, cdf.shape[1]))
+        nodes = self.fitted.nodes  # (J, G, K)
+        g = np.arange(cdf.shape[1]) if nodes.shape[1] > 1 else np.zeros(cdf.shape[1], int)
+        alpha = nodes[j, g[None, :]]  # (n, L, K)
+        data = self.data.reshape(-1, *self.data.shape[-2:])
+        nu = data[None] + alpha[:, :, None, :]
+        return (nu if self.batched else nu[:, 0]), True
+
+    # ------------------------------------------------------------------ Pass family
+
+    def pass_metric(
+        self,
+        metric: str,
+        k: int,
+        *,
+        tau: float | None = None,
+        confidence: float = 0.95,
+        interval: Interval = "normal",
+        bounds: tuple[float, float] | None = (0.0, 1.0),
+    ) -> PassPosterior:
+        r"""Posterior of a latent Pass family metric (Hariri et al., App. H).
+
+        Each question's success probability has the posterior
+        :math:`\mathrm{Beta}(a_1 + c_\alpha, a_0 + N_\alpha - c_\alpha)` under this
+        posterior's prior (per node of a learned prior; earlier runs add their discounted
+        counts); the target is :math:`\bar g = \frac1M\sum_\alpha g(p_\alpha)`
+        (:mod:`bayes_eval.metrics.passk` has the formulas).
+
+        Parameters
+        ----------
+        metric : {"pass_at_k", "pass_hat_k", "g_pass_at_k_tau", "mg_pass_at_k"}
+        k : int
+            ``1 <= k <= N``.
+        tau : float, keyword-only
+            G-Pass@k_tau's threshold in (0, 1].
+        confidence, interval, bounds : keyword-only
+            As in :meth:`interval` (``bounds`` default ``(0, 1)``, as scorio).
+
+        Returns
+        -------
+        PassPosterior
+        """
+        kinds = {
+            "pass_at_k": "pass",
+            "pass_hat_k": "hat",
+            "g_pass_at_k_tau": "threshold",
+            "mg_pass_at_k": "mg",
+        }
+        if metric not in kinds:
+            raise ValueError(f"metric is {shown(metric)}; expected one of {sorted(kinds)}.")
+        if self.fractional or self.w.size != 2:
+            raise ValueError(
+                "the Pass family needs binary results (0/1 per trial); this posterior has "
+                + ("graded scores." if self.fractional else f"{self.w.size} categories.")
+            )
+        if self.answered is not None:
+            raise ValueError(
+                "the Pass family needs every question answered (k trials or more each); drop "
+                "answered_only or select the common questions."
+            )
+        if metric == "g_pass_at_k_tau" and tau is None:
+            raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
+        confidence = check_confidence(confidence)
+        check_interval(interval)
+        bounds = check_bounds(bounds)
+        return pass_law(
+            self.data,
+            self.tally.n_trials,
+            self.fitted,
+            kinds[metric],
+            k,
+            tau,
+            confidence=confidence,
+            bounds=bounds,
+            interval=interval,
+        )
+
+    def pass_at_k(self, k: int, **options) -> PassPosterior:
+        """Posterior of the latent Pass@k (:meth:`pass_metric`, App. H eq. 21)."""
+        return self.pass_metric("pass_at_k", k, **options)
+
+    def pass_hat_k(self, k: int, **options) -> PassPosterior:
+        """Posterior of the latent Pass^k (:meth:`pass_metric`, App. H eq. 22)."""
+        return self.pass_metric("pass_hat_k", k, **options)
+
+    def g_pass_at_k_tau(self, k: int, tau: float, **options) -> PassPosterior:
+        """Posterior of the latent G-Pass@k_tau (:meth:`pass_metric`, App. H eq. 23)."""
+        return self.pass_metric("g_pass_at_k_tau", k, tau=tau, **options)
+
+    def mg_pass_at_k(self, k: int, **options) -> PassPosterior:
+        """Posterior of the latent mG-Pass@k (:meth:`pass_metric`, App. H eq. 24)."""
+        return self.pass_metric("mg_pass_at_k", k, **options)
+
+    # ------------------------------------------------------------------ output
+
+    def summary(self, confidence: float = 0.95, *, kind: Interval = "normal") -> dict:
+        """JSON-ready: ``prior`` (label), ``estimand``, ``confidence``, ``interval``,
+        ``mu``, ``sigma``, ``lo``, ``hi`` (lists for a batch) and ``models``."""
+        lo, hi = self.interval(confidence, kind=kind, bounds="support")
+        out = {
+            "prior": self.prior.label,
+            "estimand": self.estimand,
+            "confidence": confidence,
+            "interval": kind,
+            "mu": self.mean,
+            "sigma": self.sd,
+            "lo": lo,
+            "hi": hi,
+        }
+        if self.models is not None:
+            out["models"] = list(self.models)
+        return out
+
+    def to_datatree(
+        self,
+        *,
+        draws: int = 1000,
+        chains: int = 4,
+        seed: int = 0,
+        include_pi: bool = False,
+        include_prior: bool = True,
+        questions: ArrayLike | None = None,
+    ):
+        r"""Exact draws as an ArviZ-style ``xarray.DataTree``.
+
+        ``posterior`` holds ``pi_bar`` over ``(chain, draw, model)`` (and ``pi`` over
+        ``(chain, draw, model, question, category)`` with ``include_pi``): the layout of a
+        NUTS fit of :func:`bayes_eval.models.matching_model`, so ``arviz_stats.summary`` and
+        the plots of ``arviz_plots`` apply to both paths. The draws are independent: ``chain``
+        only splits them (r-hat 1, ESS the number of draws up to Monte Carlo noise).
+        ``include_prior`` adds a ``prior`` group of draws from
+        :math:`\mathrm{Dir}(a + \lambda n^0_\alpha)` (fixed priors only: a learned prior has
+        no single prior to draw from). xarray only: no ArviZ import.
+
+        Parameters
+        ----------
+        draws, chains : int, keyword-only
+            Draws per chain and chains (``draws * chains`` exact draws).
+        seed : int, keyword-only
+        include_pi, include_prior : bool, keyword-only
+        questions : array_like, optional, keyword-only
+            Question labels (default ``0..M-1``).
+        """
+        import xarray as xr
+
+        for name, value in (("draws", draws), ("chains", chains)):
+            if isinstance(value, bool) or int(value) != value or value < 1:
+                raise ValueError(f"{name} is {shown(value)}; expected a positive integer.")
+        draws, chains = int(draws), int(chains)
+        rng, n = np.random.default_rng(seed), draws * chains
+        post = self if self.batched else self._as_batch()
+        nu, per_draw = post._draw_nu(n, rng)
+        pi_bar, pi = _dirichlet_draws(nu, per_draw, n, rng, post.w, include_pi, post.answered)
+        m = self.data.shape[-2]
+        coords = {
+            "chain": np.arange(chains),
+            "draw": np.arange(draws),
+            "model": list(post.models or [f"model_{i}" for i in range(post.n_models)]),
+            "question": np.arange(m) if questions is None else np.asarray(questions),
+            "category": np.arange(self.w.size),
+        }
+
+        def group(bar, p):
+            data = {"pi_bar": (tuple(coords)[:3], bar.reshape(chains, draws, -1))}
+            if p is not None:
+                data["pi"] = (tuple(coords), p.reshape(chains, draws, *p.shape[1:]))
+            keep = tuple(coords)[: 3 + 2 * (p is not None)]
+            return xr.Dataset(data, coords={k: coords[k] for k in keep})
+
+        tree = {"posterior": group(pi_bar, pi)}
+        if include_prior and self.n_nodes == 1:
+            base = post.nu - post.tally.counts  # a + discounted earlier runs, per question
+            prior_bar, prior_pi = _dirichlet_draws(base, False, n, rng, post.w, include_pi, None)
+            tree["prior"] = group(prior_bar, prior_pi)
+        dt = xr.DataTree.from_dict(tree)
+        dt.attrs = {
+            "estimator": "Bayes@N exact draws",
+            "prior": self.prior.label,
+            "estimand": self.estimand,
+            "seed": int(seed),
+        }
+        return dt
+
+    def _as_batch(self) -> Posterior:
+        """This one-model posterior with a model axis of length 1."""
+        t = self.tally
+        return Posterior(
+            data=self.data[None],
+            fitted=self.fitted,
+            w=self.w,
+            tally=Tally(t.counts[None], t.n_trials[None], t.n_categories, True),
+            prior=self.prior,
+            answered=None if self.answered is None else self.answered[None],
+            fractional=self.fractional,
+            models=self.models or ("model_0",),
+        )
+
+
+def _normal_prob(mean: ArrayLike, var: ArrayLike) -> NDArray[np.float64]:
+    """``Phi(mean / sqrt(var))`` with the limits of a zero variance (1, 0 or 1/2)."""
+    mean, var = np.asarray(mean, float), np.asarray(var, float)
+    sd = np.sqrt(np.maximum(var, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), np.sign(mean) * np.inf)
+    return ndtr(np.where((sd == 0) & (mean == 0), 0.0, z))
+
+
+def _pair_prob(a: Posterior, i: int, b: Posterior, j: int, method: str, same: bool, laws=None):
+    """``P(pi-bar of model i of a > pi-bar of model j of b)``; ``same``: a is b."""
+    mu_a, sd_a = (np.asarray(x).reshape(a.n_nodes, -1)[:, i] for x in a.node_moments)
+    mu_b, sd_b = (np.asarray(x).reshape(b.n_nodes, -1)[:, j] for x in b.node_moments)
+    wa = a.weights.reshape(a.n_nodes, -1)[:, i]
+    wb = b.weights.reshape(b.n_nodes, -1)[:, j]
+    shared = same and a.shared_nodes
+    if method == "normal":
+        if shared:
+            d = mu_a - mu_b
+            mean = float(wa @ d)
+            var = float(wa @ (sd_a**2 + sd_b**2 + (d - mean) ** 2))
+        else:
+            (ma, sa), (mb, sb) = mixture_moments(mu_a, sd_a, wa), mixture_moments(mu_b, sd_b, wb)
+            mean, var = float(ma - mb), float(sa**2 + sb**2)
+        return float(_normal_prob(mean, var))
+    if a.n_nodes == 1 and b.n_nodes == 1:
+        if laws is not None:
+            return prob_greater(laws[i], laws[j])
+        la, lb = a._single_law(i), b._single_law(j)
+        step = lattice_step([la, lb], a.w)
+        return prob_greater(
+            exact_posterior(la, a.w, step=step), exact_posterior(lb, b.w, step=step)
+        )
+    if shared:  # one common node: the models are independent given it
+        keep = mixture_support(wa, 1.0 - 1e-4)[:_EXACT_NODES]
+        total = 0.0
+        for node in keep:
+            la, lb = a._single_law(i, node), b._single_law(j, node)
+            step = lattice_step([la, lb], a.w)
+            pa = exact_posterior(la, a.w, step=step)
+            total += wa[node] * prob_greater(pa, exact_posterior(lb, b.w, step=step))
+        return total / float(wa[keep].sum())
+    laws_a, wts_a = a._mixture_laws(i)
+    laws_b, wts_b = b._mixture_laws(j)
+    return _mixture_prob(laws_a, wts_a, laws_b, wts_b)
+
+
+
+
+def _mixture_prob(laws_a, wts_a, laws_b, wts_b) -> float:
+    r""":math:`P(A > B) = \int F_B\,dF_A` for independent mixtures, on a common grid."""
+    lo = min(float(d.x[0] - d.step) for d in (*laws_a, *laws_b))
+    hi = max(float(d.x[-1] + d.step) for d in (*laws_a, *laws_b))
+    grid = np.linspace(lo, hi, _GRID)
+    wa, wb = np.asarray(wts_a) / np.sum(wts_a), np.asarray(wts_b) / np.sum(wts_b)
+    fa = np.clip(sum(w * d.cdf(grid) for w, d in zip(wa, laws_a, strict=True)), 0.0, 1.0)
+    fb = np.clip(sum(w * d.cdf(grid) for w, d in zip(wb, laws_b, strict=True)), 0.0, 1.0)
+    fa, fb = np.maximum.accumulate(fa), np.maximum.accumulate(fb)
+    # trapezoid rule for the Stieltjes integral of F_B against dF_A
+    return float(np.clip((np.diff(fa) * 0.5 * (fb[1:] + fb[:-1])).sum(), 0.0, 1.0))
+
+
+def _dirichlet_draws(nu, per_draw: bool, n: int, rng, w, keep_pi: bool, answered):
+    """``n`` draws of pi-bar (and pi) from ``Dir(nu)``: ``nu`` of shape ``(..., M, K)`` shared
+    by every draw, or ``(n, ..., M, K)`` one per draw; the mean over the answered questions."""
+    one = nu[0] if per_draw else nu
+    step = max(1, _CHUNK // max(one.size, 1))
+    bars, pis = [], []
+    for i in range(0, n, step):
+        k = min(step, n - i)
+        conc = nu[i : i + k] if per_draw else np.broadcast_to(nu, (k, *nu.shape))
+        g = rng.standard_gamma(conc)
+        pi = g / g.sum(axis=-1, keepdims=True)
+        score = pi @ w
+        if answered is None:
+            bars.append(score.mean(axis=-1))
+        else:
+            bars.append(np.where(answered, score, 0.0).sum(axis=-1) / answered.sum(axis=-1))
+        if keep_pi:
+            pis.append(pi)
+    return np.concatenate(bars), (np.concatenate(pis) if keep_pi else None)
+
+
+def posterior(
+    R: ArrayLike,
+    w: ArrayLike | None = None,
+    *,
+    prior: PriorSpec | Prior = "uniform",
+    mask: ArrayLike | None = None,
+    fractional: bool = False,
+    answered_only: bool = False,
+    models: ArrayLike | None = None,
+) -> Posterior:
+    r"""Validate the results once and build their posterior under ``prior``.
+
+    The per-question posteriors :math:`\mathrm{Dir}(a + \lambda n^0_\alpha + n_\alpha)` of
+    Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation"
+    (§2.3, Appendix A), under a fixed prior, or their mixture over the nodes of a learned one
+    (module docstring).
+
+    Parameters
+    ----------
+    R : array_like, shape ``(M, N)`` or ``(L, M, N)``
+        Category labels ``0..C`` of N trials of M questions (for L models). Boolean arrays
+        count as 0/1; a ``numpy.ma.MaskedArray`` marks missing trials. With ``fractional``:
+        graded scores in ``[0, 1]`` (NaN = missing trial).
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights :math:`(w_0, \dots, w_C)`; ``None``: binary results, ``w = (0, 1)``.
+    prior : Prior, str, float or array_like, keyword-only
+        A :class:`~bayes_eval.posteriors.priors.Prior` (which also carries earlier runs
+        ``R0`` and their discount), or its words: ``"uniform"`` (default, the paper's and
+        scorio's), ``"jeffreys"``, ``"empirical"`` (learned from the questions and integrated
+        over its uncertainty: the calibrated choice on real benchmarks),
+        ``"empirical-plugin"``, a positive number or a vector of C + 1 positive numbers.
+    mask : array_like of bool, keyword-only
+        ``True`` where a trial of ``R`` is missing.
+    fractional : bool, keyword-only
+        ``R`` holds graded scores in ``[0, 1]``: each adds ``s`` to the correct and ``1 - s``
+        to the wrong count, a quasi-likelihood (:func:`bayes_eval.inputs.fractional_tally`);
+        ``w`` must be left out.
+    answered_only : bool, keyword-only
+        Score each model on the questions it has at least one trial of (an incomplete
+        design: the models are then not on the same question set). By default a question
+        without any trial is an error.
+    models : sequence of str, keyword-only
+        Names of the L models (labelled output).
+
+    Returns
+    -------
+    Posterior
+
+    Raises
+    ------
+    ValueError
+        For bad results, weights, prior or mask (the message says what was expected).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+    >>> post = posterior(R, [0.0, 0.5, 1.0])
+    >>> round(post.mean, 6), round(post.sd, 6)
+    (0.5625, 0.091998)
+    >>> [round(x, 4) for x in post.interval(0.95)]
+    [0.3822, 0.7428]
+    """
+    spec = Prior.parse(prior)
+    if fractional:
+        t, weights, n0 = _fractional(R, w, spec, mask)
+    else:
+        t, weights = tally(R, w, mask=mask, allow_empty_questions=answered_only)
+        n0 = None
+        if spec.runs is not None:
+            n0 = prior_counts(spec.runs, t, mask=spec.runs_mask)
+    answered = _answered(t) if answered_only else None
+    data = t.counts.astype(np.float64, copy=False)
+    if n0 is not None and np.any(n0):
+        data = data + spec.discount * n0
+    names = None
+    if models is not None:
+        names = tuple(str(m) for m in models)
+        if not t.batched or len(names) != t.counts.shape[0]:
+            want = t.counts.shape[0] if t.batched else "no"
+            raise ValueError(f"models has {len(names)} names; R has {want} models.")
+    return Posterior(
+        data=data,
+        fitted=spec.fit(data),
+        w=weights,
+        tally=t,
+        prior=spec,
+        answered=answered,
+        fractional=fractional,
+        models=names,
+    )
+
+
+def _fractional(R, w, spec: Prior, mask):
+    """Fractional counts of graded ``R`` (and of the prior's runs) with weights (0, 1)."""
+    if w is not None and not np.array_equal(np.asarray(w, dtype=float), [0.0, 1.0]):
+        raise ValueError(
+            f"w is {shown(w)} with fractional=True; graded scores are counted as fractions of "
+            "a correct (w = 1) and a wrong (w = 0) answer: leave w out."
+        )
+    t = fractional_tally(R, mask=mask)
+    if spec.runs is None:
+        return t, np.array([0.0, 1.0]), None
+    t0 = fractional_tally(spec.runs, mask=spec.runs_mask, name="R0")
+    if t0.counts.shape[:-1] != t.counts.shape[:-1]:
+        raise ValueError(
+            f"R0 has {t0.counts.shape[:-1]} (models,) questions; expected those of R, "
+            f"{t.counts.shape[:-1]}."
+        )
+    return t, np.array([0.0, 1.0]), t0.counts
+
+
+def _answered(t: Tally) -> NDArray[np.bool_]:
+    """The questions each model has a trial of; every model needs at least one."""
+    answered = t.n_trials > 0
+    none = ~answered.any(axis=-1)
+    if np.any(none):
+        where = f" (model index {int(np.flatnonzero(none)[0])})" if t.batched else ""
+        raise ValueError(
+            f"R has no observed trial at all{where}; expected every model to answer at least "
+            "one question."
+        )
+    return answered
+
+
+#: gamma variates drawn at once by :meth:`Posterior.draws` (memory bound)
+_CHUNK = 4_000_000

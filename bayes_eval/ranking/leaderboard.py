@@ -1,0 +1,294 @@
+"""Leaderboards: the rank table of a batch of models, its records sorted by Bayes@N, and the
+trials needed to separate two of its models.
+
+Every number comes from one :class:`~bayes_eval.posteriors.posterior.Posterior` of the whole
+board under one :class:`~bayes_eval.posteriors.priors.Prior` (the CLI's default:
+``"empirical"``, learned per model and integrated), so ``rank`` and ``plan`` asked the same
+question give the same answer. Behind ``bayes-eval rank``, ``bayes-eval plan`` and the demo;
+the records are JSON-ready (:func:`bayes_eval.serialize.dumps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import xarray as xr
+
+from bayes_eval import xr as bxr
+from bayes_eval.inputs import shown
+from bayes_eval.posteriors.posterior import Posterior
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
+from bayes_eval.ranking.ranks import (
+    confidence_to_z,
+    pairwise_z,
+    rank,
+    rank_interval,
+    rank_with_ci,
+)
+
+__all__ = [
+    "Leaderboard",
+    "PairPlan",
+    "complete_pair",
+    "leaderboard",
+    "plan_pair",
+    "rank_records",
+    "rank_table",
+]
+
+
+def rank_table(
+    R: xr.DataArray,
+    w=None,
+    R0: xr.DataArray | None = None,
+    *,
+    confidence: float = 0.95,
+    interval: str = "normal",
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
+    pool: str | None = None,
+    skipna: bool = False,
+    fractional: bool = False,
+    answered_only: bool = False,
+) -> xr.Dataset:
+    """Everything a leaderboard needs, per model: Bayes@N with interval, rank by ``mu``
+    (competition), CI-aware rank (Hariri et al., "Don't Pass@k", §2.7.1, dense, z threshold
+    ``Phi^{-1}(confidence)``), the non-chaining rank interval, pairwise ``z`` and
+    ``P(row > column)`` over ``(model, model_bis)``, and the prior every row used
+    (:func:`bayes_eval.xr.prior_table`); ``attrs`` name the prior and the estimand.
+
+    Intervals are clipped into the support of pi-bar, ``[min w, max w]``. ``questions``
+    counts the questions each model has a trial of; with ``answered_only`` each model is
+    scored on those alone (then the scores are not on one question set), and ``fractional``
+    reads graded scores. The default prior is ``"empirical"``, learned per model and
+    integrated over its uncertainty (:mod:`bayes_eval.posteriors.priors`), whose intervals
+    hold their coverage on real benchmarks; ``prior="uniform"`` reproduces the paper.
+    ``prob_better`` is :meth:`Posterior.prob_better
+    <bayes_eval.posteriors.posterior.Posterior.prob_better>` (normal method: the ranking
+    confidence of §2.5).
+    """
+    if "model" not in R.dims:
+        raise ValueError("rank_table needs several models: R must have a 'model' dim.")
+    batch = bxr.unpack(R, skipna=skipna)
+    if batch.dims != ("model",):
+        raise ValueError(f"R has dims {R.dims}; expected ('model', 'question', 'trial').")
+    post = bxr.posterior(
+        R,
+        w,
+        R0,
+        skipna=skipna,
+        prior=prior,
+        pool=pool,
+        fractional=fractional,
+        answered_only=answered_only,
+    )
+    return table_of(post, batch, confidence=confidence, interval=interval)
+
+
+def table_of(
+    post: Posterior, batch: bxr.Batch, *, confidence: float = 0.95, interval: str = "normal"
+) -> xr.Dataset:
+    """The rank table of :func:`rank_table` from a posterior already built (so that a
+    caller that also needs the posterior fits the prior once)."""
+    lo, hi = post.interval(confidence, kind=interval, bounds="support")  # type: ignore[arg-type]
+    mu, sigma = np.atleast_1d(post.mean), np.atleast_1d(post.sd)
+    models = batch.R["model"].values
+    ds = xr.Dataset(
+        {
+            "mu": ("model", mu),
+            "sigma": ("model", np.atleast_1d(post.sd)),
+            "lo": ("model", np.atleast_1d(lo)),
+            "hi": ("model", np.atleast_1d(hi)),
+        },
+        coords={"model": models},
+        attrs={
+            "estimator": "Bayes@N",
+            "confidence": confidence,
+            "interval": interval,
+            "prior": post.prior.label,
+            "estimand": post.estimand,
+        },
+    )
+    ds = ds.merge(bxr.prior_dataset(batch, post))
+    observed = np.ones(batch.values.shape, bool) if batch.mask is None else ~batch.mask
+    ds["questions"] = ("model", observed.any(axis=-1).sum(axis=-1))
+    z_thr = confidence_to_z(confidence)
+    lower, upper = rank_interval(mu, sigma, z_threshold=z_thr)
+    ds["rank"] = ("model", rank(mu))
+    ds["rank_ci"] = ("model", rank_with_ci(mu, sigma, z_threshold=z_thr))
+    ds["rank_lower"] = ("model", lower)
+    ds["rank_upper"] = ("model", upper)
+    coords = {"model_bis": models}
+    ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
+    ds["prob_better"] = xr.DataArray(
+        post.prob_better(), dims=("model", "model_bis"), coords=coords
+    )
+    ds.attrs["z_threshold"] = z_thr
+    ds.attrs["prior"] = post.prior.label
+    return ds
+
+
+def rank_records(table: xr.Dataset) -> list[dict]:
+    """One record per model of a rank table, best Bayes@N first: ``model, mu, sigma, lo,
+    hi, rank, rank_ci, rank_interval`` and, when the table has them, ``questions`` (the
+    questions the model is scored on), ``rank_draws`` (the credible interval of the rank over
+    posterior draws), ``prior`` and ``prior_alpha``."""
+    order = np.argsort(-table["mu"].values, kind="stable")
+    out = []
+    for i in order:
+        record = {
+            "model": str(table["model"].values[i]),
+            "mu": float(table["mu"].values[i]),
+            "sigma": float(table["sigma"].values[i]),
+            "lo": float(table["lo"].values[i]),
+            "hi": float(table["hi"].values[i]),
+            "rank": int(table["rank"].values[i]),
+            "rank_ci": int(table["rank_ci"].values[i]),
+            "rank_interval": [
+                int(table["rank_lower"].values[i]),
+                int(table["rank_upper"].values[i]),
+            ],
+        }
+        if "questions" in table:
+            record["questions"] = int(table["questions"].values[i])
+        if "rank_draw_lo" in table:
+            record["rank_draws"] = [
+                int(table["rank_draw_lo"].values[i]),
+                int(table["rank_draw_hi"].values[i]),
+            ]
+        if "prior" in table:
+            record["prior"] = str(table["prior"].values[i])
+            record["prior_alpha"] = [float(a) for a in table["prior_alpha"].values[i]]
+        out.append(record)
+    return out
+
+
+class Leaderboard(NamedTuple):
+    """The rank table, its records (best first), the number of questions, the largest number
+    of trials, the masked (failed or missing) trials, the estimator (``"closed-form"`` or
+    ``"crossed"``) and, for the closed form, the posterior every number came from."""
+
+    table: xr.Dataset
+    models: list[dict]
+    questions: int
+    max_trials: int
+    missing_trials: int
+    estimator: str = "closed-form"
+    posterior: Posterior | None = None
+
+
+def leaderboard(
+    R: xr.DataArray,
+    w: Sequence[float] | None = None,
+    R0: xr.DataArray | None = None,
+    *,
+    confidence: float = 0.95,
+    interval: str = "normal",
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
+    pool: str | None = None,
+    answered_only: bool = False,
+    fractional: bool = False,
+) -> Leaderboard:
+    """Rank the models of ``R`` (NaN trials masked): :func:`rank_table` of their posterior
+    (its table draws as a forest plot: :func:`bayes_eval.plotting.forest.forest_plot`).
+
+    ``prior`` is a :class:`~bayes_eval.posteriors.priors.Prior` or its words (default
+    ``"empirical"``); ``R0`` are earlier runs aligned to ``R`` by label and join the prior.
+    ``answered_only`` scores each model on the questions it answered (an incomplete design,
+    :mod:`bayes_eval.logs.design`); ``fractional`` counts graded scores fractionally
+    (:func:`bayes_eval.inputs.fractional_tally`)."""
+    batch = bxr.unpack(R, skipna=True)
+    post = bxr.posterior(
+        R,
+        w,
+        R0,
+        skipna=True,
+        prior=prior,
+        pool=pool,
+        answered_only=answered_only,
+        fractional=fractional,
+    )
+    table = table_of(post, batch, confidence=confidence, interval=interval)
+    return Leaderboard(
+        table=table,
+        models=rank_records(table),
+        questions=int(R.sizes["question"]),
+        max_trials=int(R.sizes["trial"]),
+        missing_trials=int(np.isnan(R.values).sum()),
+        posterior=post,
+    )
+
+
+class PairPlan(NamedTuple):
+    """:func:`plan_pair`: the two models (``leader`` first in the message) and the plan."""
+
+    model_a: str
+    model_b: str
+    leader: str
+    other: str
+    plan: object  # bayes_eval.ranking.sample_size.SeparationPlan
+
+
+def plan_pair(
+    R: xr.DataArray,
+    model_a: str,
+    model_b: str,
+    w: Sequence[float] | None = None,
+    *,
+    confidence: float = 0.95,
+    assurance: float = 0.8,
+    draws: int = 2000,
+    max_trials: int = 10_000,
+    seed: int = 0,
+    source: str = "the results",
+) -> PairPlan:
+    """Trials per question that confirm the leader of two models of ``R`` at the ranking
+    confidence ``confidence`` (z threshold ``Phi^{-1}(confidence)``: 1.645 for 0.95, as
+    the CI-aware ranks of Hariri et al., §2.7.1) with probability ``assurance``
+    (:func:`bayes_eval.ranking.sample_size.trials_to_separate`, Hariri et al., App. D).
+
+    Raises
+    ------
+    ValueError
+        For an unknown or repeated model, or a missing trial of either model.
+    """
+    from bayes_eval.ranking.ranks import confidence_to_z
+    from bayes_eval.ranking.sample_size import trials_to_separate
+
+    R_a, R_b = complete_pair(R, model_a, model_b, source=source)
+    plan = trials_to_separate(
+        R_a,
+        R_b,
+        w,
+        z_target=confidence_to_z(confidence),
+        assurance=assurance,
+        draws=draws,
+        max_trials=max_trials,
+        seed=seed,
+    )
+    leader, other = (model_a, model_b) if plan.leader == "a" else (model_b, model_a)
+    return PairPlan(model_a, model_b, leader, other, plan)
+
+
+def complete_pair(
+    R: xr.DataArray, model_a: str, model_b: str, *, source: str = "the results"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The complete ``(question, trial)`` integer results of two different models of ``R``.
+
+    Raises
+    ------
+    ValueError
+        For a model not in ``R``, the same model twice, or a missing trial of either.
+    """
+    names = [str(m) for m in R["model"].values]
+    for name in (model_a, model_b):
+        if name not in names:
+            raise ValueError(f"model {shown(name)} is not in {source}; expected one of {names}.")
+    if model_a == model_b:
+        raise ValueError(f"model_a and model_b are both {shown(model_a)}; expected two models.")
+    pair = R.sel(model=[model_a, model_b])
+    if np.isnan(pair.values).any():
+        raise ValueError("planning needs complete results (no missing trials) for both models.")
+    values = pair.values.astype(np.int64)
+    return values[0], values[1]
