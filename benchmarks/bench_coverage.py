@@ -14,7 +14,8 @@ import time
 
 import numpy as np
 
-from bayes_eval.validation.coverage import CoverageConfig, _interval_table
+from bayes_eval.validation.coverage import _interval_table
+from bayes_eval.validation.coverage_config import CoverageConfig
 
 
 def main() -> None:

@@ -327,7 +327,8 @@ def verdict(table) -> str:
 
 
 def _build(name: str, R, w, R0) -> pm.Model:
-    from bayes_eval.models.hierarchical import crossed_model, hierarchical_model
+    from bayes_eval.models.crossed import crossed_model
+    from bayes_eval.models.hierarchical import hierarchical_model
     from bayes_eval.models.matching import matching_model
     from bayes_eval.models.power_prior import power_prior_model
 

@@ -95,18 +95,10 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from bayes_eval.inputs import shown
-from bayes_eval.models.crossed_data import LIKELIHOODS, CrossedData, auto_centering
+from bayes_eval.models.crossed_data import CrossedData, auto_centering
 from bayes_eval.models.model_data import ModelData, ModelInfo, data_value
 
-__all__ = [
-    "LIKELIHOODS",
-    "PARAMETRIZATIONS",
-    "SMALL_CELLS",
-    "auto_centering",
-    "crossed_info",
-    "crossed_likelihood",
-    "crossed_model",
-]
+__all__ = ["PARAMETRIZATIONS", "SMALL_CELLS", "crossed_info", "crossed_likelihood", "crossed_model"]
 
 Likelihood = Literal["binomial", "fractional", "ordinal"]
 Parametrization = Literal["noncentered", "centered", "auto"]

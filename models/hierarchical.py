@@ -33,7 +33,6 @@ import pytensor.tensor as pt
 import xarray as xr
 from numpy.typing import ArrayLike
 
-from bayes_eval.models.crossed import crossed_info, crossed_model
 from bayes_eval.models.model_data import (
     ModelInfo,
     built_with,
@@ -41,14 +40,7 @@ from bayes_eval.models.model_data import (
     stored_data,
 )
 
-__all__ = [
-    "KAPPA_PRIOR",
-    "crossed_info",
-    "crossed_model",
-    "dirichlet_conditional",
-    "hierarchical_info",
-    "hierarchical_model",
-]
+__all__ = ["KAPPA_PRIOR", "dirichlet_conditional", "hierarchical_info", "hierarchical_model"]
 
 #: Default (median, log-sd) of the log-normal prior on kappa.
 KAPPA_PRIOR = (5.0, 1.5)

@@ -37,8 +37,9 @@ import pandas as pd
 from bayes_eval import xr as bxr
 from bayes_eval.logs import read_eval_log
 from bayes_eval.ranking.leaderboard import rank_table
+from bayes_eval.rubrics.catalog import SCHEMATA
 from bayes_eval.rubrics.comparison import compare_schemata, plot_schema_ranks
-from bayes_eval.rubrics.schema import SCHEMATA, load_schema
+from bayes_eval.rubrics.spec import load_schema
 
 rng = np.random.default_rng(2026)
 

@@ -31,7 +31,7 @@ from bayes_eval.synthetic.biased_coin import PAPER_PI_BAR, mimic_probabilities, 
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import BiasedCoinConfig as Config
 
-__all__ = ["Config", "plot", "run", "run_study", "summary"]
+__all__ = ["plot", "run", "run_study", "summary"]
 
 PANELS = ("independent", "column", "row")
 

@@ -36,7 +36,7 @@ from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import ConvergenceConfig as Config
 
-__all__ = ["Config", "from_file", "plot", "run", "run_study", "summary"]
+__all__ = ["from_file", "plot", "run", "run_study", "summary"]
 
 
 def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, list[str]]:

@@ -54,42 +54,17 @@ from pathlib import Path
 import xarray as xr
 
 from bayes_eval.validation.cell_runner import (
-    StudyInterrupted,
     merge_cells,
     run_cells,
     write_atomic,
 )
-from bayes_eval.validation.coverage_cells import (
-    METHODS,
-    SCENARIOS,
-    anchor_rates,
-    draw_pi,
-    run_cell,
-)
+from bayes_eval.validation.coverage_cells import run_cell
 from bayes_eval.validation.coverage_config import CoverageConfig, load_config
-from bayes_eval.validation.coverage_report import HEADLINE, plot, report_lines, summary, table
+from bayes_eval.validation.coverage_report import plot, report_lines, summary
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import CoverageStudyConfig as Config
 
-__all__ = [
-    "HEADLINE",
-    "METHODS",
-    "SCENARIOS",
-    "Config",
-    "CoverageConfig",
-    "StudyInterrupted",
-    "anchor_rates",
-    "draw_pi",
-    "grid_config",
-    "load_config",
-    "merge_cells",
-    "plot",
-    "run_cell",
-    "run_grid",
-    "run_study",
-    "summary",
-    "table",
-]
+__all__ = ["grid_config", "run_grid", "run_study"]
 
 
 # --------------------------------------------------------------------------- study

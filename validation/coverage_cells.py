@@ -13,12 +13,11 @@ from scipy.special import ndtri
 from scipy.stats import beta as beta_dist
 
 from bayes_eval.posteriors.posterior import DirichletPosterior
-from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS as SCENARIOS
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_eval.validation.coverage_config import CoverageConfig
 
-__all__ = ["METHODS", "SCENARIOS", "anchor_rates", "draw_pi", "run_cell"]
+__all__ = ["METHODS", "anchor_rates", "draw_pi", "run_cell"]
 
 METHODS = (
     "empirical",

@@ -27,7 +27,7 @@ from bayes_eval.synthetic.biased_coin import mimic_probabilities, simulate_resul
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import DistinguishabilityConfig as Config
 
-__all__ = ["Config", "plot", "run", "run_study", "summary"]
+__all__ = ["plot", "run", "run_study", "summary"]
 
 PAPER = {"p_correct_at_80": 0.837, "z_at_80": 1.14, "n_for_1.645": 199, "n_for_1.96": 285}
 

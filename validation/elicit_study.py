@@ -20,22 +20,21 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.validation.elicitation import (
-    DEFAULT_CONCENTRATION,
-    ElicitationWarning,
-    ElicitedPrior,
-    elicit_beta,
-    elicit_dirichlet,
-)
+from bayes_eval.validation.elicitation import elicit_beta, elicit_dirichlet
 from bayes_eval.validation.elicitation_data import (
     predictive_draws,
     predictive_summary,
     sensitivity,
 )
+from bayes_eval.validation.elicited_prior import (
+    DEFAULT_CONCENTRATION,
+    ElicitationWarning,
+    ElicitedPrior,
+)
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import ElicitConfig as Config
 
-__all__ = ["Config", "plot", "run_study"]
+__all__ = ["plot", "run_study"]
 
 #: The M of the implied prior when neither ``questions`` nor a results file gives it.
 DEFAULT_QUESTIONS = 30

@@ -60,7 +60,6 @@ from scipy import optimize
 from scipy.stats import beta as beta_dist
 
 from bayes_eval.validation.elicit_preliz import maxent_beta
-from bayes_eval.validation.elicitation_data import prior_predictive, sensitivity
 from bayes_eval.validation.elicited_prior import (
     DEFAULT_CONCENTRATION,
     DEFAULT_WARN_RATIO,
@@ -78,16 +77,7 @@ from bayes_eval.validation.elicited_prior import (
     _warn_if_mismatched,
 )
 
-__all__ = [
-    "DEFAULT_CONCENTRATION",
-    "DEFAULT_WARN_RATIO",
-    "ElicitationWarning",
-    "ElicitedPrior",
-    "elicit_beta",
-    "elicit_dirichlet",
-    "prior_predictive",
-    "sensitivity",
-]
+__all__ = ["elicit_beta", "elicit_dirichlet"]
 
 
 def elicit_beta(

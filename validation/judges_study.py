@@ -44,8 +44,6 @@ from bayes_eval.validation.study_configs import JudgesSyntheticConfig as Synthet
 
 __all__ = [
     "MTBENCH_TRUTH",
-    "Config",
-    "SyntheticConfig",
     "plot",
     "run_study",
     "run_synthetic",

@@ -27,7 +27,7 @@ from bayes_eval.ranking.convergence import pair_signs
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import PriorBenefitConfig as Config
 
-__all__ = ["Config", "plot", "run", "run_study", "summary"]
+__all__ = ["plot", "run", "run_study", "summary"]
 
 
 def _tau_rowwise(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:

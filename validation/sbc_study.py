@@ -20,13 +20,13 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval.validation.cell_runner import StudyInterrupted, merge_cells, run_cells
+from bayes_eval.validation.cell_runner import merge_cells, run_cells
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.sbc import plot_sbc, sbc_dataset, sbc_summary
 from bayes_eval.validation.sbc_config import SbcConfig as Config
 from bayes_eval.validation.study_output import write_netcdf
 
-__all__ = ["Config", "StudyInterrupted", "report_lines", "run_cell", "run_study", "sbc_result"]
+__all__ = ["report_lines", "run_cell", "run_study", "sbc_result"]
 
 
 def _block_seed(seed: int, start: int) -> int:

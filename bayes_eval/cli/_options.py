@@ -12,15 +12,11 @@ import argparse
 import sys
 
 from bayes_eval.cli._types import (
-    integers,
     nonnegative_int,
     numbers,
-    pair,
     positive_int,
-    words,
     writable_file,
     writable_folder,
-    writable_path,
 )
 
 __all__ = [
@@ -28,21 +24,12 @@ __all__ = [
     "deprecated",
     "given",
     "input_options",
-    "integers",
-    "nonnegative_int",
-    "numbers",
     "nuts_options",
     "output_options",
-    "pair",
-    "positive_int",
     "prior_file_options",
     "refuse",
     "seed_options",
     "weights_options",
-    "words",
-    "writable_file",
-    "writable_folder",
-    "writable_path",
 ]
 
 

@@ -7,6 +7,7 @@ import textwrap
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
+from bayes_eval.cli._types import numbers, pair, positive_int
 
 PAPER = 'Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via Bayesian Bandit Gittins Indices"'
 HELP = "cost-aware adaptive evaluation (Gittins indices, Xie et al.): roots | simulate"
@@ -23,9 +24,9 @@ def add_parser(sub) -> None:
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", title="actions")
     stages = argparse.ArgumentParser(add_help=False)
     stages.add_argument(
-        "--examples", type=opt.positive_int, help="N examples per arm (sets H and tau^2)"
+        "--examples", type=positive_int, help="N examples per arm (sets H and tau^2)"
     )
-    stages.add_argument("--batch", type=opt.positive_int, help="B examples per pull (4)")
+    stages.add_argument("--batch", type=positive_int, help="B examples per pull (4)")
     stages.add_argument(
         "--granularity",
         choices=["batch", "cell"],
@@ -47,8 +48,8 @@ def add_parser(sub) -> None:
     r.add_argument("--cost", type=float, default=1e-4, help="cost per example (1e-4)")
     r.add_argument("--v0", type=float, default=0.04, help="prior variance of an arm (0.04)")
     r.add_argument("--tau2", type=float, help="observation variance per stage")
-    r.add_argument("--horizon", type=opt.positive_int, help="stages H")
-    r.add_argument("--grid", type=opt.positive_int, default=2**14, help="DP grid points (16384)")
+    r.add_argument("--horizon", type=positive_int, help="stages H")
+    r.add_argument("--grid", type=positive_int, default=2**14, help="DP grid points (16384)")
     r.set_defaults(func=_roots)
 
     s = actions.add_parser(
@@ -89,18 +90,14 @@ def add_parser(sub) -> None:
         "--prior",
         "--prior-mean/--prior-var",
         dest="prior_mean",
-        type=opt.numbers,
-        convert=lambda v: dict(
-            zip(("prior_mean", "prior_var"), opt.pair(v, "--prior"), strict=True)
-        ),
+        type=numbers,
+        convert=lambda v: dict(zip(("prior_mean", "prior_var"), pair(v, "--prior"), strict=True)),
     )
     s.add_argument("--budget", type=float, default=0.1, help="fraction of cells or of cost")
     s.add_argument("--budget-kind", choices=["cells", "cost"], default="cells")
     s.add_argument("--cost-scale", type=float, default=1e-4, help="lambda: price -> score units")
-    s.add_argument(
-        "--replicates", type=opt.positive_int, default=10, help="runs, seeded 0..N-1 (10)"
-    )
-    opt.deprecated(s, "--seeds", "--replicates", dest="replicates", type=opt.positive_int)
+    s.add_argument("--replicates", type=positive_int, default=10, help="runs, seeded 0..N-1 (10)")
+    opt.deprecated(s, "--seeds", "--replicates", dest="replicates", type=positive_int)
     opt.deprecated(s, "--data-seed", "--seed", dest="seed", type=int)
     s.add_argument("--lrf", action="store_true", help="also run UCB-E-LRF (slow)")
     s.set_defaults(func=_simulate)

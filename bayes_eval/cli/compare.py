@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
+from bayes_eval.cli._types import words
 
 HELP = "compare PyMC models of the same results by leave-one-out ELPD (PSIS-LOO, PyMC)"
 DESCRIPTION = """\
@@ -38,7 +39,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--estimators",
-        type=opt.words,
+        type=words,
         default=["matching", "hierarchical", "crossed"],
         metavar="A,B,..",
         help="models to compare: matching, hierarchical, crossed, power_prior "

@@ -6,6 +6,7 @@ import argparse
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
+from bayes_eval.cli._types import positive_int
 
 HELP = "check the closed-form Bayes@N against NUTS and exact Monte Carlo (PyMC)"
 DESCRIPTION = """\
@@ -34,7 +35,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--mc-draws",
-        type=opt.positive_int,
+        type=positive_int,
         default=200_000,
         help="exact Dirichlet draws per model (200000)",
     )

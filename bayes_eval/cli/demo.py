@@ -6,6 +6,7 @@ import argparse
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, fmt, interval, say, table, uncertain
+from bayes_eval.cli._types import positive_int
 
 HELP = "rank the shipped MathArena leaderboard and the paper's biased-coin mimics"
 DESCRIPTION = """\
@@ -28,8 +29,8 @@ def add_parser(sub) -> None:
             ),
         ],
     )
-    p.add_argument("--trials", type=opt.positive_int, default=80, help="trials N per question (80)")
-    p.add_argument("--questions", type=opt.positive_int, default=30, help="questions M (30)")
+    p.add_argument("--trials", type=positive_int, default=80, help="trials N per question (80)")
+    p.add_argument("--questions", type=positive_int, default=30, help="questions M (30)")
     p.set_defaults(func=run)
 
 

@@ -7,6 +7,7 @@ import time
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, interval, say, table, uncertain
+from bayes_eval.cli._types import positive_int
 
 HELP = 'Bayesian ranking from LLM-judge scores (Vossler et al., "LLMs Judging LLMs")'
 DESCRIPTION = """\
@@ -36,9 +37,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--truth", metavar="FILE", help="CSV candidate,score of ground-truth scores (not SummEval)"
     )
-    p.add_argument(
-        "--levels", type=opt.positive_int, help="true score levels M (per-question table)"
-    )
+    p.add_argument("--levels", type=positive_int, help="true score levels M (per-question table)")
     p.add_argument(
         "--abstain",
         action="store_true",

@@ -6,6 +6,7 @@ import argparse
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
+from bayes_eval.cli._types import positive_int
 
 HELP = "pairwise P(A better than B): independent and paired (same questions) side by side"
 DESCRIPTION = """\
@@ -52,9 +53,7 @@ def add_parser(sub) -> None:
         "questions every model answered, or keep all (each pair on the questions both "
         "answered, each model's independent posterior on its own)",
     )
-    g.add_argument(
-        "--score-levels", type=opt.positive_int, metavar="K", help="graded scores: K levels"
-    )
+    g.add_argument("--score-levels", type=positive_int, metavar="K", help="graded scores: K levels")
     g.add_argument("--fractional", action="store_true", help="graded scores: fractional counts")
     g = p.add_argument_group("logs")
     g.add_argument("--model", help="name of the LLM where the log does not give one")

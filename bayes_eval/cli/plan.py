@@ -7,6 +7,7 @@ from dataclasses import asdict
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say
+from bayes_eval.cli._types import positive_int
 
 HELP = "trials needed to separate two models with assurance (Hariri et al., App. D)"
 DESCRIPTION = """\
@@ -43,11 +44,9 @@ def add_parser(sub) -> None:
         help="target probability of reaching it (posterior predictive); default 0.8",
     )
     p.add_argument(
-        "--draws", type=opt.positive_int, default=2000, help="Monte Carlo simulations (2000)"
+        "--draws", type=positive_int, default=2000, help="Monte Carlo simulations (2000)"
     )
-    p.add_argument(
-        "--max-trials", type=opt.positive_int, default=10_000, help="largest N per question"
-    )
+    p.add_argument("--max-trials", type=positive_int, default=10_000, help="largest N per question")
     p.set_defaults(func=run)
 
 

@@ -6,6 +6,7 @@ import argparse
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table
+from bayes_eval.cli._types import integers, numbers
 
 HELP = "prior sensitivity of mu, sigma and ranks (Dirichlet, power prior, depth, kappa)"
 DESCRIPTION = """\
@@ -31,10 +32,10 @@ def add_parser(sub) -> None:
         ],
     )
     g = p.add_argument_group("grids")
-    g.add_argument("--alpha0", type=opt.numbers, help="Dirichlet alpha0 grid, e.g. 0.1,0.5,1,2,5")
-    g.add_argument("--a0", type=opt.numbers, help="power-prior grid in [0, 1], e.g. 0,0.5,1")
-    g.add_argument("--depth", type=opt.integers, help="prior depths D, e.g. 0,1,2,4")
-    g.add_argument("--kappa", type=opt.numbers, help="medians of the kappa prior (NUTS), e.g. 1,5")
+    g.add_argument("--alpha0", type=numbers, help="Dirichlet alpha0 grid, e.g. 0.1,0.5,1,2,5")
+    g.add_argument("--a0", type=numbers, help="power-prior grid in [0, 1], e.g. 0,0.5,1")
+    g.add_argument("--depth", type=integers, help="prior depths D, e.g. 0,1,2,4")
+    g.add_argument("--kappa", type=numbers, help="medians of the kappa prior (NUTS), e.g. 1,5")
     p.set_defaults(func=run)
 
 

@@ -7,6 +7,7 @@ import argparse
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import print_leaderboard, records_json
 from bayes_eval.cli._output import emit_json
+from bayes_eval.cli._types import positive_int
 
 HELP = "rank models from evaluation logs or a long table (Bayes@N, CI-aware ranks)"
 DESCRIPTION = """\
@@ -74,7 +75,7 @@ def add_parser(sub) -> None:
     )
     g.add_argument(
         "--score-levels",
-        type=opt.positive_int,
+        type=positive_int,
         metavar="K",
         help="graded scores in [0, 1]: round to K evenly spaced levels, whose values are the "
         "weights (exact when the scores lie on that grid)",

@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _describe(args: argparse.Namespace) -> int:
-    from bayes_eval.rubrics.schema import TABLE4_THRESHOLDS, describe_schemata
+    from bayes_eval.rubrics.catalog import describe_schemata
+    from bayes_eval.rubrics.spec import TABLE4_THRESHOLDS
 
     records = describe_schemata()
     if args.json:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, summary
+from bayes_eval.cli._types import integers, numbers, words
 
 HELP = "validation studies of the papers' claims (coverage, elicit, judges, ...)"
 DESCRIPTION = """\
@@ -58,7 +59,7 @@ def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None
         kw["choices"] = list(FORMATS)
     if typing.get_origin(base) is tuple:
         item = typing.get_args(base)[0]
-        kw["type"] = {int: opt.integers, float: opt.numbers}.get(item, opt.words)
+        kw["type"] = {int: integers, float: numbers}.get(item, words)
         kw["metavar"] = "A,B,.."
     elif base is not bool:
         kw["type"] = base

@@ -149,7 +149,7 @@ class EvalLog:
         Thresholds pool every model's attempts in this log; failed attempts are masked.
         Returns :class:`~bayes_eval.rubrics.schema.RubricCategories` with ``R`` a DataArray.
         """
-        from bayes_eval.rubrics.schema import categorize
+        from bayes_eval.rubrics.categories import categorize
 
         kwargs.setdefault("present", self.present())
         return categorize(self.signal_dataset(), schema, **kwargs)

@@ -123,7 +123,8 @@ def load_scored(
             "fractional apply to graded scores without a schema."
         )
 
-    from bayes_eval.rubrics.schema import get_schema, load_schema
+    from bayes_eval.rubrics.catalog import get_schema
+    from bayes_eval.rubrics.spec import load_schema
 
     rubric = load_schema(schema_file) if schema_file else get_schema(schema)
     cats = log.categorize(rubric, weights=w)

@@ -149,7 +149,6 @@ from bayes_eval.posteriors.posterior import Interval, Posterior, check_interval
 from bayes_eval.posteriors.priors import Pool, Prior, PriorSpec
 
 __all__ = [
-    "PassPosterior",
     "pass_prior",
     "g_pass_at_k",
     "g_pass_at_k_ci",
@@ -161,7 +160,6 @@ __all__ = [
     "pass_at_k_ci",
     "pass_hat_k",
     "pass_hat_k_ci",
-    "tau_threshold",
 ]
 
 
@@ -237,8 +235,6 @@ def _prior_spec(prior: PriorSpec, alpha0, beta0) -> PriorSpec:
         )
     a0, b0 = check_beta_prior(1.0 if alpha0 is None else alpha0, 1.0 if beta0 is None else beta0)
     return np.array([b0, a0])
-
-
 
 
 def pass_prior(

@@ -68,7 +68,14 @@ from bayes_eval.posteriors.intervals import (
 )
 from bayes_eval.posteriors.priors import FittedPrior
 
-__all__ = ["PassPosterior", "binary_tally", "mg_credit", "pass_law", "tau_threshold", "threshold_credit"]
+__all__ = [
+    "PassPosterior",
+    "binary_tally",
+    "mg_credit",
+    "pass_law",
+    "tau_threshold",
+    "threshold_credit",
+]
 
 
 _CHUNK = 2**21  # elements per chunk of (states x terms) work arrays

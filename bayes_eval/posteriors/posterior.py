@@ -937,8 +937,6 @@ def _pair_prob(a: Posterior, i: int, b: Posterior, j: int, method: str, same: bo
     return _mixture_prob(laws_a, wts_a, laws_b, wts_b)
 
 
-
-
 def _mixture_prob(laws_a, wts_a, laws_b, wts_b) -> float:
     r""":math:`P(A > B) = \int F_B\,dF_A` for independent mixtures, on a common grid."""
     lo = min(float(d.x[0] - d.step) for d in (*laws_a, *laws_b))

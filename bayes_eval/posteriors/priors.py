@@ -656,6 +656,10 @@ def resolve_prior(
     if spec.learned:
         spec = Prior.parse(spec, pool=pool)
         if kappa_prior != spec.kappa_prior:
-            spec = Prior(**{**{f: getattr(spec, f) for f in spec.__dataclass_fields__},
-                            "kappa_prior": kappa_prior})
+            spec = Prior(
+                **{
+                    **{f: getattr(spec, f) for f in spec.__dataclass_fields__},
+                    "kappa_prior": kappa_prior,
+                }
+            )
     return spec.fit(counts)

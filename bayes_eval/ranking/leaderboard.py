@@ -121,9 +121,7 @@ def table_of(
     ds["rank_upper"] = ("model", upper)
     coords = {"model_bis": models}
     ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
-    ds["prob_better"] = xr.DataArray(
-        post.prob_better(), dims=("model", "model_bis"), coords=coords
-    )
+    ds["prob_better"] = xr.DataArray(post.prob_better(), dims=("model", "model_bis"), coords=coords)
     ds.attrs["z_threshold"] = z_thr
     ds.attrs["prior"] = post.prior.label
     return ds

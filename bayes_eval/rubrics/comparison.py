@@ -17,7 +17,9 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.rubrics.schema import SCHEMATA, Schema, categorize, get_schema
+from bayes_eval.rubrics.catalog import SCHEMATA, get_schema
+from bayes_eval.rubrics.categories import categorize
+from bayes_eval.rubrics.spec import Schema
 
 __all__ = ["compare_schemata", "plot_schema_ranks"]
 
@@ -66,9 +68,7 @@ def compare_schemata(
                 skipped[schema.name] = str(exc)
                 continue
             raise
-        table = rank_table(
-            cats.R, cats.weights, confidence=confidence, prior=prior, skipna=True
-        )
+        table = rank_table(cats.R, cats.weights, confidence=confidence, prior=prior, skipna=True)
         rows.append(table[["mu", "sigma", "rank", "rank_ci"]])
         names.append(schema.name)
         thresholds[schema.name] = cats.thresholds

@@ -23,34 +23,4 @@ This module is the one place to import them from; the parts live in
 
 from __future__ import annotations
 
-from bayes_eval.rubrics.catalog import SCHEMATA, describe_schemata, get_schema
-from bayes_eval.rubrics.categories import RubricCategories, categorize, rubric_thresholds
-from bayes_eval.rubrics.spec import (
-    INVALID_RULE,
-    SIGNAL_ALIASES,
-    SIGNALS,
-    TABLE4_THRESHOLDS,
-    TABLE4_VARIABLES,
-    Schema,
-    Threshold,
-    load_schema,
-    schema_from_spec,
-)
-
-__all__ = [
-    "INVALID_RULE",
-    "SCHEMATA",
-    "SIGNALS",
-    "SIGNAL_ALIASES",
-    "TABLE4_THRESHOLDS",
-    "TABLE4_VARIABLES",
-    "RubricCategories",
-    "Schema",
-    "Threshold",
-    "categorize",
-    "describe_schemata",
-    "get_schema",
-    "load_schema",
-    "rubric_thresholds",
-    "schema_from_spec",
-]
+__all__ = []

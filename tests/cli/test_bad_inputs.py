@@ -96,7 +96,7 @@ def test_interrupt_is_one_line_and_status_130(monkeypatch, capsys):
 
 
 def test_an_interrupted_study_says_what_was_saved(monkeypatch, capsys):
-    from bayes_eval.validation.coverage import StudyInterrupted
+    from bayes_eval.validation.cell_runner import StudyInterrupted
 
     line = "interrupted: 2 of 4 cells saved; run the same command again to resume"
     monkeypatch.setattr("bayes_eval.datasets.list_datasets", _raise(StudyInterrupted(line)))

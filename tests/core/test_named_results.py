@@ -11,9 +11,9 @@ import pytest
 import bayes_eval as be
 from bayes_eval.metrics.avg import AvgCIResult, AvgResult
 from bayes_eval.metrics.bayes import BayesCIResult
-from bayes_eval.metrics.passk import PassPosterior
 from bayes_eval.posteriors.exact import exact_interval
 from bayes_eval.posteriors.intervals import CredibleInterval, clip_interval, normal_interval
+from bayes_eval.posteriors.latent_pass import PassPosterior
 from bayes_eval.posteriors.posterior import BayesResult, QuestionMoments, posterior
 from bayes_eval.ranking.convergence import (
     ConvergencePMF,

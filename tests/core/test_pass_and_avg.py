@@ -15,7 +15,7 @@ import pytest
 
 import bayes_eval as be
 from bayes_eval.inputs import BINARY_HINT
-from bayes_eval.metrics.passk import PassPosterior, tau_threshold
+from bayes_eval.posteriors.latent_pass import PassPosterior, tau_threshold
 from bayes_eval.posteriors.priors import resolve_prior
 
 DRAWS = 1_000_000

@@ -105,7 +105,7 @@ def test_tau_float_boundary_case(scorio_cases):
     """0.28 * 25 = 7.000000000000001 in floating point: the threshold is 7, not 8."""
     c = next(c for c in _cases(scorio_cases) if c["name"] == "binary_tau_float_boundary_k25")
     R = np.array(c["R_pass"])
-    from bayes_eval.metrics.passk import tau_threshold
+    from bayes_eval.posteriors.latent_pass import tau_threshold
 
     assert tau_threshold(0.28, 25) == 7
     assert tau_threshold(0.56, 25) == 14

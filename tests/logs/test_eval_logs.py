@@ -14,7 +14,7 @@ import bayes_eval as be
 from bayes_eval import datasets
 from bayes_eval.cli import main
 from bayes_eval.logs import detect_format, read_eval_log
-from bayes_eval.rubrics.schema import schema_from_spec
+from bayes_eval.rubrics.spec import schema_from_spec
 
 # ----------------------------------------------------------------------------- real files
 # The real numbers ship in bayes_eval.datasets in compact form; the tests below write them back

@@ -7,15 +7,10 @@ import numpy as np
 import pytest
 
 import bayes_eval as be
+from bayes_eval.rubrics.catalog import SCHEMATA, get_schema
+from bayes_eval.rubrics.categories import categorize, rubric_thresholds
 from bayes_eval.rubrics.expression import parse_expression
-from bayes_eval.rubrics.schema import (
-    SCHEMATA,
-    categorize,
-    get_schema,
-    load_schema,
-    rubric_thresholds,
-    schema_from_spec,
-)
+from bayes_eval.rubrics.spec import load_schema, schema_from_spec
 
 # Nine attempts with every base signal; thresholds fixed so the categories can be derived by
 # hand from Table 4 (derivations in the comments of EXPECTED).

@@ -22,11 +22,8 @@ from bayes_eval.validation.elicit_preliz import (
     elicit_quantiles,
     quartile_beta,
 )
-from bayes_eval.validation.elicitation import (
-    ElicitationWarning,
-    elicit_beta,
-    elicit_dirichlet,
-)
+from bayes_eval.validation.elicitation import elicit_beta, elicit_dirichlet
+from bayes_eval.validation.elicited_prior import ElicitationWarning
 
 
 @pytest.fixture(scope="module", autouse=True)
