@@ -24,6 +24,9 @@ DATASET = "matharena_aime25_i"
 class Demo(NamedTuple):
     """Result of :func:`run_demo` (JSON-ready through :func:`bayes_eval.serialize.dumps`).
 
+    ``prior`` and ``estimand``: of the leaderboard (the CLI's default prior; these
+    questions); ``mimics_prior``: the paper's uniform prior of its Table 1, which the mimics
+    reproduce.
     ``leaderboard``: dataset, ``M`` questions, ``N`` runs, the prior, ``rank_groups`` (the
     number of distinct CI-aware ranks) and ``models`` (records of
     :func:`bayes_eval.ranking.leaderboard.rank_records` with ``cost_usd_per_run``).
@@ -33,7 +36,10 @@ class Demo(NamedTuple):
     80% assurance (:class:`bayes_eval.ranking.sample_size.SeparationPlan`).
     """
 
+    prior: str
+    estimand: str
     leaderboard: dict
+    mimics_prior: str
     models: list[dict]
     kendall_tau_b: float
     plan_llm10_vs_llm9: object
@@ -45,7 +51,7 @@ class Demo(NamedTuple):
 
 
 def run_demo(
-    questions: int = 30, trials: int = 80, seed: int = 0, plot: str | Path | None = None
+    n_questions: int = 30, trials: int = 80, seed: int = 0, plot: str | Path | None = None
 ) -> Demo:
     """Run the demo; with ``plot`` write the leaderboard's forest plot there and the
     mimics' next to it (``<stem>_biased_coin<suffix>``)."""
@@ -67,7 +73,7 @@ def run_demo(
         r["cost_usd_per_run"] = None if np.isnan(c) else float(c)
 
     names = [f"LLM{i + 1}" for i in range(len(PAPER_PI_BAR))]
-    p = mimic_probabilities(n_questions=questions, seed=seed)
+    p = mimic_probabilities(n_questions=n_questions, seed=seed)
     R = simulate_results(p, trials, seed=seed + 1)
     # the paper's Table 1 uses its uniform prior
     table = rank_table(results_array(R, models=names), confidence=0.95, prior="uniform")
@@ -99,6 +105,8 @@ def run_demo(
         forest_plot(table, coin, title=f"Biased-coin mimics, Bayes@{trials}")
         plots = [path, coin]
     return Demo(
+        prior=str(board.attrs["prior"]),
+        estimand=str(board.attrs["estimand"]),
         leaderboard={
             "dataset": DATASET,
             "M": int(arena.sizes["question"]),
@@ -107,10 +115,11 @@ def run_demo(
             "rank_groups": len({r["rank_ci"] for r in records}),
             "models": records,
         },
+        mimics_prior=str(table.attrs["prior"]),
         models=mimics,
         kendall_tau_b=tau,
         plan_llm10_vs_llm9=plan,
-        M=questions,
+        M=n_questions,
         N=trials,
         seed=seed,
         plots=plots,

@@ -1,4 +1,5 @@
-r"""Validation of user inputs and the category tally that every estimator starts from.
+r"""Validation of user inputs and the counts every estimator starts from: the category tally,
+the treatments of graded scores, and the distinct count vectors that compress them.
 
 Every public estimator funnels its arguments through this module, so a bad input gets one
 clear ``ValueError`` naming the argument, what was found and what was expected. Nothing the
@@ -9,9 +10,8 @@ many observed trials fell into each category (Algorithm 1 of Hariri et al., the 
 ``n_{alpha k}``). Missing trials are supported through a boolean mask (``True`` = missing)
 or a ``numpy.ma.MaskedArray``; each question then has its own trial count ``N_alpha``.
 
-Graded scores in ``[0, 1]``: two treatments for the categorical closed form.
-
-The Bayes@N posterior (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
+**Graded scores** in ``[0, 1]``: two treatments for the categorical closed form. The Bayes@N
+posterior (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
 Model Evaluation", §2.2-2.4) is built for a few outcome *categories*. A graded score (a
 partial-credit grade, a judge's 0-1 score, a BLEU-like value) is not a category: treating its
 386 distinct values as 386 categories would give every question a Dirichlet prior with 386
@@ -35,6 +35,11 @@ variance function :math:`p(1 - p)`: the posterior mean of each question's expect
 right, and its spread is that of a Bernoulli answer of the same mean, which is an upper bound
 on the variance of any score in ``[0, 1]`` with that mean (:math:`s^2 \le s`), so intervals are
 conservative when graded scores vary less than all-or-nothing ones.
+
+**Distinct count vectors** (:func:`distinct_rows_by_group`, :func:`distinct_states`): the
+closed form's moments and the learned prior's fit depend on a question only through its count
+vector, so large leaderboards are computed once per distinct vector, weighted by how often it
+occurs.
 """
 
 from __future__ import annotations

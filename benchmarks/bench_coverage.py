@@ -14,8 +14,7 @@ import time
 
 import numpy as np
 
-from bayes_eval.validation.coverage import _interval_table
-from bayes_eval.validation.coverage_config import CoverageConfig
+from bayes_eval.validation.coverage import CoverageConfig, _interval_table
 
 
 def main() -> None:

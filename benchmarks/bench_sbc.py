@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from bayes_eval.validation import registry
-from bayes_eval.validation.sbc_exact import exact_sbc
+from bayes_eval.validation.sbc import exact_sbc
 
 
 def main() -> None:

@@ -35,6 +35,8 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
+from bayes_eval.inputs import Tally
+from bayes_eval.models.hierarchical import hierarchical_model
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.sampling import (
     RHAT_MAX,
@@ -44,10 +46,10 @@ from bayes_eval.models.sampling import (
     model_info,
     sample,
 )
-from bayes_eval.posteriors.exact import exact_posterior, lattice_step, prob_greater
-from bayes_eval.ranking.ranks import pairwise_confidence
+from bayes_eval.posteriors.posterior import Posterior
+from bayes_eval.posteriors.priors import Prior, PriorSpec
 
-__all__ = ["CrossCheck", "crosscheck"]
+__all__ = ["CrossCheck", "crosscheck", "matching_pymc_model"]
 
 #: Smallest bulk and tail ESS of a model's ``pi_bar`` (over all chains) for its row to pass.
 ESS_MIN = 400.0
@@ -97,6 +99,9 @@ class CrossCheck:
                     | {"a": str(a), "b": str(b)}
                 )
         return {
+            "prior": str(self.models.attrs.get("prior", "")),
+            "estimand": str(self.models.attrs.get("estimand", "")),
+            "pymc_model": str(self.models.attrs.get("pymc_model", "")),
             "passed": self.passed,
             "divergences": int(self.models.attrs["divergences"]),
             "models": rows,
@@ -114,14 +119,44 @@ def _py(value):
     return None if np.isnan(x) else x
 
 
-def _exact_mc(nu: np.ndarray, w: np.ndarray, n: int, rng: np.random.Generator, chunk: int = 20_000):
-    """Exact posterior draws of pi-bar for each model: shape (L, n)."""
-    out = np.empty((nu.shape[0], n))
-    for start in range(0, n, chunk):
-        size = min(chunk, n - start)
-        g = rng.standard_gamma(np.broadcast_to(nu, (size, *nu.shape)))
-        out[:, start : start + size] = ((g / g.sum(-1, keepdims=True)) @ w).mean(-1).T
-    return out
+def matching_pymc_model(
+    R: ArrayLike,
+    w: ArrayLike | None,
+    R0: ArrayLike | None,
+    prior: Prior,
+    *,
+    mask: ArrayLike | None = None,
+    models: list[str] | None = None,
+):
+    """The PyMC model whose posterior is the closed form's under ``prior``: the matching
+    model for a fixed prior (earlier runs weighted by their discount, the power prior
+    ``a0``), the hierarchical model for the learned prior integrated over its
+    hyperparameters (one per model: the same hyperprior as the quadrature).
+
+    Raises
+    ------
+    ValueError
+        For a plug-in or benchmark-pooled learned prior, or a learned prior with earlier
+        runs: no PyMC model here matches them.
+    """
+    if not prior.learned:
+        alpha0 = 1.0 if prior.kind == "uniform" else 0.5 if prior.kind == "jeffreys" else None
+        return matching_model(
+            R,
+            w,
+            R0,
+            alpha0=prior.alpha if alpha0 is None else alpha0,
+            a0=prior.discount,
+            mask=mask,
+            models=models,
+        )
+    if prior.kind != "empirical" or prior.pool != "model" or R0 is not None:
+        raise ValueError(
+            f"no PyMC model matches the prior {prior.label!r}: the cross-check has the matching "
+            "model (fixed priors, earlier runs) and the hierarchical model (the learned prior, "
+            "per model, integrated, without earlier runs)."
+        )
+    return hierarchical_model(R, w, kappa_prior=prior.kappa_prior, mask=mask, models=models)
 
 
 def crosscheck(
@@ -129,7 +164,8 @@ def crosscheck(
     w: ArrayLike | None = None,
     R0: ArrayLike | None = None,
     *,
-    alpha0: ArrayLike = 1.0,
+    prior: PriorSpec | Prior = "uniform",
+    alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
     draws: int = 1000,
@@ -144,12 +180,17 @@ def crosscheck(
 
     Parameters
     ----------
-    R, w, R0, alpha0, mask, models
+    R, w, R0, mask, models
         As in :func:`bayes_eval.models.matching_model`.
+    prior : Prior or its words, keyword-only
+        The closed form's prior (:func:`bayes_eval.posterior`); the PyMC model is the one
+        that matches it (:func:`matching_pymc_model`). ``alpha0``: the older name of a fixed
+        prior.
     draws, tune, chains, seed, sampler, progressbar
         Passed to :func:`bayes_eval.models.sample`.
     mc_draws : int, keyword-only
-        Exact Dirichlet Monte Carlo draws per model.
+        Exact Monte Carlo draws per model (:meth:`Posterior.draws
+        <bayes_eval.posteriors.posterior.Posterior.draws>`).
 
     Returns
     -------
@@ -157,7 +198,10 @@ def crosscheck(
     """
     if isinstance(mc_draws, bool) or not isinstance(mc_draws, (int, np.integer)) or mc_draws < 2:
         raise ValueError(f"mc_draws is {mc_draws!r}; expected an integer of at least 2.")
-    model = matching_model(R, w, R0, alpha0=alpha0, mask=mask, models=models)
+    if alpha0 is not None:
+        prior = Prior.parse(alpha0, name="alpha0")
+    spec = Prior.parse(prior)
+    model = matching_pymc_model(R, w, R0, spec, mask=mask, models=models)
     info = model_info(model)
     idata = sample(
         model,
@@ -168,8 +212,18 @@ def crosscheck(
         sampler=sampler,
         progressbar=progressbar,
     )
-    closed = idata["closed_form"].to_dataset()
-    mu, sigma = closed["mu"].values, closed["sigma"].values
+    data = info.data
+    tally = Tally(data.counts, data.n_trials, data.counts.shape[-1], True)
+    total = np.asarray(data.counts, float) + spec.discount * np.asarray(data.prior_counts, float)
+    closed = Posterior(data=total, fitted=spec.fit(total), w=data.w, tally=tally, prior=spec)
+    mu, sigma = np.asarray(closed.mean), np.asarray(closed.sd)
+    idata["closed_form"] = xr.DataTree(
+        xr.Dataset(
+            {"mu": ("model", mu), "sigma": ("model", sigma)},
+            coords={"model": data.coords["model"]},
+            attrs={"prior": spec.label, "estimand": closed.estimand},
+        )
+    )
     posterior = idata["posterior"].to_dataset()
     pi_bar = posterior["pi_bar"]
     nuts_mean = pi_bar.mean(("chain", "draw")).values
@@ -184,8 +238,7 @@ def crosscheck(
     divergences = Diagnostics.from_attrs(idata.attrs).divergences  # stored by sample()
 
     rng = np.random.default_rng([int(seed), 7])
-    nu = info.reference[""]
-    mc = _exact_mc(nu, info.data.w, int(mc_draws), rng)
+    mc = np.asarray(closed.draws(int(mc_draws), rng=rng)).T  # (L, n)
     mc_mean, mc_sd = mc.mean(1), mc.std(1)
     z_mean = (nuts_mean - mu) / mcse_mean
     z_sd = (nuts_sd - sigma) / mcse_sd
@@ -205,7 +258,7 @@ def crosscheck(
     reason = np.array(
         [", ".join(k for k, ok in checks.items() if not ok[i]) for i in range(mu.size)]
     )
-    coords = {"model": info.data.coords["model"]}
+    coords = {"model": data.coords["model"]}
     rows = xr.Dataset(
         {
             "mu": ("model", mu),
@@ -238,18 +291,19 @@ def crosscheck(
             "sampler": sampler,
             "draws": draws,
             "chains": chains,
+            "prior": spec.label,
+            "estimand": closed.estimand,
+            "pymc_model": info.kind,
         },
     )
 
-    # pairs: Gaussian rho, NUTS draws, exact
+    # pairs: Gaussian rho, NUTS draws, exact (the posterior's own prob_better)
     n_models = mu.size
-    rho = pairwise_confidence(mu, sigma)
+    rho = np.asarray(closed.prob_better(method="normal"))
+    p_exact = np.asarray(closed.prob_better(method="exact"))
     draws_arr = pi_bar.transpose("chain", "draw", "model").values
     p_nuts = np.full((n_models, n_models), np.nan)
     mcse_p = np.full((n_models, n_models), np.nan)
-    p_exact = np.full((n_models, n_models), np.nan)
-    step = lattice_step(nu, info.data.w)
-    exact = [exact_posterior(nu[i], info.data.w, step=step) for i in range(n_models)]
     for i in range(n_models):
         for j in range(n_models):
             if i == j:
@@ -262,7 +316,6 @@ def crosscheck(
                 mcse_p[i, j] = np.sqrt(p * (1 - p) / ess)
             else:
                 mcse_p[i, j] = 0.0
-            p_exact[i, j] = prob_greater(exact[i], exact[j])
     pair_ok = np.abs(p_nuts - p_exact) <= Z_TOL * mcse_p + EXACT_TOL
     np.fill_diagonal(pair_ok, True)
     pcoords = {"model": coords["model"], "model_bis": coords["model"]}

@@ -51,7 +51,8 @@ coefficient (predictive checks, LOO by question, NUTS SBC).
 
 **Parametrisations** (``parametrization=``). ``"noncentered"``: :math:`\theta = \mu_\theta +
 \sigma_\theta z`, :math:`b = \sigma_b u` (free ``z_theta``, ``z_b``); ``"centered"``: free
-``theta`` and ``b``; ``"auto"``: each block by how much data pins it (:func:`auto_centering`).
+``theta`` and ``b``; ``"auto"``: each block by how much data pins it
+(:func:`~bayes_eval.models.crossed_data.auto_centering`).
 *Toy sizes (5 models x 30 questions x 8 trials), PyMC's NUTS, 2 chains x 800 draws:* with
 non-centred abilities PyMC's default target_accept 0.8 diverged in 9 of 24 runs and 0.95 in
 none (:func:`crossed_info` sets 0.95 when ``theta`` is non-centred). The cause is not a funnel
@@ -195,7 +196,7 @@ def crossed_model(
         Binary 0/1 results; graded scores in ``[0, 1]`` (Wedderburn's quasi-likelihood);
         scores on ``levels`` evenly spaced levels (McCullagh's cumulative logits).
     parametrization : {"noncentered", "centered", "auto"}, keyword-only
-        ``"auto"``: :func:`auto_centering` per block.
+        ``"auto"``: :func:`~bayes_eval.models.crossed_data.auto_centering` per block.
     levels : int, optional, keyword-only
         K >= 2, for ``likelihood="ordinal"`` only.
     mask : array_like of bool, optional, keyword-only

@@ -84,9 +84,9 @@ def crossed_leaderboard(
     -------
     Leaderboard
         With ``estimator="crossed"``; the table is :func:`crossed_rank_table`'s (variables of
-        :func:`bayes_eval.ranking.leaderboard.rank_table`, the rank's credible interval, and ``questions``:
-        how many questions each model answered) and its ``attrs`` hold the likelihood and
-        the convergence diagnostics.
+        :func:`bayes_eval.ranking.leaderboard.rank_table`, the rank's credible interval, and
+        ``questions``: how many questions each model answered) and its ``attrs`` hold the
+        likelihood and the convergence diagnostics.
     """
     from bayes_eval.models.crossed import crossed_model
     from bayes_eval.models.crossed_rank import crossed_rank_table

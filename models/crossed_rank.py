@@ -1,7 +1,8 @@
 r"""The leaderboard table of a crossed-model fit: scores, intervals and ranks from the draws.
 
-:func:`crossed_rank_table` gives the variables of :func:`bayes_eval.ranking.leaderboard.rank_table` for the
-posterior draws of :math:`\bar\pi_l` (``pi_bar``) of :func:`bayes_eval.models.crossed_model`,
+:func:`crossed_rank_table` gives the variables of
+:func:`bayes_eval.ranking.leaderboard.rank_table` for the posterior draws of
+:math:`\bar\pi_l` (``pi_bar``) of :func:`bayes_eval.models.crossed_model`,
 with every probability read from the draws instead of the Gaussian approximation of
 Hariri et al. ("Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
 §2.5): for S draws :math:`\bar\pi^{(s)}`,

@@ -22,7 +22,7 @@ weak at M of a few tens. ``kappa`` is weakly identified at small N, so its prior
 sensitivity axis of :func:`bayes_eval.models.prior_sensitivity`.
 
 The crossed (model x question) model lives in :mod:`bayes_eval.models.crossed`
-(:func:`crossed_model`, re-exported here).
+(:func:`~bayes_eval.models.crossed.crossed_model`).
 """
 
 from __future__ import annotations

@@ -48,9 +48,7 @@ from bayes_eval.models import (
 )
 from bayes_eval.ranking.leaderboard import rank_table
 from bayes_eval.validation import elicitation
-from bayes_eval.validation.elicit_preliz import beta_fits
-from bayes_eval.validation.sbc import sbc_summary
-from bayes_eval.validation.sbc_exact import exact_sbc
+from bayes_eval.validation.sbc import exact_sbc, sbc_summary
 
 SCALE = 0.5  # 1.0: 4 chains x 1000 draws
 DRAWS, CHAINS = int(1000 * SCALE), 4
@@ -73,7 +71,7 @@ print(R.sizes, list(R["model"].values))
 
 # %%
 bench = elicitation.elicit_beta(0.2, 0.8, 0.9, level="benchmark", n_questions=M)
-fits = beta_fits(0.2, 0.8, 0.9)
+fits = elicitation.beta_fits(0.2, 0.8, 0.9)
 print("benchmark level: m ~ Beta", np.round(bench.hyper_alpha[::-1], 3))
 print("  implied 90% interval of pi-bar:", bench.implied.round(3))
 print("  equal-tailed vs PreliZ maxent Beta:", fits)

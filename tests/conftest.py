@@ -46,3 +46,31 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("tests over 5 s without the 'slow' marker")
         for nodeid, seconds in sorted(_unmarked_slow, key=lambda x: -x[1]):
             terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")
+
+
+def _whole_file_marks(path) -> str:
+    """The text of a test module's ``pytestmark = ...`` statement (empty if none)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError):
+        return ""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
+            return ast.unparse(node.value)
+    return ""
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Skip importing a test module whose every test is marked ``pymc`` when the marker
+    expression excludes them (``make test-fast``): importing it would load PyMC and ArviZ in
+    every worker for nothing. Its tests run in ``make test``."""
+    expr = config.getoption("markexpr") or ""
+    if "not pymc" not in expr or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    return True if "mark.pymc" in _whole_file_marks(collection_path) else None

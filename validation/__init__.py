@@ -15,5 +15,7 @@ Kendall tau_b and convergence@n of your results file by column- and row-wise boo
 :mod:`.convergence_study`), ``coverage`` (calibration and coverage of interval methods over a
 grid of cells on Dask, resumable, :mod:`.coverage`), ``elicit`` (prior elicitation,
 :mod:`.elicit_study` on :mod:`.elicitation`), ``judges`` and ``judges-synthetic`` (the LLM
-judges model against baselines, :mod:`.judges_study`).
+judges model against baselines, :mod:`.judges_study`) and ``sbc`` (simulation-based
+calibration of the closed form and the PyMC models, resumable on Dask, :mod:`.sbc_study` on
+:mod:`.sbc`).
 """

@@ -29,7 +29,7 @@ from bayes_eval.ranking.convergence import DEFAULT_METHODS, stability
 from bayes_eval.ranking.ranks import rank, rank_with_ci
 from bayes_eval.synthetic.biased_coin import PAPER_PI_BAR, mimic_probabilities, simulate_results
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.study_configs import BiasedCoinConfig as Config
+from bayes_eval.validation.study_configs import BiasedCoinConfig
 
 __all__ = ["plot", "run", "run_study", "summary"]
 
@@ -112,7 +112,7 @@ def run(
     return ds
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(config: BiasedCoinConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Run the study with ``config`` and write ``OUT/biased_coin.nc`` and ``.png``."""
     from bayes_eval.validation.study_output import finish
 

@@ -34,7 +34,7 @@ from bayes_eval.ranking.convergence import (
 )
 from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.study_configs import ConvergenceConfig as Config
+from bayes_eval.validation.study_configs import ConvergenceConfig
 
 __all__ = ["from_file", "plot", "run", "run_study", "summary"]
 
@@ -162,7 +162,7 @@ def run(
     return ds
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(config: ConvergenceConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Read ``config.file``, run the study and write ``OUT/convergence.nc`` and ``.png``."""
     from bayes_eval.validation.study_output import finish
 

@@ -36,38 +36,421 @@ writes every finished cell atomically to ``OUT/cells/`` (the generic runner
 ``OUT/coverage.nc``. A study started again with the same configuration skips finished cells,
 so no work is lost or counted twice; a folder holding a study with another configuration is
 refused (naming the keys that differ), and Ctrl-C closes the cluster within seconds and raises
-:class:`StudyInterrupted` (``interrupted: K of N cells saved; ...``). :func:`run_study` is
-the registry's entry (``bayes-eval validate coverage``): a TOML grid (:func:`load_config`)
-with options on top (:func:`grid_config`), then the grid, the report
-(:mod:`.coverage_report`) and its plot. The grid is a :class:`CoverageConfig`
-(:mod:`.coverage_config`); cells are simulated in :mod:`.coverage_cells`.
+:class:`~bayes_eval.validation.cell_runner.StudyInterrupted` (``interrupted: K of N cells
+saved; ...``). :func:`run_study` is the registry's entry (``bayes-eval validate coverage``): a
+TOML grid (:func:`load_config`) with options on top (:func:`grid_config`), then the grid, the
+report and its plot.
+
+The module in order: the grid and settings of a study (:class:`CoverageConfig`, TOML keys of
+the same names, read by :func:`load_config`); one cell (:func:`run_cell`, what the Dask
+workers run: true rates from a scenario, :func:`draw_pi`, :func:`anchor_rates`, simulated
+results and every method's lo/hi); the study (:func:`run_grid`, :func:`grid_config`,
+:func:`run_study`); the report (:func:`summary`: under- and over-coverage per scenario and
+method, the :data:`HEADLINE` scenarios first; :func:`report_lines`, :func:`table`,
+:func:`plot`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import tomllib
 import warnings
-from dataclasses import asdict
+import zlib
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
 import xarray as xr
+from scipy.special import ndtri
+from scipy.stats import beta as beta_dist
 
-from bayes_eval.validation.cell_runner import (
-    merge_cells,
-    run_cells,
-    write_atomic,
-)
-from bayes_eval.validation.coverage_cells import run_cell
-from bayes_eval.validation.coverage_config import CoverageConfig, load_config
-from bayes_eval.validation.coverage_report import plot, report_lines, summary
+from bayes_eval.inputs import Tally
+from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.posteriors.posterior import DirichletPosterior, Posterior
+from bayes_eval.validation import config_checks as check
+from bayes_eval.validation.cell_runner import merge_cells, run_cells, write_atomic
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.study_configs import CoverageStudyConfig as Config
+from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS, CoverageStudyConfig
 
-__all__ = ["grid_config", "run_grid", "run_study"]
+__all__ = [
+    "HEADLINE",
+    "METHODS",
+    "CoverageConfig",
+    "anchor_rates",
+    "draw_pi",
+    "grid_config",
+    "load_config",
+    "plot",
+    "report_lines",
+    "run_cell",
+    "run_grid",
+    "run_study",
+    "summary",
+    "table",
+]
 
 
-# --------------------------------------------------------------------------- study
+# ----------------------------------------------------------------------------- configuration
+
+
+@dataclass
+class CoverageConfig:
+    """Grid and settings of a coverage study (TOML keys of the same names).
+
+    ``nuts_cells`` lists ``[scenario, C, M, N]`` cells where the hierarchical model is also
+    fitted, with ``nuts_reps`` replicates of ``nuts_draws`` draws each. The exact interval is
+    computed for binary cells (Beta convolutions, milliseconds); for rubrics (C > 1) it needs
+    Gil-Pelaez inversions, 0.1-1 s per interval, so it runs only with ``exact_categorical``.
+    """
+
+    M: list[int] = field(default_factory=lambda: [5, 15, 30, 100, 500])
+    N: list[int] = field(default_factory=lambda: [1, 4, 16, 80])
+    C: list[int] = field(default_factory=lambda: [1, 2, 4])
+    scenarios: list[str] = field(
+        default_factory=lambda: ["uniform", "dirichlet", "beta_mixture", "anchored"]
+    )
+    reps: int = 2000
+    exact_reps: int = 2000
+    exact_categorical: bool = False
+    bootstrap_resamples: int = 200
+    empirical_exact_reps: int = 0  # off: each exact learned-prior interval costs 1-3 s
+    confidence: float = 0.95
+    alpha0: float = 0.5
+    seed: int = 0
+    anchors: list[str] = field(
+        default_factory=lambda: ["phi4_aime25", "cruxeval_codellama7b", "taubench_airline_gpt4o"]
+    )
+    nuts_cells: list[list] = field(default_factory=list)
+    nuts_reps: int = 20
+    nuts_draws: int = 300
+
+    def validate(self) -> None:
+        """Check every key by type and range (``ValueError`` naming the key and the value,
+        e.g. ``M must be a list of positive integers, got 5``)."""
+        for name in ("M", "N", "C"):
+            check.integers(name, getattr(self, name))
+        check.strings("scenarios", self.scenarios, COVERAGE_SCENARIOS)
+        check.integer("reps", self.reps, 2)
+        for name in ("exact_reps", "bootstrap_resamples", "empirical_exact_reps", "seed"):
+            check.integer(name, getattr(self, name), 0)
+        check.boolean("exact_categorical", self.exact_categorical)
+        check.probability("confidence", self.confidence)
+        check.positive_number("alpha0", self.alpha0)
+        check.strings("anchors", self.anchors)
+        if not isinstance(self.nuts_cells, (list, tuple)):
+            raise ValueError(
+                f"nuts_cells must be a list of [scenario, C, M, N] cells, got {self.nuts_cells!r}"
+            )
+        for cell in self.nuts_cells:
+            check.nuts_cell("nuts_cells", cell, COVERAGE_SCENARIOS)
+        check.integer("nuts_reps", self.nuts_reps)
+        check.integer("nuts_draws", self.nuts_draws)
+
+    def cells(self) -> list[tuple[str, int, int, int]]:
+        out = []
+        for s in self.scenarios:
+            for c in self.C:
+                if s == "anchored" and c != 1:
+                    continue  # real per-question rates are binary
+                for m in self.M:
+                    for n in self.N:
+                        out.append((s, int(c), int(m), int(n)))
+        return out
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_config(path: str | Path) -> CoverageConfig:
+    """Read a TOML configuration (any subset of :class:`CoverageConfig`'s fields)."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "expected a TOML file."
+        ) from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read the coverage configuration ({exc}).") from exc
+    known = list(CoverageConfig.__dataclass_fields__)
+    unknown = set(raw) - set(known)
+    if unknown:
+        raise ValueError(f"{path}: unknown keys {sorted(unknown)}; expected some of {known}.")
+    config = CoverageConfig(**raw)
+    try:
+        config.validate()
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return config
+
+
+# ----------------------------------------------------------------------------- one cell: scenarios
+
+
+def anchor_rates(anchors: list[str]) -> np.ndarray:
+    """Per-question success rates (mean over trials) of real binary evaluations.
+
+    ``anchors`` names shipped datasets (:func:`bayes_eval.datasets.list_datasets`) or result
+    files in any format :func:`bayes_eval.logs.read_eval_log` reads; every model of every
+    source contributes one rate per question.
+    """
+    from bayes_eval import datasets
+    from bayes_eval.logs import read_eval_log
+
+    if not anchors:
+        raise ValueError("anchors is empty; expected dataset names or result files.")
+    rates = []
+    for source in anchors:
+        if source in datasets.DATASETS:
+            R = datasets.load(source)["results"].values
+        else:
+            R = read_eval_log(source).results(require_all_questions=False).values
+        if np.nanmax(R) > 1:
+            raise ValueError(f"anchor {source!r} is not binary; the anchored scenario needs 0/1.")
+        answered = ~np.isnan(R).all(axis=-1)
+        rates.append(np.nanmean(np.where(answered[..., None], R, 0.0), axis=-1)[answered])
+    return np.concatenate(rates)
+
+
+def draw_pi(
+    scenario: str, shape: tuple[int, int], n_cat: int, rng, config: CoverageConfig, anchors=None
+):
+    """True per-question probabilities, shape ``(*shape, C + 1)``."""
+    if scenario == "uniform":
+        return rng.dirichlet(np.ones(n_cat), size=shape)
+    if scenario == "dirichlet":
+        return rng.dirichlet(np.full(n_cat, config.alpha0), size=shape)
+    if scenario == "beta_mixture":
+        easy = rng.random(shape) < 0.5
+        lean = np.linspace(0.2, 3.0, n_cat)  # mass toward the top categories
+        a_easy = 1.5 * lean / lean.sum() * n_cat
+        a_hard = a_easy[::-1]
+        out = np.where(
+            easy[..., None], rng.dirichlet(a_easy, size=shape), rng.dirichlet(a_hard, size=shape)
+        )
+        return out
+    if scenario == "anchored":
+        p = rng.choice(anchors, size=shape)
+        return np.stack([1 - p, p], axis=-1)
+    raise ValueError(f"unknown scenario {scenario!r}")
+
+
+# ----------------------------------------------------------------------------- one cell: methods
+
+
+#: the interval methods, in the order of the result's ``interval`` coordinate
+METHODS = (
+    "empirical",
+    "empirical_exact",
+    "empirical_plugin",
+    "uniform",
+    "uniform_exact",
+    "jeffreys",
+    "oracle",
+    "peer_clipped",
+    "wald",
+    "wilson",
+    "clopper_pearson",
+    "bootstrap",
+    "hierarchical_nuts",
+)
+
+
+def _moments(counts: np.ndarray, w: np.ndarray, alpha0: float):
+    post = DirichletPosterior(nu=counts + alpha0, w=w, tally=None)  # type: ignore[arg-type]
+    return post.moments()
+
+
+_CHUNK = 4_000_000  # nodes x reps x questions x categories per block of the learned prior
+
+
+def _learned(counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int, confidence):
+    """mu, sigma (and the exact interval of the first ``exact`` replicates) under the learned
+    prior, fitted per replicate (``pool="model"``), in blocks to bound memory: the package's
+    own :class:`~bayes_eval.posteriors.posterior.Posterior`, as ``bayes_ci`` builds it."""
+    reps, m, k = counts.shape
+    mu, sigma = np.empty(reps), np.empty(reps)
+    lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
+    nodes_guess = 200 if integrated else 1
+    block = max(1, _CHUNK // (nodes_guess * m * k))
+    kind = "empirical" if integrated else "empirical-plugin"
+    for start in range(0, reps, block):
+        cnt = counts[start : start + block]
+        tally = Tally(cnt, cnt.sum(axis=-1), k, True)
+        post = Posterior.from_tally(tally, w, prior=kind)
+        mu[start : start + block], sigma[start : start + block] = post.mean, post.sd
+        n_ex = min(exact - start, cnt.shape[0])
+        if n_ex > 0:
+            ends = post[:n_ex].interval(confidence, kind="exact")
+            lo[start : start + n_ex], hi[start : start + n_ex] = ends
+    return mu, sigma, (lo, hi)
+
+
+def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples):
+    """lo, hi of every closed-form method for each replicate, and the uniform mu/sigma."""
+    z = float(ndtri(0.5 + config.confidence / 2))
+    reps, m, _ = counts.shape
+    mu, sigma = _moments(counts.astype(float), w, 1.0)
+    out = {"uniform": (mu - z * sigma, mu + z * sigma)}
+    mu_j, sigma_j = _moments(counts.astype(float), w, 0.5)
+    out["jeffreys"] = (mu_j - z * sigma_j, mu_j + z * sigma_j)
+    if prior != 1.0:  # the scenario's own Dirichlet prior: well specified
+        mu_o, sigma_o = _moments(counts.astype(float), w, prior)
+        out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
+    exact = min(config.empirical_exact_reps, reps) if w.size == 2 else 0
+    mu_e, sigma_e, ex = _learned(
+        counts, w, integrated=True, exact=exact, confidence=config.confidence
+    )
+    out["empirical"] = (mu_e - z * sigma_e, mu_e + z * sigma_e)
+    if exact:
+        out["empirical_exact"] = ex
+    mu_p, sigma_p, _ = _learned(counts, w, integrated=False, exact=0, confidence=None)
+    out["empirical_plugin"] = (mu_p - z * sigma_p, mu_p + z * sigma_p)
+    out["peer_clipped"] = (np.clip(mu - z * sigma, 0, 1), np.clip(mu + z * sigma, 0, 1))
+    per_q = (counts @ w) / n  # (reps, M)
+    a = per_q.mean(-1)
+    se = per_q.std(-1, ddof=1) / np.sqrt(m) if m > 1 else np.zeros(reps)
+    out["wald"] = (a - z * se, a + z * se)
+    if w.size == 2:
+        k = counts[..., 1].sum(-1).astype(float)
+        tot = float(m * n)
+        centre = (k + z * z / 2) / (tot + z * z)
+        half = z / (tot + z * z) * np.sqrt(k * (tot - k) / tot + z * z / 4)
+        out["wilson"] = (centre - half, centre + half)
+        tail = (1 - config.confidence) / 2
+        lo = np.where(k > 0, beta_dist.ppf(tail, k, tot - k + 1), 0.0)
+        hi = np.where(k < tot, beta_dist.ppf(1 - tail, k + 1, tot - k), 1.0)
+        out["clopper_pearson"] = (lo, hi)
+    if bootstrap_resamples:
+        q = [(1 - config.confidence) / 2, (1 + config.confidence) / 2]
+        los, his = [], []
+        for start in range(0, reps, 200):
+            block = per_q[start : start + 200]
+            idx = rng.integers(0, m, size=(block.shape[0], bootstrap_resamples, m))
+            means = np.take_along_axis(block[:, None, :], idx, axis=-1).mean(-1)
+            lo_b, hi_b = np.quantile(means, q, axis=-1)
+            los.append(lo_b)
+            his.append(hi_b)
+        out["bootstrap"] = (np.concatenate(los), np.concatenate(his))
+    return out, mu, sigma
+
+
+def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Dataset:
+    """Simulate one grid cell; returns coverage, its MC error and mean width per method."""
+    scenario, c, m, n = cell
+    seed = zlib.crc32(f"{config.seed}|{scenario}|{c}|{m}|{n}".encode())
+    rng = np.random.default_rng(seed)
+    w = np.linspace(0.0, 1.0, c + 1)
+    anchors = anchor_rates(config.anchors) if scenario == "anchored" else None
+    prior = config.alpha0 if scenario == "dirichlet" else 1.0
+    reps = config.reps
+    pi = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
+    truth = (pi @ w).mean(-1)
+    counts = rng.multinomial(n, pi)
+    intervals, mu, sigma = _interval_table(
+        counts, w, n, config, prior, rng, config.bootstrap_resamples
+    )
+    if config.exact_reps and (c == 1 or config.exact_categorical):
+        from bayes_eval.posteriors.exact import exact_interval
+
+        k = min(config.exact_reps, reps)
+        lo, hi = exact_interval(counts[:k] + 1.0, w, config.confidence)
+        intervals["uniform_exact"] = (lo, hi)
+    nuts_diag = {}
+    if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:
+        intervals["hierarchical_nuts"], nuts_diag = _nuts_intervals(
+            counts[: config.nuts_reps], w, config
+        )
+    # ranking claims at z > 1.645 between this model and an independent second one
+    pi_b = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
+    truth_b = (pi_b @ w).mean(-1)
+    counts_b = rng.multinomial(n, pi_b)
+    mu_b, sigma_b = _moments(counts_b.astype(float), w, 1.0)
+    zb = (mu - mu_b) / np.sqrt(sigma**2 + sigma_b**2)
+    claims = np.abs(zb) > 1.645
+    wrong = claims & (np.sign(zb) != np.sign(truth - truth_b))
+    per_q_a = (counts @ w) / n
+    per_q_b = (counts_b @ w) / n
+    se_w = (
+        np.sqrt(per_q_a.var(-1, ddof=1) / m + per_q_b.var(-1, ddof=1) / m)
+        if m > 1
+        else np.full(reps, np.inf)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zw = (per_q_a.mean(-1) - per_q_b.mean(-1)) / se_w
+    claims_w = np.abs(zw) > 1.645
+    wrong_w = claims_w & (np.sign(zw) != np.sign(truth - truth_b))
+
+    names = [mth for mth in METHODS if mth in intervals]
+    cov, used, width = [], [], []
+    for name in names:
+        lo, hi = intervals[name]
+        t = truth[: lo.size]
+        cov.append(float(np.mean((lo <= t) & (t <= hi))))
+        used.append(lo.size)
+        width.append(float(np.mean(hi - lo)))
+    cov = np.asarray(cov)
+    used = np.asarray(used)
+    ds = xr.Dataset(
+        {
+            "coverage": ("interval", cov),
+            "coverage_mc_se": ("interval", np.sqrt(cov * (1 - cov) / used)),
+            "width": ("interval", np.asarray(width)),
+            "n_reps": ("interval", used),
+            "claim_rate_bayes": ((), float(claims.mean())),
+            "claim_error_bayes": ((), float(wrong.sum() / max(claims.sum(), 1))),
+            "claim_rate_wald": ((), float(claims_w.mean())),
+            "claim_error_wald": ((), float(wrong_w.sum() / max(claims_w.sum(), 1))),
+            **{key: ((), value) for key, value in nuts_diag.items()},
+        },
+        coords={"interval": names},
+    )
+    return ds.expand_dims(scenario=[scenario], C=[c], M=[m], N=[n])
+
+
+_NUTS_BATCH = 50  # replicates fitted together as independent "models" of one PyMC model
+
+
+def _nuts_intervals(counts: np.ndarray, w: np.ndarray, config: CoverageConfig):
+    """95% ETI of pi-bar under :func:`bayes_eval.models.hierarchical_model`.
+
+    The hierarchical model gives every model its own hyperparameters, so a batch of
+    replicates is one fit of independent blocks (one compiled graph per batch, not one per
+    replicate). Returns ``lo, hi`` and the fits' diagnostics (worst r-hat, divergences).
+    """
+    from bayes_eval.models import diagnostics, hierarchical_model, sample
+
+    tail = (1 - config.confidence) / 2
+    reps = counts.shape[0]
+    n = int(counts[0, 0].sum())
+    cum = np.cumsum(counts, axis=-1)[..., :-1]  # trial j has category #{c : cum_c <= j}
+    R = (np.arange(n)[None, None, :, None] >= cum[:, :, None, :]).sum(-1)
+    lo, hi, rhat, div = [], [], [], 0
+    for start in range(0, reps, _NUTS_BATCH):
+        idata = sample(
+            hierarchical_model(R[start : start + _NUTS_BATCH], w),
+            draws=config.nuts_draws,
+            tune=config.nuts_draws,
+            chains=2,
+            seed=config.seed + start,
+            warn=False,
+        )
+        q = idata["posterior"]["pi_bar"].quantile([tail, 1 - tail], dim=("chain", "draw"))
+        lo.append(q.values[0])
+        hi.append(q.values[1])
+        diag = diagnostics(idata, var_names=["beta", "kappa", "pi_bar"])
+        rhat.append(diag.max_rhat)
+        div += diag.divergences
+    return (np.concatenate(lo), np.concatenate(hi)), {
+        "nuts_max_rhat": float(np.nanmax(rhat)),
+        "nuts_divergences": int(div),
+    }
+
+
+# ----------------------------------------------------------------------------- study
 
 
 def _cell_name(cell) -> str:
@@ -141,7 +524,7 @@ def run_grid(
     return merged, info
 
 
-def grid_config(options: Config) -> CoverageConfig:
+def grid_config(options: CoverageStudyConfig) -> CoverageConfig:
     """The grid of a registry config: the TOML file ``options.config`` (if any), with every
     option that is set (not ``None``) on top, else :class:`CoverageConfig`'s defaults."""
     values = asdict(load_config(options.config)) if options.config else {}
@@ -181,7 +564,7 @@ def _warn_overridden(path, values: dict, overrides: dict, replicates) -> None:
         )
 
 
-def _refuse_unused(options: Config, grid: CoverageConfig) -> None:
+def _refuse_unused(options: CoverageStudyConfig, grid: CoverageConfig) -> None:
     """Options that would do nothing for this grid are refused, not ignored."""
     if not grid.nuts_cells:
         given = [o for o in ("nuts_reps", "nuts_draws") if getattr(options, o) is not None]
@@ -203,7 +586,9 @@ def _refuse_unused(options: Config, grid: CoverageConfig) -> None:
         )
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(
+    config: CoverageStudyConfig, out: str | Path, *, progress: bool = True
+) -> StudyResult:
     """Run (or resume) the study of a registry config; writes ``OUT/study.json``,
     ``OUT/cells/``, ``OUT/coverage.nc`` (once complete) and ``OUT/coverage.png``.
 
@@ -240,3 +625,154 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
         "seconds": round(time.perf_counter() - start, 2),
     }
     return StudyResult(ds, report, files)
+
+
+# ----------------------------------------------------------------------------- report
+
+HEADLINE = ("anchored", "beta_mixture")
+
+
+def summary(ds: xr.Dataset, confidence: float = 0.95, *, min_m: int = 15) -> dict:
+    """The coverage report: headline scenarios first, under- and over-coverage apart.
+
+    For every scenario and method: the range of coverage per M over the cells of other N and
+    C (``coverage_by_M``: ``{M: {"min", "max", "over": "N, C", "cells"}}``), the largest
+    undercoverage and the largest overcoverage in percentage points over the cells with
+    ``M >= min_m`` (``under_pp``, ``over_pp``; a method can do both), the cells outside
+    +-2 points there (``misses``: ``[C, M, N, coverage]``) and whether the +-2 point target
+    holds (``within_2pp``). ``headline`` repeats this for the anchored (real per-question
+    rates) and beta-mixture scenarios, where the uniform prior is misspecified. Cells whose
+    coverage is within 2 Monte Carlo s.e. of the target band are not counted as misses.
+    """
+    out: dict = {"nominal": confidence, "min_M": min_m, "scenarios": {}}
+    for s in ds["scenario"].values:
+        cell = ds.sel(scenario=s)
+        report = {}
+        for m in ds["interval"].values:
+            cov = cell["coverage"].sel(interval=m)
+            se = cell["coverage_mc_se"].sel(interval=m)
+            if not np.isfinite(cov.values).any():
+                continue
+            by_m = {}
+            for mm in ds["M"].values:
+                v = cov.sel(M=mm).values
+                v = v[np.isfinite(v)]
+                if v.size:
+                    by_m[int(mm)] = {
+                        "min": round(float(v.min()), 4),
+                        "max": round(float(v.max()), 4),
+                        "over": "N, C",
+                        "cells": int(v.size),
+                    }
+            big = cov.where(cov["M"] >= min_m)
+            under = float(np.nanmax(confidence - big.values, initial=-np.inf)) * 100
+            over = float(np.nanmax(big.values - confidence, initial=-np.inf)) * 100
+            misses = []
+            for idx in zip(*np.nonzero(np.isfinite(big.values)), strict=True):
+                point = big[idx]
+                c, err = float(point), float(se[idx])
+                if abs(c - confidence) > 0.02 + 2 * err:
+                    coords = {d: int(point[d]) for d in ("C", "M", "N")}
+                    misses.append([coords["C"], coords["M"], coords["N"], round(c, 4)])
+            report[str(m)] = {
+                "coverage_by_M": by_m,
+                "under_pp": round(max(under, 0.0), 2) if np.isfinite(under) else None,
+                "over_pp": round(max(over, 0.0), 2) if np.isfinite(over) else None,
+                "misses": misses,
+                "within_2pp": not misses if np.isfinite(under) else None,
+            }
+        out["scenarios"][str(s)] = report
+    out["headline"] = {s: out["scenarios"][s] for s in HEADLINE if s in out["scenarios"]}
+    out["claim_error_bayes_max"] = round(float(np.nanmax(ds["claim_error_bayes"].values)), 4)
+    out["claim_error_wald_max"] = round(float(np.nanmax(ds["claim_error_wald"].values)), 4)
+    return out
+
+
+def _range(cell: dict) -> str:
+    lo, hi = cell["min"], cell["max"]
+    return f"{lo:.3f}" if lo == hi else f"{lo:.3f}-{hi:.3f}"
+
+
+def report_lines(out: dict) -> list[str]:
+    """The human-readable coverage report of :func:`summary`: one aligned table per scenario.
+
+    A row per method: coverage per M (the range over the cells of other N and C), the largest
+    under- and overcoverage in points over ``M >= min_M`` and the misses (cells outside
+    +-2 points by more than 2 Monte Carlo s.e.) out of the cells there.
+    """
+    nominal, min_m = out["nominal"], out["min_M"]
+    lines = [
+        f"coverage of the {nominal:.0%} intervals per M (a range a-b spans the cells of other N "
+        "and C);",
+        f"under/over: the largest gap in points over the cells with M >= {min_m}; misses: those "
+        "cells outside +-2 points by more than 2 Monte Carlo s.e.",
+    ]
+    for scen, methods in out["scenarios"].items():
+        if not methods:
+            continue
+        by_m = {k: {int(m): c for m, c in r["coverage_by_M"].items()} for k, r in methods.items()}
+        ms = sorted({m for cells in by_m.values() for m in cells})
+        cols = {
+            m: {k: _range(by_m[k][m]) if m in by_m[k] else "-" for k, r in methods.items()}
+            for m in ms
+        }
+        width = {m: max(len(f"M={m}"), *map(len, cols[m].values())) for m in ms}
+        name_w = max(len("method"), *map(len, methods))
+        head = f"  {'method':<{name_w}}  " + "  ".join(f"{f'M={m}':>{width[m]}}" for m in ms)
+        tag = " (headline: real or misspecified rates)" if scen in HEADLINE else ""
+        lines += ["", f"scenario {scen}{tag}", head + "  under   over  misses"]
+        for name, rep in methods.items():
+            n_big = sum(c["cells"] for m, c in rep["coverage_by_M"].items() if int(m) >= min_m)
+            under = "-" if rep["under_pp"] is None else f"{rep['under_pp']:.1f}"
+            over = "-" if rep["over_pp"] is None else f"{rep['over_pp']:.1f}"
+            row = f"  {name:<{name_w}}  " + "  ".join(f"{cols[m][name]:>{width[m]}}" for m in ms)
+            lines.append(row + f"  {under:>5}  {over:>5}  {len(rep['misses'])}/{n_big}")
+    lines += [
+        "",
+        "largest share of wrong-sign ranking claims (|z| > 1.645 between two simulated "
+        f"models) over the cells: Bayes@N (uniform prior) {out['claim_error_bayes_max']}, "
+        f"Wald {out['claim_error_wald_max']}",
+    ]
+    return lines
+
+
+def table(ds: xr.Dataset, scenario: str, methods=None):
+    """Coverage of ``methods`` in one scenario as a ``pandas.DataFrame`` over (C, M, N)."""
+    cov = ds["coverage"].sel(scenario=scenario)
+    if methods is not None:
+        cov = cov.sel(interval=[m for m in methods if m in ds["interval"].values])
+    frame = cov.to_dataframe()["coverage"].unstack("interval").dropna(how="all")
+    return frame[[m for m in (methods or frame.columns) if m in frame.columns]]
+
+
+def plot(ds: xr.Dataset, path: str | Path, confidence: float = 0.95) -> Path:
+    """Coverage versus M per method (worst over N and C, one panel per scenario), and width
+    versus coverage over all cells."""
+    plt = pyplot()
+
+    scen = list(ds["scenario"].values)
+    fig, axes = plt.subplots(1, len(scen) + 1, figsize=(4.2 * (len(scen) + 1), 4), squeeze=False)
+    for ax, s in zip(axes[0], scen, strict=False):
+        for m in ds["interval"].values:
+            cov = ds["coverage"].sel(scenario=s, interval=m)
+            worst = cov.min(dim=[d for d in cov.dims if d != "M"], skipna=True)
+            if np.isfinite(worst).any():
+                ax.plot(ds["M"], worst, marker="o", label=str(m))
+        ax.axhline(confidence, color="k", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_title(f"{s}: worst coverage over N, C")
+        ax.set_xlabel("M questions")
+    axes[0][0].set_ylabel("coverage")
+    axes[0][0].legend(fontsize=7)
+    ax = axes[0][-1]
+    for m in ds["interval"].values:
+        c = ds["coverage"].sel(interval=m).values.ravel()
+        wdt = ds["width"].sel(interval=m).values.ravel()
+        keep = np.isfinite(c)
+        ax.scatter(wdt[keep], c[keep], s=8, label=str(m))
+    ax.axhline(confidence, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("mean width")
+    ax.set_title("width versus coverage (all cells)")
+    fig.tight_layout()
+    return save_png(fig, path)

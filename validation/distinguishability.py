@@ -25,7 +25,7 @@ from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking.sample_size import trials_to_separate
 from bayes_eval.synthetic.biased_coin import mimic_probabilities, simulate_results
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.study_configs import DistinguishabilityConfig as Config
+from bayes_eval.validation.study_configs import DistinguishabilityConfig
 
 __all__ = ["plot", "run", "run_study", "summary"]
 
@@ -110,7 +110,9 @@ def run(
     )
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(
+    config: DistinguishabilityConfig, out: str | Path, *, progress: bool = True
+) -> StudyResult:
     """Run the study with ``config`` and write ``OUT/distinguishability.nc`` and ``.png``."""
     from bayes_eval.validation.study_output import finish
 

@@ -20,19 +20,19 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.validation.elicitation import elicit_beta, elicit_dirichlet
-from bayes_eval.validation.elicitation_data import (
+from bayes_eval.validation.elicitation import (
+    DEFAULT_CONCENTRATION,
+    ElicitationWarning,
+    ElicitedPrior,
+    beta_fits,
+    elicit_beta,
+    elicit_dirichlet,
     predictive_draws,
     predictive_summary,
     sensitivity,
 )
-from bayes_eval.validation.elicited_prior import (
-    DEFAULT_CONCENTRATION,
-    ElicitationWarning,
-    ElicitedPrior,
-)
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.study_configs import ElicitConfig as Config
+from bayes_eval.validation.study_configs import ElicitConfig
 
 __all__ = ["plot", "run_study"]
 
@@ -51,7 +51,7 @@ def _results(path: str, file_format: str | None) -> tuple[np.ndarray, list[str]]
     return R.values.astype(np.int64), [str(m) for m in R["model"].values]
 
 
-def _elicit(config: Config, level: str, n_q: int, w) -> tuple[ElicitedPrior, list[str]]:
+def _elicit(config: ElicitConfig, level: str, n_q: int, w) -> tuple[ElicitedPrior, list[str]]:
     """The prior, and the messages of the ElicitationWarnings it raised (others re-issued)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ElicitationWarning)
@@ -79,13 +79,11 @@ def _elicit(config: Config, level: str, n_q: int, w) -> tuple[ElicitedPrior, lis
     return prior, [str(c.message) for c in caught if c.category is ElicitationWarning]
 
 
-def _maxent(config: Config) -> dict | None:
+def _maxent(config: ElicitConfig) -> dict | None:
     """PreliZ's maximum-entropy Beta for the interval statement, beside the equal-tailed fit
-    the study uses (:func:`~bayes_eval.validation.elicit_preliz.beta_fits`); ``None`` when
+    the study uses (:func:`~bayes_eval.validation.elicitation.beta_fits`); ``None`` when
     PreliZ is not installed (it is in the ``pymc`` extra) or finds no Beta."""
     try:
-        from bayes_eval.validation.elicit_preliz import beta_fits
-
         fits = beta_fits(config.lo, config.hi, config.prob)
     except (ImportError, ValueError):
         return None
@@ -97,7 +95,7 @@ def _maxent(config: Config) -> dict | None:
     }
 
 
-def _note(config: Config) -> str:
+def _note(config: ElicitConfig) -> str:
     if config.level is None:
         return (
             "level: benchmark (default): the statement is read as a prior on the model's "
@@ -109,7 +107,9 @@ def _note(config: Config) -> str:
     return "level: question: the statement holds for every single question, independently."
 
 
-def _report(config: Config, prior: ElicitedPrior, out: dict, mismatch: list[str]) -> list[str]:
+def _report(
+    config: ElicitConfig, prior: ElicitedPrior, out: dict, mismatch: list[str]
+) -> list[str]:
     """The human-readable lines ``bayes-eval validate elicit`` prints without ``--json``."""
     lines = [out["note"]]
     if prior.level == "benchmark":
@@ -171,7 +171,7 @@ def _report(config: Config, prior: ElicitedPrior, out: dict, mismatch: list[str]
     return lines
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(config: ElicitConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Elicit the prior of ``config``; writes ``OUT/elicit.nc`` and ``OUT/elicit.png``.
 
     The summary holds ``level``, ``n_questions``, ``stated``, ``implied_pi_bar``,

@@ -28,9 +28,9 @@ or above ``1 / warn_ratio`` raises an :class:`ElicitationWarning`.
 
 The Beta fit solves the two quantile equations :math:`F(lo) = (1-p)/2`, :math:`F(hi) = (1+p)/2`
 for :math:`(a, b)` on the log scale (scipy; PreliZ has no equal-tailed solver). PreliZ answers
-the statements it covers (:mod:`.elicit_preliz`): the maximum-entropy Beta
-(``elicit_beta(..., method="maxent")``, ``preliz.maxent``), quartiles (``elicit_quantiles``,
-``preliz.quartile``) and a rubric mode with mass (``elicit_dirichlet_mode``,
+the statements it covers (table below): the maximum-entropy Beta
+(``elicit_beta(..., method="maxent")``, ``preliz.maxent``), quartiles (:func:`elicit_quantiles`,
+``preliz.quartile``) and a rubric mode with mass (:func:`elicit_dirichlet_mode`,
 ``preliz.dirichlet_mode``). :meth:`ElicitedPrior.to_closed_form` and
 :meth:`ElicitedPrior.to_pymc` run the same prior on the closed form and in PyMC.
 
@@ -43,41 +43,519 @@ the paper's uniform prior (eq. 6: :math:`n^0 = 1 + \text{counts of } R^0`):
 :math:`D = \sum_k \alpha_k - (C + 1)`; negative D means vaguer than uniform. At benchmark level
 the per-question prior given m sums to s, so :math:`D = s - 2`.
 
-:func:`prior_predictive` draws pi-bar for M questions under the prior; :func:`sensitivity`
-compares mu, sigma and ranks of real results under the uniform and the elicited prior (both
-in :mod:`.elicitation_data`; :class:`ElicitedPrior` and its checks are in
-:mod:`.elicited_prior`; the ``elicit`` study of the registry is :mod:`.elicit_study`).
+**PreliZ.** Which solver answers which statement (the semantics above hold for all of them:
+a statement about the model's accuracy on the benchmark is a prior on pi-bar, via the
+benchmark mean m, and the implied prior on pi-bar is always computed and compared):
+
+=====================================================  =======================================
+statement                                              solver
+=====================================================  =======================================
+"accuracy in [lo, hi] with probability p", equal tails  scipy (:func:`elicit_beta`, the
+                                                       default and the CLI's): PreliZ has no
+                                                       equal-tailed solver
+same, maximum-entropy Beta with mass p in [lo, hi]     ``preliz.maxent`` (:func:`maxent_beta`,
+                                                       ``elicit_beta(..., method="maxent")``)
+quartiles "25% below q1, median q2, 75% below q3"      ``preliz.quartile``
+                                                       (:func:`elicit_quantiles`)
+rubric: one [lo, hi] interval per category             scipy least squares on the Beta
+                                                       marginals (:func:`elicit_dirichlet`):
+                                                       PreliZ has none
+rubric: mode of the shares, each within +-bound of it  ``preliz.dirichlet_mode``
+with probability p                                     (:func:`elicit_dirichlet_mode`)
+=====================================================  =======================================
+
+The maximum-entropy and equal-tailed criteria differ: both put mass p in [lo, hi], but maxent
+picks among those Betas the one of largest entropy and leaves the tails free, while the
+equal-tailed fit asks for :math:`(1-p)/2` in each tail. For intervals symmetric about 1/2 the
+two coincide (Beta(8.0011, 8.0011) for [0.3, 0.7] at 0.9 from both, to about 1e-7
+relative); for [0.3, 0.6] at 0.9 they differ by 0.6% (maxent Beta(13.00, 15.86), tails
+0.047 / 0.053; equal tails Beta(12.92, 15.92)); near the boundary more ([0.05, 0.2]:
+Beta(6.11, 42.2) against Beta(5.43, 41.5)). :func:`beta_fits` returns both side by side.
+
+PreliZ's Dirichlet (Michael et al.'s mode-and-mass method, as implemented in
+``preliz.dirichlet_mode``) fixes the concentration :math:`\alpha_k = 1 + \tau\,\mathrm{mode}_k`
+and solves the one-dimensional equation "mean over categories of
+:math:`P(\pi_k < \mathrm{mode}_k - \mathrm{bound})` equals :math:`(1 - p)/2`" for
+:math:`\tau`; the per-category masses within ``mode +- bound`` then vary around p (reported
+in ``achieved``). PreliZ's Dirichlet has no ``to_pymc``; :meth:`ElicitedPrior.to_pymc` passes
+its ``alpha`` to ``pm.Dirichlet``.
+
+**Checks on data.** :func:`prior_predictive` draws pi-bar for M questions under the prior
+(:func:`predictive_draws`, :func:`predictive_summary`); :func:`sensitivity` compares mu, sigma
+and ranks of real results under the uniform and the elicited prior. The ``elicit`` study of
+the registry is :mod:`.elicit_study`.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 import numpy as np
+import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
+from scipy.special import betaln, expit, log_expit, logsumexp, roots_jacobi
 from scipy.stats import beta as beta_dist
 
-from bayes_eval.validation.elicit_preliz import maxent_beta
-from bayes_eval.validation.elicited_prior import (
-    DEFAULT_CONCENTRATION,
-    DEFAULT_WARN_RATIO,
-    ElicitationWarning,
-    ElicitedPrior,
-    Level,
-    _beta_prior,
-    _check,
-    _check_level,
-    _check_m,
-    _check_ratio,
-    _fit_beta,
-    _implied_question,
-    _tails,
-    _warn_if_mismatched,
-)
+from bayes_eval.inputs import tally
+from bayes_eval.metrics.bayes import bayes
+from bayes_eval.posteriors.exact import exact_posterior
+from bayes_eval.ranking.ranks import rank
 
-__all__ = ["elicit_beta", "elicit_dirichlet"]
+__all__ = [
+    "DEFAULT_CONCENTRATION",
+    "DEFAULT_WARN_RATIO",
+    "BetaFits",
+    "ElicitationWarning",
+    "ElicitedPrior",
+    "Level",
+    "beta_fits",
+    "dirichlet_mode_alpha",
+    "elicit_beta",
+    "elicit_dirichlet",
+    "elicit_dirichlet_mode",
+    "elicit_quantiles",
+    "maxent_beta",
+    "predictive_draws",
+    "predictive_summary",
+    "prior_predictive",
+    "quartile_beta",
+    "sensitivity",
+]
+
+Level = Literal["question", "benchmark"]
+
+#: Default spread across questions at benchmark level: :math:`\pi_q \mid m \sim
+#: \mathrm{Beta}(m, 1 - m)`, U-shaped for every m (most questions nearly always or nearly
+#: never solved). Beta-binomial maximum marginal likelihood fits of (m, s) on the shipped
+#: real data give s = 0.17 (cruxeval_codellama7b, M = 1600), 0.90 (phi4_aime25, M = 30),
+#: 1.5 (taubench_airline_gpt4o, M = 50) and a median of 0.42 over the 15 models of
+#: matharena_aime25_i (M = 15 each, range 0.10-0.73); 1 is a round middle value.
+DEFAULT_CONCENTRATION = 1.0
+#: Warn when the implied interval of pi-bar is narrower than this fraction of the stated
+#: interval (or wider than its inverse).
+DEFAULT_WARN_RATIO = 0.5
+#: Above this M, the benchmark-level Monte Carlo replaces the exact law of pi-bar given m
+#: (a mean of M Beta draws) by the Beta law with the same mean and variance.
+_EXACT_CONDITIONAL_MAX_M = 200
+
+
+class ElicitationWarning(UserWarning):
+    """The prior implied for pi-bar is much narrower (or wider) than the statement."""
+
+
+@dataclass(frozen=True)
+class ElicitedPrior:
+    r"""An elicited prior, at question or benchmark level, with its implied prior on pi-bar.
+
+    Attributes
+    ----------
+    level : {"question", "benchmark"}
+        What the statement was about: each single question, or the model's accuracy on the
+        benchmark.
+    alpha : ndarray of shape ``(C + 1,)`` or None
+        Question level: the per-question Dirichlet concentration (Beta: ``(b, a)`` for
+        categories 0 = fail, 1 = pass), usable as ``alpha0`` of :func:`bayes_eval.bayes`.
+        ``None`` at benchmark level (a hierarchical prior is not one Dirichlet; see
+        :meth:`per_question_alpha` and :meth:`hyper_grid`).
+    hyper_alpha : ndarray of shape ``(2,)`` or None
+        Benchmark level: ``(b, a)``, the benchmark mean accuracy is
+        :math:`m \sim \mathrm{Beta}(a, b)` (the mean vector ``(1 - m, m)`` is
+        :math:`\mathrm{Dir}(b, a)`). ``None`` at question level.
+    concentration : float or None
+        Benchmark level: s in :math:`\pi_q \mid m \sim \mathrm{Beta}(s m, s (1 - m))`.
+    depth : float
+        Prior depth D per question (``sum(alpha) - (C + 1)``; benchmark level ``s - 2``).
+    achieved : ndarray of shape ``(C + 1, 2)``
+        Central ``prob`` intervals of the fitted marginals per category (question level: of
+        :math:`\pi_q`; benchmark level: of the mean vector ``(1 - m, m)``).
+    prob : float
+        Probability of the stated interval(s).
+    w : ndarray of shape ``(C + 1,)``
+        Weights of the score :math:`w\cdot\pi` the intervals below refer to.
+    stated : ndarray of shape ``(2,)``
+        The stated interval of the score: ``[lo, hi]`` for binary accuracy; for a rubric,
+        the central ``prob`` interval of :math:`w\cdot\pi` for one question under the
+        per-category statements.
+    n_questions : int
+        M, the number of questions pi-bar averages over.
+    implied : ndarray of shape ``(2,)``
+        Central ``prob`` interval of the implied prior on pi-bar for M questions.
+    implied_method : str
+        How ``implied`` was computed ("exact lattice" or "Monte Carlo, ...").
+    fit : str
+        Which criterion fitted the prior to the statement ("equal-tailed quantiles", "maximum
+        entropy (preliz.maxent)", "quartiles (preliz.quartile)", ...).
+    """
+
+    level: Level
+    alpha: NDArray[np.float64] | None
+    hyper_alpha: NDArray[np.float64] | None
+    concentration: float | None
+    depth: float
+    achieved: NDArray[np.float64]
+    prob: float
+    w: NDArray[np.float64]
+    stated: NDArray[np.float64]
+    n_questions: int
+    implied: NDArray[np.float64]
+    implied_method: str
+    fit: str = "equal-tailed quantiles (scipy least squares)"
+
+    @property
+    def width_ratio(self) -> float:
+        """Width of the implied pi-bar interval over the width of the stated interval."""
+        return float(np.diff(self.implied)[0] / np.diff(self.stated)[0])
+
+    def per_question_alpha(self, m: ArrayLike) -> NDArray[np.float64]:
+        """Per-question Beta prior given the benchmark mean accuracy m (benchmark level).
+
+        Parameters
+        ----------
+        m : float or array_like
+            Benchmark mean accuracy, in ``(0, 1)``.
+
+        Returns
+        -------
+        ndarray of shape ``np.shape(m) + (2,)``
+            ``(s (1 - m), s m)``: the Dirichlet concentration of categories (fail, pass).
+        """
+        if self.level != "benchmark":
+            raise ValueError(
+                "a question-level prior has one per-question concentration: use .alpha."
+            )
+        m = np.asarray(m, dtype=float)
+        if not np.all((m > 0) & (m < 1)):
+            raise ValueError("the benchmark mean accuracy m must lie in (0, 1).")
+        s = float(self.concentration)
+        return np.stack([s * (1.0 - m), s * m], axis=-1)
+
+    def hyper_grid(
+        self, n_nodes: int = 32, *, rule: Literal["gauss-jacobi", "quantile"] = "gauss-jacobi"
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        r"""Quadrature over the benchmark mean m, for integrated-prior code on the fast path.
+
+        A benchmark-level prior is the mixture
+        :math:`\int \prod_q \mathrm{Dir}(\pi_q; \alpha(m))\,\mathrm{Beta}(m; a, b)\,dm` with
+        :math:`\alpha(m) = (s(1-m), s m)`; this returns nodes :math:`\alpha(m_j)` and
+        normalised log weights :math:`\log\omega_j`, so that
+        :math:`E[g(m)] \approx \sum_j \omega_j\, g(m_j)`. A posterior given results R is then
+        the mixture of the closed-form Bayes@N posteriors at ``alpha0 = alpha_nodes[j]``
+        with weights proportional to :math:`\omega_j\, p(R \mid \alpha(m_j))` (the
+        Dirichlet-multinomial marginal likelihood). When the data pin m down to less than
+        the node spacing (large M), refine the grid around the data, as
+        :func:`sensitivity` does.
+
+        Parameters
+        ----------
+        n_nodes : int
+            Number of nodes.
+        rule : {"gauss-jacobi", "quantile"}, keyword-only
+            ``"gauss-jacobi"``: Gauss quadrature for the weight :math:`m^{a-1}(1-m)^{b-1}`,
+            exact for polynomials in m of degree up to ``2 n_nodes - 1`` (mean and variance
+            of m exactly). ``"quantile"``: the Beta quantiles at ``(j + 1/2) / n_nodes``
+            with equal weights (every node carries the same prior mass).
+
+        Returns
+        -------
+        alpha_nodes : ndarray of shape ``(n_nodes, 2)``
+            Per-question Dirichlet concentrations (fail, pass) at the nodes.
+        log_weights : ndarray of shape ``(n_nodes,)``
+            Log quadrature weights, ``logsumexp(log_weights) == 0``.
+
+        Notes
+        -----
+        A question-level prior is the degenerate case: one node ``alpha`` with log weight 0.
+        """
+        if self.level == "question":
+            return self.alpha[None, :].copy(), np.zeros(1)
+        if int(n_nodes) != n_nodes or n_nodes < 1:
+            raise ValueError(f"n_nodes is {n_nodes!r}; expected a positive integer.")
+        n_nodes = int(n_nodes)
+        b, a = self.hyper_alpha
+        if rule == "gauss-jacobi":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                x, wq = roots_jacobi(n_nodes, b - 1.0, a - 1.0)  # weight (1-x)^(b-1) (1+x)^(a-1)
+            m = 0.5 * (1.0 + x)
+            with np.errstate(divide="ignore"):
+                log_w = np.log(np.clip(wq, 0.0, None))
+        elif rule == "quantile":
+            m = beta_dist.ppf((np.arange(n_nodes) + 0.5) / n_nodes, a, b)
+            log_w = np.zeros(n_nodes)
+        else:
+            raise ValueError(f"rule is {rule!r}; expected 'gauss-jacobi' or 'quantile'.")
+        m = np.clip(m, np.finfo(float).tiny, 1.0 - np.finfo(float).eps)
+        return self.per_question_alpha(m), log_w - logsumexp(log_w)
+
+    def as_dict(self) -> dict:
+        """JSON-ready summary."""
+        return {
+            "level": self.level,
+            "alpha": None if self.alpha is None else self.alpha.tolist(),
+            "hyper_alpha": None if self.hyper_alpha is None else self.hyper_alpha.tolist(),
+            "concentration": self.concentration,
+            "depth": self.depth,
+            "achieved": self.achieved.tolist(),
+            "prob": self.prob,
+            "w": self.w.tolist(),
+            "stated": self.stated.tolist(),
+            "n_questions": self.n_questions,
+            "implied_pi_bar": self.implied.tolist(),
+            "width_ratio": self.width_ratio,
+            "implied_method": self.implied_method,
+            "fit": self.fit,
+        }
+
+    def to_closed_form(self) -> NDArray[np.float64]:
+        r"""The ``prior=`` argument of :func:`bayes_eval.bayes`/:func:`bayes_eval.bayes_ci`.
+
+        Question level: the per-question Dirichlet concentration ``alpha`` (a copy), which
+        :func:`bayes_eval.posteriors.priors.resolve_prior` accepts as a fixed prior and
+        :func:`bayes_eval.models.matching_model` as ``alpha0``: both paths then use
+        :math:`\pi_q \sim \mathrm{Dir}(\alpha)`, so the closed form and NUTS agree exactly
+        (up to Monte Carlo error).
+
+        Raises
+        ------
+        ValueError
+            At benchmark level: the prior is a mixture over the benchmark mean m, not one
+            Dirichlet. Its closed form is the mixture over m of Bayes@N posteriors
+            (:func:`bayes_eval.validation.elicitation.sensitivity`, or :meth:`hyper_grid`).
+        """
+        if self.level == "benchmark":
+            raise ValueError(
+                "a benchmark-level prior is a mixture over the benchmark mean m, not one "
+                "Dirichlet prior=: use bayes_eval.validation.elicitation.sensitivity(R, prior) "
+                "for its closed-form posterior (or .hyper_grid() for the nodes), and "
+                ".to_pymc(...) for the PyMC hierarchy."
+            )
+        return np.array(self.alpha, dtype=float)
+
+    def to_pymc(self, name: str, *, dims: tuple[str, ...] | str | None = None):
+        r"""The elicited prior as a PyMC random variable, inside a ``pm.Model`` context.
+
+        Question level: ``pm.Dirichlet(name, a=alpha, dims=dims)`` (PreliZ's ``Dirichlet``
+        has no ``to_pymc``, so the concentration is passed on directly). Benchmark level: the
+        hierarchy of :func:`~bayes_eval.validation.elicitation.elicit_beta`,
+        ``{name}_m ~ Beta(a, b)`` over ``dims[:-2]`` (one benchmark mean per model) and
+        ``name ~ Dirichlet(s (1 - m), s m)`` per question.
+
+        Parameters
+        ----------
+        name : str
+            Name of the variable (the benchmark mean is ``f"{name}_m"``).
+        dims : str or tuple of str, keyword-only
+            Dims of the variable; the last one is the category dim (size C + 1). At
+            benchmark level at least ``(question, category)``.
+
+        Returns
+        -------
+        pytensor.tensor.TensorVariable
+            The Dirichlet random variable.
+        """
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        if self.level == "question":
+            return pm.Dirichlet(name, a=self.alpha, dims=dims)
+        dims = (dims,) if isinstance(dims, str) else tuple(dims or ())
+        if len(dims) < 2:
+            raise ValueError(
+                f"dims is {dims!r}; a benchmark-level prior needs at least "
+                "(question, category) dims, e.g. ('model', 'question', 'category')."
+            )
+        b, a = self.hyper_alpha
+        s = float(self.concentration)
+        m = pm.Beta(f"{name}_m", alpha=a, beta=b, dims=dims[:-2] or None)
+        conc = s * pt.stack([1.0 - m, m], axis=-1)[..., None, :]
+        return pm.Dirichlet(name, a=conc, dims=dims)
+
+
+def _fit_beta(lo: float, hi: float, prob: float) -> tuple[float, float]:
+    """Equal-tailed Beta: ``F(lo) = (1 - prob) / 2``, ``F(hi) = (1 + prob) / 2`` (scipy)."""
+    q = _tails(prob)
+
+    def eqs(x):
+        a, b = np.exp(x)
+        return beta_dist.ppf(q, a, b) - np.array([lo, hi])
+
+    mid = 0.5 * (lo + hi)
+    # start from the Beta with the moments of a uniform-ish guess on [lo, hi]
+    var = ((hi - lo) / 3.3) ** 2
+    k = max(mid * (1 - mid) / var - 1, 0.5)
+    sol = optimize.least_squares(eqs, np.log([mid * k, (1 - mid) * k]), xtol=1e-14, ftol=1e-14)
+    a, b = np.exp(sol.x)
+    achieved = beta_dist.ppf(q, a, b)
+    if np.max(np.abs(achieved - [lo, hi])) > 1e-6:
+        raise ValueError(
+            f"no Beta prior has [{lo}, {hi}] as its central {prob:.0%} interval (closest: "
+            f"[{achieved[0]:.4f}, {achieved[1]:.4f}]); widen the interval or lower the probability."
+        )
+    return float(a), float(b)
+
+
+def _beta_prior(
+    a: float,
+    b: float,
+    *,
+    stated: NDArray,
+    prob: float,
+    level: Level,
+    n_questions: int,
+    concentration: float,
+    draws: int,
+    seed: int,
+    fit: str,
+) -> ElicitedPrior:
+    """The :class:`ElicitedPrior` of a fitted ``Beta(a, b)`` at either level (no warning)."""
+    q = _tails(prob)
+    ach = np.array([beta_dist.ppf(q, b, a), beta_dist.ppf(q, a, b)])
+    w = np.array([0.0, 1.0])
+    common = dict(achieved=ach, prob=float(prob), w=w, stated=np.asarray(stated, dtype=float))
+    if level == "question":
+        alpha = np.array([b, a])
+        return ElicitedPrior(
+            level="question",
+            alpha=alpha,
+            hyper_alpha=None,
+            concentration=None,
+            depth=float(alpha.sum() - 2),
+            n_questions=n_questions,
+            implied=_implied_question(alpha, w, n_questions, prob),
+            implied_method="exact lattice (bayes_eval.posteriors.exact)",
+            fit=fit,
+            **common,
+        )
+    s = _check_concentration(concentration)
+    if int(draws) != draws or draws < 100:
+        raise ValueError(f"draws is {draws!r}; expected an integer >= 100.")
+    _, pi_bar = _benchmark_draws(a, b, s, n_questions, int(draws), np.random.default_rng(seed))
+    return ElicitedPrior(
+        level="benchmark",
+        alpha=None,
+        hyper_alpha=np.array([b, a]),
+        concentration=s,
+        depth=s - 2.0,
+        n_questions=n_questions,
+        implied=np.quantile(pi_bar, q),
+        implied_method=f"Monte Carlo, {int(draws)} draws, seed {seed}",
+        fit=fit,
+        **common,
+    )
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def _check(lo: float, hi: float, prob: float) -> None:
+    if not (0.0 < lo < hi < 1.0):
+        raise ValueError(f"interval [{lo}, {hi}] must satisfy 0 < lo < hi < 1.")
+    if not (0.0 < prob < 1.0):
+        raise ValueError(f"probability is {prob!r}; expected a number in (0, 1).")
+
+
+def _check_level(level, func: str) -> Level:
+    if level is None:
+        raise TypeError(
+            f"{func}() needs level='benchmark' (the statement is about the model's accuracy on "
+            "the benchmark, i.e. the prior of pi-bar) or level='question' (it holds for every "
+            "single question; pi-bar's prior is then about sqrt(M) times narrower)."
+        )
+    if level not in ("question", "benchmark"):
+        raise ValueError(f"level is {level!r}; expected 'question' or 'benchmark'.")
+    return level
+
+
+def _check_m(n_questions, func: str) -> int:
+    if n_questions is None:
+        raise TypeError(f"{func}() needs n_questions, the M of the benchmark the prior is for.")
+    if isinstance(n_questions, bool) or int(n_questions) != n_questions or n_questions < 1:
+        raise ValueError(f"n_questions is {n_questions!r}; expected a positive integer.")
+    return int(n_questions)
+
+
+def _check_ratio(warn_ratio: float) -> float:
+    if not (0.0 <= warn_ratio < 1.0):
+        raise ValueError(f"warn_ratio is {warn_ratio!r}; expected a number in [0, 1).")
+    return float(warn_ratio)
+
+
+def _check_concentration(s) -> float:
+    s = float(s)
+    if not (np.isfinite(s) and s > 0):
+        raise ValueError(f"concentration is {s!r}; expected a finite number > 0.")
+    return s
+
+
+# ----------------------------------------------------------------------------- pi-bar
+
+
+def _tails(prob: float) -> NDArray[np.float64]:
+    return np.array([(1 - prob) / 2, (1 + prob) / 2])
+
+
+def _implied_question(alpha: NDArray, w: NDArray, m: int, prob: float) -> NDArray:
+    """Central interval of pi-bar for M iid Dir(alpha) questions (exact lattice law)."""
+    return exact_posterior(np.tile(alpha, (m, 1)), w).ppf(_tails(prob))
+
+
+def _benchmark_draws(
+    a: float, b: float, s: float, m_questions: int, draws: int, rng: np.random.Generator
+) -> tuple[NDArray, NDArray]:
+    """Draws of (m, pi-bar) under m ~ Beta(a, b), pi_q | m ~ Beta(s m, s (1 - m)).
+
+    m is stratified (one jittered draw per prior quantile stratum); pi-bar given m is exact
+    (a mean of M Beta draws) up to ``_EXACT_CONDITIONAL_MAX_M`` questions, beyond that the Beta
+    law with the same conditional mean m and variance m (1 - m) / ((s + 1) M).
+    """
+    u = (np.arange(draws) + rng.random(draws)) / draws
+    m = beta_dist.ppf(u, a, b)
+    m = np.clip(m, 1e-300, 1.0 - 1e-16)
+    if m_questions <= _EXACT_CONDITIONAL_MAX_M:
+        pi_bar = np.empty(draws)
+        chunk = max(1, 2_000_000 // m_questions)
+        for i in range(0, draws, chunk):
+            mi = m[i : i + chunk, None]
+            pi_bar[i : i + chunk] = rng.beta(
+                s * mi, s * (1.0 - mi), size=(mi.shape[0], m_questions)
+            ).mean(-1)
+    else:
+        kappa = (s + 1.0) * m_questions - 1.0
+        pi_bar = rng.beta(m * kappa, (1.0 - m) * kappa)
+    return m, pi_bar
+
+
+def _warn_if_mismatched(prior: ElicitedPrior, warn_ratio: float) -> None:
+    ratio = prior.width_ratio
+    lo, hi = prior.implied
+    slo, shi = prior.stated
+    where = (
+        f"the implied {prior.prob:.0%} interval of pi-bar over M = {prior.n_questions} "
+        f"questions is [{lo:.3f}, {hi:.3f}]"
+    )
+    if ratio < warn_ratio:
+        msg = (
+            f"{prior.level}-level prior: {where}, {1 / ratio:.1f} times narrower than the "
+            f"stated [{slo:.3f}, {shi:.3f}] (width ratio {ratio:.3f}). Each question gets this "
+            f"prior independently (worth D = {prior.depth:.1f} trials on every question), so "
+            "their mean is nearly fixed. If the statement is about the model's accuracy on "
+            "the benchmark, use level='benchmark'."
+        )
+    elif warn_ratio > 0 and ratio > 1 / warn_ratio:
+        msg = (
+            f"{prior.level}-level prior: {where}, {ratio:.1f} times wider than the stated "
+            f"[{slo:.3f}, {shi:.3f}] (width ratio {ratio:.3f}): with few questions pi-bar "
+            "scatters around the benchmark mean m. A larger concentration (questions more "
+            "alike) narrows it."
+        )
+    else:
+        return
+    warnings.warn(ElicitationWarning(msg), stacklevel=3)
+
+
+# ----------------------------------------------------------------------------- elicitation
 
 
 def elicit_beta(
@@ -136,7 +614,7 @@ def elicit_beta(
         (``preliz.maxent`` uses another criterion and ``preliz.match_quantiles`` matches the
         quantiles of a given distribution, not stated values). ``"maxent"``: PreliZ's
         maximum-entropy Beta with mass ``prob`` in ``[lo, hi]``
-        (:func:`~bayes_eval.validation.elicit_preliz.maxent_beta`), which leaves the tails
+        (:func:`maxent_beta`), which leaves the tails
         free. For an interval symmetric about 1/2 the two coincide (to about 1e-7 in
         ``(a, b)``); otherwise maxent puts unequal mass in the tails ([0.05, 0.2] at 0.9:
         Beta(6.11, 42.2) with tails 0.026 / 0.074, against Beta(5.43, 41.5) with 0.05 / 0.05).
@@ -323,3 +801,417 @@ def elicit_dirichlet(
     )
     _warn_if_mismatched(prior, warn_ratio)
     return prior
+
+
+# ----------------------------------------------------------------------------- PreliZ
+
+
+#: largest relative error of a PreliZ fit (mass or quartile probabilities) that is accepted
+_TOLERANCE = 1e-3
+
+
+def _preliz():
+    import preliz as pz
+
+    return pz
+
+
+def maxent_beta(lo: float, hi: float, prob: float = 0.9) -> tuple[float, float]:
+    """``(a, b)`` of the maximum-entropy Beta with mass ``prob`` in ``[lo, hi]``
+    (``preliz.maxent(pz.Beta(), lo, hi, mass=prob, plot=False)``).
+
+    Raises
+    ------
+    ValueError
+        When the fitted Beta's mass in ``[lo, hi]`` misses ``prob`` by more than 1e-3.
+    """
+    _check(lo, hi, prob)
+    pz = _preliz()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # checked below, with a clearer message
+        dist = pz.maxent(pz.Beta(), lo, hi, mass=prob, plot=False)
+    a, b = float(dist.alpha), float(dist.beta)
+    mass = beta_dist.cdf(hi, a, b) - beta_dist.cdf(lo, a, b)
+    if abs(mass - prob) > _TOLERANCE:
+        raise ValueError(
+            f"preliz.maxent found no Beta with mass {prob} in [{lo}, {hi}] (closest: "
+            f"{mass:.4f}); widen the interval or lower the probability."
+        )
+    return a, b
+
+
+def quartile_beta(q1: float, q2: float, q3: float) -> tuple[float, float]:
+    """``(a, b)`` of the Beta with quartiles ``q1 < q2 < q3``, least squares
+    (``preliz.quartile(pz.Beta(), q1, q2, q3, plot=False)``).
+
+    Raises
+    ------
+    ValueError
+        When a quartile is outside (0, 1) or out of order, or the fitted Beta's CDF at the
+        three values misses 0.25, 0.5, 0.75 by more than 0.01 (a Beta has two parameters, so
+        three quartiles only hold together approximately).
+    """
+    q = np.array([q1, q2, q3], dtype=float)
+    if not (np.all((q > 0) & (q < 1)) and q1 < q2 < q3):
+        raise ValueError(f"quartiles {q.tolist()} must satisfy 0 < q1 < q2 < q3 < 1.")
+    pz = _preliz()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dist = pz.quartile(pz.Beta(), q1, q2, q3, plot=False)
+    a, b = float(dist.alpha), float(dist.beta)
+    cdf = beta_dist.cdf(q, a, b)
+    if np.abs(cdf - [0.25, 0.5, 0.75]).max() > 0.01:
+        raise ValueError(
+            f"no Beta has quartiles {q.tolist()}: the closest, Beta({a:.3g}, {b:.3g}), puts "
+            f"{np.round(cdf, 3).tolist()} below them (expected 0.25, 0.5, 0.75). A Beta's "
+            "median lies between its quartiles in a way fixed by its two parameters; restate."
+        )
+    return a, b
+
+
+class BetaFits(NamedTuple):
+    """The two Beta fits of one interval statement (:func:`beta_fits`)."""
+
+    equal_tailed: tuple[float, float]
+    maxent: tuple[float, float]
+    tails_equal_tailed: tuple[float, float]
+    tails_maxent: tuple[float, float]
+    max_relative_difference: float
+
+
+def beta_fits(lo: float, hi: float, prob: float = 0.9) -> BetaFits:
+    """Equal-tailed (scipy) and maximum-entropy (PreliZ) Beta for ``[lo, hi]`` at ``prob``,
+    with the mass each leaves below ``lo`` and above ``hi``, and the largest relative
+    difference of ``(a, b)``."""
+    et = _fit_beta(lo, hi, prob)
+    me = maxent_beta(lo, hi, prob)
+
+    def tails(ab):
+        return float(beta_dist.cdf(lo, *ab)), float(beta_dist.sf(hi, *ab))
+
+    rel = float(np.max(np.abs(np.subtract(me, et)) / np.asarray(et)))
+    return BetaFits(et, me, tails(et), tails(me), rel)
+
+
+def elicit_quantiles(
+    q1: float,
+    q2: float,
+    q3: float,
+    *,
+    level: Level | None = None,
+    n_questions: int | None = None,
+    concentration: float = DEFAULT_CONCENTRATION,
+    warn_ratio: float = DEFAULT_WARN_RATIO,
+    draws: int = 20_000,
+    seed: int = 0,
+) -> ElicitedPrior:
+    r"""Prior from quartiles: "accuracy is below q1, q2, q3 with probability 1/4, 1/2, 3/4".
+
+    The Beta comes from ``preliz.quartile`` (:func:`quartile_beta`); ``level``,
+    ``n_questions``, ``concentration``, ``warn_ratio``, ``draws`` and ``seed`` are as in
+    :func:`~bayes_eval.validation.elicitation.elicit_beta` (a statement about the model's
+    accuracy on the benchmark is ``level="benchmark"``, a prior on the benchmark mean m).
+    The stated interval is the interquartile range ``[q1, q3]`` with probability 1/2, and the
+    implied central 50% interval of pi-bar is compared with it.
+
+    Returns
+    -------
+    ElicitedPrior
+        As from ``elicit_beta``, with ``prob = 0.5``, ``stated = [q1, q3]``.
+
+    Examples
+    --------
+    >>> p = elicit_quantiles(0.4, 0.5, 0.6, level="benchmark", n_questions=100)
+    >>> p.hyper_alpha.round(2).tolist(), p.fit
+    ([5.82, 5.82], 'quartiles (preliz.quartile)')
+    """
+    level = _check_level(level, "elicit_quantiles")
+    m_questions = _check_m(n_questions, "elicit_quantiles")
+    warn_ratio = _check_ratio(warn_ratio)
+    a, b = quartile_beta(q1, q2, q3)
+    prior = _beta_prior(
+        a,
+        b,
+        stated=np.array([q1, q3], dtype=float),
+        prob=0.5,
+        level=level,
+        n_questions=m_questions,
+        concentration=concentration,
+        draws=draws,
+        seed=seed,
+        fit="quartiles (preliz.quartile)",
+    )
+    _warn_if_mismatched(prior, warn_ratio)
+    return prior
+
+
+def dirichlet_mode_alpha(mode: ArrayLike, mass: float = 0.9, bound: float = 0.01) -> np.ndarray:
+    """Concentration of ``preliz.dirichlet_mode(mode, mass, bound, plot=False)`` (module
+    docstring), after checking the inputs (PreliZ renormalises a mode that does not sum to 1;
+    here that is an error)."""
+    m = np.asarray(mode, dtype=float)
+    if m.ndim != 1 or m.size < 2 or not np.all(m > 0) or abs(m.sum() - 1) > 1e-9:
+        raise ValueError(f"mode is {m.tolist()}; expected C + 1 >= 2 shares > 0 that sum to 1.")
+    if not 0 < mass < 1:
+        raise ValueError(f"mass is {mass!r}; expected a probability in (0, 1).")
+    if not 0 < bound < m.min():
+        raise ValueError(
+            f"bound is {bound!r}; expected a number in (0, {m.min():g}) (every mode - bound > 0)."
+        )
+    pz = _preliz()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, dist = pz.dirichlet_mode(list(m), mass=mass, bound=bound, plot=False)
+    return np.asarray(dist.alpha, dtype=float)
+
+
+def elicit_dirichlet_mode(
+    mode: ArrayLike,
+    mass: float = 0.9,
+    *,
+    bound: float = 0.01,
+    level: Level | None = None,
+    n_questions: int | None = None,
+    w: ArrayLike | None = None,
+    warn_ratio: float = DEFAULT_WARN_RATIO,
+) -> ElicitedPrior:
+    r"""Rubric prior from "the most likely shares are ``mode``; each lies within ``+-bound``
+    of its mode with probability ``mass``" (``preliz.dirichlet_mode``, module docstring).
+
+    Question level only, as :func:`~bayes_eval.validation.elicitation.elicit_dirichlet`
+    (which fits one ``[lo, hi]`` interval per category by least squares instead).
+
+    Returns
+    -------
+    ElicitedPrior
+        ``achieved`` holds each category's central ``mass`` interval; ``stated`` the central
+        ``mass`` interval of one question's score :math:`w\cdot\pi`; ``implied`` that of
+        pi-bar over M questions.
+    """
+    level = _check_level(level, "elicit_dirichlet_mode")
+    if level == "benchmark":
+        raise ValueError(
+            "benchmark-level rubric statements need a Dirichlet hyperprior on the mean shares, "
+            "which is not implemented; use level='question' and check the implied pi-bar."
+        )
+    m_questions = _check_m(n_questions, "elicit_dirichlet_mode")
+    warn_ratio = _check_ratio(warn_ratio)
+    alpha = dirichlet_mode_alpha(mode, mass, bound)
+    weights = np.linspace(0.0, 1.0, alpha.size) if w is None else np.asarray(w, dtype=float)
+    if weights.shape != alpha.shape or not np.isfinite(weights).all() or np.ptp(weights) == 0:
+        raise ValueError(f"w has shape {weights.shape}; expected {alpha.size} finite weights.")
+    q = _tails(mass)
+    prior = ElicitedPrior(
+        level="question",
+        alpha=alpha,
+        hyper_alpha=None,
+        concentration=None,
+        depth=float(alpha.sum() - alpha.size),
+        achieved=np.array([beta_dist.ppf(q, a, alpha.sum() - a) for a in alpha]),
+        prob=float(mass),
+        w=weights,
+        stated=_implied_question(alpha, weights, 1, mass),
+        n_questions=m_questions,
+        implied=_implied_question(alpha, weights, m_questions, mass),
+        implied_method="exact lattice (bayes_eval.posteriors.exact)",
+        fit=f"mode and mass (preliz.dirichlet_mode, bound {bound:g})",
+    )
+    _warn_if_mismatched(prior, warn_ratio)
+    return prior
+
+
+# ----------------------------------------------------------------------------- checks on data
+
+
+def prior_predictive(
+    prior: ElicitedPrior,
+    w: ArrayLike | None = None,
+    *,
+    n_questions: int | None = None,
+    draws: int = 20_000,
+    seed: int = 0,
+) -> dict:
+    """Prior predictive distribution of pi-bar for M questions, and of one question's score.
+
+    Parameters
+    ----------
+    prior : ElicitedPrior
+        Question level: each :math:`\\pi_q \\sim \\mathrm{Dir}(\\alpha)`; benchmark level:
+        m from the hyperprior, then each :math:`\\pi_q \\mid m` independently.
+    w : array_like, optional
+        Score weights; default ``prior.w``.
+    n_questions : int, keyword-only
+        M; default ``prior.n_questions``.
+    draws, seed : int, keyword-only
+        Monte Carlo draws and seed.
+
+    Returns
+    -------
+    dict
+        ``level``, ``n_questions``, quantiles, mean and sd of pi-bar, and quantiles of one
+        question's score.
+    """
+    pi_bar, per_q = predictive_draws(prior, w, n_questions=n_questions, draws=draws, seed=seed)
+    m_questions = prior.n_questions if n_questions is None else int(n_questions)
+    return predictive_summary(prior, pi_bar, per_q, m_questions)
+
+
+def predictive_summary(prior: ElicitedPrior, pi_bar, per_q, m_questions: int) -> dict:
+    """The dict of :func:`prior_predictive` from the draws of :func:`predictive_draws`."""
+    qs = [0.025, 0.05, 0.25, 0.5, 0.75, 0.95, 0.975]
+    return {
+        "level": prior.level,
+        "n_questions": m_questions,
+        "pi_bar_quantiles": dict(
+            zip(map(str, qs), np.quantile(pi_bar, qs).round(4).tolist(), strict=True)
+        ),
+        "pi_bar_mean": round(float(pi_bar.mean()), 4),
+        "pi_bar_sd": round(float(pi_bar.std()), 4),
+        "question_score_quantiles": dict(
+            zip(map(str, qs), np.quantile(per_q, qs).round(4).tolist(), strict=True)
+        ),
+    }
+
+
+def predictive_draws(
+    prior: ElicitedPrior,
+    w: ArrayLike | None = None,
+    *,
+    n_questions: int | None = None,
+    draws: int = 20_000,
+    seed: int = 0,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The draws behind :func:`prior_predictive` (same arguments, same seed: same draws):
+    ``pi_bar`` over M questions and one question's score, each of shape ``(draws,)``."""
+    w = prior.w if w is None else np.asarray(w, float)
+    m_questions = (
+        prior.n_questions if n_questions is None else _check_m(n_questions, "prior_predictive")
+    )
+    rng = np.random.default_rng(seed)
+    if prior.level == "question":
+        pi_bar = (rng.dirichlet(prior.alpha, size=(draws, m_questions)) @ w).mean(-1)
+        per_q = rng.dirichlet(prior.alpha, size=draws) @ w
+    else:
+        if w.shape != (2,):
+            raise ValueError("a benchmark-level prior is binary: w needs 2 weights.")
+        b, a = prior.hyper_alpha
+        s = prior.concentration
+        m, pi_bar = _benchmark_draws(a, b, s, m_questions, draws, rng)
+        pi_bar = w[0] + (w[1] - w[0]) * pi_bar
+        per_q = w[0] + (w[1] - w[0]) * rng.beta(s * m, s * (1.0 - m))
+    return pi_bar, per_q
+
+
+def _posterior_nodes_over_m(
+    counts: NDArray, a: float, b: float, s: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Nodes and normalised weights of the posterior of the benchmark mean m, one model.
+
+    The log posterior density of :math:`z = \mathrm{logit}\, m` is
+    :math:`a \log m + b \log(1-m) + \sum_q \log p(n_q \mid s m, s(1-m))` (Beta prior with
+    the Jacobian, Beta-binomial marginal likelihood of each question's counts). It is
+    evaluated on 2048 cells of ``z`` in [-30, 30], the hull of the cells within 40 log units of
+    the maximum is re-gridded with 512 cells, and each cell of that second grid within 40
+    log units gets 8 Gauss-Legendre nodes: a fixed prior grid would not resolve the
+    posterior of m, whose sd falls like :math:`1/\sqrt M`.
+    """
+    rows, mult = np.unique(counts, axis=0, return_counts=True)
+    k1 = rows[:, 1].astype(float)
+    k0 = rows[:, 0].astype(float)
+
+    def log_post(z):
+        m1, m0 = s * expit(z)[:, None], s * expit(-z)[:, None]
+        ll = (betaln(m1 + k1, m0 + k0) - betaln(m1, m0)) @ mult
+        return a * log_expit(z) + b * log_expit(-z) + ll
+
+    lo, hi, drop = -30.0, 30.0, 40.0
+    for n_cells in (2048, 512):
+        edges = np.linspace(lo, hi, n_cells + 1)
+        lp = log_post(edges)
+        keep = np.maximum(lp[:-1], lp[1:]) > lp.max() - drop
+        keep[1:] |= keep[:-1].copy()
+        keep[:-1] |= keep[1:].copy()
+        cells = np.flatnonzero(keep)
+        lo, hi = edges[cells[0]], edges[cells[-1] + 1]
+    width = edges[1] - edges[0]
+    x, wgl = np.polynomial.legendre.leggauss(8)
+    z = (edges[cells][:, None] + 0.5 * width * (x + 1.0)).ravel()
+    log_w = np.log(np.tile(0.5 * width * wgl, cells.size)) + log_post(z)
+    return expit(z), np.exp(log_w - logsumexp(log_w))
+
+
+def _benchmark_moments(counts: NDArray, w: NDArray, prior: ElicitedPrior) -> tuple[float, float]:
+    """Posterior mean and sd of pi-bar for one model under a benchmark-level prior.
+
+    The closed-form Bayes@N moments at each node m (Beta posteriors
+    :math:`\\mathrm{Beta}(s m + k_q, s(1-m) + n_q - k_q)`), mixed with the posterior weights
+    of m by the law of total variance.
+    """
+    b, a = prior.hyper_alpha
+    s = prior.concentration
+    m, omega = _posterior_nodes_over_m(counts, a, b, s)
+    rows, mult = np.unique(counts, axis=0, return_counts=True)
+    n_q = counts.shape[0]
+    total = s + rows.sum(1)  # (U,)
+    p1 = (s * m[:, None] + rows[:, 1]) / total  # (J, U)
+    p0 = (s * (1.0 - m)[:, None] + rows[:, 0]) / total
+    d = w[1] - w[0]
+    mu = w[0] + d * (p1 @ mult) / n_q
+    var = d**2 * ((p1 * p0 / (total + 1.0)) @ mult) / n_q**2
+    mean = float(omega @ mu)
+    return mean, float(np.sqrt(omega @ (var + (mu - mean) ** 2)))
+
+
+def sensitivity(
+    R: ArrayLike, prior: ElicitedPrior, w: ArrayLike | None = None, *, models=None
+) -> xr.Dataset:
+    """mu, sigma and competition ranks of L models under the uniform and the elicited prior.
+
+    Parameters
+    ----------
+    R : array_like of int, shape ``(L, M, N)``
+        Results (a ``numpy.ma.MaskedArray`` marks missing trials).
+    prior : ElicitedPrior
+        Question level: Bayes@N with ``alpha0 = prior.alpha``. Benchmark level: the mixture
+        over the benchmark mean m of the closed-form posteriors, weighted by the posterior of
+        m (prior times the Dirichlet-multinomial marginal likelihood of each model's counts;
+        each model has its own m), mean and variance by the law of total variance.
+    w : array_like, optional
+        Score weights; default ``prior.w``.
+    models : sequence of str, keyword-only, optional
+        Model names.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mu``, ``sigma`` and ``rank`` with dims ``(prior, model)``,
+        ``prior = ["uniform", "elicited"]``.
+    """
+    if np.ndim(R) != 3:
+        raise ValueError(f"R has shape {np.shape(R)}; expected (L, M, N).")
+    w = prior.w if w is None else np.asarray(w, dtype=float)
+    mu_u, s_u = bayes(R, w)
+    if prior.level == "question":
+        mu_e, s_e = bayes(R, w, alpha0=prior.alpha)
+        attrs = {"level": "question", "alpha": prior.alpha.tolist(), "depth": prior.depth}
+    else:
+        t, w = tally(R, w)
+        if t.n_categories != 2:
+            raise ValueError("a benchmark-level prior is binary: R must hold 0/1 results.")
+        mu_e, s_e = np.array([_benchmark_moments(c, w, prior) for c in t.counts]).T
+        attrs = {
+            "level": "benchmark",
+            "hyper_alpha": prior.hyper_alpha.tolist(),
+            "concentration": prior.concentration,
+            "depth": prior.depth,
+        }
+    names = list(models) if models is not None else [f"model_{i}" for i in range(len(mu_u))]
+    return xr.Dataset(
+        {
+            "mu": (("prior", "model"), np.stack([mu_u, mu_e])),
+            "sigma": (("prior", "model"), np.stack([s_u, s_e])),
+            "rank": (("prior", "model"), np.stack([rank(mu_u), rank(mu_e)])),
+        },
+        coords={"prior": ["uniform", "elicited"], "model": names},
+        attrs=attrs,
+    )

@@ -39,8 +39,7 @@ from bayes_eval.judges.data import (
 )
 from bayes_eval.ranking.ranks import rank
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.study_configs import JudgesConfig as Config
-from bayes_eval.validation.study_configs import JudgesSyntheticConfig as SyntheticConfig
+from bayes_eval.validation.study_configs import JudgesConfig, JudgesSyntheticConfig
 
 __all__ = [
     "MTBENCH_TRUTH",
@@ -293,7 +292,7 @@ def _settings(config, progress: bool):
     )
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(config: JudgesConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Table 1 (:func:`run_table1`) with ``config``; writes ``OUT/judges.nc`` and ``.png``."""
     from bayes_eval.validation.study_output import finish
 
@@ -309,7 +308,7 @@ def run_study(config: Config, out: str | Path, *, progress: bool = True) -> Stud
 
 
 def run_synthetic_study(
-    config: SyntheticConfig, out: str | Path, *, progress: bool = True
+    config: JudgesSyntheticConfig, out: str | Path, *, progress: bool = True
 ) -> StudyResult:
     """App. E.3 (:func:`run_synthetic`) with ``config``; writes ``OUT/judges_synthetic.nc``
     and ``.png``."""

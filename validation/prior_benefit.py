@@ -25,7 +25,7 @@ import xarray as xr
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.ranking.convergence import pair_signs
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.study_configs import PriorBenefitConfig as Config
+from bayes_eval.validation.study_configs import PriorBenefitConfig
 
 __all__ = ["plot", "run", "run_study", "summary"]
 
@@ -118,7 +118,7 @@ def run(
     return ds
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(config: PriorBenefitConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Run the study with ``config`` and write ``OUT/prior_benefit.nc`` and ``.png``."""
     from bayes_eval.validation.study_output import finish
 

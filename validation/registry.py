@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bayes_eval.validation import study_configs as sc
-from bayes_eval.validation.sbc_config import SbcConfig
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray
@@ -158,7 +157,7 @@ STUDIES: dict[str, Study] = {
             f'Algorithms with Simulation-Based Calibration") of the models of {_PAPER}: rank '
             "uniformity of every parameter, pi-bar and the LLM ranks, exact for the matching "
             "model, NUTS for the PyMC models; on Dask, resumable",
-            SbcConfig,
+            sc.SbcConfig,
             _lazy("sbc_study"),
         ),
     )

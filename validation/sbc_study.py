@@ -3,9 +3,9 @@
 ``bayes-eval validate sbc --estimator NAME --simulations S --questions M --trials N``: the
 simulations run in blocks of ``block`` (the cells of :mod:`.cell_runner`: one NetCDF file per
 finished block under ``OUT/cells/``, a ``study.json`` manifest, Ctrl-C saves the finished
-blocks and the same command resumes). ``matching-exact`` is :func:`.sbc_exact.exact_sbc`
+blocks and the same command resumes). ``matching-exact`` is :func:`.sbc.exact_sbc`
 (closed-form posterior, no MCMC; in this process unless ``--workers`` is given); the PyMC
-estimators are :func:`.sbc_nuts.run_block` (NUTS with nutpie on one model compiled per
+estimators are :func:`.sbc.run_block` (NUTS with nutpie on one model compiled per
 worker). The blocks are concatenated into the result of :func:`.sbc.sbc_dataset`
 (``OUT/sbc.nc``), tested for uniform ranks (chi-square on the rank histogram, Talts et al.,
 "Validating Bayesian Inference Algorithms with Simulation-Based Calibration"; FAIL below
@@ -22,8 +22,8 @@ import xarray as xr
 
 from bayes_eval.validation.cell_runner import merge_cells, run_cells
 from bayes_eval.validation.registry import StudyResult
-from bayes_eval.validation.sbc import plot_sbc, sbc_dataset, sbc_summary
-from bayes_eval.validation.sbc_config import SbcConfig as Config
+from bayes_eval.validation.sbc import exact_sbc, plot_sbc, run_block, sbc_dataset, sbc_summary
+from bayes_eval.validation.study_configs import SbcConfig
 from bayes_eval.validation.study_output import write_netcdf
 
 __all__ = ["report_lines", "run_cell", "run_study", "sbc_result"]
@@ -33,13 +33,11 @@ def _block_seed(seed: int, start: int) -> int:
     return int(np.random.SeedSequence([seed, start]).generate_state(1)[0])
 
 
-def run_cell(start: int, config: Config) -> xr.Dataset:
+def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
     """Simulations ``start .. start + block - 1`` of the study (ranks and, for NUTS, the
     divergences of every fit)."""
     size = min(config.block_size, config.n_simulations - start)
     if config.exact:
-        from bayes_eval.validation.sbc_exact import exact_sbc
-
         ds = exact_sbc(
             config.questions,
             config.n_trials,
@@ -54,8 +52,6 @@ def run_cell(start: int, config: Config) -> xr.Dataset:
         ds["divergences"] = ("simulation", np.zeros(size, dtype=np.int64))
         ds.attrs = {"n_draws": config.n_draws}
         return ds
-    from bayes_eval.validation.sbc_nuts import run_block
-
     return run_block(
         config.estimator,
         config.questions,
@@ -71,7 +67,7 @@ def run_cell(start: int, config: Config) -> xr.Dataset:
     )
 
 
-def sbc_result(blocks: xr.Dataset, config: Config) -> xr.Dataset:
+def sbc_result(blocks: xr.Dataset, config: SbcConfig) -> xr.Dataset:
     """The study's result (:func:`.sbc.sbc_dataset`) from the concatenated blocks."""
     blocks = blocks.sortby("simulation")
     fits = 0 if config.exact else blocks.sizes["simulation"] * config.n_chains
@@ -120,7 +116,7 @@ def report_lines(summary: dict) -> list[str]:
     return lines
 
 
-def run_study(config: Config, out: str | Path, *, progress: bool = True) -> StudyResult:
+def run_study(config: SbcConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Run (or resume) the study; writes ``OUT/study.json``, ``OUT/cells/``, and once every
     block is done ``OUT/sbc.nc`` and ``OUT/sbc.png``."""
     start = time.perf_counter()

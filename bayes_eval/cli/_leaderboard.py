@@ -76,23 +76,45 @@ def graded_lines(graded: dict | None) -> list[str]:
     ]
 
 
+#: How the crossed model's prior is named in every output (its own hierarchical priors).
+CROSSED_PRIOR = "crossed model's own (abilities and difficulties on the logit scale)"
+
+
+def prior_label(board) -> str:
+    """The prior of a leaderboard as every output names it."""
+    if board.estimator == "crossed":
+        return CROSSED_PRIOR
+    return str(board.table.attrs["prior"])
+
+
+def estimand_label(board) -> str:
+    """The estimand of a leaderboard: these questions (both estimators score the models on
+    the benchmark's own questions)."""
+    from bayes_eval.posteriors.posterior import THESE_QUESTIONS
+
+    return str(board.table.attrs.get("estimand", THESE_QUESTIONS))
+
+
 def _estimator_line(board, args: argparse.Namespace) -> str:
     attrs = board.table.attrs
+    head = f"prior: {prior_label(board)}; estimand: {estimand_label(board)}"
     if board.estimator == "crossed":
         conv = "converged" if attrs.get("converged") else "NOT converged"
         return (
-            f"crossed model ({attrs.get('likelihood', 'binomial')} likelihood) by NUTS "
+            f"{head}; crossed model ({attrs.get('likelihood', 'binomial')} likelihood) by NUTS "
             f"({attrs.get('sampler', '')}): max r-hat {attrs.get('max_rhat', float('nan')):.3f}, "
             f"min ESS {attrs.get('min_ess_bulk', float('nan')):.0f}, "
             f"{attrs.get('divergences', 0)} divergences: {conv}"
         )
-    return f"{args.interval or 'normal'} intervals; prior: {attrs['prior']}"
+    return f"{head}; {args.interval or 'normal'} intervals"
 
 
 def records_json(board, scored, args: argparse.Namespace, name: str, questions: str) -> dict:
     """The ``--json`` document of ``rank``."""
     attrs = board.table.attrs
     out = {
+        "prior": prior_label(board),
+        "estimand": estimand_label(board),
         "file": name,
         "files": list(args.file),
         "log": scored.log,
@@ -115,8 +137,12 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
         if "converged" in out["fit"]:
             out["fit"]["converged"] = bool(out["fit"]["converged"])
     else:
-        out.update(interval=args.interval or "normal", prior=attrs["prior"])
-        out["pool"] = args.pool or "model"
+        post = board.posterior
+        out["interval"] = args.interval or "normal"
+        order = [r["model"] for r in board.models]
+        matrix = board.table["prob_better"].sel(model=order, model_bis=order).values
+        out["prob_better"] = {"models": order, "rows": matrix.tolist()}
+        out["prior_detail"] = post.prior.to_dict() if post is not None else None
     return out
 
 

@@ -20,16 +20,22 @@ from bayes_eval.cli._types import (
 )
 
 __all__ = [
+    "QUESTION_MODES",
     "HelpFormatter",
+    "data_options",
     "deprecated",
     "given",
     "input_options",
+    "load_results",
     "nuts_options",
     "output_options",
-    "prior_file_options",
+    "prior_file_option",
+    "prior_from",
+    "prior_options",
     "refuse",
+    "sampler_settings",
     "seed_options",
-    "weights_options",
+    "source_name",
 ]
 
 
@@ -69,29 +75,153 @@ def input_options(
     return p
 
 
-def weights_options() -> argparse.ArgumentParser:
-    """``--weights`` w_0..w_C of a rubric."""
+def data_options(*, questions: bool = True) -> argparse.ArgumentParser:
+    """How results are read and treated, the same on every command that reads results:
+    ``--weights``, ``--questions`` (the design mode), ``--score-levels``, ``--fractional``,
+    the rubric schema (``--schema``, ``--schema-file``) and the importer's choices
+    (``--model``, ``--metric``, ``--filter``, ``--scorer``). :func:`load_results` applies
+    them."""
     p = _parent()
-    p.add_argument(
+    g = p.add_argument_group("reading the results")
+    g.add_argument(
         "--weights",
         type=numbers,
         metavar="W0,W1,..",
         help="rubric weights w_0..w_C, e.g. 0,0.5,1 (default: the log's, else binary 0,1)",
     )
+    if questions:
+        g.add_argument(
+            "--questions",
+            choices=list(QUESTION_MODES),
+            help="when some model did not answer some question: refuse (error, the default), "
+            "keep the questions every model answered (common), or keep all (all: each model "
+            "on its own questions)",
+        )
+    g.add_argument(
+        "--score-levels",
+        type=positive_int,
+        metavar="K",
+        help="graded scores in [0, 1]: round to K evenly spaced levels, whose values are the "
+        "weights (exact when the scores lie on that grid)",
+    )
+    g.add_argument(
+        "--fractional",
+        action="store_true",
+        help="graded scores in [0, 1]: a score s counts as s correct and 1 - s wrong answers "
+        "(a quasi-likelihood: right mean, conservative intervals)",
+    )
+    g.add_argument("--schema", help="built-in rubric schema (see `bayes-eval schemas`)")
+    g.add_argument("--schema-file", metavar="FILE", help="user-defined rubric schema (TOML)")
+    g.add_argument("--model", help="name of the LLM where the log does not give one")
+    g.add_argument("--metric", help="lm-eval / HELM metric used as the 0/1 score")
+    g.add_argument("--filter", help="lm-eval filter (default: the first in the file)")
+    g.add_argument("--scorer", help="Inspect scorer giving the category (default: the first)")
     return p
 
 
-def prior_file_options() -> argparse.ArgumentParser:
-    """``--prior-file``: prior runs R0 (counts added to the posterior)."""
+#: ``--questions``: what to do with an incomplete design
+QUESTION_MODES = ("error", "common", "all")
+
+
+def load_results(args: argparse.Namespace, *, questions: str | None = None):
+    """The results of ``args.file`` read and treated as :func:`data_options` and
+    :func:`prior_options` say (:func:`bayes_eval.logs.scored.load_scored`); ``questions``
+    overrides the default design mode ``"error"``."""
+    from bayes_eval.logs.scored import load_scored
+
+    files = args.file
+    mode = getattr(args, "questions", None) or questions or "error"
+    return load_scored(
+        files,
+        format=args.format,
+        weights=args.weights,
+        prior_files=getattr(args, "prior_file", None),
+        schema=args.schema,
+        schema_file=args.schema_file,
+        model=args.model,
+        metric=args.metric,
+        filter=args.filter,
+        scorer=args.scorer,
+        questions=mode,
+        score_levels=args.score_levels,
+        fractional=args.fractional,
+        cli_names=True,
+    )
+
+
+def source_name(args: argparse.Namespace) -> str:
+    """How a header names the input: the file, or ``N files``."""
+    files = args.file if isinstance(args.file, list) else [args.file]
+    return files[0] if len(files) == 1 else f"{len(files)} files"
+
+
+def prior_options() -> argparse.ArgumentParser:
+    """The per-question prior of the closed form, the same on every command: ``--prior-kind``
+    (default ``empirical``, the CLI's one default), ``--pool``, the earlier runs
+    ``--prior-file`` and their ``--prior-discount``. :func:`prior_from` builds the
+    :class:`~bayes_eval.posteriors.priors.Prior` once."""
+    from bayes_eval.posteriors.priors import PRIOR_KINDS
+
+    p = _parent()
+    g = p.add_argument_group("prior")
+    g.add_argument(
+        "--prior-kind",
+        choices=[*PRIOR_KINDS[2:], *PRIOR_KINDS[:2]],
+        help="per-question Dirichlet prior: learned from the questions and integrated over its "
+        "uncertainty (empirical, the default of every command: calibrated on real benchmarks), "
+        "learned and plugged in (empirical-plugin), the paper's uniform (as Hariri et al.), or "
+        "Jeffreys",
+    )
+    g.add_argument(
+        "--pool",
+        choices=["model", "benchmark"],
+        help="learned prior: one per model (default) or one for all models of the results",
+    )
+    g.add_argument(
+        "--prior-file",
+        metavar="FILE",
+        help="earlier runs R0 in the same format (same models and questions): their counts "
+        'join the prior (Hariri et al., "Don\'t Pass@k", eq. 6)',
+    )
+    g.add_argument(
+        "--prior-discount",
+        type=float,
+        metavar="X",
+        help="weight in (0, 1] of the earlier runs' counts (a power prior; default 1)",
+    )
+    deprecated(p, "--prior", "--prior-file", dest="prior_file")
+    return p
+
+
+def prior_file_option() -> argparse.ArgumentParser:
+    """``--prior-file`` alone, for the commands whose statistical models have their own
+    priors (``compare``): earlier runs R0, as in :func:`prior_options`."""
     p = _parent()
     p.add_argument(
         "--prior-file",
         metavar="FILE",
-        help="prior runs R0 in the same format (same models and questions): their counts join "
-        'the posterior (Hariri et al., "Don\'t Pass@k", eq. 15)',
+        help="earlier runs R0 in the same format (same models and questions)",
     )
     deprecated(p, "--prior", "--prior-file", dest="prior_file")
     return p
+
+
+def prior_from(args: argparse.Namespace):
+    """The :class:`~bayes_eval.posteriors.priors.Prior` the options of :func:`prior_options`
+    name, validated once (the earlier runs themselves join it when the results are read)."""
+    from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior
+
+    kind = getattr(args, "prior_kind", None) or DEFAULT_PRIOR
+    if kind in ("uniform", "jeffreys"):
+        refuse(given(args, "pool"), f"with --prior-kind {kind} (no prior is learned)")
+    if not getattr(args, "prior_file", None):
+        refuse(given(args, "prior_discount"), "without --prior-file (it weighs earlier runs)")
+    discount = getattr(args, "prior_discount", None)
+    if discount is not None and not 0 < discount <= 1:
+        raise ValueError(f"--prior-discount is {discount:g}; expected a weight in (0, 1].")
+    return Prior.parse(
+        kind, pool=getattr(args, "pool", None), discount=discount, source=args.prior_file
+    )
 
 
 def seed_options(help: str = "random seed (0)") -> argparse.ArgumentParser:
@@ -101,9 +231,12 @@ def seed_options(help: str = "random seed (0)") -> argparse.ArgumentParser:
     return p
 
 
-def nuts_options(
-    draws: int = 1000, tune: int = 1000, chains: int = 4, sampler: str = "pymc"
-) -> argparse.ArgumentParser:
+#: The one default NUTS sampler of every command (PyMC's: its compiled graphs are cached
+#: across runs; nutpie recompiles each time but samples faster, ``--sampler nutpie``).
+SAMPLER = "pymc"
+
+
+def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argparse.ArgumentParser:
     """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
     ``--no-progress``. Their defaults are applied by :func:`sampler_settings`, so that
     :func:`given` tells the options the user gave (a command may refuse them where nothing
@@ -114,7 +247,7 @@ def nuts_options(
     g.add_argument("--tune", type=nonnegative_int, help=f"tuning steps per chain ({tune})")
     g.add_argument("--chains", type=positive_int, help=f"chains ({chains})")
     g.add_argument("--seed", type=int, help="random seed (0)")
-    g.add_argument("--sampler", choices=["pymc", "nutpie"], help=f"({sampler})")
+    g.add_argument("--sampler", choices=["pymc", "nutpie"], help=f"NUTS implementation ({SAMPLER})")
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(
         nuts_defaults={
@@ -122,7 +255,7 @@ def nuts_options(
             "tune": tune,
             "chains": chains,
             "seed": 0,
-            "sampler": sampler,
+            "sampler": SAMPLER,
         }
     )
     return p
@@ -165,9 +298,11 @@ def output_options(
     plot: str | None = None,
     out: str | None = None,
     out_default: str | None = None,
+    netcdf: str | None = None,
 ) -> argparse.ArgumentParser:
-    """``--json`` (machine-readable output), ``--plot FILE`` and ``--out`` when given their
-    help text. The paths are checked before the work: their folder must exist and be
+    """``--json`` (machine-readable output), ``--plot FILE`` (a PNG), ``--out DIR`` (the output
+    folder of a study) and ``--netcdf FILE`` (a DataTree or Dataset as NetCDF) when given
+    their help text. The paths are checked before the work: their folder must exist and be
     writable."""
     p = _parent()
     if json:
@@ -175,11 +310,10 @@ def output_options(
     if plot is not None:
         p.add_argument("--plot", metavar="FILE", type=writable_file, help=plot)
     if out is not None:
-        folder = out_default is not None
-        kind = writable_folder if folder else writable_file
-        p.add_argument(
-            "--out", metavar="DIR" if folder else "FILE", type=kind, default=out_default, help=out
-        )
+        p.add_argument("--out", metavar="DIR", type=writable_folder, default=out_default, help=out)
+    if netcdf is not None:
+        p.add_argument("--netcdf", metavar="FILE", type=writable_file, help=netcdf)
+        deprecated(p, "--out", "--netcdf", dest="netcdf", type=writable_file)
     return p
 
 

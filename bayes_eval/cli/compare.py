@@ -29,8 +29,8 @@ def add_parser(sub) -> None:
         formatter_class=opt.HelpFormatter,
         parents=[
             opt.input_options(),
-            opt.weights_options(),
-            opt.prior_file_options(),
+            opt.data_options(),
+            opt.prior_file_option(),
             opt.nuts_options(draws=1000, tune=1000, chains=4),
             opt.output_options(
                 plot="PPC rootograms as PNG, one per model: FILE with -MODEL before the suffix"
@@ -60,16 +60,32 @@ def _plot_path(path: str, name: str) -> Path:
     return p.with_name(f"{p.stem}-{name}{p.suffix or '.png'}")
 
 
+#: Each estimator's prior, as the outputs name it.
+PRIORS = {
+    "matching": "uniform (the closed form's Dirichlet(1, ..., 1))",
+    "hierarchical": "empirical (per model, integrated): the learned prior as a PyMC model",
+    "crossed": "crossed model's own (abilities and difficulties on the logit scale)",
+    "power_prior": "uniform + earlier runs weighted by a learned a0",
+}
+#: What the expected log predictive density is about, per ``--unit``.
+ESTIMANDS = {
+    "cell": "predictive: the trials of a left-out (LLM, question) cell",
+    "question": "predictive: a left-out question (new questions from the same source)",
+}
+
+
 def run(args: argparse.Namespace) -> int:
-    from bayes_eval.logs.complete import read_results
     from bayes_eval.models import compare_models, plot_ppc
 
+    if args.fractional:
+        raise ValueError("compare fits categorical models: --fractional does nothing here.")
     nuts = opt.sampler_settings(args)
+    scored = opt.load_results(args)
     result = compare_models(
-        read_results(args.file, args.format),
+        scored.R,
         args.estimators,
-        w=args.weights,
-        R0=read_results(args.prior_file, args.format) if args.prior_file else None,
+        w=scored.weights,
+        R0=scored.R0,
         unit=args.unit,
         progressbar=not (args.json or args.no_progress),
         ppc=bool(args.ppc or args.plot),
@@ -83,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(
             {
+                "prior": {str(n): PRIORS.get(str(n), str(n)) for n in t.index},
+                "estimand": ESTIMANDS[args.unit],
                 "table": {
                     str(n): {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
                     for n, row in t.to_dict("index").items()
@@ -98,8 +116,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     say(
-        f"LOO comparison of {args.file}: unit {args.unit}, sampler {nuts['sampler']}, "
-        f"{nuts['chains']} x {nuts['draws']} draws"
+        f"LOO comparison of {args.file}: estimand: {ESTIMANDS[args.unit]}; sampler "
+        f"{nuts['sampler']}, {nuts['chains']} x {nuts['draws']} draws; priors: "
+        + "; ".join(f"{n}: {PRIORS.get(str(n), str(n))}" for n in t.index)
     )
     rows = [
         [

@@ -10,10 +10,11 @@ from bayes_eval.cli._types import positive_int
 
 HELP = "check the closed-form Bayes@N against NUTS and exact Monte Carlo (PyMC)"
 DESCRIPTION = """\
-Fits the matching PyMC model of each model's results with NUTS and draws the exact Dirichlet
-posterior by Monte Carlo, and compares both with the closed form of Hariri et al., "Don't
-Pass@k" (eq. 15): means, sds, r-hat, ESS and pairwise P(a > b). Exit status 1 if a check
-fails."""
+Fits the PyMC model that matches the closed form under the prior the header names (the
+matching model for a fixed prior, the hierarchical model for the learned one) with NUTS,
+draws the exact posterior by Monte Carlo, and compares both with the closed form of Hariri et
+al., "Don't Pass@k" (eq. 15): means, sds, r-hat, ESS and pairwise P(a > b) for these
+questions. Exit status 1 if a check fails."""
 
 
 def add_parser(sub) -> None:
@@ -24,11 +25,11 @@ def add_parser(sub) -> None:
         formatter_class=opt.HelpFormatter,
         parents=[
             opt.input_options(),
-            opt.weights_options(),
-            opt.prior_file_options(),
+            opt.data_options(),
+            opt.prior_options(),
             opt.nuts_options(draws=1000, tune=1000, chains=4),
             opt.output_options(
-                out="save the DataTree as NetCDF",
+                netcdf="save the DataTree as NetCDF",
                 plot="forest plot of pi-bar, closed form (exact draws) beside NUTS (arviz-plots)",
             ),
         ],
@@ -47,27 +48,34 @@ def _pm(mean, sd) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayes_eval.logs.complete import read_results
     from bayes_eval.models import crosscheck, save
 
+    prior = opt.prior_from(args)
+    if args.fractional or args.questions == "all":
+        raise ValueError(
+            "crosscheck fits categorical results on one question set: --fractional and "
+            "--questions all do nothing here (use --score-levels, --questions common)."
+        )
     nuts = opt.sampler_settings(args)
-    R = read_results(args.file, args.format)
-    R0 = read_results(args.prior_file, args.format) if args.prior_file else None
+    scored = opt.load_results(args)
     result = crosscheck(
-        R,
-        args.weights,
-        R0,
+        scored.R,
+        scored.weights,
+        scored.R0,
+        prior=prior,
         **nuts,
         mc_draws=args.mc_draws,
         progressbar=not (args.json or args.no_progress),
     )
-    if args.out:
-        save(result.idata, args.out)
+    if args.netcdf:
+        save(result.idata, args.netcdf)
     if args.plot:
         from bayes_eval.plotting.arviz import plot_forest
         from bayes_eval.xr import posterior_tree
 
-        exact = posterior_tree(R, args.weights, R0, prior="uniform", seed=nuts["seed"], skipna=True)
+        exact = posterior_tree(
+            scored.R, scored.weights, scored.R0, prior=prior, seed=nuts["seed"], skipna=True
+        )
         plot_forest(
             {"closed form": exact, "NUTS": result.idata},
             args.plot,
@@ -75,12 +83,14 @@ def run(args: argparse.Namespace) -> int:
         )
     status = 0 if result.passed else 1
     if args.json:
-        emit_json(result.to_dict() | {"out": args.out})
+        emit_json(result.to_dict() | {"netcdf": args.netcdf})
         return status
     m = result.models
     say(
-        f"Cross-check of {args.file}: {m.sizes['model']} models, sampler {nuts['sampler']}, "
-        f"{nuts['chains']} x {nuts['draws']} draws, {int(m.attrs['divergences'])} divergences"
+        f"Cross-check of {args.file}: {m.sizes['model']} models; prior: {m.attrs['prior']} "
+        f"({m.attrs['pymc_model']} model); estimand: {m.attrs['estimand']}; sampler "
+        f"{nuts['sampler']}, {nuts['chains']} x {nuts['draws']} draws, "
+        f"{int(m.attrs['divergences'])} divergences"
     )
     rows = []
     for name in m["model"].values:
@@ -129,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         table(["pair", "rho (normal)", "P NUTS", "P exact", "verdict"], pairs)
     say(
         f"overall: {'PASS' if result.passed else 'FAIL'}"
-        + (f"; saved {args.out}" if args.out else "")
+        + (f"; saved {args.netcdf}" if args.netcdf else "")
         + (f"; plot {args.plot}" if args.plot else "")
     )
     return status

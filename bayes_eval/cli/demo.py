@@ -30,7 +30,10 @@ def add_parser(sub) -> None:
         ],
     )
     p.add_argument("--trials", type=positive_int, default=80, help="trials N per question (80)")
-    p.add_argument("--questions", type=positive_int, default=30, help="questions M (30)")
+    p.add_argument(
+        "--n-questions", type=positive_int, default=30, help="questions M of the mimics (30)"
+    )
+    opt.deprecated(p, "--questions", "--n-questions", dest="n_questions", type=positive_int)
     p.set_defaults(func=run)
 
 
@@ -38,8 +41,8 @@ def _leaderboard(board: dict) -> None:
     say(
         f"MathArena AIME 2025 I leaderboard (shipped dataset {board['dataset']}): "
         f"{len(board['models'])} models, {board['M']} questions, {board['N']} runs each; "
-        f"Bayes@{board['N']} with 95% credible intervals; prior: {board['prior']} "
-        "(--prior-kind uniform in `bayes-eval rank` gives the paper's)."
+        f"Bayes@{board['N']} with 95% credible intervals; prior: {board['prior']}; estimand: "
+        f"{board['estimand']} (--prior-kind uniform in `bayes-eval rank` gives the paper's)."
     )
     table(
         [
@@ -76,16 +79,19 @@ def _leaderboard(board: dict) -> None:
 def run(args: argparse.Namespace) -> int:
     from bayes_eval.demo import run_demo
 
-    demo = run_demo(questions=args.questions, trials=args.trials, seed=args.seed, plot=args.plot)
+    demo = run_demo(
+        n_questions=args.n_questions, trials=args.trials, seed=args.seed, plot=args.plot
+    )
     if args.json:
         emit_json(demo)
         return 0
-    _leaderboard(demo.leaderboard)
+    _leaderboard(demo.leaderboard | {"estimand": demo.estimand})
     n = demo.N
     say(
         f"Biased-coin LLM mimics (Hariri et al., §2.7): {len(demo.models)} models, M = "
-        f"{demo.M} questions, N = {n} trials, seed {demo.seed}.\nRanks are dense (1, 2, 2, 3) "
-        "as in the paper's Table 1; 'w/ CI' ties consecutive models with z < 1.645."
+        f"{demo.M} questions, N = {n} trials, seed {demo.seed}; prior: {demo.mimics_prior} (the "
+        f"paper's Table 1); estimand: {demo.estimand}.\nRanks are dense (1, 2, 2, 3) as in the "
+        "paper's Table 1; 'w/ CI' ties consecutive models with z < 1.645."
     )
     table(
         [

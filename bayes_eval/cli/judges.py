@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
             opt.nuts_options(draws=1000, tune=1000, chains=4),
             opt.output_options(
                 plot="ternary plot of judges and candidates (PNG)",
-                out="save the fit's DataTree as NetCDF",
+                netcdf="save the fit's DataTree as NetCDF",
             ),
         ],
     )
@@ -108,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
             baselines=args.baselines,
             seed=settings.seed,
         )
-        if args.out:
-            entry["netcdf"] = jr.numbered(args.out, label, n)
+        if args.netcdf:
+            entry["netcdf"] = jr.numbered(args.netcdf, label, n)
             fit.to_netcdf(entry["netcdf"], engine="h5netcdf")
         if args.plot:
             entry["plot"] = jr.numbered(args.plot, label, n)
@@ -167,8 +167,8 @@ def _sensitivity(args: argparse.Namespace, datasets) -> int:
             data, settings=settings, progress=not (args.json or args.no_progress)
         )
         out[label] = jr.sensitivity_table(ds)
-        if args.out:
-            ds.to_netcdf(jr.numbered(args.out, label, len(datasets)), engine="h5netcdf")
+        if args.netcdf:
+            ds.to_netcdf(jr.numbered(args.netcdf, label, len(datasets)), engine="h5netcdf")
     if args.json:
         emit_json({"base": "omega=0, beta_max=5", "spearman_vs_base": out})
         return 0

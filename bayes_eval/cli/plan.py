@@ -13,7 +13,9 @@ HELP = "trials needed to separate two models with assurance (Hariri et al., App.
 DESCRIPTION = """\
 How many trials per question confirm the current leader of two models: the smallest N at
 which the CI-aware ranks of Hariri et al., "Don't Pass@k" (§2.7.1, App. D) separate them with
-probability --assurance under the posterior predictive of both models."""
+probability --assurance under the posterior predictive of both models. The posterior is the
+board's, under the prior the header names (the same as `rank`): P(leader better) is the
+number `rank` and `pairs` report for these questions."""
 
 
 def add_parser(sub) -> None:
@@ -24,7 +26,8 @@ def add_parser(sub) -> None:
         formatter_class=opt.HelpFormatter,
         parents=[
             opt.input_options(),
-            opt.weights_options(),
+            opt.data_options(),
+            opt.prior_options(),
             opt.seed_options("seed of the simulations (0)"),
             opt.output_options(),
         ],
@@ -44,43 +47,55 @@ def add_parser(sub) -> None:
         help="target probability of reaching it (posterior predictive); default 0.8",
     )
     p.add_argument(
-        "--draws", type=positive_int, default=2000, help="Monte Carlo simulations (2000)"
+        "--simulations",
+        type=positive_int,
+        default=2000,
+        help="Monte Carlo simulations of the future trials (2000)",
     )
+    opt.deprecated(p, "--draws", "--simulations", dest="simulations", type=positive_int)
     p.add_argument("--max-trials", type=positive_int, default=10_000, help="largest N per question")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayes_eval.logs.complete import read_results
     from bayes_eval.ranking.leaderboard import plan_pair
 
+    prior = opt.prior_from(args)
+    scored = opt.load_results(args)
     result = plan_pair(
-        read_results(args.file, args.format),
+        scored.R,
         args.model_a,
         args.model_b,
-        args.weights,
+        scored.weights,
+        scored.R0,
+        prior=prior,
         confidence=args.confidence,
         assurance=args.assurance,
-        draws=args.draws,
+        simulations=args.simulations,
         max_trials=args.max_trials,
         seed=args.seed,
+        answered_only=(args.questions or "error") == "all",
         source=args.file,
     )
     plan, leader, other = result.plan, result.leader, result.other
     if args.json:
         emit_json(
             {
+                "prior": plan.prior,
+                "estimand": plan.estimand,
                 "model_a": args.model_a,
                 "model_b": args.model_b,
                 "leader": leader,
                 "confidence": args.confidence,
-                **{k: v for k, v in asdict(plan).items() if k != "leader"},
+                **{k: v for k, v in asdict(plan).items() if k not in ("leader", "prior")},
+                "simulations": plan.draws,
                 "seed": args.seed,
             }
         )
         return 0
     say(
-        f"{leader} leads {other}: z = {plan.z_now:.3f} with N = {plan.n_now}; "
+        f"{opt.source_name(args)}: prior: {plan.prior}; estimand: {plan.estimand}; {leader} "
+        f"leads {other}: z = {plan.z_now:.3f} with N = {plan.n_now}; "
         f"P({leader} better) = {plan.prob_leader_better:.3f}."
     )
     if plan.extra_trials == 0:

@@ -10,9 +10,11 @@ from bayes_eval.cli._types import integers, numbers
 
 HELP = "prior sensitivity of mu, sigma and ranks (Dirichlet, power prior, depth, kappa)"
 DESCRIPTION = """\
-mu, sigma and ranks of every model over grids of prior strength: the Dirichlet alpha0 of
-Hariri et al., "Don't Pass@k" (eq. 6), and with --prior-file the power prior a0 and the prior
-depth D of the earlier runs; --kappa adds NUTS fits of the hierarchical model (PyMC)."""
+mu, sigma and ranks of every model (estimand: these questions) over grids of prior strength:
+the Dirichlet alpha0 of Hariri et al., "Don't Pass@k" (eq. 6), and with --prior-file the
+power prior a0 and the prior depth D of the earlier runs; --kappa-grid adds NUTS fits of the
+hierarchical model (PyMC). The first table is the reference: the prior of --prior-kind
+(default: the learned one, as every command)."""
 
 AXES = ("alpha0", "a0", "depth", "kappa")
 
@@ -25,17 +27,41 @@ def add_parser(sub) -> None:
         formatter_class=opt.HelpFormatter,
         parents=[
             opt.input_options(),
-            opt.weights_options(),
-            opt.prior_file_options(),
+            opt.data_options(),
+            opt.prior_options(),
             opt.nuts_options(draws=500, tune=500, chains=2),
-            opt.output_options(plot="plot of mu and ranks over each grid", out="save as NetCDF"),
+            opt.output_options(
+                plot="plot of mu and ranks over each grid", netcdf="save the grids as NetCDF"
+            ),
         ],
     )
     g = p.add_argument_group("grids")
-    g.add_argument("--alpha0", type=numbers, help="Dirichlet alpha0 grid, e.g. 0.1,0.5,1,2,5")
-    g.add_argument("--a0", type=numbers, help="power-prior grid in [0, 1], e.g. 0,0.5,1")
-    g.add_argument("--depth", type=integers, help="prior depths D, e.g. 0,1,2,4")
-    g.add_argument("--kappa", type=numbers, help="medians of the kappa prior (NUTS), e.g. 1,5")
+    g.add_argument(
+        "--alpha0-grid", type=numbers, metavar="A,B,..", help="Dirichlet alpha0, e.g. 0.1,0.5,1,2,5"
+    )
+    g.add_argument(
+        "--a0-grid",
+        type=numbers,
+        metavar="A,B,..",
+        help="power-prior weights in [0, 1], e.g. 0,0.5,1",
+    )
+    g.add_argument(
+        "--depth-grid", type=integers, metavar="A,B,..", help="prior depths D, e.g. 0,1,2,4"
+    )
+    g.add_argument(
+        "--kappa-grid",
+        type=numbers,
+        metavar="A,B,..",
+        help="medians of the kappa prior (NUTS), e.g. 1,5",
+    )
+    for old in ("alpha0", "a0", "depth", "kappa"):
+        opt.deprecated(
+            g,
+            f"--{old}",
+            f"--{old}-grid",
+            dest=f"{old}_grid",
+            type=integers if old == "depth" else numbers,
+        )
     p.set_defaults(func=run)
 
 
@@ -53,32 +79,61 @@ def records(ds) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.kappa is None:
-        opt.refuse(opt.given(args, *opt.NUTS), "without --kappa (only the kappa axis samples)")
+    if args.kappa_grid is None:
+        opt.refuse(opt.given(args, *opt.NUTS), "without --kappa-grid (only the kappa axis samples)")
     if not args.prior_file:
-        opt.refuse(opt.given(args, "a0", "depth"), "without --prior-file (axes of prior runs)")
-    from bayes_eval.logs.complete import read_results
+        opt.refuse(
+            opt.given(args, "a0_grid", "depth_grid"), "without --prior-file (axes of prior runs)"
+        )
+    if args.fractional or args.questions == "all":
+        raise ValueError(
+            "the prior grids need categorical results on one question set: --fractional and "
+            "--questions all do nothing here (use --score-levels, --questions common)."
+        )
+    from bayes_eval import xr as bxr
     from bayes_eval.models import prior_sensitivity
     from bayes_eval.models.sensitivity import plot_prior_sensitivity
+    from bayes_eval.ranking.ranks import rank
 
-    grids = {"alpha0_grid": args.alpha0, "a0_grid": args.a0, "depth_grid": args.depth}
+    prior = opt.prior_from(args)
+    scored = opt.load_results(args)
+    reference = bxr.posterior(scored.R, scored.weights, scored.R0, skipna=True, prior=prior)
+    grids = {k: getattr(args, k) for k in ("alpha0_grid", "a0_grid", "depth_grid")}
     ds = prior_sensitivity(
-        read_results(args.file, args.format),
-        args.weights,
-        read_results(args.prior_file, args.format) if args.prior_file else None,
-        kappa_grid=args.kappa,
+        scored.R,
+        scored.weights,
+        scored.R0,
+        kappa_grid=args.kappa_grid,
         **opt.sampler_settings(args),
         progressbar=not (args.json or args.no_progress),
         **{k: v for k, v in grids.items() if v is not None},
     )
-    if args.out:
-        ds.to_netcdf(args.out, engine="h5netcdf")
+    if args.netcdf:
+        ds.to_netcdf(args.netcdf, engine="h5netcdf")
     if args.plot:
         plot_prior_sensitivity(ds, args.plot)
     out = records(ds)
+    names = [str(m) for m in ds["model"].values]
+    mu, sd = reference.mean, reference.sd
+    ranks = rank(mu)
+    ref = {
+        m: {"mu": float(a), "sigma": float(b), "rank": int(r)}
+        for m, a, b, r in zip(names, mu, sd, ranks, strict=True)
+    }
     if args.json:
-        emit_json(out)
+        emit_json(
+            {"prior": reference.prior.label, "estimand": reference.estimand, "reference": ref}
+            | {"grids": out}
+        )
         return 0
+    say(
+        f"{opt.source_name(args)}: estimand: {reference.estimand}; reference prior: "
+        f"{reference.prior.label}"
+    )
+    table(
+        ["model", f"reference: {reference.prior.label}"],
+        ([m, f"{r['mu']:.4f} ± {r['sigma']:.4f} (#{r['rank']})"] for m, r in ref.items()),
+    )
     for axis, rec in out.items():
         grid = [f"{g:g}" for g in rec["grid"]]
         table(

@@ -22,6 +22,7 @@ def add_parser(sub) -> None:
         formatter_class=opt.HelpFormatter,
         parents=[
             opt.input_options("*", "logs with signals: ranks under every schema"),
+            opt.prior_options(),
             opt.output_options(plot="bump chart of the ranks under each schema (Fig. 7)"),
         ],
     )
@@ -33,7 +34,11 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.file:
         return _compare(args)
-    opt.refuse(opt.given(args, "format", "plot", "only", "confidence"), "without FILE")
+    opt.refuse(
+        opt.given(args, "format", "plot", "only", "confidence", "prior_kind", "pool", "prior_file")
+        + opt.given(args, "prior_discount"),
+        "without FILE",
+    )
     return _describe(args)
 
 
@@ -75,6 +80,12 @@ def _compare(args: argparse.Namespace) -> int:
     from bayes_eval.logs import read_eval_log
     from bayes_eval.rubrics.comparison import compare_schemata, plot_schema_ranks
 
+    prior = opt.prior_from(args)
+    if args.prior_file:
+        raise ValueError(
+            "--prior-file does nothing with `schemas` (earlier runs are scored per schema by "
+            "`rank --schema NAME --prior-file FILE`)."
+        )
     log = read_eval_log(args.file, format=args.format)
     chosen = args.only.split(",") if args.only else None
     result = compare_schemata(
@@ -82,13 +93,18 @@ def _compare(args: argparse.Namespace) -> int:
         chosen,
         present=log.present(),
         confidence=0.95 if args.confidence is None else args.confidence,
+        prior=prior,
     )
+    from bayes_eval.posteriors.posterior import THESE_QUESTIONS
+
     if args.plot:
         plot_schema_ranks(result, args.plot)
     models = [str(m) for m in result["model"].values]
     if args.json:
         emit_json(
             {
+                "prior": prior.label,
+                "estimand": THESE_QUESTIONS,
                 "schemata": [str(x) for x in result["schema"].values],
                 "models": models,
                 "mu": result["mu"].values,
@@ -100,6 +116,7 @@ def _compare(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    say(f"{opt.source_name(args)}: prior: {prior.label}; estimand: {THESE_QUESTIONS}")
     ranks = zip(
         result["schema"].values, result["rank"].values, result["rank_ci"].values, strict=True
     )

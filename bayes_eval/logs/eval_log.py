@@ -10,7 +10,7 @@ the attempts of one (model, task, question), ``0, 1, ...`` in row order when the
 no trial column; ``score`` is an integer category ``0..C`` or a graded score in ``[0, 1]``
 (:attr:`EvalLog.graded`), ``NaN`` when the attempt failed; ``status`` is ``"ok"`` or
 ``"error"``; signals are numbers such as ``is_correct``, ``token_ratio``,
-``repeated_pattern`` or scorer values, see :data:`bayes_eval.rubrics.schema.SIGNALS`).
+``repeated_pattern`` or scorer values, see :data:`bayes_eval.rubrics.spec.SIGNALS`).
 :meth:`EvalLog.results` pivots it to a DataArray ``R[model, question, trial]`` (``NaN`` =
 failed or missing trial, rank with ``skipna=True``; what to do with graded scores is decided
 downstream), :meth:`EvalLog.to_dataset` adds every signal alongside, and
@@ -144,10 +144,10 @@ class EvalLog:
         return ds
 
     def categorize(self, schema, **kwargs):
-        """Apply a rubric schema to the signals (:func:`bayes_eval.rubrics.schema.categorize`).
+        """Apply a rubric schema to the signals (:func:`bayes_eval.rubrics.categories.categorize`).
 
         Thresholds pool every model's attempts in this log; failed attempts are masked.
-        Returns :class:`~bayes_eval.rubrics.schema.RubricCategories` with ``R`` a DataArray.
+        Returns :class:`~bayes_eval.rubrics.categories.RubricCategories` with ``R`` a DataArray.
         """
         from bayes_eval.rubrics.categories import categorize
 

@@ -9,6 +9,7 @@ was read, the input of :func:`bayes_eval.ranking.leaderboard.leaderboard`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -18,7 +19,7 @@ import xarray as xr
 from bayes_eval.inputs import shown
 from bayes_eval.logs.design import QuestionMode, select_questions
 
-__all__ = ["ScoredResults", "graded_treatment", "load_scored"]
+__all__ = ["ScoredResults", "graded_treatment", "load_scored", "unused_weights"]
 
 
 class ScoredResults(NamedTuple):
@@ -69,8 +70,8 @@ def load_scored(
         Prior runs ``R0`` in the same format (same models and questions); under a schema
         they are scored with the thresholds of ``files``.
     schema, schema_file
-        A built-in rubric schema (:func:`bayes_eval.rubrics.schema.get_schema`) or a TOML
-        file (:func:`~bayes_eval.rubrics.schema.load_schema`); at most one.
+        A built-in rubric schema (:func:`bayes_eval.rubrics.catalog.get_schema`) or a TOML
+        file (:func:`~bayes_eval.rubrics.spec.load_schema`); at most one.
     model, metric, filter, scorer
         Passed to the importer (:func:`bayes_eval.logs.read_eval_log`).
     questions : {"error", "common", "all"}
@@ -112,6 +113,8 @@ def load_scored(
         R, w, R0, graded = graded_treatment(
             R, w, R0, score_levels=score_levels, fractional=fractional, source=sources
         )
+        if graded is None:
+            unused_weights(R, w, source=sources, option="--weights" if cli_names else "weights")
         sel = select_questions(R, questions, R0=R0, source=sources, option=option)
         fractional = bool(graded and graded["treatment"] == "fractional")
         return ScoredResults(
@@ -142,6 +145,30 @@ def load_scored(
     }
     sel = select_questions(cats.R, questions, R0=R0, source=sources, option=option)
     return ScoredResults(sel.R, w, sel.R0, log.summary(), info, sel.summary())
+
+
+def unused_weights(
+    R: xr.DataArray, w: Sequence[float] | None, *, source: str, option: str = "weights"
+) -> None:
+    """Warn when the results never use the top categories of ``w``: 0/1 results scored with
+    ``w = (0, 0.5, 1)`` count a correct answer as 0.5 (every score halved), which is seldom
+    what was meant."""
+    if w is None:
+        return
+    seen = R.values[~np.isnan(R.values)]
+    top = int(seen.max(initial=0))
+    if top < len(w) - 1:
+        unused = (
+            f"category {top + 1}" if top + 2 == len(w) else f"categories {top + 1}..{len(w) - 1}"
+        )
+        warnings.warn(
+            f"{source}: {option} has {len(w)} weights but the results use categories 0..{top} "
+            f"only, scored {', '.join(f'{x:g}' for x in w[: top + 1])}; {unused} never "
+            f"{'occurs' if top + 2 == len(w) else 'occur'}. For 0/1 results give 2 weights (or "
+            "none).",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 def _is_graded(R: xr.DataArray) -> bool:

@@ -58,10 +58,11 @@ down to quantiles of order 1e-68. A learned prior mixes the node CDFs (nodes hol
 :math:`1 - 10^{-6}` of the weight) and inverts the mixture by bisection in :math:`\log s`.
 Endpoints lie in :math:`[0, g(1)]`. Tail masses agree with 10^6 posterior draws within
 Monte Carlo error, and the lattice quantiles with a 20-times finer one to ~5e-5 of tail
-mass (tests/core/test_pass_and_avg.py).
+mass (tests/metrics/test_pass_and_avg.py).
 
 **Learned priors** (``prior="empirical"``, ``"empirical-plugin"``; see
-:mod:`bayes_eval.posteriors.priors`): the per-question Beta prior is learned from the questions' counts
+:mod:`bayes_eval.posteriors.priors`): the per-question Beta prior is learned from the
+questions' counts
 (Dirichlet-multinomial hyperposterior); the posterior is the mixture over its quadrature
 nodes, with moments mixed by the law of total variance and exact intervals from the mixture
 CDF.
@@ -97,29 +98,23 @@ Work is done once per distinct ``(N_alpha, c_alpha)`` state (and prior node) and
 back, so batches of models and bootstrap replicates cost little more than their number of
 distinct states.
 
-Layout: the public functions are defined or re-exported here; the credits and unbiased
-estimates live in :mod:`bayes_eval.metrics.passk`, the latent metric and its moments in
-:mod:`bayes_eval.posteriors.latent_pass`, the exact intervals in :mod:`bayes_eval.posteriors.latent_pass` and the
-posterior with :class:`PassPosterior` in :mod:`bayes_eval.posteriors.latent_pass`.
+Layout: the unbiased point estimates and the scorio-named ``*_ci`` functions are here; the
+credits, the latent metric, its moments and exact intervals are the posterior's
+(:mod:`bayes_eval.posteriors.latent_pass`, asked through
+:meth:`Posterior.pass_metric <bayes_eval.posteriors.posterior.Posterior.pass_metric>`).
 
 Differences from scorio 0.2.3 (deliberate): ``tau`` must lie in (0, 1] (eq. 23 defines tau in
 (0, 1]; scorio also accepts 0 as Pass@k); ``confidence``/``bounds``/priors are keyword-only;
 ``R`` may be batched ``(L, M, N)`` and may have masked (missing) trials; results are
 :class:`PassPosterior` named tuples (they unpack as ``mu, sigma, lo, hi`` as scorio's do).
 
-Credits and unbiased point estimates of the Pass@k family.
-
-Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
-Appendix H, eqs. 21-24. Every member scores a question by a credit :math:`A_j` for exactly
-``j`` successes among ``k`` attempts (the table in :mod:`bayes_eval.metrics.passk`); its
-unbiased estimate from N trials with c successes draws k of the N trials without replacement:
+**The unbiased estimates** draw k of the N trials without replacement:
 
 .. math:: \hat g_\alpha = \sum_{j=0}^{k} A_j\,\mathrm{Hyp}(j; N_\alpha, c_\alpha, k),
           \qquad \widehat{\mathrm{metric}} = \frac1M\sum_\alpha \hat g_\alpha
 
-(Chen et al., "Evaluating Large Language Models Trained on Code", for Pass@k). The work is
-done once per distinct ``(N_alpha, c_alpha)`` state and gathered back. The public names are
-re-exported by :mod:`bayes_eval.metrics.passk`.
+(Chen et al., "Evaluating Large Language Models Trained on Code", for Pass@k), once per
+distinct ``(N_alpha, c_alpha)`` state and gathered back.
 """
 
 from __future__ import annotations
@@ -149,7 +144,6 @@ from bayes_eval.posteriors.posterior import Interval, Posterior, check_interval
 from bayes_eval.posteriors.priors import Pool, Prior, PriorSpec
 
 __all__ = [
-    "pass_prior",
     "g_pass_at_k",
     "g_pass_at_k_ci",
     "g_pass_at_k_tau",
@@ -160,6 +154,7 @@ __all__ = [
     "pass_at_k_ci",
     "pass_hat_k",
     "pass_hat_k_ci",
+    "pass_prior",
 ]
 
 

@@ -23,7 +23,8 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
     Parameters
     ----------
     table : xarray.Dataset
-        Output of :func:`bayes_eval.ranking.leaderboard.rank_table` (needs ``mu``, ``lo``, ``hi``, ``rank_ci``).
+        Output of :func:`bayes_eval.ranking.leaderboard.rank_table` (needs ``mu``, ``lo``,
+        ``hi``, ``rank_ci``).
     path : str or Path
         PNG file to write.
     """

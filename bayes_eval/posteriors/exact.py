@@ -63,7 +63,7 @@ The paper approximates its law by :math:`N(\mu, \sigma^2)` (§2.5); this module 
    (:func:`scipy.special.betaincinv` for :math:`K = 1`, root finding in the log-distance from
    the nearer end on the Imhof CDF otherwise).
 
-Accuracy. Measured by ``pytest -m slow -k accuracy tests/core/test_exact_posterior.py`` (288
+Accuracy. Measured by ``pytest -m slow -k accuracy tests/posteriors/test_exact_posterior.py`` (288
 cases per confidence level: alpha0 in {0.05, 0.5, 1, 10}, binary and (0, 1/2, 1) rubrics,
 M in {1, 2, 5, 30}, N in {1, 16}, all-wrong, all-correct, half-and-half, all-middle and
 random data; references: scipy's beta quantiles, numerical convolution by quadrature for two
@@ -87,35 +87,27 @@ Endpoints always lie in the support. One limit is floating point: a quantile clo
 point than the spacing of floats there is that point (all-correct data under alpha0 = 0.05:
 the 97.5% point is :math:`1 - 8\cdot10^{-33}`, returned as 1.0, with no mass beyond it).
 
-The lattice law of pi-bar (:class:`ExactPosterior`) and its refinements near the ends of
-the support and near the point where the law concentrates.
-
-Steps 5-8 of :mod:`bayes_eval.posteriors.exact` (the exact posterior of pi-bar under the
-Bayes@N model of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
-Evaluation", Appendix A). :meth:`ExactPosterior.cdf` and :meth:`ExactPosterior.ppf`
+**The lattice law of pi-bar** (:class:`ExactPosterior`, steps 5-8) and its refinements near
+the ends of the support and near the point where the law concentrates.
+:meth:`ExactPosterior.cdf` and :meth:`ExactPosterior.ppf`
 interpolate the lattice; a value within 512 cells of an end is recomputed from that end on
 lattices of distances (:meth:`_Model.end_cdf`: each question's law truncated there, exact
 truncated products of transforms), a value within 64 cells of the sum of the most probable
 levels on nested finer lattices (:meth:`_Model.spike_cdf`), and with one question the exact
 CDF is inverted directly (:func:`_single_ppf`).
 
-Per-question lattice laws of the exact posterior of pi-bar (linear binning).
-
-Steps 1 and 3 of :mod:`bayes_eval.posteriors.exact` (Hariri et al., "Don't Pass@k: A Bayesian
-Framework for Large Language Model Evaluation", Appendix A, gives the per-question Dirichlet
-posteriors). Questions are merged into groups of identical ones (:func:`_questions`), each
-in the form :math:`X = s\,w\cdot\pi + t` with :math:`s > 0` (:class:`_Question`). A question
-is discretised on a lattice of step ``h`` by linear binning: the mass at :math:`y` between
+**Per-question lattice laws** (steps 1 and 3, linear binning). Questions are merged into
+groups of identical ones (:func:`_questions`), each in the form
+:math:`X = s\,w\cdot\pi + t` with :math:`s > 0` (:class:`_Question`). A question is
+discretised on a lattice of step ``h`` by linear binning: the mass at :math:`y` between
 lattice points :math:`x_j < y < x_{j+1}` is split in proportion
 :math:`(x_{j+1} - y) : (y - x_j)`, so that :math:`E[\tilde X \mid X] = X`
 (:func:`_lattice_pmf`, over the window of :func:`_window`); :func:`_near_pmf` bins the
 distance from the most probable level for the refinements at the spike.
 
-The exact CDF of one question's score :math:`w\cdot\pi`, :math:`\pi \sim \mathrm{Dir}(\nu)`.
-
-Step 2 of :mod:`bayes_eval.posteriors.exact` (Hariri et al., "Don't Pass@k: A Bayesian
-Framework for Large Language Model Evaluation", Appendix A, gives the Dirichlet posterior).
-With the categories of equal weight merged into levels :math:`v_0 < \dots < v_K`:
+**The exact CDF of one question's score** :math:`w\cdot\pi`,
+:math:`\pi \sim \mathrm{Dir}(\nu)` (step 2). With the categories of equal weight merged into
+levels :math:`v_0 < \dots < v_K`:
 
 * :math:`K = 1`: a scaled Beta CDF;
 * :math:`K \ge 2`: :math:`P(Y \le y) = P(\sum_k (v_k - y) G_k \le 0)` with independent

@@ -1,19 +1,17 @@
-r"""Posterior of a Pass family metric: moments, normal intervals, dispatch to exact ones.
+r"""The posterior of a latent Pass family metric: credits, moments, normal and exact intervals.
 
 Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
 Appendix H. Each question's success probability has the posterior
 :math:`\mathrm{Beta}(a_1 + c_\alpha, a_0 + N_\alpha - c_\alpha)` (per node of a learned prior,
-:mod:`bayes_eval.posteriors.priors`); the posterior of :math:`\bar g = \frac1M\sum_\alpha g(p_\alpha)`
-has :math:`\mu = \frac1M\sum_\alpha E[g_\alpha]` and
+:mod:`bayes_eval.posteriors.priors`); the posterior of
+:math:`\bar g = \frac1M\sum_\alpha g(p_\alpha)` has :math:`\mu = \frac1M\sum_\alpha E[g_\alpha]` and
 :math:`\sigma = \frac1M\sqrt{\sum_\alpha \mathrm{Var}[g_\alpha]}` (mixed over nodes by the
 law of total variance), the normal interval :math:`\mu \mp z\sigma` (scorio 0.2.3's) or the
-exact one of :mod:`bayes_eval.posteriors.latent_pass`. The public functions are in
-:mod:`bayes_eval.metrics.passk`.
+exact one below (:func:`pass_law`, asked by :meth:`Posterior.pass_metric
+<bayes_eval.posteriors.posterior.Posterior.pass_metric>`; the scorio-named functions are in
+:mod:`bayes_eval.metrics.passk`).
 
-The latent Pass family metric :math:`g(p)` of one question and its posterior moments.
-
-Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
-Appendix H. For a question with success probability :math:`p` the k-attempt metric is
+**The latent metric.** For a question with success probability :math:`p` the k-attempt metric is
 
 .. math:: g(p) = \sum_j A_j \binom{k}{j}p^j(1-p)^{k-j}
           = \sum_{j \ge 1} (A_j - A_{j-1})\, I_p(j, k - j + 1),

@@ -82,7 +82,6 @@ from bayes_eval.posteriors.latent_pass import PassPosterior, pass_law
 from bayes_eval.posteriors.priors import FittedPrior, Prior, PriorSpec
 
 __all__ = [
-    "check_interval",
     "ESTIMANDS",
     "NEW_QUESTIONS",
     "THESE_QUESTIONS",
@@ -91,6 +90,7 @@ __all__ = [
     "Interval",
     "Posterior",
     "QuestionMoments",
+    "check_interval",
     "posterior",
 ]
 

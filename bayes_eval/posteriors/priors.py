@@ -578,7 +578,7 @@ class Prior:
             scope = "per model" if self.pool == "model" else "benchmark-pooled"
             how = "integrated" if self.kind == "empirical" else "plug-in"
             text = f"empirical ({scope}, {how})"
-        if self.runs is not None:
+        if self.runs is not None or self.source:
             extra = [self.source] if self.source else []
             if self.discount != 1.0:
                 extra.append(f"discount {self.discount:g}")
@@ -596,8 +596,8 @@ class Prior:
             out["alpha"] = np.atleast_1d(self.alpha).tolist()
         if self.learned:
             out["pool"] = self.pool
-        out["earlier_runs"] = None if self.runs is None else (self.source or True)
-        if self.runs is not None:
+        out["earlier_runs"] = self.source or (None if self.runs is None else True)
+        if out["earlier_runs"] is not None:
             out["discount"] = self.discount
         return out
 

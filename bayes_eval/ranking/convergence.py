@@ -22,7 +22,7 @@ a table computed once (App. H eqs. 21-24; :mod:`bayes_eval.ranking.convergence`)
 with fewer than ``k`` trials has no ranking (NaN). All work is vectorised over replicates,
 steps, models and questions and chunked over replicates to bound memory.
 
-The methods whose rankings :mod:`bayes_eval.ranking.convergence` follows, and their scores.
+**The methods** whose rankings are followed, and their scores.
 
 Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
 §2.7 and Fig. 2: ``"bayes"`` (Bayes@N, the same ranking as avg@N, §2.6), ``"pass_at_k:K"``,
@@ -30,9 +30,9 @@ Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Eval
 each question's unbiased estimate for (s trials, c successes),
 :math:`\sum_j A_j\,\mathrm{Hyp}(j; s, c, k)` with the credits :math:`A_j` of App. H eqs.
 21-24, comes from a table computed once (:func:`score_table`); a step with fewer than ``k``
-trials has no ranking (NaN). The names are re-exported by :mod:`bayes_eval.ranking.convergence`.
+trials has no ranking (NaN).
 
-Agreement of rankings with a gold standard: Kendall's tau_b and exact ranking match.
+**Agreement of rankings** with a gold standard: Kendall's tau_b and exact ranking match.
 
 Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
 App. I.1. For two score vectors over the same L items, every pair ``i < j`` is concordant

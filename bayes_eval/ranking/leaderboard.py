@@ -10,6 +10,7 @@ the records are JSON-ready (:func:`bayes_eval.serialize.dumps`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -65,8 +66,8 @@ def rank_table(
     integrated over its uncertainty (:mod:`bayes_eval.posteriors.priors`), whose intervals
     hold their coverage on real benchmarks; ``prior="uniform"`` reproduces the paper.
     ``prob_better`` is :meth:`Posterior.prob_better
-    <bayes_eval.posteriors.posterior.Posterior.prob_better>` (normal method: the ranking
-    confidence of §2.5).
+    <bayes_eval.posteriors.posterior.Posterior.prob_better>` by the method ``interval`` names
+    (normal: the ranking confidence of §2.5; exact: the exact posteriors).
     """
     if "model" not in R.dims:
         raise ValueError("rank_table needs several models: R must have a 'model' dim.")
@@ -121,7 +122,9 @@ def table_of(
     ds["rank_upper"] = ("model", upper)
     coords = {"model_bis": models}
     ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
-    ds["prob_better"] = xr.DataArray(post.prob_better(), dims=("model", "model_bis"), coords=coords)
+    ds["prob_better"] = xr.DataArray(
+        post.prob_better(method=interval), dims=("model", "model_bis"), coords=coords
+    )
     ds.attrs["z_threshold"] = z_thr
     ds.attrs["prior"] = post.prior.label
     return ds
@@ -233,35 +236,43 @@ def plan_pair(
     model_a: str,
     model_b: str,
     w: Sequence[float] | None = None,
+    R0: xr.DataArray | None = None,
     *,
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
     confidence: float = 0.95,
     assurance: float = 0.8,
-    draws: int = 2000,
+    simulations: int = 2000,
     max_trials: int = 10_000,
     seed: int = 0,
+    answered_only: bool = False,
     source: str = "the results",
 ) -> PairPlan:
     """Trials per question that confirm the leader of two models of ``R`` at the ranking
     confidence ``confidence`` (z threshold ``Phi^{-1}(confidence)``: 1.645 for 0.95, as
     the CI-aware ranks of Hariri et al., §2.7.1) with probability ``assurance``
-    (:func:`bayes_eval.ranking.sample_size.trials_to_separate`, Hariri et al., App. D).
+    (:func:`bayes_eval.ranking.sample_size.plan_separation`, Hariri et al., App. D).
+
+    The posterior is the board's (every model of ``R`` under ``prior``, as
+    :func:`leaderboard` builds it) restricted to the two models, so ``P(leader better)`` is
+    the number ``rank`` reports.
 
     Raises
     ------
     ValueError
         For an unknown or repeated model, or a missing trial of either model.
     """
-    from bayes_eval.ranking.ranks import confidence_to_z
-    from bayes_eval.ranking.sample_size import trials_to_separate
+    from bayes_eval.ranking.sample_size import plan_separation
 
-    R_a, R_b = complete_pair(R, model_a, model_b, source=source)
-    plan = trials_to_separate(
-        R_a,
-        R_b,
-        w,
+    complete_pair(R, model_a, model_b, source=source)
+    board = bxr.posterior(R, w, R0, skipna=True, prior=prior, answered_only=answered_only)
+    post = board[[model_a, model_b]]
+    if post.answered is not None:  # both models answered every question (complete_pair)
+        post = dataclasses.replace(post, answered=None)
+    plan = plan_separation(
+        post,
         z_target=confidence_to_z(confidence),
         assurance=assurance,
-        draws=draws,
+        draws=simulations,
         max_trials=max_trials,
         seed=seed,
     )

@@ -46,8 +46,8 @@ construction on each model alone (corners 0 and 1). Beyond ``exact_levels`` dist
 (graded scores on hundreds of questions) a normal approximation with the exact mean and
 variance of D is used, and said.
 
-**Learned priors** follow :mod:`bayes_eval.posteriors.priors`: the paired corner masses come from the
-Dirichlet-multinomial fit of the pairs' tables (both right, discordant, both wrong; the
+**Learned priors** follow :mod:`bayes_eval.posteriors.priors`: the paired corner masses come
+from the Dirichlet-multinomial fit of the pairs' tables (both right, discordant, both wrong; the
 discordant mass split evenly between the two orders, so that ``P(A > B) = 1 - P(B > A)``),
 the independent ones from the models' (wrong, right) tables, each pooled over the benchmark
 (one table per pair or model cannot inform its own prior), integrated over the hyperparameter
@@ -74,10 +74,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.interpolate import PchipInterpolator
 from scipy.special import betainc, ndtr
 
+from bayes_eval import xr as bxr
 from bayes_eval.inputs import shown, tally
 from bayes_eval.posteriors.exact import IMHOF_LOG_T
 from bayes_eval.posteriors.intervals import mixture_support
-from bayes_eval.posteriors.priors import PriorSpec, resolve_prior
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec, resolve_prior
 
 __all__ = [
     "PairedComparison",
@@ -94,19 +95,29 @@ _NODES = 16  # heaviest hyperparameter nodes of a learned prior used by the exac
 
 
 class PairedComparison(NamedTuple):
-    """:func:`compare_pairs`: ``P(row better than column)``, independent and paired.
+    """``P(row better than column)`` for every pair of models, for both estimands.
 
     Attributes
     ----------
     models : tuple of str
     independent, paired : ndarray, shape ``(L, L)``
-        ``P(row > column)``; NaN on the diagonal and for pairs without a shared question.
+        Estimand *new questions* (:func:`compare_pairs`): each model's own posterior of its
+        mean score on the population of questions (``independent``, unpaired), or the joint
+        posterior of the pair's outcomes question by question (``paired``). NaN on the
+        diagonal and for pairs without a shared question.
     shared : ndarray of int, shape ``(L, L)``
         Questions both models answered (the paired comparison's data).
     prior : str
-        The prior used (a label).
+        The prior of the new-questions matrices (a label; of the joint table for ``paired``).
     method : dict of str to str
         ``"exact"``, ``"normal"`` or ``"exact and normal"`` for each matrix.
+    these_questions : ndarray, shape ``(L, L)``, or None
+        Estimand *these questions*: :meth:`Posterior.prob_better
+        <bayes_eval.posteriors.posterior.Posterior.prob_better>` of the models' posteriors
+        (what ``bayes-eval rank`` and ``plan`` report), NaN on the diagonal
+        (:func:`leaderboard_pairs`).
+    these_prior : str or None
+        The per-question prior of ``these_questions`` (a label).
     """
 
     models: tuple[str, ...]
@@ -115,39 +126,67 @@ class PairedComparison(NamedTuple):
     shared: NDArray[np.int64]
     prior: str
     method: dict[str, str]
+    these_questions: NDArray[np.float64] | None = None
+    these_prior: str | None = None
+
+    @property
+    def estimands(self) -> dict[str, str]:
+        """The estimand of each matrix."""
+        from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
+
+        out = {"independent": NEW_QUESTIONS, "paired": NEW_QUESTIONS}
+        if self.these_questions is not None:
+            out = {"these_questions": THESE_QUESTIONS, **out}
+        return out
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready: ``models``, ``independent`` and ``paired`` (rows of P(row better than
-        column), None on the diagonal and where undefined), ``shared``, ``prior``,
-        ``method``."""
+        """JSON-ready: ``models``, the matrices (rows of P(row better than column), None on
+        the diagonal and where undefined): ``these_questions`` (with a posterior),
+        ``paired`` and ``independent`` (new questions); ``estimand`` (of each matrix),
+        ``prior`` (of each), ``shared``, ``method``."""
 
         def rows(m: NDArray) -> list[list[float | None]]:
             return [[float(v) if np.isfinite(v) else None for v in row] for row in m]
 
-        return {
-            "models": list(self.models),
-            "independent": rows(self.independent),
-            "paired": rows(self.paired),
-            "shared": self.shared.tolist(),
-            "prior": self.prior,
-            "method": dict(self.method),
-        }
+        out: dict[str, object] = {"models": list(self.models)}
+        if self.these_questions is not None:
+            out["these_questions"] = rows(self.these_questions)
+        out.update(
+            {
+                "paired": rows(self.paired),
+                "independent": rows(self.independent),
+                "estimand": self.estimands,
+                "prior": (
+                    {"these_questions": self.these_prior} if self.these_prior is not None else {}
+                )
+                | {"paired": self.prior, "independent": self.prior},
+                "shared": self.shared.tolist(),
+                "method": dict(self.method),
+            }
+        )
+        return out
 
     def adjacent(self) -> list[dict[str, object]]:
         """Each model against the next one in the order of :attr:`models`: ``model``,
-        ``next``, ``shared``, ``independent``, ``paired`` (None where undefined)."""
+        ``next``, ``shared``, ``these_questions`` (with a posterior), ``paired`` and
+        ``independent`` (None where undefined)."""
         out = []
+
+        def val(m, i):
+            v = m[i, i + 1]
+            return float(v) if np.isfinite(v) else None
+
         for i in range(len(self.models) - 1):
-            ind, par = self.independent[i, i + 1], self.paired[i, i + 1]
-            out.append(
-                {
-                    "model": self.models[i],
-                    "next": self.models[i + 1],
-                    "shared": int(self.shared[i, i + 1]),
-                    "independent": float(ind) if np.isfinite(ind) else None,
-                    "paired": float(par) if np.isfinite(par) else None,
-                }
-            )
+            row = {
+                "model": self.models[i],
+                "next": self.models[i + 1],
+                "shared": int(self.shared[i, i + 1]),
+            }
+            if self.these_questions is not None:
+                row["these_questions"] = val(self.these_questions, i)
+            row["paired"] = val(self.paired, i)
+            row["independent"] = val(self.independent, i)
+            out.append(row)
         return out
 
 
@@ -425,27 +464,54 @@ def compare_pairs(
 def leaderboard_pairs(
     R: xr.DataArray,
     w: ArrayLike | None = None,
+    R0: xr.DataArray | None = None,
     *,
     fractional: bool = False,
-    prior: PriorSpec = "empirical",
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
+    pair_prior: PriorSpec = "uniform",
+    method: str = "normal",
+    answered_only: bool = False,
     exact_levels: int = EXACT_LEVELS,
 ) -> PairedComparison:
-    """:func:`compare_pairs` of the models of ``R[model, question, trial]`` (NaN = no trial),
-    ordered by their mean score (best first), as ``bayes-eval pairs`` prints them."""
+    """Every pair of the models of ``R[model, question, trial]`` (NaN = no trial), for both
+    estimands, as ``bayes-eval pairs`` prints them.
+
+    *These questions*: :meth:`Posterior.prob_better
+    <bayes_eval.posteriors.posterior.Posterior.prob_better>` (``method``) of the models'
+    posterior under ``prior`` (with the earlier runs ``R0``), the number ``rank`` and
+    ``plan`` report. *New questions*: :func:`compare_pairs` under ``pair_prior``, the prior
+    of the joint table (default uniform, Dirichlet(1, 1, 1, 1)). The models are ordered by
+    their posterior mean, best first, as ``rank`` orders them; ``answered_only`` scores each
+    model on the questions it answered (an incomplete design).
+    """
     R = R.transpose("model", "question", "trial")
-    values = R.values.astype(float)
-    with np.errstate(invalid="ignore"):
-        means = np.nanmean(question_scores(values, w, fractional=fractional), axis=1)
-    order = np.argsort(-np.nan_to_num(means, nan=-np.inf), kind="stable")
+    post = bxr.posterior(
+        R,
+        w,
+        R0,
+        skipna=True,
+        prior=prior,
+        fractional=fractional,
+        answered_only=answered_only,
+    )
+    if post.n_models < 2:
+        raise ValueError(
+            f"the results have {post.n_models} model; pairs compares two or more models."
+        )
+    order = np.argsort(-np.asarray(post.mean), kind="stable")
+    these = post.prob_better(method=method)[np.ix_(order, order)]  # type: ignore[index]
+    np.fill_diagonal(these, np.nan)
+    values = R.values.astype(float)[order]
     names = [str(m) for m in R["model"].values[order]]
-    return compare_pairs(
-        values[order],
+    pc = compare_pairs(
+        values,
         w,
         fractional=fractional,
-        prior=prior,
+        prior=pair_prior,
         models=names,
         exact_levels=exact_levels,
     )
+    return pc._replace(these_questions=these, these_prior=post.prior.label)
 
 
 _GRID = 1024  # points of a model's CDF for the exact independent comparison

@@ -30,7 +30,7 @@ Assurance
     :func:`trials_to_separate` returns the smallest ``n`` with :math:`A(n) \ge` ``assurance``
     (0.8 by default). If the truth is drawn from the prior the posterior was built with, the
     models then separate with probability ``A(n)`` (a guarantee on average over that prior;
-    ``tests/core/test_sample_size.py`` checks it by simulation). Measured with the truth drawn
+    ``tests/ranking/test_sample_size.py`` checks it by simulation). Measured with the truth drawn
     from the prior, M = 20 questions, N = 4 trials observed, 2000 planning episodes, 2000
     draws, mean assurance 0.801: continuations from the truth separated in
     0.807 +/- 0.014 (binary, uniform prior), 0.825 +/- 0.016 (binary, ``alpha0 = 0.3``: most
@@ -54,24 +54,22 @@ Monte Carlo with common random numbers
     :math:`A` geometrically, then bisects (5-10 evaluations). Everything is vectorised over
     simulations, models and questions: with M = 30 questions and 2000 draws a plan takes
     0.16 s (binary) and 0.26 s (three categories) of CPU time, median over random cases.
-    The simulation lives in :mod:`bayes_eval.ranking.sample_size`.
+
+Priors
+    The posterior is a :class:`~bayes_eval.posteriors.posterior.Posterior` under any prior
+    (:func:`plan_separation` takes a board's posterior, so ``plan`` and ``rank`` speak of the
+    same one). Under a learned prior each simulation first draws the hyperparameters' node
+    from their posterior; :math:`z(n)` mixes the nodes with their current weights.
 
 :func:`projected_z` keeps the earlier *plug-in* projection (the observed proportions persist
 and only :math:`T_\alpha` grows); it is a point projection of z, not an assurance. At the n it
 suggests, the audit that motivated this module found separation in only 69-88% of
 continuations, and a finite n even when the true gap was zero.
 
-Posterior-predictive futures of two models, for the assurance of :mod:`bayes_eval.ranking.sample_size`.
-
-The assurance of O'Hagan, Stevens and Campbell, "Assurance in clinical trial design", for the
-z-score of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
-Evaluation" (§2.5, eq. 15), by Monte Carlo with common random numbers: each simulation is one
-posterior draw of every :math:`\pi_\alpha \sim \mathrm{Dir}(\nu_\alpha)` and one infinite
-sequence of future trials, shared by every ``n`` (:class:`_Futures`). Counts beyond the
-largest ``n`` drawn so far are added by multinomial draws (:func:`_multinomial`), counts
-between two drawn ``n`` split from their difference by multivariate hypergeometric draws
-(:func:`_split`). :func:`_normal_guess` is the normal approximation of the assurance that
-starts the search of :func:`bayes_eval.ranking.sample_size.trials_to_separate`.
+The simulated futures are :class:`_Futures`: counts beyond the largest ``n`` drawn so far are
+added by multinomial draws (:func:`_multinomial`), counts between two drawn ``n`` split from
+their difference by multivariate hypergeometric draws (:func:`_split`); :func:`_normal_guess`
+starts the search.
 """
 
 from __future__ import annotations
@@ -85,8 +83,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr
 
-from bayes_eval.inputs import shown
-from bayes_eval.metrics.bayes import DirichletPosterior, dirichlet_posterior
+from bayes_eval.inputs import Tally, shown
+from bayes_eval.posteriors.intervals import mixture_moments, mixture_support
+from bayes_eval.posteriors.posterior import (
+    THESE_QUESTIONS,
+    DirichletPosterior,
+    Posterior,
+    posterior,
+)
+from bayes_eval.posteriors.priors import Prior, PriorSpec
 
 __all__ = ["SeparationPlan", "projected_z", "separation_assurance", "trials_to_separate"]
 
@@ -116,13 +121,22 @@ class SeparationPlan:
     assurance_at_required : float or None
         Monte Carlo assurance at ``n_required`` (1 when already separated).
     prob_leader_better : float
-        :math:`P(\bar\pi_L > \bar\pi_O \mid \text{data})`, the limit of the assurance as
-        :math:`n \to \infty` (Monte Carlo over the same posterior draws).
+        :math:`P(\bar\pi_L > \bar\pi_O \mid \text{data})` from :meth:`Posterior.prob_better
+        <bayes_eval.posteriors.posterior.Posterior.prob_better>` (the ranking confidence of
+        §2.5, the number ``rank`` and ``pairs`` report under the same prior).
     reason : str or None
         Why ``n_required`` is ``None``.
     draws : int
         Monte Carlo simulations.
     max_trials : int
+    assurance_limit : float
+        The limit of the simulated assurance as :math:`n \to \infty`: the Monte Carlo
+        estimate of ``prob_leader_better`` over the simulations' posterior draws (no plan
+        exists when it is below the target).
+    prior : str
+        The prior's label.
+    estimand : str
+        ``"these questions"``.
     """
 
     leader: Literal["a", "b"]
@@ -137,13 +151,16 @@ class SeparationPlan:
     reason: str | None
     draws: int
     max_trials: int
+    assurance_limit: float = float("nan")
+    prior: str = "uniform"
+    estimand: str = THESE_QUESTIONS
 
 
 # ---------------------------------------------------------------- plug-in projection (old)
 
 
 def _projection(R, w, R0, alpha0):
-    post = dirichlet_posterior(R, w, R0, alpha0=alpha0)
+    post = posterior(R, w, prior=Prior.parse(alpha0, runs=R0, name="alpha0")).dirichlet
     if post.nu.ndim != 2:
         raise ValueError("expected the results of one model, shape (M, N).")
     mean, var = post.question_moments()
@@ -204,25 +221,65 @@ def projected_z(
 # ---------------------------------------------------------------- validation
 
 
-def _posterior(R, w, R0, alpha0, name: str) -> DirichletPosterior:
-    post = dirichlet_posterior(R, w, R0, alpha0=alpha0)
-    if post.nu.ndim != 2:
+def _pair_posterior(R_a, R_b, w, R0_a, R0_b, alpha0, prior) -> Posterior:
+    """The posterior of two models' results (their own trial counts, padded and masked)."""
+    arrays = []
+    for name, R in (("R_a", R_a), ("R_b", R_b)):
+        arr = R if isinstance(R, np.ma.MaskedArray) else np.asarray(R)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"{name} has shape {np.shape(arr)} (models, questions); expected the results of "
+                "one model, shape (M, N)."
+            )
+        arrays.append(arr)
+    if arrays[0].shape[0] != arrays[1].shape[0]:
         raise ValueError(
-            f"{name} has shape {post.tally.counts.shape[:-1]} (models, questions); expected the "
-            "results of one model, shape (M, N)."
+            f"R_a has {arrays[0].shape[0]} questions and R_b {arrays[1].shape[0]}; expected the "
+            "same M questions for both models."
         )
-    return post
+    if alpha0 is not None:
+        if not (isinstance(prior, str) and prior == "uniform"):
+            raise ValueError(
+                f"both prior={shown(prior)} and alpha0={shown(alpha0)} were given; alpha0 is "
+                "the older name of a fixed prior: pass prior= only."
+            )
+        prior = Prior.parse(alpha0, name="alpha0")
+    n = max(a.shape[1] for a in arrays)
+    R = np.ma.masked_all((2, arrays[0].shape[0], n), dtype=np.int64)
+    for i, a in enumerate(arrays):
+        R[i, :, : a.shape[1]] = a
+    runs = None
+    if R0_a is not None or R0_b is not None:
+        d = max(np.shape(x)[1] if x is not None else 0 for x in (R0_a, R0_b))
+        runs = np.ma.masked_all((2, arrays[0].shape[0], d), dtype=np.int64)
+        for i, x in enumerate((R0_a, R0_b)):
+            if x is not None:
+                runs[i, :, : np.shape(x)[1]] = x
+    spec = Prior.parse(prior, runs=runs)
+    return posterior(R, w, prior=spec)
 
 
-def _pair(R_a, R_b, w, R0_a, R0_b, alpha0):
-    pa = _posterior(R_a, w, R0_a, alpha0, "R_a")
-    pb = _posterior(R_b, w, R0_b, alpha0, "R_b")
-    if pa.nu.shape[0] != pb.nu.shape[0]:
+def _setup(post: Posterior, z_target, draws, seed):
+    """Leader, z now, trials now and the simulated futures of a two-model posterior."""
+    z_target = _positive_real(z_target, "z_target", "a positive number such as 1.645")
+    draws = _positive_int(draws, "draws")
+    if not post.batched or post.n_models != 2:
         raise ValueError(
-            f"R_a has {pa.nu.shape[0]} questions and R_b {pb.nu.shape[0]}; expected the same "
-            "M questions for both models."
+            f"the posterior has {post.n_models} model(s); planning separates exactly two."
         )
-    return pa, pb
+    if post.answered is not None or post.fractional:
+        raise ValueError(
+            "planning needs complete categorical results (no incomplete design, no fractional "
+            "counts)."
+        )
+    mu, sigma = np.asarray(post.mean), np.asarray(post.sd)
+    leader = "a" if mu[0] >= mu[1] else "b"
+    i, j = (0, 1) if leader == "a" else (1, 0)
+    z_now = float((mu[i] - mu[j]) / np.sqrt(sigma[i] ** 2 + sigma[j] ** 2))
+    n_now = int(post.tally.n_trials.max())
+    futures = _Futures(post, (i, j), draws, np.random.default_rng(seed))
+    p_better = float(np.asarray(post.prob_better())[i, j])
+    return leader, z_now, n_now, futures, z_target, draws, p_better
 
 
 def _positive_real(value, name: str, hint: str) -> float:
@@ -245,20 +302,6 @@ def _positive_int(value, name: str) -> int:
     return int(value)
 
 
-def _setup(R_a, R_b, w, R0_a, R0_b, alpha0, z_target, draws, seed):
-    z_target = _positive_real(z_target, "z_target", "a positive number such as 1.645")
-    draws = _positive_int(draws, "draws")
-    pa, pb = _pair(R_a, R_b, w, R0_a, R0_b, alpha0)
-    mu, sigma = np.array([pa.moments(), pb.moments()], dtype=float).T
-    leader = "a" if mu[0] >= mu[1] else "b"
-    first, second = (pa, pb) if leader == "a" else (pb, pa)
-    i, j = (0, 1) if leader == "a" else (1, 0)
-    z_now = float((mu[i] - mu[j]) / np.sqrt(sigma[i] ** 2 + sigma[j] ** 2))
-    n_now = int(max(pa.tally.n_trials.max(), pb.tally.n_trials.max()))
-    futures = _Futures(first, second, draws, np.random.default_rng(seed))
-    return leader, z_now, n_now, futures, z_target, draws
-
-
 def separation_assurance(
     R_a: ArrayLike,
     R_b: ArrayLike,
@@ -270,7 +313,8 @@ def separation_assurance(
     seed: int | np.random.Generator = 0,
     R0_a: ArrayLike | None = None,
     R0_b: ArrayLike | None = None,
-    alpha0: ArrayLike = 1.0,
+    alpha0: ArrayLike | None = None,
+    prior: PriorSpec | Prior = "uniform",
 ) -> NDArray[np.float64]:
     r"""Assurance :math:`A(n) = P(z(n) \ge z^\ast \mid \text{data})` for the current leader.
 
@@ -293,9 +337,8 @@ def separation_assurance(
     -------
     ndarray of float, the shape of ``n``
     """
-    _leader, _z, n_now, futures, z_target, _ = _setup(
-        R_a, R_b, w, R0_a, R0_b, alpha0, z_target, draws, seed
-    )
+    post = _pair_posterior(R_a, R_b, w, R0_a, R0_b, alpha0, prior)
+    _leader, _z, n_now, futures, z_target, _, _ = _setup(post, z_target, draws, seed)
     n_arr = np.asarray(n)
     if n_arr.dtype.kind not in "iu" or (n_arr < n_now).any():
         raise ValueError(
@@ -320,7 +363,8 @@ def trials_to_separate(
     seed: int | np.random.Generator = 0,
     R0_a: ArrayLike | None = None,
     R0_b: ArrayLike | None = None,
-    alpha0: ArrayLike = 1.0,
+    alpha0: ArrayLike | None = None,
+    prior: PriorSpec | Prior = "uniform",
 ) -> SeparationPlan:
     r"""Trials per question that confirm the current leader at ``z_target`` with assurance.
 
@@ -386,12 +430,40 @@ def trials_to_separate(
     >>> plan.n_required, plan.assurance_at_required
     (31, 0.801)
     """
+    post = _pair_posterior(R_a, R_b, w, R0_a, R0_b, alpha0, prior)
+    return plan_separation(
+        post,
+        z_target=z_target,
+        assurance=assurance,
+        draws=draws,
+        max_trials=max_trials,
+        seed=seed,
+    )
+
+
+def plan_separation(
+    post: Posterior,
+    *,
+    z_target: float = 1.645,
+    assurance: float = 0.8,
+    draws: int = 2000,
+    max_trials: int = 10_000,
+    seed: int | np.random.Generator = 0,
+) -> SeparationPlan:
+    """:func:`trials_to_separate` for the two models of a posterior already built (a board's
+    posterior restricted to two models: ``post[["a", "b"]]``), so that the plan and the
+    leaderboard speak of the same posterior; model ``"a"`` is the first.
+
+    Under a learned prior each simulation draws the hyperparameters' node from their
+    posterior (one per model, or one shared by a benchmark-pooled prior), then every
+    question's probabilities from that node's Dirichlet posterior; z(n) is computed with the
+    node weights held at their current values (more trials per question move them little;
+    the heaviest 16 nodes, renormalised).
+    """
     assurance = _probability(assurance, "assurance")
     max_trials = _positive_int(max_trials, "max_trials")
-    leader, z_now, n_now, fut, z_target, draws = _setup(
-        R_a, R_b, w, R0_a, R0_b, alpha0, z_target, draws, seed
-    )
-    p_better = fut.prob_leader_better()
+    leader, z_now, n_now, fut, z_target, draws, p_better = _setup(post, z_target, draws, seed)
+    limit = fut.prob_leader_better()
 
     def plan(n, a, reason=None):
         return SeparationPlan(
@@ -407,15 +479,17 @@ def trials_to_separate(
             reason=reason,
             draws=draws,
             max_trials=max_trials,
+            assurance_limit=limit,
+            prior=post.prior.label,
         )
 
     if z_now >= z_target:
         return plan(n_now, 1.0)
-    if p_better < assurance:
+    if limit < assurance:
         return plan(
             None,
             None,
-            f"P(leader better | data) = {p_better:.3f} < assurance {assurance}: the gap may be "
+            f"P(leader better | data) = {limit:.3f} < assurance {assurance}: the gap may be "
             "zero or reversed, and no finite number of trials reaches the target.",
         )
     if (fut.n_obs < n_now).any():  # incomplete questions are topped up already at n_now
@@ -446,7 +520,7 @@ def trials_to_separate(
                     None,
                     None,
                     f"not within max_trials = {max_trials}: the assurance there is {a:.3f} "
-                    f"(its limit P(leader better) is {p_better:.3f}).",
+                    f"(its limit P(leader better) is {limit:.3f}).",
                 )
             n = min(max_trials, max(lo + 1, math.ceil(lo * ratio)))
             a = fut.assurance(n, z_target)
@@ -503,26 +577,56 @@ def _split(rng: np.random.Generator, counts: NDArray[np.int64], k) -> NDArray[np
     return out
 
 
+#: heaviest nodes of a learned prior used to simulate futures and to score them
+_PLAN_NODES = 16
+
+
 class _Futures:
     """Posterior-predictive futures of the leader (index 0) and the other model (index 1).
 
     One posterior draw of every ``pi`` and one infinite trial sequence per simulation, shared
     by every ``n`` (common random numbers): :meth:`extra_counts` at a new ``n`` extends the
-    sequence forward or splits an interval between two ``n`` already drawn.
+    sequence forward or splits an interval between two ``n`` already drawn. Under a learned
+    prior each simulation first draws a node (per model, or shared by a pooled prior).
     """
 
-    def __init__(self, leader: DirichletPosterior, other: DirichletPosterior, draws, rng):
+    def __init__(self, post: Posterior, order: tuple[int, int], draws, rng):
         self.rng = rng
-        self.w = leader.w
-        self.tally = leader.tally
-        self.nu = np.stack([leader.nu, other.nu])  # (2, M, K)
-        self.n_obs = np.stack([leader.tally.n_trials, other.tally.n_trials])  # (2, M)
-        g = rng.standard_gamma(self.nu, size=(draws, *self.nu.shape))
-        s = g.sum(axis=-1, keepdims=True)
+        self.w = post.w
+        idx = list(order)
+        self.tally = Tally(
+            post.tally.counts[idx], post.tally.n_trials[idx], post.tally.n_categories, True
+        )
+        self.data = post.data[idx]  # (2, M, K)
+        self.n_obs = post.tally.n_trials[idx]  # (2, M)
+        nodes, wts = post.fitted.nodes, post.weights.reshape(post.n_nodes, -1)[:, idx]
+        g = np.array(idx) if nodes.shape[1] > 1 else np.zeros(2, int)
+        if post.n_nodes == 1:
+            self.alpha = nodes[0, g][None]  # (1, 2, K)
+            self.node_w = np.ones((1, 2))
+            self.nu = self.data + self.alpha[0][:, None, :]  # (2, M, K)
+            g_draw = rng.standard_gamma(self.nu, size=(draws, *self.nu.shape))
+            nu_draw = self.nu
+        else:
+            keep = np.stack([mixture_support(wts[:, i], 1.0 - 1e-4)[:_PLAN_NODES] for i in (0, 1)])
+            if post.shared_nodes:
+                keep[1] = keep[0]
+            n_keep = keep.shape[1] if keep.ndim == 2 else 1
+            self.alpha = np.stack([nodes[keep[i], g[i]] for i in (0, 1)], axis=1)  # (J, 2, K)
+            w_keep = np.stack([wts[keep[i], i] for i in (0, 1)], axis=1)
+            self.node_w = w_keep / w_keep.sum(axis=0)
+            cdf = np.cumsum(self.node_w, axis=0)
+            u = rng.random((draws, 1 if post.shared_nodes else 2))
+            j = (u[:, None, :] > cdf[None, :, : u.shape[1]]).sum(axis=1).clip(max=n_keep - 1)
+            j = np.broadcast_to(j, (draws, 2))
+            nu_draw = self.data[None] + self.alpha[j, [0, 1]][:, :, None, :]  # (S, 2, M, K)
+            self.nu = self.data + np.einsum("jm,jmk->mk", self.node_w, self.alpha)[:, None, :]
+            g_draw = rng.standard_gamma(nu_draw)
+        s = g_draw.sum(axis=-1, keepdims=True)
         # all K gammas underflowing to 0 (only for tiny nu): fall back to the posterior mean
-        mean = self.nu / self.nu.sum(axis=-1, keepdims=True)
+        mean = nu_draw / nu_draw.sum(axis=-1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
-            self.pi = np.where(s > 0, g / s, mean)  # (S, 2, M, K)
+            self.pi = np.where(s > 0, g_draw / s, mean)  # (S, 2, M, K)
         self._n: list[int] = []  # evaluated n, sorted
         self._counts: list[NDArray[np.int64]] = []  # extra counts at each, (S, 2, M, K)
 
@@ -553,8 +657,17 @@ class _Futures:
 
     def z(self, n: int) -> NDArray[np.float64]:
         """Signed z of the leader over the other model after ``n`` trials, shape ``(S,)``."""
-        post = DirichletPosterior(nu=self.nu + self.extra_counts(n), w=self.w, tally=self.tally)
-        mu, sigma = post.moments()  # (S, 2)
+        counts = self.data + self.extra_counts(n)  # (S, 2, M, K)
+        mus, sds = [], []
+        for j in range(self.alpha.shape[0]):  # the node weights held at their current values
+            post = DirichletPosterior(counts + self.alpha[j][:, None, :], self.w, self.tally)
+            mu_j, sd_j = post.moments()  # (S, 2)
+            mus.append(mu_j)
+            sds.append(sd_j)
+        if len(mus) == 1:
+            mu, sigma = mus[0], sds[0]
+        else:
+            mu, sigma = mixture_moments(np.stack(mus), np.stack(sds), self.node_w[:, None, :])
         return (mu[:, 0] - mu[:, 1]) / np.sqrt(sigma[:, 0] ** 2 + sigma[:, 1] ** 2)
 
     def assurance(self, n: int, z_target: float) -> float:

@@ -18,7 +18,7 @@ Where Table 5 is not a partition as printed, the built-in schema uses the readin
 
 Only Format Aware's weights ``[0, 0, 1, 2, 3]`` are given in the paper; the other default
 weights are ours (each schema's ``weights``), chosen so that the weight order follows the
-schema's description. Pass ``weights=`` to :func:`bayes_eval.rubrics.schema.categorize` (or
+schema's description. Pass ``weights=`` to :func:`bayes_eval.rubrics.categories.categorize` (or
 ``--weights``) to override.
 """
 

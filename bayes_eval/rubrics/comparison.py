@@ -17,6 +17,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
 from bayes_eval.rubrics.catalog import SCHEMATA, get_schema
 from bayes_eval.rubrics.categories import categorize
 from bayes_eval.rubrics.spec import Schema
@@ -30,7 +31,7 @@ def compare_schemata(
     *,
     present: np.ndarray | None = None,
     confidence: float = 0.95,
-    prior: str = "empirical",
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
 ) -> xr.Dataset:
     """Bayes@N and ranks of every model under each schema.
 

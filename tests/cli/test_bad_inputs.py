@@ -20,9 +20,9 @@ CASES = [
     # output paths, checked before the work
     ("plot-no-folder", ["rank", AIME, "--plot", "{tmp}/no/x.png"], "'{tmp}/no' does not exist"),
     ("plot-is-folder", ["rank", AIME, "--plot", "{tmp}"], "is a folder; expected a file"),
-    ("out-no-folder", ["priors", AIME, "--out", "{tmp}/no/x.nc"], "does not exist"),
+    ("out-no-folder", ["priors", AIME, "--netcdf", "{tmp}/no/x.nc"], "does not exist"),
     ("out-folder-is-file", [*MMLU, "--out", "{tmp}/a_file/sub"], "is a file, not a folder"),
-    ("crosscheck-out", ["crosscheck", AIME, "--out", "{tmp}/no/x.nc"], "does not exist"),
+    ("crosscheck-out", ["crosscheck", AIME, "--netcdf", "{tmp}/no/x.nc"], "does not exist"),
     ("judges-plot", ["judges", MTBENCH, "--plot", "{tmp}/no/x.png"], "does not exist"),
     # missing or malformed input files
     ("results-missing", ["rank", "{tmp}/missing.csv"], "missing.csv: no such file"),
@@ -42,8 +42,8 @@ CASES = [
     ("draws-1.5", ["judges", MTBENCH, "--draws", "1.5"], "'1.5' is not a positive integer"),
     ("tune-negative", ["priors", AIME, "--tune", "-1"], "is not a non-negative integer"),
     ("mc-draws-0", ["crosscheck", AIME, "--mc-draws", "0"], "--mc-draws: '0' is not a positive"),
-    ("depth-1.5", ["priors", AIME, "--depth", "0,1.5"], "--depth: 1.5 is not an integer"),
-    ("depth-word", ["priors", AIME, "--depth", "1,x"], "is not a list of numbers"),
+    ("depth-1.5", ["priors", AIME, "--depth-grid", "0,1.5"], "--depth-grid: 1.5 is not an integer"),
+    ("depth-word", ["priors", AIME, "--depth-grid", "1,x"], "is not a list of numbers"),
     ("replicates-0", [*MMLU, "--replicates", "0"], "--replicates: '0' is not a positive integer"),
     ("seeds-0", [*MMLU, "--seeds", "0"], "'0' is not a positive integer"),
     ("examples-0", [*MMLU, "--examples", "0"], "--examples: '0' is not a positive integer"),

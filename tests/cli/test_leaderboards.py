@@ -80,6 +80,14 @@ def test_pairs_json_matrices_and_the_beta_formula(capsys):
     assert len(names) == 16 and all(ind[i][i] is None and par[i][i] is None for i in range(16))
     assert par[0][1] + par[1][0] == pytest.approx(1.0)
     assert out["method"] == {"independent": "exact", "paired": "exact"}
+    these = out["these_questions"]
+    assert all(these[i][i] is None for i in range(16))
+    assert these[0][1] + these[1][0] == pytest.approx(1.0)
+    assert out["estimand"] == {
+        "these_questions": "these questions",
+        "independent": "new questions",
+        "paired": "new questions",
+    }
     # four trials per question: the per-question score differences take 9 values; two models
     # solving every question alike would give 1/2
 
@@ -99,7 +107,7 @@ def test_pairs_single_trial_is_the_beta_formula(tmp_path, capsys):
     assert out["paired"][a][b] == pytest.approx(stats.beta(1 + n_a, 1 + n_b).sf(0.5), abs=1e-12)
     assert main(["pairs", str(path), "--plot", str(tmp_path / "p.png")]) == 0
     assert (tmp_path / "p.png").stat().st_size > 10_000
-    assert "P paired" in capsys.readouterr().out
+    assert "P new questions" in capsys.readouterr().out
 
 
 def test_pairs_refuses_an_incomplete_design_by_default(incomplete, capsys):

@@ -15,40 +15,34 @@ STAGES = {"--examples", "--batch", "--granularity"}
 
 #: command -> (positionals, options --help lists). Change this table only with the audit:
 #: every option here changes what the command computes or prints.
+DATA = {"--format", "--weights", "--questions", "--score-levels", "--fractional", "--schema"}
+DATA |= {"--schema-file", "--model", "--metric", "--filter", "--scorer"}
+PRIOR = {"--prior-kind", "--pool", "--prior-file", "--prior-discount"}
+
 AUDITED = {
     "rank": (
         ["file"],
-        {"--format", "--weights", "--prior-file", "--json", "--plot", "--confidence"}
-        | {"--interval", "--prior-kind", "--pool", "--schema", "--schema-file", "--model"}
-        | {"--metric", "--filter", "--scorer", "--estimator", "--questions", "--score-levels"}
-        | {"--fractional"}
-        | NUTS,
+        DATA | PRIOR | {"--json", "--plot", "--confidence", "--interval", "--estimator"} | NUTS,
     ),
-    "pairs": (
-        ["file"],
-        {"--format", "--weights", "--json", "--plot", "--prior-kind", "--questions"}
-        | {"--score-levels", "--fractional", "--model", "--metric", "--scorer"},
-    ),
-    "schemas": (["file"], {"--format", "--json", "--plot", "--only", "--confidence"}),
+    "pairs": (["file"], DATA | PRIOR | {"--json", "--plot", "--interval"}),
+    "schemas": (["file"], PRIOR | {"--format", "--json", "--plot", "--only", "--confidence"}),
     "plan": (
         ["file", "model_a", "model_b"],
-        {"--format", "--weights", "--seed", "--json", "--confidence", "--assurance", "--draws"}
+        DATA | PRIOR | {"--seed", "--json", "--confidence", "--assurance", "--simulations"}
         | {"--max-trials"},
     ),
     "crosscheck": (
         ["file"],
-        {"--format", "--weights", "--prior-file", "--json", "--out", "--plot", "--mc-draws"} | NUTS,
+        DATA | PRIOR | {"--json", "--netcdf", "--plot", "--mc-draws"} | NUTS,
     ),
     "compare": (
         ["file"],
-        {"--format", "--weights", "--prior-file", "--json", "--plot", "--estimators", "--unit"}
-        | {"--ppc"}
-        | NUTS,
+        DATA | {"--prior-file", "--json", "--plot", "--estimators", "--unit", "--ppc"} | NUTS,
     ),
     "priors": (
         ["file"],
-        {"--format", "--weights", "--prior-file", "--json", "--plot", "--out", "--alpha0"}
-        | {"--a0", "--depth", "--kappa"}
+        DATA | PRIOR | {"--json", "--plot", "--netcdf", "--alpha0-grid", "--a0-grid"}
+        | {"--depth-grid", "--kappa-grid"}
         | NUTS,
     ),
     "validate biased-coin": (
@@ -110,19 +104,24 @@ AUDITED = {
     "judges": (
         ["file"],
         NUTS
-        | {"--json", "--plot", "--out", "--dim", "--truth", "--levels", "--abstain", "--omega"}
+        | {"--json", "--plot", "--netcdf", "--dim", "--truth", "--levels", "--abstain", "--omega"}
         | {"--beta-max", "--integrated", "--keep-same-family", "--baselines", "--sensitivity"},
     ),
     "datasets": (["name"], {"--json"}),
-    "demo": ([], {"--json", "--plot", "--seed", "--trials", "--questions"}),
+    "demo": ([], {"--json", "--plot", "--seed", "--trials", "--n-questions"}),
 }
 
 #: Hidden aliases that warn and map to a listed option.
 DEPRECATED = {
     "rank": {"--prior"},
-    "crosscheck": {"--prior"},
+    "pairs": {"--prior"},
+    "plan": {"--prior", "--draws"},
+    "schemas": {"--prior"},
+    "crosscheck": {"--prior", "--out"},
     "compare": {"--prior"},
-    "priors": {"--prior"},
+    "priors": {"--prior", "--out", "--alpha0", "--a0", "--depth", "--kappa"},
+    "judges": {"--out"},
+    "demo": {"--questions"},
     "adaptive simulate": {"--prior", "--seeds", "--data-seed"},
 }
 
@@ -175,8 +174,8 @@ REFUSED = [
     ("schemas-only-no-file", ["schemas", "--only", "hsd"], "--only does nothing without FILE"),
     ("schemas-plot-no-file", ["schemas", "--plot", "x.png"], "--plot does nothing without FILE"),
     ("priors-nuts-no-kappa", ["priors", AIME, "--chains", "2", "--seed", "1"], "--chains, --seed"),
-    ("priors-a0-no-prior-file", ["priors", AIME, "--a0", "0,1"], "without --prior-file"),
-    ("priors-depth-no-prior-file", ["priors", AIME, "--depth", "1"], "--depth does nothing"),
+    ("priors-a0-no-prior-file", ["priors", AIME, "--a0-grid", "0,1"], "without --prior-file"),
+    ("priors-depth-no-prior-file", ["priors", AIME, "--depth-grid", "1"], "--depth-grid does nothing"),
     ("judges-sensitivity-omega", ["judges", MTBENCH, "--sensitivity", "--omega", "1"], "--omega"),
     ("judges-sensitivity-plot", ["judges", MTBENCH, "--sensitivity", "--plot", "x.png"], "--plot"),
     ("judges-integrated-beta", ["judges", MTBENCH, "--integrated", "--beta-max", "1"], "--beta"),

@@ -30,7 +30,7 @@ from bayes_eval.models import (  # noqa: E402
     model_info,
     sample,
 )
-from bayes_eval.models.crossed import auto_centering  # noqa: E402
+from bayes_eval.models.crossed_data import auto_centering  # noqa: E402
 from bayes_eval.ranking.ranks import rank  # noqa: E402
 from bayes_eval.synthetic.leaderboard import simulate_leaderboard  # noqa: E402
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bayes_eval.validation import coverage, registry
-from bayes_eval.validation.coverage_config import CoverageConfig, load_config
+from bayes_eval.validation.coverage import CoverageConfig, load_config
 
 SETTINGS = settings(
     max_examples=100,

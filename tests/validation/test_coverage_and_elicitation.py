@@ -422,7 +422,7 @@ def test_elicit_options_that_would_do_nothing_are_refused(options, message):
 
 def test_cli_elicit_method_maxent_is_preliz(capsys, tmp_path):
     from bayes_eval.cli import main
-    from bayes_eval.validation.elicit_preliz import maxent_beta
+    from bayes_eval.validation.elicitation import maxent_beta
 
     argv = ["validate", "elicit", "--lo", "0.05", "--hi", "0.2", "--method", "maxent"]
     assert main([*argv, "--draws", "500", "--out", str(tmp_path), "--json"]) == 0

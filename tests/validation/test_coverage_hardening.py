@@ -15,6 +15,7 @@ import pytest
 import xarray as xr
 
 from bayes_eval.validation import coverage
+from bayes_eval.validation.cell_runner import StudyInterrupted
 from bayes_eval.validation.registry import make_config
 from bayes_eval.validation.study_configs import CoverageStudyConfig
 
@@ -124,7 +125,7 @@ def test_ctrl_c_in_process_saves_finished_cells_and_resumes(tmp_path, monkeypatc
         return real(cell, config)
 
     monkeypatch.setattr(coverage, "run_cell", flaky)
-    with pytest.raises(coverage.StudyInterrupted) as info:
+    with pytest.raises(StudyInterrupted) as info:
         coverage.run_grid(cfg, tmp_path, n_workers=0, progress=False)
     assert isinstance(info.value, KeyboardInterrupt)
     assert str(info.value) == (
@@ -141,9 +142,10 @@ def test_ctrl_c_in_process_saves_finished_cells_and_resumes(tmp_path, monkeypatc
 
 _SIGINT_SCRIPT = """
 import time
-from bayes_eval.validation import coverage, coverage_cells
+from bayes_eval.validation import coverage
+from bayes_eval.validation.cell_runner import StudyInterrupted
 
-real = coverage_cells.run_cell
+real = coverage.run_cell
 
 def slow(cell, config):
     time.sleep(0.5 if cell[3] == 1 else 60)
@@ -154,7 +156,7 @@ cfg = coverage.CoverageConfig(M=[5], N=[1, 2, 3, 4], C=[1], scenarios=["uniform"
                               exact_reps=0, bootstrap_resamples=0, seed=1)
 try:
     coverage.run_grid(cfg, {out!r}, n_workers=2, progress=False)
-except coverage.StudyInterrupted as exc:
+except StudyInterrupted as exc:
     print(exc, flush=True)
     raise SystemExit(130)
 """

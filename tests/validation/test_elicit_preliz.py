@@ -15,15 +15,16 @@ from scipy.stats import beta as beta_dist
 from scipy.stats import dirichlet
 
 import bayes_eval as be
-from bayes_eval.validation.elicit_preliz import (
+from bayes_eval.validation.elicitation import (
+    ElicitationWarning,
     beta_fits,
     dirichlet_mode_alpha,
+    elicit_beta,
+    elicit_dirichlet,
     elicit_dirichlet_mode,
     elicit_quantiles,
     quartile_beta,
 )
-from bayes_eval.validation.elicitation import elicit_beta, elicit_dirichlet
-from bayes_eval.validation.elicited_prior import ElicitationWarning
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -6,12 +6,13 @@ import pytest
 import xarray as xr
 
 from bayes_eval.validation.sbc import (
+    exact_sbc,
+    exact_variables,
     randomised_rank,
     sbc_dataset,
     sbc_summary,
     uniformity_test,
 )
-from bayes_eval.validation.sbc_exact import exact_sbc, exact_variables
 
 
 def test_uniformity_test_is_calibrated():
@@ -135,8 +136,8 @@ def test_sbc_study_resumes_and_refuses_other_settings(tmp_path):
 def test_nuts_sbc_of_hierarchical_on_a_tiny_grid():
     # 20 simulations, M = 5, N = 4, 2 chains x 200 draws (every 4th ranked: L = 100). Only
     # machine-independent checks: ranks in range, p-values in [0, 1], no absurd failure.
-    from bayes_eval.validation.sbc_config import SbcConfig
     from bayes_eval.validation.sbc_study import run_cell, sbc_result
+    from bayes_eval.validation.study_configs import SbcConfig
 
     cfg = SbcConfig(
         estimator="hierarchical", simulations=20, questions=5, trials=4, draws=200, block=20
@@ -164,8 +165,7 @@ def test_fast_path_ranks_agree_with_simuk():
     # simulations this detects only gross disagreement (a shifted or degenerate rank).
     from scipy import stats
 
-    from bayes_eval.validation.sbc import sbc_dataset
-    from bayes_eval.validation.sbc_nuts import run_block, simuk_sbc
+    from bayes_eval.validation.sbc import run_block, sbc_dataset, simuk_sbc
 
     kw = dict(n_models=1, draws=50, tune=100, chains=2, thin=2)
     ref = simuk_sbc(
@@ -189,7 +189,7 @@ def test_fast_path_ranks_agree_with_simuk():
 @pytest.mark.parametrize("estimator", ["matching", "crossed", "power-prior", "judges"])
 def test_nuts_sbc_runs_for_every_model(estimator):
     # no crash, the test quantities of the module docstring, ranks in 0..L (one compile each)
-    from bayes_eval.validation.sbc_nuts import run_block
+    from bayes_eval.validation.sbc import run_block
 
     ds = run_block(estimator, 4, 3, size=3, draws=60, tune=60, chains=2, thin=3, seed=1)
     names = list(ds["variable"].values)

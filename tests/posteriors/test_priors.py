@@ -198,7 +198,7 @@ def test_empirical_prior_covers_on_real_rates():
     # evaluations (80% always or never solved), M = 30, N = 4. The uniform prior's 95%
     # interval covered 0.56 there; the learned, integrated prior must be within 2 points of
     # nominal (1000 replicates: Monte Carlo s.e. 0.007; the full study is `validate coverage`)
-    from bayes_eval.validation.coverage_cells import anchor_rates
+    from bayes_eval.validation.coverage import anchor_rates
 
     rng = np.random.default_rng(2026)
     rates = anchor_rates(["phi4_aime25", "cruxeval_codellama7b", "taubench_airline_gpt4o"])
