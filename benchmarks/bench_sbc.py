@@ -62,7 +62,7 @@ def main() -> None:
                 progress=False,
                 estimator="hierarchical",
                 simulations=sims,
-                questions=30,
+                n_questions=30,
                 trials=8,
                 workers=args.workers,
             )

@@ -214,7 +214,7 @@ for label, res in (("right prior", ok), ("wrong prior", bad)):
 
 # %% [markdown]
 # The same check for the NUTS fits runs as a resumable study on Dask:
-# `bayes-eval validate sbc --estimator hierarchical --simulations 200 --questions 30
+# `bayes-eval validate sbc --estimator hierarchical --simulations 200 --n-questions 30
 # --trials 8` (about the time the benchmark in `benchmarks/bench_sbc.py` reports).
 #
 # ## 5. Prior and likelihood sensitivity

@@ -25,6 +25,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.posteriors.posterior import THESE_QUESTIONS
 from bayes_eval.ranking.convergence import (
     DEFAULT_METHODS,
     convergence_pmf,
@@ -44,8 +45,8 @@ def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, li
     format :func:`bayes_eval.logs.read_eval_log` reads (a long table: ``model, question,
     trial, score``), or from a shipped dataset written ``dataset:NAME`` whose trial order is
     recorded. Trials keep the order of the ``trial`` column."""
-    from bayes_eval.logs import read_eval_log
     from bayes_eval.logs.dataset import dataset_name
+    from bayes_eval.logs.scored import load_scored
 
     name = dataset_name(path)
     if name is not None:
@@ -59,7 +60,8 @@ def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, li
                     "resamples is not defined; use a dataset with recorded trials "
                     "(dataset:taubench_airline_gpt4o, dataset:cruxeval_codellama7b)."
                 )
-    da = read_eval_log(str(path), format=file_format).results()
+    # the data treatment of every command: graded scores are refused (this study needs 0/1)
+    da = load_scored(str(path), format=file_format, cli_names=True).R
     values = da.values
     if np.isnan(values).any():
         raise ValueError(
@@ -186,6 +188,8 @@ def run_study(config: ConvergenceConfig, out: str | Path, *, progress: bool = Tr
 
 def summary(ds: xr.Dataset) -> dict:
     out = {
+        "prior": "uniform (Bayes@N ranks as avg@N under any fixed prior, Hariri et al. §2.6)",
+        "estimand": THESE_QUESTIONS,
         "gold_ranking": dict(
             zip(ds["model"].values.tolist(), ds["gold_rank"].values.tolist(), strict=True)
         ),

@@ -20,6 +20,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.posteriors.posterior import THESE_QUESTIONS
 from bayes_eval.validation.elicitation import (
     DEFAULT_CONCENTRATION,
     ElicitationWarning,
@@ -40,10 +41,20 @@ __all__ = ["plot", "run_study"]
 DEFAULT_QUESTIONS = 30
 
 
-def _results(path: str, file_format: str | None) -> tuple[np.ndarray, list[str]]:
-    from bayes_eval.logs import read_eval_log
+def _results(config: ElicitConfig) -> tuple[np.ndarray, list[str]]:
+    """The results of FILE read with the data treatment of every command
+    (:func:`bayes_eval.logs.scored.load_scored`: graded scores need ``score_levels``)."""
+    from bayes_eval.logs.scored import load_scored
 
-    R = read_eval_log(path, format=file_format).results()
+    path = config.file
+    scored = load_scored(
+        path,
+        format=config.format,
+        weights=config.weights,
+        score_levels=config.score_levels,
+        cli_names=True,
+    )
+    R = scored.R
     if np.isnan(R.values).any():
         raise ValueError(
             f"{path}: the sensitivity report needs complete results (no missing trials)."
@@ -69,7 +80,7 @@ def _elicit(config: ElicitConfig, level: str, n_q: int, w) -> tuple[ElicitedPrio
                 concentration=(
                     DEFAULT_CONCENTRATION if config.concentration is None else config.concentration
                 ),
-                draws=config.draws,
+                draws=config.simulations,
                 seed=config.seed,
                 method=config.method,
             )
@@ -187,15 +198,16 @@ def run_study(config: ElicitConfig, out: str | Path, *, progress: bool = True) -
     del progress  # seconds of work: no progress bar
     start = time.perf_counter()
     level = config.level or "benchmark"
-    R, names = _results(config.file, config.format) if config.file else (None, [])
-    n_q = config.questions or (R.shape[1] if R is not None else DEFAULT_QUESTIONS)
+    R, names = _results(config) if config.file else (None, [])
+    n_q = config.n_questions or (R.shape[1] if R is not None else DEFAULT_QUESTIONS)
     w = list(config.weights) if config.weights else None
     prior, mismatch = _elicit(config, level, n_q, w)
     pi_bar, per_q = predictive_draws(
-        prior, w, n_questions=n_q, draws=config.draws, seed=config.seed
+        prior, w, n_questions=n_q, draws=config.simulations, seed=config.seed
     )
     pred = predictive_summary(prior, pi_bar, per_q, n_q)  # = prior_predictive(prior, w, ...)
     summary = {
+        "estimand": THESE_QUESTIONS,
         "level": level,
         "n_questions": n_q,
         "stated": prior.stated.tolist(),

@@ -320,7 +320,7 @@ def run_synthetic_study(
         settings=_settings(config, progress),
         progress=progress,
         seed=config.seed,
-        n=config.questions,
+        n=config.n_questions,
         K=config.candidates,
         J=config.judges,
         M=config.levels,

@@ -1,6 +1,6 @@
 """The ``sbc`` study: simulation-based calibration of one estimator, resumable, on Dask.
 
-``bayes-eval validate sbc --estimator NAME --simulations S --questions M --trials N``: the
+``bayes-eval validate sbc --estimator NAME --simulations S --n-questions M --trials N``: the
 simulations run in blocks of ``block`` (the cells of :mod:`.cell_runner`: one NetCDF file per
 finished block under ``OUT/cells/``, a ``study.json`` manifest, Ctrl-C saves the finished
 blocks and the same command resumes). ``matching-exact`` is :func:`.sbc.exact_sbc`
@@ -39,7 +39,7 @@ def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
     size = min(config.block_size, config.n_simulations - start)
     if config.exact:
         ds = exact_sbc(
-            config.questions,
+            config.n_questions,
             config.n_trials,
             n_models=config.n_models,
             simulations=max(size, 2),
@@ -54,7 +54,7 @@ def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
         return ds
     return run_block(
         config.estimator,
-        config.questions,
+        config.n_questions,
         config.n_trials,
         n_models=config.n_models,
         start=start,
@@ -72,7 +72,7 @@ def sbc_result(blocks: xr.Dataset, config: SbcConfig) -> xr.Dataset:
     blocks = blocks.sortby("simulation")
     fits = 0 if config.exact else blocks.sizes["simulation"] * config.n_chains
     attrs = {
-        "M": config.questions,
+        "M": config.n_questions,
         "N": config.n_trials,
         "n_models": config.n_models,
         "method": "exact Dirichlet posterior draws (no MCMC)"

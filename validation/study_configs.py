@@ -309,11 +309,16 @@ class ElicitConfig:
         None, "per-category lo:hi pairs for a rubric, e.g. 0.1:0.4,0.1:0.3,0.4:0.7 (level question)"
     )
     weights: tuple[float, ...] | None = _opt(None, "rubric weights w_0..w_C (default 0..1)")
-    questions: int | None = _opt(None, "M for the implied prior (default: FILE's, else 30)")
+    score_levels: int | None = _opt(
+        None,
+        "graded scores in [0, 1] of FILE: round to K evenly spaced levels, whose values are the "
+        "weights",
+    )
+    n_questions: int | None = _opt(None, "M for the implied prior (default: FILE's, else 30)")
     concentration: float | None = _opt(
         None, "benchmark level: spread s of accuracies across questions (default 1.0)"
     )
-    draws: int = _opt(20_000, "Monte Carlo draws of the prior predictive")
+    simulations: int = _opt(20_000, "Monte Carlo simulations of the prior predictive")
     seed: int = _opt(0, "random seed")
 
     def __post_init__(self):
@@ -325,8 +330,14 @@ class ElicitConfig:
                 "squares on every category's interval: drop --method."
             )
         _prob("prob", self.prob)
-        _int("questions", self.questions, optional=True)
-        _int("draws", self.draws, 100)
+        _int("n_questions", self.n_questions, optional=True)
+        _int("score_levels", self.score_levels, 2, optional=True)
+        _int("simulations", self.simulations, 100)
+        if self.score_levels is not None and self.file is None:
+            raise ValueError(
+                "score_levels treats the graded scores of FILE, but no FILE is given: give the "
+                "results file or drop --score-levels."
+            )
         _seed(self.seed)
         if self.concentration is not None and not 0 < self.concentration < float("inf"):
             raise ValueError(
@@ -401,7 +412,7 @@ class JudgesSyntheticConfig:
     """``judges-synthetic``: the self-preference protocol of Vossler et al., App. E.3."""
 
     replicates: int = _opt(10, "synthetic data sets")
-    questions: int = _opt(400, "questions n per data set")
+    n_questions: int = _opt(400, "questions n per data set")
     candidates: int = _opt(8, "candidates K")
     judges: int = _opt(3, "judges J (judge j favours candidate j)")
     levels: int = _opt(3, "score levels M")
@@ -413,7 +424,7 @@ class JudgesSyntheticConfig:
     seed: int = _opt(0, "random seed")
 
     def __post_init__(self):
-        for name in ("replicates", "questions", "draws", "tune", "chains"):
+        for name in ("replicates", "n_questions", "draws", "tune", "chains"):
             _int(name, getattr(self, name))
         _int("candidates", self.candidates, 2)
         _int("judges", self.judges)
@@ -445,7 +456,7 @@ class SbcConfig:
     simulations: int | None = _opt(
         None, "SBC simulations (default 10000 for matching-exact, 200 with NUTS)"
     )
-    questions: int = _opt(30, "questions M per simulated benchmark")
+    n_questions: int = _opt(30, "questions M per simulated benchmark")
     trials: int | None = _opt(None, "trials N per question (default 8; not for judges)")
     n_models: int = _opt(2, "LLMs evaluated on the same questions (ranks need 2 or more)")
     draws: int | None = _opt(
@@ -481,7 +492,7 @@ class SbcConfig:
                 f"estimator is {self.estimator!r}; expected one of {list(SBC_ESTIMATORS)}."
             )
         check.integer("simulations", self.simulations, 2, optional=True)
-        for name in ("questions", "n_models"):
+        for name in ("n_questions", "n_models"):
             check.integer(name, getattr(self, name))
         for name in ("trials", "tune", "chains", "thin"):
             check.integer(name, getattr(self, name), optional=True)

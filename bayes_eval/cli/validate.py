@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, summary
-from bayes_eval.cli._types import integers, numbers, words
+from bayes_eval.cli._types import integers, nonnegative_int, numbers, positive_int, words
 
 HELP = "validation studies of the papers' claims (coverage, elicit, judges, ...)"
 DESCRIPTION = """\
@@ -26,6 +26,27 @@ study's options."""
 
 
 METAVARS = {int: "N", float: "X", str: "TEXT"}
+
+#: Integer options shared with other commands take their type (one flag, one meaning).
+SHARED_TYPES = {
+    "draws": positive_int,
+    "chains": positive_int,
+    "tune": nonnegative_int,
+    "replicates": positive_int,
+    "simulations": positive_int,
+    "trials": positive_int,
+    "n_questions": positive_int,
+    "levels": positive_int,
+    "score_levels": positive_int,
+}
+
+#: (study, old option) -> field: earlier spellings kept as hidden aliases that warn.
+RENAMED = {
+    ("elicit", "--questions"): "n_questions",
+    ("elicit", "--draws"): "simulations",
+    ("sbc", "--questions"): "n_questions",
+    ("judges-synthetic", "--questions"): "n_questions",
+}
 
 
 def _base(tp) -> tuple[object, bool]:
@@ -62,7 +83,7 @@ def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None
         kw["type"] = {int: integers, float: numbers}.get(item, words)
         kw["metavar"] = "A,B,.."
     elif base is not bool:
-        kw["type"] = base
+        kw["type"] = SHARED_TYPES.get(field.name, base) if base is int else base
         if "choices" not in kw:
             kw["metavar"] = METAVARS.get(base, "VALUE")
     if meta.get("positional"):
@@ -105,6 +126,10 @@ def add_parser(sub) -> None:
         hints = typing.get_type_hints(study.config)
         for field in dataclasses.fields(study.config):
             _add_field(p, field, hints[field.name])
+        for (name, old), dest in RENAMED.items():
+            if name == study.name:
+                new = "--" + dest.replace("_", "-")
+                opt.deprecated(p, old, new, dest=dest, type=SHARED_TYPES.get(dest, int))
         p.set_defaults(func=run, options=[f.name for f in dataclasses.fields(study.config)])
 
 

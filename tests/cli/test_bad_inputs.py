@@ -50,7 +50,7 @@ CASES = [
     ("batch-2.5", ["adaptive", "roots", "--batch", "2.5"], "'2.5' is not a positive integer"),
     ("horizon-0", ["adaptive", "roots", "--horizon", "0", "--tau2", "1"], "positive integer"),
     ("trials-1.5", ["demo", "--trials", "1.5"], "--trials: '1.5' is not a positive integer"),
-    ("questions-0", ["demo", "--questions", "0"], "'0' is not a positive integer"),
+    ("questions-0", ["demo", "--n-questions", "0"], "'0' is not a positive integer"),
     ("plan-draws-0", ["plan", AIME, "a", "b", "--draws", "0"], "--draws: '0' is not a positive"),
     ("levels-0", ["judges", MTBENCH, "--levels", "0"], "--levels: '0' is not a positive"),
 ]

@@ -82,8 +82,15 @@ def test_prior_file_is_named_with_its_discount(tmp_path, capsys):
     frame = R.isel(trial=slice(0, 2)).to_dataframe(name="score").reset_index()
     frame.to_csv(path, index=False)
     out = _json(
-        capsys, "rank", BOARD, "--prior-kind", "uniform", "--prior-file", str(path),
-        "--prior-discount", "0.5",
+        capsys,
+        "rank",
+        BOARD,
+        "--prior-kind",
+        "uniform",
+        "--prior-file",
+        str(path),
+        "--prior-discount",
+        "0.5",
     )
     assert out["prior"] == f"uniform + earlier runs ({path}, discount 0.5)"
     assert out["prior_detail"]["discount"] == 0.5
@@ -108,7 +115,10 @@ def test_unused_weights_warn(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     rng = np.random.default_rng(1)
     rows = ["model,question,trial,score"] + [
-        f"m{m},q{q},{t},{int(rng.random() < 0.7)}" for m in range(2) for q in range(8) for t in range(2)
+        f"m{m},q{q},{t},{int(rng.random() < 0.7)}"
+        for m in range(2)
+        for q in range(8)
+        for t in range(2)
     ]
     path.write_text("\n".join(rows))
     for cmd in (["rank"], ["pairs"], ["plan"]):

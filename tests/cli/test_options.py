@@ -28,7 +28,9 @@ AUDITED = {
     "schemas": (["file"], PRIOR | {"--format", "--json", "--plot", "--only", "--confidence"}),
     "plan": (
         ["file", "model_a", "model_b"],
-        DATA | PRIOR | {"--seed", "--json", "--confidence", "--assurance", "--simulations"}
+        DATA
+        | PRIOR
+        | {"--seed", "--json", "--confidence", "--assurance", "--simulations"}
         | {"--max-trials"},
     ),
     "crosscheck": (
@@ -41,7 +43,9 @@ AUDITED = {
     ),
     "priors": (
         ["file"],
-        DATA | PRIOR | {"--json", "--plot", "--netcdf", "--alpha0-grid", "--a0-grid"}
+        DATA
+        | PRIOR
+        | {"--json", "--plot", "--netcdf", "--alpha0-grid", "--a0-grid"}
         | {"--depth-grid", "--kappa-grid"}
         | NUTS,
     ),
@@ -71,11 +75,12 @@ AUDITED = {
     "validate elicit": (
         ["file"],
         {"--json", "--out", "--format", "--lo", "--hi", "--prob", "--level", "--categories"}
-        | {"--weights", "--questions", "--concentration", "--draws", "--seed", "--method"},
+        | {"--weights", "--n-questions", "--concentration", "--simulations", "--seed", "--method"}
+        | {"--score-levels"},
     ),
     "validate sbc": (
         [],
-        {"--json", "--out", "--estimator", "--simulations", "--questions", "--trials"}
+        {"--json", "--out", "--estimator", "--simulations", "--n-questions", "--trials"}
         | {"--n-models", "--draws", "--tune", "--chains", "--thin", "--posterior-alpha0"}
         | {"--block", "--seed", "--scheduler", "--workers", "--max-cells"},
     ),
@@ -86,7 +91,7 @@ AUDITED = {
     ),
     "validate judges-synthetic": (
         [],
-        {"--json", "--out", "--replicates", "--questions", "--candidates", "--judges"}
+        {"--json", "--out", "--replicates", "--n-questions", "--candidates", "--judges"}
         | {"--levels", "--self-preference", "--beta-max", "--draws", "--tune", "--chains"}
         | {"--seed"},
     ),
@@ -122,6 +127,9 @@ DEPRECATED = {
     "priors": {"--prior", "--out", "--alpha0", "--a0", "--depth", "--kappa"},
     "judges": {"--out"},
     "demo": {"--questions"},
+    "validate elicit": {"--questions", "--draws"},
+    "validate sbc": {"--questions"},
+    "validate judges-synthetic": {"--questions"},
     "adaptive simulate": {"--prior", "--seeds", "--data-seed"},
 }
 
@@ -175,7 +183,11 @@ REFUSED = [
     ("schemas-plot-no-file", ["schemas", "--plot", "x.png"], "--plot does nothing without FILE"),
     ("priors-nuts-no-kappa", ["priors", AIME, "--chains", "2", "--seed", "1"], "--chains, --seed"),
     ("priors-a0-no-prior-file", ["priors", AIME, "--a0-grid", "0,1"], "without --prior-file"),
-    ("priors-depth-no-prior-file", ["priors", AIME, "--depth-grid", "1"], "--depth-grid does nothing"),
+    (
+        "priors-depth-no-prior-file",
+        ["priors", AIME, "--depth-grid", "1"],
+        "--depth-grid does nothing",
+    ),
     ("judges-sensitivity-omega", ["judges", MTBENCH, "--sensitivity", "--omega", "1"], "--omega"),
     ("judges-sensitivity-plot", ["judges", MTBENCH, "--sensitivity", "--plot", "x.png"], "--plot"),
     ("judges-integrated-beta", ["judges", MTBENCH, "--integrated", "--beta-max", "1"], "--beta"),

@@ -117,20 +117,15 @@ def test_public_names_stay_at_the_original_paths(module):
         assert getattr(mod, name) is not None, f"{module}.{name}"
 
 
-def test_split_modules_reexport_the_same_objects():
-    import bayes_eval.metrics.passk as pf
-    import bayes_eval.metrics.passk as pp
-    import bayes_eval.posteriors.exact as ei
-    import bayes_eval.posteriors.exact as ep
-    import bayes_eval.posteriors.exact as et
-    import bayes_eval.posteriors.latent_pass as pq
-    import bayes_eval.ranking.convergence as cm
-    import bayes_eval.ranking.convergence as conv
+def test_public_names_are_the_defining_objects():
+    import bayes_eval.metrics.avg as avg
+    import bayes_eval.metrics.bayes as bayes
+    import bayes_eval.metrics.passk as passk
+    import bayes_eval.posteriors.posterior as post
+    import bayes_eval.posteriors.priors as priors
 
-    assert pf.pass_at_k is pp.pass_at_k and pf.tau_threshold is pp.tau_threshold
-    assert pf.PassPosterior is pq.PassPosterior
-    assert ep.ExactPosterior is et.ExactPosterior
-    assert ep.dirichlet_functional_cdf is ei.dirichlet_functional_cdf
-    assert conv.parse_method is cm.parse_method and conv.DEFAULT_METHODS is cm.DEFAULT_METHODS
-    assert set(pf.__all__) >= {"pass_at_k", "pass_at_k_ci", "PassPosterior", "tau_threshold"}
-    assert set(ep.__all__) >= {"ExactPosterior", "exact_interval", "prob_greater"}
+    assert be.posterior is post.posterior and be.Posterior is post.Posterior
+    assert be.Prior is priors.Prior
+    assert be.bayes_ci is bayes.bayes_ci and be.avg_ci is avg.avg_ci
+    assert be.pass_at_k is passk.pass_at_k and be.pass_at_k_ci is passk.pass_at_k_ci
+    assert set(be.__all__) >= {"posterior", "Posterior", "Prior", "bayes_ci", "pass_at_k_ci"}

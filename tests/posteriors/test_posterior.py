@@ -215,9 +215,7 @@ def test_discounted_earlier_runs_are_a_power_prior():
 def test_pass_family_is_the_wrappers_and_refuses_non_binary():
     R = _board()
     post = be.posterior(R, prior="empirical")
-    np.testing.assert_array_equal(
-        post.pass_at_k(2), be.pass_at_k_ci(R, 2, prior="empirical")
-    )
+    np.testing.assert_array_equal(post.pass_at_k(2), be.pass_at_k_ci(R, 2, prior="empirical"))
     np.testing.assert_array_equal(
         post.g_pass_at_k_tau(4, 0.5, interval="exact"),
         be.g_pass_at_k_tau_ci(R, 4, 0.5, prior="empirical", interval="exact"),
@@ -255,7 +253,10 @@ def test_prior_parse_and_label():
     assert Prior.parse([1, 1]).label == "uniform"
     assert Prior.parse("empirical").label == "empirical (per model, integrated)"
     pooled = Prior.parse("empirical-plugin", pool="benchmark", source="r0.csv", discount=0.5)
-    assert pooled.label == "empirical (benchmark-pooled, plug-in) + earlier runs (r0.csv, discount 0.5)"
+    assert (
+        pooled.label
+        == "empirical (benchmark-pooled, plug-in) + earlier runs (r0.csv, discount 0.5)"
+    )
     assert pooled.to_dict() == {
         "label": pooled.label,
         "kind": "empirical-plugin",

@@ -84,13 +84,13 @@ def test_future_counts_are_dirichlet_multinomial_forward_and_bridged(rng, w):
     k = 2 if w is None else 3
     Ra = rng.integers(0, k, size=(4, 3))
     Rb = rng.integers(0, k, size=(4, 3))
-    pa, pb = be.dirichlet_posterior(Ra, w), be.dirichlet_posterior(Rb, w)
+    post = be.posterior(np.stack([Ra, Rb]), w)
     draws = 40_000
-    fut = _Futures(pa, pb, draws, np.random.default_rng(1))
+    fut = _Futures(post, (0, 1), draws, np.random.default_rng(1))
     far = fut.extra_counts(403).copy()  # forward: 400 extra trials per question
     near = fut.extra_counts(23)  # bridged: the first 20 of those 400
     assert (near <= far).all() and (near.sum(-1) == 20).all() and (far.sum(-1) == 400).all()
-    nu = np.stack([pa.nu, pb.nu])
+    nu = post.nu
     total = nu.sum(-1, keepdims=True)
     p = nu / total
     for e, x in ((400, far), (20, near)):
@@ -267,9 +267,9 @@ def test_zero_true_gap_mostly_gets_no_finite_plan():
         plan = trials_to_separate(Ra, Rb, draws=300, seed=rng)
         if plan.n_required is None:
             n_none += 1
-            assert plan.prob_leader_better < 0.8 or "max_trials" in plan.reason
+            assert plan.assurance_limit < 0.8 or "max_trials" in plan.reason
         else:
-            assert plan.prob_leader_better >= 0.8 or plan.extra_trials == 0
+            assert plan.assurance_limit >= 0.8 or plan.extra_trials == 0
     assert n_none >= 0.5 * 50  # expected 0.69; binomial sd 0.065
 
 
@@ -383,16 +383,18 @@ def test_plan_command_reports_leader_and_assurance(tmp_path, capsys):
         rows += [f"{name},q{q},{t},{R[q, t]}" for q in range(30) for t in range(8)]
     path = tmp_path / "runs.csv"
     path.write_text("\n".join(rows) + "\n")
-    assert main(["plan", str(path), "m1", "m2", "--json", "--seed", "2", "--draws", "500"]) == 0
+    uniform = ["--prior-kind", "uniform", "--simulations", "500"]
+    assert main(["plan", str(path), "m1", "m2", "--json", "--seed", "2", *uniform]) == 0
     out = json.loads(capsys.readouterr().out)
     plan = trials_to_separate(Rb, Ra, seed=2, draws=500)
     assert out["leader"] == "m2" and plan.leader == "b"
     assert out["n_required"] == plan.n_required and out["assurance_target"] == 0.8
     assert out["prob_leader_better"] == plan.prob_leader_better
-    assert main(["plan", str(path), "m1", "m2", "--assurance", "0.85", "--draws", "500"]) == 0
+    assert main(["plan", str(path), "m1", "m2", "--assurance", "0.85", *uniform]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("m2 leads m1") and "target 0.85" in text
-    assert main(["plan", str(path), "m1", "m3", "--draws", "500"]) == 0  # identical results
+    assert "prior: uniform; estimand: these questions; m2 leads m1" in text
+    assert "target 0.85" in text
+    assert main(["plan", str(path), "m1", "m3", *uniform]) == 0  # identical results
     assert "no finite number" in capsys.readouterr().out
     assert main(["plan", str(path), "m1", "m1"]) == 2
     assert "expected two models" in capsys.readouterr().err

@@ -83,9 +83,9 @@ def test_defaults_are_the_study_functions_defaults():
     el = make_config("elicit", lo=0.3, hi=0.6)
     # concentration None: the default spread DEFAULT_CONCENTRATION, refused where it would
     # do nothing (question-level statements)
-    assert (el.prob, el.level, el.questions, el.concentration) == (0.9, None, None, None)
+    assert (el.prob, el.level, el.n_questions, el.concentration) == (0.9, None, None, None)
     js = make_config("judges-synthetic")
-    assert (js.replicates, js.questions) == (10, 400)
+    assert (js.replicates, js.n_questions) == (10, 400)
 
 
 @pytest.mark.parametrize(
@@ -303,7 +303,7 @@ def test_judges_synthetic_study(tmp_path):
         tmp_path,
         progress=False,
         replicates=1,
-        questions=60,
+        n_questions=60,
         candidates=4,
         draws=100,
         tune=100,

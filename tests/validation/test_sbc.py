@@ -100,7 +100,7 @@ def test_cli_validate_sbc_matching_exact(tmp_path, capsys):
 
     out = tmp_path / "sbc"
     args = ["validate", "sbc", "--estimator", "matching-exact", "--simulations", "400"]
-    args += ["--questions", "10", "--trials", "4", "--draws", "40", "--out", str(out)]
+    args += ["--n-questions", "10", "--trials", "4", "--draws", "40", "--out", str(out)]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "pi_bar[model-0]" in text and "PASS" in text and "Bonferroni" in text
@@ -112,7 +112,7 @@ def test_cli_validate_sbc_matching_exact(tmp_path, capsys):
 def test_sbc_study_resumes_and_refuses_other_settings(tmp_path):
     from bayes_eval.validation import registry
 
-    opts = dict(estimator="matching-exact", simulations=300, questions=5, trials=4, draws=20)
+    opts = dict(estimator="matching-exact", simulations=300, n_questions=5, trials=4, draws=20)
     first = registry.run_study("sbc", tmp_path, progress=False, block=100, max_cells=2, **opts)
     assert first.summary["cells_computed"] == 2 and first.summary["cells_pending"] == 1
     assert first.summary["netcdf"] is None
@@ -140,7 +140,7 @@ def test_nuts_sbc_of_hierarchical_on_a_tiny_grid():
     from bayes_eval.validation.study_configs import SbcConfig
 
     cfg = SbcConfig(
-        estimator="hierarchical", simulations=20, questions=5, trials=4, draws=200, block=20
+        estimator="hierarchical", simulations=20, n_questions=5, trials=4, draws=200, block=20
     )
     ds = sbc_result(run_cell(0, cfg), cfg)
     assert ds.attrs["n_draws"] == 100
