@@ -356,7 +356,7 @@ def compare_models(
     seed: int = 0,
     sampler: Literal["pymc", "nutpie"] = "pymc",
     cores: int | None = None,
-    progressbar: bool = False,
+    progress: bool = False,
     ppc: bool = False,
 ) -> Comparison:
     """Fit several models to the same results and compare their leave-one-out ELPD.
@@ -377,7 +377,7 @@ def compare_models(
         Rubric weights; prior runs (matching and power prior only).
     unit : {"cell", "question"}, keyword-only
         What is left out (module docstring).
-    draws, tune, chains, seed, sampler, cores, progressbar : keyword-only
+    draws, tune, chains, seed, sampler, cores, progress : keyword-only
         NUTS settings (:func:`bayes_eval.models.sample`).
     ppc : bool, keyword-only
         Also draw the posterior predictive of every fit (seed ``seed + 1``) and compute its
@@ -403,7 +403,7 @@ def compare_models(
             seed=seed,
             sampler=sampler,
             cores=cores,
-            progressbar=progressbar,
+            progress=progress,
             log_likelihood=True,
         )
         models[name], fits[name], loos[name] = model, fit, loo(fit, unit=unit)

@@ -174,7 +174,7 @@ def crosscheck(
     seed: int = 0,
     sampler: Sampler = "pymc",
     mc_draws: int = 200_000,
-    progressbar: bool = False,
+    progress: bool = False,
 ) -> CrossCheck:
     """NUTS and exact Monte Carlo against the closed form, for L models (module docstring).
 
@@ -186,7 +186,7 @@ def crosscheck(
         The closed form's prior (:func:`bayes_eval.posterior`); the PyMC model is the one
         that matches it (:func:`matching_pymc_model`). ``alpha0``: the older name of a fixed
         prior.
-    draws, tune, chains, seed, sampler, progressbar
+    draws, tune, chains, seed, sampler, progress
         Passed to :func:`bayes_eval.models.sample`.
     mc_draws : int, keyword-only
         Exact Monte Carlo draws per model (:meth:`Posterior.draws
@@ -210,7 +210,7 @@ def crosscheck(
         chains=chains,
         seed=seed,
         sampler=sampler,
-        progressbar=progressbar,
+        progress=progress,
     )
     data = info.data
     tally = Tally(data.counts, data.n_trials, data.counts.shape[-1], True)

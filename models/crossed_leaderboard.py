@@ -61,7 +61,7 @@ def crossed_leaderboard(
     chains: int = 4,
     seed: int = 0,
     sampler: str = "nutpie",
-    progressbar: bool = False,
+    progress: bool = False,
     parametrization: str = "auto",
 ) -> Leaderboard:
     """Fit the crossed model to ``R[model, question, trial]`` (NaN = no trial) by NUTS and rank
@@ -74,7 +74,7 @@ def crossed_leaderboard(
         :func:`crossed_likelihood_for`).
     confidence : float
         Level of the credible intervals and of the pairwise decisions behind the ranks.
-    draws, tune, chains, seed, sampler, progressbar
+    draws, tune, chains, seed, sampler, progress
         NUTS settings (:func:`bayes_eval.models.sample`).
     parametrization : str
         Of :func:`bayes_eval.models.crossed_model` (``"auto"``: centred where the data pin
@@ -110,7 +110,7 @@ def crossed_leaderboard(
         chains=chains,
         seed=seed,
         sampler=sampler,
-        progressbar=progressbar,
+        progress=progress,
     )
     table = crossed_rank_table(idata, confidence=confidence)
     seen = ~np.isnan(R.values.astype(float))

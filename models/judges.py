@@ -265,7 +265,7 @@ class FitSettings:
     chains: int = 4
     seed: int = 0
     target_accept: float = 0.9
-    progressbar: bool = False
+    progress: bool = False
     cores: int | None = None
     sampler: str = "pymc"
     warn: bool = True
@@ -381,7 +381,7 @@ def fit_judges(
         random_seed=s.seed,
         target_accept=s.target_accept,
         model=model,
-        progressbar=s.progressbar,
+        progressbar=s.progress,
         compute_convergence_checks=False,
         nuts_sampler=s.sampler,
     )

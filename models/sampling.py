@@ -328,7 +328,7 @@ def sample(
     chains: int = 4,
     seed: int = 0,
     sampler: Sampler = "pymc",
-    progressbar: bool = False,
+    progress: bool = False,
     cores: int | None = None,
     target_accept: float | None = None,
     warn: bool = True,
@@ -349,7 +349,7 @@ def sample(
         chose otherwise) the same seed gives the same draws.
     sampler : {"pymc", "nutpie"}, keyword-only
         PyMC's NUTS or nutpie's.
-    progressbar : bool, keyword-only
+    progress : bool, keyword-only
     cores : int, optional, keyword-only
         Parallel chains (default: PyMC's choice).
     target_accept : float, optional, keyword-only
@@ -402,7 +402,7 @@ def sample(
         cores=cores,
         random_seed=int(seed),
         nuts_sampler=sampler,
-        progressbar=progressbar,
+        progressbar=progress,
         target_accept=float(target_accept),
         model=model,
         compute_convergence_checks=False,

@@ -79,7 +79,7 @@ def prior_sensitivity(
     chains: int = 2,
     seed: int = 0,
     sampler: Sampler = "pymc",
-    progressbar: bool = False,
+    progress: bool = False,
 ) -> xr.Dataset:
     """mu, sigma and competition ranks of L models over prior-strength grids (module docstring).
 
@@ -96,7 +96,7 @@ def prior_sensitivity(
         the NUTS axis. ``mu_kappa``/``sigma_kappa`` are posterior mean and sd of pi-bar, and
         every fit's diagnostics are stored too (module docstring); a fit that fails a check
         also issues a :class:`~bayes_eval.models.ConvergenceWarning`.
-    draws, tune, chains, seed, sampler, progressbar
+    draws, tune, chains, seed, sampler, progress
         For the ``kappa`` fits.
 
     Returns
@@ -149,7 +149,7 @@ def prior_sensitivity(
                 chains=chains,
                 seed=seed,
                 sampler=sampler,
-                progressbar=progressbar,
+                progress=progress,
             )
             pi_bar = idata["posterior"]["pi_bar"]
             mus.append(pi_bar.mean(("chain", "draw")).values)

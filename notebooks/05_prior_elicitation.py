@@ -144,7 +144,7 @@ result = registry.run_study(
     hi=0.6,
     prob=0.9,
     level="benchmark",
-    draws=5000,
+    simulations=5000,
 )
 print("\n".join(result.summary["report"]))
 print("files:", {k: p.name for k, p in result.files.items()})

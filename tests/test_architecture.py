@@ -105,8 +105,37 @@ def _imports(module: str, path: Path) -> dict[str, set[str]]:
     return found
 
 
-IMPORTS = {m: _imports(m, p) for m, p in MODULES.items()}
-GRAPH = {m: set(deps) for m, deps in IMPORTS.items()}
+class _Lazy(dict):
+    """Filled on first use: parsing every module costs ~2 s, paid only by the worker that
+    runs these tests (not at collection)."""
+
+    def __init__(self, build):
+        super().__init__()
+        self._build = build
+
+    def _fill(self):
+        if not super().__len__():
+            self.update(self._build())
+
+    def __getitem__(self, key):
+        self._fill()
+        return super().__getitem__(key)
+
+    def items(self):
+        self._fill()
+        return super().items()
+
+    def __iter__(self):
+        self._fill()
+        return super().__iter__()
+
+    def __len__(self):
+        self._fill()
+        return super().__len__()
+
+
+IMPORTS = _Lazy(lambda: {m: _imports(m, p) for m, p in MODULES.items()})
+GRAPH = _Lazy(lambda: {m: set(deps) for m, deps in IMPORTS.items()})
 
 
 def test_every_module_is_in_a_layer():

@@ -133,7 +133,7 @@ def run_table1(
     """
     from bayes_eval.models.judges import FitSettings, fit_judges
 
-    settings = settings or FitSettings(seed=seed, progressbar=progress)
+    settings = settings or FitSettings(seed=seed, progress=progress)
     mt = from_count_table(mtbench, truth=MTBENCH_TRUTH)
     table = summeval_table(summeval_path)
     jobs = [("mtbench", mt, None)]
@@ -288,7 +288,7 @@ def _settings(config, progress: bool):
         tune=config.tune,
         chains=config.chains,
         seed=config.seed,
-        progressbar=progress,
+        progress=progress,
     )
 
 

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         w=scored.weights,
         R0=scored.R0,
         unit=args.unit,
-        progressbar=not (args.json or args.no_progress),
+        progress=not (args.json or args.no_progress),
         ppc=bool(args.ppc or args.plot),
         **nuts,
     )

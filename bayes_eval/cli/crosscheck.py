@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         prior=prior,
         **nuts,
         mc_draws=args.mc_draws,
-        progressbar=not (args.json or args.no_progress),
+        progress=not (args.json or args.no_progress),
     )
     if args.netcdf:
         save(result.idata, args.netcdf)

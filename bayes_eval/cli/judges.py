@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from bayes_eval.models.judges import fit_judges
 
     quiet = args.json or args.no_progress
-    settings = _settings(args, progressbar=not quiet)
+    settings = _settings(args, progress=not quiet)
     start, reports, n = time.perf_counter(), [], len(datasets)
     for label, data in datasets:
         t0 = time.perf_counter()

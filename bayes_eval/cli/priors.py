@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         scored.R0,
         kappa_grid=args.kappa_grid,
         **opt.sampler_settings(args),
-        progressbar=not (args.json or args.no_progress),
+        progress=not (args.json or args.no_progress),
         **{k: v for k, v in grids.items() if v is not None},
     )
     if args.netcdf:

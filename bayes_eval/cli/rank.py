@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             chains=nuts["chains"],
             seed=nuts["seed"],
             sampler=nuts["sampler"],
-            progressbar=not args.no_progress and not args.json,
+            progress=not args.no_progress and not args.json,
         )
     else:
         from bayes_eval.ranking.leaderboard import leaderboard

@@ -527,7 +527,14 @@ class Posterior:
         return tuple(np.array([e[j] for e in ends], dtype=float).reshape(shape) for j in (0, 1))
 
     def _mixture_laws(self, model: int, limit: int = _EXACT_NODES):
-        """Exact laws of the heaviest nodes of one model and their weights."""
+        """Exact laws of the heaviest nodes of one model and their weights (computed once:
+        the exact interval and the exact P(better) share them)."""
+        key = ("laws", model, limit)
+        if key not in self._cache:
+            self._cache[key] = self._build_mixture_laws(model, limit)
+        return self._cache[key]
+
+    def _build_mixture_laws(self, model: int, limit: int):
         nu = self.data.reshape(-1, *self.data.shape[-2:])[model]
         wts = self.weights.reshape(self.n_nodes, -1)[:, model]
         g = model if self.fitted.nodes.shape[1] > 1 else 0
@@ -635,11 +642,35 @@ class Posterior:
             out = _normal_prob(mean, var)
             np.fill_diagonal(out, 0.5)
             return out
+        if self.n_nodes > 1 and not self.shared_nodes:  # independent mixtures: one grid
+            return self._mixture_matrix()
         laws = None if self.n_nodes > 1 else self._fixed_laws()
         for i in range(n):
             for j in range(i + 1, n):
                 p = _pair_prob(self, i, self, j, method, True, laws)
                 out[i, j], out[j, i] = p, 1.0 - p
+        return out
+
+    def _mixture_matrix(self) -> NDArray[np.float64]:
+        r"""Exact :math:`P(\bar\pi_i > \bar\pi_j) = \int F_j\,dF_i` for independent learned
+        priors: every model's mixture CDF on one common grid (steps at most 1/100 of the
+        smallest posterior sd, at least 4097 points), then every pair by the trapezoid rule."""
+        n = self.n_models
+        laws = [self._mixture_laws(i) for i in range(n)]
+        lo = min(float(d.x[0] - d.step) for ls, _ in laws for d in ls)
+        hi = max(float(d.x[-1] + d.step) for ls, _ in laws for d in ls)
+        sd_min = float(np.min(np.atleast_1d(self.sd)))
+        size = int(np.clip((hi - lo) / max(sd_min / 100, 1e-300), _GRID, 1 << 17)) | 1
+        grid = np.linspace(lo, hi, size)
+        cdf = np.empty((n, size))
+        for i, (ls, wts) in enumerate(laws):
+            wts = np.asarray(wts) / np.sum(wts)
+            f = np.clip(sum(wt * d.cdf(grid) for wt, d in zip(wts, ls, strict=True)), 0.0, 1.0)
+            cdf[i] = np.maximum.accumulate(f)
+        mid = 0.5 * (cdf[:, 1:] + cdf[:, :-1])  # F_j at the middle of each cell
+        out = np.clip(np.diff(cdf, axis=1) @ mid.T, 0.0, 1.0)  # out[i, j] = int F_j dF_i
+        out = 0.5 * (out + 1.0 - out.T)  # exactly complementary
+        np.fill_diagonal(out, 0.5)
         return out
 
     def _fixed_laws(self):

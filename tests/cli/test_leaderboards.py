@@ -165,7 +165,7 @@ def test_rank_crossed_scores_every_model_on_all_questions(incomplete, tmp_path, 
     assert out["estimator"] == "crossed" and out["question_mode"] == "all"
     assert out["questions"] == 60
     fit = out["fit"]
-    assert fit["likelihood"] == "binomial" and fit["sampler"] == "nutpie"
+    assert fit["likelihood"] == "binomial" and fit["sampler"] == "pymc"
     assert fit["max_rhat"] < 1.1 and fit["min_ess_bulk"] > 50  # 2 short chains: loose
     per_model = {r["model"]: r for r in out["models"]}
     assert {m: per_model[m]["questions"] for m in board.models} == {

@@ -407,7 +407,7 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
             "2",
             "--seed",
             "3",
-            "--out",
+            "--netcdf",
             str(out),
             "--json",
             "--mc-draws",
@@ -417,11 +417,17 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert code == (0 if report["passed"] else 1)
     assert report["passed"], report
+    # the CLI's default prior is the learned one: its PyMC model is the hierarchical model
+    assert report["prior"] == "empirical (per model, integrated)"
+    assert report["pymc_model"] == "hierarchical" and report["estimand"] == "these questions"
     assert out.exists() and {r["model"] for r in report["models"]} == {"m0", "m1"}
-    assert main(["priors", str(path), "--alpha0", "0.5,1,2", "--json"]) == 0
+    assert main(["priors", str(path), "--alpha0-grid", "0.5,1,2", "--json"]) == 0
     pri = json.loads(capsys.readouterr().out)
-    assert pri["alpha0"]["grid"] == [0.5, 1.0, 2.0]
-    assert pri["alpha0"]["mu"]["m0"][1] == pytest.approx(be.bayes(R[0])[0], abs=1e-12)
+    assert pri["grids"]["alpha0"]["grid"] == [0.5, 1.0, 2.0]
+    assert pri["grids"]["alpha0"]["mu"]["m0"][1] == pytest.approx(be.bayes(R[0])[0], abs=1e-12)
+    assert pri["reference"]["m0"]["mu"] == pytest.approx(
+        be.bayes(R[0], prior="empirical")[0], abs=1e-12
+    )
 
 
 def test_too_short_a_run_warns_naming_variable_value_and_threshold():
