@@ -39,7 +39,7 @@ def bench_roots() -> float:
 def bench_decision(n_arms: int = 1500, steps: int = 5000) -> float:
     rng = np.random.default_rng(0)
     Y = (rng.random((n_arms, 100)) < rng.uniform(0.2, 0.8, (n_arms, 1))).astype(float)
-    policy = GittinsPolicy(prior_mean=0.6, prior_var=0.02, granularity="cell")
+    policy = GittinsPolicy(belief_mean=0.6, belief_var=0.02, granularity="cell")
     s = policy.init(n_arms, 100, batch_size=4, costs=1.0, cost_scale=1e-4)
     t = time.perf_counter()
     for _ in range(steps):

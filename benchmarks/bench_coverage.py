@@ -19,7 +19,7 @@ from bayes_eval.validation.coverage import CoverageConfig, _interval_table
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=100_000)
+    parser.add_argument("--replicates", type=int, default=100_000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cfg = CoverageConfig(bootstrap_resamples=0)
@@ -27,7 +27,7 @@ def main() -> None:
     out = {}
     for m, n, c in ((30, 16, 1), (100, 4, 2), (500, 80, 1)):
         w = np.linspace(0, 1, c + 1)
-        reps = args.reps if m * (c + 1) <= 300 else args.reps // 10
+        reps = args.replicates if m * (c + 1) <= 300 else args.replicates // 10
         start = time.perf_counter()
         pi = rng.dirichlet(np.ones(c + 1), size=(reps, m))
         counts = rng.multinomial(n, pi)
@@ -37,7 +37,7 @@ def main() -> None:
         elapsed = time.perf_counter() - start
         methods = sorted(table)
         out[f"M{m}_N{n}_C{c}"] = {
-            "reps": reps,
+            "replicates": reps,
             "methods": methods,
             "simulate_s": sim,
             "intervals_s": elapsed,
@@ -49,7 +49,7 @@ def main() -> None:
     for key, r in out.items():
         print(
             f"{key}: {r['evaluations_per_s']:,.0f} (R, interval) evaluations/s over {len(r['methods'])} "
-            f"methods ({r['reps']} reps; simulation {r['simulate_s']:.2f} s) target >= 100,000"
+            f"methods ({r['replicates']} replicates; simulation {r['simulate_s']:.2f} s) target >= 100,000"
         )
 
 

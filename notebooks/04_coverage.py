@@ -50,8 +50,8 @@ result = registry.run_study(
     C=(1,),
     scenarios=scenarios,
     replicates=500,
-    exact_reps=200,
-    empirical_exact_reps=0,
+    exact_replicates=200,
+    empirical_exact_replicates=0,
     bootstrap_resamples=0,
     seed=0,
 )

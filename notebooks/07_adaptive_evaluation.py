@@ -70,7 +70,7 @@ print(rs.index(0.55, 3))
 rng = np.random.default_rng(0)
 true_acc = np.linspace(0.3, 0.7, 8)
 prices = np.array([0.2, 0.2, 0.5, 0.5, 1.0, 1.0, 3.0, 3.0])
-policy = GittinsPolicy(prior_mean=0.5, prior_var=0.04)
+policy = GittinsPolicy(belief_mean=0.5, belief_var=0.04)
 state = policy.init(8, 40, costs=prices, cost_scale=1e-3, batch_size=4, seed=1)
 history = [state]
 for _ in range(30):

@@ -1,7 +1,7 @@
 r"""Coverage and calibration of interval methods, as a grid of independent cells run by Dask.
 
 *Do these intervals cover at their nominal rate, here, for this M and N?* Each cell
-``(scenario, C, M, N)`` simulates ``reps`` benchmarks: true per-question category
+``(scenario, C, M, N)`` simulates ``replicates`` benchmarks: true per-question category
 probabilities :math:`\pi_\alpha` from the scenario, results ``R`` with N trials per question
 (only the counts matter), and the true :math:`\bar\pi = \frac1M\sum_\alpha w\cdot\pi_\alpha`
 with ``w = linspace(0, 1, C + 1)``. For every interval method it records whether the interval
@@ -42,7 +42,8 @@ TOML grid (:func:`load_config`) with options on top (:func:`grid_config`), then 
 report and its plot.
 
 The module in order: the grid and settings of a study (:class:`CoverageConfig`, TOML keys of
-the same names, read by :func:`load_config`); one cell (:func:`run_cell`, what the Dask
+the same names, read by :func:`load_config`, which still reads the former ``reps``,
+``exact_reps``, ``empirical_exact_reps`` and ``nuts_reps`` with a :class:`RenamedKeyWarning`); one cell (:func:`run_cell`, what the Dask
 workers run: true rates from a scenario, :func:`draw_pi`, :func:`anchor_rates`, simulated
 results and every method's lo/hi); the study (:func:`run_grid`, :func:`grid_config`,
 :func:`run_study`); the report (:func:`summary`: under- and over-coverage per scenario and
@@ -77,7 +78,9 @@ from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS, CoverageStud
 __all__ = [
     "HEADLINE",
     "METHODS",
+    "RENAMED_KEYS",
     "CoverageConfig",
+    "RenamedKeyWarning",
     "anchor_rates",
     "draw_pi",
     "grid_config",
@@ -100,7 +103,7 @@ class CoverageConfig:
     """Grid and settings of a coverage study (TOML keys of the same names).
 
     ``nuts_cells`` lists ``[scenario, C, M, N]`` cells where the hierarchical model is also
-    fitted, with ``nuts_reps`` replicates of ``nuts_draws`` draws each. The exact interval is
+    fitted, with ``nuts_replicates`` replicates of ``nuts_draws`` draws each. The exact interval is
     computed for binary cells (Beta convolutions, milliseconds); for rubrics (C > 1) it needs
     Gil-Pelaez inversions, 0.1-1 s per interval, so it runs only with ``exact_categorical``.
     """
@@ -111,11 +114,11 @@ class CoverageConfig:
     scenarios: list[str] = field(
         default_factory=lambda: ["uniform", "dirichlet", "beta_mixture", "anchored"]
     )
-    reps: int = 2000
-    exact_reps: int = 2000
+    replicates: int = 2000
+    exact_replicates: int = 2000
     exact_categorical: bool = False
     bootstrap_resamples: int = 200
-    empirical_exact_reps: int = 0  # off: each exact learned-prior interval costs 1-3 s
+    empirical_exact_replicates: int = 0  # off: each exact learned-prior interval costs 1-3 s
     confidence: float = 0.95
     alpha0: float = 0.5
     seed: int = 0
@@ -123,7 +126,7 @@ class CoverageConfig:
         default_factory=lambda: ["phi4_aime25", "cruxeval_codellama7b", "taubench_airline_gpt4o"]
     )
     nuts_cells: list[list] = field(default_factory=list)
-    nuts_reps: int = 20
+    nuts_replicates: int = 20
     nuts_draws: int = 300
 
     def validate(self) -> None:
@@ -132,8 +135,13 @@ class CoverageConfig:
         for name in ("M", "N", "C"):
             check.integers(name, getattr(self, name))
         check.strings("scenarios", self.scenarios, COVERAGE_SCENARIOS)
-        check.integer("reps", self.reps, 2)
-        for name in ("exact_reps", "bootstrap_resamples", "empirical_exact_reps", "seed"):
+        check.integer("replicates", self.replicates, 2)
+        for name in (
+            "exact_replicates",
+            "bootstrap_resamples",
+            "empirical_exact_replicates",
+            "seed",
+        ):
             check.integer(name, getattr(self, name), 0)
         check.boolean("exact_categorical", self.exact_categorical)
         check.probability("confidence", self.confidence)
@@ -145,7 +153,7 @@ class CoverageConfig:
             )
         for cell in self.nuts_cells:
             check.nuts_cell("nuts_cells", cell, COVERAGE_SCENARIOS)
-        check.integer("nuts_reps", self.nuts_reps)
+        check.integer("nuts_replicates", self.nuts_replicates)
         check.integer("nuts_draws", self.nuts_draws)
 
     def cells(self) -> list[tuple[str, int, int, int]]:
@@ -160,7 +168,25 @@ class CoverageConfig:
         return out
 
     def digest(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        # hashed under the keys' former names (RENAMED_KEYS), so that a study started before
+        # ``reps`` became ``replicates`` still resumes
+        former = {new: old for old, new in RENAMED_KEYS.items()}
+        values = {former.get(k, k): v for k, v in asdict(self).items()}
+        return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
+
+
+#: former TOML keys -> their names now; a file that uses one is read with a warning
+RENAMED_KEYS = {
+    "reps": "replicates",
+    "exact_reps": "exact_replicates",
+    "empirical_exact_reps": "empirical_exact_replicates",
+    "nuts_reps": "nuts_replicates",
+}
+
+
+class RenamedKeyWarning(FutureWarning):
+    """A coverage TOML file uses a former key name (:data:`RENAMED_KEYS`); it is read under
+    its new name, and the former one will stop working."""
 
 
 def load_config(path: str | Path) -> CoverageConfig:
@@ -176,14 +202,32 @@ def load_config(path: str | Path) -> CoverageConfig:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the coverage configuration ({exc}).") from exc
     known = list(CoverageConfig.__dataclass_fields__)
-    unknown = set(raw) - set(known)
+    unknown = set(raw) - set(known) - set(RENAMED_KEYS)
     if unknown:
         raise ValueError(f"{path}: unknown keys {sorted(unknown)}; expected some of {known}.")
+    former = {old: new for old, new in RENAMED_KEYS.items() if old in raw}
+    for old, new in former.items():
+        if new in raw:
+            raise ValueError(
+                f"{path}: both {old} and {new} are given; {old} is the former name of {new}: "
+                f"keep {new} only."
+            )
+        warnings.warn(
+            f"{path}: the key {old} is now named {new}; rename it in the file (the old name "
+            "will stop working).",
+            RenamedKeyWarning,
+            stacklevel=2,
+        )
+        raw[new] = raw.pop(old)
     config = CoverageConfig(**raw)
     try:
         config.validate()
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        message = str(exc)
+        for old, new in former.items():  # name the key as the file spells it
+            if message.startswith(f"{new} "):
+                message = f"{old}{message[len(new) :]} (the key {old} is now named {new})"
+        raise ValueError(f"{path}: {message}") from None
     return config
 
 
@@ -300,7 +344,7 @@ def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples):
     if prior != 1.0:  # the scenario's own Dirichlet prior: well specified
         mu_o, sigma_o = _moments(counts.astype(float), w, prior)
         out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
-    exact = min(config.empirical_exact_reps, reps) if w.size == 2 else 0
+    exact = min(config.empirical_exact_replicates, reps) if w.size == 2 else 0
     mu_e, sigma_e, ex = _learned(
         counts, w, integrated=True, exact=exact, confidence=config.confidence
     )
@@ -346,23 +390,23 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
     w = np.linspace(0.0, 1.0, c + 1)
     anchors = anchor_rates(config.anchors) if scenario == "anchored" else None
     prior = config.alpha0 if scenario == "dirichlet" else 1.0
-    reps = config.reps
+    reps = config.replicates
     pi = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
     truth = (pi @ w).mean(-1)
     counts = rng.multinomial(n, pi)
     intervals, mu, sigma = _interval_table(
         counts, w, n, config, prior, rng, config.bootstrap_resamples
     )
-    if config.exact_reps and (c == 1 or config.exact_categorical):
+    if config.exact_replicates and (c == 1 or config.exact_categorical):
         from bayes_eval.posteriors.exact import exact_interval
 
-        k = min(config.exact_reps, reps)
+        k = min(config.exact_replicates, reps)
         lo, hi = exact_interval(counts[:k] + 1.0, w, config.confidence)
         intervals["uniform_exact"] = (lo, hi)
     nuts_diag = {}
     if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:
         intervals["hierarchical_nuts"], nuts_diag = _nuts_intervals(
-            counts[: config.nuts_reps], w, config
+            counts[: config.nuts_replicates], w, config
         )
     # ranking claims at z > 1.645 between this model and an independent second one
     pi_b = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
@@ -538,21 +582,19 @@ def grid_config(options: CoverageStudyConfig) -> CoverageConfig:
     return config
 
 
-#: option names of the TOML keys that differ (``reps`` is ``--replicates``)
-_OPTION = {"reps": "replicates"}
-
-
 def _warn_overridden(path, values: dict, overrides: dict, replicates) -> None:
     """Say which keys of the TOML file the command-line options replace (never silently)."""
     with open(path, "rb") as fh:
-        in_file = set(tomllib.load(fh))
+        in_file = {RENAMED_KEYS.get(k, k) for k in tomllib.load(fh)}
     changed = []
     for key, new in overrides.items():
         old = values.get(key)
         if key in in_file and (list(old) if isinstance(old, tuple) else old) != new:
-            option = "--" + _OPTION.get(key, key).replace("_", "-")
-            if key == "exact_reps" and replicates is not None and new == replicates:
-                option = "--replicates (exact_reps follows it unless --exact-reps is given)"
+            option = "--" + key.replace("_", "-")
+            if key == "exact_replicates" and replicates is not None and new == replicates:
+                option = (
+                    "--replicates (exact_replicates follows it unless --exact-replicates is given)"
+                )
             changed.append(f"{key} = {old!s} -> {new!s} ({option})")
     if changed:
         warnings.warn(
@@ -567,7 +609,7 @@ def _warn_overridden(path, values: dict, overrides: dict, replicates) -> None:
 def _refuse_unused(options: CoverageStudyConfig, grid: CoverageConfig) -> None:
     """Options that would do nothing for this grid are refused, not ignored."""
     if not grid.nuts_cells:
-        given = [o for o in ("nuts_reps", "nuts_draws") if getattr(options, o) is not None]
+        given = [o for o in ("nuts_replicates", "nuts_draws") if getattr(options, o) is not None]
         if given:
             names = " and ".join("--" + o.replace("_", "-") for o in given)
             raise ValueError(

@@ -196,7 +196,7 @@ class CoverageStudyConfig:
 
     config: str | None = _opt(
         None,
-        "TOML grid (keys: M, N, C, scenarios, reps, ...); an option given here replaces the "
+        "TOML grid (keys: M, N, C, scenarios, replicates, ...); an option given here replaces the "
         "file's key, with a warning",
     )
     M: tuple[int, ...] | None = _opt(None, "questions per benchmark (default 5,15,30,100,500)")
@@ -205,11 +205,13 @@ class CoverageStudyConfig:
     scenarios: tuple[str, ...] | None = _opt(
         None, f"true-rate scenarios, some of {','.join(COVERAGE_SCENARIOS)} (default all)"
     )
-    replicates: int | None = _opt(None, "simulated benchmarks per cell, reps (default 2000)")
-    exact_reps: int | None = _opt(None, "replicates with the exact interval (default replicates)")
+    replicates: int | None = _opt(None, "simulated benchmarks per cell (default 2000)")
+    exact_replicates: int | None = _opt(
+        None, "replicates with the exact interval (default replicates)"
+    )
     exact_categorical: bool | None = _opt(None, "exact interval for rubrics too (slow; default no)")
     bootstrap_resamples: int | None = _opt(None, "bootstrap resamples, 0 = off (default 200)")
-    empirical_exact_reps: int | None = _opt(
+    empirical_exact_replicates: int | None = _opt(
         None, "replicates with the exact learned-prior interval (default 0: off; 1-3 s each)"
     )
     confidence: float | None = _opt(None, "nominal level of the intervals (default 0.95)")
@@ -220,7 +222,7 @@ class CoverageStudyConfig:
     nuts_cells: tuple[str, ...] | None = _opt(
         None, "cells also fitted with the hierarchical NUTS model, SCENARIO:C:M:N each"
     )
-    nuts_reps: int | None = _opt(None, "replicates per NUTS cell (default 20)")
+    nuts_replicates: int | None = _opt(None, "replicates per NUTS cell (default 20)")
     nuts_draws: int | None = _opt(None, "NUTS draws (and tuning steps) per fit (default 300)")
     seed: int | None = _opt(None, "random seed (default 0)")
     scheduler: str | None = _opt(None, "address of a running Dask scheduler, tcp://HOST:PORT")
@@ -237,10 +239,15 @@ class CoverageStudyConfig:
             check.integers(name, getattr(self, name), optional=True)
         check.strings("scenarios", self.scenarios, COVERAGE_SCENARIOS, optional=True)
         check.integer("replicates", self.replicates, 2, optional=True)
-        for name in ("exact_reps", "bootstrap_resamples", "empirical_exact_reps", "seed"):
+        for name in (
+            "exact_replicates",
+            "bootstrap_resamples",
+            "empirical_exact_replicates",
+            "seed",
+        ):
             check.integer(name, getattr(self, name), 0, optional=True)
         check.boolean("exact_categorical", self.exact_categorical, optional=True)
-        check.integer("nuts_reps", self.nuts_reps, optional=True)
+        check.integer("nuts_replicates", self.nuts_replicates, optional=True)
         check.integer("nuts_draws", self.nuts_draws, optional=True)
         check.probability("confidence", self.confidence, optional=True)
         check.positive_number("alpha0", self.alpha0, optional=True)
@@ -261,18 +268,17 @@ class CoverageStudyConfig:
         check.integer("max_cells", self.max_cells, optional=True)
 
     def overrides(self) -> dict:
-        """The grid keys set by options (TOML names: ``replicates`` is ``reps``)."""
+        """The grid keys set by options (the TOML keys of the same names); ``replicates``
+        also sets ``exact_replicates`` unless that is given."""
         grid = {f.name for f in dataclasses.fields(self)} - {
             "config",
             "scheduler",
             "workers",
             "max_cells",
-            "replicates",
         }
         out = {k: getattr(self, k) for k in sorted(grid) if getattr(self, k) is not None}
         if self.replicates is not None:
-            out["reps"] = self.replicates
-            out.setdefault("exact_reps", self.replicates)
+            out.setdefault("exact_replicates", self.replicates)
         if "nuts_cells" in out:
             out["nuts_cells"] = [
                 [p[0], *map(int, p[1:])] for p in (c.split(":") for c in out["nuts_cells"])

@@ -5,7 +5,7 @@ Gittins Indices".
 
 Usage (a real evaluation loop)::
 
-    policy = GittinsPolicy(prior_mean=0.5, prior_var=0.04)
+    policy = GittinsPolicy(belief_mean=0.5, belief_var=0.04)
     state = policy.init(K, N, batch_size=16, costs=prices, cost_scale=1e-4, seed=0)
     while True:
         proposal = policy.propose(state)       # arm, random unobserved examples, stop signal
@@ -41,10 +41,10 @@ Conventions (the paper's §2.2 and §3.4):
 Beyond the paper (documented choices):
 
 * ``posterior="beta"``: for 0/1 scores, the arm state is an exact Beta posterior
-  ``Beta(a0 + successes, b0 + failures)`` (``a0, b0`` matched to ``prior_mean, prior_var``);
+  ``Beta(a0 + successes, b0 + failures)`` (``a0, b0`` matched to ``belief_mean, belief_var``);
   the index uses its exact mean with the Gaussian root schedule (same ``v0``), so means stay
   in [0, 1] and the recommendation is the exact posterior mean;
-* ``prior_counts``: arm-specific priors from earlier runs ``R0`` as ``(successes, trials)``
+* ``earlier_counts``: arm-specific priors from earlier runs ``R0`` as ``(successes, trials)``
   per arm, i.e. the arm starts ``trials`` cells into the schedule; its root table is the one
   for its own prior variance (tables are cached, so arms with equal counts share one).
 """
@@ -182,7 +182,7 @@ class GittinsPolicy:
 
     Parameters
     ----------
-    prior_mean, prior_var : float or (K,) array
+    belief_mean, belief_var : float or (K,) array
         Common prior ``N(mu_0, v_0)`` (the paper's general prior is ``N(0.5, 0.04)``), or one
         per arm.
     granularity : {"batch", "cell"}
@@ -194,7 +194,7 @@ class GittinsPolicy:
         Gaussian eq. (2) (scores in [0, 1]) or exact Beta-Bernoulli (0/1 scores).
     cell_variance : float
         Fixed per-example observation variance (1/4 = worst-case Bernoulli).
-    prior_counts : (K, 2) array, optional
+    earlier_counts : (K, 2) array, optional
         ``(successes, trials)`` per arm from earlier runs (``R0``), updating the prior.
     cost_aware : bool
         Weigh the per-arm ``costs`` given to :meth:`init`; ``False`` gives every arm a unit
@@ -203,13 +203,13 @@ class GittinsPolicy:
         Grid of the root-schedule program.
     """
 
-    prior_mean: ArrayLike = 0.5
-    prior_var: ArrayLike = 0.04
+    belief_mean: ArrayLike = 0.5
+    belief_var: ArrayLike = 0.04
     granularity: str = "batch"
     convention: str = "optional"
     posterior: str = "gaussian"
     cell_variance: float = 0.25
-    prior_counts: ArrayLike | None = None
+    earlier_counts: ArrayLike | None = None
     cost_aware: bool = True
     grid_size: int = 2**14
 
@@ -268,10 +268,10 @@ class GittinsPolicy:
         )
         if not (np.isfinite(cost_scale) and cost_scale >= 0):
             raise ValueError(f"cost_scale is {cost_scale}; expected a number >= 0.")
-        m0 = _per_arm(self.prior_mean, K, "prior_mean")
-        v0 = _per_arm(self.prior_var, K, "prior_var")
+        m0 = _per_arm(self.belief_mean, K, "belief_mean")
+        v0 = _per_arm(self.belief_var, K, "belief_var")
         if (v0 <= 0).any():
-            raise ValueError("prior_var must be > 0 for every arm.")
+            raise ValueError("belief_var must be > 0 for every arm.")
         c = _per_arm(costs if self.cost_aware else 1.0, K, "costs") * float(cost_scale)
         if (c < 0).any():
             raise ValueError("costs must be >= 0.")
@@ -305,26 +305,26 @@ class GittinsPolicy:
         return GittinsState(config, mean, var, n_cells, beta_a, beta_b)
 
     def _prior(self, m0, v0, K):
-        """Posterior after ``prior_counts``: ``(mean, var, beta_a, beta_b)``."""
+        """Posterior after ``earlier_counts``: ``(mean, var, beta_a, beta_b)``."""
         n0 = np.zeros(K)
         s0 = np.zeros(K)
-        if self.prior_counts is not None:
-            pc = np.asarray(self.prior_counts, dtype=np.float64)
+        if self.earlier_counts is not None:
+            pc = np.asarray(self.earlier_counts, dtype=np.float64)
             if pc.shape != (K, 2) or not np.isfinite(pc).all():
                 raise ValueError(
-                    f"prior_counts has shape {pc.shape}; expected ({K}, 2) = "
+                    f"earlier_counts has shape {pc.shape}; expected ({K}, 2) = "
                     "(successes, trials) per arm."
                 )
             s0, n0 = pc[:, 0], pc[:, 1]
             if (n0 < 0).any() or (s0 < 0).any() or (s0 > n0).any():
-                raise ValueError("prior_counts needs 0 <= successes <= trials for every arm.")
+                raise ValueError("earlier_counts needs 0 <= successes <= trials for every arm.")
         if self.posterior == "gaussian":
             var = 1.0 / (1.0 / v0 + n0 / self.cell_variance)
             return var * (m0 / v0 + s0 / self.cell_variance), var, None, None
         if ((m0 <= 0) | (m0 >= 1)).any() or (v0 >= m0 * (1 - m0)).any():
             raise ValueError(
-                "posterior='beta' needs 0 < prior_mean < 1 and "
-                "prior_var < prior_mean (1 - prior_mean)."
+                "posterior='beta' needs 0 < belief_mean < 1 and "
+                "belief_var < belief_mean (1 - belief_mean)."
             )
         conc = m0 * (1 - m0) / v0 - 1.0
         beta_a, beta_b = m0 * conc + s0, (1 - m0) * conc + (n0 - s0)

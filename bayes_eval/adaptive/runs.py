@@ -24,7 +24,7 @@ _TAKES = {
     "gsm8k": {"arms", "examples", "seed"},
     "piqa": {"arms", "examples", "seed"},
     "mmlu": {"meta", "subject", "examples", "seed"},
-    "matrix": {"matrix", "costs", "prior_mean", "prior_var"},
+    "matrix": {"matrix", "costs", "belief_mean", "belief_var"},
 }
 
 #: Budget fractions at which :func:`simulate_policies` reports the regret.
@@ -90,8 +90,8 @@ def load_bandit(
     examples: int | None = None,
     matrix: str | None = None,
     costs: str | None = None,
-    prior_mean: float | None = None,
-    prior_var: float | None = None,
+    belief_mean: float | None = None,
+    belief_var: float | None = None,
     seed: int | None = None,
 ):
     """A :class:`~bayes_eval.adaptive.synthetic.BanditDataset` from ``source``.
@@ -99,8 +99,8 @@ def load_bandit(
     ``gsm8k``/``piqa``: mimics from arm metadata (``arms``, default the shipped
     ``dataset:bandit_<source>_arms``), ``examples`` per arm (1000); ``mmlu``: a subject's
     mimic from ``meta`` (default ``dataset:bandit_mmlu_meta``); ``matrix``: your ``.npy`` or
-    ``.csv`` matrix, per-arm ``costs`` (CSV) and the dataset prior ``N(prior_mean,
-    prior_var)`` for Gittins-S (default ``N(0.5, 0.04)``). ``seed`` seeds the synthetic
+    ``.csv`` matrix, per-arm ``costs`` (CSV) and the dataset prior ``N(belief_mean,
+    belief_var)`` for Gittins-S (default ``N(0.5, 0.04)``). ``seed`` seeds the synthetic
     matrices (0). An option the source does not use is refused (ValueError), not ignored.
     """
     from bayes_eval.adaptive import synthetic as sb
@@ -108,7 +108,7 @@ def load_bandit(
     if source not in BANDIT_SOURCES:
         raise ValueError(f"source is {str(source)!r}; expected one of {list(BANDIT_SOURCES)}.")
     options = dict(arms=arms, meta=meta, subject=subject, examples=examples, matrix=matrix)
-    options |= dict(costs=costs, prior_mean=prior_mean, prior_var=prior_var, seed=seed)
+    options |= dict(costs=costs, belief_mean=belief_mean, belief_var=belief_var, seed=seed)
     unused = [k for k, v in options.items() if v is not None and k not in _TAKES[source]]
     if unused:
         flags = ", ".join("--" + k.replace("_", "-") for k in unused)
@@ -137,8 +137,11 @@ def load_bandit(
             costs = np.loadtxt(costs, delimiter=",", ndmin=1)
         except ValueError as exc:
             raise ValueError(f"{costs}: could not read the per-arm costs ({exc}).") from exc
-    prior = (0.5 if prior_mean is None else prior_mean, 0.04 if prior_var is None else prior_var)
-    return sb.from_matrix(matrix, costs=costs, prior=(float(prior[0]), float(prior[1])))
+    belief = (
+        0.5 if belief_mean is None else belief_mean,
+        0.04 if belief_var is None else belief_var,
+    )
+    return sb.from_matrix(matrix, costs=costs, belief=(float(belief[0]), float(belief[1])))
 
 
 def simulate_policies(

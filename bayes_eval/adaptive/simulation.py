@@ -83,12 +83,12 @@ def default_policies(
     """
     specs = [
         PolicySpec(
-            "Gittins-G", GittinsPolicy(prior_mean=0.5, prior_var=0.04, granularity=granularity)
+            "Gittins-G", GittinsPolicy(belief_mean=0.5, belief_var=0.04, granularity=granularity)
         ),
         PolicySpec(
             "Gittins-S",
             GittinsPolicy(
-                prior_mean=dataset.prior[0], prior_var=dataset.prior[1], granularity=granularity
+                belief_mean=dataset.belief[0], belief_var=dataset.belief[1], granularity=granularity
             ),
         ),
         PolicySpec("UCB-E", UCBEPolicy()),

@@ -51,14 +51,15 @@ class BanditDataset:
     """A response matrix with what the policies need to know about it.
 
     ``matrix`` (K, N) scores in [0, 1]; ``costs`` raw cost per example and arm (e.g. USD per
-    1M tokens); ``prior`` the dataset-specific common prior ``(mean, variance)``; ``arms``
+    1M tokens); ``belief`` the dataset-specific common prior belief ``(mean, variance)`` of
+    an arm's accuracy (Gittins-S); ``arms``
     one label per arm.
     """
 
     name: str
     matrix: NDArray[np.float64]
     costs: NDArray[np.float64]
-    prior: tuple[float, float]
+    belief: tuple[float, float]
     arms: tuple[str, ...]
 
 
@@ -113,7 +114,7 @@ def logistic_matrix(
     return (rng.random(p.shape) < p).astype(np.float64)
 
 
-def _from_arms_csv(path, name, mean, sd, n_examples, seed, prior):
+def _from_arms_csv(path, name, mean, sd, n_examples, seed, belief):
     import pandas as pd
 
     from bayes_eval.datasets import table_path
@@ -139,7 +140,7 @@ def _from_arms_csv(path, name, mean, sd, n_examples, seed, prior):
     labels = tuple(
         f"{r.model}|{r.prompt}|T={r.temperature}|{r.max_tokens}" for r in arms.itertuples()
     )
-    return BanditDataset(name, matrix, arms["cost_usd_per_1m"].to_numpy(float), prior, labels)
+    return BanditDataset(name, matrix, arms["cost_usd_per_1m"].to_numpy(float), belief, labels)
 
 
 def gsm8k_like(
@@ -200,16 +201,16 @@ def mmlu_like(
     n = int(n_q) if n_examples is None else n_examples  # checked, never truncated
     matrix = _calibrated_matrix(z, float(mean), float(sd), n, rng)
     costs = np.repeat([float(c) for _, c in models], 100)
-    prior = tuple(float(x) for x in meta["prior_buckets_code"][bucket])
+    belief = tuple(float(x) for x in meta["prior_buckets_code"][bucket])
     labels = tuple(f"{m}|prompt{p}" for m, _ in models for p in range(100))
-    return BanditDataset(f"mmlu-like:{subject}", matrix, costs, prior, labels)
+    return BanditDataset(f"mmlu-like:{subject}", matrix, costs, belief, labels)
 
 
 def from_matrix(
     path: str | Path,
     *,
     costs: ArrayLike | None = None,
-    prior: tuple[float, float] = (0.5, 0.04),
+    belief: tuple[float, float] = (0.5, 0.04),
 ) -> BanditDataset:
     """A user-supplied matrix (``.npy`` or ``.csv`` without header, arms x examples)."""
     path = Path(path)
@@ -227,4 +228,4 @@ def from_matrix(
     c = np.ones(m.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
     if c.shape != (m.shape[0],):
         raise ValueError(f"costs has shape {c.shape}; expected ({m.shape[0]},) one per arm.")
-    return BanditDataset(path.stem, m, c, prior, tuple(str(i) for i in range(m.shape[0])))
+    return BanditDataset(path.stem, m, c, belief, tuple(str(i) for i in range(m.shape[0])))

@@ -83,15 +83,21 @@ def add_parser(sub) -> None:
     s.add_argument("--subject", help="mmlu: subject, e.g. anatomy")
     s.add_argument("--matrix", metavar="FILE", help="matrix: your response matrix (.npy, .csv)")
     s.add_argument("--costs", metavar="FILE", help="matrix: per-arm costs (.csv, one per arm)")
-    s.add_argument("--prior-mean", type=float, help="matrix: Gittins-S prior mean (0.5)")
-    s.add_argument("--prior-var", type=float, help="matrix: its variance (0.04)")
+    s.add_argument(
+        "--belief-mean",
+        type=float,
+        help="matrix: Gittins-S prior belief N(mean, var) of an arm's accuracy: mean (0.5)",
+    )
+    s.add_argument("--belief-var", type=float, help="matrix: its variance (0.04)")
+    opt.deprecated(s, "--prior-mean", "--belief-mean", dest="belief_mean", type=float)
+    opt.deprecated(s, "--prior-var", "--belief-var", dest="belief_var", type=float)
     opt.deprecated(
         s,
         "--prior",
-        "--prior-mean/--prior-var",
-        dest="prior_mean",
+        "--belief-mean/--belief-var",
+        dest="belief_mean",
         type=numbers,
-        convert=lambda v: dict(zip(("prior_mean", "prior_var"), pair(v, "--prior"), strict=True)),
+        convert=lambda v: dict(zip(("belief_mean", "belief_var"), pair(v, "--prior"), strict=True)),
     )
     s.add_argument("--budget", type=float, default=0.1, help="fraction of cells or of cost")
     s.add_argument("--budget-kind", choices=["cells", "cost"], default="cells")
@@ -153,8 +159,8 @@ def _simulate(args: argparse.Namespace) -> int:
         examples=args.examples,
         matrix=args.matrix,
         costs=args.costs,
-        prior_mean=args.prior_mean,
-        prior_var=args.prior_var,
+        belief_mean=args.belief_mean,
+        belief_var=args.belief_var,
         seed=args.seed,
     )
     summary = simulate_policies(

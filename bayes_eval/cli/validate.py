@@ -46,6 +46,9 @@ RENAMED = {
     ("elicit", "--draws"): "simulations",
     ("sbc", "--questions"): "n_questions",
     ("judges-synthetic", "--questions"): "n_questions",
+    ("coverage", "--exact-reps"): "exact_replicates",
+    ("coverage", "--empirical-exact-reps"): "empirical_exact_replicates",
+    ("coverage", "--nuts-reps"): "nuts_replicates",
 }
 
 

@@ -123,7 +123,7 @@ def test_index_rises_one_for_one_with_the_posterior_mean():
 
 
 def test_gaussian_update_is_the_conjugate_posterior():
-    pol, s = _gittins(2, 30, prior_mean=0.4, prior_var=0.03, batch_size=5)
+    pol, s = _gittins(2, 30, belief_mean=0.4, belief_var=0.03, batch_size=5)
     ys = [np.array([1, 0, 1, 1, 0.0]), np.array([1, 1, 1, 0, 1.0]), np.array([0, 0, 1, 0, 0.0])]
     for y in ys:
         s = _feed(pol, s, 1, y)
@@ -187,11 +187,11 @@ def test_beta_posterior_and_prior_counts():
     pol, s = _gittins(
         3,
         10,
-        prior_mean=0.5,
-        prior_var=0.05,
+        belief_mean=0.5,
+        belief_var=0.05,
         posterior="beta",
         batch_size=2,
-        prior_counts=[[3, 4], [0, 0], [3, 4]],
+        earlier_counts=[[3, 4], [0, 0], [3, 4]],
     )
     conc = 0.25 / 0.05 - 1  # a0 + b0
     assert s.beta_a[0] == pytest.approx(0.5 * conc + 3) and s.beta_b[0] == pytest.approx(
@@ -203,7 +203,7 @@ def test_beta_posterior_and_prior_counts():
     assert s.mean[1] == pytest.approx((0.5 * conc + 2) / (conc + 2))
     with pytest.raises(ValueError, match="0/1 scores"):
         _feed(pol, s, 1, [0.5, 1])
-    _, g = _gittins(2, 10, prior_mean=0.5, prior_var=0.04, prior_counts=[[3, 4], [0, 0]])
+    _, g = _gittins(2, 10, belief_mean=0.5, belief_var=0.04, earlier_counts=[[3, 4], [0, 0]])
     prec = 1 / 0.04 + 4 / 0.25
     assert g.mean[0] == pytest.approx((0.5 / 0.04 + 3 / 0.25) / prec) and g.var[0] == pytest.approx(
         1 / prec
@@ -216,10 +216,10 @@ def test_beta_posterior_and_prior_counts():
         ({"batch_size": 11}, r"batch_size is 11; expected an integer in \[1, N = 10\]"),
         ({"granularity": "stage"}, "granularity is 'stage'"),
         ({"convention": "maybe"}, "convention is 'maybe'"),
-        ({"prior_var": [0.1, 0.1]}, r"prior_var has shape \(2,\); expected a scalar or \(3,\)"),
+        ({"belief_var": [0.1, 0.1]}, r"belief_var has shape \(2,\); expected a scalar or \(3,\)"),
         ({"costs": -1.0}, "costs must be >= 0"),
-        ({"prior_counts": [[2, 1], [0, 0], [0, 0]]}, "successes <= trials"),
-        ({"posterior": "beta", "prior_var": 0.3}, "prior_var < prior_mean"),
+        ({"earlier_counts": [[2, 1], [0, 0], [0, 0]]}, "successes <= trials"),
+        ({"posterior": "beta", "belief_var": 0.3}, "belief_var < belief_mean"),
     ],
 )
 def test_policy_bad_input(kwargs, message):
@@ -306,7 +306,7 @@ def test_full_budget_finds_the_best_arm_and_curves_are_consistent():
 
 def test_cost_budget_and_stopping_signal():
     data = _small_dataset(1)
-    spec = PolicySpec("G", GittinsPolicy(granularity="batch", prior_var=0.02))
+    spec = PolicySpec("G", GittinsPolicy(granularity="batch", belief_var=0.02))
     tr = run_policy(
         data, spec, batch_size=4, budget=0.5, budget_kind="cost", cost_scale=0.02, seed=0
     )
@@ -346,10 +346,10 @@ def test_synthetic_mimics_match_the_shipped_metadata():
         sd, abs=0.01
     )
     buckets = datasets.load("bandit_mmlu_meta").sel(bucket=bucket)
-    assert d.prior == (float(buckets["prior_mean"]), float(buckets["prior_variance"]))
+    assert d.belief == (float(buckets["prior_mean"]), float(buckets["prior_variance"]))
     assert d.costs[0] == 0.05 and d.costs[-1] == 1.25  # Llama-3-8B ... Falcon-180B input prices
     g = gsm8k_like(n_examples=200, seed=0)  # the shipped dataset:bandit_gsm8k_arms
-    assert g.matrix.shape == (122, 200) and g.prior == (0.2, 0.01)
+    assert g.matrix.shape == (122, 200) and g.belief == (0.2, 0.01)
     llemma = [i for i, a in enumerate(g.arms) if a.startswith("llemma")]
     assert np.all(g.costs[llemma] == 3.2)  # 0.80 input + 2 x 1.20 output (the paper's Table 2)
     assert g.matrix.mean(axis=1).std() == pytest.approx(0.1, abs=0.01)
@@ -400,9 +400,9 @@ def test_cli_roots_and_simulate(tmp_path, capsys):
                 "2",
                 "--out",
                 str(tmp_path / "o"),
-                "--prior-mean",
+                "--belief-mean",
                 "0.5",
-                "--prior-var",
+                "--belief-var",
                 "0.02",
                 "--json",
             ]

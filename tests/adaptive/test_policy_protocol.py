@@ -22,8 +22,8 @@ from bayes_eval.adaptive.synthetic import BanditDataset, logistic_matrix
 from bayes_eval.adaptive.ucbe import UCBEPolicy
 
 POLICIES = {
-    "gittins": GittinsPolicy(prior_var=0.02, granularity="cell"),
-    "gittins-beta": GittinsPolicy(posterior="beta", convention="required", prior_var=0.02),
+    "gittins": GittinsPolicy(belief_var=0.02, granularity="cell"),
+    "gittins-beta": GittinsPolicy(posterior="beta", convention="required", belief_var=0.02),
     "ucb-e": UCBEPolicy(),
     "ucb-e-lrf": LRFPolicy(warmup=0.1, ensemble=4, iterations=3),
 }

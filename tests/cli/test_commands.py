@@ -86,7 +86,7 @@ def test_validate_lists_studies_with_papers(capsys):
 
 
 def test_shared_options_have_one_spelling(capsys):
-    for argv in (["rank"], ["crosscheck"], ["priors"]):
+    for argv in (["rank"], ["plan"], ["pairs"], ["crosscheck"], ["priors"], ["compare"]):
         assert "--prior-file FILE" in _help(capsys, argv)
     for argv in (["crosscheck"], ["priors"], ["judges"]):
         text = _help(capsys, argv)
@@ -94,7 +94,7 @@ def test_shared_options_have_one_spelling(capsys):
     assert "--confidence" in _help(capsys, ["plan"])
     assert "--z " not in _help(capsys, ["plan"])
     text = _help(capsys, ["adaptive", "simulate"])
-    assert "--prior-mean" in text and "--prior-var" in text and "--seed" in text
+    assert "--belief-mean" in text and "--belief-var" in text and "--seed" in text
     assert "--tau2" not in text  # roots only
     assert "--dataset" not in _help(capsys, ["adaptive", "roots"])
     from bayes_eval.logs import FORMATS

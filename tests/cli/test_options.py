@@ -67,9 +67,10 @@ AUDITED = {
     "validate coverage": (
         [],
         {"--json", "--out", "--config", "--M", "--N", "--C", "--scenarios", "--replicates"}
-        | {"--exact-reps", "--exact-categorical", "--no-exact-categorical"}
-        | {"--bootstrap-resamples", "--empirical-exact-reps", "--confidence", "--alpha0"}
-        | {"--anchors", "--nuts-cells", "--nuts-reps", "--nuts-draws", "--seed", "--scheduler"}
+        | {"--exact-replicates", "--exact-categorical", "--no-exact-categorical"}
+        | {"--bootstrap-resamples", "--empirical-exact-replicates", "--confidence", "--alpha0"}
+        | {"--anchors", "--nuts-cells", "--nuts-replicates", "--nuts-draws", "--seed"}
+        | {"--scheduler"}
         | {"--workers", "--max-cells"},
     ),
     "validate elicit": (
@@ -103,7 +104,7 @@ AUDITED = {
         [],
         STAGES
         | {"--json", "--out", "--seed", "--dataset", "--arms", "--meta", "--subject"}
-        | {"--matrix", "--costs", "--prior-mean", "--prior-var", "--budget", "--budget-kind"}
+        | {"--matrix", "--costs", "--belief-mean", "--belief-var", "--budget", "--budget-kind"}
         | {"--cost-scale", "--replicates", "--lrf"},
     ),
     "judges": (
@@ -127,10 +128,11 @@ DEPRECATED = {
     "priors": {"--prior", "--out", "--alpha0", "--a0", "--depth", "--kappa"},
     "judges": {"--out"},
     "demo": {"--questions"},
+    "validate coverage": {"--exact-reps", "--empirical-exact-reps", "--nuts-reps"},
     "validate elicit": {"--questions", "--draws"},
     "validate sbc": {"--questions"},
     "validate judges-synthetic": {"--questions"},
-    "adaptive simulate": {"--prior", "--seeds", "--data-seed"},
+    "adaptive simulate": {"--prior", "--prior-mean", "--prior-var", "--seeds", "--data-seed"},
 }
 
 
@@ -205,8 +207,8 @@ REFUSED = [
     ("gsm8k-subject", ["adaptive", "simulate", "--dataset", "gsm8k", "--subject", "x"], "--subj"),
     (
         "mmlu-prior-mean",
-        ["adaptive", "simulate", "--subject", "x", "--prior-mean", "0.3"],
-        "--prior-m",
+        ["adaptive", "simulate", "--subject", "x", "--belief-mean", "0.3"],
+        "--belief-m",
     ),
 ]
 

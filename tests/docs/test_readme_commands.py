@@ -30,7 +30,7 @@ SMALLER = {
     "validate prior-benefit": "--replicates 20 --n-max 6 --n-questions 5",
     "validate distinguishability": "--replicates 50 --n-max 20",
     "validate convergence": "--replicates 20",
-    "validate coverage": "--workers 0 --replicates 40 --exact-reps 0 --bootstrap-resamples 0",
+    "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",
     "validate elicit": "--simulations 2000",
     "validate judges-synthetic": "--replicates 1 --n-questions 30 --draws 60 --tune 60 --chains 2",
     "validate judges": "--draws 60 --tune 60 --chains 2 --no-integrated",

@@ -138,6 +138,7 @@ def test_exact_tail_far_below_the_lattice():
     assert abs(below - TAIL) < TAIL_TOL and abs(above - TAIL) < TAIL_TOL
 
 
+@pytest.mark.slow
 def test_exact_learned_prior_tails_against_draws():
     out, below, above = tail_masses(HARD, 2, "pass_at_k", prior="empirical", seed=3)
     assert abs(below - TAIL) < TAIL_TOL and abs(above - TAIL) < TAIL_TOL, (out, below, above)
@@ -166,6 +167,7 @@ def test_exact_agrees_with_normal_for_many_questions(rng):
         )
 
 
+@pytest.mark.slow
 def test_exact_batched_masked_and_pooled_equal_the_loop(rng):
     R = (rng.random((3, 12, 6)) < rng.random((3, 12, 1))).astype(int)
     mask = rng.random(R.shape) < 0.2

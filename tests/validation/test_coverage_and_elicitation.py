@@ -21,10 +21,10 @@ def _config(**kw):
         N=[1, 4],
         C=[1],
         scenarios=["uniform", "anchored"],
-        reps=400,
-        exact_reps=400,
+        replicates=400,
+        exact_replicates=400,
         bootstrap_resamples=100,
-        empirical_exact_reps=2,  # the exact learned-prior interval takes seconds per replicate
+        empirical_exact_replicates=2,  # the exact learned-prior interval takes seconds per replicate
         seed=1,
     )
     base.update(kw)
@@ -35,7 +35,7 @@ def _config(**kw):
 def test_cell_well_specified_bayes_covers():
     """Under the uniform prior the exact credible interval has exact frequentist coverage;
     with 4000 replicates its MC error is 0.34 points, so +-1.5 points is over 4 SE."""
-    cfg = _config(reps=4000, exact_reps=4000)
+    cfg = _config(replicates=4000, exact_replicates=4000)
     ds = coverage.run_cell(("uniform", 1, 5, 1), cfg).squeeze(drop=True)
     cov = ds["coverage"]
     assert abs(float(cov.sel(interval="uniform_exact")) - 0.95) < 0.015
@@ -88,7 +88,7 @@ def test_report_separates_under_and_over_coverage():
 
 
 def test_categorical_cell_and_scenarios():
-    cfg = _config(C=[2], scenarios=["dirichlet", "beta_mixture"], reps=300)
+    cfg = _config(C=[2], scenarios=["dirichlet", "beta_mixture"], replicates=300)
     for scenario in ("dirichlet", "beta_mixture"):
         ds = coverage.run_cell((scenario, 2, 15, 4), cfg)
         assert "wilson" not in ds["interval"].values  # binary-only methods are absent for C > 1
@@ -98,7 +98,7 @@ def test_categorical_cell_and_scenarios():
 
 @pytest.mark.slow
 def test_study_resumes_after_interruption_on_a_local_cluster(tmp_path):
-    cfg = _config(reps=200, exact_reps=200)
+    cfg = _config(replicates=200, exact_replicates=200)
     out = tmp_path / "study"
     _partial, info = coverage.run_grid(cfg, out, n_workers=2, max_cells=3, progress=False)
     assert len(info["computed"]) == 3 and info["pending"] == len(cfg.cells()) - 3
@@ -126,7 +126,7 @@ def test_study_resumes_after_interruption_on_a_local_cluster(tmp_path):
     json.dumps(coverage.summary(ds), default=float)
     assert coverage.plot(ds, tmp_path / "c.png").stat().st_size > 10_000
     with pytest.raises(ValueError, match="another configuration"):
-        coverage.run_grid(_config(reps=201), out, n_workers=1, progress=False)
+        coverage.run_grid(_config(replicates=201), out, n_workers=1, progress=False)
 
 
 def test_config_validation(tmp_path):
@@ -137,7 +137,7 @@ def test_config_validation(tmp_path):
     path.write_text('M = [5]\nscenarios = ["nope"]\n')
     with pytest.raises(ValueError, match="unknown"):
         coverage.load_config(path)
-    path.write_text("M = [5, 15]\nN = [2]\nreps = 50\n")
+    path.write_text("M = [5, 15]\nN = [2]\nreplicates = 50\n")
     assert coverage.load_config(path).M == [5, 15]
 
 
@@ -369,10 +369,10 @@ def test_cli_elicit(capsys, tmp_path):
 @pytest.mark.slow
 def test_hierarchical_nuts_rows_on_a_sub_grid():
     cfg = _config(
-        reps=50,
-        exact_reps=50,
+        replicates=50,
+        exact_replicates=50,
         nuts_cells=[["uniform", 1, 5, 4]],
-        nuts_reps=3,
+        nuts_replicates=3,
         nuts_draws=150,
     )
     ds = coverage.run_cell(("uniform", 1, 5, 4), cfg).squeeze(drop=True)
@@ -387,7 +387,7 @@ def test_study_on_an_existing_scheduler_address(tmp_path):
     """--scheduler tcp://HOST:PORT: the same study submitted to a running cluster (loopback)."""
     from dask.distributed import LocalCluster
 
-    cfg = _config(M=[5], N=[2], scenarios=["uniform"], reps=100, exact_reps=100)
+    cfg = _config(M=[5], N=[2], scenarios=["uniform"], replicates=100, exact_replicates=100)
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
     ) as cluster:

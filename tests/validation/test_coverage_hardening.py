@@ -26,8 +26,8 @@ def _tiny(**kw):
         N=[1, 2],
         C=[1],
         scenarios=["uniform"],
-        reps=20,
-        exact_reps=0,
+        replicates=20,
+        exact_replicates=0,
         bootstrap_resamples=0,
         seed=7,
     )
@@ -41,9 +41,9 @@ def _tiny(**kw):
         ("M = 5", "M must be a list of positive integers, got 5"),
         ("N = [1, 2.5]", "N must be a list of positive integers, got [1, 2.5]"),
         ("C = []", "C must be a list of positive integers, got []"),
-        ("reps = 'many'", "reps must be an integer >= 2, got 'many'"),
-        ("reps = 2.5", "reps must be an integer >= 2, got 2.5"),
-        ("reps = true", "reps must be an integer >= 2, got True"),
+        ("replicates = 'many'", "replicates must be an integer >= 2, got 'many'"),
+        ("replicates = 2.5", "replicates must be an integer >= 2, got 2.5"),
+        ("replicates = true", "replicates must be an integer >= 2, got True"),
         ("confidence = 'high'", "confidence must be a number in (0, 1), got 'high'"),
         ("confidence = 1.5", "confidence must be a number in (0, 1), got 1.5"),
         ("seed = -1", "seed must be an integer >= 0, got -1"),
@@ -54,7 +54,7 @@ def _tiny(**kw):
         ("scenarios = ['nope']", "['nope'] are unknown"),
         ("anchors = [1]", "anchors must be a non-empty list of strings, got [1]"),
         ("nuts_cells = [['uniform', 1, 5]]", "nuts_cells must be a list of [scenario, C, M, N]"),
-        ("nuts_reps = 0", "nuts_reps must be an integer >= 1, got 0"),
+        ("nuts_replicates = 0", "nuts_replicates must be an integer >= 1, got 0"),
     ],
 )
 def test_toml_keys_checked_by_type_and_range(tmp_path, line, message):
@@ -70,6 +70,65 @@ def test_unknown_toml_keys_are_named(tmp_path):
     path.write_text("M = [5]\nrepz = 3\n")
     with pytest.raises(ValueError, match=r"unknown keys \['repz'\]"):
         coverage.load_config(path)
+
+
+def test_former_key_names_are_read_with_a_warning_naming_the_new_one(tmp_path):
+    """``reps``, ``exact_reps``, ``empirical_exact_reps`` and ``nuts_reps`` (the names before
+    ``replicates``) are still read, each with a warning naming its new key; a study's digest
+    is the one computed before the rename (so a study started then still resumes)."""
+    path = tmp_path / "c.toml"
+    path.write_text(
+        "M = [5]\nreps = 40\nexact_reps = 10\nempirical_exact_reps = 1\nnuts_reps = 3\n"
+    )
+    with pytest.warns(coverage.RenamedKeyWarning) as rec:
+        cfg = coverage.load_config(path)
+    assert (cfg.replicates, cfg.exact_replicates) == (40, 10)
+    assert (cfg.empirical_exact_replicates, cfg.nuts_replicates) == (1, 3)
+    messages = sorted(str(r.message) for r in rec)
+    assert len(messages) == 4 and all(str(path) in m for m in messages)
+    for old, new in coverage.RENAMED_KEYS.items():
+        assert any(f"the key {old} is now named {new}" in m for m in messages), (old, messages)
+    new = tmp_path / "new.toml"
+    new.write_text(
+        "M = [5]\nreplicates = 40\nexact_replicates = 10\nempirical_exact_replicates = 1\n"
+        "nuts_replicates = 3\n"
+    )
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert coverage.load_config(new) == cfg
+    # the digests of code from before the rename (defaults; the file above)
+    assert coverage.CoverageConfig().digest() == "040433cd1d3a3f69"
+    assert cfg.digest() == "67bdc3d331898499"
+    # a bad value is reported under the key the file spells; both spellings are refused
+    path.write_text("reps = 'many'\n")
+    with pytest.warns(coverage.RenamedKeyWarning), pytest.raises(ValueError) as info:
+        coverage.load_config(path)
+    assert "reps must be an integer >= 2, got 'many'" in str(info.value)
+    assert "now named replicates" in str(info.value)
+    path.write_text("reps = 40\nreplicates = 50\n")
+    with pytest.raises(ValueError, match="both reps and replicates are given"):
+        coverage.load_config(path)
+
+
+def test_former_option_names_are_hidden_aliases_that_warn(capsys):
+    from bayes_eval.cli import parser
+
+    argv = ["validate", "coverage", "--exact-reps", "5", "--empirical-exact-reps", "2"]
+    args = parser().parse_args([*argv, "--nuts-reps", "3"])
+    assert (args.exact_replicates, args.empirical_exact_replicates, args.nuts_replicates) == (
+        5,
+        2,
+        3,
+    )
+    err = capsys.readouterr().err
+    for old, new in [
+        ("--exact-reps", "--exact-replicates"),
+        ("--empirical-exact-reps", "--empirical-exact-replicates"),
+        ("--nuts-reps", "--nuts-replicates"),
+    ]:
+        assert f"{old} is deprecated; use {new}" in err
 
 
 def test_options_checked_like_the_toml():
@@ -92,7 +151,7 @@ def test_resume_with_another_seed_is_refused_naming_it(tmp_path):
     with pytest.raises(ValueError, match="another configuration") as info:
         coverage.run_grid(_tiny(seed=99), out, n_workers=0, progress=False)
     msg = str(info.value)
-    assert "seed = 7 there, 99 now" in msg and "--out" in msg and "reps" not in msg
+    assert "seed = 7 there, 99 now" in msg and "--out" in msg and "replicates" not in msg
     _ds, again = coverage.run_grid(_tiny(), out, n_workers=0, progress=False)  # same: resumes
     assert again["computed"] == [] and len(again["skipped"]) == 2
 
@@ -152,8 +211,8 @@ def slow(cell, config):
     return real(cell, config)
 
 coverage.run_cell = slow
-cfg = coverage.CoverageConfig(M=[5], N=[1, 2, 3, 4], C=[1], scenarios=["uniform"], reps=20,
-                              exact_reps=0, bootstrap_resamples=0, seed=1)
+cfg = coverage.CoverageConfig(M=[5], N=[1, 2, 3, 4], C=[1], scenarios=["uniform"], replicates=20,
+                              exact_replicates=0, bootstrap_resamples=0, seed=1)
 try:
     coverage.run_grid(cfg, {out!r}, n_workers=2, progress=False)
 except StudyInterrupted as exc:
@@ -201,15 +260,16 @@ def _toml(tmp_path, text: str):
 
 def test_options_that_replace_toml_keys_say_so(tmp_path):
     path = _toml(
-        tmp_path, "M = [5]\nreps = 40\nexact_reps = 10\nseed = 7\nscenarios = ['uniform']\n"
+        tmp_path,
+        "M = [5]\nreplicates = 40\nexact_replicates = 10\nseed = 7\nscenarios = ['uniform']\n",
     )
     cfg = make_config("coverage", config=path, seed=99, replicates=20)
     with pytest.warns(UserWarning, match="replace keys of the file") as rec:
         grid = coverage.grid_config(cfg)
     msg = str(rec[0].message)
-    assert "seed = 7 -> 99 (--seed)" in msg and "reps = 40 -> 20 (--replicates)" in msg
-    assert "exact_reps = 10 -> 20" in msg
-    assert (grid.seed, grid.reps, grid.exact_reps) == (99, 20, 20)
+    assert "seed = 7 -> 99 (--seed)" in msg and "replicates = 40 -> 20 (--replicates)" in msg
+    assert "exact_replicates = 10 -> 20" in msg
+    assert (grid.seed, grid.replicates, grid.exact_replicates) == (99, 20, 20)
     # an option equal to the file's key, or a key the file does not set: nothing to say
     import warnings
 
@@ -221,7 +281,10 @@ def test_options_that_replace_toml_keys_say_so(tmp_path):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"nuts_reps": 5}, "--nuts-reps set the hierarchical NUTS sub-grid, but no --nuts-cells"),
+        (
+            {"nuts_replicates": 5},
+            "--nuts-replicates set the hierarchical NUTS sub-grid, but no --nuts-cells",
+        ),
         ({"nuts_draws": 50}, "--nuts-draws set the hierarchical NUTS sub-grid"),
         ({"workers": 1, "scheduler": "tcp://127.0.0.1:1"}, "give one of them"),
         ({"alpha0": 2.0}, "--alpha0 is the prior of the dirichlet scenario"),

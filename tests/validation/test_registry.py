@@ -127,8 +127,8 @@ def test_make_config_converts_command_line_strings():
     assert cfg.M == (5, 30) and cfg.replicates == 100 and cfg.exact_categorical is True
     assert cfg.overrides() == {
         "M": [5, 30],
-        "reps": 100,
-        "exact_reps": 100,
+        "replicates": 100,
+        "exact_replicates": 100,
         "exact_categorical": True,
     }
     cfg = make_config("biased-coin", methods=["bayes", "pass_at_k:4"], replicates=np.int64(7))
@@ -240,8 +240,8 @@ def test_elicit_study(tmp_path):
 def _coverage_options(tmp_path):
     toml = tmp_path / "grid.toml"
     toml.write_text(
-        'M = [5]\nN = [1]\nC = [1]\nscenarios = ["uniform"]\nreps = 40\nexact_reps = 40\n'
-        "empirical_exact_reps = 0\nbootstrap_resamples = 0\nseed = 3\n"
+        'M = [5]\nN = [1]\nC = [1]\nscenarios = ["uniform"]\nreplicates = 40\n'
+        "exact_replicates = 40\nempirical_exact_replicates = 0\nbootstrap_resamples = 0\nseed = 3\n"
     )
     return {"config": str(toml), "N": (1, 3)}  # an option overrides the TOML
 
