@@ -3,6 +3,10 @@
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
+# Python may cache compiled modules (an environment with PYTHONDONTWRITEBYTECODE set would
+# otherwise recompile the package and rewrite every test module in each pytest process: ~4 s)
+unexport PYTHONDONTWRITEBYTECODE
+
 # two pytest workers: PyTensor compiles one graph per core, NUTS chains share the rest
 XDIST := -n 2 --dist loadgroup
 
@@ -35,9 +39,10 @@ format: $(VENV)/.dev
 test: $(VENV)/.dev lint
 	$(PY) -m pytest -q $(XDIST) --durations=15
 
-# the quick tier for your own loop: no PyMC compilation, nothing over ~5 s
+# the quick tier for your own loop: no PyMC compilation, nothing over ~5 s, a quarter of the
+# Hypothesis examples (tests/hypothesis_budget.py)
 test-fast: $(VENV)/.dev
-	$(PY) -m pytest -q -m "not slow and not pymc" $(XDIST)
+	BAYES_EVAL_QUICK_TESTS=1 $(PY) -m pytest -q -m "not slow and not pymc" $(XDIST)
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_bayes.py

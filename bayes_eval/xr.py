@@ -75,7 +75,7 @@ class Batch(NamedTuple):
         """A per-batch result (``(L, *extra)`` or scalar) back over the batch dims."""
         arr = np.asarray(value)
         extra_dims = tuple(name for name, _ in extra)
-        arr = arr.reshape(*self.shape, *arr.shape[1 if self.dims else 0 :])
+        arr = arr.reshape((*self.shape, *arr.shape[1 if self.dims else 0 :]))
         coords = {d: self.R[d].values for d in self.dims if d in self.R.coords}
         coords.update({name: np.asarray(vals) for name, vals in extra})
         return xr.DataArray(arr, dims=(*self.dims, *extra_dims), coords=coords)
@@ -157,7 +157,8 @@ def align_runs(R0: xr.DataArray | None, batch: Batch):
     if batch.dims:
         values = values.reshape(-1, *values.shape[-2:])
     mask = np.isnan(values)
-    return np.where(mask, 0, values).astype(np.int64), mask if mask.any() else None
+    # floats: integer labels are checked (and cast) by the tally, graded scores kept as they are
+    return np.where(mask, 0.0, values), mask if mask.any() else None
 
 
 def _split(options: dict) -> tuple[dict, dict]:

@@ -230,7 +230,12 @@ def judge_posterior_predictive(
     if "scores" not in model.named_vars or "pair" not in model.coords:
         raise ValueError("model is not a judges model (judge_model); expected 'scores'.")
     pp = pm.sample_posterior_predictive(
-        idata, model=model, var_names=["scores"], random_seed=int(seed), progressbar=False
+        idata,
+        model=model,
+        var_names=["scores"],
+        random_seed=int(seed),
+        progressbar=False,
+        compile_kwargs={"mode": "FAST_COMPILE"},  # one draw per posterior draw: no Numba needed
     )
     rep = pp["posterior_predictive"].to_dataset()
     if data is not None:

@@ -30,7 +30,7 @@ from bayes_eval.models.sensitivity import prior_sensitivity
 
 rng = np.random.default_rng(0)
 truth = np.array([0.7, 0.62, 0.5])
-R = (rng.random((3, 12, 8)) < truth[:, None, None] * rng.beta(4, 1, (1, 12, 1))).astype(np.int8)
+R = (rng.random((3, 8, 8)) < truth[:, None, None] * rng.beta(4, 1, (1, 8, 1))).astype(np.int8)
 print("closed form mu:", np.round(be.bayes(R)[0], 4))
 
 # %%

@@ -26,11 +26,11 @@
 # The uniform Dirichlet prior pulls every such question toward the middle; that bias does not
 # average out over questions while the posterior sd shrinks like $1/\sqrt M$, so its coverage
 # gets *worse* as M grows. The prior learned from the questions (`prior="empirical"`,
-# integrated over its own uncertainty; see `bayes_eval.posteriors.priors`) fixes that. Small replicate
-# counts here (Monte Carlo s.e. about 0.01), run in this process (`workers=0`) through the
-# registry of studies; `bayes-eval validate coverage --config
-# validation/configs/coverage_headline.toml` runs the full grid on Dask, and resumes an
-# interrupted run without recomputing finished cells.
+# integrated over its own uncertainty; see `bayes_eval.posteriors.priors`) fixes that. Small
+# replicate counts here (Monte Carlo s.e. about 0.01; 0.02 for the exact interval, computed on
+# the first 100 replicates of a cell), run in this process (`workers=0`) through the registry
+# of studies; `bayes-eval validate coverage --config validation/configs/coverage_headline.toml`
+# runs the full grid on Dask, and resumes an interrupted run without recomputing finished cells.
 
 # %%
 import tempfile
@@ -50,7 +50,7 @@ result = registry.run_study(
     C=(1,),
     scenarios=scenarios,
     replicates=500,
-    exact_replicates=200,
+    exact_replicates=100,
     empirical_exact_replicates=0,
     bootstrap_resamples=0,
     seed=0,

@@ -51,12 +51,12 @@ print(two_level_identifiable(n_judges=1, n_candidates=3, constancy="strong", ass
 
 # %% [markdown]
 # ## 2. Synthetic judges with self-preference
-# Five candidates, three judges on a 3-level scale; judge `j` belongs to candidate `j`'s
+# Three candidates, two judges on a 3-level scale; judge `j` belongs to candidate `j`'s
 # family and raises that candidate's score by one level 80% of the time.
 
 # %%
-data = synthetic_judges(K=5, J=3, M=3, n=120, self_preference=0.8, seed=11)
-settings = FitSettings(draws=300, tune=300, chains=2, seed=0)
+data = synthetic_judges(K=3, J=2, M=3, n=120, self_preference=0.8, seed=11)
+settings = FitSettings(draws=200, tune=200, chains=2, seed=0)
 adjusted = fit_judges(data, settings=settings)
 unadjusted = fit_judges(data, exclude_same_family=False, settings=settings)
 for name, fit in (("excluding same-family pairs", adjusted), ("keeping them", unadjusted)):

@@ -43,9 +43,10 @@ report and its plot.
 
 The module in order: the grid and settings of a study (:class:`CoverageConfig`, TOML keys of
 the same names, read by :func:`load_config`, which still reads the former ``reps``,
-``exact_reps``, ``empirical_exact_reps`` and ``nuts_reps`` with a :class:`RenamedKeyWarning`); one cell (:func:`run_cell`, what the Dask
-workers run: true rates from a scenario, :func:`draw_pi`, :func:`anchor_rates`, simulated
-results and every method's lo/hi); the study (:func:`run_grid`, :func:`grid_config`,
+``exact_reps``, ``empirical_exact_reps`` and ``nuts_reps`` with a
+:class:`RenamedKeyWarning`); one cell (:func:`run_cell`, what the Dask workers run: true
+rates from a scenario, :func:`draw_pi`, :func:`anchor_rates`, simulated results and every
+method's lo/hi); the study (:func:`run_grid`, :func:`grid_config`,
 :func:`run_study`); the report (:func:`summary`: under- and over-coverage per scenario and
 method, the :data:`HEADLINE` scenarios first; :func:`report_lines`, :func:`table`,
 :func:`plot`).
@@ -401,8 +402,13 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         from bayes_eval.posteriors.exact import exact_interval
 
         k = min(config.exact_replicates, reps)
-        lo, hi = exact_interval(counts[:k] + 1.0, w, config.confidence)
-        intervals["uniform_exact"] = (lo, hi)
+        # pi-bar's law does not depend on the order of the questions: replicates whose count
+        # vectors are a permutation of each other share one interval (few distinct ones when
+        # M N is small: 6 for M = 5 binary questions of N = 1 trial)
+        canonical = np.sort(counts[:k].view(_row_dtype(counts)), axis=1).view(counts.dtype)
+        distinct, inverse = np.unique(canonical.reshape(k, -1), axis=0, return_inverse=True)
+        lo, hi = exact_interval(distinct.reshape(-1, m, c + 1) + 1.0, w, config.confidence)
+        intervals["uniform_exact"] = (lo[inverse.ravel()], hi[inverse.ravel()])
     nuts_diag = {}
     if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:
         intervals["hierarchical_nuts"], nuts_diag = _nuts_intervals(
@@ -453,6 +459,12 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         coords={"interval": names},
     )
     return ds.expand_dims(scenario=[scenario], C=[c], M=[m], N=[n])
+
+
+def _row_dtype(counts: np.ndarray) -> np.dtype:
+    """A structured dtype viewing each question's count vector (last axis) as one element,
+    so that sorting along the question axis sorts whole count vectors (lexicographically)."""
+    return np.dtype([(f"c{i}", counts.dtype) for i in range(counts.shape[-1])])
 
 
 _NUTS_BATCH = 50  # replicates fitted together as independent "models" of one PyMC model

@@ -175,13 +175,19 @@ def _simulate(args: argparse.Namespace) -> int:
         lrf=args.lrf,
         progress=not args.json,
     )
+    mean, var = data.belief
+    prior = (
+        f"Gittins-G: N(0.5, 0.04); Gittins-S: N({mean:g}, {var:g}) (belief of an arm's accuracy)"
+    )
+    estimand = "simple regret: best arm's accuracy on the matrix minus the recommended arm's"
     if args.json:
-        emit_json(summary)
+        emit_json({"prior": prior, "estimand": estimand, **summary})
         return 0
     unit = "cells" if args.budget_kind == "cells" else "total cost"
     say(
         f"{data.name}: {summary['arms']} arms x {summary['examples']} examples, "
-        f"B = {batch}, {args.replicates} runs; simple regret (mean ± SE) at % of {unit}"
+        f"B = {batch}, {args.replicates} runs; simple regret (mean ± SE) at % of {unit}; "
+        f"prior: {prior}; estimand: {estimand}"
     )
     table_ = summary["regret_mean_se"]
     points = [k for k in next(iter(table_.values()), {}) if k.endswith("%")]

@@ -58,6 +58,11 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+#: How every output names the judges model's prior and what its candidate scores are about.
+PRIOR = "the judges model's own (weight-propagation prior on the judges, Vossler et al. §5)"
+ESTIMAND = "these questions: each candidate's expected score on the judged items"
+
+
 def _settings(args, **kw):
     from bayes_eval.models.judges import FitSettings
 
@@ -115,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
             entry["plot"] = jr.numbered(args.plot, label, n)
             jr.plot_fit(fit, data, entry["plot"], title=f"{label}: posterior means")
         reports.append(entry)
-    summary = {"file": args.file, "seconds": round(time.perf_counter() - start, 1)}
+    summary = {"prior": PRIOR, "estimand": ESTIMAND}
+    summary |= {"file": args.file, "seconds": round(time.perf_counter() - start, 1)}
     summary["fits"] = reports
     mean = jr.mean_over_datasets(reports)
     if mean is not None:
@@ -123,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(summary)
         return 0
+    say(f"prior: {PRIOR}; estimand: {ESTIMAND}")
     for e in reports:
         say("", f"{args.file} [{e['dataset']}]: {e['seconds']} s, diagnostics {e['diagnostics']}")
         table(

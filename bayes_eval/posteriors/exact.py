@@ -63,14 +63,15 @@ The paper approximates its law by :math:`N(\mu, \sigma^2)` (§2.5); this module 
    (:func:`scipy.special.betaincinv` for :math:`K = 1`, root finding in the log-distance from
    the nearer end on the Imhof CDF otherwise).
 
-Accuracy. Measured by ``pytest -m slow -k accuracy tests/posteriors/test_exact_posterior.py`` (288
-cases per confidence level: alpha0 in {0.05, 0.5, 1, 10}, binary and (0, 1/2, 1) rubrics,
-M in {1, 2, 5, 30}, N in {1, 16}, all-wrong, all-correct, half-and-half, all-middle and
-random data; references: scipy's beta quantiles, numerical convolution by quadrature for two
-binary questions, and a 16 times finer computation) and wider sweeps (about 900 cases at 95%
-with alpha0 up to 100; 504 cases at each of 50, 80, 90, 99 and 99.9%; a reference with exact
-CDF values in every cell instead of splines; conditional Monte Carlo with 8·10^6 draws, also
-for the affine map of avg@N):
+Accuracy. Measured by ``python benchmarks/bench_exact_accuracy.py`` (288 cases per
+confidence level: alpha0 in {0.05, 0.5, 1, 10}, binary and (0, 1/2, 1) rubrics, M in
+{1, 2, 5, 30}, N in {1, 16}, all-wrong, all-correct, half-and-half, all-middle and random
+data; references: scipy's beta quantiles, numerical convolution by quadrature for two binary
+questions, and a 16 times finer computation; ``test_accuracy_against_independent_references``
+in ``tests/posteriors/test_exact_posterior.py`` checks a representative subset of them) and
+wider sweeps (about 900 cases at 95% with alpha0 up to 100; 504 cases at each of 50, 80, 90,
+99 and 99.9%; a reference with exact CDF values in every cell instead of splines; conditional
+Monte Carlo with 8·10^6 draws, also for the affine map of avg@N):
 
 ==========  ==========================  ==============================
 confidence  endpoint - exact quantile   mass beyond an endpoint - tail

@@ -514,15 +514,15 @@ class Prior:
         """
         if isinstance(spec, Prior):
             base = spec
-        elif spec is None or (isinstance(spec, str) and spec == "uniform"):
-            base = cls("uniform")
+        elif spec is None:
+            base = _NAMED["uniform"]
         elif isinstance(spec, str):
             if spec not in PRIOR_KINDS:
                 raise ValueError(
                     f"prior is {shown(spec)}; expected one of {list(PRIOR_KINDS)}, a positive "
                     "number or a vector of C + 1 positive numbers."
                 )
-            base = cls(spec)
+            base = _NAMED[spec]
         else:
             try:
                 alpha = np.asarray(spec, dtype=np.float64)
@@ -612,8 +612,12 @@ class Prior:
         ----------
         counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
         """
+        if not self.learned:  # a fixed prior needs only the number of categories
+            arr = np.asarray(counts)
+            if arr.ndim not in (2, 3) or arr.shape[-1] < 2:
+                _check_counts(arr)  # raises the message
+            return _fixed_prior(self.kind, arr.shape[-1], self.alpha, self.name)
         arr = _check_counts(counts)
-        k = arr.shape[-1]
         if self.learned:
             return fit_prior(
                 arr,
@@ -621,17 +625,34 @@ class Prior:
                 integrated=self.kind == "empirical",
                 kappa_prior=self.kappa_prior,
             )
-        if self.kind == "uniform":
-            return _fixed("uniform", np.ones(k))
-        if self.kind == "jeffreys":
-            return _fixed("jeffreys", np.full(k, 0.5))
-        from bayes_eval.inputs import check_alpha0
+        raise AssertionError("unreachable")  # pragma: no cover
 
-        try:
-            alpha = check_alpha0(self.alpha, k)
-        except ValueError as exc:
-            raise ValueError(str(exc).replace("alpha0", self.name)) from None
-        return _fixed("fixed", alpha)
+
+def _fixed_prior(kind: str, k: int, alpha, name: str) -> FittedPrior:
+    """The one node of a fixed prior for ``k`` categories (the named ones cached: they are
+    built on every call of the scorio-named functions)."""
+    if kind in ("uniform", "jeffreys"):
+        key = (kind, k)
+        if key not in _FIXED:
+            fitted = _fixed(kind, np.full(k, 1.0 if kind == "uniform" else 0.5))
+            for arr in fitted[1:4] + fitted[5:]:
+                arr.setflags(write=False)  # shared: nobody may change it
+            _FIXED[key] = fitted
+        return _FIXED[key]
+    from bayes_eval.inputs import check_alpha0
+
+    try:
+        values = check_alpha0(alpha, k)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("alpha0", name)) from None
+    return _fixed("fixed", values)
+
+
+_FIXED: dict[tuple[str, int], FittedPrior] = {}
+
+
+#: The named priors without options, built once (``Prior.parse`` returns them).
+_NAMED = {kind: Prior(kind) for kind in PRIOR_KINDS}
 
 
 def resolve_prior(

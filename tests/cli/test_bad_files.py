@@ -33,7 +33,7 @@ CASES = [
     ("inspect-header-list", ["rank", "{tmp}/header_list.eval"], "header.json holds a list"),
     # coverage TOML: the key is named
     ("coverage-M-scalar", _coverage("coverage_M.toml"), "M must be a list"),
-    ("coverage-reps-word", _coverage("coverage_reps.toml"), "reps must be an integer"),
+    ("coverage-replicates-word", _coverage("coverage_replicates.toml"), "replicates must be an"),
     ("coverage-confidence-word", _coverage("coverage_confidence.toml"), "confidence must be"),
     ("coverage-unknown-key", _coverage("coverage_unknown_key.toml"), "unknown keys ['foo']"),
     ("coverage-syntax", _coverage("coverage_syntax.toml"), "cannot read the coverage config"),
@@ -139,7 +139,8 @@ def test_a_fractional_judge_count_is_refused_by_the_library():
 
 def test_the_program_prints_a_warning_as_one_line(tmp_path):
     # the console script (bayes_eval.cli:run) shows warnings as `bayes-eval: warning: ...`,
-    # not Python's two lines with a source path
+    # not Python's two lines with a source path; run as `python -m bayes_eval.cli`, which
+    # this also checks works
     import subprocess
     import sys
 
@@ -154,3 +155,4 @@ def test_the_program_prints_a_warning_as_one_line(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert lines == [lines[0]] and lines[0].startswith("bayes-eval: warning: ")
     assert "leading or trailing spaces" in lines[0] and "UserWarning" not in proc.stderr
+    assert "prior: " in proc.stdout  # the table was printed

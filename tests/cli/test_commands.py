@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -48,13 +46,6 @@ def test_help_lists_every_command_with_its_line(capsys):
         [line] = [x for x in lines if x.strip().startswith(name + " ")]
         assert command.HELP[:40] in line  # name and help on one line
     assert "Hariri et al." in text
-
-
-def test_python_dash_m_runs_the_cli():
-    done = subprocess.run(
-        [sys.executable, "-m", "bayes_eval.cli", "--help"], capture_output=True, text=True
-    )
-    assert done.returncode == 0 and "crosscheck" in done.stdout
 
 
 @pytest.mark.parametrize("name", sorted(STUDIES))
@@ -135,15 +126,23 @@ def runs(tmp_path):
 
 
 SMALL = ["--replicates", "1", "--budget", "0.05", "--out", "{d}/ad"]
-FAST_JSON = [
-    ["rank", "{d}/runs.csv"],
+FAST_JSON = [  # and ABOUT_MODELS below (rank, plan, pairs, adaptive simulate, validate ...)
     ["schemas"],
-    ["plan", "{d}/runs.csv", "a", "b", "--draws", "200"],
     ["datasets"],
     ["datasets", "phi4_aime25"],
     ["adaptive", "roots", "--examples", "8", "--batch", "2"],
+]
+
+
+#: commands that print numbers about models: their JSON names the prior and the estimand
+ABOUT_MODELS = [
+    ["rank", "{d}/runs.csv"],
+    ["plan", "{d}/runs.csv", "a", "b", "--simulations", "200"],
+    ["pairs", "{d}/runs.csv"],
+    ["demo", "--n-questions", "6", "--trials", "4"],
     ["adaptive", "simulate", "--dataset", "matrix", "--matrix", "{d}/m.npy", *SMALL],
-    ["validate", "elicit", "--lo", "0.3", "--hi", "0.6", "--out", "{d}/v"],
+    ["validate", "elicit", "{d}/runs.csv", "--lo", "0.3", "--hi", "0.6", "--out", "{d}/v"],
+    ["validate", "convergence", "{d}/runs.csv", "--replicates", "20", "--out", "{d}/c"],
 ]
 
 
@@ -151,6 +150,13 @@ FAST_JSON = [
 def test_json_output_parses(runs, capsys, argv):
     assert main([a.format(d=runs) for a in argv] + ["--json"]) == 0
     json.loads(capsys.readouterr().out)  # strict JSON, one document
+
+
+@pytest.mark.parametrize("argv", ABOUT_MODELS, ids=lambda a: " ".join(a[:2]))
+def test_json_about_models_names_prior_and_estimand(runs, capsys, argv):
+    assert main([a.format(d=runs) for a in argv] + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["prior"] and out["estimand"], sorted(out)
 
 
 @pytest.mark.pymc

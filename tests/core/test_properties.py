@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 import bayes_eval as be
 
@@ -25,7 +26,7 @@ def case(draw):
     return R, w, rng
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(case())
 def test_mu_within_weight_range_and_sigma_nonnegative(c):
     R, w, _ = c
@@ -36,7 +37,7 @@ def test_mu_within_weight_range_and_sigma_nonnegative(c):
     assert w.min() - TOL <= a <= w.max() + TOL and sa >= 0.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(case())
 def test_invariant_to_permuting_trials_and_questions(c):
     R, w, rng = c
@@ -48,7 +49,7 @@ def test_invariant_to_permuting_trials_and_questions(c):
     np.testing.assert_allclose(be.bayes(R[rng.permutation(R.shape[0])], w), base, atol=TOL)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(case(), st.floats(-3, 3), st.floats(-3, 3))
 def test_affine_equivariance_in_w(c, scale, shift):
     """w -> s w + t maps mu -> s mu + t and sigma -> |s| sigma (pi-bar is linear in w)."""
@@ -59,7 +60,7 @@ def test_affine_equivariance_in_w(c, scale, shift):
     np.testing.assert_allclose(sigma2, abs(scale) * sigma, atol=1e-11)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(case(), st.integers(0, 5))
 def test_prior_runs_equal_prepended_columns(c, d):
     """R0 enters only through its counts: bayes(R, w, R0) == bayes([R0 | R], w)."""
@@ -68,7 +69,7 @@ def test_prior_runs_equal_prepended_columns(c, d):
     np.testing.assert_allclose(be.bayes(R, w, R0), be.bayes(np.hstack([R0, R]), w), atol=TOL)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(case())
 def test_avg_bayes_relations_appendix_b(c):
     """Eq. 19: mu = A + N/(1+C+N) a with A = sum(w)/(1+C+N); eq. 20: sigma_a = T/N sigma."""
@@ -82,7 +83,7 @@ def test_avg_bayes_relations_appendix_b(c):
     np.testing.assert_allclose(sigma_a, t / n * sigma, atol=TOL)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(2, 6), st.integers(1, 10), st.integers(0, 2**32 - 1))
 def test_bayes_and_avg_rank_models_identically(n_models, n, seed):
     """§2.6: under the uniform prior, Bayes@N and avg@N give the same order."""

@@ -102,3 +102,25 @@ def test_rank_table_intervals_stay_in_the_support_of_pi_bar():
     Rw = np.array([[0, 0, 0, 1], [0, 0, 0, 0]])
     res = be.bayes_ci(Rw, np.array([0.2, 0.6, 1.0]), bounds="support")
     assert res.lo >= 0.2
+
+
+def test_extra_dims_pass_through_the_labelled_layer():
+    # dims other than question and trial are batch dims: the result comes back over them,
+    # with their coordinates, and equals the numpy core on each slice
+    rng = np.random.default_rng(5)
+    values = (rng.random((2, 3, 8, 4)) < 0.6).astype(int)
+    R = xr.DataArray(
+        values,
+        dims=("seed", "model", "question", "trial"),
+        coords={"seed": [10, 20], "model": ["a", "b", "c"]},
+    )
+    ds = bxr.bayes_ci(R, confidence=0.9, prior="jeffreys")
+    assert ds["mu"].dims == ("model", "seed")
+    assert list(ds["seed"].values) == [10, 20] and list(ds["model"].values) == ["a", "b", "c"]
+    for s, seed in enumerate((10, 20)):
+        ref = be.bayes_ci(values[s], confidence=0.9, prior="jeffreys")
+        np.testing.assert_allclose(ds["mu"].sel(seed=seed).values, ref.mu, rtol=1e-14)
+        np.testing.assert_allclose(ds["hi"].sel(seed=seed).values, ref.hi, rtol=1e-14)
+    assert ds.attrs["prior"] == "jeffreys" and ds.attrs["estimand"] == "these questions"
+    one = bxr.bayes(R.isel(model=0, seed=0, drop=True))
+    assert one["mu"].dims == () and float(one["mu"]) == pytest.approx(be.bayes(values[0, 0]).mu)

@@ -11,8 +11,16 @@ from nbclient import NotebookClient
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.py"))
 #: notebooks that sample PyMC models (compile + NUTS: tens of seconds each)
 PYMC = {"02_crosscheck", "08_llm_judges", "09_workflow", "10_leaderboards"}
-#: notebooks over ~5 s on two cores without PyMC
-SLOW = {"03_convergence", "04_coverage", "05_prior_elicitation", "07_adaptive_evaluation"}
+#: notebooks over ~5 s on two cores without PyMC, and the quickstart (a kernel start and the
+#: shipped leaderboard: ~3 s, over the quick tier's budget; README's commands are tested too)
+SLOW = {
+    "01_quickstart",
+    "03_convergence",
+    "04_coverage",
+    "05_prior_elicitation",
+    "06_rubrics_and_logs",
+    "07_adaptive_evaluation",
+}
 
 
 def _param(path: Path):

@@ -29,10 +29,12 @@ SMALLER = {
     "validate biased-coin": "--independent 3 --replicates 10 --n-max 6 --n-questions 5",
     "validate prior-benefit": "--replicates 20 --n-max 6 --n-questions 5",
     "validate distinguishability": "--replicates 50 --n-max 20",
-    "validate convergence": "--replicates 20",
+    # runs.csv has 3 models (below): subsets of 2 of them, not of 5
+    "validate convergence": "--replicates 20 --subset-size 2",
     "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",
     "validate elicit": "--simulations 2000",
-    "validate judges-synthetic": "--replicates 1 --n-questions 30 --draws 60 --tune 60 --chains 2",
+    "validate judges-synthetic": "--replicates 1 --n-questions 30 --candidates 3 --judges 2 "
+    "--draws 60 --tune 60 --chains 2",
     "validate judges": "--draws 60 --tune 60 --chains 2 --no-integrated",
     "adaptive simulate": "--replicates 1",
     "judges": NUTS,
@@ -41,7 +43,9 @@ SMALLER = {
     "crosscheck": "--no-progress",
     "priors": NUTS,
     "compare": "--draws 100 --tune 100 --chains 2",
-    "validate sbc": "--simulations 40 --workers 0",
+    # the NUTS study on the tiny grid of tests/validation/test_sbc.py (5 questions x 4 trials),
+    # in this process: the same xdist group, so the nutpie model compiled there is reused
+    "validate sbc": "--simulations 20 --workers 0 --n-questions 5 --trials 4",
     "rank leaderboard.csv --fractional --estimator crossed": NUTS,
 }
 SAMPLES = ("crosscheck", "priors", "judges", "validate judges", "compare", "validate sbc")
@@ -63,8 +67,10 @@ COMMANDS = _commands()
 
 def _write_inputs(folder: Path) -> None:
     rng = np.random.default_rng(0)
-    models = {"model-a": 0.7, "model-b": 0.5, "model-c": 0.3, "model-d": 0.6, "model-e": 0.4}
-    models["model-f"] = 0.2
+    # 3 models x 8 questions x 4 trials: the exact learned-prior intervals of `rank --interval
+    # exact` take seconds per model, and the PyMC fits of compare, crosscheck and priors have
+    # the shape of those in tests/models (3 x 8), whose compiled graphs they share
+    models = {"model-a": 0.7, "model-b": 0.5, "model-c": 0.3}
     rows = [
         (m, f"q{q}", t, int(rng.random() < p))
         for m, p in models.items()
@@ -163,6 +169,8 @@ def _marks(command: str):
     marks = [pytest.mark.slow]
     if command.startswith(SAMPLES):
         marks.append(pytest.mark.pymc)
+    if command.startswith("validate sbc --estimator hierarchical"):
+        marks.append(pytest.mark.xdist_group("sbc-hierarchical"))
     return marks
 
 

@@ -18,11 +18,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from bayes_eval.logs import read_eval_log
 
 SETTINGS = settings(
-    max_examples=80,
+    max_examples=examples(80),
     deadline=None,
     derandomize=True,
     database=None,
@@ -252,7 +253,7 @@ def test_csv_byte_mutations(folder, data):
     _check(_write(folder, "b.csv", data))
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=examples(40))
 @given(text=csv_tables())
 def test_parquet_from_mutated_tables(folder, text):
     try:
@@ -352,7 +353,7 @@ def test_helm_structure_mutations(folder, value):
     _check(_write(folder, "per_instance_stats.json", _json_bytes(value)), "helm")
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=examples(40))
 @given(spec=JSON, data=byte_mutations(_json_bytes(HELM)))
 def test_helm_byte_mutations_and_run_spec(folder, spec, data):
     run = folder / "run_model=x"
@@ -403,19 +404,19 @@ def test_inspect_sample_mutations(folder, samples):
     _check(_write(folder, "s.eval", _eval_bytes(EVAL_HEADER, samples)))
 
 
-@settings(SETTINGS, max_examples=60)
+@settings(SETTINGS, max_examples=examples(60))
 @given(data=byte_mutations(_eval_bytes(EVAL_HEADER, EVAL_SAMPLES)))
 def test_inspect_zip_byte_mutations(folder, data):
     _check(_write(folder, "z.eval", data))
 
 
-@settings(SETTINGS, max_examples=60)
+@settings(SETTINGS, max_examples=examples(60))
 @given(log=json_mutation({**EVAL_HEADER, "samples": EVAL_SAMPLES}), scorer=st.none() | CELLS)
 def test_inspect_json_log_mutations(folder, log, scorer):
     _check(_write(folder, "log.json", _json_bytes(log)), "inspect", scorer=scorer)
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=examples(40))
 @given(value_map=st.dictionaries(st.text(max_size=2), JSON_SCALARS, max_size=3))
 def test_inspect_value_maps(folder, value_map):
     _check(_write(folder, "v.eval", _eval_bytes(EVAL_HEADER, EVAL_SAMPLES)), value_map=value_map)

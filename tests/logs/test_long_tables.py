@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from bayes_eval.logs import long_table, make_log, read_eval_log
 from bayes_eval.logs.codes import cumcount, group_codes, positions
@@ -218,7 +219,7 @@ def _same(path, monkeypatch):
 
 
 SAME = settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -315,7 +316,7 @@ def test_fast_and_row_by_row_readers_agree_on_a_larger_log(tmp_path, monkeypatch
     g=st.lists(st.integers(0, 5), min_size=1, max_size=40),
     t=st.lists(st.integers(0, 6), min_size=40, max_size=40),
 )
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=examples(200), deadline=None, database=None)
 def test_codes_number_trials_as_pandas_does(g, t):
     g = np.asarray(g, dtype=np.int32)
     trial = np.asarray(t[: g.size], dtype=np.int64)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from scorio import eval as se
 
 import bayes_eval as be
@@ -65,7 +66,7 @@ confidences = st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99])
 bounds = st.sampled_from([None, (0.0, 1.0), (-1.0, 2.0)])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(categorical_case(), confidences, bounds)
 def test_bayes_and_avg_agree(case, confidence, bnd):
     R, w, R0 = case
@@ -84,7 +85,7 @@ def test_bayes_and_avg_agree(case, confidence, bnd):
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(binary_case())
 def test_pass_point_estimates_agree(case):
     R, k = case
@@ -92,7 +93,7 @@ def test_pass_point_estimates_agree(case):
         np.testing.assert_allclose(getattr(be, name)(R, k), getattr(se, name)(R, k), atol=TOL)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(binary_case(), st.floats(1e-3, 1.0), confidences, st.floats(0.2, 5.0), st.floats(0.2, 5.0))
 # all 13 trials correct: sigma = 8.5e-5 from a cancelling variance (docstring)
 @example((np.ones((1, 13), dtype=int), 12), 0.125, 0.5, 1.0, 1.0)

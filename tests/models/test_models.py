@@ -51,6 +51,18 @@ pytestmark = [
 
 DRAWS = dict(draws=1000, tune=600, chains=2, seed=3)
 R_CAT = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+W_CAT = [0, 0.5, 1]
+# the worked examples of scorio's documentation and of the Bayes@N project page, batched:
+# model 0 without R0, model 1 with the greedy run. The fits on these data (2 models x 2
+# questions x 3 categories) share one compiled graph: PyTensor's cache is per shape.
+R_SEED = np.stack([R_CAT, R_CAT])
+R0_SEED = np.ma.masked_array(
+    np.stack([[[0], [0]], [[2], [1]]]), np.array([[[True], [True]], [[False], [False]]])
+)
+
+
+def _seed_model():
+    return matching_model(R_SEED, W_CAT, R0_SEED)
 
 
 def _assert_converged(idata, *, max_divergence_rate=0.005, max_rhat=1.05, min_ess=100):
@@ -186,15 +198,11 @@ def test_model_info_is_read_from_the_model():
 def test_seed_examples_with_and_without_prior():
     """Worked examples of scorio's documentation and of the Bayes@N project page, batched:
     model 0 without R0, model 1 with the greedy run."""
-    R = np.stack([R_CAT, R_CAT])
-    R0 = np.stack([[[0], [0]], [[2], [1]]])
-    R0_mask = np.array([[[True], [True]], [[False], [False]]])
     from bayes_eval.models.model_data import model_data
 
-    data = model_data(R, [0, 0.5, 1], np.ma.masked_array(R0, R0_mask))
+    data = model_data(R_SEED, W_CAT, R0_SEED)
     assert data.prior_counts[0].sum() == 0 and data.prior_counts[1].sum() == 2
-    model = matching_model(R, [0, 0.5, 1], np.ma.masked_array(R0, R0_mask))
-    idata = sample(model, **DRAWS)
+    idata = sample(_seed_model(), **DRAWS)
     np.testing.assert_allclose(idata["closed_form"]["mu"].values, [0.5625, 0.583333], atol=1e-6)
     np.testing.assert_allclose(
         idata["closed_form"]["sigma"].values, [0.091998, 0.085165], atol=1e-6
@@ -253,9 +261,9 @@ def test_crosscheck_ten_question_categorical(tmp_path):
 
 
 def test_same_seed_same_draws():
-    R = np.array([[0, 1, 1], [1, 1, 0]])
-    a = sample(matching_model(R), draws=100, tune=100, chains=1, seed=9)
-    b = sample(matching_model(R), draws=100, tune=100, chains=1, seed=9)
+    # two models built from the same data (the seed examples': their graph is compiled once)
+    a = sample(_seed_model(), draws=100, tune=100, chains=1, seed=9, warn=False)
+    b = sample(_seed_model(), draws=100, tune=100, chains=1, seed=9, warn=False)
     np.testing.assert_array_equal(a["posterior"]["pi"].values, b["posterior"]["pi"].values)
 
 
@@ -319,8 +327,11 @@ def test_power_prior_endpoints_equal_fixed_counts_and_no_prior():
     one = power_prior_model(R, w, R0, a0=1.0)
     zero = power_prior_model(R, w, R0, a0=0.0)
     point = full.initial_point()
+    fast = {"mode": "FAST_COMPILE"}  # PyTensor's Python mode: the same logp, no Numba compile
     for a, b in ((one, full), (zero, none)):
-        assert a.compile_logp()(point) == pytest.approx(b.compile_logp()(point), abs=1e-10)
+        assert a.compile_logp(**fast)(point) == pytest.approx(
+            b.compile_logp(**fast)(point), abs=1e-10
+        )
         np.testing.assert_array_equal(model_info(a).reference[""], model_info(b).reference[""])
     with pytest.raises(ValueError, match="needs the prior runs"):
         power_prior_model(R, w)
@@ -337,7 +348,7 @@ def test_learned_power_prior_discounts_conflicting_runs():
     R0 = np.stack([agree, conflict])
     model = power_prior_model(R, None, R0)
     # the marginal likelihood is the Dirichlet-multinomial with alpha0 + a0 n0 (a0 = 0.5 here)
-    logp = model.compile_logp(vars=model.observed_RVs, jacobian=False)(
+    logp = model.compile_logp(vars=model.observed_RVs, jacobian=False, mode="FAST_COMPILE")(
         {"a0_logodds__": np.zeros(2)}
     )
     data = model_info(model).data
@@ -359,8 +370,8 @@ def test_learned_power_prior_discounts_conflicting_runs():
 
 def test_prior_sensitivity_closed_form_axes_and_kappa(tmp_path):
     rng = np.random.default_rng(3)
-    R = (rng.random((3, 12, 6)) < np.array([0.7, 0.5, 0.3])[:, None, None]).astype(int)
-    R0 = (rng.random((3, 12, 4)) < 0.5).astype(int)
+    R = (rng.random((3, 8, 6)) < np.array([0.7, 0.5, 0.3])[:, None, None]).astype(int)
+    R0 = (rng.random((3, 8, 4)) < 0.5).astype(int)
     ds = prior_sensitivity(R, None, R0, kappa_grid=[2.0, 20.0], draws=200, tune=200, chains=1)
     np.testing.assert_allclose(
         ds["mu_alpha0"].sel(alpha0=0.5), be.bayes(R, alpha0=0.5)[0], atol=1e-14
@@ -385,10 +396,12 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
     from bayes_eval.cli import main
 
     rng = np.random.default_rng(8)
-    R = (rng.random((2, 8, 5)) < np.array([0.7, 0.4])[:, None, None]).astype(int)
+    # 3 models x 8 questions: the shape of the other hierarchical fits (prior sensitivity here,
+    # tests/models/test_compare.py, the README's runs.csv), whose compiled graph is reused
+    R = (rng.random((3, 8, 5)) < np.array([0.7, 0.4, 0.55])[:, None, None]).astype(int)
     rows = [
         {"model": f"m{m}", "question": q, "trial": t, "score": int(R[m, q, t])}
-        for m in range(2)
+        for m in range(3)
         for q in range(8)
         for t in range(5)
     ]
@@ -420,20 +433,22 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
     # the CLI's default prior is the learned one: its PyMC model is the hierarchical model
     assert report["prior"] == "empirical (per model, integrated)"
     assert report["pymc_model"] == "hierarchical" and report["estimand"] == "these questions"
-    assert out.exists() and {r["model"] for r in report["models"]} == {"m0", "m1"}
+    assert out.exists() and {r["model"] for r in report["models"]} == {"m0", "m1", "m2"}
     assert main(["priors", str(path), "--alpha0-grid", "0.5,1,2", "--json"]) == 0
     pri = json.loads(capsys.readouterr().out)
     assert pri["grids"]["alpha0"]["grid"] == [0.5, 1.0, 2.0]
     assert pri["grids"]["alpha0"]["mu"]["m0"][1] == pytest.approx(be.bayes(R[0])[0], abs=1e-12)
+    # the learned prior of every model, computed for all models at once as the command does
+    # (one model alone differs in the 11th digit: the hyperparameter fit of a batch)
     assert pri["reference"]["m0"]["mu"] == pytest.approx(
-        be.bayes(R[0], prior="empirical")[0], abs=1e-12
+        be.bayes(R, prior="empirical")[0][0], abs=1e-12
     )
 
 
 def test_too_short_a_run_warns_naming_variable_value_and_threshold():
     """40 draws without tuning: the bulk ESS is at most 40 log10(40) < 72 (ArviZ's cap), below
     PyMC's 100 per chain on any machine; one chain leaves r-hat undefined."""
-    model = matching_model(R_CAT, [0, 0.5, 1])
+    model = _seed_model()  # the seed examples' data: their compiled graph is reused
     with pytest.warns(ConvergenceWarning) as record:
         idata = sample(model, draws=20, tune=0, chains=2, seed=1)
     [w] = [r for r in record if issubclass(r.category, ConvergenceWarning)]

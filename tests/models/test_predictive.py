@@ -133,9 +133,10 @@ def test_bad_input(kwargs, match):
 def test_pymc_predictive_paths(tmp_path):
     from bayes_eval.models import matching_model, sample
 
-    R = np.array(
-        [[[1, 1, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]], [[1, 0, 0, 1], [0, 1, 0, 0], [1, 1, 1, 0]]]
-    )
+    # 3 LLMs x 8 questions x 4 trials: the shape of the matching fits of tests/models/
+    # test_compare.py (and the README's runs.csv), whose compiled graphs are reused
+    rng = np.random.default_rng(0)
+    R = (rng.random((3, 8, 4)) < np.array([0.7, 0.4, 0.55])[:, None, None]).astype(int)
     model = matching_model(R)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -143,13 +144,13 @@ def test_pymc_predictive_paths(tmp_path):
     pp = posterior_predictive(fit, model, seed=2)
     assert "posterior_predictive" not in fit.children  # input unchanged
     rep = pp["posterior_predictive"]["counts"]
-    assert rep.sizes == {"chain": 2, "draw": 100, "model": 2, "question": 3, "category": 2}
+    assert rep.sizes == {"chain": 2, "draw": 100, "model": 3, "question": 8, "category": 2}
     assert (rep.sum("category") == 4).all()
     st = ppc_statistics(pp)
     assert ((st.p_value >= 0) & (st.p_value <= 1)).sum() >= 8  # corr may be NaN
     prior = prior_predictive(model, draws=50, seed=3)
     assert prior["prior_predictive"]["counts"].sizes["draw"] == 50
-    assert ppc_statistics(prior, group="prior_predictive").sizes["model"] == 2
+    assert ppc_statistics(prior, group="prior_predictive").sizes["model"] == 3
     png = plot_ppc(pp, tmp_path / "ppc.png")
     assert png.read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(ValueError, match="positive integer"):

@@ -220,11 +220,17 @@ def test_planner_is_calibrated_over_the_prior(k, alpha0, seed):
     """The fraction of continuations (from the true rates) that separate at n_required equals
     the assurance on average over the prior. Tolerance: 4 standard errors of the
     (control-variate) mean over episodes, plus 0.01 for the planner's own Monte Carlo error
-    (1000 draws: 0.013 per episode, zero-mean, largely averaged out)."""
+    (1000 draws: 0.013 per episode, zero-mean, largely averaged out).
+
+    400 episodes, of which 85-120 are planned (finite plan, not separated yet): the standard
+    error of the mean separation rate is 0.013-0.019 here (0.010-0.017 with the 800 episodes
+    used before), so the tolerance 4 SE + 0.01 is 0.06-0.09; the measured gaps between the
+    separation rate and the assurance are 0.015-0.034, and both are computed from the data, so
+    the 4 SE keep their meaning (a false alarm has probability 6e-5)."""
     rate, assured, ahead, p_better, _ = _calibration(
-        episodes=800, m=10, k=k, alpha0=alpha0, seed=seed
+        episodes=400, m=10, k=k, alpha0=alpha0, seed=seed
     )
-    assert rate.size >= 150
+    assert rate.size >= 75
     # the truth comes from the planner's prior: P(leader better) is calibrated
     se_ahead = np.std(ahead - p_better, ddof=1) / np.sqrt(rate.size)
     assert ahead.mean() == pytest.approx(p_better.mean(), abs=4 * se_ahead)

@@ -427,6 +427,7 @@ def test_compare_schemata_matches_per_schema_bayes(tmp_path):
     assert out.stat().st_size > 1000
 
 
+@pytest.mark.slow  # five fresh imports; tests/test_architecture.py checks for cycles statically
 def test_the_rubric_modules_import_on_their_own():
     """Each rubric module imports first in a fresh interpreter: no import cycle between
     ``spec``, ``catalog``, ``categories``, ... (each name is imported from the module that

@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from bayes_eval.validation import coverage, registry
 from bayes_eval.validation.coverage import CoverageConfig, load_config
 
 SETTINGS = settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     derandomize=True,
     database=None,
@@ -176,7 +177,7 @@ def study_options(draw):
     return name, key, {**REQUIRED.get(name, {}), key: draw(OPTION_VALUES)}
 
 
-@settings(SETTINGS, max_examples=150)
+@settings(SETTINGS, max_examples=examples(150))
 @given(case=study_options())
 def test_any_value_for_any_option(case):
     name, key, options = case

@@ -246,6 +246,8 @@ def _coverage_options(tmp_path):
     return {"config": str(toml), "N": (1, 3)}  # an option overrides the TOML
 
 
+@pytest.mark.slow  # three studies, each with its plot (the quick tier resumes in
+# tests/validation/test_coverage_hardening.py)
 @pytest.mark.filterwarnings("ignore:.*replace keys of the file")  # the override is the point
 def test_coverage_resumed_run_computes_nothing_new(tmp_path):
     options = _coverage_options(tmp_path)
@@ -298,13 +300,16 @@ def test_biased_coin_study(tmp_path):
 @pytest.mark.pymc
 @pytest.mark.slow
 def test_judges_synthetic_study(tmp_path):
+    # 3 candidates and 2 judges: the shapes of README's `validate judges-synthetic` run, whose
+    # compiled judges models this study reuses
     result = registry.run_study(
         "judges-synthetic",
         tmp_path,
         progress=False,
         replicates=1,
         n_questions=60,
-        candidates=4,
+        candidates=3,
+        judges=2,
         draws=100,
         tune=100,
         chains=2,
