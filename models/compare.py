@@ -27,9 +27,24 @@ its prior and the exact LOO predictive is the prior predictive,
 in closed form (:func:`exact_matching_loo`). PSIS-LOO (Vehtari, Gelman and Gabry, "Practical
 Bayesian model evaluation using leave-one-out cross-validation and WAIC", Statistics and
 Computing, 2017) must then importance-sample from the posterior to the prior of one cell, and
-its Pareto :math:`\hat k` is typically high. :func:`compare_models` reports both and **uses the
-exact value** for the matching model; PSIS is used for the others, with their Pareto
-:math:`\hat k` reported (counts above the sample-size threshold ``good_k`` and above 0.7).
+its Pareto :math:`\hat k` is typically high.
+
+**Exact LOO for the hierarchical model.** Given its hyperparameters :math:`a_l =
+\kappa_l\beta_l` the cells of LLM ``l`` are independent Dirichlet-multinomials, so
+
+.. math:: p(n_{l\alpha} \mid n_{-l\alpha})
+   = \Big(\int \frac{p(a_l \mid n_l)}{\mathrm{DirMult}(n_{l\alpha} \mid a_l)}\,da_l\Big)^{-1},
+
+an integral over the hyperposterior of two to a few dimensions. :func:`exact_hierarchical_loo`
+computes it on the quadrature nodes of the learned prior
+(:func:`bayes_eval.posteriors.priors.fit_prior`, whose hyperprior is this model's: the same
+:math:`\beta \sim \mathrm{Dir}(1)` and log-normal :math:`\kappa`), deterministic where
+PSIS has Monte Carlo error; it agrees with refitting the hyperposterior without the cell and
+with a brute-force grid (``tests/models/test_compare.py``).
+
+:func:`compare_models` reports both and **uses the exact values** for the matching and the
+hierarchical model; PSIS is used for the others, with their Pareto :math:`\hat k` reported
+(counts above the sample-size threshold ``good_k`` and above 0.7).
 
 **Which LOO.** ``unit="cell"`` (default) asks "how well does the model predict a new run of
 this LLM on a question whose other LLMs' results are known", the natural question when
@@ -50,7 +65,7 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 from numpy.typing import ArrayLike
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 from bayes_eval.models.model_data import stored_data
 
@@ -61,6 +76,7 @@ __all__ = [
     "add_log_likelihood",
     "add_log_prior",
     "compare_models",
+    "exact_hierarchical_loo",
     "exact_matching_loo",
     "loo",
     "verdict",
@@ -217,8 +233,6 @@ def exact_matching_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummary:
     :math:`\mathrm{Dir}(a + n)`. ``unit="question"`` sums the cells of each question (the
     cells are independent). ``se`` follows ArviZ: :math:`\sqrt{n\,\mathrm{var}(\mathrm{elpd}_i)}`.
     """
-    from arviz_stats.utils import ELPDDataLOO
-
     from bayes_eval.models.sampling import model_info
 
     _check_unit(unit)
@@ -233,6 +247,13 @@ def exact_matching_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummary:
     elpd_i = coef + _log_beta(a + n) - _log_beta(a)
     lpd_i = coef + _log_beta(a + 2 * n) - _log_beta(a + n)
     coords = {k: data.coords[k] for k in ("model", "question")}
+    return _exact_summary(elpd_i, lpd_i, coords, unit)
+
+
+def _exact_summary(elpd_i, lpd_i, coords, unit: Unit) -> LooSummary:
+    """A :class:`LooSummary` from exact pointwise ``elpd`` and ``lpd`` of the cells."""
+    from arviz_stats.utils import ELPDDataLOO
+
     elpd_da = _pointwise(xr.DataArray(elpd_i, dims=("model", "question"), coords=coords), unit)
     lpd = float(_pointwise(xr.DataArray(lpd_i, dims=("model", "question")), unit).sum())
     values = elpd_da.values.ravel()
@@ -254,6 +275,48 @@ def exact_matching_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummary:
     return LooSummary(elpd, se, lpd - elpd, n_units, "exact", unit, np.nan, 0, 0, np.nan, res)
 
 
+def exact_hierarchical_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummary:
+    r"""Leave-one-out ELPD of a hierarchical model by quadrature over its hyperparameters.
+
+    With the nodes :math:`a_{g}` and posterior weights :math:`W_{g}` of the hyperposterior of
+    LLM ``l`` (:func:`bayes_eval.posteriors.priors.fit_prior` with the model's
+    ``kappa_median`` and ``kappa_log_sd``; its hyperprior is the model's),
+
+    .. math::
+        \mathrm{elpd}_{l\alpha} = -\log\sum_g W_g\,
+        \mathrm{DirMult}(n_{l\alpha}\mid a_g)^{-1}, \qquad
+        \mathrm{lpd}_{l\alpha} = \log\sum_g W_g\,\mathrm{DirMult}(n_{l\alpha}\mid a_g),
+
+    the first because :math:`p(a \mid n_{-l\alpha}) \propto p(a \mid n)/\mathrm{DirMult}
+    (n_{l\alpha}\mid a)` (module docstring). ``p`` is lpd minus elpd; cells without trials
+    contribute 0; ``unit="question"`` sums the cells of each question; ``se`` as ArviZ.
+    """
+    from bayes_eval.models.model_data import data_value
+    from bayes_eval.models.sampling import model_info
+    from bayes_eval.posteriors.priors import fit_prior
+
+    _check_unit(unit)
+    info = model_info(model)
+    if info.kind != "hierarchical":
+        raise ValueError(f"exact hierarchical LOO needs a hierarchical model; got {info.kind}.")
+    data = stored_data(model)
+    n = data.counts.astype(np.float64)
+    kappa = (float(data_value(model, "kappa_median")), float(data_value(model, "kappa_log_sd")))
+    fit = fit_prior(n, kappa_prior=kappa)  # per model, integrated: nodes (J, L, K)
+    a = fit.nodes
+    with np.errstate(divide="ignore"):
+        log_w = np.log(fit.weights)[:, :, None]  # (J, L, 1); padding nodes have weight 0
+    log_dm = (
+        _log_multinomial_coef(n)[None]
+        + _log_beta(a[:, :, None, :] + n[None])
+        - _log_beta(a)[:, :, None]
+    )  # (J, L, M)
+    elpd_i = -logsumexp(log_w - log_dm, axis=0)
+    lpd_i = logsumexp(log_w + log_dm, axis=0)
+    coords = {k: data.coords[k] for k in ("model", "question")}
+    return _exact_summary(elpd_i, lpd_i, coords, unit)
+
+
 class Comparison(NamedTuple):
     """Result of :func:`compare_models`.
 
@@ -266,8 +329,9 @@ class Comparison(NamedTuple):
         and ``elpd_psis`` (the PSIS estimate, also for the matching model).
     loo : dict of str to LooSummary
         PSIS-LOO of every fit (the matching model's included, with its Pareto k).
-    exact : LooSummary or None
-        The exact matching ELPD, which the table uses for ``matching``.
+    exact : dict of str to LooSummary
+        The exact ELPDs (``matching``, ``hierarchical``: :func:`exact_matching_loo`,
+        :func:`exact_hierarchical_loo`), which the table uses for those models.
     verdict : str
         Which model the data support, in words (:func:`verdict`).
     fits : dict of str to xarray.DataTree
@@ -279,7 +343,7 @@ class Comparison(NamedTuple):
 
     table: Any
     loo: dict
-    exact: LooSummary | None
+    exact: dict
     verdict: str
     fits: dict
     models: dict
@@ -363,8 +427,9 @@ def compare_models(
 
     Every model is fitted with :func:`bayes_eval.models.sample` (same ``seed``, draws and
     chains), its pointwise log-likelihood added and its PSIS-LOO computed
-    (:func:`loo`); the matching model's ELPD in the table is the exact one
-    (:func:`exact_matching_loo`), its PSIS estimate stays in ``elpd_psis`` and ``loo``.
+    (:func:`loo`); the matching and hierarchical models' ELPDs in the table are the exact
+    ones (:func:`exact_matching_loo`, :func:`exact_hierarchical_loo`), their PSIS estimates
+    stay in ``elpd_psis`` and ``loo``.
     :func:`arviz_stats.compare` (stacking weights) ranks them.
 
     Parameters
@@ -414,8 +479,9 @@ def compare_models(
         for name in names:
             fits[name] = posterior_predictive(fits[name], models[name], seed=seed + 1)
             checks[name] = ppc_statistics(fits[name])
-    exact = exact_matching_loo(models["matching"], unit=unit) if "matching" in names else None
-    used = {n: (exact if n == "matching" and exact else loos[n]) for n in names}
+    exact_fns = {"matching": exact_matching_loo, "hierarchical": exact_hierarchical_loo}
+    exact = {n: exact_fns[n](models[n], unit=unit) for n in names if n in exact_fns}
+    used = {n: exact.get(n, loos[n]) for n in names}
     if len(names) > 1:
         table = arviz_stats.compare({n: s.elpd_data for n, s in used.items()}, round_to="none")
     else:

@@ -15,7 +15,8 @@ Fits each model (matching, hierarchical, crossed; power_prior with --prior-file)
 results with NUTS and compares their expected log predictive density for a left-out
 (LLM, question) cell, or a whole question with --unit question (PSIS-LOO, Vehtari, Gelman and
 Gabry 2017, via arviz-stats). The matching model's ELPD is exact (its LOO predictive is its
-prior predictive); its PSIS estimate and every model's Pareto k are printed too. --ppc adds
+prior predictive), and so is the hierarchical model's (quadrature over its hyperparameters);
+their PSIS estimates and every model's Pareto k are printed too. --ppc adds
 posterior predictive checks from the same fits: Bayesian mid-p values of the mean score, the
 spread of per-question scores (over-dispersion), the shares of questions never and always
 solved, and the agreement with the other LLMs per question."""
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                 "verdict": result.verdict,
                 "unit": args.unit,
                 "psis": {n: s.to_dict() for n, s in result.loo.items()},
-                "exact_matching": result.exact.to_dict() if result.exact else None,
+                "exact": {n: s.to_dict() for n, s in result.exact.items()},
                 "diagnostics": {n: dict(f.attrs) for n, f in result.fits.items()},
                 "ppc": {n: _ppc_records(d) for n, d in result.ppc.items()},
                 "plots": plots,

@@ -82,6 +82,24 @@ def test_exact_sbc_misspecified_fails():
     assert not ds.attrs["passed_all"]
 
 
+def test_exact_sbc_runs_the_package_posterior(monkeypatch):
+    # the study draws from bayes_eval.posterior, the code bayes/bayes_ci and every command run,
+    # not from a sampler of its own: a bug planted there (one pseudo-success too many in every
+    # question's posterior, like an off-by-one tally) must fail it
+    from bayes_eval.posteriors import posterior as pp
+
+    real = pp.Posterior._draw_nu
+
+    def off_by_one(self, n, rng):
+        nu, per_draw = real(self, n, rng)
+        return nu + np.eye(nu.shape[-1])[-1], per_draw
+
+    monkeypatch.setattr(pp.Posterior, "_draw_nu", off_by_one)
+    ds = exact_sbc(30, 8, simulations=1000, draws=50, seed=0)
+    assert float(ds["p_value"].sel(variable="pi_bar[model-0]")) < 1e-6
+    assert not ds.attrs["passed_all"]
+
+
 def test_exact_sbc_checks_and_repeats():
     with pytest.raises(ValueError, match="M is 0"):
         exact_sbc(0, 8)
