@@ -114,6 +114,15 @@ STUDIES: dict[str, Study] = {
             _lazy("distinguishability"),
         ),
         Study(
+            "pairs",
+            f"calibration of `bayes-eval pairs` (the ranking confidence of {_PAPER}, §2.5, "
+            "and the paired comparison of Bowyer et al.) for the estimand each matrix names, "
+            "on simulated boards with shared question difficulty: reliability diagram, ECE "
+            "and its noise floor",
+            sc.PairsConfig,
+            _lazy("pairs_study"),
+        ),
+        Study(
             "convergence",
             f"{_PAPER}, §3.3 (Figs. 1, 4, 9-11): convergence@n of the rankings of your results "
             "FILE, by permuting or resampling trials",

@@ -17,6 +17,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from bayes_eval.posteriors.priors import PRIOR_KINDS
 from bayes_eval.ranking.convergence import DEFAULT_METHODS, parse_method
 from bayes_eval.validation import config_checks as check
 
@@ -29,6 +30,7 @@ __all__ = [
     "ElicitConfig",
     "JudgesConfig",
     "JudgesSyntheticConfig",
+    "PairsConfig",
     "PriorBenefitConfig",
     "SbcConfig",
 ]
@@ -152,6 +154,39 @@ class DistinguishabilityConfig:
     def __post_init__(self):
         _int("replicates", self.replicates)
         _int("n_max", self.n_max)
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class PairsConfig:
+    """``pairs``: calibration of ``bayes-eval pairs`` on boards with shared question difficulty."""
+
+    replicates: int = _opt(500, "simulated leaderboards (boards)")
+    n_models: int = _opt(8, "LLMs per board (every pair of them is compared)")
+    n_questions: int = _opt(30, "questions M per board")
+    N: tuple[int, ...] = _opt((1, 4), "trials per question (grid)")
+    ability_sd: float = _opt(0.5, "sd of the LLMs' logit abilities (small: close models)")
+    difficulty_sd: float = _opt(2.0, "sd of the questions' logit difficulties, shared by all LLMs")
+    interaction_sd: float = _opt(1.0, "sd of the LLM x question logit interaction")
+    prior_kind: str = _opt(
+        "empirical",
+        "per-question prior of the these-questions matrix (as rank and plan)",
+        choices=(*PRIOR_KINDS[2:], *PRIOR_KINDS[:2]),
+    )
+    bins: int = _opt(10, "bins of the reliability diagram and of the ECE")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_models", self.n_models, 2)
+        _int("n_questions", self.n_questions)
+        _ints("N", self.N, optional=False)
+        for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
+        _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
+        _int("bins", self.bins, 2)
         _seed(self.seed)
 
 

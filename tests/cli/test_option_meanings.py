@@ -88,6 +88,11 @@ MEANINGS = {
     "--alpha0": "Dirichlet alpha0 of the dirichlet scenario (the truth)",
     "--anchors": "real evaluations of the anchored scenario",
     "--nuts-cells": "cells also fitted by NUTS",
+    # pairs calibration study
+    "--ability-sd": "sd of the simulated LLMs' logit abilities",
+    "--difficulty-sd": "sd of the simulated questions' logit difficulties",
+    "--interaction-sd": "sd of the simulated LLM x question logit interaction",
+    "--bins": "bins of the reliability diagram",
     "--nuts-draws": "NUTS draws per fit in the coverage study",
     "--posterior-alpha0": "the prior of the posterior in exact SBC",
     "--scheduler": "address of a Dask scheduler",

@@ -59,6 +59,11 @@ AUDITED = {
         {"--json", "--out", "--depths", "--n-max", "--n-questions", "--replicates", "--seed"},
     ),
     "validate distinguishability": ([], {"--json", "--out", "--n-max", "--replicates", "--seed"}),
+    "validate pairs": (
+        [],
+        {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
+        | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--prior-kind", "--bins"},
+    ),
     "validate convergence": (
         ["file"],
         {"--json", "--out", "--format", "--confidence", "--methods", "--replace"}

@@ -29,6 +29,7 @@ SMALLER = {
     "validate biased-coin": "--independent 3 --replicates 10 --n-max 6 --n-questions 5",
     "validate prior-benefit": "--replicates 20 --n-max 6 --n-questions 5",
     "validate distinguishability": "--replicates 50 --n-max 20",
+    "validate pairs": "--replicates 4 --n-models 3 --n-questions 8",
     # runs.csv has 3 models (below): subsets of 2 of them, not of 5
     "validate convergence": "--replicates 20 --subset-size 2",
     "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",

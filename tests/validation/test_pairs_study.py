@@ -1,0 +1,104 @@
+"""The ``pairs`` calibration study: the simulated boards, the truths, the calibration
+arithmetic (against hand computations) and, in the full tier, the measured calibration of the
+matrices the study holds to ECE <= 0.03."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy.special import expit
+
+from bayes_eval.validation import registry
+from bayes_eval.validation.pairs_study import OUTPUTS, calibration, run, simulate_board
+
+
+def test_calibration_by_hand():
+    # 3 bins; p in bins 0, 1, 1, 2: |0.1 - 0| + |(0.4 + 0.6) - 1| + |0.9 - 1| = 0.2 over 4
+    p = np.array([0.1, 0.4, 0.6, 0.9, np.nan])
+    y = np.array([0, 1, 0, 1, 1])
+    c = calibration(p, y, 3, seed=1)
+    assert c["n"] == 4 and c["count"].tolist() == [1, 2, 1]
+    assert c["ece"] == pytest.approx(0.2 / 4)
+    assert c["brier"] == pytest.approx((0.01 + 0.36 + 0.36 + 0.01) / 4)
+    np.testing.assert_allclose(c["mean_p"], [0.1, 0.5, 0.9])
+    np.testing.assert_allclose(c["frequency"], [0.0, 0.5, 1.0])
+    # the floor: E|sum_b (p - y)| / n for y ~ Bernoulli(p), here by enumeration of bin 1
+    # (bins 0 and 2 each give 0.1 with prob. 0.9 and 0.9 with prob. 0.1: mean 0.18)
+    # |1 - y1 - y2| with y1 ~ B(0.4), y2 ~ B(0.6): 1 when both are 0 or both are 1
+    both = (1 - 0.4) * (1 - 0.6) + 0.4 * 0.6
+    floor = (0.18 + both + 0.18) / 4
+    assert c["ece_floor"] == pytest.approx(floor, abs=0.03)  # 200 Monte Carlo draws
+    with pytest.raises(ValueError, match="no reported probabilities"):
+        calibration(np.array([np.nan]), np.array([1]), 3)
+
+
+def test_boards_follow_the_stated_model():
+    rng = np.random.default_rng(0)
+    kw = dict(n_models=3, n_questions=4000, ability_sd=0.5, difficulty_sd=2.0, interaction_sd=1.0)
+    theta, p, R = simulate_board(rng, trials=2, **kw)
+    assert R.shape == (3, 4000, 2) and set(np.unique(R)) <= {0.0, 1.0}
+    # shared difficulty: the LLMs' logits are correlated across questions (var b = 4 against
+    # var e = 1: correlation 0.8)
+    logit = np.log(p / (1 - p))
+    assert np.corrcoef(logit)[0, 1] == pytest.approx(0.8, abs=0.03)
+    # each cell's trials are Bernoulli(p)
+    assert R.mean() == pytest.approx(p.mean(), abs=0.01)
+    # the new-questions truth: mu_l = E[expit(theta_l + X)], X ~ N(0, 5), increasing in theta
+    x = np.random.default_rng(1).normal(0, np.sqrt(5), 200_000)
+    mu = [expit(t + x).mean() for t in np.sort(theta)]
+    assert np.all(np.diff(mu) > 0)
+
+
+def test_study_runs_and_names_estimand_and_prior(tmp_path):
+    result = registry.run_study(
+        "pairs",
+        tmp_path,
+        progress=False,
+        replicates=6,
+        n_models=4,
+        n_questions=12,
+        N=(1, 3),
+        prior_kind="uniform",
+    )
+    ds = result.dataset
+    assert ds.sizes == {"N": 2, "board": 6, "pair": 6}
+    for name in OUTPUTS:
+        p = ds[f"p_{name}"].values
+        assert np.all((p[np.isfinite(p)] >= 0) & (p[np.isfinite(p)] <= 1))
+    rows = result.summary["calibration"]
+    assert set(rows) == {f"N={n} {name}" for n in (1, 3) for name in OUTPUTS}
+    assert rows["N=1 these_questions"]["estimand"] == "these questions"
+    assert rows["N=3 paired"]["estimand"] == "new questions"
+    assert rows["N=1 these_questions"]["prior"] == "uniform"
+    json.dumps(result.summary)  # JSON-ready
+    assert result.files["plot"].read_bytes()[:4] == b"\x89PNG"
+    with xr.open_dataset(result.files["netcdf"]) as saved:
+        assert set(saved.data_vars) == set(ds.data_vars)
+    config = registry.make_config(
+        "pairs", replicates=6, n_models=4, n_questions=12, N=(1, 3), prior_kind="uniform"
+    )
+    again = run(config, progress=False)  # the same seed, the same boards and numbers
+    xr.testing.assert_identical(again, ds)
+    with pytest.raises(ValueError, match="n_models is 1"):
+        registry.make_config("pairs", n_models=1)
+    with pytest.raises(ValueError, match="interaction_sd is -1"):
+        registry.make_config("pairs", interaction_sd=-1.0)
+
+
+@pytest.mark.slow
+def test_measured_calibration(tmp_path):
+    """200 boards of 8 LLMs x 30 questions (5600 pairs per cell; ECE noise floor ~0.01). At
+    N = 4 the these-questions matrix (the CLI's learned prior) and the paired new-questions
+    matrix are calibrated: measured ECE 0.004 and 0.005 here (0.014 and 0.008 with 300
+    boards, seed 0), held to 0.03. At N = 1 they are not yet (issue 26): these questions
+    0.023-0.031, paired 0.056-0.072 (overconfident by 5-9 points in the 0.6-0.9 bins),
+    independent 0.029-0.045; reported by the study, not held here."""
+    result = registry.run_study("pairs", tmp_path, progress=False, replicates=200, seed=3)
+    rows = result.summary["calibration"]
+    for key in ("N=4 these_questions", "N=4 paired"):
+        assert rows[key]["ece"] <= 0.03, (key, rows[key])
+    for row in rows.values():  # the floor is what a calibrated forecaster would score
+        assert 0 < row["ece_floor"] < 0.02

@@ -1,0 +1,245 @@
+r"""Study ``pairs``: is ``bayes-eval pairs`` calibrated for the estimand each matrix names?
+
+``bayes-eval pairs`` (:func:`bayes_eval.ranking.paired.leaderboard_pairs`) prints three
+matrices of :math:`P(A \text{ better than } B)`:
+
+* ``these_questions``: the models' posteriors under the CLI's prior (``--prior-kind``), the
+  number ``rank`` and ``plan`` report; estimand *these questions*, the mean of the true
+  per-question success probabilities over the board's own questions,
+  :math:`\bar p_l = \frac1M\sum_q p_{lq}`;
+* ``paired`` and ``independent``: the joint table of the pair's outcomes question by question,
+  or each model alone, under the uniform prior of the table; estimand *new questions*, the
+  expected score on a new question from the same source, :math:`\mu_l = E_q[p_{lq}]`.
+
+**Boards.** As in the issue that asked for this check, question difficulty is shared across
+the LLMs of a board and each LLM has question-specific strengths:
+:math:`p_{lq} = \mathrm{expit}(\theta_l - b_q + e_{lq})`, :math:`\theta_l \sim N(0,
+s_\theta^2)` (``ability_sd``, small: close models), :math:`b_q \sim N(0, s_b^2)`
+(``difficulty_sd``), :math:`e_{lq} \sim N(0, s_e^2)` (``interaction_sd``), and ``N`` Bernoulli
+trials per cell. Since :math:`b` and :math:`e` have the same law for every LLM,
+:math:`\mu_l = E[\mathrm{expit}(\theta_l + X)]` is increasing in :math:`\theta_l`, so A is
+better than B on new questions exactly when :math:`\theta_A > \theta_B`.
+
+**Calibration.** Every pair of every board gives a reported probability and whether the event
+is true. They are binned (``bins`` equal-width bins of the reported probability) into a
+reliability diagram; the expected calibration error
+
+.. math:: \mathrm{ECE} = \sum_b \frac{n_b}{n}\,\big|\bar P_b - \bar y_b\big|
+
+is biased upwards by the binomial noise of the :math:`\bar y_b`, so the report also gives
+its *noise floor*: the mean ECE of outcomes drawn as Bernoulli(P) from the same reported
+probabilities (a calibrated forecaster's ECE with this many pairs), and the Brier score.
+Pairs of one board share its questions, so they are not independent; the floor is a guide,
+not a test. Pairs with no shared question are left out.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+from scipy.special import expit
+
+from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
+from bayes_eval.ranking.paired import leaderboard_pairs
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import PairsConfig
+
+__all__ = ["OUTPUTS", "calibration", "plot", "run", "run_study", "simulate_board", "summary"]
+
+#: The matrices of ``bayes-eval pairs`` and the estimand each one names.
+OUTPUTS = {
+    "these_questions": THESE_QUESTIONS,
+    "paired": NEW_QUESTIONS,
+    "independent": NEW_QUESTIONS,
+}
+_FLOOR_DRAWS = 200
+
+
+def simulate_board(
+    rng: np.random.Generator,
+    *,
+    n_models: int,
+    n_questions: int,
+    trials: int,
+    ability_sd: float,
+    difficulty_sd: float,
+    interaction_sd: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""One board: abilities :math:`\theta` ``(L,)``, true rates :math:`p` ``(L, M)`` and
+    binary results ``(L, M, N)`` (module docstring)."""
+    theta = rng.normal(0.0, ability_sd, n_models)
+    b = rng.normal(0.0, difficulty_sd, n_questions)
+    e = rng.normal(0.0, interaction_sd, (n_models, n_questions))
+    p = expit(theta[:, None] - b[None, :] + e)
+    R = (rng.random((n_models, n_questions, trials)) < p[..., None]).astype(np.float64)
+    return theta, p, R
+
+
+def _one_board(config: PairsConfig, trials: int, rng: np.random.Generator) -> dict:
+    theta, p, R = simulate_board(
+        rng,
+        n_models=config.n_models,
+        n_questions=config.n_questions,
+        trials=trials,
+        ability_sd=config.ability_sd,
+        difficulty_sd=config.difficulty_sd,
+        interaction_sd=config.interaction_sd,
+    )
+    names = [f"m{i}" for i in range(config.n_models)]
+    da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+    pc = leaderboard_pairs(da, prior=config.prior_kind)
+    idx = np.array([names.index(m) for m in pc.models])
+    i, j = np.triu_indices(config.n_models, 1)
+    a, b = idx[i], idx[j]
+    p_bar = p.mean(axis=1)
+    out = {name: getattr(pc, name)[i, j] for name in OUTPUTS}
+    out["truth_these"] = p_bar[a] > p_bar[b]
+    out["truth_new"] = theta[a] > theta[b]
+    out["prior_these"] = pc.these_prior
+    out["prior_new"] = pc.prior
+    return out
+
+
+def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
+    """Every pair of ``replicates`` boards for each N: reported probabilities and truths."""
+    n_pairs = config.n_models * (config.n_models - 1) // 2
+    shape = (len(config.N), config.replicates, n_pairs)
+    values = {name: np.full(shape, np.nan) for name in OUTPUTS}
+    truth_these = np.zeros(shape, dtype=bool)
+    truth_new = np.zeros(shape, dtype=bool)
+    priors = {}
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=shape[0] * shape[1], desc="pairs boards", unit="board")
+    for k, trials in enumerate(config.N):
+        rng = np.random.default_rng([config.seed, trials])
+        for r in range(config.replicates):
+            one = _one_board(config, trials, rng)
+            for name in OUTPUTS:
+                values[name][k, r] = one[name]
+            truth_these[k, r], truth_new[k, r] = one["truth_these"], one["truth_new"]
+            priors = {"these_questions": one["prior_these"], "new_questions": one["prior_new"]}
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    dims = ("N", "board", "pair")
+    data = {f"p_{name}": (dims, values[name]) for name in OUTPUTS}
+    data["truth_these"] = (dims, truth_these)
+    data["truth_new"] = (dims, truth_new)
+    attrs = {f: getattr(config, f) for f in ("replicates", "n_models", "n_questions", "seed")}
+    attrs |= {f: float(getattr(config, f)) for f in ("ability_sd", "difficulty_sd")}
+    attrs |= {"interaction_sd": float(config.interaction_sd), "bins": config.bins}
+    attrs |= {"prior_kind": config.prior_kind, "prior_these_questions": priors["these_questions"]}
+    attrs["prior_new_questions"] = priors["new_questions"]
+    return xr.Dataset(data, coords={"N": list(config.N)}, attrs=attrs)
+
+
+def calibration(p: np.ndarray, truth: np.ndarray, bins: int, *, seed: int = 0) -> dict:
+    r"""Reliability of probabilities ``p`` for binary outcomes ``truth`` (NaN ``p`` dropped).
+
+    Returns ``ece`` (module docstring), ``ece_floor`` (mean ECE of Bernoulli(p) outcomes:
+    what a calibrated forecaster scores with these pairs), ``brier``, ``n``, and per bin the
+    ``count``, ``mean_p`` and ``frequency`` (NaN for empty bins).
+    """
+    p = np.asarray(p, dtype=float).ravel()
+    y = np.asarray(truth, dtype=float).ravel()
+    keep = np.isfinite(p)
+    p, y = p[keep], y[keep]
+    if p.size == 0:
+        raise ValueError("no reported probabilities to calibrate (every pair was NaN).")
+    which = np.clip((p * bins).astype(int), 0, bins - 1)
+    count = np.bincount(which, minlength=bins)
+    sum_p = np.bincount(which, weights=p, minlength=bins)
+
+    def ece(outcomes: np.ndarray) -> np.ndarray:
+        """ECE of outcomes ``(..., n)`` against ``p``."""
+        hits = np.stack([np.bincount(which, weights=o, minlength=bins) for o in outcomes])
+        return np.abs(sum_p - hits).sum(axis=-1) / p.size
+
+    rng = np.random.default_rng(seed)
+    floor = ece(rng.random((_FLOOR_DRAWS, p.size)) < p).mean()
+    hits = np.bincount(which, weights=y, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p, freq = sum_p / count, hits / count
+    return {
+        "ece": float(ece(y[None])[0]),
+        "ece_floor": float(floor),
+        "brier": float(np.mean((p - y) ** 2)),
+        "n": int(p.size),
+        "count": count,
+        "mean_p": mean_p,
+        "frequency": freq,
+    }
+
+
+def _truth(ds: xr.Dataset, name: str) -> xr.DataArray:
+    return ds["truth_these" if OUTPUTS[name] == THESE_QUESTIONS else "truth_new"]
+
+
+def summary(ds: xr.Dataset) -> dict:
+    """ECE, its noise floor and the Brier score of every matrix at every N, with the estimand
+    and prior it names; and the largest gap between reported and observed frequency among the
+    bins holding at least 2% of the pairs."""
+    bins = int(ds.attrs["bins"])
+    rows = {}
+    for n in ds["N"].values:
+        for name, estimand in OUTPUTS.items():
+            c = calibration(ds[f"p_{name}"].sel(N=n).values, _truth(ds, name).sel(N=n).values, bins)
+            big = c["count"] >= 0.02 * c["n"]
+            gap = np.abs(c["mean_p"] - c["frequency"])[big]
+            which = "these_questions" if estimand == THESE_QUESTIONS else "new_questions"
+            rows[f"N={int(n)} {name}"] = {
+                "estimand": estimand,
+                "prior": ds.attrs[f"prior_{which}"],
+                "ece": round(c["ece"], 4),
+                "ece_floor": round(c["ece_floor"], 4),
+                "brier": round(c["brier"], 4),
+                "max_bin_gap": round(float(gap.max()), 4) if gap.size else None,
+                "pairs": c["n"],
+            }
+    settings = {k: v for k, v in ds.attrs.items() if not k.startswith("prior_")}
+    return {"settings": settings, "calibration": rows}
+
+
+def run_study(config: PairsConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Run the study with ``config`` and write ``OUT/pairs.nc`` and ``OUT/pairs.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run(config, progress=progress)
+    return finish(ds, out, "pairs", plot, summary(ds), start)
+
+
+def plot(ds: xr.Dataset, path: str | Path) -> Path:
+    """Reliability diagrams: observed frequency against reported probability, one panel per
+    N, one line per matrix, with the ECE in the legend."""
+    plt = pyplot()
+    bins = int(ds.attrs["bins"])
+    n_values = ds["N"].values
+    fig, axes = plt.subplots(1, len(n_values), figsize=(5 * len(n_values), 4.5), squeeze=False)
+    for ax, n in zip(axes[0], n_values, strict=True):
+        ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
+        for name, estimand in OUTPUTS.items():
+            c = calibration(ds[f"p_{name}"].sel(N=n).values, _truth(ds, name).sel(N=n).values, bins)
+            ok = c["count"] > 0
+            ax.plot(
+                c["mean_p"][ok],
+                c["frequency"][ok],
+                "o-",
+                ms=3,
+                label=f"{name} ({estimand}): ECE {c['ece']:.3f} (floor {c['ece_floor']:.3f})",
+            )
+        ax.set_title(f"N = {int(n)} trial(s), {ds.attrs['n_questions']} questions")
+        ax.set_xlabel("reported P(A better than B)")
+        ax.set_ylabel("observed frequency")
+        ax.legend(fontsize=7, loc="upper left")
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return save_png(fig, path)
