@@ -170,7 +170,8 @@ class PairsConfig:
     interaction_sd: float = _opt(1.0, "sd of the LLM x question logit interaction")
     prior_kind: str = _opt(
         "empirical",
-        "per-question prior of the these-questions matrix (as rank and plan)",
+        "--prior-kind of pairs: the per-question prior (these questions, as rank and plan) "
+        "and the prior of the joint table (new questions)",
         choices=(*PRIOR_KINDS[2:], *PRIOR_KINDS[:2]),
     )
     bins: int = _opt(10, "bins of the reliability diagram and of the ECE")

@@ -21,9 +21,12 @@ column model's, for the two estimands:
                    n_B) > 1/2) from the Dirichlet posterior of the joint table (n_A, n_B:
                    questions only A, only B solved); more trials, rubric or graded scores: the
                    same Dirichlet over the per-question score differences plus the table's
-                   corners, exact (bayes_eval.ranking.paired). Its prior is the uniform
-                   Dirichlet(1, 1, 1, 1) on the joint table (Jeffreys with --prior-kind
-                   jeffreys): a learned prior is a per-question prior, not one of the table."""
+                   corners, exact (bayes_eval.ranking.paired). Its prior follows
+                   --prior-kind: learned (the default), a symmetric Beta prior on the split
+                   of the discordant questions learned from every pair of the board (binary
+                   results with one trial; the uniform corners for graded differences);
+                   uniform, Dirichlet(1, 1, 1, 1) on the joint table; or Jeffreys. `bayes-eval
+                   validate pairs` measures how calibrated each matrix is."""
 
 _MATRIX_MAX = 10  # models up to which the matrices are printed
 
@@ -56,11 +59,11 @@ def _cell(p: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
-    from bayes_eval.ranking.paired import leaderboard_pairs
+    from bayes_eval.ranking.paired import leaderboard_pairs, table_prior
 
     prior = opt.prior_from(args)
     scored = opt.load_results(args)
-    pair_prior = "jeffreys" if prior.kind == "jeffreys" else "uniform"
+    pair_prior = table_prior(prior.kind)  # learned split, Jeffreys or uniform
     result = leaderboard_pairs(
         scored.R,
         scored.weights,

@@ -122,7 +122,37 @@ def test_priors_keep_the_matrices_complementary(prior):
         n_a, n_b = np.sum(x[0] * (1 - x[1])), np.sum((1 - x[0]) * x[1])
         assert pc.paired[0, 1] == pytest.approx(stats.beta(2 + n_a, 2 + n_b).sf(0.5), abs=1e-12)
     if isinstance(prior, str) and prior.startswith("empirical"):
-        assert "benchmark-pooled" in pc.prior
+        assert "split of discordant questions" in pc.prior
+
+
+def test_learned_split_prior_against_a_fine_quadrature():
+    # the learned paired prior (binary, one trial): Beta(k/2, k/2) on the split of the
+    # discordant questions, log k ~ N(log 5, 1.5^2), k learned from every pair's (only A,
+    # only B) counts. Reference: the hyperposterior on a 4001-point grid in log k (trapezoid
+    # rule) and scipy's Beta survival function; the product uses 97 nodes: agreement 1e-6
+    from scipy.special import betaln, logsumexp
+
+    R = _binary(seed=9, models=5)
+    pc = compare_pairs(R, prior="empirical")
+    x = R[..., 0]
+    i, j = np.triu_indices(5, 1)
+    n_a = ((x[i] == 1) & (x[j] == 0)).sum(1)
+    n_b = ((x[i] == 0) & (x[j] == 1)).sum(1)
+    log_k = np.linspace(np.log(5) - 8 * 1.5, np.log(5) + 8 * 1.5, 4001)
+    h = np.exp(log_k)[:, None] / 2
+    log_w = stats.norm.logpdf(log_k, np.log(5), 1.5)
+    log_w = log_w + (betaln(h + n_a, h + n_b) - betaln(h, h)).sum(1)
+    w = np.exp(log_w - logsumexp(log_w))
+    w[[0, -1]] /= 2  # trapezoid
+    w /= w.sum()
+    want = w @ stats.beta(h + n_a, h + n_b).sf(0.5)
+    np.testing.assert_allclose(pc.paired[i, j], want, atol=1e-6)
+    plug = compare_pairs(R, prior="empirical-plugin")
+    assert plug.prior.startswith("empirical-plugin (split")
+    # close models on these data: the learned split is concentrated, so P is nearer 1/2
+    # than under the uniform Dirichlet(1, 1, 1, 1)
+    uniform = compare_pairs(R, prior="uniform").paired[i, j]
+    assert np.all(np.abs(pc.paired[i, j] - 0.5) <= np.abs(uniform - 0.5) + 1e-12)
 
 
 def test_incomplete_design_uses_the_shared_questions():
