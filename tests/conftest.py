@@ -74,3 +74,17 @@ def pytest_ignore_collect(collection_path, config):
     if not collection_path.name.startswith("test_"):
         return None
     return True if "mark.pymc" in _whole_file_marks(collection_path) else None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the ``slow`` tests first, then the other ``pymc`` ones, then the rest (each group
+    in collection order; the same order in every xdist worker). The two workers then finish
+    together: a minute-long test collected last (tests/validation/ comes late) would leave one
+    worker idle while the other runs it."""
+
+    def tier(item) -> int:
+        if item.get_closest_marker("slow"):
+            return 0
+        return 1 if item.get_closest_marker("pymc") else 2
+
+    items.sort(key=tier)
