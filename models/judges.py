@@ -62,7 +62,7 @@ import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 import xarray as xr
-from pytensor.gradient import DisconnectedType, disconnected_type
+from pytensor.gradient import DisconnectedType, disconnected_type, grad_undefined
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import basic as numba_basic
@@ -380,7 +380,9 @@ class JudgeLoglik(Op):
 
     def pullback(self, inputs, outputs, cotangents):
         if any(not isinstance(c.type, DisconnectedType) for c in cotangents[1:]):
-            raise NotImplementedError("JudgeLoglik has first derivatives only.")
+            # a gradient of the gradient outputs: undefined (an error only if it is used)
+            why = "JudgeLoglik computes first derivatives; NUTS needs no second ones"
+            return [grad_undefined(self, i, x, why) for i, x in enumerate(inputs)]
         g = cotangents[0]
         grads = dict(zip(self._FLOAT, outputs[1:], strict=True))
         return [g * grads[i] if i in grads else disconnected_type() for i in range(9)]
@@ -902,7 +904,6 @@ def judge_sensitivity(
     grid += [("beta_max", b, base[0], float(b)) for b in beta_maxes]
     if (base[0], base[1]) not in [(g[2], g[3]) for g in grid]:
         grid.insert(0, ("base", 0, base[0], base[1]))
-    models: dict[bool, pm.Model] = {}
     fits: dict[tuple[float, float], xr.Dataset] = {}
     bar = None
     if progress:
@@ -912,17 +913,8 @@ def judge_sensitivity(
     for _, _, om, bm in grid:
         if (om, bm) in fits:
             continue
-        key = om > 0
-        if key not in models:
-            models[key] = _built_model(
-                data,
-                omega=om,
-                integrated=False,
-                delta="inflation",
-                root="boosted",
-                exclude_same_family=True,
-            )
-        fit = fit_judges(data, omega=om, beta_max=bm, settings=settings, model=models[key])
+        # fit_judges reuses the model built for this structure (one with omega = 0, one with)
+        fit = fit_judges(data, omega=om, beta_max=bm, settings=settings)
         fits[(om, bm)] = fit["ranking"].to_dataset()
         if bar is not None:
             bar.update()

@@ -617,15 +617,12 @@ class Prior:
             if arr.ndim not in (2, 3) or arr.shape[-1] < 2:
                 _check_counts(arr)  # raises the message
             return _fixed_prior(self.kind, arr.shape[-1], self.alpha, self.name)
-        arr = _check_counts(counts)
-        if self.learned:
-            return fit_prior(
-                arr,
-                pool=self.pool,  # type: ignore[arg-type]
-                integrated=self.kind == "empirical",
-                kappa_prior=self.kappa_prior,
-            )
-        raise AssertionError("unreachable")  # pragma: no cover
+        return fit_prior(
+            _check_counts(counts),
+            pool=self.pool,  # type: ignore[arg-type]
+            integrated=self.kind == "empirical",
+            kappa_prior=self.kappa_prior,
+        )
 
 
 def _fixed_prior(kind: str, k: int, alpha, name: str) -> FittedPrior:
