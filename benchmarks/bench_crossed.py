@@ -15,6 +15,11 @@ Run::
     .venv/bin/python benchmarks/bench_crossed.py                     # binary, graded, levels
     .venv/bin/python benchmarks/bench_crossed.py --scores binary --parametrization centered
     .venv/bin/python benchmarks/bench_crossed.py --via-sample        # through models.sample
+    .venv/bin/python benchmarks/bench_crossed.py --scores binary --interaction-sd 1 --interaction
+
+``--interaction-sd TAU`` gives the simulated LLMs question-specific strengths (an LLM x
+question logit interaction of sd TAU); ``--interaction`` fits the crossed model with its
+interaction option (93 x 1,136 more parameters; not measured at this scale yet).
 
 Targets: under 5 minutes per fit, r-hat <= 1.01, no divergence.
 """
@@ -47,6 +52,8 @@ def run_one(
     seed: int,
     via_sample: bool = False,
     target_accept: float | None = None,
+    interaction_sd: float = 0.0,
+    interaction: bool = False,
 ) -> dict:
     """One fit; returns its timings, diagnostics and coverage."""
     import nutpie
@@ -55,7 +62,7 @@ def run_one(
     from bayes_eval.models.sampling import element_diagnostics
     from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
-    board = simulate_leaderboard(**SHAPE, scores=scores, seed=seed)
+    board = simulate_leaderboard(**SHAPE, scores=scores, interaction_sd=interaction_sd, seed=seed)
     R = board.to_dataarray()
     likelihood = LIKELIHOOD[scores]
     t0 = time.perf_counter()
@@ -64,6 +71,7 @@ def run_one(
         likelihood=likelihood,
         parametrization=parametrization,
         levels=board.levels if likelihood == "ordinal" else None,
+        interaction=interaction,
     )
     build = time.perf_counter() - t0
     free = sorted(v.name for v in model.free_RVs)
@@ -127,6 +135,8 @@ def run_one(
         "scores": scores,
         "likelihood": likelihood,
         "parametrization": parametrization,
+        "interaction_sd": interaction_sd,
+        "interaction": interaction,
         "free": free,
         "target_accept": accept,
         "compile_s": round(compile_s, 1),
@@ -166,6 +176,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--target-accept", type=float, default=None)
     parser.add_argument("--via-sample", action="store_true", help="time models.sample instead")
+    parser.add_argument("--interaction-sd", type=float, default=0.0, help="true interaction sd")
+    parser.add_argument("--interaction", action="store_true", help="fit the interaction option")
     parser.add_argument("--json", default=None, help="write the results to this file")
     args = parser.parse_args(argv)
     results = []
@@ -182,6 +194,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                     seed=args.seed,
                     via_sample=args.via_sample,
                     target_accept=args.target_accept,
+                    interaction_sd=args.interaction_sd,
+                    interaction=args.interaction,
                 )
             )
     print(json.dumps(results, indent=1))

@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike
 from bayes_eval.inputs import Tally
 from bayes_eval.models.hierarchical import hierarchical_model
 from bayes_eval.models.matching import matching_model
+from bayes_eval.models.model_data import model_data
 from bayes_eval.models.sampling import (
     RHAT_MAX,
     Diagnostics,
@@ -150,13 +151,18 @@ def matching_pymc_model(
             mask=mask,
             models=models,
         )
-    if prior.kind != "empirical" or prior.pool != "model" or R0 is not None:
+    if prior.kind != "empirical" or prior.pool == "benchmark" or R0 is not None:
         raise ValueError(
             f"no PyMC model matches the prior {prior.label!r}: the cross-check has the matching "
             "model (fixed priors, earlier runs) and the hierarchical model (the learned prior, "
             "per model, integrated, without earlier runs)."
         )
-    return hierarchical_model(R, w, kappa_prior=prior.kappa_prior, mask=mask, models=models)
+    kappa_prior = prior.kappa_prior
+    if prior.pool == "board":  # each model's hyperprior as the board updated it
+        counts = model_data(R, w, None, mask=mask, models=models).counts
+        per_model = prior.fit(counts).kappa_prior
+        kappa_prior = (per_model[:, 0], per_model[:, 1])
+    return hierarchical_model(R, w, kappa_prior=kappa_prior, mask=mask, models=models)
 
 
 def crosscheck(

@@ -63,6 +63,7 @@ def crossed_leaderboard(
     sampler: str = "nutpie",
     progress: bool = False,
     parametrization: str = "auto",
+    interaction: bool = False,
 ) -> Leaderboard:
     """Fit the crossed model to ``R[model, question, trial]`` (NaN = no trial) by NUTS and rank
     the models by the posterior of their mean expected score over all questions.
@@ -79,6 +80,9 @@ def crossed_leaderboard(
     parametrization : str
         Of :func:`bayes_eval.models.crossed_model` (``"auto"``: centred where the data pin
         the abilities and difficulties).
+    interaction : bool
+        Add the LLM x question interaction of :func:`bayes_eval.models.crossed_model`
+        (question-specific strengths; :math:`L \times M` more parameters).
 
     Returns
     -------
@@ -102,6 +106,7 @@ def crossed_leaderboard(
         levels=levels,
         parametrization=parametrization,
         store_p=False,
+        interaction=interaction,
     )
     idata = sample(
         model,
@@ -120,6 +125,7 @@ def crossed_leaderboard(
     table["questions"] = answered.sel(model=table["model"].values)
     table.attrs.setdefault("likelihood", likelihood)
     table.attrs["sampler"] = sampler
+    table.attrs["interaction"] = int(bool(interaction))
     return Leaderboard(
         table=table,
         models=rank_records(table),

@@ -14,12 +14,14 @@ drawn exactly from :math:`\mathrm{Dir}(\kappa_l\beta_l + n_{l\alpha})` for every
 This parametrisation mixes: sampling ``pi`` jointly with ``kappa`` (the centred form) puts
 the sampler in a funnel, ``pi`` tightening around ``beta`` as ``kappa`` grows, and gave a
 bulk ESS of only 320-800 of 4000 draws on ``kappa``; the marginal has no such funnel.
-*Prior on kappa*: log-normal with median 5 and log-sd 1.5 (95% in
-[0.26, 95]). LLM benchmarks are strongly heterogeneous (many questions always or never
-solved: per-question accuracy is U-shaped, which needs ``kappa`` of order 1), while
-``kappa`` in the hundreds would mean interchangeable questions; the prior covers both and is
-weak at M of a few tens. ``kappa`` is weakly identified at small N, so its prior is a
-sensitivity axis of :func:`bayes_eval.models.prior_sensitivity`.
+*Prior on kappa*: the closed form's, :data:`bayes_eval.posteriors.priors.KAPPA_PRIOR`:
+log-normal with median 5 and log-sd 1.5 (95% in [0.26, 95]), weakly informative.
+LLM benchmarks are strongly heterogeneous (many questions always or never solved:
+per-question accuracy is U-shaped, which needs ``kappa`` of order 1). ``kappa`` is weakly
+identified at small N (not at all with one trial per question), so its prior is a
+sensitivity axis of :func:`bayes_eval.models.prior_sensitivity`; on a leaderboard the closed
+form's default first updates it per model from the other models (``pool="board"``), and
+``kappa_prior`` then takes one median and log-sd per model.
 
 The crossed (model x question) model lives in :mod:`bayes_eval.models.crossed`
 (:func:`~bayes_eval.models.crossed.crossed_model`).
@@ -39,11 +41,10 @@ from bayes_eval.models.model_data import (
     model_data,
     stored_data,
 )
+from bayes_eval.posteriors.priors import KAPPA_PRIOR
 
-__all__ = ["KAPPA_PRIOR", "dirichlet_conditional", "hierarchical_info", "hierarchical_model"]
+__all__ = ["dirichlet_conditional", "hierarchical_info", "hierarchical_model"]
 
-#: Default (median, log-sd) of the log-normal prior on kappa.
-KAPPA_PRIOR = (5.0, 1.5)
 DIMS = ("model", "question", "category")
 #: ``pm.Data`` containers and free variables that identify each model.
 HIERARCHICAL = {"data": ("count_data", "kappa_median", "kappa_log_sd", "w"), "free": ("log_kappa",)}
@@ -75,7 +76,7 @@ def hierarchical_model(
     R: ArrayLike,
     w: ArrayLike | None = None,
     *,
-    kappa_prior: tuple[float, float] = KAPPA_PRIOR,
+    kappa_prior: tuple[float, float] | None = None,
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
 ) -> pm.Model:
@@ -85,9 +86,11 @@ def hierarchical_model(
     ----------
     R, w, mask, models
         As in :func:`bayes_eval.models.matching_model`.
-    kappa_prior : (float, float), keyword-only
+    kappa_prior : (float, float) or (array, array), keyword-only
         Median and log-sd of the log-normal prior on ``kappa`` (stored as ``pm.Data``, so a
-        sensitivity grid reuses one compiled graph).
+        sensitivity grid reuses one compiled graph): numbers, or one per model (the
+        board-informed hyperpriors of the closed form, ``FittedPrior.kappa_prior``). Default:
+        the closed form's, :data:`bayes_eval.posteriors.priors.KAPPA_PRIOR`.
 
     Returns
     -------
@@ -95,15 +98,28 @@ def hierarchical_model(
         Variables ``beta`` (model, category), ``kappa`` (model) and the observed ``counts``;
         :func:`bayes_eval.models.sample` adds ``pi`` and ``pi_bar`` drawn exactly.
     """
-    median, log_sd = (float(x) for x in kappa_prior)
-    if not (median > 0 and log_sd > 0):
-        raise ValueError(f"kappa_prior is {kappa_prior!r}; expected (median > 0, log-sd > 0).")
     data = model_data(R, w, None, mask=mask, models=models)
+    if kappa_prior is None:
+        kappa_prior = KAPPA_PRIOR
+    median, log_sd = (np.asarray(x, dtype=float) for x in kappa_prior)
+    if not (np.all(median > 0) and np.all(log_sd > 0)):
+        raise ValueError(f"kappa_prior is {kappa_prior!r}; expected (median > 0, log-sd > 0).")
+    n_models = data.counts.shape[0]
+    per_model = median.ndim > 0 or log_sd.ndim > 0
+    if per_model:  # one hyperprior per model (the board-informed prior of the closed form)
+        try:
+            median, log_sd = (np.broadcast_to(x, (n_models,)).copy() for x in (median, log_sd))
+        except ValueError:
+            raise ValueError(
+                f"kappa_prior has {median.size} medians and {log_sd.size} log-sds; expected "
+                f"numbers or one per model ({n_models})."
+            ) from None
     with pm.Model(coords=data.coords) as model:
         counts = pm.Data("count_data", data.counts, dims=DIMS)
         pm.Data("w", data.w, dims="category")
-        k_med = pm.Data("kappa_median", median)
-        k_sd = pm.Data("kappa_log_sd", log_sd)
+        dims = "model" if per_model else None
+        k_med = pm.Data("kappa_median", median, dims=dims)
+        k_sd = pm.Data("kappa_log_sd", log_sd, dims=dims)
         if data.counts.shape[-1] == 2:
             # Dirichlet(1, 1) is Beta(1, 1): parametrised directly, which also sidesteps a
             # PyTensor/Numba failure of the stick-breaking transform on a (1, 1) array

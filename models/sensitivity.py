@@ -31,13 +31,14 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
-from bayes_eval.models.hierarchical import KAPPA_PRIOR, hierarchical_model
+from bayes_eval.models.hierarchical import hierarchical_model
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.model_data import model_data
 from bayes_eval.models.psense import power_scale_sensitivity
 from bayes_eval.models.sampling import Diagnostics, Sampler, sample
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import DirichletPosterior
+from bayes_eval.posteriors.priors import KAPPA_PRIOR
 from bayes_eval.ranking.ranks import rank
 
 __all__ = [

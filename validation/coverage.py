@@ -9,7 +9,13 @@ covers the truth, its width, and the Monte Carlo error of the coverage
 :math:`\sqrt{c(1-c)/n}`. It also simulates a second model and records how often a ranking
 claim made at ``z > 1.645`` (§2.5) is wrong.
 
-Scenarios: ``uniform`` (pi ~ Dir(1): the paper's prior, well specified), ``dirichlet``
+Sharpness beside coverage: ``sd_over_rmse``, the interval's sd (half-width / z; the posterior
+sd for the normal intervals) over the RMSE of its midpoint (1 is honest; coverage alone rewards
+wide intervals).
+
+Scenarios: ``u_shaped`` (pi ~ Dir(1/4): most questions near an end), ``clustered`` (an ordered
+logit on mu + c_g + u_q: five clusters of sd 1.5, question effects of sd 1), ``uniform`` (pi ~
+Dir(1): the paper's prior, well specified), ``dirichlet``
 (pi ~ Dir(alpha0), analysed with the same alpha0: well specified), ``beta_mixture``
 (heterogeneous difficulty: half the questions easy, half hard; analysed with the uniform
 prior), ``anchored`` (binary; per-question rates resampled from real evaluations, by default
@@ -71,6 +77,7 @@ from scipy.stats import beta as beta_dist
 from bayes_eval.inputs import Tally
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import DirichletPosterior, Posterior
+from bayes_eval.posteriors.priors import Prior
 from bayes_eval.validation import config_checks as check
 from bayes_eval.validation.cell_runner import merge_cells, run_cells, write_atomic
 from bayes_eval.validation.registry import StudyResult
@@ -280,6 +287,19 @@ def draw_pi(
     if scenario == "anchored":
         p = rng.choice(anchors, size=shape)
         return np.stack([1 - p, p], axis=-1)
+    if scenario == "u_shaped":
+        return rng.dirichlet(np.full(n_cat, 0.25), size=shape)
+    if scenario == "clustered":
+        # an ordered logit on a latent location mu + c_g + u_q: questions in 5 clusters of
+        # sd 1.5, question effects of sd 1, a benchmark-level mu ~ N(0, 1)
+        reps, m = shape
+        mu = rng.normal(0.0, 1.0, (reps, 1))
+        cluster = rng.normal(0.0, 1.5, (reps, 5))[:, np.arange(m) % 5]
+        loc = mu + cluster + rng.normal(0.0, 1.0, shape)
+        cuts = np.linspace(-1.5, 1.5, n_cat - 1) if n_cat > 2 else np.zeros(1)
+        below = 1.0 / (1.0 + np.exp(-(cuts - loc[..., None])))  # P(category <= k)
+        upper = np.concatenate([below, np.ones((*shape, 1))], axis=-1)
+        return np.diff(upper, axis=-1, prepend=0.0)
     raise ValueError(f"unknown scenario {scenario!r}")
 
 
@@ -325,7 +345,8 @@ def _learned(counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int,
     for start in range(0, reps, block):
         cnt = counts[start : start + block]
         tally = Tally(cnt, cnt.sum(axis=-1), k, True)
-        post = Posterior.from_tally(tally, w, prior=kind)
+        # the replicates are independent benchmarks of one model each: no board to learn from
+        post = Posterior.from_tally(tally, w, prior=Prior.parse(kind, pool="model"))
         mu[start : start + block], sigma[start : start + block] = post.mean, post.sd
         n_ex = min(exact - start, cnt.shape[0])
         if n_ex > 0:
@@ -435,13 +456,17 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
     wrong_w = claims_w & (np.sign(zw) != np.sign(truth - truth_b))
 
     names = [mth for mth in METHODS if mth in intervals]
-    cov, used, width = [], [], []
+    cov, used, width, sharp = [], [], [], []
+    z = float(ndtri(0.5 + config.confidence / 2))
     for name in names:
         lo, hi = intervals[name]
         t = truth[: lo.size]
         cov.append(float(np.mean((lo <= t) & (t <= hi))))
         used.append(lo.size)
         width.append(float(np.mean(hi - lo)))
+        # sharpness: the interval's sd (half-width / z) over the RMSE of its midpoint
+        rmse = float(np.sqrt(np.mean(((lo + hi) / 2 - t) ** 2)))
+        sharp.append(float(np.mean(hi - lo)) / (2 * z) / rmse if rmse > 0 else np.nan)
     cov = np.asarray(cov)
     used = np.asarray(used)
     ds = xr.Dataset(
@@ -449,6 +474,7 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
             "coverage": ("interval", cov),
             "coverage_mc_se": ("interval", np.sqrt(cov * (1 - cov) / used)),
             "width": ("interval", np.asarray(width)),
+            "sd_over_rmse": ("interval", np.asarray(sharp)),
             "n_reps": ("interval", used),
             "claim_rate_bayes": ((), float(claims.mean())),
             "claim_error_bayes": ((), float(wrong.sum() / max(claims.sum(), 1))),
@@ -728,8 +754,19 @@ def summary(ds: xr.Dataset, confidence: float = 0.95, *, min_m: int = 15) -> dic
                 if abs(c - confidence) > 0.02 + 2 * err:
                     coords = {d: int(point[d]) for d in ("C", "M", "N")}
                     misses.append([coords["C"], coords["M"], coords["N"], round(c, 4)])
+            sharp = (
+                cell["sd_over_rmse"].sel(interval=m).where(cov["M"] >= min_m).values
+                if "sd_over_rmse" in cell
+                else np.array([np.nan])
+            )
+            sharp = sharp[np.isfinite(sharp)]
             report[str(m)] = {
                 "coverage_by_M": by_m,
+                "sd_over_rmse": (
+                    [round(float(sharp.min()), 3), round(float(sharp.max()), 3)]
+                    if sharp.size
+                    else None
+                ),
                 "under_pp": round(max(under, 0.0), 2) if np.isfinite(under) else None,
                 "over_pp": round(max(over, 0.0), 2) if np.isfinite(over) else None,
                 "misses": misses,
@@ -759,7 +796,9 @@ def report_lines(out: dict) -> list[str]:
         f"coverage of the {nominal:.0%} intervals per M (a range a-b spans the cells of other N "
         "and C);",
         f"under/over: the largest gap in points over the cells with M >= {min_m}; misses: those "
-        "cells outside +-2 points by more than 2 Monte Carlo s.e.",
+        "cells outside +-2 points by more than 2 Monte Carlo s.e.;",
+        "sd/RMSE: the interval's sd (half-width / z) over the RMSE of its midpoint, range over "
+        "those cells (1 is honest, above 1.25 wasteful, below 0.9 overconfident)",
     ]
     for scen, methods in out["scenarios"].items():
         if not methods:
@@ -774,13 +813,17 @@ def report_lines(out: dict) -> list[str]:
         name_w = max(len("method"), *map(len, methods))
         head = f"  {'method':<{name_w}}  " + "  ".join(f"{f'M={m}':>{width[m]}}" for m in ms)
         tag = " (headline: real or misspecified rates)" if scen in HEADLINE else ""
-        lines += ["", f"scenario {scen}{tag}", head + "  under   over  misses"]
+        lines += ["", f"scenario {scen}{tag}", head + "  under   over  misses  sd/RMSE"]
         for name, rep in methods.items():
             n_big = sum(c["cells"] for m, c in rep["coverage_by_M"].items() if int(m) >= min_m)
             under = "-" if rep["under_pp"] is None else f"{rep['under_pp']:.1f}"
             over = "-" if rep["over_pp"] is None else f"{rep['over_pp']:.1f}"
+            sharp = rep.get("sd_over_rmse")
+            sharp_txt = "-" if not sharp else f"{sharp[0]:.2f}-{sharp[1]:.2f}"
             row = f"  {name:<{name_w}}  " + "  ".join(f"{cols[m][name]:>{width[m]}}" for m in ms)
-            lines.append(row + f"  {under:>5}  {over:>5}  {len(rep['misses'])}/{n_big}")
+            lines.append(
+                row + f"  {under:>5}  {over:>5}  {len(rep['misses'])}/{n_big}  {sharp_txt:>9}"
+            )
     lines += [
         "",
         "largest share of wrong-sign ranking claims (|z| > 1.645 between two simulated "

@@ -123,6 +123,23 @@ STUDIES: dict[str, Study] = {
             _lazy("pairs_study"),
         ),
         Study(
+            "clusters",
+            f"the ranking of {_PAPER} for new questions with clustered questions (Miller, "
+            '"Adding Error Bars to Evals"): coverage and width of the new-questions intervals '
+            "of `rank` and calibration of the paired P(better) of `pairs`, with and without "
+            "their cluster option, on simulated clustered boards",
+            sc.ClustersConfig,
+            _lazy("cluster_study"),
+        ),
+        Study(
+            "hyperprior",
+            f"the hyperprior on the concentration of the learned prior of {_PAPER}'s "
+            "Bayes@N: a three-level meta-analysis over the shipped real benchmarks, checked "
+            "by coverage and sd/RMSE on benchmarks it did not see (leave one source out)",
+            sc.HyperpriorConfig,
+            _lazy("hyperprior_study"),
+        ),
+        Study(
             "convergence",
             f"{_PAPER}, §3.3 (Figs. 1, 4, 9-11): convergence@n of the rankings of your results "
             "FILE, by permuting or resampling trials",
@@ -137,6 +154,15 @@ STUDIES: dict[str, Study] = {
             "cells, on Dask, resumable",
             sc.CoverageStudyConfig,
             _lazy("coverage"),
+        ),
+        Study(
+            "crossed",
+            "coverage and sharpness of the crossed (Rasch) model's intervals of pi-bar (the "
+            f"estimand of {_PAPER}), of every (LLM, question) rate and of the ranks, with and "
+            "without its LLM x question interaction, on boards with and without one (NUTS, "
+            "nutpie); resumable",
+            sc.CrossedStudyConfig,
+            _lazy("crossed_study"),
         ),
         Study(
             "elicit",

@@ -24,10 +24,13 @@ from bayes_eval.validation import config_checks as check
 __all__ = [
     "SBC_ESTIMATORS",
     "BiasedCoinConfig",
+    "ClustersConfig",
     "ConvergenceConfig",
     "CoverageStudyConfig",
+    "CrossedStudyConfig",
     "DistinguishabilityConfig",
     "ElicitConfig",
+    "HyperpriorConfig",
     "JudgesConfig",
     "JudgesSyntheticConfig",
     "PairsConfig",
@@ -36,7 +39,14 @@ __all__ = [
 ]
 
 #: Scenarios of the coverage study (see :mod:`bayes_eval.validation.coverage`).
-COVERAGE_SCENARIOS = ("uniform", "dirichlet", "beta_mixture", "anchored")
+COVERAGE_SCENARIOS = (
+    "uniform",
+    "dirichlet",
+    "beta_mixture",
+    "anchored",
+    "u_shaped",
+    "clustered",
+)
 #: ``matching-exact`` needs no MCMC; the others are NUTS fits of the PyMC models.
 SBC_ESTIMATORS = (
     "matching-exact",
@@ -187,6 +197,89 @@ class PairsConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
         _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
+        _int("bins", self.bins, 2)
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class HyperpriorConfig:
+    """``hyperprior``: the hyperprior on the concentration, learned from real benchmarks and
+    checked on held-out ones."""
+
+    sources: tuple[str, ...] = _opt(
+        ("matharena_aime25_i", "phi4_aime25", "taubench_airline_gpt4o", "cruxeval_codellama7b"),
+        "shipped binary datasets with repeated trials to learn from (at least two)",
+    )
+    replicates: int = _opt(400, "real-rate benchmarks per held-out cell")
+    board_replicates: int = _opt(
+        60, "boards per cell of the board table (0: skip it; each board takes ~0.5 s)"
+    )
+    N: tuple[int, ...] = _opt((1, 2, 4), "trials per question (grid)")
+    M: tuple[int, ...] = _opt((15, 30, 100), "questions per benchmark (grid)")
+    confidence: float = _opt(0.95, "level of the intervals")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        if not isinstance(self.sources, tuple) or len(set(self.sources)) < 2:
+            raise ValueError(
+                f"sources is {self.sources!r}; expected at least two distinct dataset names."
+            )
+        _int("replicates", self.replicates, 2)
+        _int("board_replicates", self.board_replicates, 0)
+        _ints("N", self.N, optional=False)
+        _ints("M", self.M, optional=False)
+        _prob("confidence", self.confidence)
+        _seed(self.seed)
+
+
+@dataclass(frozen=True)
+class ClustersConfig:
+    """``clusters``: the new-questions estimand with clustered questions (rank and pairs)."""
+
+    replicates: int = _opt(200, "simulated boards per cell")
+    n_models: int = _opt(6, "LLMs per board")
+    n_questions: int = _opt(60, "questions M per board (split evenly into the clusters)")
+    clusters: tuple[int, ...] = _opt((5, 10, 30), "numbers of clusters G (grid)")
+    cluster_sd: tuple[float, ...] = _opt(
+        (0.0, 1.0, 2.0), "sd s of the cluster effects c_g on the logit difficulty (grid)"
+    )
+    question_sd: float = _opt(1.0, "sd of the question effects u_q within a cluster")
+    ability_sd: float = _opt(0.5, "sd of the LLMs' logit abilities (small: close models)")
+    interaction_sd: float = _opt(1.0, "sd of the LLM x question logit interaction")
+    cluster_interaction_sd: float = _opt(
+        0.0, "sd of an LLM x cluster logit interaction (models strong on some clusters)"
+    )
+    trials: int = _opt(1, "trials per question")
+    confidence: float = _opt(0.95, "level of the population-mean intervals")
+    draws: int = _opt(2000, "Bayesian bootstrap draws per board")
+    bins: int = _opt(10, "bins of the reliability diagram and of the ECE")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_models", self.n_models, 2)
+        _int("n_questions", self.n_questions, 2)
+        _ints("clusters", self.clusters, 2, optional=False)
+        for g in self.clusters:
+            if g > self.n_questions:
+                raise ValueError(
+                    f"clusters has {g}; expected at most n_questions ({self.n_questions})."
+                )
+        if not self.cluster_sd:
+            raise ValueError("cluster_sd is empty; expected a list of numbers >= 0.")
+        for name, values in (
+            ("cluster_sd", self.cluster_sd),
+            ("question_sd", (self.question_sd,)),
+            ("ability_sd", (self.ability_sd,)),
+            ("interaction_sd", (self.interaction_sd,)),
+            ("cluster_interaction_sd", (self.cluster_interaction_sd,)),
+        ):
+            for value in values:
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                    raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
+        _int("trials", self.trials)
+        _prob("confidence", self.confidence)
+        _int("draws", self.draws, 100)
         _int("bins", self.bins, 2)
         _seed(self.seed)
 
@@ -617,3 +710,58 @@ class SbcConfig:
         return hashlib.sha256(json.dumps(self.study_fields(), sort_keys=True).encode()).hexdigest()[
             :16
         ]
+
+
+#: Options of the ``crossed`` study that say how to run, not what.
+CROSSED_EXECUTION = ("max_cells",)
+
+
+@dataclass(frozen=True)
+class CrossedStudyConfig:
+    """``crossed``: coverage of the crossed model with and without its interaction option."""
+
+    replicates: int = _opt(50, "simulated boards per (N, interaction sd), each fitted twice")
+    n_models: int = _opt(6, "LLMs per board")
+    n_questions: int = _opt(30, "questions M per board")
+    N: tuple[int, ...] = _opt((4, 1), "trials per (LLM, question) cell (grid)")
+    interaction_sds: tuple[float, ...] = _opt(
+        (0.0, 1.0), "true sd tau of the LLM x question logit interaction (grid)"
+    )
+    ability_sd: float = _opt(0.5, "sd of the LLMs' logit abilities")
+    difficulty_sd: float = _opt(2.0, "sd of the questions' logit difficulties")
+    confidence: float = _opt(0.9, "credible level of the intervals checked")
+    draws: int = _opt(500, "NUTS draws per chain")
+    tune: int = _opt(500, "NUTS tuning steps per chain")
+    chains: int = _opt(4, "NUTS chains")
+    block: int = _opt(10, "boards per saved cell (the unit of resumption)")
+    seed: int = _opt(0, "random seed")
+    max_cells: int | None = _opt(None, "stop after this many new cells (resume later)")
+
+    def __post_init__(self):
+        for name in ("replicates", "n_questions", "draws", "tune", "block"):
+            _int(name, getattr(self, name))
+        _int("n_models", self.n_models, 2)
+        _int("chains", self.chains, 2)
+        _ints("N", self.N, optional=False)
+        if not self.interaction_sds or any(
+            isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < float("inf")
+            for t in self.interaction_sds
+        ):
+            raise ValueError(
+                f"interaction_sds is {self.interaction_sds!r}; expected finite numbers >= 0."
+            )
+        for name in ("ability_sd", "difficulty_sd"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
+        _prob("confidence", self.confidence)
+        _seed(self.seed)
+        _int("max_cells", self.max_cells, optional=True)
+
+    def study_fields(self) -> dict:
+        """The fields that define the results (not how they are run)."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in CROSSED_EXECUTION}
+
+    def digest(self) -> str:
+        text = json.dumps(self.study_fields(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]

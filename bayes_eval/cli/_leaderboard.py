@@ -101,7 +101,8 @@ def _estimator_line(board, args: argparse.Namespace) -> str:
     if board.estimator == "crossed":
         conv = "converged" if attrs.get("converged") else "NOT converged"
         return (
-            f"{head}; crossed model ({attrs.get('likelihood', 'binomial')} likelihood) by NUTS "
+            f"{head}; crossed model ({attrs.get('likelihood', 'binomial')} likelihood"
+            f"{', LLM x question interaction' if attrs.get('interaction') else ''}) by NUTS "
             f"({attrs.get('sampler', '')}): max r-hat {attrs.get('max_rhat', float('nan')):.3f}, "
             f"min ESS {attrs.get('min_ess_bulk', float('nan')):.0f}, "
             f"{attrs.get('divergences', 0)} divergences: {conv}"
@@ -134,6 +135,7 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
     if board.estimator == "crossed":
         keys = ("likelihood", "sampler", "max_rhat", "min_ess_bulk", "divergences", "converged")
         out["fit"] = {k: attrs[k] for k in keys if k in attrs}
+        out["fit"]["interaction"] = bool(attrs.get("interaction", 0))
         if "converged" in out["fit"]:
             out["fit"]["converged"] = bool(out["fit"]["converged"])
     else:
@@ -143,6 +145,7 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
         matrix = board.table["prob_better"].sel(model=order, model_bis=order).values
         out["prob_better"] = {"models": order, "rows": matrix.tolist()}
         out["prior_detail"] = post.prior.to_dict() if post is not None else None
+        out["concentration_note"] = post.concentration_note() if post is not None else None
     return out
 
 
@@ -165,6 +168,9 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
     if scored.schema is not None:
         say(*_schema_lines(scored.schema))
     say(*graded_lines(scored.graded), *design_lines(scored.design, board.estimator))
+    note = board.posterior.concentration_note() if board.posterior is not None else None
+    if note:
+        say(note)
     first = board.models[0] if board.models else {}
     show_questions = "questions" in first and (
         board.estimator == "crossed" or not (scored.design or {}).get("complete", True)

@@ -22,6 +22,8 @@ from bayes_eval.cli._types import (
 __all__ = [
     "QUESTION_MODES",
     "HelpFormatter",
+    "cluster_labels",
+    "cluster_option",
     "data_options",
     "deprecated",
     "given",
@@ -146,7 +148,26 @@ def load_results(args: argparse.Namespace, *, questions: str | None = None):
         score_levels=args.score_levels,
         fractional=args.fractional,
         cli_names=True,
+        cluster=getattr(args, "cluster", None),
     )
+
+
+def cluster_option(help: str) -> argparse.ArgumentParser:
+    """``--cluster COLUMN``: the column of a long table holding each question's group
+    (passages, subjects, templates), for the new-questions estimand; :func:`load_results`
+    reads it into ``clusters``."""
+    p = _parent()
+    p.add_argument("--cluster", metavar="COLUMN", help=help)
+    return p
+
+
+def cluster_labels(args: argparse.Namespace, scored) -> list[str] | None:
+    """The cluster of every question of ``scored.R`` (in its order), or None without
+    ``--cluster``."""
+    if getattr(args, "cluster", None) is None:
+        return None
+    clusters = scored.clusters or {}
+    return [clusters.get(str(q)) for q in scored.R["question"].values]
 
 
 def source_name(args: argparse.Namespace) -> str:
@@ -174,8 +195,10 @@ def prior_options() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--pool",
-        choices=["model", "benchmark"],
-        help="learned prior: one per model (default) or one for all models of the results",
+        choices=["board", "model", "benchmark"],
+        help="learned prior: one per model, its concentration informed by the other models on "
+        "the same questions (board, the default: identified even with one trial per question), "
+        "one per model from its own results only (model), or one for all models (benchmark)",
     )
     g.add_argument(
         "--prior-file",

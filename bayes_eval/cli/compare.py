@@ -11,7 +11,8 @@ from bayes_eval.cli._types import words
 
 HELP = "compare PyMC models of the same results by leave-one-out ELPD (PSIS-LOO, PyMC)"
 DESCRIPTION = """\
-Fits each model (matching, hierarchical, crossed; power_prior with --prior-file) to the same
+Fits each model (matching, hierarchical, crossed, crossed-interaction: the crossed model with
+an LLM x question interaction; power_prior with --prior-file) to the same
 results with NUTS and compares their expected log predictive density for a left-out
 (LLM, question) cell, or a whole question with --unit question (PSIS-LOO, Vehtari, Gelman and
 Gabry 2017, via arviz-stats). The matching model's ELPD is exact (its LOO predictive is its
@@ -43,7 +44,7 @@ def add_parser(sub) -> None:
         type=words,
         default=["matching", "hierarchical", "crossed"],
         metavar="A,B,..",
-        help="models to compare: matching, hierarchical, crossed, power_prior "
+        help="models to compare: matching, hierarchical, crossed, crossed-interaction, power_prior "
         "(matching,hierarchical,crossed)",
     )
     p.add_argument(
@@ -66,6 +67,8 @@ PRIORS = {
     "matching": "uniform (the closed form's Dirichlet(1, ..., 1))",
     "hierarchical": "empirical (per model, integrated): the learned prior as a PyMC model",
     "crossed": "crossed model's own (abilities and difficulties on the logit scale)",
+    "crossed-interaction": "crossed model's own, with an LLM x question interaction of sd "
+    "sigma_e ~ HalfNormal(1) on the logit scale",
     "power_prior": "uniform + earlier runs weighted by a learned a0",
 }
 #: What the expected log predictive density is about, per ``--unit``.

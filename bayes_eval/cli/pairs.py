@@ -26,7 +26,14 @@ column model's, for the two estimands:
                    of the discordant questions learned from every pair of the board (binary
                    results with one trial; the uniform corners for graded differences);
                    uniform, Dirichlet(1, 1, 1, 1) on the joint table; or Jeffreys. `bayes-eval
-                   validate pairs` measures how calibrated each matrix is."""
+                   validate pairs` measures how calibrated each matrix is.
+
+--cluster COLUMN (a long table's column holding each question's group: passage, subject,
+template) makes the new-questions comparison draw clusters, not questions (Miller, "Adding
+Error Bars to Evals": questions of a group share their noise, and ignoring that makes
+new-questions statements too sure): Student's t with G - 1 degrees of freedom on the pair's
+cluster-level differences (Miller's clustered standard error, Jeffreys prior). It does not
+change these questions. `bayes-eval validate clusters` measures both treatments."""
 
 _MATRIX_MAX = 10  # models up to which the matrices are printed
 
@@ -41,6 +48,10 @@ def add_parser(sub) -> None:
             opt.input_options("+", "log files or directories (one format), or dataset:NAME"),
             opt.data_options(),
             opt.prior_options(),
+            opt.cluster_option(
+                "long-table column holding each question's group (passage, subject, template): "
+                "new questions are drawn by cluster"
+            ),
             opt.output_options(plot="write the matrices as heat maps (PNG)"),
         ],
     )
@@ -73,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         pair_prior=pair_prior,
         method=args.interval or "normal",
         answered_only=(args.questions or "error") == "all",
+        cluster=opt.cluster_labels(args, scored),
     )
     names, doc = list(result.models), result.to_dict()
     name = opt.source_name(args)
@@ -87,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         doc["prior"] = result.these_prior
         doc["prior_detail"] = {"these_questions": prior.to_dict(), "paired": result.prior}
+        doc["clusters"] = doc["clusters"] | {"column": args.cluster}
         emit_json(
             {"file": name, **doc, "interval": args.interval or "normal", "design": scored.design}
             | {"graded": scored.graded}
@@ -95,7 +108,14 @@ def run(args: argparse.Namespace) -> int:
     say(
         f"{name}: {len(names)} models, {scored.R.sizes['question']} questions; these "
         f"questions: prior {result.these_prior} ({args.interval or 'normal'}); new questions "
-        f"(paired): prior {result.prior} on the joint table ({result.method['paired']})"
+        f"(paired): prior {result.prior}"
+        + ("" if result.clusters else " on the joint table")
+        + f" ({result.method['paired']}); "
+        + (
+            f"--cluster {args.cluster}: {result.cluster_treatment}"
+            if args.cluster
+            else result.cluster_treatment
+        )
     )
     rows = [
         [

@@ -21,9 +21,16 @@ questions, --prior-kind). Leaderboards as they are: --questions says what to do 
 model did not answer some question (common: rank on the questions every model answered; all:
 each model on its own questions, not on one scale); --estimator crossed fits the crossed
 model (model ability and question difficulty on one scale, by NUTS), which scores every model
-on every question. Graded scores in [0, 1] need --score-levels K or --fractional."""
+on every question. Graded scores in [0, 1] need --score-levels K or --fractional.
+
+--estimand new-questions ranks the models' mean scores on new questions from the same source
+(the population the questions were drawn from): the Bayesian bootstrap over the questions,
+or, with --cluster COLUMN (a long table's column: passage, subject, template; Miller, "Adding
+Error Bars to Evals"), Student's t over their groups; P(better) is paired, as `pairs` prints
+it; --draws and --seed set the posterior draws of the ranks (4000) and their seed (0)."""
 
 ESTIMATORS = ["closed-form", "crossed"]
+ESTIMANDS = ["these-questions", "new-questions"]
 
 
 def add_parser(sub) -> None:
@@ -38,7 +45,18 @@ def add_parser(sub) -> None:
             opt.prior_options(),
             opt.output_options(plot="write a forest plot (PNG)"),
             opt.nuts_options(),
+            opt.cluster_option(
+                "long-table column holding each question's group (passage, subject, template); "
+                "with --estimand new-questions"
+            ),
         ],
+    )
+    p.add_argument(
+        "--estimand",
+        choices=ESTIMANDS,
+        default="these-questions",
+        help="these-questions: each model's mean over the benchmark's questions (default); "
+        "new-questions: over the source they were drawn from (paired, --cluster aware)",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="credibility level (0.95)")
     p.add_argument(
@@ -46,6 +64,12 @@ def add_parser(sub) -> None:
         choices=ESTIMATORS,
         default="closed-form",
         help="closed-form Bayes@N (default), or the crossed model by NUTS (the NUTS options apply)",
+    )
+    p.add_argument(
+        "--interaction",
+        action="store_true",
+        help="crossed model: add an LLM x question interaction (question-specific strengths; "
+        "wider, honest intervals when they exist)",
     )
     p.add_argument(
         "--interval",
@@ -58,6 +82,22 @@ def add_parser(sub) -> None:
 
 def _check(args: argparse.Namespace) -> None:
     """Refuse options that would do nothing with the chosen estimator and prior."""
+    if args.estimand == "new-questions":
+        why = "with --estimand new-questions (posterior draws: --draws and --seed apply)"
+        bootstrap = ("draws", "seed")
+        unused = ("interval", "pool", "prior_file", "prior_discount", "interaction")
+        opt.refuse(opt.given(args, *unused, *(n for n in opt.NUTS if n not in bootstrap)), why)
+        if args.estimator == "crossed":
+            raise ValueError(
+                "--estimator crossed scores these questions; --estimand new-questions has its "
+                "own model (leave --estimator out)."
+            )
+        return
+    opt.refuse(
+        opt.given(args, "cluster"),
+        "with --estimand these-questions (clusters do not change the mean over these "
+        "questions; use --estimand new-questions)",
+    )
     if args.estimator == "crossed":
         why = "with --estimator crossed (its priors are its own; intervals are posterior quantiles)"
         opt.refuse(
@@ -66,6 +106,10 @@ def _check(args: argparse.Namespace) -> None:
         )
     else:
         opt.refuse(opt.given(args, *opt.NUTS), "with --estimator closed-form (nothing samples)")
+        opt.refuse(
+            opt.given(args, "interaction"),
+            "with --estimator closed-form (it is an option of the crossed model)",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
     questions = args.questions or ("all" if crossed else "error")
     scored = opt.load_results(args, questions=questions)
     name = opt.source_name(args)
+    if args.estimand == "new-questions":
+        return _new_questions(args, scored, prior, name, questions)
     if crossed:
         from bayes_eval.models.crossed_leaderboard import crossed_leaderboard
 
@@ -90,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
             seed=nuts["seed"],
             sampler=nuts["sampler"],
             progress=not args.no_progress and not args.json,
+            interaction=args.interaction,
         )
     else:
         from bayes_eval.ranking.leaderboard import leaderboard
@@ -113,4 +160,32 @@ def run(args: argparse.Namespace) -> int:
         emit_json(records_json(board, scored, args, name, questions))
         return 0
     print_leaderboard(board, scored, args, name, questions)
+    return 0
+
+
+def _new_questions(args: argparse.Namespace, scored, prior, name: str, questions: str) -> int:
+    """``--estimand new-questions``: the leaderboard of the population means
+    (:func:`bayes_eval.ranking.population.population_leaderboard`)."""
+    from bayes_eval.cli._population import population_json, print_population
+    from bayes_eval.ranking.paired import table_prior
+    from bayes_eval.ranking.population import population_leaderboard
+
+    board = population_leaderboard(
+        scored.R,
+        scored.weights,
+        cluster=opt.cluster_labels(args, scored),
+        confidence=args.confidence,
+        fractional=scored.fractional,
+        pair_prior=table_prior(prior.kind),
+        draws=args.draws or 4000,
+        seed=0 if args.seed is None else args.seed,
+    )
+    if args.plot:
+        from bayes_eval.plotting.forest import forest_plot
+
+        forest_plot(board.table, args.plot, title=f"new questions: {name}")
+    if args.json:
+        emit_json(population_json(board, scored, args, name, questions))
+        return 0
+    print_population(board, scored, args, name, questions)
     return 0

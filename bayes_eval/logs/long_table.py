@@ -134,16 +134,17 @@ class _Locator:
         return f"record {i + 1}"
 
 
-def _csv_columns(p: Path, df: pd.DataFrame) -> pd.DataFrame:
-    """Labels stay text (an empty one is refused); every other column becomes numbers, an
-    empty cell NaN (CSV rows are numbered as file lines: line 1 is the header)."""
+def _csv_columns(p: Path, df: pd.DataFrame, cluster: str | None = None) -> pd.DataFrame:
+    """Labels (and the ``cluster`` column) stay text (an empty one is refused); every other
+    column becomes numbers, an empty cell NaN (CSV rows are numbered as file lines: line 1 is
+    the header)."""
     out = {}
     where = _Locator([(p, len(df))])
     for c in df.columns:
         col = df[c]
-        if c in LABELS:
+        if c in LABELS or c == cluster:
             empty = col.str.strip() == ""
-            if c in ("model", "question") and empty.any():
+            if c not in ("task", "status") and empty.any():
                 i = int(empty.to_numpy().nonzero()[0][0])
                 raise ValueError(f"{where(i)}: the {c} cell is empty; expected a label.")
             out[c] = col.where(~empty, "ok") if c == "status" else col
@@ -161,7 +162,7 @@ def _csv_columns(p: Path, df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _read_csv_fast(p: Path) -> pd.DataFrame | None:
+def _read_csv_fast(p: Path, cluster: str | None = None) -> pd.DataFrame | None:
     """The table of a well-formed CSV file read by pyarrow (labels as categoricals, every other
     column as floats), or None when the row-by-row reader must read it (a ragged row, a
     non-numeric or non-finite value, an empty model or question, an unusual header, ...)."""
@@ -180,7 +181,8 @@ def _read_csv_fast(p: Path) -> pd.DataFrame | None:
     if not header or len(names) < len(header) or "" in names or header[0].startswith("\ufeff"):
         return None
     dictionary = pa.dictionary(pa.int32(), pa.string())
-    types = {c: dictionary if c in LABELS else pa.float64() for c in header}
+    text = (*LABELS, cluster)
+    types = {c: dictionary if c in text else pa.float64() for c in header}
     try:
         table = pacsv.read_csv(
             p,
@@ -199,7 +201,7 @@ def _read_csv_fast(p: Path) -> pd.DataFrame | None:
     for c in header:
         col = table.column(c)
         table = table.drop_columns([c])
-        if c in LABELS:
+        if c in text:
             out[c] = _categorical(col.unify_dictionaries(), c)
             if out[c] is None:
                 return None
@@ -229,7 +231,7 @@ def _categorical(col, name: str) -> pd.Categorical | None:
     must decide (an empty model or question cell)."""
     labels = np.asarray(col.chunk(0).dictionary.to_pylist() if col.num_chunks else [], object)
     empty = np.array([not t.strip() for t in labels], dtype=bool)
-    if name in ("model", "question") and empty.any():
+    if name not in ("task", "status") and empty.any():  # model, question, a cluster
         return None
     kind = np.int8 if len(labels) < 2**7 else np.int16 if len(labels) < 2**15 else np.int32
     codes = np.concatenate(
@@ -243,18 +245,23 @@ def _categorical(col, name: str) -> pd.Categorical | None:
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
 
 
-def _read(paths: Sequence[Path], fmt: str) -> EvalLog:
+def _read(paths: Sequence[Path], fmt: str, cluster: str | None = None) -> EvalLog:
+    if cluster is not None and cluster in NOT_SCORES:
+        raise ValueError(
+            f"the cluster column is {shown(cluster)}, one of the columns {list(NOT_SCORES)}; "
+            "expected a column of its own holding each question's group."
+        )
     if fmt == "csv":  # the fast reader; on any doubt, the row-by-row one gives the message
         frames = []
         for p in paths:
-            frames.append(_read_csv_fast(p))
-            if frames[-1] is None or _missing_columns(frames[-1]):
+            frames.append(_read_csv_fast(p) if cluster is None else _read_csv_fast(p, cluster))
+            if frames[-1] is None or _missing_columns(frames[-1], cluster):
                 break
         else:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
-                    log = _make(paths, frames, fmt)
+                    log = _make(paths, frames, fmt, cluster)
                 except ValueError:
                     log = None
             if log is not None:
@@ -268,7 +275,12 @@ def _read(paths: Sequence[Path], fmt: str) -> EvalLog:
             df = _read_csv(p)
         else:
             df = _read_parquet(p)
-        missing = _missing_columns(df)
+        if cluster is not None and cluster not in df.columns:
+            raise ValueError(
+                f"{p}: no column {shown(cluster)} to take the question clusters from; the "
+                f"columns are {[str(c) for c in df.columns]}."
+            )
+        missing = _missing_columns(df, cluster)
         if missing:
             raise ValueError(
                 f"{p}: missing column(s) {missing}; expected model, question and either score "
@@ -277,22 +289,67 @@ def _read(paths: Sequence[Path], fmt: str) -> EvalLog:
         if len(df) == 0:
             raise ValueError(f"{p}: the table has no rows; expected one row per attempt.")
         if fmt == "csv":
-            df = _csv_columns(p, df)
+            df = _csv_columns(p, df, cluster)
         frames.append(df)
-    return _make(paths, frames, fmt)
+    return _make(paths, frames, fmt, cluster)
 
 
-def _missing_columns(df: pd.DataFrame) -> list[str]:
+def _missing_columns(df: pd.DataFrame, cluster: str | None = None) -> list[str]:
     missing = [c for c in ("model", "question") if c not in df.columns]
-    if all(c in NOT_SCORES for c in df.columns):
+    if cluster is not None and cluster not in df.columns:
+        missing.append(cluster)
+    if all(c in (*NOT_SCORES, cluster) for c in df.columns):
         missing.append("score")
     return missing
 
 
-def _make(paths: Sequence[Path], frames: list[pd.DataFrame], fmt: str) -> EvalLog:
+def _make(
+    paths: Sequence[Path], frames: list[pd.DataFrame], fmt: str, cluster: str | None = None
+) -> EvalLog:
     table = frames[0] if len(frames) == 1 else _concat(frames)
     where = _Locator([(p, len(df)) for p, df in zip(paths, frames, strict=True)])
-    return make_log(table, fmt=fmt, sources=[str(p) for p in paths], locate=where, copy=False)
+    if cluster is None:
+        return make_log(table, fmt=fmt, sources=[str(p) for p in paths], locate=where, copy=False)
+    values = table[cluster]
+    empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
+    if empty.any():
+        row = int(np.argmax(empty))
+        raise ValueError(
+            f"the cluster column {cluster!r} is empty in row {row + 1} (question "
+            f"{table['question'].iloc[row]!r}); expected a cluster label for every row."
+        )
+    codes, labels = pd.factorize(values.astype(str), sort=True)
+    table = table.drop(columns=[cluster])
+    log = make_log(table, fmt=fmt, sources=[str(p) for p in paths], locate=where, copy=False)
+    return _with_clusters(log, cluster, codes, np.asarray(labels, dtype=object))
+
+
+def _with_clusters(log: EvalLog, column: str, codes: np.ndarray, labels: np.ndarray) -> EvalLog:
+    """``log`` with ``meta["clusters"]`` (question -> cluster label, the questions as
+    :meth:`EvalLog.results` labels them) and ``meta["cluster_column"]``; a question in two
+    clusters is refused, naming it."""
+    index, _, _, coords, shape = log._grid
+    question = (index // shape[2]) % shape[1]  # every row's question, failed attempts too
+    lo = np.full(shape[1], np.iinfo(np.int64).max)
+    hi = np.full(shape[1], -1)
+    np.minimum.at(lo, question, codes)
+    np.maximum.at(hi, question, codes)
+    names = [str(q) for q in coords["question"]]
+    split = np.flatnonzero(lo != hi)
+    if split.size:
+        q = int(split[0])
+        raise ValueError(
+            f"{', '.join(log.sources)}: question {shown(names[q])} is in two clusters of column "
+            f"{shown(column)} ({shown(str(labels[lo[q]]))} and {shown(str(labels[hi[q]]))}); "
+            "expected exactly one cluster per question."
+        )
+    meta = dict(log.meta) | {
+        "cluster_column": column,
+        "clusters": {q: str(labels[c]) for q, c in zip(names, lo.tolist(), strict=True)},
+    }
+    out = EvalLog(log.table, log.signals, log.sources, log.format, meta)
+    out.__dict__.update({k: v for k, v in log.__dict__.items() if k.startswith("_")})
+    return out
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -332,16 +389,18 @@ def _read_parquet(p: Path) -> pd.DataFrame:
     return df
 
 
-def read_csv_log(paths: Sequence[Path], **options) -> EvalLog:
-    """Read long CSV tables (``.csv``, ``.csv.gz``, ``.tsv``)."""
+def read_csv_log(paths: Sequence[Path], *, cluster: str | None = None, **options) -> EvalLog:
+    """Read long CSV tables (``.csv``, ``.csv.gz``, ``.tsv``). ``cluster`` names a column
+    holding each question's group (read as text, one group per question); the log then
+    carries ``meta["clusters"]`` (question -> group) and ``meta["cluster_column"]``."""
     _no_options(options, "csv")
-    return _read(paths, "csv")
+    return _read(paths, "csv", cluster)
 
 
-def read_parquet_log(paths: Sequence[Path], **options) -> EvalLog:
-    """Read long Parquet tables."""
+def read_parquet_log(paths: Sequence[Path], *, cluster: str | None = None, **options) -> EvalLog:
+    """Read long Parquet tables (``cluster`` as for :func:`read_csv_log`)."""
     _no_options(options, "parquet")
-    return _read(paths, "parquet")
+    return _read(paths, "parquet", cluster)
 
 
 def _no_options(options: dict, fmt: str) -> None:

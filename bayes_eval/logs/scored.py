@@ -27,7 +27,8 @@ class ScoredResults(NamedTuple):
     runs ``R0`` (or None), the log's summary (:meth:`EvalLog.summary`), under a schema its
     categories, weights, thresholds and counts (else None), the question selection
     (:meth:`bayes_eval.logs.design.QuestionSelection.summary`), the treatment of graded scores
-    (None for categories) and whether ``R`` holds graded scores to count fractionally."""
+    (None for categories), whether ``R`` holds graded scores to count fractionally, and the
+    cluster of every question (question -> label) when a cluster column was read."""
 
     R: xr.DataArray
     weights: list[float] | None
@@ -37,6 +38,7 @@ class ScoredResults(NamedTuple):
     design: dict | None = None
     graded: dict | None = None
     fractional: bool = False
+    clusters: dict | None = None
 
 
 def load_scored(
@@ -55,6 +57,7 @@ def load_scored(
     score_levels: int | None = None,
     fractional: bool = False,
     cli_names: bool = False,
+    cluster: str | None = None,
 ) -> ScoredResults:
     """Read logs (one format, auto-detected unless ``format`` is given) into results to rank.
 
@@ -87,6 +90,10 @@ def load_scored(
         Graded scores need one of the two.
     cli_names : bool
         Messages name the command-line options (``--questions``) instead of the keywords.
+    cluster : str, optional
+        A column of a long table (CSV, Parquet) holding each question's group
+        (:func:`bayes_eval.logs.long_table.read_csv_log`); the result's ``clusters`` maps
+        every question to it.
 
     Raises
     ------
@@ -100,8 +107,13 @@ def load_scored(
     options = {"model": model, "metric": metric, "filter": filter, "scorer": scorer}
     if schema and schema_file:
         raise ValueError("give a built-in schema or a schema file, not both.")
-    log = read_eval_log(files, format=format, **options)
+    if cluster is not None:
+        _long_tables_only(files, format, "--cluster" if cli_names else "cluster")
+    log = read_eval_log(
+        files, format=format, **options, **({"cluster": cluster} if cluster else {})
+    )
     prior = read_eval_log(prior_files, format=format, **options) if prior_files else None
+    clusters = log.meta.get("clusters") if cluster is not None else None
     w = None if weights is None else [float(x) for x in weights]
     sources = ", ".join(log.sources)
     option = "--questions" if cli_names else "questions"
@@ -118,7 +130,7 @@ def load_scored(
         sel = select_questions(R, questions, R0=R0, source=sources, option=option)
         fractional = bool(graded and graded["treatment"] == "fractional")
         return ScoredResults(
-            sel.R, w, sel.R0, log.summary(), None, sel.summary(), graded, fractional
+            sel.R, w, sel.R0, log.summary(), None, sel.summary(), graded, fractional, clusters
         )
     if score_levels is not None or fractional:
         raise ValueError(
@@ -144,7 +156,26 @@ def load_scored(
         "absent_optional_signals": list(cats.missing_signals),
     }
     sel = select_questions(cats.R, questions, R0=R0, source=sources, option=option)
-    return ScoredResults(sel.R, w, sel.R0, log.summary(), info, sel.summary())
+    return ScoredResults(sel.R, w, sel.R0, log.summary(), info, sel.summary(), clusters=clusters)
+
+
+def _long_tables_only(files: str | Sequence[str], format: str | None, option: str) -> None:
+    """Refuse a cluster column for logs that have no columns (every format but the long
+    tables)."""
+    from bayes_eval.logs.read import detect_format
+
+    for f in [files] if isinstance(files, str) else list(files):
+        if str(f).startswith("dataset:"):
+            raise ValueError(
+                f"{option} names a column of a long table; {f} is a shipped dataset, which "
+                "has no cluster column: export it as a CSV table with one."
+            )
+        fmt = format or detect_format(f)
+        if fmt not in ("csv", "parquet"):
+            raise ValueError(
+                f"{option} names a column of a long table (csv, parquet); {f} is a {fmt} log, "
+                "which has no columns: convert it to a long table with a cluster column."
+            )
 
 
 def unused_weights(

@@ -131,8 +131,10 @@ def bayes(
         benchmarks where most questions are solved always or never), ``"empirical-plugin"``
         (learned, plugged in), a positive number, a vector of C + 1 positive numbers, or a
         :class:`~bayes_eval.posteriors.priors.Prior`.
-    pool : {"model", "benchmark"}, keyword-only
-        Learned priors: one per model (default) or one shared by all models of ``R``.
+    pool : {"board", "model", "benchmark"}, keyword-only
+        Learned priors: one per model with its concentration informed by the other models of
+        ``R`` (``"board"``, default; :mod:`bayes_eval.posteriors.board`), one per model from
+        its own results only, or one shared by all models of ``R``.
     alpha0 : float or array_like of shape ``(C + 1,)``, keyword-only
         Older name of a fixed ``prior`` (``alpha0=1`` is ``prior="uniform"``).
     mask, R0_mask : array_like of bool, keyword-only

@@ -196,8 +196,9 @@ def _ci_doc(name: str, eq: str, point: str) -> str:
         (Beta(1/2, 1/2)), ``"empirical"`` (a Beta prior learned from the questions,
         integrated over its uncertainty), ``"empirical-plugin"`` (learned, plugged in), a
         positive number (both parameters) or a vector ``(a_0, a_1)`` for (fail, success).
-    pool : {{"model", "benchmark"}}, keyword-only
-        Learned priors: one per model (default) or one for all models of ``R``.
+    pool : {{"board", "model", "benchmark"}}, keyword-only
+        Learned priors: one per model with its concentration informed by the other models of
+        ``R`` (``"board"``, default), one per model alone, or one for all models of ``R``.
     alpha0, beta0 : float, keyword-only
         The older way to give a fixed prior, :math:`\\mathrm{{Beta}}(\\alpha_0, \\beta_0)`
         (``prior=[beta0, alpha0]``); a missing one is 1. Not together with another ``prior``.

@@ -134,7 +134,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import fft as sfft
 from scipy.interpolate import CubicSpline
 from scipy.optimize import brentq
-from scipy.special import betainc, betaincinv
+from scipy.special import betainc, betaincinv, betaln, ndtri, xlog1py, xlogy
 
 from bayes_eval.posteriors.intervals import CredibleInterval
 
@@ -144,6 +144,7 @@ __all__ = [
     "exact_interval",
     "exact_posterior",
     "lattice_step",
+    "mixture_interval",
     "prob_greater",
 ]
 
@@ -406,6 +407,193 @@ def exact_interval(
     return CredibleInterval(lo.reshape(nu.shape[:-2]), hi.reshape(nu.shape[:-2]))
 
 
+_REFINE_PASSES = 1  # passes of the refined laws (their change is ~1e-4 sd here)
+_COARSER = 2.0  # the lattices of the correction are this much coarser than the default
+_MIXTURE_EXACT = 16  # heaviest nodes whose exact law corrects the smooth part of a mixture
+
+
+def mixture_interval(
+    counts: ArrayLike,
+    w: ArrayLike,
+    confidence: float,
+    nodes: ArrayLike,
+    weights: ArrayLike,
+    *,
+    fine: tuple[ArrayLike, ArrayLike] | None = None,
+) -> CredibleInterval:
+    r"""Equal-tailed interval of pi-bar under a prior integrated over its hyperparameters.
+
+    The posterior is :math:`F(x) = \int F(x\mid a)\,p(a\mid n)\,da` with :math:`F(x\mid a)`
+    the exact law of :func:`exact_posterior` for :math:`\nu_\alpha = a + n_\alpha` (the
+    Bayes@N posterior of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
+    Language Model Evaluation", Appendix A, under the hierarchical prior of
+    :mod:`bayes_eval.posteriors.priors`). When the concentration is large :math:`F(x\mid a)`
+    is a steep function of :math:`a` (its sd is small beside that of the mean over
+    :math:`a`), and a quadrature with a few nodes per sd makes a staircase of the tails. So
+    :math:`F` is split, as a control variate, into a smooth part and a correction:
+
+    .. math::
+        F(x) \approx \sum_f \omega^{\mathrm{fine}}_f B_f(x)
+          + \sum_{j \le 16} \tilde\omega_j \big(F(x\mid a_j) - B_j(x)\big),
+
+    :math:`B_a` the Beta law on :math:`[\min w, \max w]` with the exact conditional mean and
+    variance of pi-bar (eq. 15), summed over a fine grid of the hyperposterior (cheap: two
+    moments and a Beta CDF per point), and the correction, small and slowly varying in
+    :math:`a`, over the 16 heaviest ``nodes`` (weights renormalised). Each quantile is the
+    root of :math:`F(x) = p`, found by Newton steps on the density of the smooth part inside
+    a bracket (secant or bisection when a step leaves it).
+
+    Accuracy, measured against a brute-force computation (a 240 x 72 trapezoid grid over
+    (logit mean, log concentration) of the exact hyperposterior and a lattice law at each
+    point; ``tests/posteriors/test_exact_learned.py``), binary data, 95% endpoints: within
+    0.006 posterior sd for M from 1 to 30 with mixed outcomes at N = 1; 0.011 sd at N = 4
+    (M = 12); 0.027 sd when none or all of M = 20 questions are solved (N = 1), the part left
+    by the 16-node correction (with ``fine=None``, the Gauss-Hermite mixture alone: up to
+    0.06 sd at N = 1). The fine grid is used for two categories only.
+
+    Parameters
+    ----------
+    counts : array_like, shape ``(M, C + 1)``
+        Category counts of the questions pi-bar averages over.
+    w : array_like, shape ``(C + 1,)``
+        Rubric weights.
+    confidence : float
+        Credibility level in ``(0, 1)``.
+    nodes, weights : array_like, shapes ``(J, C + 1)`` and ``(J,)``
+        Quadrature nodes of the prior's concentration and their weights (the
+        Gauss-Hermite nodes of the fitted prior).
+    fine : (array_like, array_like), optional, keyword-only
+        A fine grid of the hyperposterior (nodes and weights) for the smooth part
+        (:func:`bayes_eval.posteriors.priors._fine_grid`); default ``nodes`` themselves.
+
+    Returns
+    -------
+    CredibleInterval
+        ``(lo, hi)`` as floats, within ``[min w, max w]``.
+    """
+    counts = np.asarray(counts, dtype=float)
+    w = np.asarray(w, dtype=float)
+    nodes = np.asarray(nodes, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    tail = 0.5 * (1.0 - confidence)
+    lo_s, hi_s = float(w.min()), float(w.max())
+    if hi_s == lo_s or counts.shape[0] == 0:
+        return CredibleInterval(lo_s, lo_s)
+    use = weights > 0
+    nodes, weights = nodes[use], weights[use] / weights[use].sum()
+    f_nodes, f_wts = (nodes, weights) if fine is None else (np.asarray(a, float) for a in fine)
+    rows, mult = np.unique(counts, axis=0, return_counts=True)
+    width = hi_s - lo_s
+    smooth = _BetaMixture(*_mixture_moments(rows, mult, f_nodes, w), f_wts, lo_s, width)
+    heavy = np.argsort(-weights, kind="stable")[:_MIXTURE_EXACT]
+    corr_w = weights[heavy] / weights[heavy].sum()
+    # a lattice twice as coarse as the default: the correction needs ~1e-5 of probability
+    laws = []
+    for j in heavy:
+        step = lattice_step([counts + nodes[j]], w)
+        laws.append(
+            exact_posterior(counts + nodes[j], w, step=None if step is None else _COARSER * step)
+        )
+    coarse = _BetaMixture(*_mixture_moments(rows, mult, nodes[heavy], w), corr_w, lo_s, width)
+
+    def cdf(x: NDArray, refined: bool) -> NDArray:
+        if refined:  # the exact laws with their refinements near the ends and the spike
+            exact = sum(c * law.cdf(x) for c, law in zip(corr_w, laws, strict=True))
+        else:  # their lattices alone
+            exact = sum(c * law.lattice_cdf(x) for c, law in zip(corr_w, laws, strict=True))
+        return np.clip(smooth.cdf(x) + exact - coarse.cdf(x), 0.0, 1.0)
+
+    mean = float(smooth.weights @ smooth.mean)
+    sd = float(np.sqrt(smooth.weights @ (smooth.sd**2 + (smooth.mean - mean) ** 2)))
+    p = np.array([tail, 1.0 - tail])
+    x = _mixture_roots(lambda v: cdf(v, False), smooth.pdf, p, mean, sd, lo_s, hi_s)
+    # the refinements change the lattice CDF by little and smoothly: solve for the target
+    # shifted by their difference at the current root (a few passes)
+    for _ in range(_REFINE_PASSES):
+        diff = cdf(x, True) - cdf(x, False)
+        if np.all(np.abs(diff) < 1e-9):
+            break
+        moved = _mixture_roots(lambda v: cdf(v, False), smooth.pdf, p - diff, mean, sd, lo_s, hi_s)
+        x, step = moved, np.abs(moved - x)
+        if np.all(step < 1e-4 * sd):
+            break
+    return CredibleInterval(float(x[0]), float(x[1]))
+
+
+def _mixture_moments(rows: NDArray, mult: NDArray, nodes: NDArray, w: NDArray):
+    """Mean and sd of pi-bar under each node (eq. 15), from the distinct count rows."""
+    levels, beta = _group(rows, w)
+    nu = beta[None] + _group(nodes, w)[1][:, None, :]  # (J, T, levels)
+    total = nu.sum(axis=-1)
+    p = nu / total[..., None]
+    q_mean = p @ levels
+    q_var = (p * (levels - q_mean[..., None]) ** 2).sum(axis=-1) / (total + 1.0)
+    m = float(mult.sum())
+    return q_mean @ mult / m, np.sqrt(q_var @ mult) / m
+
+
+@dataclass(frozen=True)
+class _BetaMixture:
+    """Mixture of Beta laws on ``[lo, lo + width]`` with the given means and sds."""
+
+    mean: NDArray
+    sd: NDArray
+    weights: NDArray
+    lo: float
+    width: float
+    a: NDArray = field(init=False)
+    b: NDArray = field(init=False)
+    log_norm: NDArray = field(init=False)
+
+    def __post_init__(self) -> None:
+        m = np.clip((self.mean - self.lo) / self.width, 1e-300, 1.0 - 1e-16)
+        v = np.maximum((self.sd / self.width) ** 2, 1e-300)
+        t = np.maximum(m * (1.0 - m) / v - 1.0, 1e-12)
+        object.__setattr__(self, "a", m * t)
+        object.__setattr__(self, "b", (1.0 - m) * t)
+        object.__setattr__(self, "log_norm", betaln(self.a, self.b) + np.log(self.width))
+
+    def cdf(self, x: NDArray) -> NDArray:
+        z = np.clip((x - self.lo) / self.width, 0.0, 1.0)
+        return self.weights @ betainc(self.a[:, None], self.b[:, None], z[None, :])
+
+    def pdf(self, x: NDArray) -> NDArray:
+        z = np.clip((x - self.lo) / self.width, 1e-300, 1.0 - 1e-16)[None, :]
+        a, b = self.a[:, None], self.b[:, None]
+        with np.errstate(over="ignore"):
+            dens = np.exp(xlogy(a - 1.0, z) + xlog1py(b - 1.0, -z) - self.log_norm[:, None])
+        return self.weights @ dens
+
+
+def _mixture_roots(cdf, pdf, p: NDArray, mean: float, sd: float, lo: float, hi: float):
+    """Roots of ``cdf(x) = p`` in ``[lo, hi]`` (vectorised over ``p``): a Newton step on
+    ``pdf``, then secant steps through the last two points, kept inside a shrinking bracket
+    (bisection when a step leaves it)."""
+    p = np.clip(p, 1e-15, 1.0 - 1e-15)
+    a, b = np.full(p.size, lo), np.full(p.size, hi)
+    x = np.clip(mean + sd * ndtri(p), lo + 1e-3 * (hi - lo), hi - 1e-3 * (hi - lo))
+    tol = 1e-6 * sd
+    done = np.zeros(p.size, dtype=bool)
+    x_old = f_old = None
+    for _ in range(100):
+        f = cdf(x) - p
+        a, b = np.where(f < 0, x, a), np.where(f < 0, b, x)
+        done |= (np.abs(f) < 1e-12) | (b - a < tol)
+        if done.all():
+            break
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if x_old is None:
+                step = x - f / pdf(x)
+            else:
+                step = x - f * (x - x_old) / (f - f_old)
+        inside = np.isfinite(step) & (step > a) & (step < b)
+        step = np.where(inside, step, 0.5 * (a + b))
+        x_old, f_old = x, f
+        done |= np.abs(step - x) < tol
+        x = np.where(done, x, step)
+    return np.clip(x, lo, hi)
+
+
 _ZOOM_CELLS = 4096  # cells of the lattice of distances from an end of the support
 _ZOOM_TRIGGER = 512  # quantiles closer than this many cells to an end are recomputed there
 _SPIKE_CELLS = 64  # quantiles closer than this many cells to the spike are recomputed there
@@ -611,9 +799,21 @@ class ExactPosterior:
     _model: _Model | None = field(default=None, repr=False, compare=False)
 
     def _lattice_cdf(self) -> tuple[NDArray, NDArray]:
-        edges = np.concatenate([[self.x[0] - self.step / 2], self.x + self.step / 2])
-        cum = np.concatenate([[0.0], np.cumsum(self.pmf)])
-        return edges, np.minimum(cum / cum[-1], 1.0)
+        cached = self.__dict__.get("_lattice")  # computed once (cdf is called many times)
+        if cached is None:
+            edges = np.concatenate([[self.x[0] - self.step / 2], self.x + self.step / 2])
+            cum = np.concatenate([[0.0], np.cumsum(self.pmf)])
+            cached = self.__dict__["_lattice"] = (edges, np.minimum(cum / cum[-1], 1.0))
+        return cached
+
+    def lattice_cdf(self, value: NDArray) -> NDArray[np.float64]:
+        """The lattice CDF at ``value`` (linear across cells), without the refinements of
+        :meth:`cdf` near the ends of the support and the spike: 0 below the support, 1
+        above it."""
+        edges, cum = self._lattice_cdf()
+        out = np.interp(value, edges, cum)
+        lower, upper = self.support
+        return np.where(value <= lower, 0.0, np.where(value >= upper, 1.0, out))
 
     def cdf(self, value: ArrayLike) -> NDArray[np.float64]:
         """``P(pi-bar <= value)``.

@@ -27,8 +27,10 @@ quadrature (:mod:`bayes_eval.posteriors.priors`): the posterior of :math:`\bar\p
 mixture of the above over the nodes :math:`a_j` with weights :math:`\omega_j`,
 :math:`\mu = \sum_j\omega_j\mu_j`, :math:`\sigma^2 = \sum_j\omega_j(\sigma_j^2 + (\mu_j -
 \mu)^2)`. One prior is learned per model (``pool="model"``: the models are independent a
-posteriori) or one for all (``pool="benchmark"``: they share the nodes, so their
-comparisons mix over the common node).
+posteriori; ``pool="board"``, the default: the same, each model's concentration hyperprior
+first estimated from the whole board, an empirical-Bayes step after which the models are
+independent given the data) or one for all (``pool="benchmark"``: they share the nodes, so
+their comparisons mix over the common node).
 
 :func:`posterior` validates the data once and returns a :class:`Posterior`, which answers
 without recomputing: :attr:`~Posterior.mean`, :attr:`~Posterior.sd`,
@@ -67,19 +69,30 @@ from bayes_eval.inputs import (
     shown,
     tally,
 )
-from bayes_eval.posteriors.exact import exact_interval, exact_posterior, lattice_step, prob_greater
+from bayes_eval.posteriors.exact import (
+    exact_interval,
+    exact_posterior,
+    lattice_step,
+    mixture_interval,
+    prob_greater,
+)
 from bayes_eval.posteriors.intervals import (
     CredibleInterval,
     Estimate,
     as_estimate,
     clip_interval,
     mixture_moments,
-    mixture_quantiles,
     mixture_support,
     normal_interval,
 )
 from bayes_eval.posteriors.latent_pass import PassPosterior, pass_law
-from bayes_eval.posteriors.priors import FittedPrior, Prior, PriorSpec
+from bayes_eval.posteriors.priors import (
+    KAPPA_PRIOR,
+    FittedPrior,
+    Prior,
+    PriorSpec,
+    _fine_grid,
+)
 
 __all__ = [
     "ESTIMANDS",
@@ -333,6 +346,37 @@ class Posterior:
         return int(self.fitted.nodes.shape[0])
 
     @property
+    def concentration_unidentified(self) -> NDArray[np.bool_]:
+        """Per model (shape ``(L,)``; ``(1,)`` without a model axis): whether a learned prior's
+        concentration is informed by its hyperprior alone. It is when every question of the
+        model has at most one trial (the likelihood of one trial does not depend on how alike
+        the questions are) and no board updated the hyperprior (one model, rubric data, or
+        ``pool="model"``/``"benchmark"``). Always False for fixed priors."""
+        if not self.prior.learned or self.fitted.kappa_prior is None:
+            return np.zeros(self.n_models, dtype=bool)
+        counts = self.data if self.batched else self.data[None]
+        single = (counts.sum(axis=-1) <= 1.0).all(axis=-1)  # (L,)
+        given = self.prior.kappa_prior or KAPPA_PRIOR
+        base = np.asarray(given, dtype=float)
+        board = np.any(self.fitted.kappa_prior != base, axis=-1)  # (G,)
+        return single & ~np.broadcast_to(board, single.shape)
+
+    def concentration_note(self) -> str | None:
+        """One line when :attr:`concentration_unidentified` holds for some model, else None:
+        what the interval then rests on and what would identify it."""
+        lost = self.concentration_unidentified
+        if not lost.any():
+            return None
+        who = "the model" if lost.size == 1 else f"{int(lost.sum())} of {lost.size} models"
+        return (
+            f"note: the prior's concentration is not identified for {who} (one trial per "
+            "question, and no board of other models on the same questions informs it): the "
+            "intervals rest on the weakly informative hyperprior and are likely wider than the "
+            "data need (1.1-2.3 times the error on real benchmarks: bayes-eval validate "
+            "hyperprior); a second trial or other models on the same questions identify it."
+        )
+
+    @property
     def shared_nodes(self) -> bool:
         """Whether the models of a batch share the nodes of one learned prior (their
         posteriors are then dependent through it)."""
@@ -399,6 +443,9 @@ class Posterior:
                 alpha=self.fitted.alpha[g],
                 converged=self.fitted.converged[g],
                 log_alpha_cov=self.fitted.log_alpha_cov[g],
+                kappa_prior=(
+                    None if self.fitted.kappa_prior is None else self.fitted.kappa_prior[g]
+                ),
             )
         else:
             fitted = self.fitted
@@ -555,12 +602,36 @@ class Posterior:
         return nu
 
     def _exact_mixture_interval(self, confidence: float):
-        """Equal-tailed interval of the mixture of exact posteriors, per model."""
-        tail = 0.5 * (1.0 - confidence)
+        """Equal-tailed interval under the learned prior, per model
+        (:func:`~bayes_eval.posteriors.exact.mixture_interval`: a fine grid of the
+        hyperposterior when the prior was fitted to this model's counts alone)."""
         ends = np.empty((self.n_models, 2))
+        data = self.data.reshape(-1, *self.data.shape[-2:])
+        wts = self.weights.reshape(self.n_nodes, -1)
         for i in range(self.n_models):
-            laws, wts = self._mixture_laws(i)
-            ends[i] = mixture_quantiles(laws, wts, [tail, 1.0 - tail])
+            g = i if self.fitted.nodes.shape[1] > 1 else 0
+            key = ("fine", g)
+            if key not in self._cache:
+                fine = None
+                # the hyperprior the fit used (per group when a board updated it)
+                hyper = getattr(self.fitted, "kappa_prior", None)
+                hyper = self.prior.kappa_prior if hyper is None else tuple(hyper[g])
+                if self.fitted.nodes.shape[1] > 1 or self.n_models == 1:
+                    fine = _fine_grid(
+                        data[i], self.fitted.alpha[g], self.fitted.log_alpha_cov[g], hyper
+                    )
+                self._cache[key] = fine
+            rows = slice(None)
+            if self.answered is not None:
+                rows = self.answered.reshape(-1, self.data.shape[-2])[i]
+            ends[i] = mixture_interval(
+                data[i][rows],
+                self.w,
+                confidence,
+                self.fitted.nodes[:, g],
+                wts[:, i],
+                fine=self._cache[key],
+            )
         shape = self.data.shape[:-2]
         return ends[:, 0].reshape(shape), ends[:, 1].reshape(shape)
 

@@ -17,10 +17,25 @@ are Dirichlet-multinomial, and the log marginal likelihood of a group of questio
       + \sum_k \big(\log\Gamma(a_k + n_{\alpha k}) - \log\Gamma(a_k)\big)\Big].
 
 The hyperprior is that of :func:`bayes_eval.models.hierarchical_model`:
-:math:`\beta \sim \mathrm{Dir}(1)`, :math:`\log\kappa \sim N(\log 5, 1.5^2)`. In the
-coordinates :math:`\eta = \log a` its log density is
-:math:`\sum_k \eta_k - K\log\kappa - (\log\kappa - \log 5)^2 / (2\cdot 1.5^2)` (K = C + 1
+:math:`\beta \sim \mathrm{Dir}(1)`, :math:`\log\kappa \sim N(\log \kappa_0, s_0^2)` with
+:math:`(\kappa_0, s_0)` = :data:`KAPPA_PRIOR` = (5, 1.5): weakly informative (95% in
+[0.26, 95]). With one trial per question of one model the data do not identify
+:math:`\kappa`, and the interval then rests on this hyperprior; on real benchmarks it errs
+wide there (1.1-2.3 times the error), never narrow. A hyperprior learned from real benchmarks
+(:data:`META_KAPPA_PRIOR` = (0.5, 1.26), the predictive for a new benchmark of a three-level
+meta-analysis of the 20 model-benchmark pairs with repeated trials shipped with the package:
+``bayes-eval validate hyperprior``, :mod:`bayes_eval.validation.hyperprior_study`) is sharper
+on average but, checked on each benchmark left out, covers only 0.85-0.91 on two of four at
+N = 1 (real concentrations differ tenfold between benchmarks): it is available, not the
+default. In the coordinates :math:`\eta = \log a` the log density is
+:math:`\sum_k \eta_k - K\log\kappa - (\log\kappa - \log\kappa_0)^2 / (2 s_0^2)` (K = C + 1
 categories; the Jacobian of :math:`(\beta, \kappa) \mapsto a` is :math:`\kappa^{K-1}`).
+
+**On a leaderboard** (``pool="board"``, the default) each model keeps its own prior, and the
+hyperprior of its concentration is first updated by what the other models on the same
+questions say about how different the questions are
+(:mod:`bayes_eval.posteriors.board`): with one trial per question one model's results do not
+identify :math:`\kappa`, a board does.
 
 **Fit.** Newton's method on :math:`\ell(e^\eta) + \log p(\eta)` with the analytic gradient
 (digamma) and Hessian (trigamma), step halving, vectorised over the groups (one per model,
@@ -57,6 +72,7 @@ from bayes_eval.inputs import distinct_rows_by_group, shown
 __all__ = [
     "DEFAULT_PRIOR",
     "KAPPA_PRIOR",
+    "META_KAPPA_PRIOR",
     "PRIOR_KINDS",
     "FittedPrior",
     "Prior",
@@ -66,11 +82,20 @@ __all__ = [
 ]
 
 
-#: (median, log-sd) of the log-normal hyperprior on the concentration kappa.
+#: (median, log-sd) of the log-normal hyperprior on the concentration kappa: weakly informative
+#: (95% in [0.26, 95]), so that a concentration no data identify (one trial per question of one
+#: model) errs toward wide intervals.
 KAPPA_PRIOR = (5.0, 1.5)
+#: (median, log-sd) learned from real benchmarks: the predictive for a model on a new benchmark
+#: of the meta-analysis of ``bayes-eval validate hyperprior`` (binary results). Not the default:
+#: with one trial per question, held-out benchmarks cover 0.85-1.00 under it (their
+#: concentrations differ tenfold); pass it as ``kappa_prior`` to accept calibration on average
+#: over benchmarks.
+META_KAPPA_PRIOR = (0.5, 1.26)
 #: Named priors accepted by ``prior=``.
 PRIOR_KINDS = ("uniform", "jeffreys", "empirical", "empirical-plugin")
-Pool = Literal["model", "benchmark"]
+Pool = Literal["board", "model", "benchmark"]
+POOLS = ("board", "model", "benchmark")
 PriorSpec = str | float | ArrayLike
 
 _WIDEN = 1.5  # scale of the quadrature grid relative to the Laplace sd
@@ -102,6 +127,9 @@ class FittedPrior(NamedTuple):
     log_alpha_cov : ndarray, shape ``(G, C + 1, C + 1)``
         Laplace covariance of :math:`\log a` (the inverse negative Hessian of the log
         hyperposterior at its mode); zeros for fixed priors.
+    kappa_prior : ndarray, shape ``(G, 2)``, or None
+        The (median, log-sd) of the hyperprior on each group's concentration the fit used
+        (with ``pool="board"``, updated by the board); None for fixed priors.
     """
 
     kind: str
@@ -111,6 +139,7 @@ class FittedPrior(NamedTuple):
     pool: str | None
     converged: NDArray[np.bool_]
     log_alpha_cov: NDArray[np.float64]
+    kappa_prior: NDArray[np.float64] | None = None
 
     @property
     def label(self) -> str:
@@ -125,9 +154,16 @@ def prior_label(prior: FittedPrior) -> str:
     if prior.kind == "fixed":
         a = prior.alpha[0]
         return "Dirichlet(" + ", ".join(f"{x:g}" for x in a) + ")"
-    scope = "per model" if prior.pool == "model" else "benchmark-pooled"
     how = "integrated" if prior.kind == "empirical" else "plug-in"
-    return f"{prior.kind.split('-')[0]} ({scope}, {how})"
+    return f"{prior.kind.split('-')[0]} ({_SCOPE[str(prior.pool)]}, {how})"
+
+
+#: how a label names each pool
+_SCOPE = {
+    "board": "per model, board-informed",
+    "model": "per model",
+    "benchmark": "benchmark-pooled",
+}
 
 
 # --------------------------------------------------------------------------- objective
@@ -135,17 +171,19 @@ def prior_label(prior: FittedPrior) -> str:
 
 def _hyper(eta: NDArray, kappa_prior: tuple[float, float]):
     """Log hyperprior in eta = log a, its gradient and Hessian; eta has shape (..., K)."""
-    med, sd = kappa_prior
+    # median and log-sd: numbers, or one per group (shape (G,), eta (..., G, K))
+    med, sd = (np.asarray(x, dtype=float) for x in kappa_prior)
     k = eta.shape[-1]
     a = np.exp(eta)
     s = a.sum(axis=-1, keepdims=True)
     m = a / s
-    u = (np.log(s) - math.log(med)) / sd**2  # d/d log kappa of the normal term, negated
+    # d/d log kappa of the normal term, negated
+    u = (np.log(s) - np.log(med)[..., None]) / (sd**2)[..., None]
     lp = eta.sum(axis=-1) - k * np.log(s[..., 0]) - 0.5 * u[..., 0] ** 2 * sd**2
     grad = 1.0 - (k + u) * m
     eye = np.eye(k)
     dm = m[..., :, None] * (eye - m[..., None, :])  # d m_i / d eta_j
-    hess = -(k + u)[..., None] * dm - (m[..., :, None] * m[..., None, :]) / sd**2
+    hess = -(k + u)[..., None] * dm - (m[..., :, None] * m[..., None, :]) / (sd**2)[..., None, None]
     return lp, grad, hess
 
 
@@ -210,7 +248,7 @@ def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
     # start: the pooled category proportions with kappa at the hyperprior median
     pooled = (data.mult[..., None] * data.counts).sum(axis=1)
     p = (pooled + 0.5) / (pooled.sum(axis=-1, keepdims=True) + 0.5 * k)
-    eta = np.log(p * kappa_prior[0])
+    eta = np.log(p * np.asarray(kappa_prior[0], dtype=float)[..., None])
     lp = _objective(eta, data, kappa_prior)
     converged = np.zeros(g, dtype=bool)
     neg_h = np.tile(np.eye(k), (g, 1, 1))
@@ -271,8 +309,15 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
         per_dim = (_NODES_PER_DIM_LARGE if large else _NODES_PER_DIM).get(k)
     z, log_gw = _grid(k, per_dim)
     cov = np.linalg.inv(neg_h)
-    chol = np.linalg.cholesky(0.5 * (cov + np.swapaxes(cov, 1, 2)))  # (G, K, K)
-    eta = eta_hat[None] + _WIDEN * np.einsum("gij,nj->ngi", chol, z)  # (J, G, K)
+    # the symmetric square root, not a Cholesky factor: the grid (and so the answer) is then
+    # equivariant under a reordering of the categories (a Cholesky factor favoured one end of a
+    # rubric: posterior means 0.02-0.2 posterior sd low with five categories)
+    lam, vec = np.linalg.eigh(0.5 * (cov + np.swapaxes(cov, 1, 2)))
+    root = (vec * np.sqrt(np.maximum(lam, 0.0))[:, None, :]) @ np.swapaxes(vec, 1, 2)
+    # widening a 3- or 5-point rule loses hyperparameter variance (it keeps 48% / 87% of a
+    # Gaussian's): widen only rules of 7 or more points per dimension (and the Sobol sample)
+    widen = _WIDEN if per_dim is None or per_dim >= 7 else 1.0
+    eta = eta_hat[None] + widen * np.einsum("gij,nj->ngi", root, z)  # (J, G, K)
     log_post = _loglik(eta, data) + _hyper(eta, kappa_prior)[0]  # (J, G)
     log_phi = -0.5 * (z**2).sum(axis=-1)  # Gaussian density of the grid, up to constants
     logw = log_gw[:, None] + log_post - log_phi[:, None]
@@ -282,6 +327,73 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     keep = (wts > _MIN_WEIGHT).any(axis=1)
     wts = wts[keep]
     return np.exp(eta[keep]), wts / wts.sum(axis=0, keepdims=True)
+
+
+_FINE_SPACING = 0.3  # spacing of the fine grid, in Laplace sd
+_FINE_POINTS = 4096  # largest fine grid (more categories: a coarser spacing)
+_FINE_DROP = 32.0  # the box holds every point within this of the maximal log density
+
+
+def _fine_grid(
+    counts: NDArray, alpha: NDArray, cov: NDArray, kappa_prior: tuple[float, float]
+) -> tuple[NDArray, NDArray] | None:
+    r"""A fine trapezoid grid of the hyperposterior of one group, for the exact intervals.
+
+    The Gauss-Hermite nodes of :func:`_integrate` integrate smooth functions of :math:`a`
+    (the moments); a conditional CDF :math:`P(\bar\pi \le x \mid a)` is a steep function of
+    :math:`a` when the concentration is large, which they resolve poorly. This grid has
+    spacing 0.3 (Laplace sd, along the eigenvectors of ``cov``) over the box where the log
+    hyperposterior is within 32 of its maximum (found on a scan of spacing 0.5 over
+    :math:`\pm 16` sd), weights :math:`\propto p(\eta\mid n)` (the trapezoidal rule; the map to
+    :math:`\eta` is linear), points below 1e-10 of the total dropped.
+
+    Parameters
+    ----------
+    counts : ndarray, shape ``(M, K)``
+        The counts the prior was fitted to (one group).
+    alpha, cov : ndarray, shapes ``(K,)`` and ``(K, K)``
+        The fitted mode :math:`e^{\hat\eta}` and the Laplace covariance of :math:`\eta`.
+    kappa_prior : (float, float)
+        The hyperprior the prior was fitted with.
+
+    Returns
+    -------
+    (nodes, weights) or None
+        Nodes ``(J, K)`` and weights ``(J,)``; None for more than two categories or when
+        ``alpha`` is not the mode for ``counts`` (a prior fitted to other data, e.g. pooled
+        over models).
+    """
+    k = alpha.size
+    if k > 2:  # checked against a brute-force grid for two categories only
+        return None
+    data = _compress(counts[None])
+    eta_hat = np.log(alpha)
+    grad = _derivatives(eta_hat[None], data)[0] + _hyper(eta_hat[None], kappa_prior)[1]
+    lp_hat = float(_objective(eta_hat[None], data, kappa_prior)[0])
+    if np.abs(grad).max() > 1e-5 * (1.0 + abs(lp_hat)):
+        return None
+    val, vec = np.linalg.eigh(0.5 * (cov + cov.T))
+    root = vec * np.sqrt(np.maximum(val, 1e-12))
+
+    def log_post(z: NDArray) -> tuple[NDArray, NDArray]:
+        eta = eta_hat + z @ root.T
+        return eta, _objective(eta[:, None, :], data, kappa_prior)[:, 0]
+
+    def mesh(axes: list[NDArray]) -> NDArray:
+        return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, k)
+
+    scan = np.linspace(-16.0, 16.0, {2: 65, 3: 27, 4: 13, 5: 9}[k])
+    z = mesh([scan] * k)
+    lp = log_post(z)[1]
+    inside = z[lp > lp.max() - _FINE_DROP]
+    pad = scan[1] - scan[0]
+    lo, hi = inside.min(axis=0) - pad, inside.max(axis=0) + pad
+    spacing = max(_FINE_SPACING, float(np.prod(hi - lo) / _FINE_POINTS) ** (1.0 / k))
+    z = mesh([np.arange(a, b + spacing / 2, spacing) for a, b in zip(lo, hi, strict=True)])
+    eta, lp = log_post(z)
+    wts = np.exp(lp - lp.max())
+    keep = wts > 1e-10 * wts.sum()
+    return np.exp(eta[keep]), wts[keep] / wts[keep].sum()
 
 
 # --------------------------------------------------------------------------- public
@@ -303,7 +415,7 @@ def fit_prior(
     *,
     pool: Pool = "model",
     integrated: bool = True,
-    kappa_prior: tuple[float, float] = KAPPA_PRIOR,
+    kappa_prior: tuple[float, float] | None = None,
     nodes_per_dim: int | None = None,
 ) -> FittedPrior:
     r"""Learn the Dirichlet prior of the questions from their counts (see the module docstring).
@@ -313,13 +425,19 @@ def fit_prior(
     counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
         Category counts per question (and model); fractional counts are allowed. Questions
         without trials contribute nothing.
-    pool : {"model", "benchmark"}, keyword-only
-        One prior per model, or one for all models of the benchmark.
+    pool : {"board", "model", "benchmark"}, keyword-only
+        (default ``"model"`` here, the low-level function; :class:`Prior`, the library's
+        functions and every command default to ``"board"``.)
+        One prior per model (``"model"``), one per model whose concentration's hyperprior is
+        first updated by the other models on the same questions (``"board"``: binary results
+        of at least two models sharing questions, :mod:`bayes_eval.posteriors.board`; else as
+        ``"model"``), or one for all models of the benchmark (``"benchmark"``).
     integrated : bool, keyword-only
         Integrate over the hyperparameters (``"empirical"``) or plug in their mode
         (``"empirical-plugin"``).
-    kappa_prior : (float, float), keyword-only
-        Median and log-sd of the log-normal hyperprior on the concentration.
+    kappa_prior : (float, float) or (array, array), optional, keyword-only
+        Median and log-sd of the log-normal hyperprior on the concentration: numbers, or one
+        each per model (``pool="model"``/``"board"``). Default: :data:`KAPPA_PRIOR`.
     nodes_per_dim : int, optional, keyword-only
         Gauss-Hermite points per dimension of :math:`\log a`. Default: 13 for binary data, 7
         for three categories, 5 for four, 3 for five (9, 7, 5, 3, 3 when every group has
@@ -341,23 +459,42 @@ def fit_prior(
     array([0.61, 0.3 ])
     """
     arr = _check_counts(counts)
-    if pool not in ("model", "benchmark"):
-        raise ValueError(f"pool is {shown(pool)}; expected 'model' or 'benchmark'.")
-    med, sd = (float(x) for x in kappa_prior)
-    if not (med > 0 and sd > 0):
-        raise ValueError(f"kappa_prior is {shown(kappa_prior)}; expected (median > 0, log-sd > 0).")
+    if pool not in POOLS:
+        raise ValueError(f"pool is {shown(pool)}; expected one of {list(POOLS)}.")
+    if kappa_prior is None:
+        kappa_prior = KAPPA_PRIOR
     if pool == "benchmark":
         arr = arr.reshape(1, -1, arr.shape[-1])
+    try:
+        med, sd = (
+            np.broadcast_to(np.asarray(x, dtype=float), (arr.shape[0],)).copy() for x in kappa_prior
+        )
+    except (TypeError, ValueError):
+        med = sd = np.full(1, np.nan)
+    if not (
+        np.all(med > 0) and np.all(sd > 0) and np.isfinite(med).all() and np.isfinite(sd).all()
+    ):
+        raise ValueError(
+            f"kappa_prior is {shown(kappa_prior)}; expected (median > 0, log-sd > 0): numbers, "
+            f"or one each per group ({arr.shape[0]})."
+        )
+    hyper = (med, sd)
+    if pool == "board":
+        from bayes_eval.posteriors.board import board_concentration
+
+        board = board_concentration(arr, hyper)
+        if board is not None:
+            hyper = (board.median, board.log_sd)
     data = _compress(arr)
-    eta, neg_h, converged = _newton(data, (med, sd))
+    eta, neg_h, converged = _newton(data, hyper)
     alpha = np.exp(eta)
     if integrated:
-        nodes, weights = _integrate(eta, neg_h, data, (med, sd), nodes_per_dim)
+        nodes, weights = _integrate(eta, neg_h, data, hyper, nodes_per_dim)
     else:
         nodes, weights = alpha[None], np.ones((1, alpha.shape[0]))
     kind = "empirical" if integrated else "empirical-plugin"
     cov = np.linalg.inv(neg_h)
-    return FittedPrior(kind, nodes, weights, alpha, pool, converged, cov)
+    return FittedPrior(kind, nodes, weights, alpha, pool, converged, cov, np.stack(hyper, axis=-1))
 
 
 def _fixed(kind: str, alpha: NDArray) -> FittedPrior:
@@ -407,8 +544,10 @@ class Prior:
     kind : {"uniform", "jeffreys", "fixed", "empirical", "empirical-plugin"}
     alpha : ndarray or None
         ``"fixed"``: the concentration, a scalar (every category) or one per category.
-    pool : {"model", "benchmark"}
-        Learned priors: one per model, or one shared by all models of the results.
+    pool : {"board", "model", "benchmark"}
+        Learned priors: one per model, its concentration's hyperprior updated by the other
+        models on the same questions (``"board"``, the default; as ``"model"`` for one model
+        or rubric data); one per model; or one shared by all models of the results.
     runs, runs_mask : ndarray or None
         Earlier runs ``R0`` (``(M, D)`` or ``(L, M, D)``, labels as ``R``) and their missing
         trials (True = missing).
@@ -416,18 +555,19 @@ class Prior:
         Weight :math:`\lambda` of the earlier runs' counts, in (0, 1].
     source : str or None
         Where the earlier runs came from (a file name), for the label.
-    kappa_prior : (float, float)
-        Median and log-sd of the hyperprior on the concentration (learned priors).
+    kappa_prior : (float, float) or None
+        Median and log-sd of the hyperprior on the concentration (learned priors); None:
+        :data:`KAPPA_PRIOR`.
     """
 
     kind: str = "uniform"
     alpha: NDArray[np.float64] | None = None
-    pool: str = "model"
+    pool: str = "board"
     runs: NDArray | None = field(default=None, repr=False)
     runs_mask: NDArray[np.bool_] | None = field(default=None, repr=False)
     discount: float = 1.0
     source: str | None = None
-    kappa_prior: tuple[float, float] = KAPPA_PRIOR
+    kappa_prior: tuple[float, float] | None = None
     #: the argument the user gave it as (``prior``, ``alpha0``), for messages
     name: str = field(default="prior", repr=False)
 
@@ -435,8 +575,8 @@ class Prior:
         kinds = (*PRIOR_KINDS, "fixed")
         if self.kind not in kinds:
             raise ValueError(f"prior kind is {shown(self.kind)}; expected one of {list(kinds)}.")
-        if self.pool not in ("model", "benchmark"):
-            raise ValueError(f"pool is {shown(self.pool)}; expected 'model' or 'benchmark'.")
+        if self.pool not in POOLS:
+            raise ValueError(f"pool is {shown(self.pool)}; expected one of {list(POOLS)}.")
         if (self.kind == "fixed") != (self.alpha is not None):
             raise ValueError("alpha is given exactly for a fixed prior (kind='fixed').")
         if self.alpha is not None:
@@ -459,12 +599,16 @@ class Prior:
                 f"discount is {shown(d)}; expected a weight in (0, 1] for the earlier runs."
             )
         object.__setattr__(self, "discount", float(d))
-        med, sd = (float(x) for x in self.kappa_prior)
-        if not (med > 0 and sd > 0):
-            raise ValueError(
-                f"kappa_prior is {shown(self.kappa_prior)}; expected (median > 0, log-sd > 0)."
-            )
-        object.__setattr__(self, "kappa_prior", (med, sd))
+        if self.kappa_prior is not None:
+            try:
+                med, sd = (float(x) for x in self.kappa_prior)
+            except (TypeError, ValueError):
+                med = sd = float("nan")
+            if not (med > 0 and sd > 0):
+                raise ValueError(
+                    f"kappa_prior is {shown(self.kappa_prior)}; expected (median > 0, log-sd > 0)."
+                )
+            object.__setattr__(self, "kappa_prior", (med, sd))
         if self.runs is None and self.runs_mask is not None:
             raise ValueError("runs_mask is given without runs (R0).")
         if self.runs is not None:
@@ -539,8 +683,8 @@ class Prior:
         }
         if source is not None:
             changes["source"] = source
-        if pool is not None and pool not in ("model", "benchmark"):
-            raise ValueError(f"pool is {shown(pool)}; expected 'model' or 'benchmark'.")
+        if pool is not None and pool not in POOLS:
+            raise ValueError(f"pool is {shown(pool)}; expected one of {list(POOLS)}.")
         if pool is not None and pool != base.pool:
             if not base.learned:
                 raise ValueError(
@@ -575,9 +719,8 @@ class Prior:
             a = np.atleast_1d(self.alpha)
             text = "Dirichlet(" + ", ".join(f"{x:g}" for x in a) + ")"
         else:
-            scope = "per model" if self.pool == "model" else "benchmark-pooled"
             how = "integrated" if self.kind == "empirical" else "plug-in"
-            text = f"empirical ({scope}, {how})"
+            text = f"empirical ({_SCOPE[self.pool]}, {how})"
         if self.runs is not None or self.source:
             extra = [self.source] if self.source else []
             if self.discount != 1.0:
@@ -632,7 +775,7 @@ def _fixed_prior(kind: str, k: int, alpha, name: str) -> FittedPrior:
         key = (kind, k)
         if key not in _FIXED:
             fitted = _fixed(kind, np.full(k, 1.0 if kind == "uniform" else 0.5))
-            for arr in fitted[1:4] + fitted[5:]:
+            for arr in fitted[1:4] + fitted[5:7]:
                 arr.setflags(write=False)  # shared: nobody may change it
             _FIXED[key] = fitted
         return _FIXED[key]
@@ -657,7 +800,7 @@ def resolve_prior(
     counts: ArrayLike,
     *,
     pool: Pool = "model",
-    kappa_prior: tuple[float, float] = KAPPA_PRIOR,
+    kappa_prior: tuple[float, float] | None = None,
 ) -> FittedPrior:
     """Quadrature nodes of ``prior`` (a :class:`Prior` or its words) for the given counts:
     ``Prior.parse(prior, pool=...).fit(counts)`` (``pool`` for learned priors only).

@@ -10,9 +10,11 @@ questions (:attr:`SyntheticLeaderboard.true_mean_answered`) and the crossed mode
 question set (:attr:`SyntheticLeaderboard.true_mean`).
 
 **Truth.** Model :math:`l` has ability :math:`\theta_l \sim N(\mu_\theta, \sigma_\theta^2)`,
-question :math:`q` difficulty :math:`b_q \sim N(0, \sigma_b^2)`, and expected score
-:math:`p_{lq} = \mathrm{logit}^{-1}(\theta_l - b_q)`. Every observed score has expectation
-:math:`p_{lq}`:
+question :math:`q` difficulty :math:`b_q \sim N(0, \sigma_b^2)`, optionally a model x question
+interaction :math:`e_{lq} \sim N(0, \tau^2)` (``interaction_sd``; question-specific strengths
+of the models, 0 by default: the pure Rasch truth), and expected score
+:math:`p_{lq} = \mathrm{logit}^{-1}(\theta_l - b_q + e_{lq})`. Every observed score has
+expectation :math:`p_{lq}`:
 
 * ``"binary"``: :math:`s \sim \mathrm{Bernoulli}(p)`;
 * ``"graded"``: with probability ``inflation`` :math:`s \sim \mathrm{Bernoulli}(p)` (a grader
@@ -61,6 +63,9 @@ class SyntheticLeaderboard(NamedTuple):
         True abilities (logit scale).
     difficulty : ndarray, shape ``(M,)``
         True question difficulties (logit scale).
+    interaction : ndarray, shape ``(L, M)``
+        True model x question interactions :math:`e_{lq}` (logit scale; zeros when
+        ``interaction_sd`` is 0).
     expected : ndarray, shape ``(L, M)``
         True expected score of every model on every question, answered or not.
     answered : ndarray of bool, shape ``(L, M)``
@@ -88,6 +93,7 @@ class SyntheticLeaderboard(NamedTuple):
     questions: tuple[str, ...]
     kind: str
     levels: int | None
+    interaction: NDArray[np.float64] | None = None
 
     def to_dataarray(self) -> xr.DataArray:
         """The scores as ``R[model, question, trial]`` (NaN = not run), labelled."""
@@ -178,6 +184,7 @@ def simulate_leaderboard(
     ability_sd: float = 1.0,
     difficulty_sd: float = 1.5,
     batch_difficulty: float = 0.0,
+    interaction_sd: float = 0.0,
     seed: int | np.random.Generator = 0,
 ) -> SyntheticLeaderboard:
     r"""Simulate an incomplete leaderboard with known true scores (module docstring).
@@ -213,6 +220,10 @@ def simulate_leaderboard(
         Added to the logit difficulty of every question of the v-th later question set, v
         times (benchmarks often add harder questions as models improve; then the models that
         saw only the early sets look better on their own questions than on all).
+    interaction_sd : float, keyword-only
+        :math:`\tau`, the sd of the model x question interaction :math:`e_{lq}` on the logit
+        scale (default 0: none, and the random stream of earlier versions, so a seed gives
+        the same board as before).
     seed : int or numpy.random.Generator, keyword-only
 
     Returns
@@ -222,8 +233,8 @@ def simulate_leaderboard(
     Raises
     ------
     ValueError
-        For a count below 1, a share outside [0, 1), unknown ``scores`` or question sets that
-        do not grow to ``n_questions``.
+        For a count below 1, a share outside [0, 1), unknown ``scores``, question sets that
+        do not grow to ``n_questions``, or a negative or non-finite ``interaction_sd``.
 
     Examples
     --------
@@ -249,6 +260,14 @@ def simulate_leaderboard(
             f"subset_models is {subset_models}; expected at most n_models = {n_models}."
         )
     sizes = _question_sets(question_sets, n_questions)
+    ok = isinstance(interaction_sd, (int, float, np.floating)) and not isinstance(
+        interaction_sd, bool
+    )
+    if not ok or not (np.isfinite(interaction_sd) and interaction_sd >= 0):
+        raise ValueError(
+            f"interaction_sd is {shown(interaction_sd)}; expected a finite number >= 0 (the sd "
+            "of the model x question interaction on the logit scale)."
+        )
     rng = np.random.default_rng(seed)
 
     theta = rng.normal(ability_mean, ability_sd, n_models)
@@ -257,7 +276,10 @@ def simulate_leaderboard(
         b = b + batch_difficulty * np.searchsorted(
             np.asarray(sizes), np.arange(n_questions), "right"
         )
-    p = expit(theta[:, None] - b[None, :])
+    e = np.zeros((n_models, n_questions))
+    if interaction_sd > 0:  # drawn only then: the default keeps the earlier random stream
+        e = rng.normal(0.0, float(interaction_sd), (n_models, n_questions))
+    p = expit(theta[:, None] - b[None, :] + e)
 
     version = np.arange(n_models) * len(sizes) // n_models
     available = np.arange(n_questions)[None, :] < np.asarray(sizes)[version][:, None]
@@ -307,4 +329,5 @@ def simulate_leaderboard(
         questions=tuple(f"q{j:0{len(str(n_questions - 1))}d}" for j in range(n_questions)),
         kind=scores,
         levels=levels if scores == "levels" else None,
+        interaction=e,
     )

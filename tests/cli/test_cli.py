@@ -58,10 +58,10 @@ def test_rank_json_matches_library(table, capsys, kind):
     assert (
         out["prior"]
         == {
-            None: "empirical (per model, integrated)",
+            None: "empirical (per model, board-informed, integrated)",
             "uniform": "uniform",
             "jeffreys": "jeffreys",
-            "empirical-plugin": "empirical (per model, plug-in)",
+            "empirical-plugin": "empirical (per model, board-informed, plug-in)",
         }[kind]
     )
     assert out["missing_trials"] == 0

@@ -22,9 +22,13 @@ PRIOR = {"--prior-kind", "--pool", "--prior-file", "--prior-discount"}
 AUDITED = {
     "rank": (
         ["file"],
-        DATA | PRIOR | {"--json", "--plot", "--confidence", "--interval", "--estimator"} | NUTS,
+        DATA
+        | PRIOR
+        | {"--json", "--plot", "--confidence", "--interval", "--estimator", "--interaction"}
+        | {"--estimand", "--cluster"}
+        | NUTS,
     ),
-    "pairs": (["file"], DATA | PRIOR | {"--json", "--plot", "--interval"}),
+    "pairs": (["file"], DATA | PRIOR | {"--json", "--plot", "--interval", "--cluster"}),
     "schemas": (["file"], PRIOR | {"--format", "--json", "--plot", "--only", "--confidence"}),
     "plan": (
         ["file", "model_a", "model_b"],
@@ -58,11 +62,28 @@ AUDITED = {
         [],
         {"--json", "--out", "--depths", "--n-max", "--n-questions", "--replicates", "--seed"},
     ),
+    "validate crossed": (
+        [],
+        {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
+        | {"--interaction-sds", "--ability-sd", "--difficulty-sd", "--confidence", "--draws"}
+        | {"--tune", "--chains", "--block", "--max-cells"},
+    ),
+    "validate hyperprior": (
+        [],
+        {"--json", "--out", "--sources", "--replicates", "--board-replicates", "--N", "--M"}
+        | {"--confidence", "--seed"},
+    ),
     "validate distinguishability": ([], {"--json", "--out", "--n-max", "--replicates", "--seed"}),
     "validate pairs": (
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
         | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--prior-kind", "--bins"},
+    ),
+    "validate clusters": (
+        [],
+        {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--clusters"}
+        | {"--cluster-sd", "--question-sd", "--ability-sd", "--interaction-sd", "--trials"}
+        | {"--cluster-interaction-sd", "--confidence", "--draws", "--bins", "--seed"},
     ),
     "validate convergence": (
         ["file"],
@@ -176,6 +197,21 @@ MATRIX = ["adaptive", "simulate", "--dataset", "matrix", "--matrix", "m.npy"]
 REFUSED = [
     ("rank-pool-uniform", ["rank", AIME, "--prior-kind", "uniform", "--pool", "model"], "--pool"),
     ("rank-nuts-closed-form", ["rank", AIME, "--draws", "200"], "--draws does nothing"),
+    (
+        "rank-interaction-closed-form",
+        ["rank", AIME, "--interaction"],
+        "--interaction does nothing with --estimator closed-form",
+    ),
+    (
+        "rank-cluster-these-questions",
+        ["rank", AIME, "--cluster", "subject"],
+        "--cluster does nothing with --estimand these-questions",
+    ),
+    (
+        "rank-new-questions-interval",
+        ["rank", AIME, "--estimand", "new-questions", "--interval", "exact", "--tune", "5"],
+        "--interval, --tune do nothing with --estimand new-questions",
+    ),
     (
         "rank-prior-crossed",
         ["rank", AIME, "--estimator", "crossed", "--prior-kind", "uniform"],

@@ -123,11 +123,13 @@ def test_complete_design_passes_unchanged():
 
 @pytest.mark.parametrize("prior", ["uniform", "empirical", "empirical-plugin"])
 def test_answered_only_equals_each_model_fitted_on_its_own_questions(board, prior):
+    # per model alone (pool="model"): the board-informed default shares what the board says
     R = board.scores
-    mu, sigma = bayes(R, prior=prior, mask=np.isnan(R), answered_only=True)
+    pool = None if prior == "uniform" else "model"
+    mu, sigma = bayes(R, prior=prior, pool=pool, mask=np.isnan(R), answered_only=True)
     for i in range(R.shape[0]):
         own = R[i, board.answered[i]]
-        m_i, s_i = bayes(own, prior=prior, mask=np.isnan(own))
+        m_i, s_i = bayes(own, prior=prior, pool=pool, mask=np.isnan(own))
         # Newton's tolerance (1e-8) stops a joint fit of all models at a slightly different
         # point than a fit of one: the same to 1e-7 relative
         assert mu[i] == pytest.approx(m_i, rel=1e-7)

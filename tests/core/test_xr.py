@@ -80,7 +80,7 @@ def test_rank_table(labelled):
     # the interval is the posterior of pi-bar, within [min w, max w]
     np.testing.assert_allclose(ds_avg["hi"], be.bayes_ci(R, [0, 0.5, 1]).hi, atol=1e-14)
     # rank_table's default prior is the learned one, and it says so
-    assert ds.attrs["prior"] == "empirical (per model, integrated)"
+    assert ds.attrs["prior"] == "empirical (per model, board-informed, integrated)"
     assert (ds["prior_kappa"] > 0).all()
 
 

@@ -30,6 +30,8 @@ SMALLER = {
     "validate prior-benefit": "--replicates 20 --n-max 6 --n-questions 5",
     "validate distinguishability": "--replicates 50 --n-max 20",
     "validate pairs": "--replicates 4 --n-models 3 --n-questions 8",
+    "validate clusters": "--replicates 3 --n-models 3 --n-questions 12 --clusters 3,4 "
+    "--cluster-sd 1 --draws 200",
     # runs.csv has 3 models (below): subsets of 2 of them, not of 5
     "validate convergence": "--replicates 20 --subset-size 2",
     "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",
@@ -81,6 +83,11 @@ def _write_inputs(folder: Path) -> None:
     runs = pd.DataFrame(rows, columns=["model", "question", "trial", "score"])
     runs.to_csv(folder / "runs.csv", index=False)
     runs.to_parquet(folder / "runs.parquet")
+    # one trial per question, the questions in 4 subjects (the clustered commands)
+    clustered = runs[runs["trial"] == 0].assign(
+        subject=lambda d: "s" + (d["question"].str[1:].astype(int) % 4).astype(str)
+    )
+    clustered.to_csv(folder / "results.csv", index=False)
     from bayes_eval.synthetic.leaderboard import simulate_leaderboard
 
     board = simulate_leaderboard(5, 30, scores="graded", question_sets=(20, 30), repeats=0.1)

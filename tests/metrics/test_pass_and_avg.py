@@ -176,10 +176,12 @@ def test_exact_batched_masked_and_pooled_equal_the_loop(rng):
     mask = rng.random(R.shape) < 0.2
     mask[..., :3] = False
     for prior in ("uniform", "empirical"):
-        batch = be.pass_at_k_ci(R, 3, interval="exact", prior=prior, mask=mask)
+        # per model alone: the board-informed default shares what the other models say
+        pool = None if prior == "uniform" else "model"
+        batch = be.pass_at_k_ci(R, 3, interval="exact", prior=prior, pool=pool, mask=mask)
         assert all(np.shape(x) == (3,) for x in batch)
         for i in range(3):
-            one = be.pass_at_k_ci(R[i], 3, interval="exact", prior=prior, mask=mask[i])
+            one = be.pass_at_k_ci(R[i], 3, interval="exact", prior=prior, pool=pool, mask=mask[i])
             # a learned prior is fitted by Newton's method to a tolerance: 1e-10 relative
             rtol, atol = (0, 1e-12) if prior == "uniform" else (1e-8, 0)
             np.testing.assert_allclose([x[i] for x in batch], one, rtol=rtol, atol=atol)
@@ -221,7 +223,7 @@ def test_alpha0_beta0_are_the_fixed_prior_success_fail():
         ({"prior": "flat"}, r"prior is 'flat'; expected one of"),
         ({"prior": "empirical", "alpha0": 2.0}, r"both prior='empirical' and alpha0/beta0"),
         ({"prior": [1.0, 1.0], "beta0": 2.0}, r"both prior=\[1.0, 1.0\] and alpha0/beta0"),
-        ({"pool": "all"}, r"pool is 'all'; expected 'model' or 'benchmark'"),
+        ({"pool": "all"}, r"pool is 'all'; expected one of \['board', 'model', 'benchmark'\]"),
         ({"alpha0": 0.0}, r"alpha0 is 0.0; expected a finite number > 0"),
         ({"prior": [1.0, 1.0, 1.0]}, r"prior has shape \(3,\); expected a scalar or a vector"),
     ],

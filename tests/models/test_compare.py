@@ -29,6 +29,7 @@ from bayes_eval.models import (
     loo,
     matching_model,
 )
+from bayes_eval.posteriors.priors import KAPPA_PRIOR
 
 R = np.array(  # 2 LLMs x 3 questions x 4 trials, binary
     [[[1, 1, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]], [[1, 0, 0, 1], [0, 1, 0, 0], [1, 1, 1, 0]]]
@@ -94,7 +95,8 @@ def test_log_prior_group():
     out = add_log_prior(idata, hierarchical_model(R))
     assert "log_prior" not in idata.children
     lp = out["log_prior"]["log_kappa"].isel(chain=0, draw=0)
-    want = stats.norm.logpdf([0, 1], np.log(5.0), 1.5)  # the default kappa prior
+    med, sd = KAPPA_PRIOR  # the default kappa prior
+    want = stats.norm.logpdf([0, 1], np.log(med), sd)
     np.testing.assert_allclose(lp, want, atol=1e-9)
 
 
@@ -129,13 +131,14 @@ def test_exact_matching_loo_against_scipy_and_quadrature(unit):
         exact_matching_loo(hierarchical_model(R))
 
 
-def _grid_loo_binary(n: np.ndarray, trials: int, kappa_prior=(5.0, 1.5)) -> np.ndarray:
+def _grid_loo_binary(n: np.ndarray, trials: int, kappa_prior=None) -> np.ndarray:
     """Brute-force exact LOO of one LLM's cells under the hierarchical model (binary): the
     hyperposterior on a 801 x 801 grid over (logit beta, log kappa), prior density
-    beta (1 - beta) N(log kappa; log 5, 1.5^2) on that scale, scipy's Dirichlet-multinomial."""
+    beta (1 - beta) N(log kappa; log median, sd^2) on that scale (the default hyperprior),
+    scipy's Dirichlet-multinomial."""
     from scipy.special import logsumexp
 
-    med, sd = kappa_prior
+    med, sd = kappa_prior or KAPPA_PRIOR
     u = np.linspace(-14, 14, 801)
     v = np.linspace(np.log(med) - 7 * sd, np.log(med) + 7 * sd, 801)
     U, V = np.meshgrid(u, v, indexing="ij")

@@ -431,7 +431,7 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
     assert code == (0 if report["passed"] else 1)
     assert report["passed"], report
     # the CLI's default prior is the learned one: its PyMC model is the hierarchical model
-    assert report["prior"] == "empirical (per model, integrated)"
+    assert report["prior"] == "empirical (per model, board-informed, integrated)"
     assert report["pymc_model"] == "hierarchical" and report["estimand"] == "these questions"
     assert out.exists() and {r["model"] for r in report["models"]} == {"m0", "m1", "m2"}
     assert main(["priors", str(path), "--alpha0-grid", "0.5,1,2", "--json"]) == 0

@@ -188,10 +188,14 @@ def test_draws_have_the_posterior_moments(prior):
 
 def test_selecting_models_keeps_each_models_posterior():
     R = _board(4, 10, 3, seed=9)
-    post = be.posterior(R, prior="empirical", models=list("abcd"))
+    # the board-informed default: a selected model keeps the prior the board gave it
+    board = be.posterior(R, prior="empirical", models=list("abcd"))
+    assert board["c"].mean == pytest.approx(board.mean[2], rel=1e-12)
+    # per model alone: a selected model is the model fitted alone
+    post = be.posterior(R, prior=Prior.parse("empirical", pool="model"), models=list("abcd"))
     one = post["c"]
-    assert not one.batched and one.mean == pytest.approx(post.mean[2], abs=0)
-    alone = be.posterior(R[2], prior="empirical")
+    assert not one.batched and one.mean == pytest.approx(post.mean[2], rel=1e-12)
+    alone = be.posterior(R[2], prior=Prior.parse("empirical", pool="model"))
     assert one.mean == pytest.approx(alone.mean, rel=1e-9)
     two = post[["d", "a"]]
     assert two.models == ("d", "a")
@@ -271,7 +275,7 @@ def test_prior_parse_and_label():
     assert Prior.parse(1.0).kind == "uniform" and Prior.parse(0.5).kind == "jeffreys"
     assert Prior.parse([0.5, 2]).label == "Dirichlet(0.5, 2)"
     assert Prior.parse([1, 1]).label == "uniform"
-    assert Prior.parse("empirical").label == "empirical (per model, integrated)"
+    assert Prior.parse("empirical").label == "empirical (per model, board-informed, integrated)"
     pooled = Prior.parse("empirical-plugin", pool="benchmark", source="r0.csv", discount=0.5)
     assert (
         pooled.label
@@ -295,7 +299,10 @@ def test_prior_parse_and_label():
         (lambda: Prior.parse(-1.0), "finite values > 0"),
         (lambda: Prior.parse([[1, 2]]), "positive number or a vector"),
         (lambda: Prior.parse("uniform", pool="benchmark"), "learned priors"),
-        (lambda: Prior.parse("empirical", pool="all"), "expected 'model' or 'benchmark'"),
+        (
+            lambda: Prior.parse("empirical", pool="all"),
+            r"expected one of \['board', 'model', 'benchmark'\]",
+        ),
         (lambda: Prior.parse("uniform", discount=0), r"in \(0, 1\]"),
         (lambda: Prior.parse("uniform", discount=True), r"in \(0, 1\]"),
         (lambda: Prior(kind="fixed"), "alpha is given exactly"),

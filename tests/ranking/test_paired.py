@@ -140,7 +140,7 @@ def test_learned_split_prior_against_a_fine_quadrature():
     n_b = ((x[i] == 0) & (x[j] == 1)).sum(1)
     log_k = np.linspace(np.log(5) - 8 * 1.5, np.log(5) + 8 * 1.5, 4001)
     h = np.exp(log_k)[:, None] / 2
-    log_w = stats.norm.logpdf(log_k, np.log(5), 1.5)
+    log_w = stats.norm.logpdf(log_k, np.log(5), 1.5)  # SPLIT_KAPPA_PRIOR
     log_w = log_w + (betaln(h + n_a, h + n_b) - betaln(h, h)).sum(1)
     w = np.exp(log_w - logsumexp(log_w))
     w[[0, -1]] /= 2  # trapezoid

@@ -67,6 +67,10 @@ def test_report_separates_under_and_over_coverage():
         {
             "coverage": (("N", "M", "interval"), cov),
             "coverage_mc_se": (("N", "M", "interval"), np.full(cov.shape, 0.003)),
+            "sd_over_rmse": (
+                ("N", "M", "interval"),
+                np.array([[[0.7, 1.0], [1.1, 1.6], [1.0, 1.3]]]),
+            ),
             "claim_error_bayes": ((), 0.01),
             "claim_error_wald": ((), 0.02),
         },
@@ -81,9 +85,14 @@ def test_report_separates_under_and_over_coverage():
     # the human-readable report: an aligned row per method, coverage per M, misses counted
     lines = coverage.report_lines(rep)
     head = lines.index("scenario anchored (headline: real or misspecified rates)")
-    assert lines[head + 1].split() == ["method", "M=5", "M=15", "M=30", "under", "over", "misses"]
-    assert lines[head + 2].split() == ["a", "0.800", "0.950", "0.950", "0.0", "0.0", "0/2"]
-    assert lines[head + 3].split() == ["b", "0.950", "0.990", "0.951", "0.0", "4.0", "1/2"]
+    # sd/RMSE: the range over the cells with M >= 15 (M = 5's 0.7 is outside)
+    assert a["sd_over_rmse"] == [1.0, 1.1] and b["sd_over_rmse"] == [1.3, 1.6]
+    head_row = ["method", "M=5", "M=15", "M=30", "under", "over", "misses", "sd/RMSE"]
+    assert lines[head + 1].split() == head_row
+    row_a = ["a", "0.800", "0.950", "0.950", "0.0", "0.0", "0/2", "1.00-1.10"]
+    row_b = ["b", "0.950", "0.990", "0.951", "0.0", "4.0", "1/2", "1.30-1.60"]
+    assert lines[head + 2].split() == row_a
+    assert lines[head + 3].split() == row_b
     assert all(len(line) < 200 for line in lines)
 
 

@@ -1,0 +1,86 @@
+"""Printing the new-questions leaderboard of ``bayes-eval rank --estimand new-questions``
+(:func:`bayes_eval.ranking.population.population_leaderboard`): header, table, JSON."""
+
+from __future__ import annotations
+
+import argparse
+
+from bayes_eval.cli._leaderboard import design_lines, graded_lines
+from bayes_eval.cli._output import fmt, interval, say, table, uncertain
+
+__all__ = ["population_json", "print_population"]
+
+
+def _clusters(board, args: argparse.Namespace) -> dict:
+    attrs = board.table.attrs
+    return {
+        "column": args.cluster,
+        "count": int(attrs["clusters"]) if attrs["clustered"] else None,
+        "treatment": str(attrs["cluster_treatment"]),
+    }
+
+
+def population_json(board, scored, args: argparse.Namespace, name: str, questions: str) -> dict:
+    """The ``--json`` document of ``rank --estimand new-questions``."""
+    attrs = board.table.attrs
+    order = [r["model"] for r in board.models]
+    matrix = board.table["prob_better"].sel(model=order, model_bis=order).values
+    return {
+        "estimand": board.estimand,
+        "prior": str(attrs["prior"]),
+        "prior_detail": {"prob_better": str(attrs["prior"]), "interval": attrs["interval_prior"]},
+        "clusters": _clusters(board, args),
+        "file": name,
+        "files": list(args.file),
+        "log": scored.log,
+        "schema": scored.schema,
+        "estimator": "student-t over clusters" if attrs.get("clustered") else "bayesian-bootstrap",
+        "question_mode": questions,
+        "design": scored.design,
+        "graded": scored.graded,
+        "models": board.models,
+        "confidence": args.confidence,
+        "draws": int(attrs["draws"]),
+        "seed": attrs["seed"],
+        "prob_better": {
+            "models": order,
+            "rows": [[None if v != v else float(v) for v in row] for row in matrix],
+        },
+        "plot": args.plot,
+    }
+
+
+def print_population(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
+    """The header lines, the table and its legend."""
+    attrs, pct = board.table.attrs, f"{100 * args.confidence:g}%"
+    treatment = _clusters(board, args)["treatment"]
+    draws = f"{attrs['draws']} draws, seed {attrs['seed']}"
+    how = f"Bayesian bootstrap ({draws})"
+    if args.cluster:
+        treatment = f"--cluster {args.cluster}: {treatment}"
+        how = f"Student t with G - 1 df, rank intervals from {draws}"
+    say(
+        f"{name}: {len(board.models)} models, {scored.R.sizes['question']} questions; estimand: "
+        f"{board.estimand} (the mean score on the source the questions were drawn from); "
+        f"{treatment}; {pct} intervals: {how}; P(better): paired, prior {attrs['prior']}"
+    )
+    say(*graded_lines(scored.graded), *design_lines(scored.design, "closed-form"))
+    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank", "rank w/ CI"]
+    columns += [uncertain("rank range"), uncertain(f"rank {pct}"), uncertain("P > next")]
+    order = [r["model"] for r in board.models]
+    p = board.table["prob_better"].sel(model=order, model_bis=order).values
+
+    def row(k: int, r: dict) -> list:
+        nxt = fmt(float(p[k, k + 1]), 3) if k + 1 < len(order) else "-"
+        cells = [r["model"], fmt(r["mu"]), fmt(r["sigma"]), interval(r["lo"], r["hi"])]
+        cells += [r["rank"], r["rank_ci"], "{}-{}".format(*r["rank_interval"])]
+        return [*cells, "{}-{}".format(*r["rank_draws"]), nxt]
+
+    table(columns, (row(k, r) for k, r in enumerate(board.models)))
+    say(
+        f"rank w/ CI: consecutive models tie when P(better) < {args.confidence:g}; rank range: "
+        f"from all pairwise decisions (no chaining); rank {pct}: over the posterior draws. "
+        "Without --cluster every question is its own draw from the source."
+    )
+    if args.plot:
+        say(f"forest plot written to {args.plot}")

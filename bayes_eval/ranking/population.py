@@ -1,0 +1,393 @@
+r"""The leaderboard for new questions: each model's mean score on the population of questions
+the benchmark samples, with or without clusters.
+
+The estimand is *new questions from the same source* (:data:`bayes_eval.posteriors.posterior.
+NEW_QUESTIONS`): the mean score :math:`\mu_l` of model l over the distribution the questions
+were drawn from, not over the benchmark's own questions (what ``rank`` reports by default).
+The questions are a sample, so their sampling noise enters every model's interval, and it is
+shared: a hard draw of questions is hard for every model, so the draws of
+:math:`(\mu_1, \ldots, \mu_L)` are paired across models, and so are the ranks computed from
+them.
+
+**Questions drawn independently** (no clusters). Rubin's Bayesian bootstrap ("The Bayesian
+bootstrap", 1981) over the M questions with the uniform prior's corners, as the unclustered
+comparisons of :mod:`bayes_eval.ranking.paired` use: weights
+:math:`\pi \sim \mathrm{Dir}(1, \ldots, 1, a, a)` over the questions a model answered and two
+corner pseudo-questions scoring 1 and 0 (:math:`a` = :data:`CORNER`), and
+:math:`\mu_l = \sum_q \pi_q s_{lq} + \pi_{+}` with :math:`s_{lq}` the per-question mean score
+in ``[0, 1]`` (:func:`~bayes_eval.ranking.paired.question_scores`). For binary results with
+one trial this is the :math:`\mathrm{Beta}(1 + k, 1 + M - k)` of the uniform prior. Every
+model shares the same question weights.
+
+**Questions drawn in clusters** (passages, subjects, templates; Miller, "Adding Error Bars to
+Evals: A Statistical Approach to Language Model Evaluations", 2024). The G clusters are the
+independent draws. Each model's cluster sums are linearised
+(:func:`~bayes_eval.ranking.paired.cluster_values`: values :math:`v_{lg}` with mean
+:math:`\bar x_l`, the model's mean score, and Miller's cluster-robust spread); under the
+normal model :math:`v_{lg} \sim N(\mu_l, \sigma_l^2)` with the Jeffreys prior
+:math:`p(\mu, \sigma) \propto 1/\sigma`, the posterior of :math:`\mu_l` is Student's
+:math:`t_{G-1}(\bar x_l, s_l/\sqrt G)` (Box and Tiao, "Bayesian Inference in Statistical
+Analysis", 2.4): the interval is :math:`\bar x_l \pm t_{G-1, 1-\alpha/2}\, s_l/\sqrt G`.
+The paired draws for the ranks,
+
+.. math:: \mu^{(s)} = \bar x + \sqrt{\frac{G-1}{\chi^{2(s)}_{G-1}}}\;
+          \frac{V_c^\top z^{(s)}}{\sqrt{G(G-1)}}, \qquad z^{(s)} \sim N(0, I_G),
+
+(:math:`V_c` the centred cluster values, one column per model, one :math:`\chi^2` and one
+:math:`z` per draw shared by all models) give every model, and every difference of two
+models, exactly its own :math:`t_{G-1}` posterior, the one
+:func:`~bayes_eval.ranking.paired.compare_pairs` uses for P(better). Why not the Bayesian
+bootstrap over clusters: with few clusters its spread is :math:`(G-1)/(G+1)` of the sample
+variance with normal tails; on the boards of ``bayes-eval validate clusters`` (a
+development run, 300 boards per cell) its 95% intervals covered 0.80-0.86 with 5 clusters,
+and 0.997-1.00 with sd/RMSE 1.3-2.0 with the uniform corners as pseudo-clusters, where the t
+intervals cover 0.94-0.96. The t model assumes roughly normal cluster values, which averages
+of a few questions are; a model whose clusters all score the same gets a point mass.
+
+The probability that a model beats another is :func:`~bayes_eval.ranking.paired.
+compare_pairs` on their shared questions (exact, the number ``bayes-eval pairs`` prints, the
+learned split prior by default without clusters); the interval (without clusters) and the
+rank interval come from ``draws`` seeded draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+import xarray as xr
+from numpy.typing import ArrayLike, NDArray
+
+from bayes_eval.posteriors.posterior import NEW_QUESTIONS
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
+from bayes_eval.ranking.paired import (
+    cluster_codes,
+    cluster_sums,
+    cluster_values,
+    compare_pairs,
+    question_scores,
+)
+from bayes_eval.ranking.ranks import rank
+
+__all__ = [
+    "CORNER",
+    "PopulationBoard",
+    "cluster_draws",
+    "population_draws",
+    "population_leaderboard",
+]
+
+_BLOCK = 512  # draws per block (bounds the (draws, units) weight matrix)
+#: Prior mass of each corner pseudo-question (scores 1 and 0) of the unclustered bootstrap.
+CORNER = 1.0
+
+
+def population_draws(
+    totals: ArrayLike,
+    sizes: ArrayLike,
+    *,
+    draws: int = 4000,
+    corner: float = CORNER,
+    seed: int | np.random.Generator | None = 0,
+) -> NDArray[np.float64]:
+    r"""Draws of every model's population mean under the Bayesian bootstrap over units.
+
+    The units are the questions (module docstring); with units of several questions (sums
+    :math:`T_{lg}` over :math:`n_{lg}` questions) the mean is the ratio
+    :math:`\sum_g \pi_g T_{lg} / \sum_g \pi_g n_{lg}`, the corners being units of the
+    average size.
+
+    Parameters
+    ----------
+    totals, sizes : array_like, shape ``(L, G)``
+        :math:`T_{lg}` (sum of model l's scores in ``[0, 1]`` over unit g) and
+        :math:`n_{lg}` (its questions answered there: 0 or 1 for questions).
+    draws : int
+        Number of draws of the weights :math:`\pi` (module docstring).
+    corner : float
+        Mass :math:`a` of each corner pseudo-unit (0: Rubin's bootstrap alone).
+    seed : int, Generator or None
+
+    Returns
+    -------
+    ndarray, shape ``(draws, L)``
+        Paired draws: row s uses the same weights for every model.
+
+    Raises
+    ------
+    ValueError
+        For shapes that differ, negative sizes, a model with no question, or ``draws < 1``.
+    """
+    T = np.asarray(totals, dtype=float)
+    n = np.asarray(sizes, dtype=float)
+    if T.ndim != 2 or T.shape != n.shape:
+        raise ValueError(
+            f"totals {T.shape} and sizes {n.shape}; expected two arrays of shape (L, G)."
+        )
+    if (n < 0).any() or not np.isfinite(T).all() or (T < 0).any() or (T > n + 1e-9).any():
+        raise ValueError("expected sizes >= 0 and totals in [0, sizes] (scores in [0, 1]).")
+    if not (n.sum(axis=1) > 0).all():
+        raise ValueError("a model answered no question; expected at least one per model.")
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise ValueError(f"draws is {draws!r}; expected a positive integer.")
+    if not corner >= 0:
+        raise ValueError(f"corner is {corner!r}; expected a mass >= 0.")
+    rng = np.random.default_rng(seed)
+    nbar = n.sum(axis=1) / (n > 0).sum(axis=1)  # average size of the clusters a model answered
+    out = np.empty((draws, T.shape[0]))
+    for start in range(0, draws, _BLOCK):
+        k = min(_BLOCK, draws - start)
+        g = rng.standard_gamma(1.0, (k, T.shape[1]))  # Dir(1, ..., 1) up to normalisation
+        num, den = g @ T.T, g @ n.T  # (k, L)
+        if corner > 0:
+            hi, lo = rng.standard_gamma(corner, (2, k, 1))
+            num = num + hi * nbar
+            den = den + (hi + lo) * nbar
+        out[start : start + k] = num / den
+    return out
+
+
+def cluster_draws(
+    totals: ArrayLike,
+    sizes: ArrayLike,
+    *,
+    draws: int = 4000,
+    seed: int | np.random.Generator | None = 0,
+) -> NDArray[np.float64]:
+    r"""Paired draws of every model's population mean under the cluster-level t model.
+
+    Parameters
+    ----------
+    totals, sizes : array_like, shape ``(L, G)``
+        :math:`T_{lg}` (sum of model l's scores in ``[0, 1]`` over cluster g) and
+        :math:`n_{lg}` (its questions answered there).
+    draws : int
+    seed : int, Generator or None
+
+    Returns
+    -------
+    ndarray, shape ``(draws, L)``
+        Row s: :math:`\bar x + \sqrt{(G-1)/\chi^2_{G-1}}\, V_c^\top z / \sqrt{G(G-1)}`
+        (module docstring); each column is exactly :math:`t_{G-1}(\bar x_l, s_l/\sqrt G)`
+        when the model answered every cluster.
+
+    Raises
+    ------
+    ValueError
+        For shapes that differ, fewer than two clusters, a model with no question, or
+        ``draws < 1``.
+    """
+    T = np.asarray(totals, dtype=float)
+    n = np.asarray(sizes, dtype=float)
+    if T.ndim != 2 or T.shape != n.shape or T.shape[1] < 2:
+        raise ValueError(
+            f"totals {T.shape} and sizes {n.shape}; expected two arrays of shape (L, G), G >= 2."
+        )
+    if not (n.sum(axis=1) > 0).all():
+        raise ValueError("a model answered no question; expected at least one per model.")
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise ValueError(f"draws is {draws!r}; expected a positive integer.")
+    rng = np.random.default_rng(seed)
+    seen = n > 0
+    G = seen.sum(axis=1)
+    M = n.sum(axis=1)
+    mean = T.sum(axis=1) / M
+    dev = np.where(seen, (G / M)[:, None] * (T - n * mean[:, None]), 0.0)  # centred values
+    df = int(T.shape[1]) - 1
+    out = np.empty((draws, T.shape[0]))
+    norm = np.sqrt(np.maximum(G, 2) * np.maximum(G - 1, 1))  # per model: sqrt(G (G - 1))
+    for start in range(0, draws, _BLOCK):
+        k = min(_BLOCK, draws - start)
+        z = rng.standard_normal((k, T.shape[1]))
+        chi = np.sqrt(df / rng.chisquare(df, (k, 1)))
+        out[start : start + k] = mean + chi * (z @ dev.T) / norm
+    return out
+
+
+class PopulationBoard(NamedTuple):
+    """The new-questions leaderboard (:func:`population_leaderboard`).
+
+    Attributes
+    ----------
+    table : xarray.Dataset
+        Over ``model`` (best posterior mean first): ``mu`` (posterior mean of the
+        population mean), ``sigma`` (its sd), ``lo``/``hi`` (equal-tailed interval),
+        ``rank`` (by ``mu``), ``rank_ci`` (consecutive models tie unless P(better) >=
+        ``confidence``), ``rank_lower``/``rank_upper`` (from all pairwise decisions, no
+        chaining), ``rank_draw_lo``/``rank_draw_hi`` (credible interval of the rank over the
+        draws), ``questions``; over ``(model, model_bis)``: ``prob_better`` (paired, exact).
+        ``attrs``: ``estimand``, ``confidence``, ``draws``, ``seed``, ``clusters``,
+        ``cluster_treatment``, ``prior`` (of the comparisons), ``interval_prior``.
+    models : list of dict
+        One record per model, best first (JSON-ready).
+    """
+
+    table: xr.Dataset
+    models: list[dict]
+
+    @property
+    def estimand(self) -> str:
+        """:data:`~bayes_eval.posteriors.posterior.NEW_QUESTIONS`."""
+        return str(self.table.attrs["estimand"])
+
+
+def population_leaderboard(
+    R: xr.DataArray,
+    w: ArrayLike | None = None,
+    *,
+    cluster: ArrayLike | Mapping[object, object] | None = None,
+    confidence: float = 0.95,
+    fractional: bool = False,
+    pair_prior: PriorSpec = DEFAULT_PRIOR,
+    draws: int = 4000,
+    seed: int | np.random.Generator | None = 0,
+) -> PopulationBoard:
+    """Rank the models of ``R[model, question, trial]`` (NaN = no trial) for new questions.
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``model``, ``question``, ``trial``; a model is scored on the
+        questions it answered.
+    w : array_like, optional
+        Rubric weights (binary by default); scores are scaled to ``[0, 1]``.
+    cluster : array_like or mapping, keyword-only
+        The cluster of every question (a label per question of ``R``, or question label ->
+        cluster; :func:`~bayes_eval.ranking.paired.cluster_codes`); None: each question is
+        its own draw from the source.
+    confidence : float, keyword-only
+        Level of the intervals and of the pairwise decisions behind the ranks.
+    fractional : bool, keyword-only
+        ``R`` holds graded scores in ``[0, 1]``.
+    pair_prior : keyword-only
+        Prior of the paired comparisons without clusters
+        (:func:`~bayes_eval.ranking.paired.compare_pairs`; not used with clusters, whose t
+        model has the Jeffreys prior).
+    draws : int, keyword-only
+        Posterior draws for the rank intervals (and, without clusters, the intervals).
+    seed : int, Generator or None, keyword-only
+
+    Returns
+    -------
+    PopulationBoard
+
+    Raises
+    ------
+    ValueError
+        Bad ``R``, ``confidence`` outside (0, 1), fewer than two models, a model without an
+        answered question, or a bad ``cluster``.
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence is {confidence!r}; expected a level in (0, 1).")
+    if not isinstance(R, xr.DataArray) or set(R.dims) != {"model", "question", "trial"}:
+        raise ValueError("R must be a DataArray with dims ('model', 'question', 'trial').")
+    R = R.transpose("model", "question", "trial")
+    values = R.values.astype(float)  # a copy: the caller's array is never touched
+    models = [str(m) for m in R["model"].values]
+    questions = [str(q) for q in R["question"].values]
+    if len(models) < 2:
+        raise ValueError(f"R has {len(models)} model; ranking needs two or more.")
+    scores = question_scores(values, w, fractional=fractional)
+    answered = ~np.isnan(scores)
+    if not answered.any(axis=1).all():
+        i = int(np.flatnonzero(~answered.any(axis=1))[0])
+        raise ValueError(f"model {models[i]!r} answered no question; expected at least one.")
+    tail = (1.0 - confidence) / 2
+    if cluster is None:
+        labels = None
+        T, n = cluster_sums(scores, answered, np.arange(len(questions)))
+        mu_draws = population_draws(T, n, draws=draws, seed=seed)
+        mu = mu_draws.mean(axis=0)
+        sigma = mu_draws.std(axis=0, ddof=1)
+        lo, hi = np.quantile(mu_draws, [tail, 1.0 - tail], axis=0)
+        interval_prior = f"uniform corners ({CORNER:g} pseudo-question at 1 and at 0)"
+    else:
+        from scipy.stats import t as student
+
+        codes, names = cluster_codes(cluster, questions, n_questions=len(questions))
+        labels = np.asarray(names, dtype=object)[codes]
+        T, n = cluster_sums(scores, answered, codes)
+        seen = (n > 0).sum(axis=1)  # clusters each model answered a question of
+        if (seen < 2).any():
+            i = int(np.argmax(seen < 2))
+            raise ValueError(
+                f"model {models[i]!r} answered questions of {int(seen[i])} cluster(s); the "
+                "new-questions estimand with clusters needs at least two per model (one cluster "
+                "says nothing about new ones)."
+            )
+        mu_draws = cluster_draws(T, n, draws=draws, seed=seed)
+        mu, scale, df = cluster_values(T, n)
+        q = student.ppf(1.0 - tail, df)
+        # the t law's tails reach past the scores' range: clip to it
+        bottom, top = (0.0, 1.0) if w is None else (float(np.min(w)), float(np.max(w)))
+        lo = np.maximum(mu - q * scale, bottom)
+        hi = np.minimum(mu + q * scale, top)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sigma = np.where(df > 2, scale * np.sqrt(df / np.maximum(df - 2, 1e-300)), np.inf)
+        interval_prior = "Jeffreys on the cluster-level normal model (Student t, G - 1 df)"
+    pc = compare_pairs(
+        values,
+        w,
+        fractional=fractional,
+        prior=pair_prior,
+        models=models,
+        cluster=labels,
+        independent=False,
+    )
+    order = np.argsort(-mu, kind="stable")
+    p = pc.paired
+    beats = np.nan_to_num(p, nan=0.0) >= confidence  # beats[i, j]: i confidently over j
+    L = len(models)
+    rank_draws = rank(mu_draws, axis=1)
+    r_lo, r_hi = np.quantile(rank_draws, [tail, 1.0 - tail], axis=0, method="inverted_cdf")
+    # consecutive models (by mu) tie unless the upper one beats the lower with confidence
+    sep = beats[order[:-1], order[1:]]
+    dense = np.empty(L, np.int64)
+    dense[order] = np.concatenate([[1], 1 + np.cumsum(sep)])
+    coords = {"model": models}
+    ds = xr.Dataset(
+        {
+            "mu": ("model", mu),
+            "sigma": ("model", sigma),
+            "lo": ("model", lo),
+            "hi": ("model", hi),
+            "rank": ("model", rank(mu)),
+            "rank_ci": ("model", dense),
+            "rank_lower": ("model", 1 + beats.sum(axis=0)),
+            "rank_upper": ("model", L - beats.sum(axis=1)),
+            "rank_draw_lo": ("model", r_lo.astype(np.int64)),
+            "rank_draw_hi": ("model", r_hi.astype(np.int64)),
+            "questions": ("model", answered.sum(axis=1)),
+            "prob_better": (("model", "model_bis"), p),
+        },
+        coords=coords | {"model_bis": models},
+        attrs={
+            "estimand": NEW_QUESTIONS,
+            "confidence": confidence,
+            "draws": int(draws),
+            "seed": seed if isinstance(seed, (int, type(None))) else "generator",
+            "clusters": pc.clusters if pc.clusters is not None else len(questions),
+            "clustered": cluster is not None,
+            "cluster_treatment": pc.cluster_treatment,
+            "prior": pc.prior,
+            "interval_prior": interval_prior,
+        },
+    )
+    records = []
+    for i in order:
+        records.append(
+            {
+                "model": models[i],
+                "mu": float(mu[i]),
+                "sigma": float(sigma[i]),
+                "lo": float(lo[i]),
+                "hi": float(hi[i]),
+                "rank": int(ds["rank"].values[i]),
+                "rank_ci": int(dense[i]),
+                "rank_interval": [int(ds["rank_lower"].values[i]), int(ds["rank_upper"].values[i])],
+                "rank_draws": [int(r_lo[i]), int(r_hi[i])],
+                "questions": int(answered[i].sum()),
+            }
+        )
+    return PopulationBoard(ds, records)
