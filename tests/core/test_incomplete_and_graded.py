@@ -155,6 +155,7 @@ def test_rank_table_counts_questions_and_warns_nothing_on_complete(board):
     assert ds["questions"].values.tolist() == board.answered.sum(axis=1).tolist()
 
 
+@pytest.mark.slow
 def test_answered_only_empirical_prior_covers_the_truth():
     """Calibration on a real-rate (Rasch) truth, not the prior's world: 90% intervals of the
     learned prior cover each model's true mean over its answered questions (20 leaderboards
