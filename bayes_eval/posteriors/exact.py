@@ -446,7 +446,7 @@ def mixture_interval(
     Accuracy, measured against a brute-force computation (a 240 x 72 trapezoid grid over
     (logit mean, log concentration) of the exact hyperposterior and a lattice law at each
     point; ``tests/posteriors/test_exact_learned.py``), binary data, 95% endpoints: within
-    0.006 posterior sd for M from 1 to 30 with mixed outcomes at N = 1; 0.011 sd at N = 4
+    0.008 posterior sd for M from 1 to 30 with mixed outcomes at N = 1; 0.011 sd at N = 4
     (M = 12); 0.027 sd when none or all of M = 20 questions are solved (N = 1), the part left
     by the 16-node correction (with ``fine=None``, the Gauss-Hermite mixture alone: up to
     0.06 sd at N = 1). The fine grid is used for two categories only.
