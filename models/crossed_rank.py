@@ -25,7 +25,7 @@ import xarray as xr
 
 from bayes_eval.inputs import shown
 from bayes_eval.models.crossed import crossed_likelihood
-from bayes_eval.ranking.ranks import rank
+from bayes_eval.ranking.ranks import dense_ci_ranks, rank
 
 __all__ = ["crossed_rank_table", "draw_prob_better"]
 
@@ -48,16 +48,6 @@ def draw_prob_better(draws: np.ndarray) -> np.ndarray:
     out = np.empty((x.shape[1], x.shape[1]))
     for i in range(x.shape[1]):  # L rows of an (S, L) comparison: memory S * L, not S * L^2
         out[i] = (x[:, i, None] > x).mean(0) + 0.5 * (x[:, i, None] == x).mean(0)
-    return out
-
-
-def _dense_ci_ranks(mu: np.ndarray, prob: np.ndarray, confidence: float) -> np.ndarray:
-    """Dense ranks; consecutive models by ``mu`` tie when ``P(upper > lower) < confidence``."""
-    order = np.argsort(-mu, kind="stable")
-    separated = prob[order[:-1], order[1:]] >= confidence
-    group = np.concatenate([[0], np.cumsum(separated)])
-    out = np.empty(mu.size, dtype=np.int64)
-    out[order] = group + 1
     return out
 
 
@@ -120,7 +110,7 @@ def crossed_rank_table(idata: xr.DataTree, *, confidence: float = 0.95) -> xr.Da
             "lo": ("model", lo),
             "hi": ("model", hi),
             "rank": ("model", rank(mu)),
-            "rank_ci": ("model", _dense_ci_ranks(mu, prob, confidence)),
+            "rank_ci": ("model", dense_ci_ranks(mu, prob, confidence)),
             "rank_lower": ("model", 1 + beats.sum(axis=0)),
             "rank_upper": ("model", mu.size - beats.sum(axis=1)),
             "rank_draw_lo": ("model", r_lo.astype(np.int64)),

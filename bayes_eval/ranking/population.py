@@ -68,7 +68,7 @@ from bayes_eval.ranking.paired import (
     compare_pairs,
     question_scores,
 )
-from bayes_eval.ranking.ranks import rank
+from bayes_eval.ranking.ranks import dense_ci_ranks, rank
 
 __all__ = [
     "CORNER",
@@ -337,14 +337,13 @@ def population_leaderboard(
     )
     order = np.argsort(-mu, kind="stable")
     p = pc.paired
-    beats = np.nan_to_num(p, nan=0.0) >= confidence  # beats[i, j]: i confidently over j
+    known = np.nan_to_num(p, nan=0.0)  # pairs without a shared question decide nothing
+    beats = known >= confidence  # beats[i, j]: i confidently over j
+    # consecutive models (by mu) tie unless the upper one beats the lower with confidence
+    dense = dense_ci_ranks(mu, known, confidence)
     L = len(models)
     rank_draws = rank(mu_draws, axis=1)
     r_lo, r_hi = np.quantile(rank_draws, [tail, 1.0 - tail], axis=0, method="inverted_cdf")
-    # consecutive models (by mu) tie unless the upper one beats the lower with confidence
-    sep = beats[order[:-1], order[1:]]
-    dense = np.empty(L, np.int64)
-    dense[order] = np.concatenate([[1], 1 + np.cumsum(sep)])
     coords = {"model": models}
     ds = xr.Dataset(
         {

@@ -35,6 +35,7 @@ from bayes_eval.posteriors.priors import Prior, PriorSpec
 
 __all__ = [
     "confidence_to_z",
+    "dense_ci_ranks",
     "pairwise_confidence",
     "pairwise_z",
     "prob_better",
@@ -183,6 +184,18 @@ def rank_with_ci(
     separated = z >= z_threshold
     group = np.concatenate([[0], np.cumsum(separated)])
     return _ranks_from_groups(order, group, method)
+
+
+def dense_ci_ranks(mu: ArrayLike, prob: ArrayLike, confidence: float) -> NDArray[np.int64]:
+    """Dense ranks by ``mu`` where consecutive models tie unless
+    ``P(upper better than lower) >= confidence`` (``prob[i, j]``: P(i better than j); the
+    CI-aware ranking of Hariri et al., §2.7.1, for any pairwise probability)."""
+    mu = np.asarray(mu, dtype=float)
+    order = np.argsort(-mu, kind="stable")
+    separated = np.asarray(prob)[order[:-1], order[1:]] >= confidence
+    out = np.empty(mu.size, dtype=np.int64)
+    out[order] = np.concatenate([[0], np.cumsum(separated)]) + 1
+    return out
 
 
 def rank_interval(
