@@ -3,10 +3,13 @@ r"""Study ``pairs``: is ``bayes-eval pairs`` calibrated for the estimand each ma
 ``bayes-eval pairs`` (:func:`bayes_eval.ranking.paired.leaderboard_pairs`) prints three
 matrices of :math:`P(A \text{ better than } B)`:
 
-* ``these_questions``: the models' posteriors under the CLI's prior (``--prior-kind``), the
-  number ``rank`` and ``plan`` report; estimand *these questions*, the mean of the true
-  per-question success probabilities over the board's own questions,
-  :math:`\bar p_l = \frac1M\sum_q p_{lq}`;
+* ``these_questions``: :meth:`Posterior.prob_better
+  <bayes_eval.posteriors.posterior.Posterior.prob_better>` under the CLI's prior
+  (``--prior-kind``), the number ``rank`` and ``plan`` report: under the default learned prior
+  the board model (:func:`bayes_eval.posteriors.board.board_comparison`), under a fixed prior
+  the models' own posteriors; estimand *these questions*, the mean of the true per-question
+  success probabilities over the board's own questions, :math:`\bar p_l = \frac1M\sum_q
+  p_{lq}`;
 * ``paired`` and ``independent``: the joint table of the pair's outcomes question by question
   (under the table prior ``pairs`` uses for ``--prior-kind``,
   :func:`~bayes_eval.ranking.paired.table_prior`: by default the learned prior of the split
@@ -21,6 +24,13 @@ s_\theta^2)` (``ability_sd``, small: close models), :math:`b_q \sim N(0, s_b^2)`
 trials per cell. Since :math:`b` and :math:`e` have the same law for every LLM,
 :math:`\mu_l = E[\mathrm{expit}(\theta_l + X)]` is increasing in :math:`\theta_l`, so A is
 better than B on new questions exactly when :math:`\theta_A > \theta_B`.
+
+**Real rates** (``rates="matharena"``): the true rates are those of the MathArena AIME 2025 I
+board (each of its 16 models' mean over 4 runs of its 15 questions): ``n_models`` of its models
+on ``n_questions`` questions drawn from its 15 with replacement. The new-questions truth is then
+each model's mean over the 15 (a new question is one drawn from them). These rates are not
+logit-normal (many are exactly 0 or 1), so this checks the board model outside its own world.
+Tied pairs (equal truths) are left out.
 
 **Calibration.** Every pair of every board gives a reported probability and whether the event
 is true. They are binned (``bins`` equal-width bins of the reported probability) into a
@@ -50,7 +60,16 @@ from bayes_eval.ranking.paired import leaderboard_pairs, table_prior
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import PairsConfig
 
-__all__ = ["OUTPUTS", "calibration", "plot", "run", "run_study", "simulate_board", "summary"]
+__all__ = [
+    "OUTPUTS",
+    "calibration",
+    "plot",
+    "real_board",
+    "run",
+    "run_study",
+    "simulate_board",
+    "summary",
+]
 
 #: The matrices of ``bayes-eval pairs`` and the estimand each one names.
 OUTPUTS = {
@@ -81,16 +100,44 @@ def simulate_board(
     return theta, p, R
 
 
-def _one_board(config: PairsConfig, trials: int, rng: np.random.Generator) -> dict:
-    theta, p, R = simulate_board(
-        rng,
-        n_models=config.n_models,
-        n_questions=config.n_questions,
-        trials=trials,
-        ability_sd=config.ability_sd,
-        difficulty_sd=config.difficulty_sd,
-        interaction_sd=config.interaction_sd,
-    )
+def real_board(
+    rng: np.random.Generator, rates: np.ndarray, *, n_models: int, n_questions: int, trials: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One board on real rates ``(L0, M0)``: ``n_models`` of the L0 models (without
+    replacement) on ``n_questions`` questions drawn from the M0 with replacement. Returns each
+    model's mean over the M0 questions (the new-questions truth: a question drawn from them),
+    the board's rates ``(L, M)`` and binary results ``(L, M, N)``."""
+    models = rng.choice(rates.shape[0], n_models, replace=False)
+    questions = rng.integers(0, rates.shape[1], n_questions)
+    p = rates[np.ix_(models, questions)]
+    R = (rng.random((n_models, n_questions, trials)) < p[..., None]).astype(np.float64)
+    return rates[models].mean(axis=1), p, R
+
+
+def _real_rates() -> np.ndarray:
+    """The MathArena AIME 2025 I board's rates: each model's mean over its 4 runs (16, 15)."""
+    from bayes_eval import datasets
+
+    return np.nanmean(datasets.load("matharena_aime25_i")["results"].values, axis=-1)
+
+
+def _one_board(
+    config: PairsConfig, trials: int, rng: np.random.Generator, rates: np.ndarray | None
+) -> dict:
+    if rates is None:
+        theta, p, R = simulate_board(
+            rng,
+            n_models=config.n_models,
+            n_questions=config.n_questions,
+            trials=trials,
+            ability_sd=config.ability_sd,
+            difficulty_sd=config.difficulty_sd,
+            interaction_sd=config.interaction_sd,
+        )
+    else:  # theta: the models' means over the real questions, the new-questions truth
+        theta, p, R = real_board(
+            rng, rates, n_models=config.n_models, n_questions=config.n_questions, trials=trials
+        )
     names = [f"m{i}" for i in range(config.n_models)]
     da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
     pc = leaderboard_pairs(da, prior=config.prior_kind, pair_prior=table_prior(config.prior_kind))
@@ -99,9 +146,13 @@ def _one_board(config: PairsConfig, trials: int, rng: np.random.Generator) -> di
     a, b = idx[i], idx[j]
     p_bar = p.mean(axis=1)
     out = {name: getattr(pc, name)[i, j] for name in OUTPUTS}
+    # a tie (real rates only) has no better model: left out, as pairs without a probability
+    for name, estimand in OUTPUTS.items():
+        truth = p_bar if estimand == THESE_QUESTIONS else theta
+        out[name] = np.where(np.isclose(truth[a], truth[b], rtol=0, atol=1e-12), np.nan, out[name])
     out["truth_these"] = p_bar[a] > p_bar[b]
     out["truth_new"] = theta[a] > theta[b]
-    out["prior_these"] = pc.these_prior
+    out["prior_these"] = pc.these_from  # the board model, or the models' prior
     out["prior_new"] = pc.prior
     return out
 
@@ -119,10 +170,11 @@ def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=shape[0] * shape[1], desc="pairs boards", unit="board")
+    rates = _real_rates() if config.rates == "matharena" else None
     for k, trials in enumerate(config.N):
         rng = np.random.default_rng([config.seed, trials])
         for r in range(config.replicates):
-            one = _one_board(config, trials, rng)
+            one = _one_board(config, trials, rng, rates)
             if r == 0:  # the labels depend on N (graded differences use the uniform corners)
                 priors["these_questions"].append(one["prior_these"])
                 priors["new_questions"].append(one["prior_new"])
@@ -143,6 +195,7 @@ def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
     attrs |= {f: float(getattr(config, f)) for f in ("ability_sd", "difficulty_sd")}
     attrs |= {"interaction_sd": float(config.interaction_sd), "bins": config.bins}
     attrs["prior_kind"] = config.prior_kind
+    attrs["rates"] = config.rates
     return xr.Dataset(data, coords={"N": list(config.N)}, attrs=attrs)
 
 

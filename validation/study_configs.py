@@ -178,6 +178,12 @@ class PairsConfig:
     ability_sd: float = _opt(0.5, "sd of the LLMs' logit abilities (small: close models)")
     difficulty_sd: float = _opt(2.0, "sd of the questions' logit difficulties, shared by all LLMs")
     interaction_sd: float = _opt(1.0, "sd of the LLM x question logit interaction")
+    rates: str = _opt(
+        "rasch",
+        "true rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME "
+        "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15)",
+        choices=("rasch", "matharena"),
+    )
     prior_kind: str = _opt(
         "empirical",
         "--prior-kind of pairs: the per-question prior (these questions, as rank and plan) "
@@ -197,6 +203,11 @@ class PairsConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
         _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
+        _choice("rates", self.rates, ("rasch", "matharena"))
+        if self.rates == "matharena" and self.n_models > 16:
+            raise ValueError(
+                f"n_models is {self.n_models}; the MathArena board has 16 models (expected <= 16)."
+            )
         _int("bins", self.bins, 2)
         _seed(self.seed)
 
@@ -341,7 +352,8 @@ class CoverageStudyConfig:
     exact_categorical: bool | None = _opt(None, "exact interval for rubrics too (slow; default no)")
     bootstrap_resamples: int | None = _opt(None, "bootstrap resamples, 0 = off (default 200)")
     empirical_exact_replicates: int | None = _opt(
-        None, "replicates with the exact learned-prior interval (default 0: off; 1-3 s each)"
+        None,
+        "replicates with the exact learned-prior interval (default 0: off; ~20 ms per model each)",
     )
     confidence: float | None = _opt(None, "nominal level of the intervals (default 0.95)")
     alpha0: float | None = _opt(None, "Dirichlet alpha0 of the dirichlet scenario (default 0.5)")

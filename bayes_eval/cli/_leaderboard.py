@@ -107,7 +107,11 @@ def _estimator_line(board, args: argparse.Namespace) -> str:
             f"min ESS {attrs.get('min_ess_bulk', float('nan')):.0f}, "
             f"{attrs.get('divergences', 0)} divergences: {conv}"
         )
-    return f"{head}; {args.interval or 'normal'} intervals"
+    line = f"{head}; {args.interval or 'normal'} intervals"
+    source = attrs.get("prob_better")
+    if source is not None and source != attrs.get("prior"):
+        line += f"; P(better) from the {source}"
+    return line
 
 
 def records_json(board, scored, args: argparse.Namespace, name: str, questions: str) -> dict:
@@ -143,7 +147,11 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
         out["interval"] = args.interval or "normal"
         order = [r["model"] for r in board.models]
         matrix = board.table["prob_better"].sel(model=order, model_bis=order).values
-        out["prob_better"] = {"models": order, "rows": matrix.tolist()}
+        out["prob_better"] = {
+            "models": order,
+            "rows": matrix.tolist(),
+            "from": str(board.table.attrs.get("prob_better", prior_label(board))),
+        }
         out["prior_detail"] = post.prior.to_dict() if post is not None else None
         out["concentration_note"] = post.concentration_note() if post is not None else None
     return out

@@ -69,7 +69,7 @@ def _cell(p: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
+    from bayes_eval.posteriors.posterior import BOARD_MODEL, NEW_QUESTIONS, THESE_QUESTIONS
     from bayes_eval.ranking.paired import leaderboard_pairs, table_prior
 
     prior = opt.prior_from(args)
@@ -105,9 +105,14 @@ def run(args: argparse.Namespace) -> int:
             | {"graded": scored.graded}
         )
         return 0
+    these = (
+        f"prior {result.these_prior}, P from the {BOARD_MODEL}"
+        if result.these_from == BOARD_MODEL
+        else f"prior {result.these_prior} ({args.interval or 'normal'})"
+    )
     say(
         f"{name}: {len(names)} models, {scored.R.sizes['question']} questions; these "
-        f"questions: prior {result.these_prior} ({args.interval or 'normal'}); new questions "
+        f"questions: {these}; new questions "
         f"(paired): prior {result.prior}"
         + ("" if result.clusters else " on the joint table")
         + f" ({result.method['paired']}); "

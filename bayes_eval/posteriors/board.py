@@ -46,14 +46,22 @@ makes each model's rates more dispersed than the shared difficulty alone, so the
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, log_expit, logsumexp, ndtr
 
-__all__ = ["SD_FLOOR", "BoardConcentration", "board_concentration"]
+__all__ = [
+    "ABILITY_SD_SCALE",
+    "SD_FLOOR",
+    "BoardComparison",
+    "BoardConcentration",
+    "board_comparison",
+    "board_concentration",
+]
 
 #: smallest log-sd of a model's board-informed hyperprior on log kappa
 SD_FLOOR = 0.3
@@ -175,3 +183,445 @@ def board_concentration(
     log_sd[models] = np.maximum(spread, sd_floor)
     w_s = np.exp(profile - profile.max())
     return BoardConcentration(median, log_sd, float((w_s * s).sum() / w_s.sum()), int(models.sum()))
+
+
+# --------------------------------------------------------------------------- paired comparisons
+
+#: scale of the half-normal hyperprior on the sd of the models' logit abilities
+ABILITY_SD_SCALE = 1.0
+_ABILITY_SD = np.exp(np.linspace(np.log(0.02), np.log(6.0), 24))
+_DIFFICULTY_SD = np.exp(np.linspace(np.log(0.2), np.log(8.0), 13))
+_INTERACTION_SD = np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0])
+_E_NODES, _E_WEIGHTS = np.polynomial.hermite_e.hermegauss(21)
+_E_LOG_WEIGHTS = np.log(_E_WEIGHTS / _E_WEIGHTS.sum())
+_X = np.linspace(-40.0, 40.0, 4001)  # the tables' grid of x = theta - b (logit scale)
+_CELL_BLOCK = 16  # distinct cells tabulated at once
+_HX = float(_X[1] - _X[0])
+_B_POINTS = 121  # grid of a question's difficulty, over +-5 s
+_THETA_LIMIT = 15.0
+_MIN_WEIGHT = 1e-6  # ability-sd grid points lighter than this are left out of the mixture
+_DROP = 14.0  # the ability-sd grid stops where the log evidence is this far below its maximum
+_SEARCH_QUESTIONS = 200  # questions the search for (s, tau) uses (evenly spaced)
+_MEMO: OrderedDict = OrderedDict()  # the last boards compared (deterministic results)
+_MEMO_SIZE = 8
+
+
+class BoardComparison(NamedTuple):
+    r"""Pairwise probabilities of a board model (:func:`board_comparison`).
+
+    Attributes
+    ----------
+    prob : ndarray, shape ``(L, L)``
+        :math:`P(\bar\pi_i > \bar\pi_j \mid \text{every model's results})`, 1/2 on the
+        diagonal; estimand *these questions*.
+    difficulty_sd, interaction_sd : float
+        The estimates of the question-difficulty sd s and of the model x question interaction
+        sd :math:`\tau` (logit scale) the probabilities are conditioned on.
+    ability_sd : float
+        Posterior mean of the sd :math:`\sigma_\theta` of the models' logit abilities.
+    """
+
+    prob: NDArray[np.float64]
+    difficulty_sd: float
+    interaction_sd: float
+    ability_sd: float
+
+
+class _Tables(NamedTuple):
+    """Functions of x = theta - b for each distinct cell (n trials, k successes), the
+    interaction integrated out: log f, its first two derivatives, E[p | cell] and its
+    derivative, E[p^2 | cell]; each ``(D, X)``."""
+
+    logf: NDArray
+    d1: NDArray
+    d2: NDArray
+    m1: NDArray
+    dm1: NDArray
+    m2: NDArray
+
+
+def _tables(cells: NDArray, tau: float) -> _Tables:
+    """The tables of the distinct cells ``(D, 2)`` (n, k) for interaction sd ``tau``."""
+    nodes, log_w = (_E_NODES, _E_LOG_WEIGHTS) if tau > 0 else (np.zeros(1), np.zeros(1))
+    z = _X[:, None] + tau * nodes[None, :]  # (X, J)
+    p = expit(z)
+    lp, lq = log_expit(z), log_expit(-z)
+    out = {k: np.empty((len(cells), _X.size)) for k in _Tables._fields}
+    for lo in range(0, len(cells), _CELL_BLOCK):  # blocks of distinct cells at once
+        n = cells[lo : lo + _CELL_BLOCK, 0, None, None].astype(float)
+        k = cells[lo : lo + _CELL_BLOCK, 1, None, None].astype(float)
+        lw = log_w + k * lp + (n - k) * lq  # (D, X, J)
+        top = lw.max(axis=-1, keepdims=True)
+        e = np.exp(lw - top)
+        total = e.sum(axis=-1, keepdims=True)
+        post = e / total
+        u = k - n * p  # d/dx of the log Binomial likelihood at each node
+        d1 = (post * u).sum(axis=-1)
+        pp = post * p
+        m1 = pp.sum(axis=-1)
+        rows = slice(lo, lo + _CELL_BLOCK)
+        out["logf"][rows] = (np.log(total) + top)[..., 0]
+        out["d1"][rows] = d1
+        out["d2"][rows] = (post * (u * u - n * p * (1.0 - p))).sum(axis=-1) - d1 * d1
+        out["m1"][rows] = m1
+        out["dm1"][rows] = (pp * (1.0 - p)).sum(axis=-1) + (pp * u).sum(axis=-1) - m1 * d1
+        out["m2"][rows] = (pp * p).sum(axis=-1)
+    return _Tables(**out)
+
+
+class _Board:
+    """The board's distinct question patterns and the quadrature of one (s, tau)."""
+
+    def __init__(self, code: NDArray, cells: NDArray, mult: NDArray, share: NDArray):
+        self.code, self.cells, self.mult, self.share = code, cells, mult, share
+        self.n_models = code.shape[0]
+        self.tau = self.s = None
+        self.cache: dict[float, _Tables] = {}
+
+    def set(self, s: float, tau: float) -> None:
+        if tau != self.tau:
+            if tau not in self.cache:
+                self.cache[tau] = _tables(self.cells, tau)
+            self.tables, self.tau = self.cache[tau], tau
+        if s != self.s:
+            self.b = np.linspace(-5.0 * s, 5.0 * s, _B_POINTS)
+            lw = -0.5 * (self.b / s) ** 2
+            self.log_prior_b = lw - logsumexp(lw)
+            self.s = s
+
+    def locate(self, theta: NDArray) -> tuple[NDArray, NDArray]:
+        """Grid index and fraction of x = theta_l - b_g in the tables: ``(L, G)``."""
+        pos = (np.clip(theta[:, None] - self.b[None, :], _X[0], _X[-1]) - _X[0]) / _HX
+        i = np.minimum(pos.astype(int), _X.size - 2)
+        return i, pos - i
+
+    def expand(self, values: NDArray) -> NDArray:
+        """Values ``(D, L, G)`` of every distinct cell to each model's cell of each pattern,
+        ``(L, P, G)``."""
+        return values[self.code, np.arange(self.n_models)[:, None]]
+
+    def look(self, table: NDArray, where: tuple[NDArray, NDArray]) -> NDArray:
+        """``table`` linearly interpolated at ``where`` (:meth:`locate`), ``(L, P, G)``."""
+        i, f = where
+        lo = table[:, i]
+        return self.expand(lo + f * (table[:, i + 1] - lo))
+
+    def log_cell(self, where: tuple[NDArray, NDArray]) -> tuple[NDArray, NDArray]:
+        """log f and its derivative at ``where``: the cubic Hermite interpolant of the tabulated
+        values and slopes, and its own derivative (so the gradient is the objective's)."""
+        i, f = where
+        t = self.tables
+        f0, f1 = t.logf[:, i], t.logf[:, i + 1]
+        g0, g1 = t.d1[:, i] * _HX, t.d1[:, i + 1] * _HX
+        f2, f3 = f * f, f * f * f
+        value = ((2 * f3 - 3 * f2 + 1) * f0 + (f3 - 2 * f2 + f) * g0 + (-2 * f3 + 3 * f2) * f1) + (
+            f3 - f2
+        ) * g1
+        slope = ((6 * f2 - 6 * f) * f0 + (3 * f2 - 4 * f + 1) * g0 + (-6 * f2 + 6 * f) * f1) + (
+            3 * f2 - 2 * f
+        ) * g1
+        return self.expand(value), self.expand(slope / _HX)
+
+    def posterior_b(self, theta: NDArray, where=None) -> tuple[float, NDArray]:
+        """Log likelihood of the board and each pattern's posterior over the b grid."""
+        where = self.locate(theta) if where is None else where
+        a = self.log_cell(where)[0].sum(axis=0) + self.log_prior_b  # (P, G)
+        top = a.max(axis=1, keepdims=True)
+        e = np.exp(a - top)
+        total = e.sum(axis=1, keepdims=True)
+        return float(self.mult @ (np.log(total[:, 0]) + top[:, 0])), e / total
+
+    def derivatives(self, theta: NDArray) -> tuple[float, NDArray, NDArray, NDArray]:
+        """Log likelihood, gradient, Hessian in theta, and the b posterior."""
+        where = self.locate(theta)
+        logf, d1 = self.log_cell(where)
+        a = logf.sum(axis=0) + self.log_prior_b
+        top = a.max(axis=1, keepdims=True)
+        e = np.exp(a - top)
+        total = e.sum(axis=1, keepdims=True)
+        ll = float(self.mult @ (np.log(total[:, 0]) + top[:, 0]))
+        omega = e / total
+        d2 = self.look(self.tables.d2, where)
+        wm = omega * self.mult[:, None]
+        ed = (d1 * omega[None]).sum(axis=-1)  # (L, P)
+        grad = ed @ self.mult
+        root = (d1 * np.sqrt(wm)[None]).reshape(self.n_models, -1)
+        hess = root @ root.T - (ed * self.mult) @ ed.T
+        hess[np.diag_indices(self.n_models)] += (d2 * wm[None]).sum(axis=(1, 2))
+        return ll, grad, hess, omega
+
+
+def _log_prior_theta(theta: NDArray, sigma: float) -> tuple[float, NDArray, NDArray]:
+    """Abilities i.i.d. N(mu, sigma^2) with a flat mu integrated out."""
+    n = theta.size
+    c = theta - theta.mean()
+    proj = np.eye(n) - 1.0 / n
+    return (-(n - 1) * np.log(sigma) - 0.5 * (c @ c) / sigma**2, -c / sigma**2, -proj / sigma**2)
+
+
+class _Fit(NamedTuple):
+    theta: NDArray
+    hess: NDArray  # minus the Hessian of the log posterior (positive definite)
+    log_evidence: float
+
+
+def _laplace(board: _Board, sigma: float, start: NDArray) -> _Fit:
+    """Mode of the abilities' posterior given (s, tau, sigma) by damped Newton steps, and the
+    Laplace approximation of the log evidence."""
+    theta = start.copy()
+
+    def objective(t):
+        ll, g, h, _ = board.derivatives(t)
+        lp, gp, hp = _log_prior_theta(t, sigma)
+        return ll + lp, g + gp, h + hp
+
+    val, grad, hess = objective(theta)
+    for _ in range(60):
+        neg = -hess
+        eig = np.linalg.eigvalsh(neg)
+        shift = max(0.0, 1e-8 - eig.min())
+        step = np.linalg.solve(neg + shift * np.eye(theta.size), grad)
+        decrement = float(grad @ step)  # twice the predicted gain of the full step
+        if decrement < 1e-10:
+            break
+        t = 1.0
+        for _ in range(12):  # halve until the objective does not fall
+            cand = np.clip(theta + t * step, -_THETA_LIMIT, _THETA_LIMIT)
+            cval, cgrad, chess = objective(cand)
+            if cval >= val - 1e-9:
+                break
+            t *= 0.5
+        else:
+            break
+        theta, val, grad, hess = cand, cval, cgrad, chess
+    neg = -hess
+    eig = np.linalg.eigvalsh(neg)
+    neg = neg + max(0.0, 1e-8 - eig.min()) * np.eye(theta.size)
+    logdet = np.linalg.slogdet(neg)[1]
+    return _Fit(theta, neg, float(val - 0.5 * logdet))
+
+
+def _log_prior_sigma(sigma: NDArray | float) -> NDArray | float:
+    """Half-normal(ABILITY_SD_SCALE) on sigma, for a grid uniform in log sigma."""
+    return -0.5 * (np.asarray(sigma) / ABILITY_SD_SCALE) ** 2 + np.log(sigma)
+
+
+def _pair_moments(board: _Board, fit: _Fit) -> tuple[NDArray, NDArray]:
+    """Mean and variance of pi-bar_i - pi-bar_j given (s, tau, sigma): the b grid given the
+    abilities exactly, the abilities' Laplace posterior by the delta method."""
+    where = board.locate(fit.theta)
+    _, omega = board.posterior_b(fit.theta, where)
+    t = board.tables
+    m1, m2, dm1 = (board.look(x, where) for x in (t.m1, t.m2, t.dm1))
+    d1 = board.log_cell(where)[1]
+    wm = omega * board.mult[:, None]
+    a = board.share  # (L, P): each pattern's weight in each model's pi-bar
+    e = (m1 * omega[None]).sum(axis=-1)  # (L, P)
+    mean = (a * e) @ board.mult
+    am1 = (a[:, :, None] * m1 * np.sqrt(wm)[None]).reshape(board.n_models, -1)
+    ae = a * e
+    cov = am1 @ am1.T - (ae * board.mult) @ ae.T
+    diag = ((a**2)[:, :, None] * m2 * wm[None]).sum(axis=(1, 2)) - (ae**2) @ board.mult
+    cov[np.diag_indices(board.n_models)] = diag
+    # Jacobian of the means in theta
+    ed1 = (d1 * omega[None]).sum(axis=-1)  # (L, P)
+    c = (a[:, :, None] * m1 * wm[None]).reshape(board.n_models, -1) @ d1.reshape(
+        board.n_models, -1
+    ).T - (ae * board.mult) @ ed1.T
+    jac = c + np.diag((a[:, :, None] * dm1 * wm[None]).sum(axis=(1, 2)))
+    v = jac @ np.linalg.solve(fit.hess, jac.T)
+    total = cov + v
+    dvar = np.diag(total)[:, None] + np.diag(total)[None, :] - 2.0 * total
+    return mean[:, None] - mean[None, :], np.maximum(dvar, 0.0)
+
+
+def board_comparison(
+    counts: NDArray,
+    answered: NDArray | None = None,
+    *,
+    difficulty_sd: float | None = None,
+    interaction_sd: float | None = None,
+) -> BoardComparison | None:
+    r"""Pairwise :math:`P(\bar\pi_i > \bar\pi_j)` from a model of the whole board.
+
+    The models' posteriors under a per-model prior are independent given the data, so a
+    question one model solved and another missed reads as a difference between them. On a
+    leaderboard it is partly noise: question difficulty is shared, and the other models'
+    outcomes on the question say how hard it is. This model (the crossed model of
+    :func:`bayes_eval.models.crossed_model` with its interaction, and hierarchical abilities)
+    reads them:
+
+    .. math::
+        \mathrm{logit}\,p_{lq} = \theta_l - b_q + e_{lq},\quad
+        \theta_l \sim N(\mu, \sigma_\theta^2),\ b_q \sim N(0, s^2),\ e_{lq} \sim N(0, \tau^2),
+
+    :math:`\mu` flat, :math:`\sigma_\theta` half-normal(:data:`ABILITY_SD_SCALE`) on a log
+    grid. The estimand is *these questions*,
+    :math:`\bar\pi_l = \frac1{M_l}\sum_q p_{lq}`. Computation:
+
+    * :math:`(s, \tau)` are set to their marginal-likelihood estimates (coordinate search on
+      grids, each point's abilities integrated by Laplace);
+    * for each :math:`\sigma_\theta` of the grid, the abilities' posterior mode and Hessian
+      (Newton steps; the likelihood of a question is a sum over a 121-point grid of
+      :math:`b_q`, and each cell's interaction is integrated by 21-node Gauss-Hermite
+      quadrature, tabulated in :math:`x = \theta - b`) and the Laplace evidence;
+    * given the abilities the questions are independent, so :math:`\bar\pi_i - \bar\pi_j` has
+      an exact conditional mean and variance (per question, sums over the :math:`b_q` grid
+      of the moments of :math:`p_{lq}` given its cell); the abilities' uncertainty adds
+      :math:`J H^{-1} J^\top` (delta method, :math:`J` the Jacobian of the means);
+    * :math:`P = \sum_\sigma \omega_\sigma\,\Phi(E[D]/\mathrm{sd}[D])`, a normal law per grid
+      point (the difference is a mean over questions).
+
+    Measured by ``bayes-eval validate pairs`` on boards simulated from this model (8 LLMs,
+    30 questions, :math:`s = 2`, :math:`\tau = 1`, :math:`\sigma_\theta = 0.5`): expected
+    calibration error at the noise floor (README).
+
+    Parameters
+    ----------
+    counts : ndarray, shape ``(L, M, 2)``
+        Failures and successes per model and question (whole numbers; no trial: zeros).
+    answered : ndarray of bool, shape ``(L, M)``, optional
+        The questions each model's pi-bar averages over (default: all M).
+    difficulty_sd, interaction_sd : float, optional, keyword-only
+        Given values of s and :math:`\tau` (both or neither), instead of their estimates.
+
+    Returns
+    -------
+    BoardComparison or None
+        None when the data are not whole binary counts of at least two models, or no
+        question was answered by two of them. The last 8 boards' results are kept (a
+        deterministic computation: the same board asked again gets the same object, its
+        ``prob`` read-only).
+    """
+    if (difficulty_sd is None) != (interaction_sd is None):
+        raise ValueError("give both difficulty_sd and interaction_sd, or neither.")
+    fixed = None
+    if difficulty_sd is not None:
+        fixed = (float(difficulty_sd), float(interaction_sd))  # type: ignore[arg-type]
+        if not (fixed[0] > 0 and fixed[1] >= 0 and np.isfinite(fixed).all()):
+            raise ValueError(
+                f"difficulty_sd is {difficulty_sd!r} and interaction_sd {interaction_sd!r}; "
+                "expected a number > 0 and a number >= 0."
+            )
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 3 or counts.shape[-1] != 2 or counts.shape[0] < 2:
+        return None
+    key = (
+        counts.shape,
+        counts.tobytes(),
+        None if answered is None else np.asarray(answered, bool).tobytes(),
+        fixed,
+    )
+    if key in _MEMO:  # the same board asked again in this session (rank, then pairs, ...)
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    result = _board_comparison(counts, answered, fixed)
+    if result is not None:
+        result.prob.flags.writeable = False
+    _MEMO[key] = result
+    if len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return result
+
+
+def _board_comparison(
+    counts: NDArray, answered: NDArray | None, fixed: tuple[float, float] | None
+) -> BoardComparison | None:
+    if not np.allclose(counts, np.round(counts)):
+        return None
+    counts = np.round(counts).astype(np.int64)
+    n = counts.sum(axis=-1)
+    k = counts[..., 1]
+    n_models, m = n.shape
+    weight = np.ones((n_models, m)) if answered is None else np.asarray(answered, float)
+    if answered is not None and weight.shape != (n_models, m):
+        return None
+    if ((n > 0).sum(axis=0) >= 2).sum() < 1 or (weight.sum(axis=1) == 0).any():
+        return None
+    share_q = weight / weight.sum(axis=1, keepdims=True)
+    cells, cell_code = np.unique(
+        np.stack([n, k], axis=-1).reshape(-1, 2), axis=0, return_inverse=True
+    )
+    cell_code = cell_code.reshape(n_models, m)
+
+    def board_of(questions: NDArray) -> _Board:
+        key = np.concatenate([cell_code[:, questions], share_q[:, questions]], axis=0).T
+        _, first, mult = np.unique(key, axis=0, return_index=True, return_counts=True)
+        q = questions[first]
+        return _Board(cell_code[:, q], cells, mult.astype(float), share_q[:, q])
+
+    everything = np.arange(m)
+    board = board_of(everything)
+    # the hyperparameters are searched on at most _SEARCH_QUESTIONS evenly spaced questions
+    search = board
+    if m > _SEARCH_QUESTIONS:
+        search = board_of(np.unique(np.linspace(0, m - 1, _SEARCH_QUESTIONS).round().astype(int)))
+    rate = (k.sum(axis=1) + 0.5) / (n.sum(axis=1) + 1.0)
+    theta = np.log(rate / (1.0 - rate))
+    return _compare(board, search, theta - theta.mean(), fixed)
+
+
+def _best(grid: NDArray, values: list[float], log_scale: bool) -> float:
+    """The maximiser of ``values`` on ``grid``, refined by the parabola through it and its
+    neighbours when it is inside the grid."""
+    i = int(np.argmax(values))
+    if i == 0 or i == len(grid) - 1:
+        return float(grid[i])
+    x = np.log(grid[i - 1 : i + 2]) if log_scale else grid[i - 1 : i + 2]
+    y = np.asarray(values[i - 1 : i + 2])
+    c2, c1, _ = np.polyfit(x, y, 2)
+    top = float(np.clip(-c1 / (2.0 * c2), x[0], x[2])) if c2 < 0 else float(x[1])
+    return float(np.exp(top)) if log_scale else top
+
+
+def _compare(
+    board: _Board, search: _Board, theta: NDArray, fixed: tuple[float, float] | None
+) -> BoardComparison:
+    """The probabilities of a board (module docstring of :func:`board_comparison`);
+    ``fixed``: (s, tau) given, not estimated (on ``search``)."""
+    s, tau = (2.0, 0.5) if fixed is None else fixed
+    sigma = 1.0
+
+    def score(s_, tau_, sigma_, start):
+        search.set(s_, tau_)
+        return _laplace(search, sigma_, start)
+
+    # coordinate search for (s, tau) by the Laplace evidence (sigma at its best grid value)
+    for _ in range(0 if fixed is not None else 2):
+        fits = [score(v, tau, sigma, theta) for v in _DIFFICULTY_SD]
+        lev = [f.log_evidence for f in fits]
+        s, theta = _best(_DIFFICULTY_SD, lev, True), fits[int(np.argmax(lev))].theta
+        fits = [score(s, v, sigma, theta) for v in _INTERACTION_SD]
+        lev = [f.log_evidence for f in fits]
+        tau, theta = _best(_INTERACTION_SD, lev, False), fits[int(np.argmax(lev))].theta
+        fits = [score(s, tau, v, theta) for v in _ABILITY_SD[::3]]
+        lev = list(np.array([f.log_evidence for f in fits]) + _log_prior_sigma(_ABILITY_SD[::3]))
+        sigma, theta = float(_ABILITY_SD[::3][int(np.argmax(lev))]), fits[int(np.argmax(lev))].theta
+    board.set(s, tau)
+    # the grid of sigma, from the best point outwards until the evidence has fallen by _DROP
+    centre = int(np.argmin(np.abs(np.log(_ABILITY_SD / sigma))))
+    fits: dict[int, _Fit] = {}
+    lev: dict[int, float] = {}
+    for direction in (1, -1):
+        start = theta if direction == 1 else fits[centre].theta
+        i = centre if direction == 1 else centre - 1
+        while 0 <= i < _ABILITY_SD.size:
+            fits[i] = _laplace(board, float(_ABILITY_SD[i]), start)
+            lev[i] = fits[i].log_evidence + float(_log_prior_sigma(_ABILITY_SD[i]))
+            if lev[i] < max(lev.values()) - _DROP:
+                break
+            start, i = fits[i].theta, i + direction
+    idx = np.array(sorted(fits))
+    values = np.array([lev[i] for i in idx])
+    wts = np.exp(values - values.max())
+    wts /= wts.sum()
+    prob = np.zeros((board.n_models, board.n_models))
+    keep = wts >= _MIN_WEIGHT
+    for i, wt in zip(idx[keep], wts[keep], strict=True):
+        d, v = _pair_moments(board, fits[int(i)])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(v > 0, d / np.sqrt(v), np.sign(d) * np.inf)
+        prob += wt * ndtr(np.nan_to_num(z, nan=0.0))
+    prob /= wts[keep].sum()
+    np.fill_diagonal(prob, 0.5)
+    return BoardComparison(prob, s, tau, float(wts @ _ABILITY_SD[idx]))

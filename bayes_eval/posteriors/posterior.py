@@ -51,7 +51,7 @@ compares or ranks models names its estimand (:data:`ESTIMANDS`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, NamedTuple
 
@@ -69,6 +69,7 @@ from bayes_eval.inputs import (
     shown,
     tally,
 )
+from bayes_eval.posteriors.board import BoardComparison, board_comparison
 from bayes_eval.posteriors.exact import (
     exact_interval,
     exact_posterior,
@@ -95,10 +96,13 @@ from bayes_eval.posteriors.priors import (
 )
 
 __all__ = [
+    "BOARD_MODEL",
     "ESTIMANDS",
     "NEW_QUESTIONS",
+    "PROB_METHODS",
     "THESE_QUESTIONS",
     "BayesResult",
+    "BoardLink",
     "DirichletPosterior",
     "Interval",
     "Posterior",
@@ -128,6 +132,14 @@ _EXACT_NODES = 48
 _GRID = 4097
 
 Interval = Literal["normal", "exact"]
+
+
+#: the methods of :meth:`Posterior.prob_better`
+PROB_METHODS = ("board", "normal", "exact")
+#: what :meth:`Posterior.prob_better` computes with ``method="board"`` (its label)
+BOARD_MODEL = (
+    "board model (shared question difficulty, model x question interaction, hierarchical abilities)"
+)
 
 
 def check_interval(kind: str) -> str:
@@ -260,6 +272,24 @@ def _node_moments(data, nodes, w, answered):
     return mu, (np.sqrt(var_sum) / per_model).reshape(shape)
 
 
+class BoardLink(NamedTuple):
+    """The leaderboard a posterior's models sit on, for :meth:`Posterior.prob_better`'s
+    board model: the binary counts of every model of the board, the questions each one's
+    pi-bar averages over, which of the board's models this posterior holds (an index array,
+    or one int), and a cache the posteriors of one board share (the model is fitted once)."""
+
+    counts: NDArray[np.float64]
+    answered: NDArray[np.bool_] | None
+    index: NDArray[np.int64]
+    cache: dict
+
+    def result(self) -> BoardComparison | None:
+        """The board model's pairwise probabilities (computed once per board)."""
+        if "result" not in self.cache:
+            self.cache["result"] = board_comparison(self.counts, self.answered)
+        return self.cache["result"]
+
+
 @dataclass(frozen=True, eq=False)
 class Posterior:
     r"""The posterior of pi-bar for one model or a batch of L models (module docstring).
@@ -312,6 +342,7 @@ class Posterior:
     answered: NDArray[np.bool_] | None = None
     fractional: bool = False
     models: tuple[str, ...] | None = None
+    board: BoardLink | None = field(default=None, repr=False)
 
     estimand = THESE_QUESTIONS
 
@@ -463,6 +494,7 @@ class Posterior:
             answered=None if self.answered is None else sel(self.answered),
             fractional=self.fractional,
             models=None if one else models,
+            board=None if self.board is None else self.board._replace(index=sel(self.board.index)),
         )
 
     # ------------------------------------------------------------------ moments
@@ -527,9 +559,11 @@ class Posterior:
         endpoints are within 1e-4 posterior sd of the exact quantiles for concentrations
         >= 0.05. Under a learned prior the law is a mixture over the hyperparameters
         (:func:`~bayes_eval.posteriors.exact.mixture_interval`): for binary results a fine
-        grid of the hyperposterior with an exact correction on the heaviest nodes, within
-        0.008 posterior sd of a brute-force grid with mixed outcomes at N = 1 and 0.027 sd when
-        none or all questions are solved; for rubrics the quadrature nodes.
+        grid of the hyperposterior with an exact correction on the heaviest nodes (one shared
+        lattice), within 0.002 posterior sd of a brute-force grid with mixed outcomes at N = 1,
+        0.0006 sd when none or all questions are solved (N = 1) and 0.0055 sd at N = 4, in
+        12-30 ms per model at M = 30 (``benchmarks/bench_exact_learned.py``); for rubrics the
+        quadrature nodes.
 
         Parameters
         ----------
@@ -640,8 +674,39 @@ class Posterior:
 
     # ------------------------------------------------------------------ comparisons
 
+    @property
+    def has_board(self) -> bool:
+        """Whether :meth:`prob_better` can use the board model (``method="board"``): a
+        board-informed learned prior (``pool="board"``) on binary results of two or more
+        models with a question in common, without earlier runs."""
+        return self.board is not None and self.board.result() is not None
+
+    def prob_method(self, method: str | None = None) -> str:
+        """The method :meth:`prob_better` uses for ``method`` (None: ``"board"`` when
+        :attr:`has_board`, else ``"normal"``); a bad or unavailable one is a ValueError."""
+        if method is None:
+            return "board" if self.has_board else "normal"
+        if method not in PROB_METHODS:
+            raise ValueError(
+                f"method is {shown(method)}; expected one of {', '.join(map(repr, PROB_METHODS))}."
+            )
+        if method == "board" and not self.has_board:
+            raise ValueError(
+                "method='board' needs a board-informed learned prior (prior 'empirical', pool "
+                "'board') on binary results of two or more models sharing a question, without "
+                "earlier runs."
+            )
+        return method
+
+    def prob_label(self, method: str | None = None) -> str:
+        """One line naming what :meth:`prob_better` computes with ``method``: the board model
+        (:data:`BOARD_MODEL`) or the models' own posteriors under the prior's label."""
+        if self.prob_method(method) == "board":
+            return BOARD_MODEL
+        return self.prior.label
+
     def prob_better(
-        self, other: Posterior | None = None, *, method: Interval = "normal"
+        self, other: Posterior | None = None, *, method: str | None = None
     ) -> float | NDArray[np.float64]:
         r"""Posterior probability that pi-bar of one model exceeds another's.
 
@@ -650,31 +715,44 @@ class Posterior:
         batch of the same L): :math:`P(\bar\pi_{\mathrm{self}} > \bar\pi_{\mathrm{other}})`,
         element by element.
 
-        ``method="normal"`` (default): the Gaussian approximation of the difference
-        :math:`D` with its exact mean and variance, :math:`\Phi(E[D]/\mathrm{sd}[D])`. For
-        independent posteriors this is the ranking confidence
-        :math:`\rho = \Phi(z)`, :math:`z = (\mu_i - \mu_j)/\sqrt{\sigma_i^2 + \sigma_j^2}`
-        of Hariri et al., §2.5; models that share a benchmark-pooled prior mix over its
-        common nodes (law of total variance of D), so the variance of D includes their
-        covariance. ``method="exact"``: the exact posterior of each model
+        ``method="board"`` (the default when :attr:`has_board`: the default prior on a
+        leaderboard of binary results): a model of the whole board
+        (:func:`bayes_eval.posteriors.board.board_comparison`: shared question difficulty, a
+        model x question interaction, hierarchical abilities). The models' own posteriors
+        are independent given the data, so a question one model solved and another missed
+        reads as a difference between them; on a leaderboard it is partly noise, which the
+        other models' outcomes on that question reveal. ``other`` must then come from the
+        same board (selected from one posterior with ``post[...]``).
+
+        ``method="normal"`` (the default otherwise): the Gaussian approximation of the
+        difference :math:`D` of the models' own posteriors with its exact mean and variance,
+        :math:`\Phi(E[D]/\mathrm{sd}[D])`. For independent posteriors this is the ranking
+        confidence :math:`\rho = \Phi(z)`, :math:`z = (\mu_i - \mu_j)/\sqrt{\sigma_i^2 +
+        \sigma_j^2}` of Hariri et al., §2.5; models that share a benchmark-pooled prior mix
+        over its common nodes (law of total variance of D), so the variance of D includes
+        their covariance. ``method="exact"``: the exact posterior of each model
         (:mod:`bayes_eval.posteriors.exact`): the lattice convolution of two laws for fixed
         priors (:func:`~bayes_eval.posteriors.exact.prob_greater`), per common node for a
         shared learned prior, and :math:`\int F_j\,dF_i` of the two mixture CDFs on a
         4097-point grid for independent learned priors.
 
         The estimand is :data:`THESE_QUESTIONS` (each model's mean over its own questions).
+        :meth:`prob_label` names what was computed.
 
         Returns
         -------
         float or ndarray
         """
-        check_interval(method)
         if other is None:
             if not self.batched:
                 raise ValueError(
                     "prob_better() without another posterior compares the models of a batch; "
                     "this posterior has one model."
                 )
+            method = self.prob_method(method)
+            if method == "board":
+                idx = self.board.index  # type: ignore[union-attr]
+                return self.board.result().prob[np.ix_(idx, idx)].copy()  # type: ignore[union-attr]
             return self._matrix(method)
         if not isinstance(other, Posterior):
             raise ValueError(
@@ -690,6 +768,23 @@ class Posterior:
                 f"the posteriors have {self.n_models} and {other.n_models} models; expected the "
                 "same number, or one model on either side."
             )
+        same_board = (
+            self.board is not None
+            and other.board is not None
+            and self.board.cache is other.board.cache
+        )
+        if method is None:
+            method = "board" if same_board and self.has_board else "normal"
+        method = self.prob_method(method)
+        if method == "board":
+            if not same_board:
+                raise ValueError(
+                    "method='board' compares models of one board: select both from one "
+                    "posterior (post['a'], post['b'])."
+                )
+            full = self.board.result().prob  # type: ignore[union-attr]
+            out = full[self.board.index, other.board.index]  # type: ignore[union-attr]
+            return float(out) if np.ndim(out) == 0 else np.asarray(out, dtype=float)
         n = max(self.n_models, other.n_models)
         idx_a = (lambda i: i) if self.batched else (lambda i: 0)
         idx_b = (lambda i: i) if other.batched else (lambda i: 0)
@@ -992,6 +1087,9 @@ class Posterior:
             answered=None if self.answered is None else self.answered[None],
             fractional=self.fractional,
             models=self.models or ("model_0",),
+            board=None
+            if self.board is None
+            else self.board._replace(index=np.atleast_1d(self.board.index)),
         )
 
 
@@ -1157,6 +1255,18 @@ def posterior(
         if not t.batched or len(names) != t.counts.shape[0]:
             want = t.counts.shape[0] if t.batched else "no"
             raise ValueError(f"models has {len(names)} names; R has {want} models.")
+    link = None
+    if (
+        spec.learned
+        and spec.pool == "board"
+        and spec.runs is None
+        and not fractional
+        and t.batched
+        and t.counts.shape[0] >= 2
+        and weights.size == 2
+        and weights[1] > weights[0]
+    ):
+        link = BoardLink(t.counts, answered, np.arange(t.counts.shape[0]), {})
     return Posterior(
         data=data,
         fitted=spec.fit(data),
@@ -1166,6 +1276,7 @@ def posterior(
         answered=answered,
         fractional=fractional,
         models=names,
+        board=link,
     )
 
 

@@ -332,6 +332,10 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
 _FINE_SPACING = 0.3  # spacing of the fine grid, in Laplace sd
 _FINE_POINTS = 4096  # largest fine grid (more categories: a coarser spacing)
 _FINE_DROP = 32.0  # the box holds every point within this of the maximal log density
+# largest log concentration the grid may hold: beyond it the Dirichlet-multinomial likelihood
+# (differences of log-gammas of numbers ~a) loses about eps * a * log(a) to cancellation, 1e-4
+# at a = 1e10 but hundreds at a = 1e17, where a scan of +-16 sd would find false maxima
+_FINE_ETA_MAX = 23.0
 
 
 def _fine_grid(
@@ -345,7 +349,12 @@ def _fine_grid(
     spacing 0.3 (Laplace sd, along the eigenvectors of ``cov``) over the box where the log
     hyperposterior is within 32 of its maximum (found on a scan of spacing 0.5 over
     :math:`\pm 16` sd), weights :math:`\propto p(\eta\mid n)` (the trapezoidal rule; the map to
-    :math:`\eta` is linear), points below 1e-10 of the total dropped.
+    :math:`\eta` is linear), points below 1e-10 of the total dropped. Points with a
+    concentration above :math:`e^{23} \approx 10^{10}` are left out: there the log-gamma
+    differences of the likelihood lose to cancellation (about :math:`\epsilon\, a \log a`;
+    with every question solved a scan reached :math:`a = 10^{17}` and found a false maximum
+    there, hundreds above the true one); the grid is None when the mode itself lies beyond,
+    or when the scan finds a point above the mode (``alpha`` not the global mode).
 
     Parameters
     ----------
@@ -382,15 +391,21 @@ def _fine_grid(
     def mesh(axes: list[NDArray]) -> NDArray:
         return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, k)
 
+    if eta_hat.max() > _FINE_ETA_MAX:
+        return None
     scan = np.linspace(-16.0, 16.0, {2: 65, 3: 27, 4: 13, 5: 9}[k])
     z = mesh([scan] * k)
-    lp = log_post(z)[1]
+    eta, lp = log_post(z)
+    z, lp = z[eta.max(axis=1) <= _FINE_ETA_MAX], lp[eta.max(axis=1) <= _FINE_ETA_MAX]
+    if lp.max() > lp_hat + 1e-6 * (1.0 + abs(lp_hat)):
+        return None
     inside = z[lp > lp.max() - _FINE_DROP]
     pad = scan[1] - scan[0]
     lo, hi = inside.min(axis=0) - pad, inside.max(axis=0) + pad
     spacing = max(_FINE_SPACING, float(np.prod(hi - lo) / _FINE_POINTS) ** (1.0 / k))
     z = mesh([np.arange(a, b + spacing / 2, spacing) for a, b in zip(lo, hi, strict=True)])
     eta, lp = log_post(z)
+    eta, lp = eta[eta.max(axis=1) <= _FINE_ETA_MAX], lp[eta.max(axis=1) <= _FINE_ETA_MAX]
     wts = np.exp(lp - lp.max())
     keep = wts > 1e-10 * wts.sum()
     return np.exp(eta[keep]), wts[keep] / wts[keep].sum()

@@ -66,8 +66,10 @@ def rank_table(
     integrated over its uncertainty (:mod:`bayes_eval.posteriors.priors`), whose intervals
     hold their coverage on real benchmarks; ``prior="uniform"`` reproduces the paper.
     ``prob_better`` is :meth:`Posterior.prob_better
-    <bayes_eval.posteriors.posterior.Posterior.prob_better>` by the method ``interval`` names
-    (normal: the ranking confidence of §2.5; exact: the exact posteriors).
+    <bayes_eval.posteriors.posterior.Posterior.prob_better>`: from the board model when the
+    posterior has one (the default prior on binary results of several models), else by the
+    method ``interval`` names (normal: the ranking confidence of §2.5; exact: the exact
+    posteriors); ``attrs["prob_better"]`` names it.
     """
     if "model" not in R.dims:
         raise ValueError("rank_table needs several models: R must have a 'model' dim.")
@@ -122,11 +124,13 @@ def table_of(
     ds["rank_upper"] = ("model", upper)
     coords = {"model_bis": models}
     ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
+    method = "board" if post.has_board else interval
     ds["prob_better"] = xr.DataArray(
-        post.prob_better(method=interval), dims=("model", "model_bis"), coords=coords
+        post.prob_better(method=method), dims=("model", "model_bis"), coords=coords
     )
     ds.attrs["z_threshold"] = z_thr
     ds.attrs["prior"] = post.prior.label
+    ds.attrs["prob_better"] = post.prob_label(method)
     return ds
 
 

@@ -129,6 +129,12 @@ class PairedComparison(NamedTuple):
         (:func:`leaderboard_pairs`).
     these_prior : str or None
         The per-question prior of ``these_questions`` (a label).
+    clusters : int or None
+        The number of question clusters of the new-questions matrices (None: no clusters).
+    these_from : str or None
+        What ``these_questions`` was computed from (:meth:`Posterior.prob_label
+        <bayes_eval.posteriors.posterior.Posterior.prob_label>`): the board model, or the
+        models' own posteriors under ``these_prior``.
     """
 
     models: tuple[str, ...]
@@ -140,6 +146,7 @@ class PairedComparison(NamedTuple):
     these_questions: NDArray[np.float64] | None = None
     these_prior: str | None = None
     clusters: int | None = None
+    these_from: str | None = None
 
     @property
     def cluster_treatment(self) -> str:
@@ -171,6 +178,7 @@ class PairedComparison(NamedTuple):
         out: dict[str, object] = {"models": list(self.models)}
         if self.these_questions is not None:
             out["these_questions"] = rows(self.these_questions)
+            out["these_questions_from"] = self.these_from
         out.update(
             {
                 "paired": rows(self.paired),
@@ -798,6 +806,7 @@ def leaderboard_pairs(
             f"the results have {post.n_models} model; pairs compares two or more models."
         )
     order = np.argsort(-np.asarray(post.mean), kind="stable")
+    method = "board" if post.has_board else method
     these = post.prob_better(method=method)[np.ix_(order, order)]  # type: ignore[index]
     np.fill_diagonal(these, np.nan)
     values = R.values.astype(float)[order]
@@ -811,7 +820,9 @@ def leaderboard_pairs(
         exact_levels=exact_levels,
         cluster=labels,
     )
-    return pc._replace(these_questions=these, these_prior=post.prior.label)
+    return pc._replace(
+        these_questions=these, these_prior=post.prior.label, these_from=post.prob_label(method)
+    )
 
 
 _GRID = 1024  # points of a model's CDF for the exact independent comparison

@@ -122,8 +122,9 @@ class SeparationPlan:
         Monte Carlo assurance at ``n_required`` (1 when already separated).
     prob_leader_better : float
         :math:`P(\bar\pi_L > \bar\pi_O \mid \text{data})` from :meth:`Posterior.prob_better
-        <bayes_eval.posteriors.posterior.Posterior.prob_better>` (the ranking confidence of
-        §2.5, the number ``rank`` and ``pairs`` report under the same prior).
+        <bayes_eval.posteriors.posterior.Posterior.prob_better>` (the board model when the
+        posterior has one, else the ranking confidence of §2.5: the number ``rank`` and
+        ``pairs`` report under the same prior).
     reason : str or None
         Why ``n_required`` is ``None``.
     draws : int
@@ -137,6 +138,9 @@ class SeparationPlan:
         The prior's label.
     estimand : str
         ``"these questions"``.
+    prob_leader_better_from : str
+        What ``prob_leader_better`` was computed from (:meth:`Posterior.prob_label
+        <bayes_eval.posteriors.posterior.Posterior.prob_label>`).
     """
 
     leader: Literal["a", "b"]
@@ -154,6 +158,7 @@ class SeparationPlan:
     assurance_limit: float = float("nan")
     prior: str = "uniform"
     estimand: str = THESE_QUESTIONS
+    prob_leader_better_from: str = "uniform"
 
 
 # ---------------------------------------------------------------- plug-in projection (old)
@@ -481,6 +486,7 @@ def plan_separation(
             max_trials=max_trials,
             assurance_limit=limit,
             prior=post.prior.label,
+            prob_leader_better_from=post.prob_label(),
         )
 
     if z_now >= z_target:

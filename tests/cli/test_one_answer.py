@@ -11,7 +11,7 @@ import pytest
 import bayes_eval as be
 from bayes_eval.cli import main
 from bayes_eval.datasets import load
-from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
+from bayes_eval.posteriors.posterior import BOARD_MODEL, NEW_QUESTIONS, THESE_QUESTIONS
 
 BOARD = "dataset:matharena_aime25_i"
 A, B = "o3-mini (high)", "o1 (medium)"
@@ -41,6 +41,10 @@ def test_rank_plan_and_pairs_agree_on_p_better(capsys, kind):
     p_plan = plan["prob_leader_better"] if plan["leader"] == A else 1 - plan["prob_leader_better"]
     assert p_rank == pytest.approx(p_pairs, abs=1e-12)
     assert p_rank == pytest.approx(p_plan, abs=1e-12)
+    # computed from the same model, named the same way
+    source = rank["prob_better"]["from"]
+    assert source == plan["prob_leader_better_from"] == pairs["these_questions_from"]
+    assert (source == BOARD_MODEL) == (kind in (None, "empirical-plugin"))  # learned priors
     # and the library's posterior says the same
     R = load("matharena_aime25_i")["results"]
     post = be.xr.posterior(R, skipna=True, prior=kind or "empirical")

@@ -94,6 +94,7 @@ MEANINGS = {
     "--ability-sd": "sd of the simulated LLMs' logit abilities",
     "--difficulty-sd": "sd of the simulated questions' logit difficulties",
     "--interaction-sd": "sd of the simulated LLM x question logit interaction",
+    "--rates": "where a study's true rates come from (simulated or a real board's)",
     "--interaction-sds": "grid of sds of the simulated LLM x question logit interaction",
     "--interaction": "the crossed model with an LLM x question interaction (random effect)",
     "--sources": "shipped datasets a study learns from",

@@ -77,7 +77,8 @@ AUDITED = {
     "validate pairs": (
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
-        | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--prior-kind", "--bins"},
+        | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--prior-kind", "--bins"}
+        | {"--rates"},
     ),
     "validate clusters": (
         [],

@@ -132,7 +132,7 @@ def test_exact_prob_better_of_a_learned_prior_is_a_proper_probability():
         post = be.posterior(R, prior=prior)
         e = post.prob_better(method="exact")
         assert e[0, 1] + e[1, 0] == pytest.approx(1.0, abs=1e-9) and 0 < e[0, 1] < 1
-        assert e[0, 1] == pytest.approx(post.prob_better()[0, 1], abs=0.03)
+        assert e[0, 1] == pytest.approx(post.prob_better(method="normal")[0, 1], abs=0.03)
 
 
 def test_pooled_prior_comparison_includes_the_shared_nodes_covariance():
@@ -165,7 +165,7 @@ def test_prob_better_between_two_posteriors_and_errors():
         a.prob_better(R[1])
     with pytest.raises(ValueError, match="same rubric"):
         a.prob_better(be.posterior(np.array([[0, 2], [1, 2]]), [0, 0.5, 1]))
-    with pytest.raises(ValueError, match="interval is 'bayes'"):
+    with pytest.raises(ValueError, match="method is 'bayes'"):
         both.prob_better(method="bayes")
 
 
