@@ -54,6 +54,7 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "BINARY_HINT",
+    "MEMORY_LIMIT",
     "LevelScores",
     "Tally",
     "check_alpha0",
@@ -61,10 +62,12 @@ __all__ = [
     "check_bounds",
     "check_confidence",
     "check_k",
+    "check_memory",
     "check_tau",
     "distinct_rows_by_group",
     "fractional_tally",
     "graded_values",
+    "levels_bytes",
     "score_levels",
     "shown",
     "tally",
@@ -82,6 +85,46 @@ def shown(value: object, limit: int = 60) -> str:
         value = value.tolist()
     text = " ".join(repr(value).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: The largest memory (bytes) one request may need: a request estimated above it is refused
+#: before anything is allocated (:func:`check_memory`), naming the size that asks for it.
+MEMORY_LIMIT = 4 * 2**30
+
+
+def _gib(nbytes: float) -> str:
+    """``nbytes`` in the largest unit below it (``7.3 TiB``, ``512 MiB``)."""
+    for unit, size in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes:.0f} bytes"
+
+
+def check_memory(nbytes: float, what: str, expected: str, *, limit: float | None = None) -> None:
+    """Refuse a request estimated to need more than ``limit`` bytes (default
+    :data:`MEMORY_LIMIT`), before anything is allocated.
+
+    Parameters
+    ----------
+    nbytes : float
+        The estimate (a float: it may exceed any integer type).
+    what : str
+        The request as the user wrote it, e.g. ``"--score-levels 1000000"``.
+    expected : str
+        What to do instead, e.g. ``"fewer levels"``.
+
+    Raises
+    ------
+    ValueError
+        ``"<what> needs about 7.3 TiB of memory, above the limit of 4 GiB; expected
+        <expected>."``
+    """
+    limit = MEMORY_LIMIT if limit is None else limit
+    if not nbytes <= limit:
+        raise ValueError(
+            f"{what} needs about {_gib(nbytes)} of memory, above the limit of {_gib(limit)}; "
+            f"expected {expected}."
+        )
 
 
 #: Rows per block in the blocked counting kernel: 512 rows x 1000 trials of int8 = 0.5 MB,
@@ -537,6 +580,17 @@ def graded_values(scores: ArrayLike, *, name: str = "scores") -> NDArray[np.floa
             "[0, 1] (NaN for a missing trial)."
         )
     return arr
+
+
+def levels_bytes(shape: tuple[int, ...], levels: int) -> float:
+    r"""Memory (bytes) that K levels need for results of ``shape`` ``(L, M, N)``: the level
+    indices (``L M N``), the count vectors (``L M K``) and the learned prior's Newton step
+    (an ``K x K`` Hessian per model, :mod:`bayes_eval.posteriors.priors`), 8 bytes each,
+    times 4 for working copies: :math:`32\,(LMN + LMK + LK^2)`."""
+    n_models = float(shape[0]) if len(shape) == 3 else 1.0
+    questions = float(np.prod([float(x) for x in shape[:-1]]))  # L M
+    k = float(levels)
+    return 32.0 * (questions * shape[-1] + questions * k + n_models * k * k)
 
 
 def score_levels(scores: ArrayLike, levels: int) -> LevelScores:

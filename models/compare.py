@@ -516,6 +516,7 @@ def compare_models(
     cores: int | None = None,
     progress: bool = False,
     ppc: bool = False,
+    target_accept: float | None = None,
 ) -> Comparison:
     """Fit several models to the same results and compare their leave-one-out ELPD.
 
@@ -541,6 +542,9 @@ def compare_models(
     ppc : bool, keyword-only
         Also draw the posterior predictive of every fit (seed ``seed + 1``) and compute its
         test statistics (:mod:`bayes_eval.models.predictive`): the same fits serve both.
+    target_accept : float, optional, keyword-only
+        NUTS target acceptance rate in (0, 1); default: each model's own
+        (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
     """
     import arviz_stats
 
@@ -563,6 +567,7 @@ def compare_models(
             sampler=sampler,
             cores=cores,
             progress=progress,
+            target_accept=target_accept,
             log_likelihood=True,
         )
         if name == "crossed-interaction":

@@ -181,6 +181,7 @@ def crosscheck(
     sampler: Sampler = "pymc",
     mc_draws: int = 200_000,
     progress: bool = False,
+    target_accept: float | None = None,
 ) -> CrossCheck:
     """NUTS and exact Monte Carlo against the closed form, for L models (module docstring).
 
@@ -194,6 +195,9 @@ def crosscheck(
         prior.
     draws, tune, chains, seed, sampler, progress
         Passed to :func:`bayes_eval.models.sample`.
+    target_accept : float, optional, keyword-only
+        NUTS target acceptance rate in (0, 1); default: the model's own
+        (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
     mc_draws : int, keyword-only
         Exact Monte Carlo draws per model (:meth:`Posterior.draws
         <bayes_eval.posteriors.posterior.Posterior.draws>`).
@@ -217,6 +221,7 @@ def crosscheck(
         seed=seed,
         sampler=sampler,
         progress=progress,
+        target_accept=target_accept,
     )
     data = info.data
     tally = Tally(data.counts, data.n_trials, data.counts.shape[-1], True)

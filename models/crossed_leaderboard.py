@@ -64,6 +64,7 @@ def crossed_leaderboard(
     progress: bool = False,
     parametrization: str = "auto",
     interaction: bool = False,
+    target_accept: float | None = None,
 ) -> Leaderboard:
     """Fit the crossed model to ``R[model, question, trial]`` (NaN = no trial) by NUTS and rank
     the models by the posterior of their mean expected score over all questions.
@@ -83,6 +84,9 @@ def crossed_leaderboard(
     interaction : bool
         Add the LLM x question interaction of :func:`bayes_eval.models.crossed_model`
         (question-specific strengths; :math:`L \times M` more parameters).
+    target_accept : float, optional
+        NUTS target acceptance rate in (0, 1); default: the crossed model's own (0.95 with
+        non-centred abilities, 0.8 otherwise; :func:`bayes_eval.models.crossed_model`).
 
     Returns
     -------
@@ -116,6 +120,7 @@ def crossed_leaderboard(
         seed=seed,
         sampler=sampler,
         progress=progress,
+        target_accept=target_accept,
     )
     table = crossed_rank_table(idata, confidence=confidence)
     seen = ~np.isnan(R.values.astype(float))

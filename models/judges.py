@@ -68,7 +68,12 @@ from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import basic as numba_basic
 
 from bayes_eval.judges.data import JudgeData
-from bayes_eval.models.sampling import Diagnostics, diagnostics, warn_if_unconverged
+from bayes_eval.models.sampling import (
+    Diagnostics,
+    diagnostics,
+    sampler_session,
+    warn_if_unconverged,
+)
 from bayes_eval.ranking.ranks import rank
 
 __all__ = [
@@ -849,7 +854,7 @@ def fit_judges(
     # the functions evaluated once per draw (the initial point, the deterministics stored in
     # the trace) run on PyTensor's Python backend, whose compilation takes no time.
     # (inside the model's context, where PyMC's compiler reads its ``check_bounds``)
-    with sampled, pytensor.config.change_flags(mode="FAST_COMPILE"):
+    with sampled, pytensor.config.change_flags(mode="FAST_COMPILE"), sampler_session():
         idata = pm.sample(
             draws=s.draws,
             tune=s.tune,

@@ -18,10 +18,14 @@ past a threshold.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import signal
+import sys
+import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -48,6 +52,7 @@ __all__ = [
     "load",
     "model_info",
     "sample",
+    "sampler_session",
     "save",
     "warn_if_unconverged",
 ]
@@ -395,27 +400,28 @@ def sample(
         target_accept = info.target_accept
     if not (isinstance(target_accept, (int, float)) and 0 < target_accept < 1):
         raise ValueError(f"target_accept is {target_accept!r}; expected a number in (0, 1).")
-    idata = pm.sample(
-        draws=int(draws),
-        tune=int(tune),
-        chains=int(chains),
-        cores=cores,
-        random_seed=int(seed),
-        nuts_sampler=sampler,
-        progressbar=progress,
-        target_accept=float(target_accept),
-        model=model,
-        compute_convergence_checks=False,
-    )
-    if info.conditional is not None:
-        rng = np.random.default_rng([int(seed), 20261122])
-        posterior = idata["posterior"].to_dataset()
-        extra = info.conditional(posterior, rng)
-        idata["posterior"] = xr.DataTree(posterior.assign(extra))
-    if log_likelihood:
-        pm.compute_log_likelihood(idata, model=model, progressbar=False)
-    if log_prior:
-        pm.stats.compute_log_prior(idata, model=model, progressbar=False)
+    with sampler_session():
+        idata = pm.sample(
+            draws=int(draws),
+            tune=int(tune),
+            chains=int(chains),
+            cores=cores,
+            random_seed=int(seed),
+            nuts_sampler=sampler,
+            progressbar=progress,
+            target_accept=float(target_accept),
+            model=model,
+            compute_convergence_checks=False,
+        )
+        if info.conditional is not None:
+            rng = np.random.default_rng([int(seed), 20261122])
+            posterior = idata["posterior"].to_dataset()
+            extra = info.conditional(posterior, rng)
+            idata["posterior"] = xr.DataTree(posterior.assign(extra))
+        if log_likelihood:  # compiles PyTensor functions: interruptible too
+            pm.compute_log_likelihood(idata, model=model, progressbar=False)
+        if log_prior:
+            pm.stats.compute_log_prior(idata, model=model, progressbar=False)
     idata["closed_form"] = xr.DataTree(closed_form_dataset(info))
     diag = diagnostics(idata)
     idata.attrs.update(
@@ -430,6 +436,73 @@ def sample(
     if warn:
         warn_if_unconverged(diag, f"{info.kind} model fit")
     return idata
+
+
+#: Seconds after a Ctrl-C before :func:`sampler_session` delivers it again to the main thread
+#: (in case compiled code it interrupted swallowed the first one).
+REDELIVER_SECONDS = 1.0
+
+
+@contextlib.contextmanager
+def sampler_session() -> Iterator[None]:
+    """Run NUTS (compilation, tuning, sampling) so that Ctrl-C stops it and nothing it prints
+    goes to stdout.
+
+    Inside the block, ``sys.stdout`` is ``sys.stderr``: PyMC's progress table (rich) and any
+    other text the samplers print reach the terminal while stdout stays free for the caller's
+    results (e.g. JSON redirected to a file). nutpie draws its own bar on stderr.
+
+    SIGINT (Ctrl-C) is handled by a handler of this block, installed when it is entered in the
+    main thread: it records the interrupt and raises :class:`KeyboardInterrupt`. The samplers
+    do not let that through as it is: PyMC catches it and returns the draws so far, nutpie
+    aborts and returns a partial trace, and an interrupt inside Numba-compiled code surfaces
+    as ``SystemError``. A partial trace is not a finished fit, so when the block ends after an
+    interrupt, whether normally or by any exception, it raises :class:`KeyboardInterrupt`
+    (from None). If the block is still running :data:`REDELIVER_SECONDS` after an interrupt
+    (compiled code swallowed it), the signal is delivered again to the main thread, once a
+    second, until the block ends.
+
+    Elsewhere than in the main thread (where Python cannot install signal handlers) only
+    stdout is redirected.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        When SIGINT arrived while the block ran.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main else None
+    if previous in (None, signal.SIG_IGN):  # not the main thread, or Ctrl-C ignored
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+        return
+    interrupted = threading.Event()
+    leaving = threading.Event()
+
+    def handler(signum, frame):
+        if leaving.is_set():
+            return
+        if not interrupted.is_set():
+            interrupted.set()
+            threading.Thread(target=redeliver, daemon=True).start()
+        raise KeyboardInterrupt
+
+    def redeliver() -> None:
+        while not leaving.wait(REDELIVER_SECONDS):
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    except BaseException:
+        if not interrupted.is_set():
+            raise
+    finally:
+        leaving.set()
+        signal.signal(signal.SIGINT, previous)
+    if interrupted.is_set():
+        raise KeyboardInterrupt from None
 
 
 def save(idata: xr.DataTree, path: str | Path) -> Path:

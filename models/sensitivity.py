@@ -81,6 +81,7 @@ def prior_sensitivity(
     seed: int = 0,
     sampler: Sampler = "pymc",
     progress: bool = False,
+    target_accept: float | None = None,
 ) -> xr.Dataset:
     """mu, sigma and competition ranks of L models over prior-strength grids (module docstring).
 
@@ -99,6 +100,9 @@ def prior_sensitivity(
         also issues a :class:`~bayes_eval.models.ConvergenceWarning`.
     draws, tune, chains, seed, sampler, progress
         For the ``kappa`` fits.
+    target_accept : float, optional, keyword-only
+        NUTS target acceptance rate in (0, 1); default: the model's own
+        (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
 
     Returns
     -------
@@ -151,6 +155,7 @@ def prior_sensitivity(
                 seed=seed,
                 sampler=sampler,
                 progress=progress,
+                target_accept=target_accept,
             )
             pi_bar = idata["posterior"]["pi_bar"]
             mus.append(pi_bar.mean(("chain", "draw")).values)

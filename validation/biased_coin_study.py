@@ -153,18 +153,21 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """JSON-friendly summary: tau at selected n, gaps between panels, Table 1."""
+    """JSON-friendly summary: tau at selected n (one labelled row per panel and n, one column
+    per metric; None where a metric needs more trials), gaps between panels, Table 1."""
     picks = [n for n in (1, 2, 4, 8, 16, 32, 80) if n <= ds.sizes["n"]]
     return {
         "tau_mean": {
-            panel: {
-                m: [
-                    None if np.isnan(v) else round(float(v), 4)
-                    for v in ds["tau_mean"].sel(panel=panel, metric=m, n=picks).values
-                ]
-                for m in ds["metric"].values.tolist()
+            f"{panel}, n = {n}": {
+                m: None if np.isnan(v) else round(float(v), 4)
+                for m, v in zip(
+                    ds["metric"].values.tolist(),
+                    ds["tau_mean"].sel(panel=panel, n=n).values,
+                    strict=True,
+                )
             }
             for panel in PANELS
+            for n in picks
         },
         "n": picks,
         "max_gap_vs_independent": {

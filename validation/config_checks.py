@@ -9,13 +9,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from bayes_eval.inputs import check_memory
+
 __all__ = [
     "boolean",
+    "coverage_memory",
     "integer",
     "integers",
     "nuts_cell",
     "positive_number",
     "probability",
+    "read_toml",
+    "sbc_memory",
     "strings",
 ]
 
@@ -103,3 +108,52 @@ def nuts_cell(name: str, cell, scenarios: Iterable[str]) -> None:
     ok = ok and all(_is_int(v) and v >= 1 for v in cell[1:])
     if not ok:
         _fail(name, "a list of [scenario, C, M, N] cells, e.g. ['anchored', 1, 30, 4]", cell)
+
+
+def _largest(values) -> int:
+    return max((v for v in values if _is_int(v)), default=1)
+
+
+def coverage_memory(M, N, C, replicates: int, bootstrap_resamples: int) -> None:
+    """Refuse a coverage grid whose largest cell needs more than
+    :data:`bayes_eval.inputs.MEMORY_LIMIT`, before it is simulated. A cell holds the true
+    probabilities and counts of ``replicates`` benchmarks of ``M`` questions and ``C + 1``
+    categories for two models (8 arrays of 8 bytes with the working copies), and the
+    bootstrap's index of 200 replicates x ``bootstrap_resamples`` x ``M`` (twice):
+    ``64 R M (C + 1) + 3200 B M`` bytes. ``N`` (trials) only enters through the counts' values.
+    """
+    del N  # counts are stored per category, whatever the number of trials
+    m, k = _largest(M), _largest(C) + 1
+    reps = replicates if _is_int(replicates) else 1
+    boot = bootstrap_resamples if _is_int(bootstrap_resamples) else 0
+    nbytes = 64.0 * reps * m * k + 3200.0 * boot * m
+    check_memory(
+        nbytes,
+        f"M = {m} (with C = {k - 1}, {reps} replicates, {boot} bootstrap resamples)",
+        "fewer questions M, replicates or categories per cell",
+    )
+
+
+def sbc_memory(n_questions: int, n_models: int, trials: int, draws: int, chains: int) -> None:
+    """Refuse an SBC study whose single simulation needs more than
+    :data:`bayes_eval.inputs.MEMORY_LIMIT`, before it runs: the posterior draws of every
+    question's binary probabilities (``chains x draws x n_models x n_questions x 2``) and the
+    results (``n_models x n_questions x trials``), 8 bytes each, times 4 for working copies:
+    ``32 L M (2 D c + N)`` bytes."""
+    nbytes = 32.0 * n_models * n_questions * (2.0 * draws * chains + trials)
+    check_memory(
+        nbytes,
+        f"n_questions {n_questions} with n_models {n_models}, {draws} draws per chain and "
+        f"{chains} chain(s)",
+        "fewer questions, models or draws per simulation",
+    )
+
+
+def read_toml(path) -> dict:
+    """A TOML file as a dict; a UTF-8 byte-order mark (as some editors on Windows write) is
+    skipped. Raises ``UnicodeDecodeError``, ``OSError`` and ``tomllib.TOMLDecodeError`` as
+    :func:`tomllib.loads` and :meth:`pathlib.Path.read_text` do."""
+    import tomllib
+    from pathlib import Path
+
+    return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))

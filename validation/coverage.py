@@ -163,6 +163,7 @@ class CoverageConfig:
             check.nuts_cell("nuts_cells", cell, COVERAGE_SCENARIOS)
         check.integer("nuts_replicates", self.nuts_replicates)
         check.integer("nuts_draws", self.nuts_draws)
+        check.coverage_memory(self.M, self.N, self.C, self.replicates, self.bootstrap_resamples)
 
     def cells(self) -> list[tuple[str, int, int, int]]:
         out = []
@@ -201,7 +202,7 @@ def load_config(path: str | Path) -> CoverageConfig:
     """Read a TOML configuration (any subset of :class:`CoverageConfig`'s fields)."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = check.read_toml(path)
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
@@ -622,8 +623,7 @@ def grid_config(options: CoverageStudyConfig) -> CoverageConfig:
 
 def _warn_overridden(path, values: dict, overrides: dict, replicates) -> None:
     """Say which keys of the TOML file the command-line options replace (never silently)."""
-    with open(path, "rb") as fh:
-        in_file = {RENAMED_KEYS.get(k, k) for k in tomllib.load(fh)}
+    in_file = {RENAMED_KEYS.get(k, k) for k in check.read_toml(path)}
     changed = []
     for key, new in overrides.items():
         old = values.get(key)
@@ -844,32 +844,59 @@ def table(ds: xr.Dataset, scenario: str, methods=None):
 
 def plot(ds: xr.Dataset, path: str | Path, confidence: float = 0.95) -> Path:
     """Coverage versus M per method (worst over N and C, one panel per scenario), and width
-    versus coverage over all cells."""
-    plt = pyplot()
+    versus coverage over all cells. The M axis is ticked at the study's M values only, the
+    titles are two short lines, and one legend sits below the panels (never over a line)."""
+    from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
+    plt = pyplot()
     scen = list(ds["scenario"].values)
-    fig, axes = plt.subplots(1, len(scen) + 1, figsize=(4.2 * (len(scen) + 1), 4), squeeze=False)
+    m_values = [int(m) for m in ds["M"].values]
+    fig, axes = plt.subplots(
+        1,
+        len(scen) + 1,
+        figsize=(3.6 * (len(scen) + 1), 4.2),
+        squeeze=False,
+        layout="constrained",
+    )
+    finite = ds["coverage"].values[np.isfinite(ds["coverage"].values)]
+    bottom = min(0.5, float(finite.min()) - 0.02) if finite.size else 0.5
+    handles: dict[str, object] = {}
     for ax, s in zip(axes[0], scen, strict=False):
         for m in ds["interval"].values:
             cov = ds["coverage"].sel(scenario=s, interval=m)
             worst = cov.min(dim=[d for d in cov.dims if d != "M"], skipna=True)
             if np.isfinite(worst).any():
-                ax.plot(ds["M"], worst, marker="o", label=str(m))
+                (line,) = ax.plot(ds["M"], worst, marker="o", label=str(m))
+                handles.setdefault(str(m), line)
         ax.axhline(confidence, color="k", lw=0.8)
         ax.set_xscale("log")
-        ax.set_title(f"{s}: worst coverage over N, C")
+        ax.set_xticks(m_values, [str(m) for m in m_values])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylim(bottom, 1.0)
+        ax.set_title(f"{s}\nworst coverage over N, C", fontsize=9)
         ax.set_xlabel("M questions")
     axes[0][0].set_ylabel("coverage")
-    axes[0][0].legend(fontsize=7)
     ax = axes[0][-1]
     for m in ds["interval"].values:
         c = ds["coverage"].sel(interval=m).values.ravel()
         wdt = ds["width"].sel(interval=m).values.ravel()
         keep = np.isfinite(c)
-        ax.scatter(wdt[keep], c[keep], s=8, label=str(m))
+        points = ax.scatter(wdt[keep], c[keep], s=8, label=str(m))
+        handles.setdefault(str(m), points)
     ax.axhline(confidence, color="k", lw=0.8)
     ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels of a log axis collide
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.set_ylim(bottom, 1.0)
     ax.set_xlabel("mean width")
-    ax.set_title("width versus coverage (all cells)")
-    fig.tight_layout()
+    ax.set_title("width versus coverage\n(all cells)", fontsize=9)
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="outside lower center",
+        ncol=min(len(handles), 4),
+        fontsize=8,
+        title="interval",
+    )
     return save_png(fig, path)

@@ -53,6 +53,7 @@ def _results(config: ElicitConfig) -> tuple[np.ndarray, list[str]]:
         weights=config.weights,
         score_levels=config.score_levels,
         cli_names=True,
+        offer_fractional=False,
     )
     R = scored.R
     if np.isnan(R.values).any():

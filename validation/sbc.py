@@ -322,8 +322,10 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     :func:`arviz_plots.plot_ecdf_pit` (its default
     ``pot_c`` test: Tesso & Vehtari's pointwise tests with a Cauchy combination, suspicious
     points highlighted), one panel per variable, with the 95% simultaneous band of the ECDF
-    difference shaded (:func:`_add_simultaneous_band`). The PASS/FAIL of the study is the
-    chi-square test (:func:`uniformity_test`), not the p-value printed on the panels.
+    difference shaded (:func:`_add_simultaneous_band`). Each panel states the study's own
+    result, the chi-square test (:func:`uniformity_test`) at the Bonferroni level, as the
+    table does (arviz-plots' own p-value text is switched off: it is a different test at a
+    different level).
     """
     import arviz_plots as azp
     from arviz_base import from_dict
@@ -335,9 +337,24 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     names = [str(v) for v in ds["variable"].values]
     dt = from_dict({"prior_sbc": {n: frac[None, :, i] for i, n in enumerate(names)}})
     pc = azp.plot_ecdf_pit(
-        dt, group="prior_sbc", backend="matplotlib", figure_kwargs={"sharey": False}
+        dt,
+        group="prior_sbc",
+        backend="matplotlib",
+        figure_kwargs={"sharey": False},
+        visuals={"p_value_text": False},  # the study's own test is written instead
     )
     _add_simultaneous_band(pc, names, frac.shape[0], prob=0.95)
+    level = float(ds.attrs["threshold_per_variable"])
+    for name, p, ok in zip(names, ds["p_value"].values, ds["passed"].values, strict=True):
+        pc.viz["plot"][name].item().text(
+            0.02,
+            0.93,
+            f"chi-square p = {p:.3g} {'>=' if ok else '<'} {level:.3g} (Bonferroni): "
+            f"{'PASS' if ok else 'FAIL'}",
+            transform=pc.viz["plot"][name].item().transAxes,
+            fontsize=7,
+            va="top",
+        )
     pc.viz["figure"].item().tight_layout()
     path = Path(path)
     pc.savefig(path)

@@ -666,6 +666,13 @@ class SbcConfig:
         check.integer("workers", self.workers, 0, optional=True)
         check.integer("max_cells", self.max_cells, optional=True)
         exact = self.estimator == "matching-exact"
+        check.sbc_memory(
+            self.n_questions,
+            self.n_models,
+            self.n_trials,
+            self.n_draws,
+            1 if exact else self.n_chains,
+        )
         if not exact and self.n_chains * self.n_draws < 2 * self.n_thin:
             raise ValueError(
                 f"chains x draws / thin keeps fewer than 2 draws; expected more draws or a "

@@ -119,7 +119,7 @@ def _from_arms_csv(path, name, mean, sd, n_examples, seed, belief):
 
     from bayes_eval.datasets import table_path
 
-    path = table_path(path)
+    path = table_path(path, kind="bandit")
     if not path.is_file():
         raise ValueError(f"{path}: no such file (expected the arm metadata CSV).")
     arms = pd.read_csv(path)
@@ -179,7 +179,7 @@ def mmlu_like(
     """
     from bayes_eval.datasets import table_path
 
-    path = table_path(meta_json)
+    path = table_path(meta_json, kind="bandit")
     try:
         meta = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -80,6 +80,14 @@ def graded_lines(graded: dict | None) -> list[str]:
 CROSSED_PRIOR = "crossed model's own (abilities and difficulties on the logit scale)"
 
 
+#: the legend of the rank table's "prior a" column
+PRIOR_COLUMN = (
+    "prior a: the Dirichlet parameters (a_0, ..., a_C) of each question's prior for that model, "
+    "one per score level from the lowest (a learned prior: at its fitted mode); larger sums "
+    "pull the per-question rates harder toward the prior mean."
+)
+
+
 def prior_label(board) -> str:
     """The prior of a leaderboard as every output names it."""
     if board.estimator == "crossed":
@@ -215,5 +223,7 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
             f"rank w/ CI: consecutive models tie when z < {board.table.attrs['z_threshold']:.3f}"
             " (Hariri et al., §2.7.1); rank range: from all pairwise decisions (no chaining)."
         )
+    if "prior_alpha" in first:
+        say(PRIOR_COLUMN)
     if args.plot:
         say(f"forest plot written to {args.plot}")

@@ -248,9 +248,9 @@ def prior_from(args: argparse.Namespace):
 
 
 def seed_options(help: str = "random seed (0)") -> argparse.ArgumentParser:
-    """``--seed``."""
+    """``--seed``: an integer >= 0 (as NumPy and PyMC take it), checked when parsed."""
     p = _parent()
-    p.add_argument("--seed", type=int, default=0, help=help)
+    p.add_argument("--seed", type=nonnegative_int, default=0, help=help)
     return p
 
 
@@ -259,18 +259,38 @@ def seed_options(help: str = "random seed (0)") -> argparse.ArgumentParser:
 SAMPLER = "pymc"
 
 
+def _target_accept(text: str) -> float:
+    """An argparse type: a NUTS target acceptance rate, a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number in (0, 1); e.g. 0.95 (a higher rate takes smaller steps)."
+        )
+    return value
+
+
 def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argparse.ArgumentParser:
     """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
-    ``--no-progress``. Their defaults are applied by :func:`sampler_settings`, so that
-    :func:`given` tells the options the user gave (a command may refuse them where nothing
-    samples)."""
+    ``--target-accept``, ``--no-progress``. Their defaults are applied by
+    :func:`sampler_settings`, so that :func:`given` tells the options the user gave (a command
+    may refuse them where nothing samples)."""
     p = _parent()
     g = p.add_argument_group("NUTS sampler")
     g.add_argument("--draws", type=positive_int, help=f"draws per chain ({draws})")
     g.add_argument("--tune", type=nonnegative_int, help=f"tuning steps per chain ({tune})")
     g.add_argument("--chains", type=positive_int, help=f"chains ({chains})")
-    g.add_argument("--seed", type=int, help="random seed (0)")
+    g.add_argument("--seed", type=nonnegative_int, help="random seed (0)")
     g.add_argument("--sampler", choices=["pymc", "nutpie"], help=f"NUTS implementation ({SAMPLER})")
+    g.add_argument(
+        "--target-accept",
+        type=_target_accept,
+        metavar="RATE",
+        help="NUTS target acceptance rate in (0, 1); raise it (e.g. 0.95, 0.99) when a fit "
+        "diverges (default: the model's own, 0.8 for most)",
+    )
     g.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(
         nuts_defaults={
@@ -279,13 +299,14 @@ def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argpar
             "chains": chains,
             "seed": 0,
             "sampler": SAMPLER,
+            "target_accept": None,
         }
     )
     return p
 
 
 #: The options of :func:`nuts_options`, as ``args`` names.
-NUTS = ("draws", "tune", "chains", "seed", "sampler", "no_progress")
+NUTS = ("draws", "tune", "chains", "seed", "sampler", "target_accept", "no_progress")
 
 
 def sampler_settings(args: argparse.Namespace) -> dict:

@@ -12,7 +12,9 @@ __all__ = ["Col", "emit_json", "fmt", "interval", "say", "table", "text", "uncer
 
 class Col(NamedTuple):
     """A column: header, rich style (``"dim"`` for uncertainty), alignment, and whether long
-    cells wrap (text) rather than being kept on one line (numbers, names)."""
+    cells wrap at word boundaries (text). Other cells are kept on one line while the table
+    fits; when it does not they fold onto the next line, never cut (a model's full name
+    always shows)."""
 
     header: str
     style: str | None = None
@@ -63,7 +65,12 @@ def table(
     )
     for i, c in enumerate(columns):
         col = c if isinstance(c, Col) else Col(c, None, "left" if i == 0 else "right")
-        out.add_column(Text(col.header), style=col.style, justify=col.justify, no_wrap=not col.wrap)
+        out.add_column(
+            Text(col.header),
+            style=col.style,
+            justify=col.justify,
+            overflow="fold",
+        )
     for row in rows:
         out.add_row(*(Text(str(cell)) for cell in row))
     _console().print(out)
@@ -128,10 +135,25 @@ def _flat(value: Any) -> bool:
     )
 
 
+def _row(value: Any) -> Any:
+    """A dict with its flat dict values spread into columns ``key value-key`` (one level),
+    e.g. ``{"tau_at_n": {1: 0.7}}`` -> ``{"tau_at_n 1": 0.7}``; anything else unchanged."""
+    if not isinstance(value, dict):
+        return value
+    out: dict = {}
+    for k, v in value.items():
+        if _flat(v):
+            out.update({f"{k} {kk}": vv for kk, vv in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
 def _records(value: Any) -> bool:
-    """A dict of flat dicts, or a list of flat dicts: one table row each."""
+    """A dict of flat dicts, or a list of flat dicts (after :func:`_row`): one table row
+    each."""
     items = value.values() if isinstance(value, dict) else value
-    return isinstance(value, (dict, list)) and bool(value) and all(_flat(v) for v in items)
+    return isinstance(value, (dict, list)) and bool(value) and all(_flat(_row(v)) for v in items)
 
 
 def summary(data: dict, *, title: str | None = None) -> None:
@@ -140,7 +162,8 @@ def summary(data: dict, *, title: str | None = None) -> None:
     A ``report`` entry (a list of lines) is printed as it is, followed by the files written.
     Otherwise scalars go into one ``key | value`` table; flat dicts with the same keys are
     columns of one table (e.g. numbers by N); dicts or lists of flat dicts are tables with a
-    row each; anything else is a cell of compact JSON.
+    row each; other dicts are sections of their own (titled by their key, printed the same
+    way); anything else is a cell of compact JSON.
     """
     from bayes_eval.serialize import to_jsonable
 
@@ -150,13 +173,18 @@ def summary(data: dict, *, title: str | None = None) -> None:
         files = {k: data[k] for k in ("netcdf", "plot", "seconds") if k in data}
         say(", ".join(f"{k}: {cell(v)}" for k, v in files.items()))
         return
-    scalars = {k: v for k, v in data.items() if not (_flat(v) or _records(v))}
+    nested = {
+        k: v for k, v in data.items() if isinstance(v, dict) and v and not (_flat(v) or _records(v))
+    }
+    scalars = {k: v for k, v in data.items() if not (_flat(v) or _records(v) or k in nested)}
     groups: dict[tuple, list[str]] = {}
     for key, value in data.items():
         if _flat(value) and key not in scalars:
             groups.setdefault(tuple(value), []).append(key)
     if scalars:
         table(["", text("value")], ([k, cell(v)] for k, v in scalars.items()), title=title)
+    elif title:
+        say(title)
     for keys, names in groups.items():
         table(
             ["", *names],
@@ -166,9 +194,11 @@ def summary(data: dict, *, title: str | None = None) -> None:
         if key in scalars or _flat(value) or not _records(value):
             continue
         rows = value.items() if isinstance(value, dict) else enumerate(value, 1)
-        rows = list(rows)
+        rows = [(name, _row(r)) for name, r in rows]
         columns = list(dict.fromkeys(c for _, r in rows for c in r))
         table(
             [key, *columns],
             ([name, *(cell(r.get(c)) for c in columns)] for name, r in rows),
         )
+    for key, value in nested.items():  # a nested section: its own tables, titled, not JSON
+        summary(value, title=key)

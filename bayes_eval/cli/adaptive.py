@@ -7,7 +7,7 @@ import textwrap
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
-from bayes_eval.cli._types import numbers, pair, positive_int
+from bayes_eval.cli._types import nonnegative_int, numbers, pair, positive_int
 
 PAPER = 'Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via Bayesian Bandit Gittins Indices"'
 HELP = "cost-aware adaptive evaluation (Gittins indices, Xie et al.): roots | simulate"
@@ -68,7 +68,9 @@ def add_parser(sub) -> None:
         ],
     )
     s.add_argument("--dataset", choices=["gsm8k", "piqa", "mmlu", "matrix"], default="mmlu")
-    s.add_argument("--seed", type=int, help="gsm8k/piqa/mmlu: seed of the synthetic matrix (0)")
+    s.add_argument(
+        "--seed", type=nonnegative_int, help="gsm8k/piqa/mmlu: seed of the synthetic matrix (0)"
+    )
     s.add_argument(
         "--arms",
         metavar="FILE",
@@ -104,7 +106,7 @@ def add_parser(sub) -> None:
     s.add_argument("--cost-scale", type=float, default=1e-4, help="lambda: price -> score units")
     s.add_argument("--replicates", type=positive_int, default=10, help="runs, seeded 0..N-1 (10)")
     opt.deprecated(s, "--seeds", "--replicates", dest="replicates", type=positive_int)
-    opt.deprecated(s, "--data-seed", "--seed", dest="seed", type=int)
+    opt.deprecated(s, "--data-seed", "--seed", dest="seed", type=nonnegative_int)
     s.add_argument("--lrf", action="store_true", help="also run UCB-E-LRF (slow)")
     s.set_defaults(func=_simulate)
 

@@ -66,7 +66,10 @@ ESTIMAND = "these questions: each candidate's expected score on the judged items
 def _settings(args, **kw):
     from bayes_eval.models.judges import FitSettings
 
-    return FitSettings(**opt.sampler_settings(args), **kw)
+    nuts = opt.sampler_settings(args)
+    if nuts["target_accept"] is None:  # the judges model's own (FitSettings)
+        del nuts["target_accept"]
+    return FitSettings(**nuts, **kw)
 
 
 #: Options of one fit that ``--sensitivity`` (its own grid of fits) does not use.
@@ -131,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     say(f"prior: {PRIOR}; estimand: {ESTIMAND}")
     for e in reports:
-        say("", f"{args.file} [{e['dataset']}]: {e['seconds']} s, diagnostics {e['diagnostics']}")
+        say("", f"{args.file} [{e['dataset']}]: {e['seconds']} s; {_words(e['diagnostics'])}")
         table(
             [
                 "candidate",
@@ -159,8 +162,27 @@ def run(args: argparse.Namespace) -> int:
         if "plot" in e:
             say(f"ternary plot written to {e['plot']}")
     if mean is not None:
-        say("", f"mean over dimensions: {mean}")
+        say("", f"mean over dimensions: {_words(mean)}")
     return 0
+
+
+def _words(values: dict) -> str:
+    """``{"max_rhat": 1.004, "divergences": 0}`` as ``max r-hat 1.004, divergences 0``: a
+    summary in words, not a Python dict."""
+    names = {
+        "max_rhat": "max r-hat",
+        "min_ess_bulk": "min bulk ESS",
+        "min_ess_tail": "min tail ESS",
+    }
+
+    def value(v) -> str:
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v)
+
+    return ", ".join(f"{names.get(k, k.replace('_', ' '))} {value(v)}" for k, v in values.items())
 
 
 def _sensitivity(args: argparse.Namespace, datasets) -> int:

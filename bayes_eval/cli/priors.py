@@ -78,7 +78,22 @@ def records(ds) -> dict:
     }
 
 
+#: grid option -> (its values' range as a test, what it expects), checked before any work
+GRID_RANGES = {
+    "alpha0_grid": (lambda v: v > 0, "Dirichlet concentrations > 0"),
+    "a0_grid": (lambda v: 0 <= v <= 1, "power-prior weights in [0, 1]"),
+    "kappa_grid": (lambda v: v > 0, "kappa prior medians > 0"),
+}
+
+
 def run(args: argparse.Namespace) -> int:
+    for name, (fits, what) in GRID_RANGES.items():
+        bad = [v for v in getattr(args, name) or () if not fits(v)]
+        if bad:
+            raise ValueError(
+                f"--{name.replace('_', '-')} has {bad[0]:g}; expected {what}, e.g. "
+                f"--{name.replace('_', '-')} {'0,0.5,1' if name == 'a0_grid' else '0.5,1,2'}."
+            )
     if args.kappa_grid is None:
         opt.refuse(opt.given(args, *opt.NUTS), "without --kappa-grid (only the kappa axis samples)")
     if not args.prior_file:

@@ -137,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
             sampler=nuts["sampler"],
             progress=not args.no_progress and not args.json,
             interaction=args.interaction,
+            target_accept=nuts["target_accept"],
         )
     else:
         from bayes_eval.ranking.leaderboard import leaderboard

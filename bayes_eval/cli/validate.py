@@ -38,6 +38,7 @@ SHARED_TYPES = {
     "n_questions": positive_int,
     "levels": positive_int,
     "score_levels": positive_int,
+    "seed": nonnegative_int,
 }
 
 #: (study, old option) -> field: earlier spellings kept as hidden aliases that warn.

@@ -180,14 +180,17 @@ _ENTRIES = [
 DATASETS: dict[str, DatasetInfo] = {d.name: d for d in _ENTRIES}
 
 
-def table_path(source: str | Path) -> Path:
-    """``source`` as a path: a file name as given, or ``dataset:NAME``'s table file."""
+def table_path(source: str | Path, kind: str | None = None) -> Path:
+    """``source`` as a path: a file name as given, or ``dataset:NAME``'s table file; with
+    ``kind`` (``"judges"``, ``"bandit"``) only the tables whose name holds it are offered."""
     text = str(source)
     if not text.startswith("dataset:"):
         return Path(source)
     info = _info(text[len("dataset:") :])
-    if info.table_file is None:
-        tables = sorted(n for n, d in DATASETS.items() if d.table_file)
+    if info.table_file is None or (kind is not None and kind not in info.name):
+        tables = sorted(
+            n for n, d in DATASETS.items() if d.table_file and (kind is None or kind in n)
+        )
         raise ValueError(
             f"dataset {info.name!r} is not a table of this kind; expected one of {tables}."
         )

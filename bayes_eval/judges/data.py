@@ -144,7 +144,7 @@ def from_count_table(
     from bayes_eval.datasets import table_path
 
     if not isinstance(table, pd.DataFrame):
-        table = table_path(table)
+        table = table_path(table, kind="judges")
     src = str(table) if not isinstance(table, pd.DataFrame) else "table"
     df = pd.read_csv(table) if not isinstance(table, pd.DataFrame) else table.copy()
     need = {"candidate", "judge", "score", "count"}
@@ -280,7 +280,7 @@ def summeval_table(path: str | Path = "dataset:summeval_judges") -> pd.DataFrame
     """
     from bayes_eval.datasets import table_path
 
-    path = table_path(path)
+    path = table_path(path, kind="judges")
     try:
         df = pd.read_csv(path)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:

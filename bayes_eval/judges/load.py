@@ -147,7 +147,7 @@ def load_judge_data(
     from bayes_eval.datasets import table_path
     from bayes_eval.judges import data as jd
 
-    path = table_path(str(file))
+    path = table_path(str(file), kind="judges")
     try:
         head = pd.read_csv(path, nrows=5)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:

@@ -133,8 +133,10 @@ def plot_simplex(
     gamma = np.asarray(gamma, dtype=float)
     if theta.shape[1:] != (3, 3) or gamma.shape[-1] != 3:
         raise ValueError("the ternary plot needs 3 levels: collapse the scale first.")
+    from matplotlib.lines import Line2D
+
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 5.8))
+    fig, ax = plt.subplots(figsize=(8.6, 5.8))
     corners = ternary_xy(np.eye(3))
     ax.plot(*np.vstack([corners, corners[:1]]).T, color="0.3", lw=1)
     for c, lab in zip(corners, levels, strict=True):
@@ -153,7 +155,7 @@ def plot_simplex(
         ax.plot(*np.vstack([v, v[:1]]).T, ls="--", color=cmap(j), lw=1.2, label=f"judge {name}")
         ax.scatter(*v.T, marker="*", s=120, color=cmap(j), zorder=3)
         pts = ternary_xy(gamma[j])
-        for k, cand in enumerate(candidates):
+        for k in range(len(candidates)):
             ax.scatter(
                 *pts[k],
                 marker=markers[k % len(markers)],
@@ -163,11 +165,26 @@ def plot_simplex(
                 lw=0.4,
                 zorder=4,
             )
-            if j == 0:
-                ax.annotate(cand, pts[k], xytext=(4, 3), textcoords="offset points", fontsize=7)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    # the names in two legends beside the triangle, not written at the points (which cluster)
+    first = ax.legend(
+        loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False, title="judges"
+    )
+    ax.add_artist(first)
+    marks = [
+        Line2D([], [], ls="", marker=markers[k % len(markers)], color="0.8", mec="k", mew=0.4)
+        for k in range(len(candidates))
+    ]
+    ax.legend(
+        marks,
+        list(candidates),
+        loc="lower left",
+        bbox_to_anchor=(1.0, 0.0),
+        fontsize=7,
+        frameon=False,
+        title="candidates",
+    )
     ax.set_title(title or "judges (stars: vertices theta_m) and candidates (gamma_jk)")
     fig.tight_layout()
     return save_png(fig, path)

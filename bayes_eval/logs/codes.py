@@ -3,16 +3,19 @@
 A label column (model, task, question) becomes integer codes into a short array of text
 labels, so that 10^7 attempts are checked, grouped and pivoted with vectorised numpy on
 integers: :func:`label_codes` (the checks of :func:`bayes_eval.logs.make_log`: a missing
-label is refused, spaces around a label are stripped with a warning, an empty label is
-refused), :func:`group_codes` (one dense code per combination of labels), :func:`cumcount`
-(attempts numbered in row order within a group), :func:`positions` (the rank of each trial
-within its group, and the first repeated trial) and :func:`build_grid` (where each row goes
-in ``R[model, question, trial]``).
+label is refused, and so is a list or other non-scalar value; spaces around a label are
+stripped with a warning; labels are compared in Unicode NFC with invisible format characters
+(zero-width space, byte-order mark, ...) removed, and two spellings merged that way are named
+in a warning; an empty label is refused), :func:`group_codes` (one dense code per
+combination of labels), :func:`cumcount` (attempts numbered in row order within a group),
+:func:`positions` (the rank of each trial within its group, and the first repeated trial) and
+:func:`build_grid` (where each row goes in ``R[model, question, trial]``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 import warnings
 from collections.abc import Callable
 from typing import NamedTuple
@@ -45,6 +48,50 @@ def _raw_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(col.astype(str).to_numpy(dtype=object), use_na_sentinel=True)
     codes[col.isna().to_numpy()] = -1
     return codes, np.asarray(uniques, dtype=object)
+
+
+def _non_scalar(col: pd.Series) -> np.ndarray | None:
+    """Rows holding a list, tuple, dict, set or array (a Parquet list column), or None when
+    the column holds none (decided from its inferred type without a pass in Python over
+    text, number or categorical columns)."""
+    if col.dtype != object:
+        return None
+    kind = pd.api.types.infer_dtype(col, skipna=True)
+    if kind in ("string", "integer", "floating", "mixed-integer-float", "boolean", "empty"):
+        return None
+    bad = col.map(lambda v: isinstance(v, list | tuple | dict | set | np.ndarray)).to_numpy()
+    return bad if bad.any() else None
+
+
+def _canonical(text: str) -> str:
+    """A label as it is compared: Unicode NFC, invisible format characters (category Cf:
+    zero-width space and joiners, soft hyphen, byte-order mark, direction marks) removed,
+    spaces around it stripped."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return text.strip()
+
+
+def _merged_spellings(text: np.ndarray, used: np.ndarray, clean: np.ndarray, name: str, src: str):
+    """Warn once when two spellings of a label that differ beyond spaces (Unicode
+    normalisation, invisible characters) became one label, naming both (escaped)."""
+    spaced = np.array([t.strip() for t in text], dtype=object)
+    first: dict[str, str] = {}
+    pairs = []
+    for raw, key in zip(spaced[used].tolist(), clean[used].tolist(), strict=True):
+        seen = first.setdefault(key, raw)
+        if seen != raw:
+            pairs.append((seen, raw, key))
+    if pairs:
+        a, b, key = pairs[0]
+        more = f" ({len(pairs)} such merges)" if len(pairs) > 1 else ""
+        warnings.warn(
+            f"{src}: the {name} labels {a!a} and {b!a} differ only by Unicode "
+            f"normalisation or invisible characters; they were merged as {shown(key)}{more}.",
+            UserWarning,
+            stacklevel=5,
+        )
 
 
 def _first(codes: np.ndarray, which: np.ndarray) -> int:
@@ -80,8 +127,18 @@ def label_codes(
     Raises
     ------
     ValueError
-        A missing label, or an empty one unless ``empty_ok``; the message names the first row.
+        A missing label, a list (or other non-scalar value), or an empty one unless
+        ``empty_ok``; the message names the first row.
     """
+    bad = _non_scalar(col)
+    if bad is not None:
+        i = int(np.argmax(bad))
+        value = col.iloc[i]
+        kind = {dict: "a mapping", set: "a set"}.get(type(value), "a list")
+        raise ValueError(
+            f"{locate(i)} has {kind} as its {name} ({shown(value)}); expected one label (text "
+            "or a number) per row."
+        )
     codes, text = _raw_codes(col)
     if codes.size and codes.min() < 0:
         i = int(np.argmax(codes < 0))
@@ -89,6 +146,9 @@ def label_codes(
     used = np.bincount(codes, minlength=len(text)) > 0
     stripped = np.array([t.strip() for t in text], dtype=object)
     changed = (stripped != text) & used
+    clean = np.array([_canonical(t) for t in text], dtype=object)
+    if (clean[used] != stripped[used]).any():
+        _merged_spellings(text, used, clean, name, src)
     if changed.any():
         k = codes[_first(codes, changed)]
         rows = int(np.count_nonzero(changed[codes]))
@@ -98,12 +158,12 @@ def label_codes(
             UserWarning,
             stacklevel=4,
         )
-    empty = (stripped == "") & used
+    empty = (clean == "") & used
     if not empty_ok and empty.any():
         raise ValueError(f"{locate(_first(codes, empty))} has an empty {name}; expected a label.")
-    labels = np.array(sorted(set(stripped[used].tolist())), dtype=object)
+    labels = np.array(sorted(set(clean[used].tolist())), dtype=object)
     lut = np.zeros(len(text), dtype=_code_type(len(labels)))
-    lut[used] = np.searchsorted(labels, stripped[used])
+    lut[used] = np.searchsorted(labels, clean[used])
     return lut[codes], labels
 
 

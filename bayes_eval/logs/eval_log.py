@@ -20,12 +20,19 @@ downstream), :meth:`EvalLog.to_dataset` adds every signal alongside, and
 
 Failed attempts (an error recorded by the tool) and missing attempts (a trial one question
 has and another lacks, e.g. a (model, question) pair listed twice beside pairs listed once)
-both become masked trials; :meth:`EvalLog.summary` counts them. Labels are checked and
-pivoted as integer codes (:mod:`bayes_eval.logs.codes`), so 10^7 attempts take seconds.
+both become masked trials; :meth:`EvalLog.summary` counts them. A repeated trial is refused,
+the message saying whether the row is an exact duplicate. In a long table without a trial
+column (CSV, Parquet: ``drop_duplicates``) where most (model, question) pairs have one row and
+every row beyond the first of its pair repeats an earlier row exactly (same labels, score,
+status and signals), those rows are duplicates, not attempts: they are dropped with a warning
+that counts them. (When some pair's rows differ, the repeats are read as attempts.)
+Labels are checked and pivoted as integer codes (:mod:`bayes_eval.logs.codes`), so 10^7
+attempts take seconds.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -253,6 +260,7 @@ def make_log(
     meta: Mapping[str, object] | None = None,
     locate: Callable[[int], str] | None = None,
     copy: bool = True,
+    drop_duplicates: bool = False,
 ) -> EvalLog:
     """Validate an importer's table and wrap it (importers call this; users rarely need to).
 
@@ -275,6 +283,10 @@ def make_log(
     copy : bool
         False when the caller hands ``rows`` over (numeric columns may then be shared with
         the log's table instead of copied).
+    drop_duplicates : bool
+        Without a trial column, drop the rows that repeat an earlier row exactly when most
+        pairs have one row and every repeat is such a copy, with a warning (module
+        docstring); otherwise repeats are attempts.
 
     Returns
     -------
@@ -285,8 +297,9 @@ def make_log(
     Raises
     ------
     ValueError
-        A missing column, label, trial or score, a malformed value, a repeated attempt; the
-        message names the first row concerned.
+        A missing column, label, trial or score, a malformed value, a repeated attempt with
+        another score or status; the message names the first row concerned. (A row that
+        repeats another exactly is dropped with a warning: module docstring.)
     """
     src = ", ".join(sources)
     if locate is None:
@@ -324,16 +337,50 @@ def make_log(
     else:
         trial = cumcount(g, n_groups)
     score, graded = _scores(df.get("score"), ok, trial, locate, pair)
-    if "trial" in df.columns:
+    numbered = "trial" in df.columns
+    if numbered:
         pos, dup = positions(g, n_groups, trial)
-        if dup >= 0:
-            i, name = dup, {c: labels[c][codes[c][dup]] for c in codes}
-            raise ValueError(
-                f"{locate(i)} repeats model={shown(name['model'])}, task={shown(name['task'])}, "
-                f"question={shown(name['question'])}, trial={shown(int(trial[i]))}; expected "
-                "one record per attempt."
-            )
     else:
+        sizes = np.bincount(g, minlength=n_groups)
+        single = np.count_nonzero(sizes == 1) * 2 > np.count_nonzero(sizes)
+        dup = int(np.argmax(sizes[g] > 1)) if single and sizes.max(initial=0) > 1 else -1
+    if dup >= 0 and drop_duplicates and not numbered:
+        repeats = _exact_repeats(df, g, None, score, ok)
+        extra = int((sizes[sizes > 1] - 1).sum())  # rows beyond the first of their pair
+        if repeats is not None and int(repeats.sum()) == extra:  # every repeat is a copy
+            keep = np.flatnonzero(~repeats)
+            i = int(np.argmax(repeats))
+            n_rep = int(repeats.sum())
+            warnings.warn(
+                f"{locate(i)} repeats an earlier row exactly ({pair(i)}, score {score[i]:g}); "
+                f"{n_rep} such row{'s were' if n_rep > 1 else ' was'} dropped as "
+                f"{'duplicates' if n_rep > 1 else 'a duplicate'}"
+                + " (separate attempts need a trial column).",
+                UserWarning,
+                stacklevel=3,
+            )
+            return make_log(
+                df.iloc[keep],
+                fmt=fmt,
+                sources=sources,
+                meta=meta,
+                locate=lambda j: locate(int(keep[j])),
+                copy=copy,
+            )
+    if dup >= 0 and numbered:
+        i, name = dup, {c: labels[c][codes[c][dup]] for c in codes}
+        exact = _exact_repeats(df, g, trial, score, ok)
+        other = (
+            " (an exact duplicate of an earlier row)"
+            if exact is not None and exact[i]
+            else " with another score, status or signal"
+        )
+        raise ValueError(
+            f"{locate(i)} repeats model={shown(name['model'])}, task={shown(name['task'])}, "
+            f"question={shown(name['question'])}, trial={shown(int(trial[i]))}{other}; "
+            "expected one record per attempt."
+        )
+    if not numbered:
         pos = trial
     del g
     table = {
@@ -367,6 +414,22 @@ def make_log(
     log.__dict__["_grid"] = build_grid(*parts, trial, ok, pos)  # the cached properties, now
     log.__dict__["_graded"] = graded
     return log
+
+
+def _exact_repeats(
+    df: pd.DataFrame, g: np.ndarray, trial: np.ndarray | None, score: np.ndarray, ok: np.ndarray
+) -> np.ndarray | None:
+    """The rows that repeat an earlier row exactly (labels ``g``, ``trial`` if given, score,
+    status and every other column), or None if there is none."""
+    key = {"g": g, "score": score, "ok": ok}
+    if trial is not None:
+        key["trial"] = trial
+    other = [c for c in df.columns if c not in BASE_COLUMNS]
+    frame = pd.DataFrame(
+        key | {f"signal {c}": numbers(df[c]).to_numpy() for c in other}, copy=False
+    )
+    exact = frame.duplicated().to_numpy()
+    return exact if exact.any() else None
 
 
 def _own(values: np.ndarray, df: pd.DataFrame, column: str, copy: bool) -> np.ndarray:

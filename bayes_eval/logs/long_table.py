@@ -6,7 +6,10 @@ other column is a numeric per-attempt signal (e.g. ``is_correct``, ``completion_
 rubric schemata; a table needs ``score`` or a signal column. An empty ``score`` with status
 ``error`` is a failed attempt. Without a ``trial`` column every row is one attempt, numbered
 ``0, 1, ...`` in row order within its (model, task, question): a public leaderboard export
-(model, question, score, some pairs listed twice) is read as it is.
+(model, question, score, some pairs listed twice) is read as it is. When most pairs have one
+row and every extra row repeats an earlier row exactly, the extra rows are duplicates,
+dropped with a warning that counts them (:func:`bayes_eval.logs.make_log`); a repeated trial
+number is refused.
 
 Labels stay text (``2.1`` and ``2.10``, ``NA``, ``null`` are labels, never numbers or
 missing). A CSV file is read by pyarrow with dictionary-encoded labels and numeric columns
@@ -308,8 +311,15 @@ def _make(
 ) -> EvalLog:
     table = frames[0] if len(frames) == 1 else _concat(frames)
     where = _Locator([(p, len(df)) for p, df in zip(paths, frames, strict=True)])
+
+    def made(rows: pd.DataFrame) -> EvalLog:
+        sources = [str(p) for p in paths]
+        return make_log(
+            rows, fmt=fmt, sources=sources, locate=where, copy=False, drop_duplicates=True
+        )
+
     if cluster is None:
-        return make_log(table, fmt=fmt, sources=[str(p) for p in paths], locate=where, copy=False)
+        return made(table)
     values = table[cluster]
     empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
     if empty.any():
@@ -319,8 +329,7 @@ def _make(
             f"{table['question'].iloc[row]!r}); expected a cluster label for every row."
         )
     codes, labels = pd.factorize(values.astype(str), sort=True)
-    table = table.drop(columns=[cluster])
-    log = make_log(table, fmt=fmt, sources=[str(p) for p in paths], locate=where, copy=False)
+    log = made(table.drop(columns=[cluster]))
     return _with_clusters(log, cluster, codes, np.asarray(labels, dtype=object))
 
 
@@ -380,7 +389,9 @@ def _read_parquet(p: Path) -> pd.DataFrame:
                 or pa.types.is_large_string(schema.field(c).type)
             )
         ]
-        table = pq.read_table(p, read_dictionary=text)
+        # one file, read as a file: Arrow's dataset reader would add its own columns
+        # (__fragment_index, __filename, ...) and trip over a table that has one of them
+        table = pq.ParquetFile(p, read_dictionary=text).read()
         df = table.to_pandas(split_blocks=True, self_destruct=True)
     except Exception as exc:  # pyarrow raises many error types
         raise ValueError(f"{p}: could not be read as parquet ({_one_line(exc)}).") from exc

@@ -58,6 +58,7 @@ def load_scored(
     fractional: bool = False,
     cli_names: bool = False,
     cluster: str | None = None,
+    offer_fractional: bool = True,
 ) -> ScoredResults:
     """Read logs (one format, auto-detected unless ``format`` is given) into results to rank.
 
@@ -94,6 +95,9 @@ def load_scored(
         A column of a long table (CSV, Parquet) holding each question's group
         (:func:`bayes_eval.logs.long_table.read_csv_log`); the result's ``clusters`` maps
         every question to it.
+    offer_fractional : bool
+        Whether the caller offers fractional counts: the message that refuses graded scores
+        without a treatment names only the treatments offered.
 
     Raises
     ------
@@ -123,7 +127,14 @@ def load_scored(
         if w is None and "default_weights" in log.meta and not _is_graded(R):
             w = [float(x) for x in log.meta["default_weights"]]
         R, w, R0, graded = graded_treatment(
-            R, w, R0, score_levels=score_levels, fractional=fractional, source=sources
+            R,
+            w,
+            R0,
+            score_levels=score_levels,
+            fractional=fractional,
+            source=sources,
+            cli_names=cli_names,
+            offer_fractional=offer_fractional,
         )
         if graded is None:
             unused_weights(R, w, source=sources, option="--weights" if cli_names else "weights")
@@ -216,6 +227,8 @@ def graded_treatment(
     score_levels: int | None = None,
     fractional: bool = False,
     source: str = "the results",
+    cli_names: bool = False,
+    offer_fractional: bool = True,
 ) -> tuple[xr.DataArray, list[float] | None, xr.DataArray | None, dict | None]:
     """Apply the chosen treatment of graded scores (:mod:`bayes_eval.inputs`).
 
@@ -224,15 +237,37 @@ def graded_treatment(
     for integer categories (``info`` None). ``info`` says what was done: ``treatment``,
     ``levels``, ``max_shift`` (the largest rounding) and ``distinct`` (distinct score values).
 
+    With ``cli_names`` messages name the command-line options (``--score-levels``); without
+    ``offer_fractional`` they offer score levels only (a command without ``--fractional``).
+
     Raises
     ------
     ValueError
         Graded scores without a treatment (the message explains the choice), both
-        treatments, a treatment for integer categories it does not fit, or ``w`` with graded
-        scores.
+        treatments, a treatment for integer categories it does not fit, ``w`` with graded
+        scores, fewer than 2 levels, or more levels than :data:`bayes_eval.inputs.MEMORY_LIMIT`
+        allows (:func:`bayes_eval.inputs.levels_bytes`), checked before anything is allocated.
     """
+    from bayes_eval.inputs import check_memory, levels_bytes
     from bayes_eval.inputs import score_levels as to_levels
 
+    levels_name = "--score-levels" if cli_names else "score_levels"
+    if score_levels is not None:
+        if isinstance(score_levels, bool) or not isinstance(score_levels, int | np.integer):
+            raise ValueError(f"{levels_name} is {shown(score_levels)}; expected an integer >= 2.")
+        if score_levels < 2:
+            raise ValueError(
+                f"{levels_name} is {score_levels}; expected an integer K >= 2 (K levels "
+                "0, 1/(K-1), ..., 1: 2 levels are 0 and 1)."
+            )
+        check_memory(
+            levels_bytes(R.shape, score_levels),
+            f"{levels_name} {score_levels} on {R.sizes.get('model', 1)} models x "
+            f"{R.sizes.get('question', 1)} questions",
+            "fewer levels (a 5-point rubric is --score-levels 5), or fractional counts"
+            if offer_fractional
+            else "fewer levels (a 5-point rubric is 5)",
+        )
     values = R.values
     seen = values[~np.isnan(values)]
     graded = bool((seen != np.round(seen)).any())
@@ -253,15 +288,24 @@ def graded_treatment(
     distinct = int(np.unique(seen).size)
     example = shown(float(seen[seen != np.round(seen)][0]))
     if score_levels is None and not fractional:
+        levels = (
+            "score levels K (--score-levels K) round the scores to K evenly spaced levels "
+            "whose values are the weights (exact when the scores lie on that grid)"
+        )
+        choice = (
+            f"Choose a treatment: {levels}, or fractional counts (--fractional): a score s "
+            "counts as s "
+            "correct and 1 - s wrong answers (a quasi-likelihood: right mean, conservative "
+            "spread)."
+            if offer_fractional
+            else "Choose score levels: --score-levels K rounds the scores to K evenly spaced "
+            "levels whose values are the weights (exact when the scores lie on that grid)."
+        )
         raise ValueError(
             f"{source}: the scores are graded ({distinct} distinct values in [0, 1], e.g. "
             f"{example}), not categories; as {distinct} Dirichlet categories under a uniform "
             f"prior every question would get {distinct} pseudo-counts, swamping its real "
-            "answers. Choose a treatment: score levels K (--score-levels K) round the scores "
-            "to K evenly spaced levels whose values are the weights (exact when the scores "
-            "lie on that grid), or fractional counts (--fractional): a score s counts as s "
-            "correct and 1 - s wrong answers (a quasi-likelihood: right mean, conservative "
-            "spread)."
+            f"answers. {choice}"
         )
     if w is not None:
         raise ValueError(

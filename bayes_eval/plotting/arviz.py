@@ -131,9 +131,20 @@ def plot_forest(
         # combined, thinned evenly to the smallest fit
         posts = {str(k): v["posterior"].to_dataset()[list(var_names)] for k, v in data.items()}
         n = min(p.sizes["chain"] * p.sizes["draw"] for p in posts.values())
-        data = {k: _rename_models(_thinned(p, n)) for k, p in posts.items()}
+        # the models best first (by the first fit's mean of the first variable), every fit
+        # in that order, so that the plot reads as a leaderboard
+        first = next(iter(posts.values()))
+        order = _best_first(first, var_names[0])
+        data = {
+            k: _rename_models(_thinned(p if order is None else p.sel(model=order), n))
+            for k, p in posts.items()
+        }
     else:
         _check(data, ["posterior"], "plot_forest")
+        post = data["posterior"].to_dataset()
+        order = _best_first(post, var_names[0])
+        if order is not None:
+            data = xr.DataTree.from_dict({"posterior": post.sel(model=order)})
     pc = azp.plot_forest(
         data,
         var_names=list(var_names),
@@ -145,9 +156,23 @@ def plot_forest(
     )
     if compare:
         pc.add_legend("model", title="fit")
-    if title and backend == "matplotlib":
-        pc.viz["figure"].item().suptitle(title)
+    if backend == "matplotlib":
+        figure = pc.viz["figure"].item()
+        figure.axes[-1].set_xlabel(
+            f"{', '.join(var_names)}: posterior mean, 50% and {ci_prob:.0%} intervals"
+        )
+        if title:
+            figure.suptitle(title)
     return _save(pc, path, backend)
+
+
+def _best_first(post: xr.Dataset, name: str) -> list | None:
+    """The ``model`` coordinate ordered by the posterior mean of ``name``, best first (None
+    when ``name`` has no ``model`` dim)."""
+    if name not in post or "model" not in post[name].dims:
+        return None
+    mean = post[name].mean([d for d in post[name].dims if d != "model"])
+    return list(post["model"].values[np.argsort(-mean.values, kind="stable")])
 
 
 def plot_trace(

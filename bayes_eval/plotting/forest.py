@@ -12,7 +12,20 @@ import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot, save_png
 
-__all__ = ["forest_plot"]
+__all__ = ["ESTIMATOR_AXIS", "estimator_label", "forest_plot"]
+
+
+#: what the x axis shows, by the table's ``estimator`` attribute
+ESTIMATOR_AXIS = {
+    "Bayes@N": "Bayes@N posterior mean of pi-bar",
+    "crossed": "crossed model posterior mean of pi-bar",
+}
+
+
+def estimator_label(table: xr.Dataset) -> str:
+    """The x-axis label of a rank table's forest plot: the posterior mean of its estimator."""
+    estimator = str(table.attrs.get("estimator", "Bayes@N"))
+    return ESTIMATOR_AXIS.get(estimator, f"{estimator} posterior mean")
 
 
 def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None) -> Path:
@@ -78,7 +91,7 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
     )
     ax.set_yticks(y, names)
     conf = table.attrs.get("confidence", 0.95)
-    ax.set_xlabel(f"Bayes@N posterior mean with {100 * conf:g}% credible interval")
+    ax.set_xlabel(f"{estimator_label(table)} with {100 * conf:g}% credible interval")
     ax.set_title(title or "Leaderboard (shaded: CI-aware rank groups)")
     ax.set_ylim(-0.5, mu.size - 0.5)
     fig.tight_layout()

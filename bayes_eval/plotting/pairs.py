@@ -11,7 +11,13 @@ from numpy.typing import ArrayLike
 
 from bayes_eval.plotting.figure import pyplot, save_png
 
-__all__ = ["pairs_plot"]
+__all__ = ["pairs_plot", "text_colour"]
+
+
+def text_colour(p: float) -> str:
+    """The colour of a cell's number on the RdBu_r scale 0..1: white on the dark ends (below
+    0.2 or above 0.8), black on the light middle."""
+    return "white" if abs(p - 0.5) > 0.3 else "black"
 
 
 def pairs_plot(
@@ -49,7 +55,15 @@ def pairs_plot(
             for i in range(n):
                 for j in range(n):
                     if np.isfinite(m[i, j]):
-                        ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=7)
+                        ax.text(
+                            j,
+                            i,
+                            f"{m[i, j]:.2f}",
+                            ha="center",
+                            va="center",
+                            fontsize=7,
+                            color=text_colour(m[i, j]),
+                        )
     fig.colorbar(image, ax=list(axes), shrink=0.6)
     if title:
         fig.suptitle(title)

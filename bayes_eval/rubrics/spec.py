@@ -329,7 +329,7 @@ def load_schema(path: str | Path) -> Schema:
     if not path.is_file():
         raise ValueError(f"{path}: no such schema file.")
     try:
-        spec = tomllib.loads(path.read_text())
+        spec = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark is skipped
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not valid TOML ({exc}).") from exc
     return schema_from_spec(spec, source=str(path))

@@ -137,6 +137,7 @@ def test_a_fractional_judge_count_is_refused_by_the_library():
         from_count_table(BAD / "judge_count_fraction.csv")
 
 
+@pytest.mark.slow
 def test_the_program_prints_a_warning_as_one_line(tmp_path):
     # the console script (bayes_eval.cli:run) shows warnings as `bayes-eval: warning: ...`,
     # not Python's two lines with a source path; run as `python -m bayes_eval.cli`, which

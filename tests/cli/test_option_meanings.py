@@ -55,6 +55,7 @@ MEANINGS = {
     "--chains": "NUTS chains",
     "--thin": "keep every THIN-th NUTS draw",
     "--sampler": "NUTS implementation (pymc by default everywhere)",
+    "--target-accept": "NUTS target acceptance rate (default: the model's own)",
     "--no-progress": "no progress bars",
     "--seed": "random seed",
     "--n-models": "number of LLMs simulated",

@@ -10,7 +10,7 @@ import pytest
 
 from bayes_eval.cli import main, parser
 
-NUTS = {"--draws", "--tune", "--chains", "--seed", "--sampler", "--no-progress"}
+NUTS = {"--draws", "--tune", "--chains", "--seed", "--sampler", "--target-accept", "--no-progress"}
 STAGES = {"--examples", "--batch", "--granularity"}
 
 #: command -> (positionals, options --help lists). Change this table only with the audit:

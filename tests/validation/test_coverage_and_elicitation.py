@@ -349,6 +349,7 @@ def test_cli_elicit_reports_inconsistent_categories(capsys, tmp_path):
     assert "warning: the category statements do not hold together" in text
 
 
+@pytest.mark.slow
 def test_cli_elicit(capsys, tmp_path):
     from bayes_eval.cli import main
 
