@@ -35,7 +35,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
-from bayes_eval.inputs import Tally
+from bayes_eval.inputs import Tally, check_memory
 from bayes_eval.models.hierarchical import hierarchical_model
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.model_data import model_data
@@ -213,6 +213,12 @@ def crosscheck(
     spec = Prior.parse(prior)
     model = matching_pymc_model(R, w, R0, spec, mask=mask, models=models)
     info = model_info(model)
+    n_models = int(np.shape(info.data.counts)[0]) if np.ndim(info.data.counts) == 3 else 1
+    check_memory(  # the exact draws, their transpose and a working copy, before sampling
+        8.0 * 3 * float(mc_draws) * n_models,
+        f"--mc-draws {mc_draws} on {n_models} model(s)",
+        "fewer exact draws (the default 200000 gives the Monte Carlo mean to about 0.1%)",
+    )
     idata = sample(
         model,
         draws=draws,

@@ -491,7 +491,16 @@ def sampler_session() -> Iterator[None]:
         while not leaving.wait(REDELIVER_SECONDS):
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
+    hook = sys.unraisablehook
+
+    def quiet(unraisable) -> None:
+        # an interrupt that landed in a finaliser or a weakref callback is reported by Python
+        # as "Exception ignored in ..." with a traceback; it is already noted here
+        if not (interrupted.is_set() and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+            hook(unraisable)
+
     signal.signal(signal.SIGINT, handler)
+    sys.unraisablehook = quiet
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield
@@ -501,6 +510,7 @@ def sampler_session() -> Iterator[None]:
     finally:
         leaving.set()
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = hook
     if interrupted.is_set():
         raise KeyboardInterrupt from None
 

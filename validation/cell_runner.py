@@ -17,6 +17,7 @@ resume``).
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
@@ -89,6 +90,10 @@ def check_manifest(out: Path, digest: str, config: dict) -> None:
         manifest.write_text(json.dumps({"digest": digest, "config": config}, indent=2))
 
 
+#: seconds to wait for a Dask scheduler named by ``scheduler=`` before giving up
+SCHEDULER_TIMEOUT = 10
+
+
 def _submit_to_dask(todo, run_cell, config, path_of, scheduler, n_workers, bar, computed):
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -99,13 +104,21 @@ def _submit_to_dask(todo, run_cell, config, path_of, scheduler, n_workers, bar, 
         ) from exc
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as exc:  # nothing there, or not Dask
+            raise ValueError(
+                f"no Dask scheduler answered at {scheduler} within {SCHEDULER_TIMEOUT} s "
+                f"({type(exc).__name__}); expected the address of a running scheduler, e.g. "
+                "tcp://127.0.0.1:8786 (or leave --scheduler out to start a local cluster)."
+            ) from None
     else:
         cluster = LocalCluster(
             n_workers=n_workers or os.cpu_count() or 1,
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
+            silence_logs=logging.ERROR,  # no worker chatter (cancelled tasks) on stderr
         )
         client = Client(cluster)
     futures: dict = {}
@@ -118,7 +131,10 @@ def _submit_to_dask(todo, run_cell, config, path_of, scheduler, n_workers, bar, 
             if bar is not None:
                 bar.update(1)
     except KeyboardInterrupt:
-        # Ctrl-C reaches the workers too (one process group): nothing waits for them
+        # Ctrl-C reaches the workers too (one process group): nothing waits for them, and
+        # Dask's own complaints about the cancelled work are not shown
+        for name in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         _close_quietly(client, cluster, list(futures))
         raise
     else:

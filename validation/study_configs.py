@@ -17,6 +17,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from bayes_eval.inputs import check_memory
 from bayes_eval.posteriors.priors import PRIOR_KINDS
 from bayes_eval.ranking.convergence import DEFAULT_METHODS, parse_method
 from bayes_eval.validation import config_checks as check
@@ -151,6 +152,11 @@ class PriorBenefitConfig:
         _ints("depths", self.depths, 0, optional=False)
         _int("n_questions", self.n_questions)
         _seed(self.seed)
+        check_memory(  # per depth: float64 arrays over N = 1..n_max and M questions
+            8.0 * 4 * len(self.depths) * float(self.n_max) * max(self.n_questions, 30),
+            f"n_max {self.n_max} with {len(self.depths)} depths and n_questions {self.n_questions}",
+            "a smaller n_max or fewer questions",
+        )
 
 
 @dataclass(frozen=True)
@@ -210,6 +216,13 @@ class PairsConfig:
             )
         _int("bins", self.bins, 2)
         _seed(self.seed)
+        pairs = self.n_models * (self.n_models - 1) / 2
+        check_memory(  # two matrices' P(better) per pair and board, and the boards' data
+            16.0 * self.replicates * pairs + 8.0 * 4 * self.n_models * self.n_questions,
+            f"n_models {self.n_models} ({pairs:.0f} pairs) with n_questions "
+            f"{self.n_questions} and {self.replicates} replicates",
+            "fewer models, questions or replicates",
+        )
 
 
 @dataclass(frozen=True)

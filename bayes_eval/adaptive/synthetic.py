@@ -228,4 +228,7 @@ def from_matrix(
     c = np.ones(m.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)
     if c.shape != (m.shape[0],):
         raise ValueError(f"costs has shape {c.shape}; expected ({m.shape[0]},) one per arm.")
+    if not (np.isfinite(c).all() and (c > 0).all()):
+        bad = c[~(np.isfinite(c) & (c > 0))][0]
+        raise ValueError(f"costs has a cost of {bad}; expected finite costs > 0, one per arm.")
     return BanditDataset(path.stem, m, c, belief, tuple(str(i) for i in range(m.shape[0])))

@@ -154,11 +154,19 @@ def _noting_interrupts() -> Iterator[threading.Event]:
         seen.set()
         raise KeyboardInterrupt
 
+    hook = sys.unraisablehook
+
+    def quiet(unraisable) -> None:  # an interrupt that landed in a finaliser: noted already
+        if not (seen.is_set() and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+            hook(unraisable)
+
     signal.signal(signal.SIGINT, handler)
+    sys.unraisablehook = quiet
     try:
         yield seen
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = hook
 
 
 def _interrupted(exc: KeyboardInterrupt | None = None) -> int:

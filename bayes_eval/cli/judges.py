@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 from bayes_eval.cli import _options as opt
@@ -81,6 +82,11 @@ def _check(args: argparse.Namespace) -> None:
         opt.refuse(opt.given(args, *ONE_FIT), "with --sensitivity (its own grid of fits)")
     elif args.integrated:
         opt.refuse(opt.given(args, "omega", "beta_max"), "with --integrated (hyperpriors)")
+    for name in ("omega", "beta_max"):
+        value = getattr(args, name)
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} is {value}; expected a finite number >= 0.")
 
 
 def run(args: argparse.Namespace) -> int:

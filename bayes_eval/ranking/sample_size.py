@@ -83,7 +83,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr
 
-from bayes_eval.inputs import Tally, shown
+from bayes_eval.inputs import Tally, check_memory, shown
 from bayes_eval.posteriors.intervals import mixture_moments, mixture_support
 from bayes_eval.posteriors.posterior import (
     THESE_QUESTIONS,
@@ -282,6 +282,12 @@ def _setup(post: Posterior, z_target, draws, seed):
     i, j = (0, 1) if leader == "a" else (1, 0)
     z_now = float((mu[i] - mu[j]) / np.sqrt(sigma[i] ** 2 + sigma[j] ** 2))
     n_now = int(post.tally.n_trials.max())
+    cells = float(np.prod(np.shape(post.tally.counts)[1:]))  # questions x categories
+    check_memory(
+        8.0 * 4 * draws * 2 * max(cells, 16.0),
+        f"{draws} simulations on 2 models x {int(np.shape(post.tally.counts)[1])} questions",
+        "fewer simulations (a few thousand give the assurance to about 0.01)",
+    )
     futures = _Futures(post, (i, j), draws, np.random.default_rng(seed))
     p_better = float(np.asarray(post.prob_better())[i, j])
     return leader, z_now, n_now, futures, z_target, draws, p_better

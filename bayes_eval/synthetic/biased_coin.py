@@ -17,6 +17,8 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 from scipy.special import expit, logit
 
+from bayes_eval.inputs import check_memory
+
 __all__ = ["PAPER_PI_BAR", "mimic_probabilities", "simulate_results"]
 
 
@@ -59,6 +61,11 @@ def mimic_probabilities(
     pi_bar = np.asarray(pi_bar, dtype=float)
     if pi_bar.ndim != 1 or not ((pi_bar > 0) & (pi_bar < 1)).all():
         raise ValueError("pi_bar must be a vector of probabilities strictly between 0 and 1.")
+    check_memory(  # the probabilities and the Beta draws and logits of one mimic
+        8.0 * (pi_bar.size + 3) * float(n_questions),
+        f"n_questions {n_questions} with {pi_bar.size} mimics",
+        "fewer questions",
+    )
     out = np.empty((pi_bar.size, n_questions))
     for i, target in enumerate(pi_bar):
         draws = rng.beta(concentration * target, concentration * (1 - target), n_questions)
@@ -74,4 +81,9 @@ def simulate_results(
     """Binary results ``R``, shape ``(L, M, N)`` (int8): ``R[l, a, i] ~ Bernoulli(p[l, a])``."""
     rng = np.random.default_rng(seed)
     p = np.asarray(probabilities, dtype=float)
+    check_memory(  # the uniforms (8 bytes), the comparison (1) and the results (1)
+        10.0 * p.size * float(n_trials),
+        f"n_trials {n_trials} on {p.size} (model, question) cells",
+        "fewer trials",
+    )
     return (rng.random((*p.shape, n_trials)) < p[..., None]).astype(np.int8)

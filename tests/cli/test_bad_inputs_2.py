@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from one_line import one_line_error
 
 from bayes_eval.cli import main, parser
 from bayes_eval.logs import read_eval_log
@@ -21,13 +22,7 @@ NFC = unicodedata.normalize("NFC", "mod\u00e8le")
 NFD = unicodedata.normalize("NFD", "mod\u00e8le")
 
 
-def _one_line_error(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("bayes-eval: error: "), err
-    return lines[0]
+_one_line_error = one_line_error
 
 
 def _board(models=("a", "b"), questions=12, trials=1, graded=False, seed=0) -> pd.DataFrame:

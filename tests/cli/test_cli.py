@@ -159,6 +159,7 @@ def test_demo_json_has_table_1_structure(capsys):
     assert [m["mu"] for m in again["models"]] == [m["mu"] for m in models]
 
 
+@pytest.mark.slow
 def test_console_script_is_installed(tmp_path):
     exe = __import__("shutil").which(
         "bayes-eval", path=str(__import__("pathlib").Path(sys.executable).parent)

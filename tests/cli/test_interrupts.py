@@ -126,6 +126,35 @@ def test_sampler_session_turns_a_swallowed_interrupt_into_keyboardinterrupt(caps
     assert out.out == "" and out.err.split() == ["progress", "progress", "more", "progress"]
 
 
+@pytest.mark.pymc  # imports PyMC (bayes_eval.models), samples nothing
+def test_an_interrupt_landing_in_a_finaliser_prints_no_traceback(monkeypatch):
+    """Seen in CI: SIGINT raised inside a weakref callback, which Python reports as "Exception
+    ignored in ..." with a traceback. Once an interrupt is noted such reports are dropped;
+    other unraisable exceptions are still reported, and the hook is restored afterwards."""
+    import types
+
+    from bayes_eval.models.sampling import sampler_session
+
+    def unraisable(exc):
+        return types.SimpleNamespace(
+            exc_type=type(exc), exc_value=exc, exc_traceback=None, err_msg=None, object=None
+        )
+
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: reported.append(u.exc_value))
+    before = sys.unraisablehook
+    with pytest.raises(KeyboardInterrupt), sampler_session():
+        try:
+            signal.raise_signal(signal.SIGINT)
+            time.sleep(1.0)
+        except KeyboardInterrupt:
+            pass
+        sys.unraisablehook(unraisable(KeyboardInterrupt()))
+        sys.unraisablehook(unraisable(ValueError("a real problem")))
+    assert sys.unraisablehook is before
+    assert [type(e) for e in reported] == [ValueError]
+
+
 def test_main_reports_an_interrupt_a_library_turned_into_another_error(monkeypatch, capsys):
     """An interrupt that reaches main as a ValueError (a partial fit rejected as bad data) or
     not at all (swallowed, the command finished) still ends with one line and status 130."""

@@ -286,6 +286,7 @@ def test_levels_of_a_graded_leaderboard_match_the_rubric_closed_form():
     np.testing.assert_allclose(ds["mu"].values, ref.mu, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_fractional_quasi_likelihood_is_conservative_on_graded_truth():
     """The documented behaviour of the quasi-likelihood: graded scores vary less than
     Bernoulli ones (Beta(8 p, 8 (1 - p)) with 30% all-or-nothing grades), so the posterior

@@ -16,19 +16,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
+from hypothesis_budget import examples, property_settings
 
 from bayes_eval.logs import read_eval_log
 
-SETTINGS = settings(
-    max_examples=examples(80),
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = property_settings(80)
 NUMPY_REPR = re.compile(r"np\.\w+\(|numpy\.")
 
 # ----------------------------------------------------------------------------- the property

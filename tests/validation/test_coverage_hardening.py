@@ -250,6 +250,8 @@ def test_sigint_to_the_process_group_stops_a_local_cluster(tmp_path):
     assert proc.returncode == 130, stderr
     assert elapsed < 10, elapsed
     assert "interrupted: 1 of 4 cells saved; run the same command again to resume" in stdout
+    # and nothing else: no Dask warnings about the cancelled cells, no traceback
+    assert "distributed" not in stderr and "Traceback" not in stderr, stderr
 
 
 def _toml(tmp_path, text: str):
@@ -294,3 +296,18 @@ def test_options_that_would_do_nothing_are_refused(tmp_path, options, message):
     path = _toml(tmp_path, "M = [5]\nscenarios = ['uniform']\n")
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         coverage.grid_config(make_config("coverage", config=path, **options))
+
+
+@pytest.mark.slow
+def test_a_scheduler_that_does_not_answer_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
+    from bayes_eval.cli import main
+    from bayes_eval.validation import cell_runner
+
+    monkeypatch.setattr(cell_runner, "SCHEDULER_TIMEOUT", 1)
+    config = tmp_path / "tiny.toml"
+    config.write_text('scenarios = ["uniform"]\nM = [5]\nN = [2]\nC = [1]\nreplicates = 20\n')
+    argv = ["validate", "coverage", "--config", str(config), "--out", str(tmp_path / "out")]
+    assert main([*argv, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("bayes-eval: error: no Dask scheduler answered at tcp://127.0.0.1:1")
+    assert "Traceback" not in "\n".join(err)
