@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from bayes_eval.inputs import shown
+from bayes_eval.inputs import check_memory, shown
 from bayes_eval.ranking.leaderboard import Leaderboard, rank_records
 
 __all__ = ["crossed_leaderboard", "crossed_likelihood_for"]
@@ -103,6 +103,16 @@ def crossed_leaderboard(
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence is {shown(confidence)}; expected a number in (0, 1).")
     R = R.transpose("model", "question", "trial")
+    n_models, n_questions = int(R.sizes["model"]), int(R.sizes["question"])
+    # the stored draws: abilities, difficulties (and the interaction's cells), pi-bar per model,
+    # a few scalars, 8 bytes each, and about as much again for the rank table built from them
+    per_draw = 2 * n_models + n_questions + 8 + (n_models * n_questions if interaction else 0)
+    check_memory(
+        16.0 * float(draws) * float(chains) * per_draw,
+        f"--draws {draws} x --chains {chains} of the crossed model ({n_models} models x "
+        f"{n_questions} questions)",
+        "fewer draws (1000-4000 per chain are plenty for these summaries)",
+    )
     likelihood, data, levels = crossed_likelihood_for(R, w, fractional=fractional)
     model = crossed_model(
         data,

@@ -95,14 +95,19 @@ def _ints(name: str, values, minimum: int = 1, *, optional: bool = True) -> None
         _int(name, v, minimum)
 
 
-def _methods(values) -> None:
+def _methods(values, n_max: int | None = None) -> None:
     if not values:
         raise ValueError("methods is empty; expected at least one metric, e.g. bayes.")
     for name in values:
         try:
-            parse_method(str(name))
+            method = parse_method(str(name))
         except ValueError as exc:
             raise ValueError(f"methods: {exc}") from None
+        if n_max is not None and method.k > n_max:  # it would never be computed: all "-"
+            raise ValueError(
+                f"methods: {name} needs k = {method.k} trials per question, more than n_max = "
+                f"{n_max}; expected k <= n_max (or a larger n_max)."
+            )
 
 
 def _choice(name: str, value, choices) -> None:
@@ -132,7 +137,7 @@ class BiasedCoinConfig:
         _int("replicates", self.replicates)
         _int("n_max", self.n_max)
         _int("n_questions", self.n_questions)
-        _methods(self.methods)
+        _methods(self.methods, self.n_max)
         _seed(self.seed)
 
 

@@ -153,6 +153,11 @@ def _simulate(args: argparse.Namespace) -> int:
     from bayes_eval.adaptive.runs import load_bandit, simulate_policies
 
     batch, granularity = _stages(args)
+    # checked before anything starts (the simulation's progress bar would come first)
+    if not 0 < args.budget <= 1:
+        raise ValueError(f"--budget is {args.budget:g}; expected a fraction in (0, 1].")
+    if args.belief_var is not None and not args.belief_var > 0:
+        raise ValueError(f"--belief-var is {args.belief_var:g}; expected a variance > 0.")
     data = load_bandit(
         args.dataset,
         arms=args.arms,

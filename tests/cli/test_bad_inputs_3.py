@@ -83,3 +83,32 @@ def test_crosscheck_mc_draws_memory_bomb_before_sampling(board, capsys):
     assert main([*argv, "--draws", "5", "--tune", "5", "--chains", "1"]) == 2
     line = _one_line_error(capsys)
     assert "--mc-draws 100000000000 on 2 model(s) needs about" in line
+
+
+def test_a_metric_needing_more_trials_than_n_max_is_refused(capsys):
+    assert (
+        main(["validate", "biased-coin", "--methods", "bayes,pass_at_k:1000", "--n-max", "80"]) == 2
+    )
+    line = one_line_error(capsys)
+    assert "pass_at_k:1000 needs k = 1000" in line and "n_max = 80" in line
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--budget", "0", "--budget is 0; expected a fraction in (0, 1]"),
+        ("--budget", "1.5", "--budget is 1.5"),
+        ("--belief-var", "-1", "--belief-var is -1; expected a variance > 0"),
+    ],
+)
+def test_adaptive_checks_its_numbers_before_any_progress_bar(option, value, says, capsys):
+    assert main(["adaptive", "simulate", option, value]) == 2
+    assert says in one_line_error(capsys)  # one line: no bar was started
+
+
+@pytest.mark.pymc  # imports PyMC, samples nothing
+def test_crossed_draws_memory_bomb_is_refused_before_sampling(capsys):
+    argv = ["rank", "dataset:matharena_aime25_i", "--estimator", "crossed", "--draws", "100000000"]
+    assert main(argv) == 2
+    line = one_line_error(capsys)
+    assert "--draws 100000000 x --chains" in line and "above the limit" in line
