@@ -137,7 +137,10 @@ class BiasedCoinConfig:
         _int("replicates", self.replicates)
         _int("n_max", self.n_max)
         _int("n_questions", self.n_questions)
-        _methods(self.methods, self.n_max)
+        # a metric the user named must be computable; the defaults that need more than n_max
+        # trials are shown as "-" (a small n_max is a quick look)
+        chosen = tuple(self.methods) != tuple(DEFAULT_METHODS)
+        _methods(self.methods, self.n_max if chosen else None)
         _seed(self.seed)
 
 
