@@ -102,6 +102,16 @@ def test_sigint_while_crossed_rank_samples_with_nutpie_exits_130():
     _assert_interrupted(*out)
 
 
+@pytest.mark.pymc
+@pytest.mark.slow
+def test_sigint_while_judges_samples_in_worker_processes_exits_130():
+    """The judges model samples its chains in worker processes (multiprocess PyMC): Ctrl-C
+    reaches the whole process group; one line and status 130, no result."""
+    argv = ["judges", "dataset:mtbench_judges", *LONG]
+    out = _interrupt(argv, started="NUTS: [", after=0.5)
+    _assert_interrupted(*out)
+
+
 @pytest.mark.pymc  # imports PyMC (bayes_eval.models), samples nothing
 def test_sampler_session_turns_a_swallowed_interrupt_into_keyboardinterrupt(capsys):
     """What PyMC does on Ctrl-C (catch KeyboardInterrupt, return what it has) or Numba (raise
