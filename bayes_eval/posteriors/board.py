@@ -322,25 +322,24 @@ class _Board:
         ) * g1
         return self.expand(value), self.expand(slope / _HX)
 
-    def posterior_b(self, theta: NDArray, where=None) -> tuple[float, NDArray]:
-        """Log likelihood of the board and each pattern's posterior over the b grid."""
-        where = self.locate(theta) if where is None else where
-        a = self.log_cell(where)[0].sum(axis=0) + self.log_prior_b  # (P, G)
+    def normalise(self, logf: NDArray) -> tuple[float, NDArray]:
+        """Log likelihood of the board and each pattern's posterior over the b grid, from
+        every cell's log f ``(L, P, G)``."""
+        a = logf.sum(axis=0) + self.log_prior_b  # (P, G)
         top = a.max(axis=1, keepdims=True)
         e = np.exp(a - top)
         total = e.sum(axis=1, keepdims=True)
         return float(self.mult @ (np.log(total[:, 0]) + top[:, 0])), e / total
 
+    def posterior_b(self, theta: NDArray) -> tuple[float, NDArray]:
+        """:meth:`normalise` at the abilities ``theta``."""
+        return self.normalise(self.log_cell(self.locate(theta))[0])
+
     def derivatives(self, theta: NDArray) -> tuple[float, NDArray, NDArray, NDArray]:
         """Log likelihood, gradient, Hessian in theta, and the b posterior."""
         where = self.locate(theta)
         logf, d1 = self.log_cell(where)
-        a = logf.sum(axis=0) + self.log_prior_b
-        top = a.max(axis=1, keepdims=True)
-        e = np.exp(a - top)
-        total = e.sum(axis=1, keepdims=True)
-        ll = float(self.mult @ (np.log(total[:, 0]) + top[:, 0]))
-        omega = e / total
+        ll, omega = self.normalise(logf)
         d2 = self.look(self.tables.d2, where)
         wm = omega * self.mult[:, None]
         ed = (d1 * omega[None]).sum(axis=-1)  # (L, P)
@@ -410,10 +409,10 @@ def _pair_moments(board: _Board, fit: _Fit) -> tuple[NDArray, NDArray]:
     """Mean and variance of pi-bar_i - pi-bar_j given (s, tau, sigma): the b grid given the
     abilities exactly, the abilities' Laplace posterior by the delta method."""
     where = board.locate(fit.theta)
-    _, omega = board.posterior_b(fit.theta, where)
+    logf, d1 = board.log_cell(where)
+    _, omega = board.normalise(logf)
     t = board.tables
     m1, m2, dm1 = (board.look(x, where) for x in (t.m1, t.m2, t.dm1))
-    d1 = board.log_cell(where)[1]
     wm = omega * board.mult[:, None]
     a = board.share  # (L, P): each pattern's weight in each model's pi-bar
     e = (m1 * omega[None]).sum(axis=-1)  # (L, P)

@@ -275,19 +275,22 @@ def _node_moments(data, nodes, w, answered):
 class BoardLink(NamedTuple):
     """The leaderboard a posterior's models sit on, for :meth:`Posterior.prob_better`'s
     board model: the binary counts of every model of the board, the questions each one's
-    pi-bar averages over, which of the board's models this posterior holds (an index array,
-    or one int), and a cache the posteriors of one board share (the model is fitted once)."""
+    pi-bar averages over, and which of the board's models this posterior holds (an index
+    array, or one int). Selections of one posterior share ``counts`` (the same array): they
+    are one board, fitted once (:func:`~bayes_eval.posteriors.board.board_comparison` keeps
+    its last results)."""
 
     counts: NDArray[np.float64]
     answered: NDArray[np.bool_] | None
     index: NDArray[np.int64]
-    cache: dict
 
     def result(self) -> BoardComparison | None:
-        """The board model's pairwise probabilities (computed once per board)."""
-        if "result" not in self.cache:
-            self.cache["result"] = board_comparison(self.counts, self.answered)
-        return self.cache["result"]
+        """The board model's pairwise probabilities."""
+        return board_comparison(self.counts, self.answered)
+
+    def same_board(self, other: BoardLink | None) -> bool:
+        """Whether ``other`` links to this very board (selected from one posterior)."""
+        return other is not None and other.counts is self.counts
 
 
 @dataclass(frozen=True, eq=False)
@@ -681,11 +684,11 @@ class Posterior:
         models with a question in common, without earlier runs."""
         return self.board is not None and self.board.result() is not None
 
-    def prob_method(self, method: str | None = None) -> str:
+    def prob_method(self, method: str | None = None, *, otherwise: str = "normal") -> str:
         """The method :meth:`prob_better` uses for ``method`` (None: ``"board"`` when
-        :attr:`has_board`, else ``"normal"``); a bad or unavailable one is a ValueError."""
+        :attr:`has_board`, else ``otherwise``); a bad or unavailable one is a ValueError."""
         if method is None:
-            return "board" if self.has_board else "normal"
+            method = "board" if self.has_board else otherwise
         if method not in PROB_METHODS:
             raise ValueError(
                 f"method is {shown(method)}; expected one of {', '.join(map(repr, PROB_METHODS))}."
@@ -752,7 +755,7 @@ class Posterior:
             method = self.prob_method(method)
             if method == "board":
                 idx = self.board.index  # type: ignore[union-attr]
-                return self.board.result().prob[np.ix_(idx, idx)].copy()  # type: ignore[union-attr]
+                return self.board.result().prob[np.ix_(idx, idx)]  # type: ignore[union-attr]
             return self._matrix(method)
         if not isinstance(other, Posterior):
             raise ValueError(
@@ -768,11 +771,7 @@ class Posterior:
                 f"the posteriors have {self.n_models} and {other.n_models} models; expected the "
                 "same number, or one model on either side."
             )
-        same_board = (
-            self.board is not None
-            and other.board is not None
-            and self.board.cache is other.board.cache
-        )
+        same_board = self.board is not None and self.board.same_board(other.board)
         if method is None:
             method = "board" if same_board and self.has_board else "normal"
         method = self.prob_method(method)
@@ -1266,7 +1265,7 @@ def posterior(
         and weights.size == 2
         and weights[1] > weights[0]
     ):
-        link = BoardLink(t.counts, answered, np.arange(t.counts.shape[0]), {})
+        link = BoardLink(t.counts, answered, np.arange(t.counts.shape[0]))
     return Posterior(
         data=data,
         fitted=spec.fit(data),

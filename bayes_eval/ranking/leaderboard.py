@@ -124,7 +124,7 @@ def table_of(
     ds["rank_upper"] = ("model", upper)
     coords = {"model_bis": models}
     ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
-    method = "board" if post.has_board else interval
+    method = post.prob_method(otherwise=interval)
     ds["prob_better"] = xr.DataArray(
         post.prob_better(method=method), dims=("model", "model_bis"), coords=coords
     )

@@ -806,7 +806,7 @@ def leaderboard_pairs(
             f"the results have {post.n_models} model; pairs compares two or more models."
         )
     order = np.argsort(-np.asarray(post.mean), kind="stable")
-    method = "board" if post.has_board else method
+    method = post.prob_method(otherwise=method)
     these = post.prob_better(method=method)[np.ix_(order, order)]  # type: ignore[index]
     np.fill_diagonal(these, np.nan)
     values = R.values.astype(float)[order]
