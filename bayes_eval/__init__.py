@@ -9,30 +9,60 @@ return conventions of the peer package scorio, so ``from bayes_eval import bayes
 replaces ``from scorio.eval import bayes_ci``; they are thin wrappers over the posterior.
 """
 
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
+from typing import TYPE_CHECKING
 
-from bayes_eval.metrics.avg import avg, avg_ci
-from bayes_eval.metrics.bayes import bayes, bayes_ci, dirichlet_posterior
-from bayes_eval.metrics.passk import (
-    g_pass_at_k,
-    g_pass_at_k_ci,
-    g_pass_at_k_tau,
-    g_pass_at_k_tau_ci,
-    mg_pass_at_k,
-    mg_pass_at_k_ci,
-    pass_at_k,
-    pass_at_k_ci,
-    pass_hat_k,
-    pass_hat_k_ci,
-)
-from bayes_eval.posteriors.posterior import Posterior, posterior
-from bayes_eval.posteriors.priors import Prior
+if TYPE_CHECKING:  # the names below, imported on first use (``import bayes_eval`` stays light)
+    from bayes_eval.metrics.avg import avg, avg_ci
+    from bayes_eval.metrics.bayes import bayes, bayes_ci, dirichlet_posterior
+    from bayes_eval.metrics.passk import (
+        g_pass_at_k,
+        g_pass_at_k_ci,
+        g_pass_at_k_tau,
+        g_pass_at_k_tau_ci,
+        mg_pass_at_k,
+        mg_pass_at_k_ci,
+        pass_at_k,
+        pass_at_k_ci,
+        pass_hat_k,
+        pass_hat_k_ci,
+    )
+    from bayes_eval.posteriors.posterior import Posterior, posterior
+    from bayes_eval.posteriors.priors import Prior
 
 try:  # one source of truth: the version in pyproject.toml, as installed
     __version__ = _version("bayes_eval")
 except PackageNotFoundError:  # pragma: no cover - running from a tree that is not installed
     __version__ = "0+unknown"
+
+#: The modules that define the public names (``__all__``), in the order they are searched. The
+#: names are imported when first read, so that the command line can report Ctrl-C during its
+#: first (slow) imports of numpy, scipy and xarray.
+_MODULES = (
+    "bayes_eval.metrics.avg",
+    "bayes_eval.metrics.bayes",
+    "bayes_eval.metrics.passk",
+    "bayes_eval.posteriors.posterior",
+    "bayes_eval.posteriors.priors",
+)
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        for module in map(import_module, _MODULES):
+            if name in getattr(module, "__all__", ()):
+                globals()[name] = value = getattr(module, name)  # read once
+                return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Posterior",

@@ -241,3 +241,24 @@ def test_modules_export_only_what_they_define():
         if foreign:
             bad.append(f"{module} re-exports {foreign}")
     assert not bad, "re-exports:\n" + "\n".join(bad)
+
+
+def test_importing_the_package_is_light_and_every_public_name_resolves():
+    """``import bayes_eval`` (and ``bayes_eval.cli``, the console script's module) imports no
+    numerical library: its names load on first use, so that Ctrl-C during the slow first
+    imports is reported by the command line in one line. Each name of ``__all__`` resolves to
+    the object of the module that defines it."""
+    import subprocess
+    import sys
+
+    import bayes_eval
+
+    code = "import sys, bayes_eval, bayes_eval.cli; print(sorted({'numpy', 'scipy', 'xarray'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    for name in bayes_eval.__all__:
+        value = getattr(bayes_eval, name)
+        assert getattr(sys.modules[value.__module__], name) is value
+    assert set(bayes_eval.__all__) <= set(dir(bayes_eval))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        bayes_eval.nope  # noqa: B018

@@ -143,8 +143,8 @@ def sbc_memory(n_questions: int, n_models: int, trials: int, draws: int, chains:
     nbytes = 32.0 * n_models * n_questions * (2.0 * draws * chains + trials)
     check_memory(
         nbytes,
-        f"n_questions {n_questions} with n_models {n_models}, {draws} draws per chain and "
-        f"{chains} chain(s)",
+        f"--n-questions {n_questions} with --n-models {n_models}, --draws {draws} per chain and "
+        f"--chains {chains}",
         "fewer questions, models or draws per simulation",
     )
 

@@ -79,7 +79,12 @@ from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import DirichletPosterior, Posterior
 from bayes_eval.posteriors.priors import Prior
 from bayes_eval.validation import config_checks as check
-from bayes_eval.validation.cell_runner import merge_cells, run_cells, write_atomic
+from bayes_eval.validation.cell_runner import (
+    merge_cells,
+    report_progress,
+    run_cells,
+    write_atomic,
+)
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS, CoverageStudyConfig
 
@@ -330,13 +335,20 @@ def _moments(counts: np.ndarray, w: np.ndarray, alpha0: float):
     return post.moments()
 
 
+#: Rows of exact intervals computed between two reports of the progress bar.
+_EXACT_BLOCK = 50
+
 _CHUNK = 4_000_000  # nodes x reps x questions x categories per block of the learned prior
 
 
-def _learned(counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int, confidence):
+def _learned(
+    counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int, confidence, done=(0, 1)
+):
     """mu, sigma (and the exact interval of the first ``exact`` replicates) under the learned
     prior, fitted per replicate (``pool="model"``), in blocks to bound memory: the package's
-    own :class:`~bayes_eval.posteriors.posterior.Posterior`, as ``bayes_ci`` builds it."""
+    own :class:`~bayes_eval.posteriors.posterior.Posterior`, as ``bayes_ci`` builds it.
+    ``done = (a, b)``: the share of the cell done before and after this call, for its
+    progress bar (:func:`~bayes_eval.validation.cell_runner.report_progress`)."""
     reps, m, k = counts.shape
     mu, sigma = np.empty(reps), np.empty(reps)
     lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
@@ -353,11 +365,14 @@ def _learned(counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int,
         if n_ex > 0:
             ends = post[:n_ex].interval(confidence, kind="exact")
             lo[start : start + n_ex], hi[start : start + n_ex] = ends
+        report_progress(done[0] + (done[1] - done[0]) * min(start + block, reps) / reps)
     return mu, sigma, (lo, hi)
 
 
-def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples):
-    """lo, hi of every closed-form method for each replicate, and the uniform mu/sigma."""
+def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples, share=1.0):
+    """lo, hi of every closed-form method for each replicate, and the uniform mu/sigma.
+    ``share``: the part of the cell's progress bar this table covers (its learned-prior fits,
+    which take most of its time)."""
     z = float(ndtri(0.5 + config.confidence / 2))
     reps, m, _ = counts.shape
     mu, sigma = _moments(counts.astype(float), w, 1.0)
@@ -368,13 +383,15 @@ def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples):
         mu_o, sigma_o = _moments(counts.astype(float), w, prior)
         out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
     exact = min(config.empirical_exact_replicates, reps) if w.size == 2 else 0
-    mu_e, sigma_e, ex = _learned(
-        counts, w, integrated=True, exact=exact, confidence=config.confidence
+    mu_e, sigma_e, ex = _learned(  # most of a cell's time: its progress, 0 -> 60%
+        counts, w, integrated=True, exact=exact, confidence=config.confidence, done=(0, 0.6 * share)
     )
     out["empirical"] = (mu_e - z * sigma_e, mu_e + z * sigma_e)
     if exact:
         out["empirical_exact"] = ex
-    mu_p, sigma_p, _ = _learned(counts, w, integrated=False, exact=0, confidence=None)
+    mu_p, sigma_p, _ = _learned(
+        counts, w, integrated=False, exact=0, confidence=None, done=(0.6 * share, 0.9 * share)
+    )
     out["empirical_plugin"] = (mu_p - z * sigma_p, mu_p + z * sigma_p)
     out["peer_clipped"] = (np.clip(mu - z * sigma, 0, 1), np.clip(mu + z * sigma, 0, 1))
     per_q = (counts @ w) / n  # (reps, M)
@@ -417,10 +434,18 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
     pi = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
     truth = (pi @ w).mean(-1)
     counts = rng.multinomial(n, pi)
-    intervals, mu, sigma = _interval_table(
-        counts, w, n, config, prior, rng, config.bootstrap_resamples
+    exact_wanted = config.exact_replicates and (c == 1 or config.exact_categorical)
+    intervals, mu, sigma = _interval_table(  # the progress bar: to 50% if exact ones follow
+        counts,
+        w,
+        n,
+        config,
+        prior,
+        rng,
+        config.bootstrap_resamples,
+        share=0.5 if exact_wanted else 1.0,
     )
-    if config.exact_replicates and (c == 1 or config.exact_categorical):
+    if exact_wanted:
         from bayes_eval.posteriors.exact import exact_interval
 
         k = min(config.exact_replicates, reps)
@@ -429,7 +454,12 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         # M N is small: 6 for M = 5 binary questions of N = 1 trial)
         canonical = np.sort(counts[:k].view(_row_dtype(counts)), axis=1).view(counts.dtype)
         distinct, inverse = np.unique(canonical.reshape(k, -1), axis=0, return_inverse=True)
-        lo, hi = exact_interval(distinct.reshape(-1, m, c + 1) + 1.0, w, config.confidence)
+        nu = distinct.reshape(-1, m, c + 1) + 1.0
+        lo, hi = np.empty(len(nu)), np.empty(len(nu))
+        for start in range(0, len(nu), _EXACT_BLOCK):  # one law per row: show the progress
+            part = slice(start, start + _EXACT_BLOCK)
+            lo[part], hi[part] = exact_interval(nu[part], w, config.confidence)
+            report_progress(0.5 + 0.5 * min(start + _EXACT_BLOCK, len(nu)) / len(nu))
         intervals["uniform_exact"] = (lo[inverse.ravel()], hi[inverse.ravel()])
     nuts_diag = {}
     if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:

@@ -127,6 +127,7 @@ non-uniform ranks even for a correct sampler (Talts et al., §5.1). NUTS runs at
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -408,6 +409,7 @@ def exact_sbc(
     posterior_alpha0: ArrayLike | None = None,
     w: ArrayLike | None = None,
     seed: int = 0,
+    on_progress: Callable[[float], None] | None = None,
 ) -> xr.Dataset:
     r"""Exact SBC of the matching model (module docstring).
 
@@ -431,6 +433,8 @@ def exact_sbc(
     w : array_like of length C + 1, keyword-only
         Rubric weights (default ``linspace(0, 1, C + 1)``).
     seed : int, keyword-only
+    on_progress : callable, keyword-only
+        Called with the fraction of the simulations done after each chunk (a progress bar).
 
     Returns
     -------
@@ -472,6 +476,8 @@ def exact_sbc(
         truth = _quantities(pi @ w, n_q, with_rank)  # (s, V)
         sampled = _quantities(per_q, n_q, with_rank, pi_bar=bar)  # (s, draws, V)
         ranks.append(randomised_rank(truth, sampled, rng, axis=1))
+        if on_progress is not None:
+            on_progress((start + s) / simulations)
     attrs = {
         "M": M,
         "N": N,
@@ -669,11 +675,13 @@ def run_block(
     chains: int = 2,
     thin: int = 4,
     seed: int = 0,
+    on_progress: Callable[[float], None] | None = None,
 ) -> xr.Dataset:
     """Simulations ``start .. start + size - 1`` of a NUTS SBC on one compiled model.
 
     The prior predictive draws, the sampler seeds and the tie-breaking are seeded by
     ``(seed, start)``, so a block gives the same ranks on any worker, in any order.
+    ``on_progress``, if given, is called with the fraction of the block done after each fit.
 
     Returns
     -------
@@ -719,6 +727,8 @@ def run_block(
         sampled, _ = quantities(estimator, values, succ[i], N, rng, prior_counts=n0)
         ranks.append(randomised_rank(truth[i], sampled, rng, axis=0))
         divergent.append(int(fit["sample_stats"]["diverging"].sum()))
+        if on_progress is not None:
+            on_progress((i + 1) / size)
     sims = np.arange(start, start + size)
     return xr.Dataset(
         {

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval.validation.cell_runner import merge_cells, run_cells
+from bayes_eval.validation.cell_runner import merge_cells, report_progress, run_cells
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.sbc import exact_sbc, plot_sbc, run_block, sbc_dataset, sbc_summary
 from bayes_eval.validation.study_configs import SbcConfig
@@ -46,6 +46,7 @@ def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
             draws=config.n_draws,
             posterior_alpha0=config.posterior_alpha0,
             seed=_block_seed(config.seed, start),
+            on_progress=report_progress,
         )
         ds = ds[["rank"]].isel(simulation=slice(0, size))
         ds = ds.assign_coords(simulation=np.arange(start, start + size))
@@ -64,6 +65,7 @@ def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
         chains=config.n_chains,
         thin=config.n_thin,
         seed=config.seed,
+        on_progress=report_progress,
     )
 
 

@@ -4,217 +4,45 @@ the library and printing (tables through rich, or ``--json``).
 Every command that reads results takes ``dataset:NAME`` for a dataset shipped with the
 package (``bayes-eval datasets`` lists them) as well as files. Bad input prints one line
 ``bayes-eval: error: ...`` on stderr and exits with status 2 (a missing or unreadable file
-too); Ctrl-C prints ``bayes-eval: interrupted`` and exits with status 130. Anything else is a
-bug and keeps its traceback. Warnings print as one line ``bayes-eval: warning: ...``.
+too); Ctrl-C prints ``bayes-eval: interrupted`` and exits with status 130, at any moment,
+the first imports included. Anything else is a bug and keeps its traceback. Warnings print
+as one line ``bayes-eval: warning: ...``.
+
+This module imports nothing heavy: the program (:mod:`bayes_eval.cli._program`, with the
+numerical stack behind it) is imported by :func:`run`, where an interrupt is reported like
+any other. ``main``, ``parser`` and the other names of the program are read from it on
+first use.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import signal
 import sys
-import threading
-import warnings
-from collections.abc import Iterator, Sequence
 
-from bayes_eval.cli import (
-    adaptive,
-    compare,
-    crosscheck,
-    datasets,
-    demo,
-    judges,
-    pairs,
-    plan,
-    priors,
-    rank,
-    schemas,
-    validate,
+from bayes_eval.cli._status import INTERRUPTED
+
+__all__ = ["run"]
+
+#: Names of :mod:`bayes_eval.cli._program` readable from this module (imported on first use).
+_PROGRAM = frozenset(
+    {"COMMANDS", "PATH_ERRORS", "Parser", "UsageError", "main", "parser", "path_error"}
 )
-from bayes_eval.cli._options import HelpFormatter
-
-__all__ = ["main", "run"]
-
-#: The commands in the order ``bayes-eval --help`` lists them.
-COMMANDS = (
-    rank,
-    pairs,
-    schemas,
-    plan,
-    crosscheck,
-    compare,
-    priors,
-    validate,
-    adaptive,
-    judges,
-    datasets,
-    demo,
-)
-
-DESCRIPTION = """\
-Bayesian evaluation and ranking of LLMs: Bayes@N with credible intervals and CI-aware ranks
-(Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation").
-FILE may be dataset:NAME for a shipped dataset (see `bayes-eval datasets`)."""
-
-EPILOG = "Run `bayes-eval COMMAND --help` for the options of a command."
-
-
-class UsageError(ValueError):
-    """A command line argparse rejects (reported like bad input: one line, status 2)."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with errors raised as :class:`UsageError` instead of printing usage."""
-
-    def error(self, message: str):  # type: ignore[override]
-        raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`.")
-
-
-def parser() -> argparse.ArgumentParser:
-    """The ``bayes-eval`` parser with every command."""
-    p = Parser(
-        prog="bayes-eval",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=HelpFormatter,
-    )
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    for command in COMMANDS:
-        command.add_parser(sub)
-    return p
-
-
-#: Failed convergence checks listed by a :class:`~bayes_eval.models.ConvergenceWarning`; more
-#: are counted, not listed.
-CONVERGENCE_LINES = 6
-
-#: What a command line can do about a fit that failed its convergence checks.
-CONVERGENCE_ADVICE = (
-    "rerun with more --draws and --tune (r-hat, ESS) or a higher --target-accept, e.g. 0.95 "
-    "or 0.99 (divergences)"
-)
-
-
-def _convergence_warning(text: str) -> str:
-    """A ConvergenceWarning (a header line, then one failed check per line) for the terminal:
-    says the numbers are not to be trusted, lists the first :data:`CONVERGENCE_LINES` checks
-    and names the options that help (the library's words say ``target_accept``)."""
-    head, *checks = [" ".join(line.split()) for line in text.strip().splitlines()]
-    head = head.rstrip(":") + ": its numbers are not to be trusted"
-    checks = [c.replace("increase target_accept", "raise --target-accept") for c in checks]
-    if len(checks) > CONVERGENCE_LINES:
-        more = len(checks) - CONVERGENCE_LINES
-        checks = [*checks[:CONVERGENCE_LINES], f"... and {more} more failed check(s)"]
-    return "\n".join([head, *(f"  {c}" for c in checks), f"  {CONVERGENCE_ADVICE}"])
-
-
-def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """``bayes-eval: warning: ...`` on stderr, instead of Python's two lines with a source path.
-
-    Warnings of bayes_eval itself (``UserWarning`` and its own categories) show their text;
-    any other category is named, e.g. ``RuntimeWarning: ...`` from a dependency. A sampler's
-    ConvergenceWarning keeps one failed check per line (:func:`_convergence_warning`).
-    """
-    name = category.__name__
-    own = category is UserWarning or category.__module__.startswith("bayes_eval")
-    if own and name == "ConvergenceWarning":
-        text = _convergence_warning(str(message))
-    else:
-        text = " ".join(str(message).split())
-    print(f"bayes-eval: warning: {text if own else f'{name}: {text}'}", file=file or sys.stderr)
 
 
 def run() -> int:
-    """The ``bayes-eval`` program: :func:`main` with warnings shown as one line each."""
-    with warnings.catch_warnings():
-        warnings.showwarning = _one_line_warning
-        return main()
-
-
-#: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
-INTERRUPTED = 130
-
-
-@contextlib.contextmanager
-def _noting_interrupts() -> Iterator[threading.Event]:
-    """SIGINT raises :class:`KeyboardInterrupt` as Python's default handler does, and is also
-    noted in the event this yields, so that :func:`main` recognises an interrupt that a
-    library turned into another exception (Numba's ``SystemError``, a sampler's partial
-    result rejected as bad data) or swallowed. Installed only in the main thread, and only
-    where Ctrl-C is not ignored."""
-    seen = threading.Event()
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.getsignal(signal.SIGINT) if main else None
-    if previous in (None, signal.SIG_IGN):
-        yield seen
-        return
-
-    def handler(signum, frame):
-        seen.set()
-        raise KeyboardInterrupt
-
-    hook = sys.unraisablehook
-
-    def quiet(unraisable) -> None:  # an interrupt that landed in a finaliser: noted already
-        if not (seen.is_set() and isinstance(unraisable.exc_value, KeyboardInterrupt)):
-            hook(unraisable)
-
-    signal.signal(signal.SIGINT, handler)
-    sys.unraisablehook = quiet
+    """The ``bayes-eval`` program (the console script's entry point): imports the program,
+    then runs its ``main`` with warnings shown as one line each. Ctrl-C while the imports
+    run prints ``bayes-eval: interrupted`` and returns 130, as it does later."""
     try:
-        yield seen
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        sys.unraisablehook = hook
+        from bayes_eval.cli import _program
+    except KeyboardInterrupt:
+        print("bayes-eval: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    return _program.run()
 
 
-def _interrupted(exc: KeyboardInterrupt | None = None) -> int:
-    text = str(exc) if exc is not None else ""  # a study's own line says what was saved
-    print(f"bayes-eval: {text}" if text else "bayes-eval: interrupted", file=sys.stderr)
-    return INTERRUPTED
+def __getattr__(name: str):
+    if name in _PROGRAM:
+        from bayes_eval.cli import _program
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``bayes-eval``; returns the exit status.
-
-    0 on success; 1 when a check a command reports failed (its help says which); 2 for bad
-    input (one line on stderr); 130 after Ctrl-C (one line, ``bayes-eval: interrupted``,
-    whatever the interrupted library raised instead). Other exceptions are bugs and keep
-    their traceback.
-    """
-    with _noting_interrupts() as interrupted:
-        try:
-            args = parser().parse_args(argv)
-            status = int(args.func(args))
-        except BrokenPipeError:  # output piped into `head` and closed early
-            sys.stderr.close()
-            return 0
-        except KeyboardInterrupt as exc:
-            return _interrupted(exc)
-        except Exception as exc:
-            if interrupted.is_set():
-                return _interrupted()
-            if isinstance(exc, ValueError):
-                return _error(str(exc))
-            if isinstance(exc, PATH_ERRORS):
-                return _error(path_error(exc))
-            raise
-        return _interrupted() if interrupted.is_set() else status
-
-
-#: The OS errors about a path the user gave (reported in one line, status 2).
-PATH_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
-
-
-def path_error(exc: OSError) -> str:
-    """``missing.csv: no such file or directory`` from an OS error about a path."""
-    reason = (exc.strerror or type(exc).__name__).lower()
-    if exc.filename is None:
-        return f"{reason}."
-    return f"{exc.filename}: {reason}."
-
-
-def _error(message: str) -> int:
-    print(f"bayes-eval: error: {' '.join(message.split())}", file=sys.stderr)
-    return 2
+        return getattr(_program, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -107,7 +107,12 @@ def _estimator_line(board, args: argparse.Namespace) -> str:
     attrs = board.table.attrs
     head = f"prior: {prior_label(board)}; estimand: {estimand_label(board)}"
     if board.estimator == "crossed":
-        conv = "converged" if attrs.get("converged") else "NOT converged"
+        conv = (
+            "converged"
+            if attrs.get("converged")
+            else "failed its convergence checks: the numbers below are not to be trusted "
+            "(see the warning)"
+        )
         return (
             f"{head}; crossed model ({attrs.get('likelihood', 'binomial')} likelihood"
             f"{', LLM x question interaction' if attrs.get('interaction') else ''}) by NUTS "

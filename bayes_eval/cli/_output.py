@@ -82,6 +82,13 @@ def say(*lines: str) -> None:
         print(line)
 
 
+def progress(line: str) -> None:
+    """A line of progress on stderr (flushed at once): what long work is doing now, where no
+    progress bar shows it (e.g. which of several fits is running). Never on stdout, which
+    carries the results (and ``--json``)."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def emit_json(value: Any) -> None:
     """``value`` as strict JSON on stdout (:func:`bayes_eval.serialize.dump`)."""
     from bayes_eval.serialize import dump

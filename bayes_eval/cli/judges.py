@@ -7,7 +7,7 @@ import math
 import time
 
 from bayes_eval.cli import _options as opt
-from bayes_eval.cli._output import emit_json, interval, say, table, uncertain
+from bayes_eval.cli._output import emit_json, interval, progress, say, table, uncertain
 from bayes_eval.cli._types import positive_int
 
 HELP = 'Bayesian ranking from LLM-judge scores (Vossler et al., "LLMs Judging LLMs")'
@@ -104,8 +104,13 @@ def run(args: argparse.Namespace) -> int:
     quiet = args.json or args.no_progress
     settings = _settings(args, progress=not quiet)
     start, reports, n = time.perf_counter(), [], len(datasets)
-    for label, data in datasets:
+    for i, (label, data) in enumerate(datasets, 1):
         t0 = time.perf_counter()
+        if not quiet:
+            progress(
+                f"judges: fitting {args.file} [{label}] ({i} of {n}): "
+                f"{settings.chains} chains of {settings.tune} + {settings.draws} draws"
+            )
         fit = fit_judges(
             data,
             omega=0.0 if args.omega is None else args.omega,
@@ -114,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
             exclude_same_family=not args.keep_same_family,
             settings=settings,
         )
+        if args.baselines and not quiet:
+            progress(f"judges: baselines of [{label}] (bootstrap, Bradley-Terry)")
         entry = jr.fit_report(
             label,
             data,
@@ -181,14 +188,16 @@ def _words(values: dict) -> str:
         "min_ess_tail": "min tail ESS",
     }
 
-    def value(v) -> str:
-        if isinstance(v, bool):
+    def value(k: str, v) -> str:
+        if isinstance(v, bool) or (k == "converged" and v in (0, 1)):  # 0/1 in the DataTree
             return "yes" if v else "no"
         if isinstance(v, float):
             return f"{v:.4g}"
         return str(v)
 
-    return ", ".join(f"{names.get(k, k.replace('_', ' '))} {value(v)}" for k, v in values.items())
+    return ", ".join(
+        f"{names.get(k, k.replace('_', ' '))} {value(k, v)}" for k, v in values.items()
+    )
 
 
 def _sensitivity(args: argparse.Namespace, datasets) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
 import textwrap
 import typing
@@ -108,6 +109,23 @@ def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None
     p.add_argument(flag, dest=field.name, default=argparse.SUPPRESS, **kw)
 
 
+def as_flags(message: str, config) -> str:
+    """A study's message with its config's field names written as the command line's options
+    (``n_models is 20`` -> ``--n-models is 20``): a name with an underscore wherever it stands
+    as a word, a one-word name where it is quoted or followed by ``is``, ``=`` or ``:``. Positional
+    fields keep their names (the usage line shows them in capitals)."""
+    for field in dataclasses.fields(config):
+        if field.metadata.get("positional"):
+            continue
+        name, flag = field.name, "--" + field.name.replace("_", "-")
+        message = re.sub(rf"'{re.escape(name)}'", flag, message)
+        if "_" in name:
+            message = re.sub(rf"(?<![\w-]){re.escape(name)}(?!\w)", flag, message)
+        else:
+            message = re.sub(rf"(?<![\w-]){re.escape(name)}(?= is | = |: )", flag, message)
+    return message
+
+
 def add_parser(sub) -> None:
     from bayes_eval.validation.registry import STUDIES
 
@@ -142,7 +160,10 @@ def run(args: argparse.Namespace) -> int:
 
     study = get_study(args.study)
     given = {k: getattr(args, k) for k in args.options if hasattr(args, k)}
-    config = make_config(study.name, **given)
+    try:
+        config = make_config(study.name, **given)
+    except ValueError as exc:
+        raise ValueError(as_flags(str(exc), study.config)) from None
     result = study.run(config, Path(args.out), progress=not args.json)
     if args.json:  # JSON for machines on stdout; what a person must read on stderr
         notes = [result.summary.get("note")]

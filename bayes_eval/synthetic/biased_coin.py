@@ -63,7 +63,7 @@ def mimic_probabilities(
         raise ValueError("pi_bar must be a vector of probabilities strictly between 0 and 1.")
     check_memory(  # the probabilities and the Beta draws and logits of one mimic
         8.0 * (pi_bar.size + 3) * float(n_questions),
-        f"n_questions {n_questions} with {pi_bar.size} mimics",
+        f"{n_questions} questions for each of {pi_bar.size} mimics",
         "fewer questions",
     )
     out = np.empty((pi_bar.size, n_questions))
@@ -83,7 +83,7 @@ def simulate_results(
     p = np.asarray(probabilities, dtype=float)
     check_memory(  # the uniforms (8 bytes), the comparison (1) and the results (1)
         10.0 * p.size * float(n_trials),
-        f"n_trials {n_trials} on {p.size} (model, question) cells",
+        f"{n_trials} trials per question on {p.size} (model, question) cells",
         "fewer trials",
     )
     return (rng.random((*p.shape, n_trials)) < p[..., None]).astype(np.int8)

@@ -58,7 +58,7 @@ def test_sbc_memory_bomb_names_the_option(tmp_path, capsys):
     argv = ["validate", "sbc", "--simulations", "100", "--n-questions", "1000000000"]
     assert main([*argv, "--out", str(tmp_path / "sbc")]) == 2
     line = _one_line_error(capsys)
-    assert "n_questions 1000000000 with n_models 2" in line
+    assert "--n-questions 1000000000 with --n-models 2" in line
     assert "above the limit of 4 GiB" in line
     assert not (tmp_path / "sbc").exists() or not any((tmp_path / "sbc").iterdir())
 

@@ -54,17 +54,21 @@ def test_adaptive_costs_must_be_positive(tmp_path, cost):
 
 
 def test_mimics_memory_bombs_are_refused_before_allocating():
-    with pytest.raises(ValueError, match=r"n_questions 1000000000 with 11 mimics needs about"):
+    with pytest.raises(ValueError, match=r"1000000000 questions for each of 11 mimics needs about"):
         mimic_probabilities(n_questions=1_000_000_000)
     p = mimic_probabilities(n_questions=3)
-    with pytest.raises(ValueError, match=r"n_trials 1000000000 on 33 \(model, question\) cells"):
+    with pytest.raises(
+        ValueError, match=r"1000000000 trials per question on 33 \(model, question\) cells"
+    ):
         simulate_results(p, 1_000_000_000)
     assert simulate_results(p, 2).shape == (11, 3, 2)
 
 
 def test_demo_memory_bomb_names_the_request(capsys):
     assert main(["demo", "--trials", "1000000000"]) == 2
-    assert "n_trials 1000000000 on 330 (model, question) cells" in _one_line_error(capsys)
+    assert "1000000000 trials per question on 330 (model, question) cells" in _one_line_error(
+        capsys
+    )
 
 
 def test_study_config_memory_bombs():
@@ -90,7 +94,7 @@ def test_a_metric_needing_more_trials_than_n_max_is_refused(capsys):
         main(["validate", "biased-coin", "--methods", "bayes,pass_at_k:1000", "--n-max", "80"]) == 2
     )
     line = one_line_error(capsys)
-    assert "pass_at_k:1000 needs k = 1000" in line and "n_max = 80" in line
+    assert "pass_at_k:1000 needs k = 1000" in line and "--n-max = 80" in line
 
 
 @pytest.mark.parametrize(
@@ -112,3 +116,19 @@ def test_crossed_draws_memory_bomb_is_refused_before_sampling(capsys):
     assert main(argv) == 2
     line = one_line_error(capsys)
     assert "--draws 100000000 x --chains" in line and "above the limit" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["validate", "pairs", "--n-models", "20", "--rates", "matharena"], "--n-models is 20"),
+        (["validate", "prior-benefit", "--n-max", "100000000"], "--n-max 100000000 with 6"),
+        (["validate", "sbc", "--n-models", "100000"], "--n-questions 30 with --n-models 100000"),
+    ],
+)
+def test_validate_messages_name_the_options_not_the_config_fields(argv, words, capsys):
+    """A study's check speaks of its config's fields (``n_models``); the command line's
+    message names the option the user typed (``--n-models``)."""
+    assert main(argv) == 2
+    line = _one_line_error(capsys)
+    assert words in line and "n_models" not in line and "n_max" not in line, line

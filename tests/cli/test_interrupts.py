@@ -27,10 +27,13 @@ BAYES_EVAL = str(Path(sys.executable).with_name("bayes-eval"))
 DEADLINE = 5.0
 
 
-def _interrupt(argv: list[str], started: str, after: float) -> tuple[int, float, str, str]:
+def _interrupt(
+    argv: list[str], started: str, after: float, **env: str
+) -> tuple[int, float, str, str]:
     """Run ``bayes-eval argv``, send SIGINT to its process group ``after`` seconds after a
-    stderr line containing ``started``; return (status, seconds to exit, stdout, stderr)."""
-    env = dict(os.environ, PYTENSOR_FLAGS="numba__fastmath=False")
+    stderr line containing ``started``; return (status, seconds to exit, stdout, stderr).
+    ``env``: more environment variables."""
+    env = dict(os.environ, PYTENSOR_FLAGS="numba__fastmath=False") | env
     proc = subprocess.Popen(
         [BAYES_EVAL, *argv],
         stdout=subprocess.PIPE,
@@ -110,6 +113,42 @@ def test_sigint_while_judges_samples_in_worker_processes_exits_130():
     argv = ["judges", "dataset:mtbench_judges", *LONG]
     out = _interrupt(argv, started="NUTS: [", after=0.5)
     _assert_interrupted(*out)
+    # which fit runs is said on stderr before it starts (a pipe shows no progress bar)
+    assert "judges: fitting dataset:mtbench_judges [" in out[3] and "(1 of 1)" in out[3]
+
+
+@pytest.mark.pymc
+@pytest.mark.slow
+def test_sigint_while_the_model_compiles_exits_130(tmp_path):
+    """Ctrl-C while PyTensor compiles the crossed model (fresh, empty compile caches: the
+    compilation takes seconds after PyMC's "Initializing NUTS" line and before its sampling
+    line): one line and status 130 (before the fix it was once ignored and the run finished)."""
+    argv = ["rank", "dataset:matharena_aime25_i", "--estimator", "crossed", *LONG]
+    flags = f"compiledir={tmp_path / 'pytensor'},numba__fastmath=False"
+    status, elapsed, stdout, stderr = _interrupt(
+        argv,
+        started="Initializing NUTS",
+        after=0.2,
+        PYTENSOR_FLAGS=flags,
+        NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+    )
+    assert "sampling (" not in stderr, "the interrupt came after compiling: " + stderr
+    _assert_interrupted(status, elapsed, stdout, stderr)
+
+
+@pytest.mark.slow  # a fresh interpreter: about a second
+def test_sigint_during_the_first_imports_exits_130():
+    """Ctrl-C while ``bayes-eval`` still imports its numerical stack, before any command runs:
+    one line and status 130, not Python's traceback. The moment is told by Python's import
+    log (``PYTHONPROFILEIMPORTTIME``): ``bayes_eval.cli`` is imported, the command modules are
+    not."""
+    status, elapsed, stdout, stderr = _interrupt(
+        ["datasets"], started="| bayes_eval.cli\n", after=0.0, PYTHONPROFILEIMPORTTIME="1"
+    )
+    own = [line for line in stderr.splitlines() if not line.startswith("import time:")]
+    # the program imports the command modules in order, validate last: it never finished
+    assert "bayes_eval.cli.validate" not in stderr, "the imports had finished: " + stderr
+    _assert_interrupted(status, elapsed, stdout, "\n".join(own))
 
 
 @pytest.mark.pymc  # imports PyMC (bayes_eval.models), samples nothing
@@ -168,7 +207,7 @@ def test_an_interrupt_landing_in_a_finaliser_prints_no_traceback(monkeypatch):
 def test_main_reports_an_interrupt_a_library_turned_into_another_error(monkeypatch, capsys):
     """An interrupt that reaches main as a ValueError (a partial fit rejected as bad data) or
     not at all (swallowed, the command finished) still ends with one line and status 130."""
-    import bayes_eval.cli as cli
+    import bayes_eval.cli._program as cli
 
     def swallowed(args):
         try:
@@ -229,7 +268,7 @@ def test_convergence_warning_says_not_to_be_trusted_and_names_target_accept(caps
     """The ConvergenceWarning of a fit, as the command line prints it: the numbers are not to
     be trusted, one failed check per line (at most 6, the rest counted), and the advice
     names options that exist."""
-    from bayes_eval.cli import _one_line_warning, parser
+    from bayes_eval.cli._program import _one_line_warning, parser
     from bayes_eval.models.sampling import ConvergenceWarning, Diagnostics, warn_if_unconverged
 
     checks = [f"r-hat of 'theta{i}' is 1.050 > 1.01" for i in range(7)]

@@ -213,3 +213,5 @@ def test_judges_prints_diagnostics_in_words_not_a_dict():
     text = _words({"max_rhat": 1.0042, "min_ess_bulk": 812.0, "divergences": 0, "converged": True})
     assert text == "max r-hat 1.004, min bulk ESS 812, divergences 0, converged yes"
     assert "{" not in _words({"spearman": 0.91, "coverage": 0.95})
+    # the fit's DataTree stores converged as 0/1
+    assert _words({"divergences": 0, "converged": 0}) == "divergences 0, converged no"

@@ -199,6 +199,38 @@ def test_ctrl_c_in_process_saves_finished_cells_and_resumes(tmp_path, monkeypatc
     assert np.isfinite(ds["coverage"].sel(interval="uniform")).all()
 
 
+def test_a_long_cell_moves_the_progress_bar_from_inside(tmp_path, capsys):
+    """In process, a cell reports its own progress (``report_progress``): the bar shows
+    fractions of a cell while it runs, not 0% until it ends; elsewhere the call is a no-op."""
+    from bayes_eval.validation.cell_runner import report_progress, run_cells
+
+    seen = []
+
+    def cell_fn(cell, config):
+        for f in (0.25, 0.5, 2.0):  # out of range: clipped to 1
+            report_progress(f)
+        seen.append(cell)
+        return xr.Dataset({"x": ((), float(cell))})
+
+    run_cells(
+        [1, 2],
+        cell_fn,
+        None,
+        tmp_path,
+        cell_name=str,
+        digest="d",
+        manifest={},
+        n_workers=0,
+        progress=True,
+        desc="cells",
+    )
+    err = capsys.readouterr().err
+    assert seen == [1, 2]
+    for shown in ("0.25/2", "0.5/2", "1.25/2", "1.5/2", "2/2"):
+        assert shown in err, err
+    report_progress(0.5)  # no bar: nothing happens
+
+
 _SIGINT_SCRIPT = """
 import time
 from bayes_eval.validation import coverage
