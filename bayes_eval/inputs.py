@@ -67,6 +67,7 @@ __all__ = [
     "distinct_rows_by_group",
     "fractional_tally",
     "graded_values",
+    "labels",
     "levels_bytes",
     "score_levels",
     "shown",
@@ -299,11 +300,12 @@ def _label_range(values: np.ndarray, missing: np.ndarray | None, name: str) -> i
     if values.size == 0:
         return 0
     if missing is None:
-        if values.dtype == np.uint8:
+        if values.dtype.kind == "u":
             return int(values.max())
-        if values.dtype == np.int8:
-            top = int(values.view(np.uint8).max())  # negatives show up as >= 128
-            if top < 128:
+        if values.dtype.kind == "i":  # one pass: negatives show up as >= 2^(bits - 1)
+            unsigned = values.view(values.dtype.str.replace("i", "u"))
+            top = int(unsigned.max())
+            if top < 2 ** (8 * values.dtype.itemsize - 1):
                 return top
         lo, hi = int(values.min()), int(values.max())
     else:
@@ -414,6 +416,21 @@ def tally(
             "expected at least one trial per question. Drop the question or give it data."
         )
     return Tally(counts, n_trials, n_cat, values.ndim == 3), weights
+
+
+def labels(
+    R: ArrayLike, w: ArrayLike | None = None, *, name: str = "R"
+) -> tuple[np.ndarray, NDArray[np.float64], int]:
+    """Validate results without missing trials (and ``w``) as :func:`tally` does, without
+    counting: ``(values, weights, top)``, the labels as an integer array of shape ``(M, N)``
+    or ``(L, M, N)`` (the input itself where it is one: booleans viewed as ``uint8``, no
+    copy), the weight vector and the largest label. For the one-pass moments
+    (:mod:`bayes_eval.posteriors.onepass`); a masked array is refused (use :func:`tally`)."""
+    if isinstance(R, np.ma.MaskedArray):
+        raise ValueError(f"{name} is a masked array; expected results without missing trials.")
+    values, _ = _validated_results(R, name=name, mask=None)
+    top = _label_range(values, None, name)
+    return values, check_weights(w, top, name=name), top
 
 
 def prior_counts(

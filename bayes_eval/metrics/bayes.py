@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from bayes_eval.inputs import check_bounds, check_confidence, shown
-from bayes_eval.posteriors.intervals import Estimate
+from bayes_eval.inputs import check_bounds, check_confidence, labels, shown
+from bayes_eval.posteriors.intervals import Estimate, as_estimate, normal_interval
+from bayes_eval.posteriors.onepass import one_pass_moments
 from bayes_eval.posteriors.posterior import (
     BayesResult,
     DirichletPosterior,
@@ -162,10 +164,36 @@ def bayes(
     (0.5625, 0.091998)
     """
     spec = prior_of(prior, pool=pool, alpha0=alpha0, R0=R0, R0_mask=R0_mask)
+    if _one_pass_applies(R, spec, mask, fractional, answered_only):
+        quick = _one_pass(R, w, spec)
+        if quick is not None:
+            return quick
     post = posterior(
         R, w, prior=spec, mask=mask, fractional=fractional, answered_only=answered_only
     )
     return post.moments()
+
+
+def _one_pass_applies(R, spec: Prior, mask, fractional: bool, answered_only: bool) -> bool:
+    """Whether the moments may come from one pass over the labels
+    (:mod:`bayes_eval.posteriors.onepass`): a fixed prior, no earlier runs, no missing
+    trials, category labels."""
+    return not (
+        spec.learned
+        or spec.runs is not None
+        or mask is not None
+        or fractional
+        or answered_only
+        or isinstance(R, np.ma.MaskedArray)
+    )
+
+
+def _one_pass(R: ArrayLike, w: ArrayLike | None, spec: Prior) -> BayesResult | None:
+    """The moments of :func:`bayes` in one pass over validated labels, or None where the
+    weights are not affine in the category (the posterior's general path then)."""
+    values, weights, top = labels(R, w)
+    alpha = spec.fit(np.zeros((1, weights.size))).alpha[0]
+    return one_pass_moments(values, weights, alpha, top)
 
 
 def bayes_ci(
@@ -225,6 +253,14 @@ def bayes_ci(
         check_bounds(bounds)
     check_interval(interval)
     spec = prior_of(prior, pool=pool, alpha0=alpha0, R0=R0, R0_mask=R0_mask)
+    if interval == "normal" and _one_pass_applies(R, spec, mask, fractional, answered_only):
+        quick = _one_pass(R, w, spec)
+        if quick is not None:
+            if isinstance(bounds, str):  # "support": [min w, max w]
+                weights = labels(R, w)[1] if w is None else np.asarray(w, dtype=float)
+                bounds = (float(weights.min()), float(weights.max()))
+            lo, hi = normal_interval(quick.mu, quick.sigma, confidence, check_bounds(bounds))
+            return BayesCIResult(quick.mu, quick.sigma, as_estimate(lo), as_estimate(hi))
     post = posterior(
         R, w, prior=spec, mask=mask, fractional=fractional, answered_only=answered_only
     )
