@@ -501,6 +501,12 @@ def _build(name: str, R, w, R0) -> pm.Model:
     return power_prior_model(R, w, R0)
 
 
+#: The fewest posterior draws (``draws x chains``) :func:`compare_models` accepts: PSIS needs
+#: at least 5 draws in the Pareto tail (Vehtari et al., "Pareto Smoothed Importance
+#: Sampling"), and a tail of about a fifth of 100 draws is 20.
+LOO_MIN_DRAWS = 100
+
+
 def compare_models(
     R: ArrayLike | xr.DataArray,
     estimators: Sequence[str] = ("matching", "hierarchical", "crossed"),
@@ -545,6 +551,12 @@ def compare_models(
     target_accept : float, optional, keyword-only
         NUTS target acceptance rate in (0, 1); default: each model's own
         (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
+
+    Raises
+    ------
+    ValueError
+        Before any fit: unknown estimators or unit, a single unit to leave out, or fewer than
+        :data:`LOO_MIN_DRAWS` posterior draws (``draws x chains``).
     """
     import arviz_stats
 
@@ -555,6 +567,20 @@ def compare_models(
     bad = [n for n in names if n not in ESTIMATORS]
     if bad or not names:
         raise ValueError(f"estimators {bad or names!r}; expected some of {list(ESTIMATORS)}.")
+    shape = np.shape(R)
+    units = int(np.prod(shape[:-1])) if unit == "cell" else int(shape[-2]) if shape else 0
+    if len(shape) >= 2 and units < 2:
+        left = "(model, question) cell" if unit == "cell" else "question"
+        raise ValueError(
+            f"the results have 1 {left}; leave-one-out leaves it out and nothing is left to fit "
+            f"it to: expected 2 or more {left}s."
+        )
+    if float(draws) * float(chains) < LOO_MIN_DRAWS:  # checked before any fit
+        raise ValueError(
+            f"--draws {draws} x --chains {chains} is {draws * chains} posterior draws; PSIS-LOO "
+            f"needs at least {LOO_MIN_DRAWS} (its Pareto tail takes about a fifth of them, at "
+            "least 5): expected more draws."
+        )
     models, fits, loos = {}, {}, {}
     for name in names:
         model = _build(name, R, w, R0)

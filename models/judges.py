@@ -70,6 +70,7 @@ from pytensor.link.numba.dispatch import basic as numba_basic
 from bayes_eval.judges.data import JudgeData
 from bayes_eval.models.sampling import (
     Diagnostics,
+    check_trace_memory,
     diagnostics,
     sampler_session,
     warn_if_unconverged,
@@ -854,6 +855,7 @@ def fit_judges(
     # the functions evaluated once per draw (the initial point, the deterministics stored in
     # the trace) run on PyTensor's Python backend, whose compilation takes no time.
     # (inside the model's context, where PyMC's compiler reads its ``check_bounds``)
+    check_trace_memory(sampled, draws=s.draws, tune=s.tune, chains=s.chains)
     with sampled, pytensor.config.change_flags(mode="FAST_COMPILE"), sampler_session():
         idata = pm.sample(
             draws=s.draws,

@@ -33,6 +33,7 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
+from bayes_eval.inputs import check_memory
 from bayes_eval.models.crossed import crossed_info
 from bayes_eval.models.hierarchical import hierarchical_info
 from bayes_eval.models.matching import matching_info
@@ -42,10 +43,12 @@ from bayes_eval.posteriors.posterior import DirichletPosterior
 
 __all__ = [
     "ESS_PER_CHAIN_MIN",
+    "MAX_CHAINS",
     "MIN_DRAWS",
     "RHAT_MAX",
     "ConvergenceWarning",
     "Diagnostics",
+    "check_trace_memory",
     "closed_form_dataset",
     "diagnostics",
     "element_diagnostics",
@@ -325,6 +328,53 @@ def warn_if_unconverged(diag: Diagnostics, what: str = "NUTS fit") -> None:
         warnings.warn(text, ConvergenceWarning, skip_file_prefixes=_package_dirs())
 
 
+#: The most chains :func:`sample` runs (:func:`check_trace_memory`).
+MAX_CHAINS = 64
+
+
+def _values_per_draw(model: pm.Model) -> float:
+    """How many numbers one draw of ``model`` stores: its free variables (at their initial
+    point) and its deterministics (static shapes; a deterministic of unknown static shape
+    counts as the largest free variable). The trace holds ``draws + tune`` of them per chain
+    while it is sampled."""
+    sizes = [float(np.size(v)) for v in model.initial_point().values()]
+    largest = max(sizes, default=1.0)
+    for d in model.deterministics:
+        shape = d.type.shape
+        sizes.append(
+            float(np.prod([float(n) for n in shape]))
+            if all(n is not None for n in shape)
+            else largest
+        )
+    return max(sum(sizes), 1.0)
+
+
+def check_trace_memory(model: pm.Model, *, draws: int, tune: int, chains: int) -> None:
+    """Refuse NUTS settings whose trace cannot fit in memory, before anything is compiled.
+
+    The estimate is ``8 (draws + tune) chains V`` bytes, ``V`` the numbers one draw stores
+    (free variables and deterministics): the trace holds the tuning steps too while it is
+    sampled.
+
+    Raises
+    ------
+    ValueError
+        Above :data:`bayes_eval.inputs.MEMORY_LIMIT`, naming ``--draws``, ``--tune`` and
+        ``--chains``; or more than :data:`MAX_CHAINS` chains (each is initialised, tuned
+        and sampled in turn: a time bomb even when the trace fits).
+    """
+    if float(chains) > MAX_CHAINS:
+        raise ValueError(
+            f"--chains is {chains}; expected at most {MAX_CHAINS} (4 is the default: more "
+            "chains cost time without sharper diagnostics; raise --draws instead)."
+        )
+    check_memory(
+        8.0 * (float(draws) + float(tune)) * float(chains) * _values_per_draw(model),
+        f"--draws {draws} and --tune {tune} x --chains {chains} of NUTS",
+        "fewer draws and tuning steps (1000 of each per chain are plenty)",
+    )
+
+
 def sample(
     model: pm.Model,
     *,
@@ -400,6 +450,7 @@ def sample(
         target_accept = info.target_accept
     if not (isinstance(target_accept, (int, float)) and 0 < target_accept < 1):
         raise ValueError(f"target_accept is {target_accept!r}; expected a number in (0, 1).")
+    check_trace_memory(model, draws=draws, tune=tune, chains=chains)
     with sampler_session():
         idata = pm.sample(
             draws=int(draws),

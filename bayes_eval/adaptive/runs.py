@@ -14,7 +14,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["BANDIT_SOURCES", "RootTable", "load_bandit", "root_table", "simulate_policies"]
+__all__ = [
+    "BANDIT_SOURCES",
+    "ROOTS_WORK_LIMIT",
+    "RootTable",
+    "load_bandit",
+    "root_table",
+    "simulate_policies",
+]
 
 #: Response matrices :func:`load_bandit` builds: mimics of the paper's data sets, or yours.
 BANDIT_SOURCES = ("gsm8k", "piqa", "mmlu", "matrix")
@@ -47,6 +54,11 @@ class RootTable(NamedTuple):
     step_variance: list[float]
 
 
+#: The largest ``H x grid`` of :func:`root_table`: 2^28, about a minute (4 ms a stage at the
+#: default 2^14 grid points, 16384 stages).
+ROOTS_WORK_LIMIT = 2**28
+
+
 def root_table(
     *,
     cost: float = 1e-4,
@@ -62,17 +74,33 @@ def root_table(
 
     Either ``examples`` (with ``batch`` and ``granularity``: the stages, observation
     variance and cost per stage of :func:`~bayes_eval.adaptive.gittins_index.stage_setup`)
-    or ``horizon`` and ``tau2`` (one stage costs ``cost``).
+    or ``horizon`` and ``tau2`` (one stage costs ``cost``). A ``batch`` larger than
+    ``examples``, or more than :data:`ROOTS_WORK_LIMIT` stages x grid points, is refused
+    (ValueError naming the options) before any work.
     """
     from bayes_eval.adaptive.gittins_index import posterior_variances, root_schedule, stage_setup
 
     if examples is not None:
+        if not 1 <= batch <= examples:
+            raise ValueError(
+                f"--batch is {batch}, more than the {examples} examples per arm (--examples); "
+                f"expected a batch of 1..{examples}."
+            )
         H, tau2, per_stage = stage_setup(examples, batch, granularity=granularity)
         cost = cost * per_stage
     elif horizon is None or tau2 is None:
         raise ValueError("give --examples (with --batch, --granularity) or --horizon and --tau2.")
     else:
         H = horizon
+    if float(H) * float(grid) > ROOTS_WORK_LIMIT:  # about 4 ms a stage at 2^14 points
+        given = "--horizon" if examples is None else "--examples with --batch and --granularity"
+        raise ValueError(
+            f"{H} stages ({given}) x {grid} grid points (--grid) is about "
+            f"{float(H) * grid * 2.5e-7 / 60:.3g} minutes of dynamic programming, above the "
+            f"limit of H x grid = 2^28; expected at most {ROOTS_WORK_LIMIT // grid} stages at "
+            "this grid (fewer examples, a larger --batch, --granularity batch or a coarser "
+            "--grid)."
+        )
     start = time.perf_counter()
     rs = root_schedule(cost, v0, tau2, H, grid_size=grid)
     seconds = time.perf_counter() - start

@@ -223,6 +223,11 @@ def from_matrix(
     m = np.asarray(m, dtype=np.float64)
     if m.ndim != 2 or m.size == 0:
         raise ValueError(f"{path}: expected a 2-D matrix (arms x examples), got shape {m.shape}.")
+    if m.shape[0] < 2:
+        raise ValueError(
+            f"{path}: the matrix has 1 arm (1 row of {m.shape[1]} examples); expected 2 or more "
+            "arms (rows) to choose between (with one arm every policy has zero regret)."
+        )
     if not np.isfinite(m).all() or (m < 0).any() or (m > 1).any():
         raise ValueError(f"{path}: scores must be finite and in [0, 1].")
     c = np.ones(m.shape[0]) if costs is None else np.asarray(costs, dtype=np.float64)

@@ -156,6 +156,8 @@ def _simulate(args: argparse.Namespace) -> int:
     # checked before anything starts (the simulation's progress bar would come first)
     if not 0 < args.budget <= 1:
         raise ValueError(f"--budget is {args.budget:g}; expected a fraction in (0, 1].")
+    if args.belief_mean is not None and not 0 <= args.belief_mean <= 1:
+        raise ValueError(f"--belief-mean is {args.belief_mean:g}; expected an accuracy in [0, 1].")
     if args.belief_var is not None and not args.belief_var > 0:
         raise ValueError(f"--belief-var is {args.belief_var:g}; expected a variance > 0.")
     data = load_bandit(
@@ -170,6 +172,12 @@ def _simulate(args: argparse.Namespace) -> int:
         belief_var=args.belief_var,
         seed=args.seed,
     )
+    n_examples = int(data.matrix.shape[1])
+    if batch > n_examples:
+        raise ValueError(
+            f"--batch is {batch}, more than the {n_examples} example(s) per arm of {data.name}; "
+            f"expected a batch of 1..{n_examples}."
+        )
     summary = simulate_policies(
         data,
         out=args.out,

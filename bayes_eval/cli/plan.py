@@ -62,6 +62,11 @@ def run(args: argparse.Namespace) -> int:
 
     prior = opt.prior_from(args)
     scored = opt.load_results(args)
+    if scored.fractional:  # the simulations draw categories; fractional counts have none
+        raise ValueError(
+            "plan simulates future trials as score categories; graded scores counted "
+            "fractionally (--fractional) have none: use --score-levels K instead."
+        )
     result = plan_pair(
         scored.R,
         args.model_a,

@@ -94,6 +94,29 @@ def _merged_spellings(text: np.ndarray, used: np.ndarray, clean: np.ndarray, nam
         )
 
 
+def _look_alikes(labels: np.ndarray, name: str, src: str) -> None:
+    """Warn once when two distinct labels differ only by letter case or Unicode compatibility
+    forms (full-width letters, no-break spaces, ligatures: equal under NFKC and case folding).
+    They stay two labels (``GPT-4`` and ``gpt-4`` may be two models); the warning names both."""
+    first: dict[str, str] = {}
+    pairs = []
+    for label in labels.tolist():
+        key = " ".join(unicodedata.normalize("NFKC", label).casefold().split())
+        seen = first.setdefault(key, label)
+        if seen != label:
+            pairs.append((seen, label))
+    if pairs:
+        a, b = pairs[0]
+        more = f" ({len(pairs)} such pairs)" if len(pairs) > 1 else ""
+        warnings.warn(
+            f"{src}: the {name} labels {a!a} and {b!a} differ only by letter case or Unicode "
+            f"compatibility forms (full-width letters, no-break spaces){more}; they are kept "
+            f"apart as two {name}s: rename one if they are the same.",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
 def _first(codes: np.ndarray, which: np.ndarray) -> int:
     """The first row whose code is one of ``which`` (a boolean mask over the codes)."""
     return int(np.argmax(which[codes]))
@@ -162,6 +185,7 @@ def label_codes(
     if not empty_ok and empty.any():
         raise ValueError(f"{locate(_first(codes, empty))} has an empty {name}; expected a label.")
     labels = np.array(sorted(set(clean[used].tolist())), dtype=object)
+    _look_alikes(labels, name, src)
     lut = np.zeros(len(text), dtype=_code_type(len(labels)))
     lut[used] = np.searchsorted(labels, clean[used])
     return lut[codes], labels

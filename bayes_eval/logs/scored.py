@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
-from bayes_eval.inputs import shown
+from bayes_eval.inputs import check_memory, levels_bytes, shown
 from bayes_eval.logs.design import QuestionMode, select_questions
 
 __all__ = ["ScoredResults", "graded_treatment", "load_scored", "unused_weights"]
@@ -119,11 +119,23 @@ def load_scored(
     prior = read_eval_log(prior_files, format=format, **options) if prior_files else None
     clusters = log.meta.get("clusters") if cluster is not None else None
     w = None if weights is None else [float(x) for x in weights]
+    if w is not None and not np.isfinite(w).all():
+        bad = next(x for x in w if not np.isfinite(x))
+        raise ValueError(
+            f"{'--weights' if cli_names else 'weights'} has {bad}; expected finite numbers, "
+            "one weight per category, e.g. 0,0.5,1."
+        )
     sources = ", ".join(log.sources)
     option = "--questions" if cli_names else "questions"
     if not (schema or schema_file):
         R = log.results(require_all_questions=False)
         R0 = prior.results(require_all_questions=False) if prior is not None else None
+        if R0 is not None and _is_graded(R0) and not _is_graded(R):
+            raise ValueError(
+                f"{', '.join(prior.sources)} ({'--prior-file' if cli_names else 'prior_files'}): "
+                f"the scores are graded, but those of {sources} are categories; expected earlier "
+                "runs scored the same way."
+            )
         if w is None and "default_weights" in log.meta and not _is_graded(R):
             w = [float(x) for x in log.meta["default_weights"]]
         R, w, R0, graded = graded_treatment(
@@ -137,7 +149,17 @@ def load_scored(
             offer_fractional=offer_fractional,
         )
         if graded is None:
-            unused_weights(R, w, source=sources, option="--weights" if cli_names else "weights")
+            _unweighted_categories(R, w, source=sources, cli_names=cli_names)
+            if w is not None:  # a K-category rubric's counts and its prior's K x K Newton step
+                check_memory(
+                    levels_bytes(R.shape, len(w)),
+                    f"{'--weights' if cli_names else 'weights'} with {len(w)} weights on "
+                    f"{R.sizes['model']} models x {R.sizes['question']} questions",
+                    "one weight per rubric category (0/1 results: 2 weights, or none)",
+                )
+            if weights is not None:  # the log's own default weights are not the user's
+                unused_weights(R, w, source=sources, option="--weights" if cli_names else "weights")
+        _prior_models(R, R0, prior, cli_names=cli_names)
         sel = select_questions(R, questions, R0=R0, source=sources, option=option)
         fractional = bool(graded and graded["treatment"] == "fractional")
         return ScoredResults(
@@ -166,8 +188,27 @@ def load_scored(
         "counts": [int(c) for c in cats.counts],
         "absent_optional_signals": list(cats.missing_signals),
     }
+    _prior_models(cats.R, R0, prior, cli_names=cli_names)
     sel = select_questions(cats.R, questions, R0=R0, source=sources, option=option)
     return ScoredResults(sel.R, w, sel.R0, log.summary(), info, sel.summary(), clusters=clusters)
+
+
+def _prior_models(R: xr.DataArray, R0: xr.DataArray | None, prior, *, cli_names: bool) -> None:
+    """Refuse earlier runs whose models are not those of the results: a model of ``R0`` that
+    ``R`` lacks (its counts would be dropped without a word), or no model in common (the prior
+    would be the bare one while the output says "+ earlier runs")."""
+    if R0 is None or "model" not in R0.dims or "model" not in R.dims:
+        return
+    option = "--prior-file" if cli_names else "prior_files"
+    where = ", ".join(prior.sources)
+    ours = [str(m) for m in R["model"].values]
+    extra = [str(m) for m in R0["model"].values if str(m) not in set(ours)]
+    if extra:
+        shared = len(R0["model"]) - len(extra)
+        raise ValueError(
+            f"{where} ({option}) has model(s) {extra[:5]} that the results do not have "
+            f"({shared} in common); expected earlier runs of the same models, some of {ours[:8]}."
+        )
 
 
 def _long_tables_only(files: str | Sequence[str], format: str | None, option: str) -> None:
@@ -211,6 +252,38 @@ def unused_weights(
             UserWarning,
             stacklevel=2,
         )
+
+
+def _unweighted_categories(
+    R: xr.DataArray, w: Sequence[float] | None, *, source: str, cli_names: bool = False
+) -> None:
+    """Refuse integer scores above 1 read without weights, naming the file and the option.
+
+    Binary scoring uses ``w = (0, 1)``; a score of 2, or a 0-100 scale, needs one weight per
+    category ``w_0..w_C`` (Hariri et al., "Don't Pass@k", Sec. 3: the rubric weights).
+
+    Raises
+    ------
+    ValueError
+        When ``w`` is None and some score is an integer above 1.
+    """
+    if w is not None:
+        return
+    seen = R.values[~np.isnan(R.values)]
+    top = int(seen.max(initial=0))
+    if top <= 1:
+        return
+    option = "--weights" if cli_names else "weights"
+    scale = (
+        " (a 0-100 scale? divide the scores by 100 for graded scores in [0, 1])"
+        if top >= 10
+        else ""
+    )
+    raise ValueError(
+        f"{source}: a score is {top}{scale}, but with no {option} the scores must be 0/1; "
+        f"expected 0/1 scores, or rubric categories 0..{top} with one weight each "
+        f"({option} w0,..,w{top})."
+    )
 
 
 def _is_graded(R: xr.DataArray) -> bool:

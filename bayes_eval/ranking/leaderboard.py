@@ -267,6 +267,11 @@ def plan_pair(
     """
     from bayes_eval.ranking.sample_size import plan_separation
 
+    if not 0.5 < float(confidence) < 1.0:  # at 0.5 or below, z <= 0: any lead is enough
+        raise ValueError(
+            f"confidence is {shown(confidence)}; expected a ranking confidence in (0.5, 1), "
+            "e.g. 0.95 (at 0.5 or below any lead, however small, would count as separated)."
+        )
     complete_pair(R, model_a, model_b, source=source)
     board = bxr.posterior(R, w, R0, skipna=True, prior=prior, answered_only=answered_only)
     post = board[[model_a, model_b]]

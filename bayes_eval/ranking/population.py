@@ -287,7 +287,7 @@ def population_leaderboard(
     models = [str(m) for m in R["model"].values]
     questions = [str(q) for q in R["question"].values]
     if len(models) < 2:
-        raise ValueError(f"R has {len(models)} model; ranking needs two or more.")
+        raise ValueError(f"the results have {len(models)} model; ranking needs two or more models.")
     scores = question_scores(values, w, fractional=fractional)
     answered = ~np.isnan(scores)
     if not answered.any(axis=1).all():
