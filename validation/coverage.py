@@ -168,6 +168,15 @@ class CoverageConfig:
             check.nuts_cell("nuts_cells", cell, COVERAGE_SCENARIOS)
         check.integer("nuts_replicates", self.nuts_replicates)
         check.integer("nuts_draws", self.nuts_draws)
+        for name in ("exact_replicates", "empirical_exact_replicates", "nuts_replicates"):
+            given = getattr(self, name) != self.__dataclass_fields__[name].default
+            # the first ones of each cell; a default above a small `replicates` means all
+            if given and getattr(self, name) > self.replicates:
+                raise ValueError(
+                    f"{name} is {getattr(self, name)}, more than replicates "
+                    f"({self.replicates}); expected at most replicates (the first {name} "
+                    "replicates of each cell get those intervals too)."
+                )
         check.coverage_memory(self.M, self.N, self.C, self.replicates, self.bootstrap_resamples)
 
     def cells(self) -> list[tuple[str, int, int, int]]:

@@ -134,9 +134,19 @@ def units(sources: tuple[str, ...] = SOURCES) -> list[Unit]:
     out = []
     for name in sources:
         ds = datasets.load(name)
+        if "results" not in ds:
+            raise ValueError(
+                f"source {name!r} holds no results of models on questions (its variables: "
+                f"{sorted(map(str, ds.data_vars))}); expected shipped datasets of binary results "
+                f"with repeated trials, e.g. {', '.join(SOURCES[:2])}."
+            )
         R = ds["results"].values
-        if np.nanmax(R) > 1:
-            raise ValueError(f"source {name!r} is not binary; the hyperprior study needs 0/1.")
+        seen = R[~np.isnan(R)]
+        if not np.isin(seen, (0.0, 1.0)).all():
+            raise ValueError(
+                f"source {name!r} has scores other than 0 and 1; the hyperprior study needs "
+                "binary results."
+            )
         k = np.nansum(R, axis=-1)
         n = (~np.isnan(R)).sum(axis=-1)
         counts = np.stack([n - k, k], axis=-1).astype(float)  # (L, M, 2)

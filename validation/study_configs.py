@@ -165,6 +165,11 @@ class PriorBenefitConfig:
             f"n_max {self.n_max} with {len(self.depths)} depths and n_questions {self.n_questions}",
             "a smaller n_max or fewer questions",
         )
+        check_memory(  # one replicate's earlier runs: 8 models x M questions x the deepest D
+            8.0 * 3 * 8 * self.n_questions * max(self.depths),
+            f"--depths up to {max(self.depths)} with --n-questions {self.n_questions}",
+            "smaller depths or fewer questions",
+        )
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,11 @@ class DistinguishabilityConfig:
         _int("replicates", self.replicates)
         _int("n_max", self.n_max)
         _seed(self.seed)
+        check_memory(  # one replicate: 2 models x 30 questions x n_max uniforms, sums, z
+            8.0 * 6 * 2 * 30 * self.n_max,
+            f"--n-max {self.n_max}",
+            "a smaller --n-max (the paper's is 80)",
+        )
 
 
 @dataclass(frozen=True)
@@ -225,6 +235,12 @@ class PairsConfig:
         _int("bins", self.bins, 2)
         _seed(self.seed)
         pairs = self.n_models * (self.n_models - 1) / 2
+        check_memory(  # one board's results (uniforms, comparison, floats) at the largest N
+            8.0 * 3 * self.n_models * self.n_questions * max(self.N),
+            f"--N up to {max(self.N)} with --n-models {self.n_models} and --n-questions "
+            f"{self.n_questions}",
+            "fewer trials, models or questions",
+        )
         check_memory(  # two matrices' P(better) per pair and board, and the boards' data
             16.0 * self.replicates * pairs + 8.0 * 4 * self.n_models * self.n_questions,
             f"n_models {self.n_models} ({pairs:.0f} pairs) with n_questions "
@@ -262,6 +278,12 @@ class HyperpriorConfig:
         _ints("M", self.M, optional=False)
         _prob("confidence", self.confidence)
         _seed(self.seed)
+        check_memory(  # a held-out cell's benchmarks (rates, counts, posteriors) and a board
+            8.0 * 6 * max(self.M) * (self.replicates + 16 * max(self.N)),
+            f"--M up to {max(self.M)} with --N up to {max(self.N)} and --replicates "
+            f"{self.replicates}",
+            "fewer questions M, trials N or replicates",
+        )
 
 
 @dataclass(frozen=True)
@@ -314,6 +336,13 @@ class ClustersConfig:
         _int("draws", self.draws, 100)
         _int("bins", self.bins, 2)
         _seed(self.seed)
+        check_memory(  # a board: its results, and the bootstrap's cluster weights and means
+            8.0 * 3 * self.n_models * self.n_questions * self.trials
+            + 8.0 * 3 * self.draws * (max(self.clusters) + self.n_models),
+            f"--draws {self.draws} and --trials {self.trials} with --n-models {self.n_models} and "
+            f"--n-questions {self.n_questions}",
+            "fewer draws, trials, models or questions",
+        )
 
 
 @dataclass(frozen=True)
@@ -501,6 +530,11 @@ class ElicitConfig:
         _int("n_questions", self.n_questions, optional=True)
         _int("score_levels", self.score_levels, 2, optional=True)
         _int("simulations", self.simulations, 100)
+        check_memory(  # the prior predictive's draws (a few float64 arrays of them)
+            8.0 * 6 * self.simulations,
+            f"--simulations {self.simulations}",
+            "fewer simulations (20,000 give the percentiles to about 0.005)",
+        )
         if self.score_levels is not None and self.file is None:
             raise ValueError(
                 "score_levels treats the graded scores of FILE, but no FILE is given: give the "
@@ -609,6 +643,14 @@ class JudgesSyntheticConfig:
         if not 0 < self.beta_max < float("inf"):
             raise ValueError(f"beta_max is {self.beta_max!r}; expected a finite number > 0.")
         _seed(self.seed)
+        check_memory(  # a data set's scores and cumulative confusion rows, and the NUTS trace
+            8.0 * 3 * self.n_questions * self.candidates * (self.judges + self.levels)
+            + 8.0 * (self.draws + self.tune) * self.chains * self.candidates * self.levels,
+            f"--n-questions {self.n_questions} with --candidates {self.candidates}, --judges "
+            f"{self.judges} and --levels {self.levels}, --draws {self.draws} and --tune "
+            f"{self.tune} x --chains {self.chains}",
+            "fewer questions or draws",
+        )
 
 
 @dataclass(frozen=True)
@@ -797,6 +839,13 @@ class CrossedStudyConfig:
         _prob("confidence", self.confidence)
         _seed(self.seed)
         _int("max_cells", self.max_cells, optional=True)
+        values = self.n_models * (self.n_questions + 1) + self.n_questions + 4  # per draw
+        check_memory(  # the NUTS trace of one fit: theta, b, the interaction and the scales
+            8.0 * (self.draws + self.tune) * self.chains * values,
+            f"--draws {self.draws} and --tune {self.tune} x --chains {self.chains} of the crossed "
+            f"model ({self.n_models} models x {self.n_questions} questions)",
+            "fewer draws or chains",
+        )
 
     def study_fields(self) -> dict:
         """The fields that define the results (not how they are run)."""

@@ -125,10 +125,13 @@ def data_options(*, questions: bool = True) -> argparse.ArgumentParser:
 QUESTION_MODES = ("error", "common", "all")
 
 
-def load_results(args: argparse.Namespace, *, questions: str | None = None):
+def load_results(
+    args: argparse.Namespace, *, questions: str | None = None, offer_fractional: bool = True
+):
     """The results of ``args.file`` read and treated as :func:`data_options` and
     :func:`prior_options` say (:func:`bayes_eval.logs.scored.load_scored`); ``questions``
-    overrides the default design mode ``"error"``."""
+    overrides the default design mode ``"error"``; ``offer_fractional=False``: a command that
+    cannot count graded scores fractionally offers score levels only."""
     from bayes_eval.logs.scored import load_scored
 
     files = args.file
@@ -149,6 +152,7 @@ def load_results(args: argparse.Namespace, *, questions: str | None = None):
         fractional=args.fractional,
         cli_names=True,
         cluster=getattr(args, "cluster", None),
+        offer_fractional=offer_fractional,
     )
 
 

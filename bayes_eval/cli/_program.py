@@ -172,10 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``bayes-eval``; returns the exit status.
 
     The statuses are those of :mod:`bayes_eval.cli._status`: 0 on success; 1 when a check a
-    command reports failed (its help says which); 2 for bad input (one line on stderr); 130
-    after Ctrl-C (one line, ``bayes-eval: interrupted``,
-    whatever the interrupted library raised instead). Other exceptions are bugs and keep
-    their traceback.
+    command reports failed (its help says which); 2 for bad input (one line on stderr; also a
+    request too large for the memory, where no estimate refused it first); 130 after Ctrl-C
+    (one line, ``bayes-eval: interrupted``, whatever the interrupted library raised instead).
+    Other exceptions are bugs and keep their traceback.
     """
     with _noting_interrupts() as interrupted:
         try:
@@ -191,6 +191,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _interrupted()
             if isinstance(exc, ValueError):
                 return _error(str(exc))
+            if isinstance(exc, MemoryError):  # a size no check of ours estimated beforehand
+                return _error(
+                    f"not enough memory for this request ({exc or 'MemoryError'}); expected "
+                    "smaller sizes (questions, trials, draws, replicates)."
+                )
             if isinstance(exc, PATH_ERRORS):
                 return _error(path_error(exc))
             raise

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from bayes_eval.ranking.leaderboard import plan_pair
 
     prior = opt.prior_from(args)
-    scored = opt.load_results(args)
+    scored = opt.load_results(args, offer_fractional=False)
     if scored.fractional:  # the simulations draw categories; fractional counts have none
         raise ValueError(
             "plan simulates future trials as score categories; graded scores counted "

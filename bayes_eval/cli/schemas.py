@@ -6,6 +6,7 @@ import argparse
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, text
+from bayes_eval.inputs import check_confidence
 
 HELP = "list the rubric schemata (Hariri et al., App. F), or rank logs under each of them"
 DESCRIPTION = """\
@@ -86,6 +87,8 @@ def _compare(args: argparse.Namespace) -> int:
             "--prior-file does nothing with `schemas` (earlier runs are scored per schema by "
             "`rank --schema NAME --prior-file FILE`)."
         )
+    if args.confidence is not None:  # before reading the log
+        check_confidence(args.confidence)
     log = read_eval_log(args.file, format=args.format)
     chosen = args.only.split(",") if args.only else None
     result = compare_schemata(

@@ -114,6 +114,10 @@ def as_flags(message: str, config) -> str:
     (``n_models is 20`` -> ``--n-models is 20``): a name with an underscore wherever it stands
     as a word, a one-word name where it is quoted or followed by ``is``, ``=`` or ``:``. Positional
     fields keep their names (the usage line shows them in capitals)."""
+    head, sep, rest = message.partition(": ")  # "validate NAME: ..." keeps its NAME
+    if not head.startswith("validate "):
+        head, sep, rest = "", "", message
+    message = rest
     for field in dataclasses.fields(config):
         if field.metadata.get("positional"):
             continue
@@ -123,7 +127,7 @@ def as_flags(message: str, config) -> str:
             message = re.sub(rf"(?<![\w-]){re.escape(name)}(?!\w)", flag, message)
         else:
             message = re.sub(rf"(?<![\w-]){re.escape(name)}(?= is | = |: )", flag, message)
-    return message
+    return head + sep + message
 
 
 def add_parser(sub) -> None:

@@ -327,6 +327,11 @@ def stability(
     gold = np.asarray(gold, dtype=float)
     parsed = [parse_method(m) for m in methods]
     n_max = arr.shape[-1]
+    if n_max < 2:
+        raise ValueError(
+            f"the results have {n_max} trial per question; convergence@n compares the ranking "
+            "after s trials with the one after all N, for s < N: expected at least 2 trials."
+        )
     total = arr.shape[0] if scheme == "given" else int(replicates)
     bar = None
     if progress:

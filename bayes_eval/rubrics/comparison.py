@@ -74,9 +74,14 @@ def compare_schemata(
         names.append(schema.name)
         thresholds[schema.name] = cats.thresholds
     if not rows:
+        have = sorted(getattr(signals, "data_vars", signals))
+        needs = {s: sorted(set(get_schema(s).signals()[0]) - set(have)) for s in skipped}
+        missing = sorted({x for v in needs.values() for x in v})
         raise ValueError(
-            "none of the schemata can be applied to these signals: "
-            + "; ".join(f"{k}: {v}" for k, v in skipped.items())
+            f"none of the {len(skipped)} schemata can be applied: the results have the "
+            f"signals {have or 'none (scores only)'}, and each schema needs some of "
+            f"{missing} (e.g. {next(iter(needs))!r} needs {next(iter(needs.values()))}); "
+            "expected a log with per-attempt signals (see `bayes-eval schemas`)."
         )
     out = xr.concat(rows, dim=xr.DataArray(names, dims="schema", name="schema"))
     out.attrs = {

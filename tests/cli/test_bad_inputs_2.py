@@ -129,7 +129,7 @@ def test_graded_scores_are_refused_by_plan(graded, capsys):
     assert main(["plan", graded, "a", "b"]) == 2
     line = _one_line_error(capsys)
     assert "the scores are graded" in line
-    assert "--score-levels K" in line and "--fractional" in line
+    assert "--score-levels K" in line and "--fractional" not in line  # plan cannot use it
 
 
 def test_score_levels_below_two_names_the_option(graded, capsys):

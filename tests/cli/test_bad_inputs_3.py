@@ -75,7 +75,7 @@ def test_study_config_memory_bombs():
     with pytest.raises(ValueError, match=r"n_max 1000000000 with 6 depths .* above the limit"):
         PriorBenefitConfig(n_max=1_000_000_000)
     with pytest.raises(ValueError, match=r"n_models 100000 \(4999950000 pairs\) .* above the"):
-        PairsConfig(n_models=100_000, n_questions=100_000)
+        PairsConfig(n_models=100_000, n_questions=30)
     PairsConfig(n_models=8, n_questions=30)  # the defaults still pass
     PriorBenefitConfig()
 
@@ -132,3 +132,82 @@ def test_validate_messages_name_the_options_not_the_config_fields(argv, words, c
     assert main(argv) == 2
     line = _one_line_error(capsys)
     assert words in line and "n_models" not in line and "n_max" not in line, line
+
+
+BIG = "1000000000000"
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["distinguishability", "--n-max", BIG], "--n-max 1000000000000 needs about"),
+        (["pairs", "--N", BIG, "--replicates", "2"], "--N up to 1000000000000 with"),
+        (["clusters", "--draws", BIG, "--replicates", "2"], "--draws 1000000000000 and --trials"),
+        (["hyperprior", "--M", BIG, "--replicates", "2"], "--M up to 1000000000000 with"),
+        (["prior-benefit", "--depths", f"0,{BIG}"], "--depths up to 1000000000000 with"),
+        (["judges-synthetic", "--n-questions", BIG], "--n-questions 1000000000000 with"),
+        (["elicit", "--lo", "0.3", "--hi", "0.6", "--simulations", BIG], "--simulations 1000"),
+        (["crossed", "--draws", BIG, "--replicates", "1"], "--draws 1000000000000 and --tune"),
+    ],
+)
+def test_validate_memory_bombs_name_the_option(argv, words, tmp_path, capsys):
+    """Each was a numpy allocation traceback (7 TiB - 5 PiB), or a Rust panic of nutpie
+    (`crossed`), before the fourth sweep."""
+    assert main(["validate", *argv, "--out", str(tmp_path / "out")]) == 2
+    line = _one_line_error(capsys)
+    assert words in line and "above the limit of 4 GiB" in line, line
+    assert not (tmp_path / "out").exists()  # refused before the study starts
+
+
+def test_validate_studies_refuse_data_of_the_wrong_kind(tmp_path, capsys):
+    assert main(["validate", "hyperprior", "--sources", "phi4_aime25,mtbench_judges"]) == 2
+    assert "'mtbench_judges' holds no results of models on questions" in _one_line_error(capsys)
+    one = tmp_path / "one_trial.csv"
+    rows = [(m, f"q{q}", 0, (q + len(m)) % 2) for m in ("a", "bb") for q in range(6)]
+    pd.DataFrame(rows, columns=["model", "question", "trial", "score"]).to_csv(one, index=False)
+    argv = ["validate", "convergence", str(one), "--replicates", "20", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    assert "convergence@n compares the ranking after s trials" in _one_line_error(capsys)
+
+
+def test_coverage_refuses_more_exact_replicates_than_replicates(tmp_path, capsys):
+    """A value the user gave; the default (2000) above a small `replicates` means all."""
+    config = tmp_path / "c.toml"
+    config.write_text('M = [5]\nN = [1]\nC = [1]\nscenarios = ["uniform"]\nreplicates = 10\n')
+    with config.open("a") as f:
+        f.write("exact_replicates = 100\n")
+    assert main(["validate", "coverage", "--config", str(config), "--out", str(tmp_path)]) == 2
+    assert "exact_replicates is 100, more than replicates (10)" in _one_line_error(capsys)
+
+
+def test_schemas_checks_confidence_first_and_says_briefly_why_none_applies(capsys):
+    assert main(["schemas", "dataset:phi4_aime25", "--confidence", "2"]) == 2
+    assert "confidence is 2.0" in _one_line_error(capsys)
+    assert main(["schemas", "dataset:phi4_aime25"]) == 2
+    line = _one_line_error(capsys)
+    assert line.startswith("bayes-eval: error: none of the 12 schemata can be applied")
+    assert "none (scores only)" in line and len(line) < 500, line
+
+
+def test_an_allocation_no_check_foresaw_is_one_line(monkeypatch, capsys):
+    """The backstop: numpy's MemoryError ends in one line and status 2, not a traceback."""
+    import bayes_eval.cli.datasets as cmd
+
+    def huge(args):
+        raise MemoryError("Unable to allocate 7.28 TiB for an array with shape (10**12,)")
+
+    monkeypatch.setattr(cmd, "run", huge)
+    import bayes_eval.cli._program as program
+
+    real = program.parser
+
+    def patched():
+        p = real()
+        sub = next(a for a in p._actions if a.dest == "command")
+        sub.choices["datasets"].set_defaults(func=huge)
+        return p
+
+    monkeypatch.setattr(program, "parser", patched)
+    assert main(["datasets"]) == 2
+    line = _one_line_error(capsys)
+    assert "not enough memory for this request (Unable to allocate 7.28 TiB" in line
