@@ -10,7 +10,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # two pytest workers: PyTensor compiles one graph per core, NUTS chains share the rest
 XDIST := -n 2 --dist loadgroup
 
-.PHONY: demo test test-fast lint format bench clean
+.PHONY: demo test test-fast lint format bench bench-smoke clean
 
 $(VENV)/.created:
 	@PYBIN=$$(.ci/find-python) || exit 1; \
@@ -46,6 +46,11 @@ test-fast: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_bayes.py
+
+# every benchmark at its smoke size, each in a fresh process, two at a time (issue 28): one
+# line per script (name, seconds, ok/FAILED), non-zero exit if any fails
+bench-smoke: $(VENV)/.dev
+	$(PY) benchmarks/run_all.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

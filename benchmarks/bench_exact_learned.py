@@ -15,11 +15,14 @@ budget of issue 26 (50 ms). The endpoints are checked against a brute-force grid
 control variate: a mixture of the exact laws of the 48 heaviest Gauss-Hermite nodes,
 inverted on 1025 + 2 x 257 grid points
 (:func:`bayes_eval.posteriors.intervals.mixture_quantiles`; 0.1-2 s per board).
+
+``--smoke``: three boards, two repeats (seconds). ``--json``: the same numbers as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 import numpy as np
@@ -28,6 +31,7 @@ import bayes_eval as be
 from bayes_eval.posteriors.intervals import mixture_quantiles
 
 BUDGET_MS = 50.0
+SMOKE_BOARDS = ("N=1 random", "N=1 all solved", "N=4 random")
 
 
 def boards(seed: int = 0) -> dict[str, np.ndarray]:
@@ -68,24 +72,37 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--former", action="store_true", help="also time the former mixture")
+    parser.add_argument("--smoke", action="store_true", help="three boards, two repeats")
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     be.posterior(np.ones((3, 1)), prior="empirical").interval(kind="exact")  # warm up
+    say = (lambda *a: None) if args.json else print
     head = f"{'board':16s} {'min ms':>7s} {'med ms':>7s}  {'[lo, hi]':18s} budget"
-    print(head + ("  former ms  former [lo, hi]" if args.former else ""))
+    say(head + ("  former ms  former [lo, hi]" if args.former else ""))
     worst = 0.0
-    for name, R in boards().items():
-        runs = [_timed(R, False) for _ in range(args.repeats)]
+    chosen = boards()
+    if args.smoke:
+        chosen = {k: chosen[k] for k in SMOKE_BOARDS}
+    repeats = 2 if args.smoke else args.repeats
+    record = {}
+    for name, R in chosen.items():
+        runs = [_timed(R, False) for _ in range(repeats)]
         times = np.array([t for t, _ in runs]) * 1000.0
         lo, hi = runs[-1][1]
         med = float(np.median(times))
         worst = max(worst, med)
+        record[name] = {"min_ms": float(times.min()), "median_ms": med, "interval": [lo, hi]}
         line = f"{name:16s} {times.min():7.1f} {med:7.1f}  [{lo:.4f}, {hi:.4f}]  "
         line += "ok" if med <= BUDGET_MS else "OVER"
         if args.former:
             t_old, (lo_o, hi_o) = _timed(R, True)
             line += f"  {t_old * 1000:9.1f}  [{lo_o:.4f}, {hi_o:.4f}]"
-        print(line)
-    print(f"largest median: {worst:.1f} ms (budget {BUDGET_MS:.0f} ms per model)")
+            record[name]["former_ms"] = t_old * 1000
+        say(line)
+    say(f"largest median: {worst:.1f} ms (budget {BUDGET_MS:.0f} ms per model)")
+    if args.json:
+        doc = {"boards": record, "largest_median_ms": worst, "budget_ms": BUDGET_MS}
+        print(json.dumps(doc, indent=2))
     return 0
 
 

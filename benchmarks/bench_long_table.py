@@ -18,6 +18,9 @@ Shapes (``--shape``):
     The public-leaderboard export shape: 93 models x 1,136 questions, a graded score in
     [0, 1] (386 distinct values), no trial column, some (model, question) pairs twice; the
     export repeated under renamed questions up to 10^7 rows.
+
+``--smoke``: 10 models x 200 questions x 4 trials (or 10^4 leaderboard rows), the uniform
+prior only (seconds). ``--json``: the same numbers as JSON.
 """
 
 from __future__ import annotations
@@ -54,12 +57,11 @@ print(json.dumps({
 """
 
 
-def trials_table(seed: int = 0):
+def trials_table(seed: int = 0, n_m: int = 100, n_q: int = 10_000, n_t: int = 10):
     """100 models x 10^4 questions x 10 trials of 0/1 scores, 2 % of attempts left out."""
     import pyarrow as pa
 
     rng = np.random.default_rng(seed)
-    n_m, n_q, n_t = 100, 10_000, 10
     models = np.array([f"org-{m % 13:02d}/model-{m:02d}-instruct" for m in range(n_m)])
     questions = np.array([f"mmlu_pro/{q:06d}" for q in range(n_q)])
     ability = rng.normal(0.0, 1.0, n_m)
@@ -105,11 +107,14 @@ def _arrow(models, questions, mi, qi, score, trial, pa):
     return pa.table(columns)
 
 
-def write(folder: Path, shape: str) -> dict[str, Path]:
+def write(folder: Path, shape: str, smoke: bool = False) -> dict[str, Path]:
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    table = trials_table() if shape == "trials" else leaderboard_table()
+    if shape == "trials":
+        table = trials_table(n_m=10, n_q=200, n_t=4) if smoke else trials_table()
+    else:
+        table = leaderboard_table(rows=10**4) if smoke else leaderboard_table()
     paths = {"csv": folder / "long.csv", "parquet": folder / "long.parquet"}
     pcsv.write_csv(table, paths["csv"], write_options=pcsv.WriteOptions(quoting_style="none"))
     pq.write_table(table, paths["parquet"])
@@ -129,17 +134,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shape", choices=["trials", "leaderboard"], default="trials")
     parser.add_argument("--prior", action="append", choices=["uniform", "empirical"])
+    parser.add_argument("--smoke", action="store_true", help="a tiny table, uniform prior")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--write", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write:  # in its own process: a child started later would inherit its peak RSS
-        write(Path(args.write), args.shape)
+        write(Path(args.write), args.shape, args.smoke)
         return
-    priors = args.prior or ["uniform", "empirical"]
+    priors = args.prior or (["uniform"] if args.smoke else ["uniform", "empirical"])
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         cmd = [sys.executable, __file__, "--write", tmp, "--shape", args.shape]
+        cmd += ["--smoke"] if args.smoke else []
         subprocess.run(cmd, check=True)
         paths = {"csv": Path(tmp) / "long.csv", "parquet": Path(tmp) / "long.parquet"}
         sizes = {f: p.stat().st_size / 2**20 for f, p in paths.items()}

@@ -8,7 +8,9 @@
   Target: under 10 minutes on two cores.
 
 ``--quick`` runs 20 NUTS simulations instead (and extrapolates per simulation after the
-compile). ``--skip-nuts`` times the exact SBC only.
+compile). ``--skip-nuts`` times the exact SBC only. ``--smoke``: 200 exact simulations and
+4 NUTS simulations of 5 questions x 4 trials, 1 chain of 40 draws, in process (no Dask; the
+compilation dominates). ``--json``: the same numbers as JSON.
 """
 
 from __future__ import annotations
@@ -29,8 +31,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="20 NUTS simulations")
     parser.add_argument("--skip-nuts", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, in process")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    nuts = {"n_questions": 30, "trials": 8, "workers": args.workers}
+    if args.smoke:
+        args.simulations = 200
+        nuts = {"n_questions": 5, "trials": 4, "workers": 0, "chains": 1, "draws": 40}
+        nuts |= {"tune": 40, "thin": 1, "block": 4}
     out: dict = {}
     start = time.perf_counter()
     ds = exact_sbc(30, 8, simulations=args.simulations, draws=100, seed=0)
@@ -53,7 +61,7 @@ def main() -> None:
         "passed_all": bool(ds.attrs["passed_all"]),
     }
     if not args.skip_nuts:
-        sims = 20 if args.quick else args.nuts_simulations
+        sims = 4 if args.smoke else 20 if args.quick else args.nuts_simulations
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
             result = registry.run_study(
@@ -62,15 +70,13 @@ def main() -> None:
                 progress=False,
                 estimator="hierarchical",
                 simulations=sims,
-                n_questions=30,
-                trials=8,
-                workers=args.workers,
+                **nuts,
             )
             elapsed = time.perf_counter() - start
         s = result.summary
         out["nuts_hierarchical"] = {
             "simulations": sims,
-            "workers": args.workers,
+            "workers": nuts["workers"],
             "seconds": round(elapsed, 1),
             "p_values": {k: v["p_value"] for k, v in s["variables"].items()},
             "passed_all": s["passed_all"],
