@@ -35,9 +35,10 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# every test (PyMC and slow ones included)
+# every test (PyMC and slow ones included), then every benchmark at its smoke size
 test: $(VENV)/.dev lint
 	$(PY) -m pytest -q $(XDIST) --durations=15
+	$(PY) benchmarks/run_all.py
 
 # the quick tier for your own loop: no PyMC compilation, nothing over ~5 s, a quarter of the
 # Hypothesis examples (tests/hypothesis_budget.py)

@@ -178,11 +178,11 @@ def test_nuts_sbc_of_hierarchical_on_a_tiny_grid():
 @pytest.mark.slow
 def test_fast_path_ranks_agree_with_simuk():
     # matching model, 1 LLM x 2 questions x 3 trials. simuk refits a rebuilt model per
-    # simulation (16 here, ~1.5 s each with PyMC's sampler once the graph is compiled: chains
+    # simulation (12 here, ~1.5 s each with PyMC's sampler once the graph is compiled: chains
     # in this process, no convergence report); the fast path reuses one compiled nutpie model
-    # (200 simulations). Same test quantities, both thinned to L = 50 draws; the k-sample
+    # (120 simulations). Same test quantities, both thinned to L = 50 draws; the k-sample
     # Anderson-Darling test (ties allowed) must not reject that the two rank samples share one
-    # distribution, and both must pass the uniformity test. With 16 simuk simulations this
+    # distribution, and both must pass the uniformity test. With 12 simuk simulations this
     # detects only gross disagreement (a shifted or degenerate rank). The fast path's block is
     # also the matching case of test_nuts_sbc_runs_for_every_model (its checks are here).
     from scipy import stats
@@ -191,9 +191,9 @@ def test_fast_path_ranks_agree_with_simuk():
 
     kw = dict(n_models=1, draws=50, tune=100, chains=2, thin=2)
     pymc_nuts = {"nuts_sampler": "pymc", "cores": 1, "compute_convergence_checks": False}
-    ref = simuk_sbc("matching", 2, 3, simulations=16, seed=3, sample_kwargs=pymc_nuts, **kw)
-    block = run_block("matching", 2, 3, start=0, size=200, seed=4, **kw)
-    assert block.attrs["n_draws"] == 50 and block["divergences"].sizes["simulation"] == 200
+    ref = simuk_sbc("matching", 2, 3, simulations=12, seed=3, sample_kwargs=pymc_nuts, **kw)
+    block = run_block("matching", 2, 3, start=0, size=120, seed=4, **kw)
+    assert block.attrs["n_draws"] == 50 and block["divergences"].sizes["simulation"] == 120
     assert block["rank"].values.min() >= 0 and block["rank"].values.max() <= 50
     fast = sbc_dataset(
         block["rank"].values, list(block["variable"].values), n_draws=50, estimator="m", seed=4
