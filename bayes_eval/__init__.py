@@ -12,9 +12,8 @@ replaces ``from scorio.eval import bayes_ci``; they are thin wrappers over the p
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers: True)
 
 if TYPE_CHECKING:  # the names below, imported on first use (``import bayes_eval`` stays light)
     from bayes_eval.metrics.avg import avg, avg_ci
@@ -34,11 +33,6 @@ if TYPE_CHECKING:  # the names below, imported on first use (``import bayes_eval
     from bayes_eval.posteriors.posterior import Posterior, posterior
     from bayes_eval.posteriors.priors import Prior
 
-try:  # one source of truth: the version in pyproject.toml, as installed
-    __version__ = _version("bayes_eval")
-except PackageNotFoundError:  # pragma: no cover - running from a tree that is not installed
-    __version__ = "0+unknown"
-
 #: The modules that define the public names (``__all__``), in the order they are searched. The
 #: names are imported when first read, so that the command line can report Ctrl-C during its
 #: first (slow) imports of numpy, scipy and xarray.
@@ -52,6 +46,15 @@ _MODULES = (
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # one source of truth: pyproject.toml's, as installed
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("bayes_eval")
+        except PackageNotFoundError:  # pragma: no cover - a tree that is not installed
+            value = "0+unknown"
+        globals()[name] = value
+        return value
     if name in __all__:
         for module in map(import_module, _MODULES):
             if name in getattr(module, "__all__", ()):

@@ -253,12 +253,16 @@ def test_importing_the_package_is_light_and_every_public_name_resolves():
 
     import bayes_eval
 
-    code = "import sys, bayes_eval, bayes_eval.cli; print(sorted({'numpy', 'scipy', 'xarray'} & set(sys.modules)))"
+    code = (
+        "import sys, bayes_eval, bayes_eval.cli; "
+        "print(sorted({'numpy', 'scipy', 'xarray', 'importlib.metadata'} & set(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
     for name in bayes_eval.__all__:
         value = getattr(bayes_eval, name)
         assert getattr(sys.modules[value.__module__], name) is value
     assert set(bayes_eval.__all__) <= set(dir(bayes_eval))
+    assert bayes_eval.__version__.count(".") >= 2  # read from the installed metadata
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         bayes_eval.nope  # noqa: B018

