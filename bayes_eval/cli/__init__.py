@@ -34,37 +34,45 @@ def run() -> int:
     then runs its ``main`` with warnings shown as one line each. Ctrl-C while the imports
     run prints ``bayes-eval: interrupted`` and returns 130, as it does later: also when the
     interrupt lands in a finaliser that Python reports and ignores (an import's weak
-    reference callback), since the handler notes it."""
-    seen = []
+    reference callback) or is turned into another error (numpy's ImportError when it breaks
+    numpy's C-level imports), since our handler notes it. The handler raises at most once, and
+    only inside the ``try`` below; the one before it is back when this returns."""
+    state = {"seen": False, "raise": True}
 
     def handler(signum, frame):
-        seen.append(signum)
-        raise KeyboardInterrupt
+        state["seen"] = True
+        if state["raise"]:
+            state["raise"] = False
+            raise KeyboardInterrupt
 
     def quiet(unraisable) -> None:  # an interrupt that landed in a finaliser: noted already
-        if not (seen and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+        if not (state["seen"] and isinstance(unraisable.exc_value, KeyboardInterrupt)):
             hook(unraisable)
 
     previous, hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
     ours = previous not in (None, signal.SIG_IGN)  # None: installed outside Python
-    if ours:
-        signal.signal(signal.SIGINT, handler)
-        sys.unraisablehook = quiet
+    status = INTERRUPTED
     try:
-        from bayes_eval.cli import _program
-    except KeyboardInterrupt:
-        seen.append(signal.SIGINT)
-    finally:
         if ours:
-            signal.signal(signal.SIGINT, previous)
-            sys.unraisablehook = hook
-    try:
-        if not seen:
-            return _program.run()
-    except KeyboardInterrupt:  # between the two handlers
-        pass
-    print("bayes-eval: interrupted", file=sys.stderr)
-    return INTERRUPTED
+            sys.unraisablehook = quiet
+            signal.signal(signal.SIGINT, handler)
+        from bayes_eval.cli import _program
+
+        if not state["seen"]:
+            status = _program.run()  # main notes interrupts itself (its own handler)
+    except KeyboardInterrupt:
+        state["seen"] = True
+    except Exception:  # e.g. numpy's ImportError when Ctrl-C broke its C-level imports
+        if not state["seen"]:
+            raise
+    state["raise"] = False  # from here on an interrupt is only noted
+    if state["seen"]:
+        print("bayes-eval: interrupted", file=sys.stderr)
+        status = INTERRUPTED
+    if ours:
+        signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = hook
+    return status
 
 
 def __getattr__(name: str):
