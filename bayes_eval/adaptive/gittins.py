@@ -65,7 +65,7 @@ from bayes_eval.adaptive.protocol import (
     example_order,
 )
 
-__all__ = ["GittinsConfig", "GittinsPolicy", "GittinsState", "indices"]
+__all__ = ["GittinsCache", "GittinsConfig", "GittinsPolicy", "GittinsState", "indices"]
 
 
 class GittinsConfig(NamedTuple):
@@ -125,6 +125,12 @@ class GittinsState(NamedTuple):
         Beta parameters (``posterior="beta"`` only).
     cells, cost, steps : int, float, int
         Examples observed, cost spent (score units) and observations made so far.
+    cache : GittinsCache or None
+        The index for this ``mean`` and ``n_cells``, kept by :meth:`GittinsPolicy.init` and
+        :meth:`GittinsPolicy.observe` (one arm changes per step), so that
+        :meth:`GittinsPolicy.propose` is one ``argmax``. It is used only while it refers to
+        this very ``mean`` and ``n_cells`` (an identity check, in constant time); for a state
+        built by hand or with ``_replace`` the index is recomputed (:func:`indices`).
     """
 
     config: GittinsConfig
@@ -136,6 +142,29 @@ class GittinsState(NamedTuple):
     cells: int = 0
     cost: float = 0.0
     steps: int = 0
+    cache: GittinsCache | None = None
+
+
+class GittinsCache(NamedTuple):
+    """What :meth:`GittinsPolicy.propose` needs, kept up to date by ``init`` and ``observe``.
+
+    Attributes
+    ----------
+    mean, n_cells : (K,) arrays
+        The very arrays (by identity) of the state the cache belongs to.
+    open_index : (K,) array
+        :func:`indices` of the unfinished arms, ``-inf`` for the completed ones (read-only).
+    done_arm : int
+        The first completed arm with the largest index (-1 while none is completed).
+    done_index : float
+        Its index, its posterior mean (``-inf`` while none is completed).
+    """
+
+    mean: NDArray[np.float64]
+    n_cells: NDArray[np.int64]
+    open_index: NDArray[np.float64]
+    done_arm: int
+    done_index: float
 
 
 def _readonly(*arrays):
@@ -160,6 +189,34 @@ def _stage(state: GittinsState) -> NDArray[np.int64]:
     if cfg.granularity == "cell":
         return state.n_cells
     return -(-state.n_cells // cfg.batch_size)
+
+
+def _check_state(state: object) -> GittinsState:
+    """The state, if it is a :class:`GittinsState` (a constant-time check: the arrays were
+    validated by :meth:`GittinsPolicy.init` and are read-only)."""
+    if type(state) is not GittinsState:
+        raise ValueError(
+            f"state is a {type(state).__name__}; expected the GittinsState returned by "
+            "GittinsPolicy.init or observe."
+        )
+    return state
+
+
+def _cache_of(state: GittinsState) -> GittinsCache:
+    """The state's cache when it belongs to this very ``mean`` and ``n_cells`` (identity:
+    the arrays are read-only), else one computed from the state (:func:`indices`)."""
+    c = state.cache
+    if c is not None and c.mean is state.mean and c.n_cells is state.n_cells:
+        return c
+    g = indices(state)
+    done = state.n_cells >= state.config.n_examples
+    open_index = np.where(done, -np.inf, g)
+    open_index.setflags(write=False)
+    done_g = np.where(done, g, -np.inf)
+    j = int(done_g.argmax())
+    if done_g[j] == -np.inf:
+        return GittinsCache(state.mean, state.n_cells, open_index, -1, -np.inf)
+    return GittinsCache(state.mean, state.n_cells, open_index, j, float(done_g[j]))
 
 
 def indices(state: GittinsState) -> NDArray[np.float64]:
@@ -302,7 +359,8 @@ class GittinsPolicy:
         )
         n_cells = np.zeros(K, dtype=np.int64)
         _readonly(c, roots, config.table_of_arm, mean, var, n_cells, beta_a, beta_b)
-        return GittinsState(config, mean, var, n_cells, beta_a, beta_b)
+        state = GittinsState(config, mean, var, n_cells, beta_a, beta_b)
+        return state._replace(cache=_cache_of(state))
 
     def _prior(self, m0, v0, K):
         """Posterior after ``earlier_counts``: ``(mean, var, beta_a, beta_b)``."""
@@ -335,19 +393,28 @@ class GittinsPolicy:
         """The unfinished arm with the largest index (ties: the first) and its next
         unobserved examples (Algorithm 1, lines 5-13).
 
+        One ``argmax`` over the cached index of the unfinished arms (:class:`GittinsCache`),
+        compared with the best completed arm's for the stopping signal.
+
         Returns
         -------
         Proposal
             ``stop`` is the Gittins stopping signal (the arm with the largest index overall
             is completed); ``arm = -1`` when every arm is completed.
+
+        Raises
+        ------
+        ValueError
+            If ``state`` is not a :class:`GittinsState`.
         """
-        cfg = state.config
-        g = indices(state)
-        finished = state.n_cells >= cfg.n_examples
-        if finished.all():
+        cfg = _check_state(state).config
+        c = _cache_of(state)
+        arm = int(c.open_index.argmax())
+        top = float(c.open_index[arm])
+        if top == -np.inf:
             return Proposal.done(stop=True)
-        stop = bool(finished[int(np.argmax(g))])
-        arm = int(np.argmax(np.where(finished, -np.inf, g)))
+        # ties go to the first arm, as an argmax over every arm's index would
+        stop = c.done_index > top or (c.done_index == top and c.done_arm < arm)
         start = int(state.n_cells[arm])
         b = min(cfg.batch_size, cfg.n_examples - start)
         return Proposal(arm, cfg.order[arm, start : start + b], stop)
@@ -355,26 +422,32 @@ class GittinsPolicy:
     def observe(self, state: GittinsState, proposal: Proposal, outcomes: ArrayLike) -> GittinsState:
         """New state after the scores ``outcomes`` of ``proposal`` (conjugate update).
 
+        Only the observed arm changes: its posterior, its cell count and its index in the
+        cache (the other arms' entries are copied).
+
         Raises
         ------
         ValueError
-            If the proposal is not the arm's next unobserved examples (as :meth:`propose`
-            gives them, or a prefix), or the outcomes are not one score in [0, 1] per
-            example (0/1 for ``posterior="beta"``).
+            If ``state`` is not a :class:`GittinsState`, the proposal is not the arm's next
+            unobserved examples (as :meth:`propose` gives them, or a prefix), or the outcomes
+            are not one score in [0, 1] per example (0/1 for ``posterior="beta"``).
         """
-        cfg = state.config
+        cfg = _check_state(state).config
         arm, ex = check_proposal(
             proposal, cfg.n_arms, cfg.n_examples, taken=state.n_cells, order=cfg.order
         )
         y = check_outcomes(outcomes, ex.size)
         b = y.size
+        c = _cache_of(state)
+        open_index = c.open_index.copy()
         mean, var, n_cells = state.mean.copy(), state.var.copy(), state.n_cells.copy()
         a, bb = state.beta_a, state.beta_b
         if cfg.posterior == "gaussian":
+            m, v = float(mean[arm]), float(var[arm])
             tau2 = cfg.cell_variance / b
-            gain = var[arm] / (var[arm] + tau2)
-            mean[arm] += gain * (y.mean() - mean[arm])
-            var[arm] = 1.0 / (1.0 / var[arm] + 1.0 / tau2)
+            gain = v / (v + tau2)
+            mean[arm] = m + gain * (float(np.add.reduce(y)) / b - m)
+            var[arm] = 1.0 / (1.0 / v + 1.0 / tau2)
         else:
             if ((y != 0) & (y != 1)).any():
                 raise ValueError("posterior='beta' needs 0/1 scores.")
@@ -384,8 +457,21 @@ class GittinsPolicy:
             tot = a[arm] + bb[arm]
             mean[arm] = a[arm] / tot
             var[arm] = a[arm] * bb[arm] / (tot**2 * (tot + 1))
-        n_cells[arm] += b
-        _readonly(mean, var, n_cells, a, bb)
+        done = int(n_cells[arm]) + b
+        n_cells[arm] = done
+        stage = done if cfg.granularity == "cell" else -(-done // cfg.batch_size)
+        g = float(mean[arm] - cfg.roots[cfg.table_of_arm[arm], min(stage, cfg.horizon)])
+        done_arm, done_index = c.done_arm, c.done_index
+        if done < cfg.n_examples:
+            open_index[arm] = g
+        else:  # completed: its index (its posterior mean) stays from now on
+            open_index[arm] = -np.inf
+            if g > done_index or (g == done_index and arm < done_arm):
+                done_arm, done_index = arm, g
+        for arr in (mean, var, n_cells, open_index):
+            arr.setflags(write=False)
+        if a is not state.beta_a:
+            _readonly(a, bb)
         return GittinsState(
             cfg,
             mean,
@@ -393,9 +479,10 @@ class GittinsPolicy:
             n_cells,
             a,
             bb,
-            cells=state.cells + b,
-            cost=state.cost + b * float(cfg.cost_per_example[arm]),
-            steps=state.steps + 1,
+            state.cells + b,
+            state.cost + b * float(cfg.cost_per_example[arm]),
+            state.steps + 1,
+            GittinsCache(mean, n_cells, open_index, done_arm, done_index),
         )
 
     def recommend(self, state: GittinsState) -> int:

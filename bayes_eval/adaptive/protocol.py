@@ -180,6 +180,18 @@ def check_proposal(
     if isinstance(arm, bool) or not isinstance(arm, int | np.integer) or not 0 <= arm < n_arms:
         raise ValueError(f"proposal arm is {arm}; expected an integer in [0, {n_arms}).")
     arm = int(arm)
+    if order is not None and taken is not None and type(examples) is np.ndarray:
+        # the usual case, in constant Python work: the examples are the arm's next ones in
+        # ``order`` (a prefix of a permutation: distinct and in range); compared as bytes
+        start = int(taken[arm])
+        nxt = order[arm, start : start + examples.size]
+        if (
+            examples.ndim == 1
+            and 0 < examples.size == nxt.size
+            and examples.dtype == nxt.dtype
+            and examples.tobytes() == nxt.tobytes()
+        ):
+            return arm, examples
     ex = np.asarray(examples)
     if ex.ndim != 1 or ex.size == 0 or ex.dtype.kind not in "iu":
         raise ValueError(
@@ -217,11 +229,13 @@ def check_outcomes(outcomes: ArrayLike, n: int) -> NDArray[np.float64]:
         If ``outcomes`` is not 1-D, does not hold ``n`` scores, or has a score that is not a
         finite number in [0, 1].
     """
-    y = np.atleast_1d(np.asarray(outcomes, dtype=np.float64))
+    y = np.asarray(outcomes, dtype=np.float64)
+    if y.ndim != 1:
+        y = np.atleast_1d(y)
     if y.ndim != 1 or y.size != n:
         raise ValueError(
             f"outcomes has shape {y.shape}; expected one score per proposed example ({n},)."
         )
-    if not (y.min() >= 0 and y.max() <= 1):  # also False for NaN
+    if not (np.minimum.reduce(y) >= 0 and np.maximum.reduce(y) <= 1):  # False for NaN
         raise ValueError("outcomes must be finite scores in [0, 1].")
     return y

@@ -20,7 +20,10 @@ Methods are named by strings: ``"bayes"`` (Bayes@N, the same ranking as avg@N, Â
 For the Pass family each question's unbiased estimate for (s trials, c successes) comes from
 a table computed once (App. H eqs. 21-24; :mod:`bayes_eval.ranking.convergence`); a step
 with fewer than ``k`` trials has no ranking (NaN). All work is vectorised over replicates,
-steps, models and questions and chunked over replicates to bound memory.
+steps, models and questions and chunked over replicates to bound memory. The tables hold
+integers over a per-step scale (several methods packed into one 64-bit word, one look-up
+per question and step for all of them), so sums over the questions are exact and equal
+scores tie exactly; ranking agreement counts the pairs of models in gold order.
 
 **The methods** whose rankings are followed, and their scores.
 
@@ -53,8 +56,10 @@ order differ in the last bit and break ties at random.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -154,10 +159,7 @@ def prefix_counts(
     for start in range(0, replicates, chunk):
         b = min(chunk, replicates - start)
         if scheme == "column":
-            if replace:
-                idx = rng.integers(0, n, size=(b, n_models, n))
-            else:
-                idx = rng.permuted(np.broadcast_to(np.arange(n), (b, n_models, n)), axis=-1)
+            idx = _column_draw(rng, b, n_models, n, replace)
             block = t[np.arange(n_models)[None, :, None], idx]  # (b, L, N, M)
         else:
             if replace:
@@ -170,18 +172,91 @@ def prefix_counts(
         yield np.cumsum(block, axis=2, dtype=np.int16)
 
 
-def _tau_and_match(scores: NDArray, sg: NDArray[np.int8]) -> tuple[NDArray, NDArray]:
-    """Kendall tau_b against gold pair signs ``sg`` and exact-match flags, from one pass."""
-    sx = pair_signs(scores)
-    nan = np.isnan(scores).any(axis=-1)
-    untied_x = np.count_nonzero(sx, axis=-1)
-    untied_g = np.count_nonzero(sg)
-    conc = (sx * sg).sum(axis=-1, dtype=np.int32)
+def _column_draw(
+    rng: np.random.Generator, b: int, n_models: int, n: int, replace: bool
+) -> NDArray[np.int64]:
+    """Trial indices of ``b`` column-bootstrap replicates, ``(b, L, N)``: resampled with
+    replacement, or each model's trials permuted."""
+    if replace:
+        return rng.integers(0, n, size=(b, n_models, n))
+    return rng.permuted(np.broadcast_to(np.arange(n), (b, n_models, n)), axis=-1)
+
+
+class _Gold(NamedTuple):
+    """The gold ranking as the agreement kernel reads it: the models sorted by their gold
+    score (``order``), the gold sign of every pair ``(a, a + d)`` of sorted models, offset by
+    offset (``w``: 1 when strictly ordered, 0 when tied) and the number of untied pairs."""
+
+    order: NDArray[np.intp]
+    w: NDArray[np.float64]
+    untied: float
+
+
+def _gold(gold: NDArray) -> _Gold:
+    g = _round(np.asarray(gold, dtype=float))
+    order = np.argsort(g, kind="stable")
+    gs = g[order]
+    w = np.concatenate([np.zeros(0)] + [np.sign(gs[d:] - gs[:-d]) for d in range(1, gs.size)])
+    return _Gold(order, w, float(np.count_nonzero(w)))
+
+
+def _agreement(xt: NDArray, gold: _Gold) -> tuple[NDArray, NDArray]:
+    """Kendall tau_b with the gold ranking and exact-match flags of many rankings.
+
+    ``xt`` holds one ranking per column, ``(L, V)``, its rows the models in gold order
+    (``gold.order``). With the models sorted by gold score, the pairs ``(a, a + d)`` of
+    offset ``d`` compare two row blocks, so the L(L-1)/2 pairs of every ranking are written
+    as two boolean arrays (``x_{a+d} > x_a`` and ``<``) by L - 1 comparisons each (a loop
+    over offsets, not over data). Counting them gives, per ranking, the untied pairs
+    (``n_0 - n_2`` in the module docstring's notation) and the concordance ``n_c - n_d``
+    (gold-tied pairs count for neither). A ranking matches the gold one exactly when every
+    gold-untied pair is concordant and no other pair is untied:
+    ``n_c - n_d = n_0 - n_1 = n_0 - n_2``. Same numbers as comparing all pair signs
+    (:func:`kendall_tau_b`, :func:`ranking_matches`); NaN scores (no ranking) give NaN and
+    no match.
+    """
+    L, V = xt.shape
+    pairs = L * (L - 1) // 2
+    gt = np.empty((pairs, V), dtype=bool)
+    lt = np.empty((pairs, V), dtype=bool)
+    o = 0
+    for d in range(1, L):
+        np.greater(xt[d:], xt[:-d], out=gt[o : o + L - d])
+        np.less(xt[d:], xt[:-d], out=lt[o : o + L - d])
+        o += L - d
+    count = _pair_count if pairs < 256 else _pair_count_wide
+    n_gt, n_lt = count(gt), count(lt)
+    untied = n_gt + n_lt
+    conc = n_gt - n_lt
+    tied = gold.w == 0
+    if tied.any():  # gold-tied pairs are neither concordant nor discordant
+        conc = conc - count(gt[tied]) + count(lt[tied])
+    nan = np.isnan(xt).any(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        tau = conc / np.sqrt(float(untied_g) * untied_x)
-    tau = np.where(nan | (untied_x == 0) | (untied_g == 0), np.nan, tau)
-    match = (sx == sg).all(axis=-1) & ~nan
+        tau = conc / np.sqrt(gold.untied * untied)
+    tau = np.where(nan | (untied == 0) | (gold.untied == 0), np.nan, tau)
+    match = ~nan & (conc == gold.untied) & (untied == gold.untied)
     return tau, match
+
+
+def _pair_count(flags: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """True flags per column of a ``(pairs, V)`` boolean array, ``pairs < 256``: summed as
+    bytes (no cast per element), then widened."""
+    return np.add.reduce(flags.view(np.uint8), axis=0, dtype=np.uint8).astype(np.int64)
+
+
+def _pair_count_wide(flags: NDArray[np.bool_]) -> NDArray[np.int64]:
+    return np.count_nonzero(flags, axis=0).astype(np.int64)
+
+
+def _tau_and_match(scores: NDArray, gold: _Gold) -> tuple[NDArray, NDArray]:
+    """Kendall tau_b and exact-match flags of score vectors ``(..., L)`` (rounded to
+    ``TIE_DIGITS`` as :func:`pair_signs` does), by :func:`_agreement`."""
+    x = _round(np.asarray(scores, dtype=float))
+    lead, L = x.shape[:-1], x.shape[-1]
+    xt = np.ascontiguousarray(x.reshape(-1, L)[:, gold.order].T)
+    tau, match = _agreement(xt, gold)
+    return tau.reshape(lead), match.reshape(lead)
 
 
 def convergence_at_n(matches: ArrayLike) -> NDArray[np.int64]:
@@ -317,6 +392,14 @@ def stability(
     Returns
     -------
     Stability
+
+    Notes
+    -----
+    Bayes@N and the Pass family are scored from integer tables (:func:`_integer_table`,
+    packed several methods to a 63-bit word), so equal scores are exactly equal; a method
+    whose credits are not small fractions falls back to :func:`score_table` with scores
+    rounded to ``TIE_DIGITS``. Kendall's tau and the exact match of every ranking come
+    from the pairs of models in gold order (:func:`_agreement`).
     """
     arr = np.asarray(R)
     if arr.size == 0 or not np.isin(arr, (0, 1)).all():
@@ -338,8 +421,7 @@ def stability(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, desc=f"{scheme} replicates", unit="rep")
-    sg = pair_signs(gold)
-    tables = {m.name: score_table(m, n_max) for m in parsed if m.kind != "bayes"}
+    gk = _gold(gold)
     sums = np.zeros((len(parsed), n_max))
     sq = np.zeros((len(parsed), n_max))
     cnt = np.zeros((len(parsed), n_max))
@@ -350,20 +432,14 @@ def stability(
     worst_rep = np.zeros(len(parsed), dtype=np.int64)
     offset = 0
     bayes_only = all(m.kind == "bayes" for m in parsed) and scheme == "column"
-    blocks = prefix_counts(
-        arr,
-        scheme=scheme,
-        replicates=total,
-        replace=replace,
-        chunk=chunk,
-        seed=seed,
-        totals_only=bayes_only,
-    )
-    for block in blocks:
-        flat = None if bayes_only or not tables else flat_index(block)
-        for i, m in enumerate(parsed):
-            scores = step_scores(block, m, tables.get(m.name), flat).transpose(0, 2, 1)
-            tau, match = _tau_and_match(scores, sg)  # scores: (b, N, L)
+    packed = None if bayes_only else _packed_tables(parsed, n_max, arr.shape[-2])
+    draws = dict(scheme=scheme, replicates=total, replace=replace, chunk=chunk, seed=seed)
+    if packed is None:
+        blocks = _float_blocks(arr, parsed, gk, bayes_only, draws)
+    else:
+        blocks = _packed_blocks(arr, parsed, gk, packed, draws)
+    for b, results in blocks:
+        for i, (tau, match, scores_of) in enumerate(results):
             good = ~np.isnan(tau)
             sums[i] += np.where(good, tau, 0.0).sum(axis=0)
             sq[i] += np.where(good, tau**2, 0.0).sum(axis=0)
@@ -376,11 +452,11 @@ def stability(
             j = int(np.argmax(key))
             if key[j] > worst_key[i]:
                 worst_key[i] = key[j]
-                worst_scores[i] = scores[j]
+                worst_scores[i] = scores_of(j)
                 worst_rep[i] = offset + j
-        offset += block.shape[0]
+        offset += b
         if bar is not None:
-            bar.update(block.shape[0])
+            bar.update(b)
     if bar is not None:
         bar.close()
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -395,6 +471,69 @@ def stability(
         worst_scores=worst_scores,
         worst_replicate=worst_rep,
     )
+
+
+_BlockResults = tuple[int, list[tuple[NDArray, NDArray, Callable[[int], NDArray]]]]
+
+
+def _float_blocks(
+    arr: NDArray, parsed: Sequence[Method], gold: _Gold, bayes_only: bool, draws: dict
+) -> Iterator[_BlockResults]:
+    """Per block of replicates: its size and, per method, tau ``(b, N)``, the match flags
+    and the scores of replicate j ``(N, L)``: float tables (:func:`score_table`) rounded to
+    ``TIE_DIGITS``, for the methods :func:`_packed_tables` cannot hold exactly."""
+    n_max = arr.shape[-1]
+    tables = {m.name: score_table(m, n_max) for m in parsed if m.kind != "bayes"}
+    for block in prefix_counts(arr, totals_only=bayes_only, **draws):
+        flat = None if bayes_only or not tables else flat_index(block)
+        results = []
+        for m in parsed:
+            scores = step_scores(block, m, tables.get(m.name), flat).transpose(0, 2, 1)
+            tau, match = _tau_and_match(scores, gold)  # scores: (b, N, L)
+            results.append((tau, match, scores.__getitem__))
+        yield block.shape[0], results
+
+
+def _packed_block(
+    trials: NDArray[np.int8], parsed: Sequence[Method], gold: _Gold, packed: _Packed
+) -> _BlockResults:
+    """One block of :func:`_packed_blocks` from its trials ``(N, M, L, b)``."""
+    n_max, _, n_models, b = trials.shape
+    counts = np.zeros(trials.shape[1:], dtype=np.intp)
+    looked = np.empty(trials.shape[1:], dtype=np.int64)
+    word_sums = np.empty((len(packed.words), n_max, n_models, b), dtype=np.int64)
+    for s in range(n_max):  # a loop over the steps; each one is vectorised
+        counts += trials[s]
+        for w, table in enumerate(packed.words):
+            np.take(table[s + 1], counts, out=looked, mode="clip")  # c <= s: in range
+            np.add.reduce(looked, axis=0, out=word_sums[w, s])
+    # (words, L, b, N): each ranking's steps side by side, as the agreement reads them
+    word_sums = np.ascontiguousarray(word_sums.transpose(0, 2, 3, 1))
+    results = []
+    for i, m in enumerate(parsed):
+        mask = (1 << packed.bits[i]) - 1
+        x = ((word_sums[packed.word[i]] >> packed.shift[i]) & mask).astype(float)
+        if m.kind != "bayes" and m.k > 1:
+            x[..., : m.k - 1] = np.nan  # fewer than k trials: no ranking
+        tau, match = _agreement(x[gold.order].reshape(n_models, -1), gold)  # (L, b N)
+        scale = packed.scale[i][1:, None]
+
+        def scores_of(j: int, x: NDArray = x, scale: NDArray = scale) -> NDArray:
+            return x[:, j, :].T / scale
+
+        results.append((tau.reshape(b, n_max), match.reshape(b, n_max), scores_of))
+    return b, results
+
+
+def _packed_blocks(
+    arr: NDArray, parsed: Sequence[Method], gold: _Gold, packed: _Packed, draws: dict
+) -> Iterator[_BlockResults]:
+    """As :func:`_float_blocks`, from the packed integer tables: step by step, the running
+    counts (one slab per step) look up one table row per word, and one sum over the
+    questions per word serves every method of the word; scores are exact integers over a
+    per-step scale, so their ranking needs no rounding."""
+    for trials in _trial_blocks(arr, **draws):
+        yield _packed_block(trials, parsed, gold, packed)
 
 
 class TauInterval(NamedTuple):
@@ -627,6 +766,114 @@ def step_scores(
     if flat is None:
         flat = flat_index(counts)
     return np.take(table.ravel(), flat).sum(axis=-1)
+
+
+def _integer_table(method: Method, n_max: int) -> tuple[NDArray[np.int64], NDArray] | None:
+    r""":func:`score_table` as integers over a per-step scale, or None when not exact.
+
+    With credits :math:`A_j = A'_j / D` (integers :math:`A'_j \ge 0`),
+    :math:`T[s, c] = \sum_j A'_j \binom{c}{j}\binom{s-c}{k-j} / (D \binom{s}{k})`: the
+    numerator is an integer (``table``, 0 where ``s < k`` or ``c > s``) and the
+    denominator is ``scale[s]`` (NaN where ``s < k``). Bayes@N is ``table[s, c] = c`` with
+    scale 1. Sums of such integers over the questions are exact in any order, so equal
+    scores are equal and ties need no rounding.
+    """
+    s = np.arange(n_max + 1)
+    ss, cc = np.meshgrid(s, s, indexing="ij")
+    valid = cc <= ss
+    if method.kind == "bayes":
+        return np.where(valid, cc, 0).astype(np.int64), np.ones(n_max + 1)
+    k = method.k
+    credit = method.credit
+    fracs = [Fraction(float(a)).limit_denominator(1000) for a in credit]
+    den = math.lcm(*(f.denominator for f in fracs))
+    a_int = np.array([int(f * den) for f in fracs], dtype=np.int64)
+    if (a_int < 0).any() or not np.allclose(a_int / den, credit, rtol=0, atol=1e-12):
+        return None
+    if math.comb(n_max, k) * int(a_int.sum()) >= 2**52:
+        return None  # the sums would not be exact as floats
+    if math.comb(n_max, min(k, n_max // 2)) >= 2**62:
+        return None  # an intermediate binomial would overflow
+    pascal = np.zeros((n_max + 1, k + 1), dtype=np.int64)  # C(n, j), exact
+    pascal[:, 0] = 1
+    for j in range(1, k + 1):  # Pascal's rule, one column at a time
+        pascal[1:, j] = np.cumsum(pascal[:-1, j - 1])
+    fails = np.where(valid, ss - cc, 0)
+    table = np.zeros(ss.shape, dtype=np.int64)
+    for j in np.flatnonzero(a_int):  # the credited numbers of successes among k attempts
+        table += a_int[j] * pascal[cc, j] * pascal[fails, k - j]
+    table[~valid | (ss < k)] = 0
+    scale = np.where(s >= k, den * pascal[s, k].astype(float), np.nan)
+    return table, scale
+
+
+class _Packed(NamedTuple):
+    """Integer score tables of several methods packed into 63-bit words: ``words[w]`` is an
+    ``(N + 1, N + 1)`` table; method ``i`` holds ``bits[i]`` bits of word ``word[i]`` from
+    bit ``shift[i]`` on, and ``scale[i]`` turns its sums into scores."""
+
+    words: list[NDArray[np.int64]]
+    word: list[int]
+    shift: list[int]
+    bits: list[int]
+    scale: list[NDArray]
+
+
+def _packed_tables(methods: Sequence[Method], n_max: int, n_questions: int) -> _Packed | None:
+    """Pack the integer tables of ``methods`` (:func:`_integer_table`) so that one table
+    look-up per (replicate, model, step, question) serves several methods: the sum over
+    the questions of a word is the sum of each field, as long as no field's sum (at most
+    ``n_questions`` times its largest entry) outgrows its bits. None if a table is not exact."""
+    tables = [_integer_table(m, n_max) for m in methods]
+    if any(t is None for t in tables):
+        return None
+    bits = [(int(t.max()) * n_questions).bit_length() for t, _ in tables]
+    if max(bits) > 52:  # a sum must also be exact as a float
+        return None
+    words: list[NDArray[np.int64]] = []
+    used: list[int] = []
+    word, shift = [0] * len(methods), [0] * len(methods)
+    for i in sorted(range(len(methods)), key=lambda i: -bits[i]):  # first fit, widest first
+        w = next((j for j, u in enumerate(used) if u + bits[i] <= 63), len(words))
+        if w == len(words):
+            words.append(np.zeros(tables[i][0].shape, dtype=np.int64))
+            used.append(0)
+        words[w] += tables[i][0] << used[w]
+        word[i], shift[i] = w, used[w]
+        used[w] += bits[i]
+    return _Packed(words, word, shift, bits, [scale for _, scale in tables])
+
+
+def _trial_blocks(
+    arr: NDArray,
+    *,
+    scheme: str,
+    replicates: int,
+    replace: bool,
+    chunk: int,
+    seed: int | np.random.Generator,
+) -> Iterator[NDArray[np.int8]]:
+    """The replicates of :func:`prefix_counts` (the same random draws), trial by trial:
+    ``out[s - 1, alpha, l, r]`` is the result (0/1) of the s-th trial of model l on
+    question alpha in replicate r, shape ``(N, M, L, b)`` (steps first: the running counts
+    of a step are one contiguous slab)."""
+    if scheme != "column":
+        for block in prefix_counts(
+            arr, scheme=scheme, replicates=replicates, replace=replace, chunk=chunk, seed=seed
+        ):
+            yield np.diff(block, axis=2, prepend=0).astype(np.int8).transpose(2, 3, 1, 0)
+        return
+    if arr.ndim != 3:
+        raise ValueError(f"R has shape {arr.shape}; expected (L, M, N) binary results.")
+    rng = np.random.default_rng(seed)
+    n_models, n_q, n = arr.shape
+    # (M, L * N): question rows, each model's trials side by side
+    xq = np.ascontiguousarray(arr.transpose(1, 0, 2), dtype=np.int8).reshape(n_q, -1)
+    first = (np.arange(n_models, dtype=np.intp) * n)[None, :, None]
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        idx = _column_draw(rng, b, n_models, n, replace) + first  # (b, L, N)
+        yield np.take(xq, idx.transpose(2, 1, 0), axis=1).transpose(1, 0, 2, 3)
 
 
 TIE_DIGITS = 12
