@@ -63,11 +63,11 @@ from bayes_eval.inputs import (
     Tally,
     check_bounds,
     check_confidence,
-    distinct_rows_by_group,
     fractional_tally,
     prior_counts,
     shown,
     tally,
+    unique_rows,
 )
 from bayes_eval.posteriors.board import BoardComparison, board_comparison
 from bayes_eval.posteriors.exact import (
@@ -251,25 +251,42 @@ class DirichletPosterior:
 
 
 def _node_moments(data, nodes, w, answered):
-    """Mean and sd of pi-bar under each node, shape ``(J, ...)``, from the distinct count
-    vectors of each model (one node at a time: memory of the order of the distinct rows)."""
+    r"""Mean and sd of pi-bar under each node, shape ``(J, ...)``.
+
+    Under node :math:`a` a question with counts :math:`n` (total N) has
+    :math:`\nu = n + a`, :math:`T = N + s`, mean :math:`E_\alpha = \nu\cdot d/T` and variance
+    :math:`V_\alpha = (\nu\cdot d^2 - (\nu\cdot d)^2/T)/(T(T + 1))` (:math:`d = w - w_0`), so
+    their sums over the questions of one total N need only the sums of 1, :math:`n\cdot d`,
+    :math:`n\cdot d^2` and :math:`(n\cdot d)^2` over them: with :math:`A_1 = a\cdot d`,
+    :math:`A_2 = a\cdot d^2`, :math:`\sum E = (S_1 + Q A_1)/T` and
+    :math:`\sum V = (S_2 + Q A_2 - (S_{11} + 2A_1S_1 + QA_1^2)/T)/(T(T + 1))`. Four numbers
+    per model and distinct total, however many distinct (e.g. graded) count vectors."""
+    from scipy.sparse import csr_matrix
+
     d3 = data if data.ndim == 3 else data[None]
     n_models, m, _ = d3.shape
-    ans = None if answered is None else answered.reshape(n_models, m)
-    owner, rows, mult = distinct_rows_by_group(d3, ans)
-    per_model = np.full(n_models, m) if ans is None else ans.sum(axis=1)
-    n_nodes = nodes.shape[0]
-    mu = np.empty((n_nodes, n_models))
-    var_sum = np.empty((n_nodes, n_models))
-    which = owner if nodes.shape[1] > 1 else np.zeros_like(owner)
-    for j in range(n_nodes):  # J quadrature nodes, each vectorised over every row
-        post = DirichletPosterior(rows + nodes[j, which], w, None)  # type: ignore[arg-type]
-        mean, var = post.question_moments()
-        mu[j] = np.bincount(owner, weights=mean * mult, minlength=n_models)
-        var_sum[j] = np.bincount(owner, weights=var * mult, minlength=n_models)
-    shape = (n_nodes, *data.shape[:-2])
-    mu = (w[0] + mu / per_model).reshape(shape)
-    return mu, (np.sqrt(var_sum) / per_model).reshape(shape)
+    ans = np.ones((n_models, m), bool) if answered is None else answered.reshape(n_models, m)
+    per_model = ans.sum(axis=1)
+    d = w - w[0]
+    tot = d3.sum(axis=-1)[ans]
+    x1, x2 = (d3 @ d)[ans], (d3 @ (d * d))[ans]
+    owner = np.broadcast_to(np.arange(n_models)[:, None], ans.shape)[ans]
+    keys, inverse, _ = unique_rows(np.stack([owner, tot], axis=1), sort=False)
+    size = keys.shape[0]
+    q, s1, s2, s11 = (
+        np.bincount(inverse, weights=v, minlength=size) for v in (np.ones_like(x1), x1, x2, x1 * x1)
+    )
+    own, n_tot = keys[:, 0].astype(np.int64), keys[:, 1]
+    which = own if nodes.shape[1] > 1 else np.zeros_like(own)
+    a = nodes[:, which]  # (J, P, K)
+    a1, a2, t = a @ d, a @ (d * d), a.sum(axis=-1) + n_tot
+    mean = (s1 + q * a1) / t
+    var = (s2 + q * a2 - (s11 + 2.0 * a1 * s1 + q * a1 * a1) / t) / (t * (t + 1.0))
+    # the sums per model: a sparse (models x keys) indicator (a dense one is quadratic)
+    member = csr_matrix((np.ones(size), (own, np.arange(size))), shape=(n_models, size))
+    shape = (nodes.shape[0], *data.shape[:-2])
+    mu = (w[0] + (member @ mean.T).T / per_model).reshape(shape)
+    return mu, (np.sqrt(np.maximum((member @ var.T).T, 0.0)) / per_model).reshape(shape)
 
 
 class BoardLink(NamedTuple):

@@ -45,6 +45,16 @@ distribution", solves the unpenalised problem; the weak hyperprior keeps the est
 the boundary :math:`\kappa \to 0` or :math:`\infty` that the plain MLE reaches when every
 question is solved always or never, or all alike).
 
+**Statistics.** The likelihood is a sum of K + 1 one-dimensional sums over the values of each
+category's counts and of the totals, so it is computed from statistics of each group, not from
+its questions (:class:`_Data`): for whole-number counts the numbers of questions with more
+than j trials in each category (Minka, §2), sums of D logarithms; for fractional (graded)
+counts the distinct values, those of each dyadic panel replaced by its Chebyshev points when
+it holds more than 12 (:func:`_atoms`: the sums then agree with the sum over every question
+to about 3e-8; the posterior moments moved by less than 1e-9 posterior sd on the shipped
+datasets and on graded boards). The posterior moments under each node need four sums per
+model and total (:func:`bayes_eval.posteriors.posterior._node_moments`).
+
 **Integration.** ``"empirical-plugin"`` uses :math:`a = e^{\hat\eta}` as if it were known.
 ``"empirical"`` integrates over the hyperparameters: a Gauss-Hermite product grid on the
 Laplace approximation :math:`N(\hat\eta, \lambda^2 H^{-1})` (:math:`\lambda = 1.5` widens it
@@ -65,9 +75,9 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import digamma, gammaln, zeta
+from scipy.special import digamma, gammaln
 
-from bayes_eval.inputs import distinct_rows_by_group, shown
+from bayes_eval.inputs import shown, unique_rows
 
 __all__ = [
     "DEFAULT_PRIOR",
@@ -169,6 +179,13 @@ _SCOPE = {
 # --------------------------------------------------------------------------- objective
 
 
+def _hyper_value(eta: NDArray, kappa_prior: tuple[float, float]) -> NDArray:
+    """Log hyperprior in eta = log a (no derivatives: the line search and the nodes)."""
+    med, sd = (np.asarray(x, dtype=float) for x in kappa_prior)
+    log_s = np.log(np.exp(eta).sum(axis=-1))
+    return eta.sum(axis=-1) - eta.shape[-1] * log_s - 0.5 * ((log_s - np.log(med)) / sd) ** 2
+
+
 def _hyper(eta: NDArray, kappa_prior: tuple[float, float]):
     """Log hyperprior in eta = log a, its gradient and Hessian; eta has shape (..., K)."""
     # median and log-sd: numbers, or one per group (shape (G,), eta (..., G, K))
@@ -188,65 +205,256 @@ def _hyper(eta: NDArray, kappa_prior: tuple[float, float]):
 
 
 class _Data(NamedTuple):
-    """Distinct count vectors per group: counts (G, U, K), totals (G, U), multiplicity (G, U)."""
+    r"""The sufficient statistics of the Dirichlet-multinomial likelihood of each group.
 
-    counts: NDArray
-    total: NDArray
-    mult: NDArray
+    The log likelihood separates into K + 1 one-dimensional sums,
+
+    .. math::
+        \ell(a) = \sum_k\sum_\alpha\big[\log\Gamma(a_k + n_{\alpha k}) - \log\Gamma(a_k)\big]
+          - \sum_\alpha\big[\log\Gamma(s + N_\alpha) - \log\Gamma(s)\big],
+
+    each over the values one category's counts (or the totals) take. Whole-number counts
+    (``hist`` given): :math:`H_{gkj}` = questions of group g with more than j trials in
+    category k (k = K: in all), j < D = the largest number of trials, as
+    :math:`\log\Gamma(a + n) - \log\Gamma(a) = \sum_{j<n}\log(a + j)` (the statistics of
+    Minka, "Estimating a Dirichlet distribution", §2). Otherwise weighted atoms: values
+    ``x`` (G, K, A) with weights ``w`` (zero for padding), and ``x_total``, ``w_total``
+    (G, A') for the totals, each sum being
+    :math:`\sum_i w_i[\log\Gamma(b + x_i) - \log\Gamma(b)]` (:func:`_atoms`).
+    ``questions`` (G,) counts the questions with data, ``pooled`` (G, K) their summed counts.
+    """
+
+    hist: NDArray | None
+    x: NDArray | None
+    w: NDArray | None
+    x_total: NDArray | None
+    w_total: NDArray | None
+    questions: NDArray
+    pooled: NDArray
 
 
-def _compress(arr: NDArray) -> _Data:
-    """Group identical count vectors (a benchmark has few distinct ones: N + 1 if binary)."""
-    g, _, k = arr.shape
-    # questions without trials contribute no term
-    group, rows, mult = distinct_rows_by_group(arr, arr.sum(axis=-1) > 0)
-    start = np.searchsorted(group, np.arange(g))
-    pos = np.arange(group.size) - start[group]
-    width = max(int(np.bincount(group, minlength=g).max(initial=0)), 1)
-    counts = np.zeros((g, width, k))
-    m = np.zeros((g, width))
-    counts[group, pos] = rows
-    m[group, pos] = mult
-    return _Data(counts, counts.sum(axis=-1), m)
+#: whole-number counts with at most this many trials per question (and at most four times as
+#: many as questions, or 64: a logarithm costs about a quarter of a log-gamma, so the
+#: histograms then cost no more than the distinct values) use the histogram form
+_HIST_MAX = 4096
+#: Chebyshev points per panel of the compressed fractional counts (:func:`_atoms`)
+_PANEL_POINTS = 12
+#: panels [2^-(i+1), 2^-i] X (X the largest value) for i < _PANELS; smaller values stay exact
+_PANELS = 10
+
+
+def _exceedances(values: NDArray, d: int) -> NDArray:
+    """For integer ``values`` (G, M, P) in [0, d]: how many of the M exceed j, for
+    j = 0..d-1; shape (G, P, d)."""
+    g, _, p = values.shape
+    owner = np.arange(g * p, dtype=np.int64).reshape(g, 1, p)
+    idx = (owner * (d + 1) + values).ravel()
+    hist = np.bincount(idx, minlength=g * p * (d + 1)).reshape(g, p, d + 1)
+    return hist[..., ::-1].cumsum(axis=-1)[..., ::-1][..., 1:].astype(np.float64)
+
+
+def _chebyshev_weights(t: NDArray, seg: NDArray, n_seg: int, points: int) -> NDArray:
+    r"""Weights :math:`W_{sp} = \sum_{i \in s} \ell_p(t_i)` of the Lagrange basis
+    :math:`\ell_p` at the ``points`` Chebyshev points of the first kind, summed over the
+    values ``t`` (in [-1, 1]) of each segment ``seg``: through the Chebyshev moments
+    :math:`\mu_{sn} = \sum_{i \in s} T_n(t_i)` (three-term recurrence), as
+    :math:`\ell_p = \sum_n \frac{2 - \delta_{n0}}{P} T_n(t_p) T_n`; shape ``(n_seg, points)``."""
+    from scipy.sparse import csr_matrix
+
+    cheb = np.empty((points, t.size))
+    cheb[0] = 1.0
+    if points > 1:
+        cheb[1] = t
+    for n in range(2, points):
+        np.multiply(2.0 * t, cheb[n - 1], out=cheb[n])
+        cheb[n] -= cheb[n - 2]
+    member = csr_matrix((np.ones(t.size), (np.arange(t.size), seg)), shape=(t.size, n_seg))
+    mu = (cheb @ member).T  # (S, P)
+    n = np.arange(points)
+    tp = np.pi * (n + 0.5) / points
+    basis = np.cos(np.outer(n, tp)) * np.where(n == 0, 1.0, 2.0)[:, None] / points  # (n, p)
+    return np.asarray(mu) @ basis
+
+
+def _atoms(vals: NDArray, answered: NDArray) -> tuple[NDArray, NDArray]:
+    r"""Weighted atoms of one-dimensional sums of :class:`_Data`, one per column of ``vals``
+    (G, M, P) (the fractional counts of a category, or the totals) and group.
+
+    Each sum :math:`\sum_\alpha f(x_\alpha)`, :math:`f(x) = \log\Gamma(b + x) - \log\Gamma(b)`
+    (and its derivatives in b), runs over the questions' values (zeros contribute nothing).
+    Where a panel :math:`(c, 2c]` (:math:`c = 2^{-(i+1)}X`, X the largest value, i <
+    :data:`_PANELS`) holds more than :data:`_PANEL_POINTS` values, they are replaced by the
+    panel's Chebyshev points with the weights that integrate the panel's interpolating
+    polynomial against the values (:func:`_chebyshev_weights`): for any b > 0, f is analytic
+    in x off :math:`(-\infty, -b]`, at least one panel width from the panel, so the
+    interpolation error falls like :math:`\rho^{-P}`, :math:`\rho = 3 + 2\sqrt2` (Trefethen,
+    "Approximation Theory and Approximation Practice", Thm 8.2): with P = 12 the sums over
+    1,000 graded questions agree with the sums over every question to about 3e-8 for
+    concentrations from 1e-3 to 1e4 (``tests/posteriors/test_prior_statistics.py``). The
+    other values stay exact, one atom per distinct value. Returns ``x`` and ``w``,
+    (G, P, A)."""
+    g, _, pieces = vals.shape
+    sel = answered[..., None] & (vals > 0)
+    top = np.where(sel, vals, 0.0).max(axis=1).ravel()  # (G (K + 1),)
+    owner = np.broadcast_to(np.arange(g * pieces).reshape(g, 1, pieces), vals.shape)[sel]
+    x = vals[sel]
+    with np.errstate(divide="ignore"):
+        panel = np.minimum(np.floor(-np.log2(x / top[owner])), _PANELS).astype(np.int64)
+    panel = np.maximum(panel, 0)
+    seg = owner * (_PANELS + 1) + panel
+    n_seg = g * pieces * (_PANELS + 1)
+    size = np.bincount(seg, minlength=n_seg)
+    pts = _PANEL_POINTS
+    squeeze = (size > pts) & (np.arange(n_seg) % (_PANELS + 1) < _PANELS)
+    inside = squeeze[seg]
+    # the values kept exact: one atom per distinct (owner, value)
+    rows, _, mult = unique_rows(np.stack([owner[~inside], x[~inside]], axis=1), sort=False)
+    out_own, out_x, out_w = [rows[:, 0].astype(np.int64)], [rows[:, 1]], [mult.astype(float)]
+    if squeeze.any():
+        which = np.flatnonzero(squeeze)
+        code = np.full(n_seg, -1)
+        code[which] = np.arange(which.size)
+        panel_i = (which % (_PANELS + 1)).astype(float)
+        hi = top[which // (_PANELS + 1)] * 2.0**-panel_i
+        lo = 0.5 * hi
+        c = code[seg[inside]]
+        t = np.clip((2.0 * x[inside] - (lo + hi)[c]) / (hi - lo)[c], -1.0, 1.0)
+        wts = _chebyshev_weights(t, c, which.size, pts)  # (S, P)
+        tp = np.cos(np.pi * (np.arange(pts) + 0.5) / pts)
+        out_own.append(np.repeat(which // (_PANELS + 1), pts))
+        out_x.append((0.5 * (lo + hi)[:, None] + 0.5 * (hi - lo)[:, None] * tp).ravel())
+        out_w.append(wts.ravel())
+    own, x, w = (np.concatenate(v) for v in (out_own, out_x, out_w))
+    xs, ws = _pad(own, x, w, g * pieces)
+    return xs.reshape(g, pieces, -1), ws.reshape(g, pieces, -1)
+
+
+def _pad(own: NDArray, x: NDArray, w: NDArray, n: int) -> tuple[NDArray, NDArray]:
+    """Atoms (value ``x``, weight ``w``) of owners ``own`` < n as rows (n, A), zero-padded."""
+    order = np.argsort(own, kind="stable")
+    own, x, w = own[order], x[order], w[order]
+    count = np.bincount(own, minlength=n)
+    pos = np.arange(own.size) - np.repeat(np.cumsum(count) - count, count)
+    width = max(int(count.max(initial=0)), 1)
+    xs, ws = np.zeros((n, width)), np.zeros((n, width))
+    xs[own, pos], ws[own, pos] = x, w
+    return xs, ws
+
+
+def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
+    """The sufficient statistics of the counts ``arr`` (G, M, K) (:class:`_Data`):
+    histograms for whole-number counts (``histogram=None``: when at most :data:`_HIST_MAX`
+    trials per question, and at most ``max(4M, 64)``), weighted atoms otherwise."""
+    total = arr.sum(axis=-1)
+    answered = total > 0  # questions without trials contribute no term
+    questions = answered.sum(axis=1).astype(np.float64)
+    pooled = arr.sum(axis=1)
+    if histogram is None:
+        d = float(total.max(initial=0.0))
+        small = d <= min(_HIST_MAX, max(4 * arr.shape[1], 64))
+        histogram = small and bool(np.all(arr == np.floor(arr)))
+    if histogram:
+        n = arr.astype(np.int64)
+        d = int(total.max(initial=0.0))
+        hist = _exceedances(np.concatenate([n, n.sum(axis=-1, keepdims=True)], axis=-1), d)
+        return _Data(hist, None, None, None, None, questions, pooled)
+    x, w = _atoms(arr, answered)
+    d = float(total.max(initial=0.0))
+    if d <= _HIST_MAX and np.all(total == np.floor(total)):  # whole totals (N trials): few
+        g, n = total.shape[0], int(d)
+        count = np.bincount(
+            (np.arange(g)[:, None] * (n + 1) + total.astype(np.int64)).ravel(),
+            minlength=g * (n + 1),
+        ).reshape(g, n + 1)[:, 1:]
+        used = np.flatnonzero(count.any(axis=0))  # the totals that occur
+        x_total = np.broadcast_to(used + 1.0, (g, used.size)).copy()
+        w_total = count[:, used].astype(np.float64)
+    else:
+        x_total, w_total = (v[:, 0] for v in _atoms(total[..., None], answered))
+    return _Data(None, x, w, x_total, w_total, questions, pooled)
+
+
+def _trigamma(x: NDArray) -> NDArray:
+    r""":math:`\psi_1(x)` for x > 0: eight steps of :math:`\psi_1(x) = \psi_1(x + 1) + 1/x^2`,
+    then the asymptotic series :math:`\psi_1(y) \sim 1/y + 1/(2y^2) + \sum_k B_{2k}/y^{2k+1}`
+    (Abramowitz and Stegun, "Handbook of Mathematical Functions", 6.4.12) through
+    :math:`y^{-15}`, whose next term is below 3e-14 of the value for y >= 8. About four times
+    faster than ``scipy.special.zeta(2, x)``; agrees with it to 1e-13 (tested)."""
+    acc = np.zeros_like(x)
+    y = x.copy()
+    for _ in range(8):
+        acc += 1.0 / (y * y)
+        y += 1.0
+    r = 1.0 / y
+    r2 = r * r
+    tail = -691.0 / 2730.0 + r2 * 7.0 / 6.0
+    tail = 1.0 / 6.0 + r2 * (
+        -1.0 / 30.0 + r2 * (1.0 / 42.0 + r2 * (-1.0 / 30.0 + r2 * (5.0 / 66.0 + r2 * tail)))
+    )
+    return acc + r + r2 * (0.5 + r * tail)
+
+
+def _signed(a: NDArray) -> tuple[NDArray, NDArray]:
+    """The arguments (a_1..a_K, s) of the K + 1 sums, and their signs."""
+    b = np.concatenate([a, a.sum(axis=-1, keepdims=True)], axis=-1)
+    sign = np.ones(b.shape[-1])
+    sign[-1] = -1.0
+    return b, sign
 
 
 def _loglik(eta: NDArray, data: _Data) -> NDArray:
     """Dirichlet-multinomial log marginal likelihood; eta (..., G, K)."""
-    a = np.exp(eta)[..., None, :]  # (..., G, 1, K)
+    if data.hist is not None:
+        b, sign = _signed(np.exp(eta))  # (..., G, K + 1)
+        j = np.arange(data.hist.shape[-1], dtype=np.float64)
+        piece = (data.hist * np.log(b[..., None] + j)).sum(axis=-1)
+        return (piece * sign).sum(axis=-1)
+    a = np.exp(eta)
     s = a.sum(axis=-1)
-    term = gammaln(s) - gammaln(s + data.total)  # (..., G, U)
-    term = term + (gammaln(a + data.counts) - gammaln(a)).sum(axis=-1)
-    return (term * data.mult).sum(axis=-1)
+    cat = (data.w * gammaln(a[..., None] + data.x)).sum(axis=(-2, -1)) - (
+        data.w.sum(axis=-1) * gammaln(a)
+    ).sum(axis=-1)
+    tot = (data.w_total * gammaln(s[..., None] + data.x_total)).sum(axis=-1) - data.w_total.sum(
+        axis=-1
+    ) * gammaln(s)
+    return cat - tot
 
 
 def _derivatives(eta: NDArray, data: _Data):
     """Gradient and Hessian of the log likelihood in eta, for eta of shape (G, K)."""
     a = np.exp(eta)
-    s = a.sum(axis=-1)
-    ac = a[:, None, :]
-    sc = s[:, None]
-    counts, total, mult = data
-    g_alpha = (mult * (digamma(sc) - digamma(sc + total))).sum(axis=1)[:, None] + (
-        mult[..., None] * (digamma(ac + counts) - digamma(ac))
-    ).sum(axis=1)
-    t1 = (mult * (zeta(2, sc) - zeta(2, sc + total))).sum(axis=1)
-    diag = (mult[..., None] * (zeta(2, ac + counts) - zeta(2, ac))).sum(axis=1)
     k = a.shape[-1]
-    h_alpha = t1[:, None, None] * np.ones((k, k)) + diag[:, :, None] * np.eye(k)
+    if data.hist is not None:
+        b, _ = _signed(a)  # (G, K + 1)
+        j = np.arange(data.hist.shape[-1], dtype=np.float64)
+        inv = 1.0 / (b[..., None] + j)  # (G, K + 1, D)
+        hi = data.hist * inv
+        first = hi.sum(axis=-1)  # d/db of each sum
+        second = -(hi * inv).sum(axis=-1)  # d2/db2
+    else:
+        s = a.sum(axis=-1, keepdims=True)
+        first, second = [], []
+        for arg, x, w in ((a, data.x, data.w), (s, data.x_total[:, None], data.w_total[:, None])):
+            wsum = w.sum(axis=-1)
+            first.append((w * digamma(arg[..., None] + x)).sum(axis=-1) - wsum * digamma(arg))
+            second.append((w * _trigamma(arg[..., None] + x)).sum(axis=-1) - wsum * _trigamma(arg))
+        first, second = np.concatenate(first, axis=-1), np.concatenate(second, axis=-1)
+    g_alpha = first[:, :k] - first[:, k:]
+    h_alpha = -second[:, k, None, None] * np.ones((k, k)) + second[:, :k, None] * np.eye(k)
     grad = a * g_alpha
     hess = a[:, :, None] * a[:, None, :] * h_alpha + np.eye(k) * grad[:, :, None]
     return grad, hess
 
 
 def _objective(eta, data, kappa_prior):
-    return _loglik(eta, data) + _hyper(eta, kappa_prior)[0]
+    return _loglik(eta, data) + _hyper_value(eta, kappa_prior)
 
 
 def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
     """Mode of the log posterior of eta for each group; returns eta, -Hessian, converged."""
-    g, _, k = data.counts.shape
+    g, k = data.pooled.shape
     # start: the pooled category proportions with kappa at the hyperprior median
-    pooled = (data.mult[..., None] * data.counts).sum(axis=1)
+    pooled = data.pooled
     p = (pooled + 0.5) / (pooled.sum(axis=-1, keepdims=True) + 0.5 * k)
     eta = np.log(p * np.asarray(kappa_prior[0], dtype=float)[..., None])
     lp = _objective(eta, data, kappa_prior)
@@ -269,15 +477,18 @@ def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
         big = np.abs(step).max(axis=-1, keepdims=True)
         step = step * np.minimum(1.0, 3.0 / np.maximum(big, 1e-300))
         t = np.ones(g)
+        accepted = False
         for _ in range(30):
             trial = eta + t[:, None] * step
             lp_trial = _objective(trial, data, kappa_prior)
             ok = lp_trial >= lp - 1e-12 * (1.0 + np.abs(lp))
             if ok.all():
+                accepted = True
                 break
             t = np.where(ok, t, 0.5 * t)
         eta = eta + t[:, None] * step
-        lp = _objective(eta, data, kappa_prior)
+        # the accepted trial is the new point: its objective is already known
+        lp = lp_trial if accepted else _objective(eta, data, kappa_prior)
     return eta, neg_h, converged
 
 
@@ -305,7 +516,7 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     """Nodes (J, G, K) and normalised weights (J, G) of the hyperposterior."""
     k = eta_hat.shape[-1]
     if per_dim is None:
-        large = float(data.mult.sum(axis=1).min()) >= _LARGE
+        large = float(data.questions.min()) >= _LARGE
         per_dim = (_NODES_PER_DIM_LARGE if large else _NODES_PER_DIM).get(k)
     z, log_gw = _grid(k, per_dim)
     cov = np.linalg.inv(neg_h)
@@ -318,7 +529,7 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     # Gaussian's): widen only rules of 7 or more points per dimension (and the Sobol sample)
     widen = _WIDEN if per_dim is None or per_dim >= 7 else 1.0
     eta = eta_hat[None] + widen * np.einsum("gij,nj->ngi", root, z)  # (J, G, K)
-    log_post = _loglik(eta, data) + _hyper(eta, kappa_prior)[0]  # (J, G)
+    log_post = _loglik(eta, data) + _hyper_value(eta, kappa_prior)  # (J, G)
     log_phi = -0.5 * (z**2).sum(axis=-1)  # Gaussian density of the grid, up to constants
     logw = log_gw[:, None] + log_post - log_phi[:, None]
     logw -= logw.max(axis=0, keepdims=True)
