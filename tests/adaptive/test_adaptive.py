@@ -333,6 +333,7 @@ def test_gittins_beats_ucbe_on_a_small_many_arm_matrix():
     assert (early.sel(policy="Gittins-S") < early.sel(policy="UCB-E")).all()
 
 
+@pytest.mark.slow  # about 2 s: the quick tier stays under a minute
 def test_synthetic_mimics_match_the_shipped_metadata():
     from bayes_eval import datasets
 

@@ -52,6 +52,7 @@ def test_nan_needs_skipna(labelled):
     np.testing.assert_allclose(ds["sigma"], be.bayes_ci(R, [0, 0.5, 1], mask=mask)[1], atol=1e-14)
 
 
+@pytest.mark.slow  # about 2 s: the quick tier stays under a minute
 def test_pass_family_over_k(rng):
     R = (rng.random((3, 10, 8)) < 0.6).astype(int)
     da = bxr.results_array(R, models=["x", "y", "z"])

@@ -126,6 +126,7 @@ def test_prob_better_against_monte_carlo(prior, draws):
     np.testing.assert_allclose(post.prob_better()[off], mc[off], atol=0.03)
 
 
+@pytest.mark.slow  # about 2 s: the quick tier stays under a minute
 def test_exact_prob_better_of_a_learned_prior_is_a_proper_probability():
     # the fast check of the mixture paths (Monte Carlo above, slow): complementary, in [0, 1],
     # close to the normal approximation

@@ -215,6 +215,7 @@ def test_convergence_reads_trials_in_order_and_refuses_count_only_data(tmp_path)
         from_file(str(bad))
 
 
+@pytest.mark.slow  # about 2 s: the quick tier stays under a minute
 def test_elicit_study(tmp_path):
     result = registry.run_study(
         "elicit", tmp_path / "e", progress=False, lo=0.3, hi=0.6, level="question"
