@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -424,7 +425,10 @@ def sample(
     Returns
     -------
     xarray.DataTree
-        ``attrs`` hold the model kind, sampler, seed, ``target_accept`` and the convergence
+        ``attrs`` hold the model kind, sampler, seed, ``target_accept``, ``sample_seconds``
+        (the wall time of the sampler call: compilation, tuning and draws; PyMC's own
+        ``sample_stats`` attribute ``sampling_time`` excludes compilation, and nutpie has
+        none) and the convergence
         diagnostics (:meth:`Diagnostics.to_attrs`: ``max_rhat``, ``min_ess_bulk``,
         ``min_ess_tail``, ``divergences``, ``divergence_rate``, ``converged`` as 0/1 and
         ``convergence_messages``; :func:`diagnostics` recomputes them). They cover every
@@ -452,6 +456,7 @@ def sample(
         raise ValueError(f"target_accept is {target_accept!r}; expected a number in (0, 1).")
     check_trace_memory(model, draws=draws, tune=tune, chains=chains)
     with sampler_session():
+        start = time.perf_counter()
         idata = pm.sample(
             draws=int(draws),
             tune=int(tune),
@@ -464,6 +469,7 @@ def sample(
             model=model,
             compute_convergence_checks=False,
         )
+        seconds = time.perf_counter() - start  # compilation, tuning and draws
         if info.conditional is not None:
             rng = np.random.default_rng([int(seed), 20261122])
             posterior = idata["posterior"].to_dataset()
@@ -481,6 +487,7 @@ def sample(
             "sampler": sampler,
             "seed": int(seed),
             "target_accept": float(target_accept),
+            "sample_seconds": round(seconds, 3),
             **diag.to_attrs(),
         }
     )
