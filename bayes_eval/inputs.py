@@ -36,10 +36,9 @@ right, and its spread is that of a Bernoulli answer of the same mean, which is a
 on the variance of any score in ``[0, 1]`` with that mean (:math:`s^2 \le s`), so intervals are
 conservative when graded scores vary less than all-or-nothing ones.
 
-**Distinct count vectors** (:func:`distinct_rows_by_group`, :func:`distinct_states`): the
-closed form's moments and the learned prior's fit depend on a question only through its count
-vector, so large leaderboards are computed once per distinct vector, weighted by how often it
-occurs.
+**Distinct count vectors** (:func:`unique_rows`, :func:`distinct_states`): the closed form's
+moments and the learned prior's fit depend on a question only through its count vector, so
+large leaderboards are computed once per distinct vector, weighted by how often it occurs.
 """
 
 from __future__ import annotations
@@ -64,7 +63,6 @@ __all__ = [
     "check_k",
     "check_memory",
     "check_tau",
-    "distinct_rows_by_group",
     "fractional_tally",
     "graded_values",
     "labels",
@@ -725,30 +723,6 @@ def unique_rows(arr: NDArray, *, sort: bool = True) -> tuple[NDArray, NDArray, N
         position[order] = np.arange(order.size)
         rows, counts, inverse = rows[order], counts[order], position[inverse]
     return rows, inverse.astype(np.int64, copy=False), counts
-
-
-def distinct_rows_by_group(
-    arr: NDArray, keep: NDArray | None = None, *, block: int = 1 << 20
-) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
-    """The distinct rows of each group of ``arr`` (shape ``(G, U, K)``; rows where ``keep`` is
-    False left out), sorted by group: ``(group, rows, multiplicity)``. Groups are processed
-    in blocks of about ``block`` rows, so the memory is bounded whatever G."""
-    g, u, _ = arr.shape
-    per = max(1, block // max(u, 1))
-    groups, rows, mults = [], [], []
-    for start in range(0, g, per):  # blocks of groups: a handful for any real leaderboard
-        part = arr[start : start + per]
-        sel = np.ones(part.shape[:2], bool) if keep is None else keep[start : start + per]
-        owner = np.broadcast_to(
-            np.arange(start, start + part.shape[0], dtype=np.float64)[:, None], part.shape[:2]
-        )[sel]
-        r, _, c = unique_rows(np.concatenate([owner[:, None], part[sel]], axis=1), sort=False)
-        groups.append(r[:, 0].astype(np.int64))
-        rows.append(r[:, 1:])
-        mults.append(c)
-    group = np.concatenate(groups)
-    order = np.argsort(group, kind="stable")
-    return group[order], np.concatenate(rows)[order], np.concatenate(mults)[order]
 
 
 def distinct_states(n: NDArray, c: NDArray) -> tuple[NDArray, NDArray, NDArray]:

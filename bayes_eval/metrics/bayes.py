@@ -164,36 +164,35 @@ def bayes(
     (0.5625, 0.091998)
     """
     spec = prior_of(prior, pool=pool, alpha0=alpha0, R0=R0, R0_mask=R0_mask)
-    if _one_pass_applies(R, spec, mask, fractional, answered_only):
-        quick = _one_pass(R, w, spec)
-        if quick is not None:
-            return quick
+    quick = _one_pass(R, w, spec, mask, fractional, answered_only)
+    if quick is not None:
+        return quick[0]
     post = posterior(
         R, w, prior=spec, mask=mask, fractional=fractional, answered_only=answered_only
     )
     return post.moments()
 
 
-def _one_pass_applies(R, spec: Prior, mask, fractional: bool, answered_only: bool) -> bool:
-    """Whether the moments may come from one pass over the labels
-    (:mod:`bayes_eval.posteriors.onepass`): a fixed prior, no earlier runs, no missing
-    trials, category labels."""
-    return not (
+def _one_pass(
+    R: ArrayLike, w: ArrayLike | None, spec: Prior, mask, fractional: bool, answered_only: bool
+) -> tuple[BayesResult, np.ndarray] | None:
+    """``(moments, weights)`` of :func:`bayes` in one pass over validated labels
+    (:mod:`bayes_eval.posteriors.onepass`), or None where it does not apply: a learned prior,
+    earlier runs, missing trials, graded scores, or weights not affine in the category (the
+    posterior's general path then)."""
+    if (
         spec.learned
         or spec.runs is not None
         or mask is not None
         or fractional
         or answered_only
         or isinstance(R, np.ma.MaskedArray)
-    )
-
-
-def _one_pass(R: ArrayLike, w: ArrayLike | None, spec: Prior) -> BayesResult | None:
-    """The moments of :func:`bayes` in one pass over validated labels, or None where the
-    weights are not affine in the category (the posterior's general path then)."""
+    ):
+        return None
     values, weights, top = labels(R, w)
     alpha = spec.fit(np.zeros((1, weights.size))).alpha[0]
-    return one_pass_moments(values, weights, alpha, top)
+    moments = one_pass_moments(values, weights, alpha, top)
+    return None if moments is None else (moments, weights)
 
 
 def bayes_ci(
@@ -253,14 +252,13 @@ def bayes_ci(
         check_bounds(bounds)
     check_interval(interval)
     spec = prior_of(prior, pool=pool, alpha0=alpha0, R0=R0, R0_mask=R0_mask)
-    if interval == "normal" and _one_pass_applies(R, spec, mask, fractional, answered_only):
-        quick = _one_pass(R, w, spec)
-        if quick is not None:
-            if isinstance(bounds, str):  # "support": [min w, max w]
-                weights = labels(R, w)[1] if w is None else np.asarray(w, dtype=float)
-                bounds = (float(weights.min()), float(weights.max()))
-            lo, hi = normal_interval(quick.mu, quick.sigma, confidence, check_bounds(bounds))
-            return BayesCIResult(quick.mu, quick.sigma, as_estimate(lo), as_estimate(hi))
+    quick = _one_pass(R, w, spec, mask, fractional, answered_only) if interval == "normal" else None
+    if quick is not None:
+        (mu, sigma), weights = quick
+        if isinstance(bounds, str):  # "support": [min w, max w]
+            bounds = (float(weights.min()), float(weights.max()))
+        lo, hi = normal_interval(mu, sigma, confidence, check_bounds(bounds))
+        return BayesCIResult(mu, sigma, as_estimate(lo), as_estimate(hi))
     post = posterior(
         R, w, prior=spec, mask=mask, fractional=fractional, answered_only=answered_only
     )
