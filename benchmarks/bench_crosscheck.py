@@ -47,8 +47,8 @@ def main() -> None:
         result = crosscheck(R, models=names, sampler=sampler, seed=0, **size)
         wall = time.perf_counter() - start
         stats = result.idata["sample_stats"]
-        # PyMC's sampling_time excludes compilation; nutpie records none: the sampler call's
-        # wall time (compile + tune + draws) is the comparable number for both
+        # sampling_time (both samplers) excludes compilation; the sampler call's wall time
+        # (compile + tune + draws) is the comparable number for both
         sampling = float(stats.attrs.get("sampling_time", float("nan")))
         sampler_call = float(result.idata.attrs["sample_seconds"])
         ess = float(result.models["ess_bulk"].min())
@@ -62,6 +62,14 @@ def main() -> None:
             "divergences": int(result.models.attrs["divergences"]),
             "max_abs_z_mean": float(abs(result.models["z_mean"]).max()),
         }
+    fastest = min(out, key=lambda s: out[s]["wall_s"])
+    out["wall"] = {
+        "seconds": out[fastest]["wall_s"],
+        "sampler": fastest,
+        "goal": "< 20 s",
+        "meets_goal": None if args.smoke else bool(out[fastest]["wall_s"] < 20.0),
+        "text": f"{out[fastest]['wall_s']:.1f} s wall with {fastest} (goal < 20 s)",
+    }
     ratio = None
     if "pymc" in out and "nutpie" in out:
         ratio = versus(out["nutpie"]["wall_s"], out["pymc"]["wall_s"], "<= 1", what="PyMC's wall")
@@ -69,9 +77,11 @@ def main() -> None:
         print(json.dumps({**out, "nutpie_vs_pymc": ratio}, indent=2))
         return
     for sampler, r in out.items():
+        if sampler == "wall":
+            continue
         print(
             f"{sampler:7s} wall {r['wall_s']:6.1f} s (sampler call {r['sampler_call_s']:.1f} s, "
-            f"PyMC's sampling_time {r['sampling_s']:.1f} s), "
+            f"sampling_time {r['sampling_s']:.1f} s), "
             f"min ESS(pi_bar) {r['min_ess_bulk_pi_bar']:.0f}, {r['ess_per_s_wall']:.0f} ESS/s, "
             f"max |z| {r['max_abs_z_mean']:.2f}, divergences {r['divergences']}, "
             f"{'PASS' if r['passed'] else 'FAIL'} (goal < 20 s wall)"

@@ -9,6 +9,10 @@ output of a failed script follows its line. The exit status is 1 if any failed. 
 passes ``--json`` to every script as well, checks that its standard output is one JSON
 document, and prints a JSON summary instead of the lines. Goal: all of them in under a minute
 on 2 cores.
+
+``--full`` (``make bench``, with ``--table``: the scripts that measure issue 28's table) runs
+the scripts at their full size, one at a time, and ends with every goal verdict found in their
+JSON documents (each record with a ``meets_goal``), met or not.
 """
 
 from __future__ import annotations
@@ -38,9 +42,26 @@ def scripts(folder: Path = HERE) -> list[Path]:
     return sorted(found, key=lambda p: (rank.get(p.name, len(rank)), p.name))
 
 
-def run_one(script: Path, as_json: bool, timeout: float) -> dict:
-    """Run one script with ``--smoke`` (and ``--json``); its name, seconds, status, output."""
-    cmd = [sys.executable, str(script), "--smoke", *(["--json"] if as_json else [])]
+#: Arguments of a full-size run (``--full``) beyond ``--json``: the crossed benchmark fits only
+#: the two scores of issue 28's row (the ordinal fit and its binomial reference).
+FULL_ARGS = {"bench_crossed.py": ["--scores", "levels", "binary"]}
+#: The scripts that measure the rows of issue 28's table (``make bench``).
+TABLE = (
+    "bench_bayes.py",
+    "bench_coverage.py",
+    "bench_convergence.py",
+    "bench_adaptive.py",
+    "bench_crosscheck.py",
+    "bench_judges.py",
+    "bench_crossed.py",
+)
+
+
+def run_one(script: Path, as_json: bool, timeout: float, full: bool = False) -> dict:
+    """Run one script with ``--smoke`` (or at full size) and ``--json`` if asked; its name,
+    seconds, status, output (and with ``full`` its JSON document)."""
+    size = FULL_ARGS.get(script.name, []) if full else ["--smoke"]
+    cmd = [sys.executable, str(script), *size, *(["--json"] if as_json or full else [])]
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONWARNINGS": "ignore"}
     start = time.perf_counter()
     try:
@@ -59,13 +80,34 @@ def run_one(script: Path, as_json: bool, timeout: float) -> dict:
             json.loads(stdout)
         except json.JSONDecodeError as exc:
             problem = f"--json printed no single JSON document ({exc})"
+    if full and not problem:
+        try:
+            document = json.loads(stdout)
+        except json.JSONDecodeError as exc:
+            problem, document = f"printed no single JSON document ({exc})", None
     return {
         "script": script.name,
         "seconds": round(seconds, 2),
         "ok": not problem,
         "problem": problem,
         "output": "" if not problem else (stdout + stderr)[-4000:],
+        **({"document": document} if full and not problem else {}),
     }
+
+
+def goals(document, path: str = "") -> list[tuple[str, bool, str]]:
+    """Every record with a ``meets_goal`` verdict (True/False) in a benchmark's JSON document:
+    its path, the verdict and its printed ``text`` where it has one."""
+    found = []
+    if isinstance(document, dict):
+        if isinstance(document.get("meets_goal"), bool):
+            found.append((path or "(top)", document["meets_goal"], str(document.get("text", ""))))
+        for key, value in document.items():
+            found += goals(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(document, list):
+        for i, value in enumerate(document):
+            found += goals(value, f"{path}[{i}]")
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,11 +115,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="scripts run at a time")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per script")
     parser.add_argument("--json", action="store_true", help="pass --json and check its output")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="full size, one at a time, then every goal verdict (make bench: the table's scripts)",
+    )
+    parser.add_argument("--table", action="store_true", help="only the scripts of issue 28's table")
     parser.add_argument("names", nargs="*", help="run only these scripts (file names)")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0:
         parser.error("--jobs must be >= 1 and --timeout > 0")
+    if args.full:  # timings of record: nothing else of ours runs beside them
+        args.jobs, args.timeout = 1, max(args.timeout, 3600.0)
     chosen = scripts()
+    if args.table:
+        args.names = [*args.names, *TABLE]
     if args.names:
         unknown = sorted(set(args.names) - {p.name for p in chosen})
         if unknown:
@@ -88,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     results = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_one, p, args.json, args.timeout) for p in chosen]
+        futures = [pool.submit(run_one, p, args.json, args.timeout, args.full) for p in chosen]
         for future in futures:
             r = future.result()
             results.append(r)
@@ -99,10 +151,22 @@ def main(argv: list[str] | None = None) -> int:
                     print("    " + r["output"].replace("\n", "\n    "), flush=True)
     total = time.perf_counter() - start
     failed = [r["script"] for r in results if not r["ok"]]
+    verdicts = [
+        {"script": r["script"], "row": row, "meets_goal": met, "text": text}
+        for r in results
+        for row, met, text in goals(r.get("document"))
+    ]
     if args.json:
         doc = {"wall_seconds": round(total, 2), "jobs": args.jobs, "failed": failed}
+        if args.full:
+            doc["goals"] = verdicts
         print(json.dumps({**doc, "scripts": results}, indent=2))
     else:
+        if args.full:
+            print(f"\n{len(verdicts)} goals ({sum(v['meets_goal'] for v in verdicts)} met):")
+            for v in verdicts:
+                mark = "met    " if v["meets_goal"] else "NOT met"
+                print(f"  {mark} {v['script']:22s} {v['row']}: {v['text']}")
         verdict = f"{len(failed)} FAILED: {', '.join(failed)}" if failed else "all ok"
         print(f"{len(results)} benchmarks in {total:.1f} s wall ({args.jobs} at a time): {verdict}")
     return 1 if failed else 0

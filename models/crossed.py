@@ -43,7 +43,10 @@ dim ``cell_level``), and an unanswered pair costs nothing. The likelihood of a c
 written with :math:`e^{\eta} = e^{\theta_l} e^{-b_\alpha}`, one ``log1p`` per cell (an
 ``exp`` per cell is as dear as the rest of the gradient on these machines), and without the
 binomial/multinomial coefficient (constant in the parameters; zero for the single-trial cells
-that make up a leaderboard): the pointwise log-likelihood is that of the ordered trials. A
+that make up a leaderboard): the pointwise log-likelihood is that of the ordered trials. The
+ordinal entries go through one compiled kernel (:mod:`bayes_eval.models.crossed_kernels`:
+one logarithm per entry, the value and its gradient in one pass), which made an ordinal
+gradient cheaper than a binomial one (2.0 against 2.4 ms on 93 x 1,136; it was 3.7 ms). A
 *small complete binary* input (every cell answered, :math:`LM \le` :data:`SMALL_CELLS`) keeps
 the dense layout the rest of :mod:`bayes_eval.models` reads: ``successes`` and ``n_trials``
 over (model, question), observed ``successes_obs`` :math:`\sim \mathrm{Bin}` with its
@@ -139,6 +142,7 @@ from scipy.special import expit
 
 from bayes_eval.inputs import shown
 from bayes_eval.models.crossed_data import CrossedData, auto_centering
+from bayes_eval.models.crossed_kernels import ordinal_loglik
 from bayes_eval.models.model_data import ModelData, ModelInfo, data_value
 
 __all__ = [
@@ -180,12 +184,13 @@ def _binomial_random(n, eta, w, rng=None, size=None):
     return rng.binomial(n, expit(eta), size=size)
 
 
-def _ordinal_logp(value, w, up, down, gap):
-    """``count * log P(Y = k)`` per (cell, level) entry (module docstring), with ``w`` =
-    :math:`e^\\eta`, ``up`` = :math:`e^{c_k}` (0 for k = 0), ``down`` = :math:`e^{-c_{k+1}}`
-    (0 for k = K - 1) and ``gap`` = :math:`\\log(1 - e^{c_k - c_{k+1}})` (0 at both ends):
-    :math:`\\sigma(a) - \\sigma(a - g) = \\sigma(a)\\sigma(g - a)(1 - e^{-g})`."""
-    return value * (gap - pt.log1p(up / w) - pt.log1p(w * down))
+def _ordinal_logp(value, theta, b, c, li, qi, kk, off=None):
+    """``count * log P(Y = k)`` per (cell, level) entry (module docstring), computed by the
+    compiled kernel :func:`~bayes_eval.models.crossed_kernels.ordinal_loglik`. ``theta``,
+    ``b`` and ``c`` arrive with a leading batch axis of length 1 (their core dims in the
+    distribution's signature): the first row is the vector itself."""
+    theta, b, c = (x[(0,) * (x.ndim - 1)] for x in (theta, b, c))
+    return ordinal_loglik(theta, b, c, li, qi, kk, value, off)
 
 
 def _abilities(centred: tuple[bool, bool]):
@@ -214,19 +219,14 @@ def _interaction():
 
 
 def _cutpoints(K: int):
-    """Zero-sum ordered cutpoints from log-normal gaps; their exp and the gap terms."""
+    """Zero-sum ordered cutpoints from log-normal gaps."""
     if K > 2:
         median, log_sd = GAP_PRIOR
         gap = pm.LogNormal("cut_gap", mu=np.log(median), sigma=log_sd, dims="gap")
         raw = pt.concatenate([pt.zeros(1), pt.cumsum(gap)])
-        log_gap = pt.log1mexp(-gap)
     else:
-        raw, log_gap = pt.zeros(1), pt.zeros(0)
-    c = pm.Deterministic("cutpoints", raw - raw.mean(), dims="cutpoint")
-    zero = pt.zeros(1)
-    up = pt.concatenate([zero, pt.exp(c)])
-    down = pt.concatenate([pt.exp(-c), zero])
-    return c, up, down, pt.concatenate([zero, log_gap, zero])
+        raw = pt.zeros(1)
+    return pm.Deterministic("cutpoints", raw - raw.mean(), dims="cutpoint")
 
 
 def crossed_model(
@@ -343,18 +343,18 @@ def crossed_model(
             e_cell = e[cm, cq]
             w, eta, eta_cell = w * pt.exp(e_cell), eta + e, eta_cell + e_cell
         if likelihood == "ordinal":
-            c, up, down, gaps = _cutpoints(data.K)
-            k = model["level_index"]
+            c = _cutpoints(data.K)
+            params = [theta, b, c, cm, cq, model["level_index"]]
+            if interaction:
+                params.append(e_cell)
             pm.CustomDist(
                 "levels_obs",
-                w,
-                up[k],
-                down[k],
-                gaps[k],
+                *params,
                 logp=_ordinal_logp,
                 observed=model["level_count"],
                 dims=dim,
                 dtype="int64",
+                signature="(l),(m),(k)" + ",()" * (len(params) - 3) + "->()",
             )
             p = pm.math.invlogit(eta[:, :, None] - c[None, None, :]).mean(axis=-1)
         else:

@@ -69,6 +69,7 @@ from pytensor.link.numba.dispatch import basic as numba_basic
 
 from bayes_eval.judges.data import JudgeData
 from bayes_eval.models.sampling import (
+    TRUSTED,
     Diagnostics,
     check_trace_memory,
     diagnostics,
@@ -868,7 +869,7 @@ def fit_judges(
             progressbar=s.progress,
             compute_convergence_checks=False,
             nuts_sampler=s.sampler,
-            compile_kwargs={"mode": "NUMBA"},
+            compile_kwargs={"mode": "NUMBA", **(TRUSTED if s.sampler == "pymc" else {})},
         )
     post = idata["posterior"].to_dataset()
     post["rank"] = (("chain", "draw", "candidate"), rank(post["expected_score"].values))

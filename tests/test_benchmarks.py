@@ -81,3 +81,25 @@ def test_the_runner_reports_a_failure(tmp_path, monkeypatch):
     assert runner.run_one(not_json, as_json=False, timeout=30)["ok"]
     monkeypatch.setattr(runner, "scripts", lambda folder=None: [bad, not_json])
     assert runner.main(["--jobs", "1"]) == 1
+
+
+def test_full_runs_report_every_goal_verdict(tmp_path, monkeypatch, capsys):
+    # ``make bench`` (--full --table): the table's scripts exist, run at full size (no
+    # --smoke, with --json), and every record carrying a True/False meets_goal is listed
+    runner = _runner()
+    assert set(runner.TABLE) <= {p.name for p in SCRIPTS}
+    doc = {
+        "a": {"meets_goal": True, "text": "1.2x (goal <= 1.5x)"},
+        "b": [{"meets_goal": False}, {"meets_goal": None}],
+        "c": 3,
+    }
+    assert runner.goals(doc) == [("a", True, "1.2x (goal <= 1.5x)"), ("b[0]", False, "")]
+    fake = tmp_path / "bench_fake.py"
+    fake.write_text(
+        "import json, sys\nassert '--smoke' not in sys.argv and '--json' in sys.argv\n"
+        "print(json.dumps({'row': {'meets_goal': False, 'text': 'slow'}}))\n"
+    )
+    monkeypatch.setattr(runner, "scripts", lambda folder=None: [fake])
+    assert runner.main(["--full"]) == 0
+    out = capsys.readouterr().out
+    assert "1 goals (0 met)" in out and "NOT met bench_fake.py" in out and "row: slow" in out

@@ -347,35 +347,45 @@ def _moments(counts: np.ndarray, w: np.ndarray, alpha0: float):
 #: Rows of exact intervals computed between two reports of the progress bar.
 _EXACT_BLOCK = 50
 
-_CHUNK = 4_000_000  # nodes x reps x questions x categories per block of the learned prior
+_CHUNK = 4_000_000  # nodes x reps x categories x trials per block of the learned prior
 
 
-def _learned(
-    counts: np.ndarray, w: np.ndarray, *, integrated: bool, exact: int, confidence, done=(0, 1)
-):
-    """mu, sigma (and the exact interval of the first ``exact`` replicates) under the learned
-    prior, fitted per replicate (``pool="model"``), in blocks to bound memory: the package's
-    own :class:`~bayes_eval.posteriors.posterior.Posterior`, as ``bayes_ci`` builds it.
-    ``done = (a, b)``: the share of the cell done before and after this call, for its
-    progress bar (:func:`~bayes_eval.validation.cell_runner.report_progress`)."""
-    reps, m, k = counts.shape
-    mu, sigma = np.empty(reps), np.empty(reps)
+def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=(0, 1)):
+    """mu and sigma under the learned prior integrated (``empirical``) and plugged in
+    (``empirical_plugin``), and the exact interval of the first ``exact`` replicates under the
+    integrated one, fitted per replicate (``pool="model"``), in blocks to bound memory: the
+    package's own :class:`~bayes_eval.posteriors.posterior.Posterior`, as ``bayes_ci`` builds
+    it. One fit per replicate serves both: the plug-in prior is the integrated fit's mode
+    (:meth:`~bayes_eval.posteriors.priors.FittedPrior.plug_in`, what ``empirical-plugin``
+    fits). ``done = (a, b)``: the share of the cell done before and after this call, for its
+    progress bar (:func:`~bayes_eval.validation.cell_runner.report_progress`). Returns
+    ``(mu, sigma)`` of each and ``(lo, hi)``."""
+    reps, _, k = counts.shape
+    mu, sigma = np.empty((2, reps)), np.empty((2, reps))
     lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
-    nodes_guess = 200 if integrated else 1
-    block = max(1, _CHUNK // (nodes_guess * m * k))
-    kind = "empirical" if integrated else "empirical-plugin"
+    # the fit works on each replicate's statistics (nodes x categories x trials, not
+    # questions: bayes_eval.posteriors.priors._Data), so a block holds that many replicates
+    nodes_guess = 200
+    block = max(1, _CHUNK // (nodes_guess * (k + 1) * (int(counts.sum(axis=-1).max()) + 1)))
+    # the replicates are independent benchmarks of one model each: no board to learn from
+    integrated = Prior.parse("empirical", pool="model")
+    plug_in = Prior.parse("empirical-plugin", pool="model")
     for start in range(0, reps, block):
         cnt = counts[start : start + block]
         tally = Tally(cnt, cnt.sum(axis=-1), k, True)
-        # the replicates are independent benchmarks of one model each: no board to learn from
-        post = Posterior.from_tally(tally, w, prior=Prior.parse(kind, pool="model"))
-        mu[start : start + block], sigma[start : start + block] = post.mean, post.sd
+        post = Posterior.from_tally(tally, w, prior=integrated)
+        point = Posterior(
+            data=post.data, fitted=post.fitted.plug_in(), w=post.w, tally=tally, prior=plug_in
+        )
+        rows = slice(start, start + block)
+        mu[0, rows], sigma[0, rows] = post.mean, post.sd
+        mu[1, rows], sigma[1, rows] = point.mean, point.sd
         n_ex = min(exact - start, cnt.shape[0])
         if n_ex > 0:
             ends = post[:n_ex].interval(confidence, kind="exact")
             lo[start : start + n_ex], hi[start : start + n_ex] = ends
         report_progress(done[0] + (done[1] - done[0]) * min(start + block, reps) / reps)
-    return mu, sigma, (lo, hi)
+    return (mu[0], sigma[0]), (mu[1], sigma[1]), (lo, hi)
 
 
 def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples, share=1.0):
@@ -392,15 +402,12 @@ def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples, share
         mu_o, sigma_o = _moments(counts.astype(float), w, prior)
         out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
     exact = min(config.empirical_exact_replicates, reps) if w.size == 2 else 0
-    mu_e, sigma_e, ex = _learned(  # most of a cell's time: its progress, 0 -> 60%
-        counts, w, integrated=True, exact=exact, confidence=config.confidence, done=(0, 0.6 * share)
+    (mu_e, sigma_e), (mu_p, sigma_p), ex = _learned(  # most of a cell's time: 0 -> 90%
+        counts, w, exact=exact, confidence=config.confidence, done=(0, 0.9 * share)
     )
     out["empirical"] = (mu_e - z * sigma_e, mu_e + z * sigma_e)
     if exact:
         out["empirical_exact"] = ex
-    mu_p, sigma_p, _ = _learned(
-        counts, w, integrated=False, exact=0, confidence=None, done=(0.6 * share, 0.9 * share)
-    )
     out["empirical_plugin"] = (mu_p - z * sigma_p, mu_p + z * sigma_p)
     out["peer_clipped"] = (np.clip(mu - z * sigma, 0, 1), np.clip(mu + z * sigma, 0, 1))
     per_q = (counts @ w) / n  # (reps, M)

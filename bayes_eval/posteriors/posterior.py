@@ -268,15 +268,36 @@ def _node_moments(data, nodes, w, answered):
     ans = np.ones((n_models, m), bool) if answered is None else answered.reshape(n_models, m)
     per_model = ans.sum(axis=1)
     d = w - w[0]
-    tot = d3.sum(axis=-1)[ans]
-    x1, x2 = (d3 @ d)[ans], (d3 @ (d * d))[ans]
-    owner = np.broadcast_to(np.arange(n_models)[:, None], ans.shape)[ans]
-    keys, inverse, _ = unique_rows(np.stack([owner, tot], axis=1), sort=False)
-    size = keys.shape[0]
-    q, s1, s2, s11 = (
-        np.bincount(inverse, weights=v, minlength=size) for v in (np.ones_like(x1), x1, x2, x1 * x1)
-    )
-    own, n_tot = keys[:, 0].astype(np.int64), keys[:, 1]
+    # the category axis is short: slices of it, not reductions over it (d[0] = 0)
+    tot, x1, x2 = d3[..., 0].copy(), np.zeros(d3.shape[:-1]), np.zeros(d3.shape[:-1])
+    for k in range(1, d.size):
+        tot += d3[..., k]
+        if d[k] != 0.0:
+            x1 += d[k] * d3[..., k]
+            x2 += d[k] * d[k] * d3[..., k]
+    owner = np.broadcast_to(np.arange(n_models)[:, None], ans.shape)
+    if answered is None:
+        tot, x1, x2, owner = tot.ravel(), x1.ravel(), x2.ravel(), owner.ravel()
+    else:
+        tot, x1, x2, owner = tot[ans], x1[ans], x2[ans], owner[ans]
+    span = int(tot.max(initial=0.0)) + 1
+    if span <= 4096 and np.all(tot == np.floor(tot)):  # whole totals: direct codes, no hashing
+        code = owner * span + tot.astype(np.int64)
+        q, s1, s2, s11 = (
+            np.bincount(code, weights=v, minlength=n_models * span) for v in (None, x1, x2, x1 * x1)
+        )
+        used = np.flatnonzero(q)
+        q, s1, s2, s11 = (v[used].astype(np.float64) for v in (q, s1, s2, s11))
+        own, n_tot = used // span, (used % span).astype(np.float64)
+        size = used.size
+    else:
+        keys, inverse, _ = unique_rows(np.stack([owner, tot], axis=1), sort=False)
+        size = keys.shape[0]
+        q, s1, s2, s11 = (
+            np.bincount(inverse, weights=v, minlength=size)
+            for v in (np.ones_like(x1), x1, x2, x1 * x1)
+        )
+        own, n_tot = keys[:, 0].astype(np.int64), keys[:, 1]
     which = own if nodes.shape[1] > 1 else np.zeros_like(own)
     a = nodes[:, which]  # (J, P, K)
     a1, a2, t = a @ d, a @ (d * d), a.sum(axis=-1) + n_tot

@@ -57,8 +57,10 @@ model and total (:func:`bayes_eval.posteriors.posterior._node_moments`).
 
 **Integration.** ``"empirical-plugin"`` uses :math:`a = e^{\hat\eta}` as if it were known.
 ``"empirical"`` integrates over the hyperparameters: a Gauss-Hermite product grid on the
-Laplace approximation :math:`N(\hat\eta, \lambda^2 H^{-1})` (:math:`\lambda = 1.5` widens it
-for skewed posteriors), reweighted by the exact ratio of the posterior to the Gaussian, so
+Laplace approximation :math:`N(\hat\eta, H^{-1})` (11 points per dimension for binary data, 7
+where every group has 100 questions and 3 counts in each category; a Sobol sample of
+:math:`N(\hat\eta, 1.5^2 H^{-1})` beyond five categories), reweighted by the exact ratio of
+the posterior to the Gaussian, so
 the nodes :math:`a_j` carry weights :math:`\omega_j \propto g_j\,p(\eta_j\mid n)/\phi(\eta_j)`.
 Given :math:`a`, the posterior of every question is :math:`\mathrm{Dir}(a + n_\alpha)`
 (closed form), so the posterior of :math:`\bar\pi` is the mixture over the nodes:
@@ -108,11 +110,18 @@ Pool = Literal["board", "model", "benchmark"]
 POOLS = ("board", "model", "benchmark")
 PriorSpec = str | float | ArrayLike
 
-_WIDEN = 1.5  # scale of the quadrature grid relative to the Laplace sd
-_NODES_PER_DIM = {1: 15, 2: 13, 3: 7, 4: 5, 5: 3}  # Gauss-Hermite points per dimension
-# with many questions the hyperposterior is close to its Laplace approximation: fewer points
-_NODES_PER_DIM_LARGE = {1: 9, 2: 7, 3: 5, 4: 3, 5: 3}
+_WIDEN = 1.5  # scale of the Sobol sample (many categories) relative to the Laplace sd
+#: Gauss-Hermite points per dimension of log a, by the number of categories K, on the Laplace
+#: approximation itself (not widened: a product rule widened by 1.5 erred by up to 4e-2
+#: posterior sd on the mean and 3% on the sd, against a 31-point rule; these rules by at most
+#: 1e-3 sd and 0.2%, tests/posteriors/test_quadrature_rules.py)
+_NODES_PER_DIM = {2: 11, 3: 7, 4: 5, 5: 3}
+#: where the hyperposterior is narrow, close to its Laplace approximation: every group has
+#: _LARGE questions with data and _MINORITY counts in each category (one category
+#: (almost) empty leaves the concentration unidentified and the hyperposterior skewed)
+_NODES_PER_DIM_NARROW = {2: 7, 3: 5, 4: 3, 5: 3}
 _LARGE = 100  # questions with data in the smallest group
+_MINORITY = 3.0  # counts of the rarest category of any group
 _MIN_WEIGHT = 1e-10  # nodes below this normalised weight are dropped
 
 
@@ -156,6 +165,15 @@ class FittedPrior(NamedTuple):
         """Short description, e.g. ``empirical (per model, integrated)``."""
         return prior_label(self)
 
+    def plug_in(self) -> FittedPrior:
+        r"""The plug-in prior of the same fit: the mode :math:`e^{\hat\eta}` as the one node,
+        what :func:`fit_prior` with ``integrated=False`` returns for the same counts (one
+        fit serves both: the coverage study scores the two from it)."""
+        if self.kind not in ("empirical", "empirical-plugin"):
+            raise ValueError(f"the prior {self.label!r} is not learned: it has no plug-in form.")
+        ones = np.ones((1, self.alpha.shape[0]))
+        return self._replace(kind="empirical-plugin", nodes=self.alpha[None], weights=ones)
+
 
 def prior_label(prior: FittedPrior) -> str:
     """A one-line description of a resolved prior for tables and JSON."""
@@ -179,11 +197,20 @@ _SCOPE = {
 # --------------------------------------------------------------------------- objective
 
 
+def _sum_last(x: NDArray) -> NDArray:
+    """``x.sum(axis=-1)`` for a short last axis (categories), by slices: numpy's reduction
+    over a short contiguous axis is several times slower."""
+    out = x[..., 0].copy()
+    for i in range(1, x.shape[-1]):
+        out += x[..., i]
+    return out
+
+
 def _hyper_value(eta: NDArray, kappa_prior: tuple[float, float]) -> NDArray:
     """Log hyperprior in eta = log a (no derivatives: the line search and the nodes)."""
     med, sd = (np.asarray(x, dtype=float) for x in kappa_prior)
-    log_s = np.log(np.exp(eta).sum(axis=-1))
-    return eta.sum(axis=-1) - eta.shape[-1] * log_s - 0.5 * ((log_s - np.log(med)) / sd) ** 2
+    log_s = np.log(_sum_last(np.exp(eta)))
+    return _sum_last(eta) - eta.shape[-1] * log_s - 0.5 * ((log_s - np.log(med)) / sd) ** 2
 
 
 def _hyper(eta: NDArray, kappa_prior: tuple[float, float]):
@@ -217,7 +244,9 @@ class _Data(NamedTuple):
     (``hist`` given): :math:`H_{gkj}` = questions of group g with more than j trials in
     category k (k = K: in all), j < D = the largest number of trials, as
     :math:`\log\Gamma(a + n) - \log\Gamma(a) = \sum_{j<n}\log(a + j)` (the statistics of
-    Minka, "Estimating a Dirichlet distribution", §2). Otherwise weighted atoms: values
+    Minka, "Estimating a Dirichlet distribution", §2); when few distinct totals occur (every
+    question N trials) the totals' sum is taken from them instead (``x_total``, ``w_total``
+    as below, and ``hist`` then has the K categories only). Otherwise weighted atoms: values
     ``x`` (G, K, A) with weights ``w`` (zero for padding), and ``x_total``, ``w_total``
     (G, A') for the totals, each sum being
     :math:`\sum_i w_i[\log\Gamma(b + x_i) - \log\Gamma(b)]` (:func:`_atoms`).
@@ -243,13 +272,15 @@ _PANEL_POINTS = 12
 _PANELS = 10
 
 
-def _exceedances(values: NDArray, d: int) -> NDArray:
-    """For integer ``values`` (G, M, P) in [0, d]: how many of the M exceed j, for
-    j = 0..d-1; shape (G, P, d)."""
-    g, _, p = values.shape
-    owner = np.arange(g * p, dtype=np.int64).reshape(g, 1, p)
-    idx = (owner * (d + 1) + values).ravel()
-    hist = np.bincount(idx, minlength=g * p * (d + 1)).reshape(g, p, d + 1)
+def _exceedances(columns: list[NDArray], d: int) -> NDArray:
+    """For integer arrays ``columns`` (P of them, each (G, M), values in [0, d]): how many of
+    the M exceed j, for j = 0..d-1; shape (G, P, d)."""
+    g = columns[0].shape[0]
+    base = (np.arange(g, dtype=np.int64) * (d + 1))[:, None]
+    hist = np.stack(
+        [np.bincount((base + c).ravel(), minlength=g * (d + 1)).reshape(g, d + 1) for c in columns],
+        axis=1,
+    )  # (G, P, d + 1)
     return hist[..., ::-1].cumsum(axis=-1)[..., ::-1][..., 1:].astype(np.float64)
 
 
@@ -341,34 +372,54 @@ def _pad(own: NDArray, x: NDArray, w: NDArray, n: int) -> tuple[NDArray, NDArray
     return xs, ws
 
 
+def _whole_totals(total: NDArray, d: int) -> tuple[NDArray, NDArray]:
+    """The distinct nonzero whole totals (G, T) that occur in ``total`` (G, M) (each row the
+    same values, those that occur in any group) and how many questions of each group have each
+    (zero where none)."""
+    g = total.shape[0]
+    count = np.bincount(
+        (np.arange(g)[:, None] * (d + 1) + total.astype(np.int64)).ravel(),
+        minlength=g * (d + 1),
+    ).reshape(g, d + 1)[:, 1:]
+    used = np.flatnonzero(count.any(axis=0))  # the totals that occur
+    return np.broadcast_to(used + 1.0, (g, used.size)).copy(), count[:, used].astype(np.float64)
+
+
 def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
     """The sufficient statistics of the counts ``arr`` (G, M, K) (:class:`_Data`):
     histograms for whole-number counts (``histogram=None``: when at most :data:`_HIST_MAX`
     trials per question, and at most ``max(4M, 64)``), weighted atoms otherwise."""
-    total = arr.sum(axis=-1)
+    # the category axis is short: slices of it, not reductions over it (several times faster)
+    total = arr[..., 0].copy()
+    for k in range(1, arr.shape[-1]):
+        total += arr[..., k]
     answered = total > 0  # questions without trials contribute no term
     questions = answered.sum(axis=1).astype(np.float64)
-    pooled = arr.sum(axis=1)
     if histogram is None:
         d = float(total.max(initial=0.0))
         small = d <= min(_HIST_MAX, max(4 * arr.shape[1], 64))
-        histogram = small and bool(np.all(arr == np.floor(arr)))
+        histogram = small and bool(np.all(total == np.floor(total)))
+        histogram = histogram and bool(np.all(arr == np.floor(arr)))
     if histogram:
-        n = arr.astype(np.int64)
         d = int(total.max(initial=0.0))
-        hist = _exceedances(np.concatenate([n, n.sum(axis=-1, keepdims=True)], axis=-1), d)
-        return _Data(hist, None, None, None, None, questions, pooled)
+        k = arr.shape[-1]
+        columns = [arr[..., i].astype(np.int64) for i in range(k)]
+        x_total, w_total = _whole_totals(total, d)
+        if 4 * (x_total.shape[1] + 1) < d:
+            # few distinct totals (e.g. every question N trials): their sum by log-gammas, one
+            # pair per distinct total, instead of d logarithms
+            hist = _exceedances(columns, d)
+        else:
+            hist = _exceedances([*columns, total.astype(np.int64)], d)
+            x_total = w_total = None
+        # the summed counts of each category: sum_q n_qk = sum_j H_kj
+        pooled = hist[:, :k].sum(axis=-1)
+        return _Data(hist, None, None, x_total, w_total, questions, pooled)
+    pooled = np.stack([arr[..., k].sum(axis=1) for k in range(arr.shape[-1])], axis=-1)
     x, w = _atoms(arr, answered)
     d = float(total.max(initial=0.0))
     if d <= _HIST_MAX and np.all(total == np.floor(total)):  # whole totals (N trials): few
-        g, n = total.shape[0], int(d)
-        count = np.bincount(
-            (np.arange(g)[:, None] * (n + 1) + total.astype(np.int64)).ravel(),
-            minlength=g * (n + 1),
-        ).reshape(g, n + 1)[:, 1:]
-        used = np.flatnonzero(count.any(axis=0))  # the totals that occur
-        x_total = np.broadcast_to(used + 1.0, (g, used.size)).copy()
-        w_total = count[:, used].astype(np.float64)
+        x_total, w_total = _whole_totals(total, int(d))
     else:
         x_total, w_total = (v[:, 0] for v in _atoms(total[..., None], answered))
     return _Data(None, x, w, x_total, w_total, questions, pooled)
@@ -404,41 +455,138 @@ def _signed(a: NDArray) -> tuple[NDArray, NDArray]:
 
 def _loglik(eta: NDArray, data: _Data) -> NDArray:
     """Dirichlet-multinomial log marginal likelihood; eta (..., G, K)."""
-    if data.hist is not None:
-        b, sign = _signed(np.exp(eta))  # (..., G, K + 1)
-        j = np.arange(data.hist.shape[-1], dtype=np.float64)
-        piece = (data.hist * np.log(b[..., None] + j)).sum(axis=-1)
-        return (piece * sign).sum(axis=-1)
     a = np.exp(eta)
-    s = a.sum(axis=-1)
-    cat = (data.w * gammaln(a[..., None] + data.x)).sum(axis=(-2, -1)) - (
-        data.w.sum(axis=-1) * gammaln(a)
-    ).sum(axis=-1)
-    tot = (data.w_total * gammaln(s[..., None] + data.x_total)).sum(axis=-1) - data.w_total.sum(
-        axis=-1
+    if data.hist is not None:
+        j = np.arange(data.hist.shape[-1], dtype=np.float64)
+        b = a if data.x_total is not None else _signed(a)[0]  # (..., G, K [+ 1])
+        logs = b[..., None] + j
+        np.log(logs, out=logs)
+        piece = np.einsum("...gkd,gkd->...gk", logs, data.hist)
+        if data.x_total is None:
+            return _sum_last(piece[..., :-1]) - piece[..., -1]
+        cat = _sum_last(piece)
+    else:
+        cat = (data.w * gammaln(a[..., None] + data.x)).sum(axis=(-2, -1)) - (
+            data.w.sum(axis=-1) * gammaln(a)
+        ).sum(axis=-1)
+    s = _sum_last(a)
+    tot = _sum_last(data.w_total * gammaln(s[..., None] + data.x_total)) - _sum_last(
+        data.w_total
     ) * gammaln(s)
     return cat - tot
+
+
+def _sums(u: NDArray, data: _Data) -> NDArray:
+    """The K + 1 one-dimensional sums of :class:`_Data` (categories, then the totals), each at
+    its own argument ``b = exp(u)``, ``u`` of shape (..., G, K + 1)."""
+    b = np.exp(u)
+    out = np.empty(u.shape)
+    if data.hist is not None:
+        j = np.arange(data.hist.shape[-1], dtype=np.float64)
+        rows = data.hist.shape[-2]  # K, or K + 1 with the totals' histogram
+        logs = b[..., :rows, None] + j
+        np.log(logs, out=logs)
+        out[..., :rows] = np.einsum("...gkd,gkd->...gk", logs, data.hist)
+    else:
+        x, w = data.x, data.w
+        out[..., :-1] = np.einsum("...gka,gka->...gk", gammaln(b[..., :-1, None] + x), w)
+        out[..., :-1] -= _sum_last(w) * gammaln(b[..., :-1])
+    if data.x_total is not None:
+        s = b[..., -1]
+        out[..., -1] = _sum_last(data.w_total * gammaln(s[..., None] + data.x_total))
+        out[..., -1] -= _sum_last(data.w_total) * gammaln(s)
+    return out
+
+
+#: relative accuracy of the sums interpolated across the quadrature nodes
+_INTERP_EPS = 1e-15
+
+
+def _loglik_nodes(eta: NDArray, data: _Data, reach: NDArray) -> NDArray:
+    r""":func:`_loglik` at the quadrature nodes ``eta`` (J, G, K), each one-dimensional sum
+    interpolated across the nodes when that is cheaper than evaluating it at every node.
+
+    Each sum is a function of :math:`u = \log b` alone (b = :math:`a_k`, or s for the
+    totals), analytic in the strip :math:`|\mathrm{Im}\,u| < \pi` (the map
+    :math:`u \mapsto e^u` takes the strip onto the plane cut along the negative axis, where
+    :math:`\log(b + j)` and :math:`\log\Gamma(b + x)` are analytic). On the interval
+    :math:`[u_-, u_+]` of half-width h that the nodes span, its Chebyshev interpolant in P
+    points errs by at most :math:`4M\rho^{-(P-1)}/(\rho - 1)` (Trefethen, "Approximation
+    Theory and Approximation Practice", Thm 8.2), :math:`\rho` the Bernstein ellipse inside
+    the strip (semi-minor axis :math:`0.9\pi/h`) and M the size of the sum on it; P is chosen
+    for a relative error :data:`_INTERP_EPS`, per group: a narrow hyperposterior (many
+    questions) needs about 15 points for 49 nodes. Groups for which that is not cheaper
+    (few terms per sum, or a wide hyperposterior) are evaluated at every node. ``reach``
+    (G,): a bound on the half-width of every argument's range over the nodes (of the
+    totals' too: :math:`\log s` is 1-Lipschitz in the :math:`\log a_k`), to decide before
+    any work."""
+
+    def needed(half: NDArray) -> NDArray:
+        minor = 0.9 * np.pi / np.maximum(half, 1e-12)
+        rho = minor + np.sqrt(minor * minor + 1.0)
+        return 1 + np.ceil(np.log(4.0 / ((rho - 1.0) * _INTERP_EPS)) / np.log(rho)).astype(int)
+
+    n_nodes = eta.shape[0]
+    # cost per sum, in logarithms: a log-gamma costs about four; Clenshaw's three operations
+    # per point and node about one and a half
+    terms = data.hist.shape[-1] if data.hist is not None else 4 * data.x.shape[-1]
+    points = needed(reach)
+    cheaper = points * terms + 1.5 * n_nodes * points < 0.7 * n_nodes * terms
+    if not cheaper.any():
+        return _loglik(eta, data)
+    out = np.empty(eta.shape[:2])
+    if not cheaper.all():
+        rest = np.flatnonzero(~cheaper)
+        out[:, rest] = _loglik(eta[:, rest], _Data(*(_rows(f, rest) for f in data)))
+    sel = np.flatnonzero(cheaper)
+    sub = _Data(*(_rows(f, sel) for f in data))
+    e = eta[:, sel]
+    u = np.concatenate([e, np.log(_sum_last(np.exp(e)))[..., None]], axis=-1)
+    lo, hi = u.min(axis=0), u.max(axis=0)  # (G', K + 1)
+    mid, half = 0.5 * (hi + lo), np.maximum(0.5 * (hi - lo), 1e-12)
+    n_points = int(needed(half.max(axis=-1)).max())
+    theta = np.pi * (np.arange(n_points) + 0.5) / n_points
+    values = _sums(mid + half * np.cos(theta)[:, None, None], sub)  # (P, G', K + 1)
+    # Chebyshev coefficients (a discrete cosine transform), then Clenshaw's recurrence
+    basis = np.cos(np.outer(np.arange(n_points), theta)) * (2.0 / n_points)
+    basis[0] *= 0.5
+    coef = np.einsum("np,pgk->ngk", basis, values)
+    t = (u - mid) / half
+    t2 = 2.0 * t
+    b1, b2 = np.zeros(t.shape), np.zeros(t.shape)
+    for c in coef[:0:-1]:
+        b1, b2 = t2 * b1 - b2 + c, b1
+    f = t * b1 - b2 + coef[0]  # (J, G', K + 1)
+    out[:, sel] = _sum_last(f[..., :-1]) - f[..., -1]
+    return out
+
+
+def _rows(field: NDArray | None, groups: NDArray) -> NDArray | None:
+    """The rows of some groups of one field of :class:`_Data`."""
+    return None if field is None else field[groups]
 
 
 def _derivatives(eta: NDArray, data: _Data):
     """Gradient and Hessian of the log likelihood in eta, for eta of shape (G, K)."""
     a = np.exp(eta)
     k = a.shape[-1]
+    s = a.sum(axis=-1, keepdims=True)
+    first, second = [], []  # d/db and d2/db2 of each sum: categories, then the totals
     if data.hist is not None:
-        b, _ = _signed(a)  # (G, K + 1)
+        b = a if data.x_total is not None else _signed(a)[0]  # (G, K [+ 1])
         j = np.arange(data.hist.shape[-1], dtype=np.float64)
-        inv = 1.0 / (b[..., None] + j)  # (G, K + 1, D)
+        inv = 1.0 / (b[..., None] + j)  # (G, K [+ 1], D)
         hi = data.hist * inv
-        first = hi.sum(axis=-1)  # d/db of each sum
-        second = -(hi * inv).sum(axis=-1)  # d2/db2
-    else:
-        s = a.sum(axis=-1, keepdims=True)
-        first, second = [], []
-        for arg, x, w in ((a, data.x, data.w), (s, data.x_total[:, None], data.w_total[:, None])):
-            wsum = w.sum(axis=-1)
-            first.append((w * digamma(arg[..., None] + x)).sum(axis=-1) - wsum * digamma(arg))
-            second.append((w * _trigamma(arg[..., None] + x)).sum(axis=-1) - wsum * _trigamma(arg))
-        first, second = np.concatenate(first, axis=-1), np.concatenate(second, axis=-1)
+        first.append(hi.sum(axis=-1))
+        second.append(-(hi * inv).sum(axis=-1))
+    atoms = [] if data.hist is not None else [(a, data.x, data.w)]
+    if data.x_total is not None:  # the totals as atoms (values and weights)
+        atoms.append((s, data.x_total[:, None], data.w_total[:, None]))
+    for arg, x, w in atoms:
+        wsum = w.sum(axis=-1)
+        first.append((w * digamma(arg[..., None] + x)).sum(axis=-1) - wsum * digamma(arg))
+        second.append((w * _trigamma(arg[..., None] + x)).sum(axis=-1) - wsum * _trigamma(arg))
+    first, second = np.concatenate(first, axis=-1), np.concatenate(second, axis=-1)
     g_alpha = first[:, :k] - first[:, k:]
     h_alpha = -second[:, k, None, None] * np.ones((k, k)) + second[:, :k, None] * np.eye(k)
     grad = a * g_alpha
@@ -516,8 +664,8 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     """Nodes (J, G, K) and normalised weights (J, G) of the hyperposterior."""
     k = eta_hat.shape[-1]
     if per_dim is None:
-        large = float(data.questions.min()) >= _LARGE
-        per_dim = (_NODES_PER_DIM_LARGE if large else _NODES_PER_DIM).get(k)
+        narrow = data.questions.min() >= _LARGE and data.pooled.min() >= _MINORITY
+        per_dim = (_NODES_PER_DIM_NARROW if narrow else _NODES_PER_DIM).get(k)
     z, log_gw = _grid(k, per_dim)
     cov = np.linalg.inv(neg_h)
     # the symmetric square root, not a Cholesky factor: the grid (and so the answer) is then
@@ -525,11 +673,14 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     # rubric: posterior means 0.02-0.2 posterior sd low with five categories)
     lam, vec = np.linalg.eigh(0.5 * (cov + np.swapaxes(cov, 1, 2)))
     root = (vec * np.sqrt(np.maximum(lam, 0.0))[:, None, :]) @ np.swapaxes(vec, 1, 2)
-    # widening a 3- or 5-point rule loses hyperparameter variance (it keeps 48% / 87% of a
-    # Gaussian's): widen only rules of 7 or more points per dimension (and the Sobol sample)
-    widen = _WIDEN if per_dim is None or per_dim >= 7 else 1.0
+    # a product rule is not widened: its outer points already reach 3.2-6.6 sd, and a widened
+    # grid's coarser spacing cost more than its reach gained, for every design measured
+    # (README, "The learned prior"); the Sobol sample (one point per region) is
+    widen = _WIDEN if per_dim is None else 1.0
     eta = eta_hat[None] + widen * np.einsum("gij,nj->ngi", root, z)  # (J, G, K)
-    log_post = _loglik(eta, data) + _hyper_value(eta, kappa_prior)  # (J, G)
+    # how far the nodes reach from the mode in each log a_k (its bound for every group)
+    reach = widen * np.abs(z).max() * np.abs(root).sum(axis=-1).max(axis=-1)
+    log_post = _loglik_nodes(eta, data, reach) + _hyper_value(eta, kappa_prior)  # (J, G)
     log_phi = -0.5 * (z**2).sum(axis=-1)  # Gaussian density of the grid, up to constants
     logw = log_gw[:, None] + log_post - log_phi[:, None]
     logw -= logw.max(axis=0, keepdims=True)
@@ -665,10 +816,11 @@ def fit_prior(
         Median and log-sd of the log-normal hyperprior on the concentration: numbers, or one
         each per model (``pool="model"``/``"board"``). Default: :data:`KAPPA_PRIOR`.
     nodes_per_dim : int, optional, keyword-only
-        Gauss-Hermite points per dimension of :math:`\log a`. Default: 13 for binary data, 7
-        for three categories, 5 for four, 3 for five (9, 7, 5, 3, 3 when every group has
-        at least 100 questions with data, where the hyperposterior is close to
-        Gaussian), a 256-point scrambled Sobol sample beyond five categories.
+        Gauss-Hermite points per dimension of :math:`\log a`. Default: 11 for binary data, 7
+        for three categories, 5 for four, 3 for five (7, 5, 3, 3 when every group has at least
+        100 questions with data and at least 3 counts in each category, where the
+        hyperposterior is close to Gaussian), a 256-point scrambled Sobol sample (widened
+        1.5 times) beyond five categories.
 
     Returns
     -------
@@ -714,13 +866,21 @@ def fit_prior(
     data = _compress(arr)
     eta, neg_h, converged = _newton(data, hyper)
     alpha = np.exp(eta)
-    if integrated:
-        nodes, weights = _integrate(eta, neg_h, data, hyper, nodes_per_dim)
-    else:
-        nodes, weights = alpha[None], np.ones((1, alpha.shape[0]))
-    kind = "empirical" if integrated else "empirical-plugin"
     cov = np.linalg.inv(neg_h)
-    return FittedPrior(kind, nodes, weights, alpha, pool, converged, cov, np.stack(hyper, axis=-1))
+    kappa = np.stack(hyper, axis=-1)
+    if not integrated:
+        return FittedPrior(
+            "empirical",
+            alpha[None],
+            np.ones((1, alpha.shape[0])),
+            alpha,
+            pool,
+            converged,
+            cov,
+            kappa,
+        ).plug_in()
+    nodes, weights = _integrate(eta, neg_h, data, hyper, nodes_per_dim)
+    return FittedPrior("empirical", nodes, weights, alpha, pool, converged, cov, kappa)
 
 
 def _fixed(kind: str, alpha: NDArray) -> FittedPrior:

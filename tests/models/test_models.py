@@ -15,6 +15,7 @@ bounds of ``_assert_converged`` apply instead.
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 
@@ -40,7 +41,7 @@ from bayes_eval.models import (
     sample,
     save,
 )
-from bayes_eval.models.sampling import ESS_PER_CHAIN_MIN, RHAT_MAX
+from bayes_eval.models.sampling import ESS_PER_CHAIN_MIN, RHAT_MAX, usable_cpus
 from bayes_eval.models.sensitivity import plot_prior_sensitivity
 
 pytestmark = [
@@ -527,12 +528,37 @@ def test_sample_rejects_foreign_models_and_bad_options():
         sample(model, draws=0)
     with pytest.raises(ValueError, match=r"target_accept is 1\.5; expected a number in \(0, 1\)"):
         sample(model, target_accept=1.5)
+    with pytest.raises(ValueError, match="cores is 0; expected a positive integer"):
+        sample(model, cores=0)
+
+
+def test_usable_cpus_counts_this_process_cpus():
+    assert 1 <= usable_cpus() <= (os.cpu_count() or 1)
 
 
 def test_nutpie_sampler_matches_closed_form():
     """The nutpie path of `sample` (one compile, ~45 s cold) gives the same posterior."""
     idata = sample(matching_model(R_CAT, [0, 0.5, 1]), sampler="nutpie", **DRAWS)
     assert idata.attrs["sampler"] == "nutpie"
-    # nutpie records no sampling_time of its own: the sampler call's wall time is stored
-    assert idata.attrs["sample_seconds"] > 0
+    # the sampler call's wall time, and the sampler's own time (no compilation) where PyMC's is
+    sampling = idata["sample_stats"].attrs["sampling_time"]
+    assert 0 < sampling < idata.attrs["sample_seconds"]
     _within_mcse(idata)
+
+
+def test_crosscheck_exact_draws_in_chunks_are_one_stream():
+    """The cross-check's exact draws run in chunks in a thread beside NUTS: under a fixed prior
+    they are the draws of one call with the same generator, and a set stop flag ends them."""
+    import threading
+
+    from bayes_eval.models.crosscheck import _EXACT_CHUNK, _exact_draws
+
+    post = be.posterior(np.stack([R_CAT, R_CAT[::-1]]), W_CAT)
+    n = 2 * _EXACT_CHUNK + 7
+    got = _exact_draws(post, n, np.random.default_rng(5), threading.Event())
+    want = np.asarray(post.draws(n, rng=np.random.default_rng(5))).T
+    assert got.shape == (2, n)
+    np.testing.assert_array_equal(got, want)
+    stop = threading.Event()
+    stop.set()
+    assert _exact_draws(post, n, np.random.default_rng(5), stop) is None

@@ -36,6 +36,8 @@ def test_histogram_likelihood_is_the_sum_over_questions(k, n, m):
     counts[0, :3] = 0.0  # questions without trials
     data = _compress(counts)
     assert data.hist is not None
+    # every question n trials: the totals' sum by log-gammas when that is cheaper (n = 16)
+    assert (data.x_total is not None) == (n == 16)
     eta = _etas(rng, 4, k)
     ref = _brute(eta, counts)
     np.testing.assert_allclose(_loglik(eta, data), ref, rtol=1e-9, atol=1e-8)
@@ -74,15 +76,21 @@ def test_atoms_of_several_trials_and_categories():
     np.testing.assert_allclose(_loglik(eta, data), _brute(eta, counts), rtol=0, atol=1e-7)
 
 
-@pytest.mark.parametrize("graded", [False, True])
-def test_derivatives_match_differences_of_the_brute_sum(graded):
+@pytest.mark.parametrize("case", ["whole", "totals as atoms", "graded"])
+def test_derivatives_match_differences_of_the_brute_sum(case):
     # gradient and Hessian in eta against central differences of the sum over questions
     # (step 1e-4: truncation ~1e-8 of the curvature, rounding ~1e-12 / 1e-4 of the values)
     rng = np.random.default_rng(9)
-    if graded:
+    if case == "graded":
         counts = _graded(rng, 2, 400)
-    else:
+    elif case == "whole":
         counts = rng.multinomial(6, rng.dirichlet([1.0, 1.0, 1.0], size=(2, 50))).astype(float)
+    else:  # 40 or 36 trials per question: histograms of the categories, the totals as atoms
+        counts = rng.multinomial(40, rng.dirichlet([1.0, 1.0, 1.0], size=(2, 50))).astype(float)
+        counts[:, :10] = rng.multinomial(36, rng.dirichlet([1.0, 1.0, 1.0], size=(2, 10)))
+        data = _compress(counts)
+        assert data.hist is not None and data.x_total is not None
+        assert data.x_total.shape[1] == 2
     k = counts.shape[-1]
     eta = rng.normal(0.0, 1.0, size=(2, k))
     grad, hess = _derivatives(eta, _compress(counts))
@@ -181,3 +189,36 @@ def test_board_profile_is_the_direct_likelihood(complete):
         e[i] = h
         fd = (direct(theta.ravel() + e) - direct(theta.ravel() - e)) / (2 * h)
         assert grad[i] == pytest.approx(fd, rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("case", ["whole", "fractional", "mixed groups"])
+def test_sums_interpolated_across_the_nodes_are_the_direct_sums(case):
+    # the quadrature nodes' likelihood from Chebyshev interpolants of each one-dimensional sum
+    # (chosen for 1e-15 relative error, Trefethen Thm 8.2) against the sums at every node:
+    # what the node weights see, the differences between one group's nodes, to 1e-8
+    from bayes_eval.posteriors.priors import _grid, _loglik_nodes, _newton
+
+    rng = np.random.default_rng(12)
+    if case == "fractional":  # three graded trials per question: atoms, log-gammas
+        counts = rng.dirichlet([0.5, 0.7], size=(4, 1500)) * 3.0
+    else:
+        counts = rng.multinomial(60, rng.dirichlet([1.0, 1.0], size=(4, 500))).astype(float)
+    if case == "mixed groups":  # a wide hyperposterior (20 questions, every trial failed):
+        counts[0] = 0.0  # that group is summed at every node, the others interpolated
+        counts[0, :20] = [60.0, 0.0]
+    data = _compress(counts)
+    hyper = (np.full(4, 5.0), np.full(4, 1.5))
+    eta, neg_h, _ = _newton(data, hyper)
+    z, _ = _grid(2, 7)
+    lam, vec = np.linalg.eigh(np.linalg.inv(neg_h))
+    root = (vec * np.sqrt(lam)[:, None, :]) @ np.swapaxes(vec, 1, 2)
+    nodes = eta[None] + np.einsum("gij,nj->ngi", root, z)
+    reach = np.abs(z).max() * np.abs(root).sum(axis=-1).max(axis=-1)
+    direct = _loglik(nodes, data)
+    interp = _loglik_nodes(nodes, data, reach)
+    assert not np.array_equal(interp[:, 1:], direct[:, 1:])  # the interpolants were used
+    if case == "mixed groups":
+        np.testing.assert_array_equal(interp[:, 0], direct[:, 0])
+    np.testing.assert_allclose(interp, direct, rtol=1e-13)
+    spread = (interp - interp.max(0)) - (direct - direct.max(0))
+    assert np.abs(spread).max() < 1e-8

@@ -294,3 +294,19 @@ def test_rubric_hyperparameter_uncertainty_matches_importance_sampling():
     assert 1 / np.sum(wt**2) > 1000
     assert abs(post.sd / sd - 1) < 0.05
     assert abs(post.mean - mu) < 0.05 * sd
+
+
+def test_plug_in_of_an_integrated_fit_is_the_plug_in_fit():
+    # one fit serves both learned priors (the coverage study): the integrated fit's plug-in
+    # form is what fit_prior(integrated=False) returns, array for array
+    rng = np.random.default_rng(21)
+    counts = rng.multinomial(5, rng.dirichlet([0.4, 0.7], size=(3, 40))).astype(float)
+    both = fit_prior(counts).plug_in()
+    alone = fit_prior(counts, integrated=False)
+    assert both.kind == alone.kind == "empirical-plugin"
+    assert both.label == alone.label
+    for a, b in zip(both, alone, strict=True):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="not learned"):
+        Prior.parse("uniform").fit(counts).plug_in()
