@@ -46,7 +46,7 @@ test-fast: $(VENV)/.dev
 	BAYES_EVAL_QUICK_TESTS=1 $(PY) -m pytest -q -m "not slow and not pymc" $(XDIST)
 
 bench: $(VENV)/.dev
-	$(PY) benchmarks/run_all.py --full --table
+	$(PY) benchmarks/run_all.py --full --table --out bench_results.json
 
 # every benchmark at its smoke size, each in a fresh process, two at a time (issue 28): one
 # line per script (name, seconds, ok/FAILED), non-zero exit if any fails

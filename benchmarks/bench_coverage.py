@@ -65,6 +65,7 @@ def main() -> None:
             ),
             "goal": ">= 100000 evaluations/s",
             "meets_goal": bool(rate >= 1e5),
+            "text": f"{rate:,.0f} evaluations/s (goal >= 100,000)",
         }
     if args.json:
         print(json.dumps(out, indent=2))

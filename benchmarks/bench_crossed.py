@@ -242,6 +242,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             ):  # the sampler's CPU time: steadier under load
                 row["ordinal_vs_binomial_cpu"] = cpu["levels"] / cpu["binary"]
                 text += f" ({row['ordinal_vs_binomial_cpu']:.2f}x its sampling CPU time)"
+        row["text"] = text
         results.append(row)
         _say(text)
     print(json.dumps(results, indent=1))

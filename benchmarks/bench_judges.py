@@ -85,6 +85,13 @@ def main() -> None:
         best = min(row[s]["wall_s"] for s in samplers)
         row["goal_s"] = goal
         row["meets_goal"] = None if args.smoke else bool(best < goal)
+        row["text"] = (
+            ", ".join(
+                f"{s} {row[s]['wall_s']:.1f} s ({'converged' if row[s]['converged'] else 'NOT converged'})"
+                for s in samplers
+            )
+            + f" (goal < {goal:g} s)"
+        )
         if "pymc" in row and "nutpie" in row:
             row["nutpie_vs_pymc"] = versus(
                 row["nutpie"]["wall_s"], row["pymc"]["wall_s"], None, what="PyMC's wall"

@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         help="full size, one at a time, then every goal verdict (make bench: the table's scripts)",
     )
     parser.add_argument("--table", action="store_true", help="only the scripts of issue 28's table")
+    parser.add_argument("--out", metavar="FILE", help="--full: also write every JSON document")
     parser.add_argument("names", nargs="*", help="run only these scripts (file names)")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0:
@@ -151,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
                     print("    " + r["output"].replace("\n", "\n    "), flush=True)
     total = time.perf_counter() - start
     failed = [r["script"] for r in results if not r["ok"]]
+    if args.full and args.out:
+        documents = {r["script"]: r.get("document") for r in results}
+        Path(args.out).write_text(json.dumps(documents, indent=1))
     verdicts = [
         {"script": r["script"], "row": row, "meets_goal": met, "text": text}
         for r in results

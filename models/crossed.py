@@ -70,7 +70,9 @@ default stays non-centred, and ``"auto"`` centres a block only when the data cle
 1,000 draws after 1,000 tuning steps on two cores, ``benchmarks/bench_crossed.py``): each
 ability is pinned by about 1,000 answers and each difficulty by about 84, so ``"auto"`` centres
 both blocks, at PyMC's target_accept 0.8. Measured, compile + sampling: binomial 16 + 238 s,
-fractional 12 + 239 s, ordinal (K = 5) 24 + 337 s; 15 gradient evaluations per draw; no
+fractional 12 + 239 s, ordinal (K = 5) 24 + 337 s; after ``models.crossed_kernels`` and on a
+quiet machine (``make bench``), binomial 4.5 + 179 s and ordinal 8.9 + 132 s, the same
+diagnostics; 15 gradient evaluations per draw; no
 divergence; max r-hat over every variable 1.0105 (one of the 1,136 difficulties; ``pi_bar``
 1.0056), 1.0094 and 1.0078; min bulk ESS 4,793, 5,873 and 3,029. The share of the 93 true
 mean scores inside the 90% intervals of ``pi_bar``: 0.90 (binomial), 0.99 (fractional:
