@@ -75,16 +75,12 @@ def run_one(script: Path, as_json: bool, timeout: float, full: bool = False) -> 
         stderr = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
         problem = f"over the {timeout:g} s timeout"
     seconds = time.perf_counter() - start
-    if as_json and not problem:
-        try:
-            json.loads(stdout)
-        except json.JSONDecodeError as exc:
-            problem = f"--json printed no single JSON document ({exc})"
-    if full and not problem:
+    document = None
+    if (as_json or full) and not problem:
         try:
             document = json.loads(stdout)
         except json.JSONDecodeError as exc:
-            problem, document = f"printed no single JSON document ({exc})", None
+            problem = f"--json printed no single JSON document ({exc})"
     return {
         "script": script.name,
         "seconds": round(seconds, 2),

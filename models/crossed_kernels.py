@@ -29,8 +29,6 @@ in PyTensor's Python backend.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import math
 
 import numba
@@ -43,6 +41,8 @@ from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import basic as numba_basic
 from pytensor.tensor.basic import Alloc
 from pytensor.tensor.elemwise import Elemwise
+
+from bayes_eval.models.kernel_version import kernel_version
 
 __all__ = ["OrdinalLoglik", "OrdinalLoglikGrad", "ordinal_loglik"]
 
@@ -146,13 +146,7 @@ def _ordinal_vjp(theta, b, c, li, qi, kk, count, off, offset, cot):  # pragma: n
     return d_theta, d_b, d_c, d_off
 
 
-def _source_version(*funcs) -> int:
-    """Version of the kernels for PyTensor's Numba cache key (a changed kernel, a new key)."""
-    text = "".join(inspect.getsource(f.py_func) for f in funcs)
-    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
-
-
-_VERSION = _source_version(_levels, _entry, _ordinal_pass, _ordinal_values, _ordinal_vjp)
+_VERSION = kernel_version(_levels, _entry, _ordinal_pass, _ordinal_values, _ordinal_vjp)
 _FLOATS = (0, 1, 2, 6, 7)  # theta, b, c, count, off
 _INTS = (3, 4, 5)  # li, qi, kk
 

@@ -48,8 +48,6 @@ interval) and convergence diagnostics in ``attrs`` (:func:`fit_diagnostics`; a
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import math
 import weakref
 from collections import OrderedDict
@@ -68,12 +66,14 @@ from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import basic as numba_basic
 
 from bayes_eval.judges.data import JudgeData
+from bayes_eval.models.kernel_version import kernel_version
 from bayes_eval.models.sampling import (
     TRUSTED,
     Diagnostics,
     check_trace_memory,
     diagnostics,
     sampler_session,
+    usable_cpus,
     warn_if_unconverged,
 )
 from bayes_eval.ranking.ranks import rank
@@ -336,14 +336,7 @@ def _loglik(sticks, pad, pi_sticks, jj, kk, counts, R, W, z_sticks, effects):  #
     return logp, g_sticks, g_pi, d_R, d_W, g_z
 
 
-def _source_version(*funcs) -> int:
-    """Version of the compiled kernels for PyTensor's Numba cache key: a changed kernel gets a
-    new key (the cache would otherwise serve the old code)."""
-    text = "".join(inspect.getsource(f.py_func) for f in funcs)
-    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
-
-
-_VERSION = _source_version(_sticks, _sticks_grad, _dag, _simplex_rows, _loglik)
+_VERSION = kernel_version(_sticks, _sticks_grad, _dag, _simplex_rows, _loglik)
 
 
 class JudgeLoglik(Op):
@@ -849,9 +842,7 @@ def fit_judges(
     if sampled is not model:
         with sampled:
             pm.set_data(new)
-    import os
-
-    cores = s.cores or max(1, min(s.chains, len(os.sched_getaffinity(0))))
+    cores = s.cores or min(s.chains, usable_cpus())
     # Only the log density and its gradient (evaluated ~10^5 times) are compiled with Numba;
     # the functions evaluated once per draw (the initial point, the deterministics stored in
     # the trace) run on PyTensor's Python backend, whose compilation takes no time.

@@ -59,6 +59,7 @@ __all__ = [
     "sample",
     "sampler_session",
     "save",
+    "usable_cpus",
     "warn_if_unconverged",
 ]
 
@@ -539,13 +540,9 @@ def _record_sampling_time(idata: xr.DataTree) -> None:
     for nutpie PyMC stamps it on the ``posterior`` group."""
     if "sample_stats" not in idata.children:
         return
-    stats = idata["sample_stats"]
-    if "sampling_time" in stats.attrs:
-        return
-    for group in ("posterior",):
-        if group in idata.children and "sampling_time" in idata[group].attrs:
-            stats.attrs["sampling_time"] = float(idata[group].attrs["sampling_time"])
-            return
+    stats, posterior = idata["sample_stats"], idata["posterior"]
+    if "sampling_time" not in stats.attrs and "sampling_time" in posterior.attrs:
+        stats.attrs["sampling_time"] = float(posterior.attrs["sampling_time"])
 
 
 #: Seconds after a Ctrl-C before :func:`sampler_session` delivers it again to the main thread
