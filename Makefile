@@ -21,7 +21,7 @@ $(VENV)/.base: $(VENV)/.created pyproject.toml
 	$(PY) -m pip install --quiet -e ".[plot]" && touch $@
 
 $(VENV)/.dev: $(VENV)/.created pyproject.toml
-	$(PY) -m pip install --quiet -e ".[dev,pymc]" && touch $@ $(VENV)/.base
+	$(PY) -m pip install --quiet -e ".[dev,pymc,inspect]" && touch $@ $(VENV)/.base
 
 # ranks the shipped MathArena AIME 2025 I leaderboard, then the paper's biased-coin mimics
 demo: $(VENV)/.base

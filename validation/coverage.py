@@ -76,7 +76,13 @@ from scipy.stats import beta as beta_dist
 
 from bayes_eval.inputs import Tally
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.posteriors.posterior import DirichletPosterior, Posterior
+from bayes_eval.posteriors.intervals import mixture_moments
+from bayes_eval.posteriors.posterior import (
+    DirichletPosterior,
+    Posterior,
+    sums_moments,
+    total_sums,
+)
 from bayes_eval.posteriors.priors import Prior
 from bayes_eval.validation import config_checks as check
 from bayes_eval.validation.cell_runner import (
@@ -347,45 +353,59 @@ def _moments(counts: np.ndarray, w: np.ndarray, alpha0: float):
 #: Rows of exact intervals computed between two reports of the progress bar.
 _EXACT_BLOCK = 50
 
-_CHUNK = 4_000_000  # nodes x reps x categories x trials per block of the learned prior
+_CHUNK = 8_000_000  # nodes x reps x categories x trials per block of the learned prior
+#: the learned prior's quadrature nodes by number of categories (its widest product rules,
+#: a 256-point sample beyond five categories): the block size's bound on its arrays
+_NODES_GUESS = {2: 121, 3: 343, 4: 625, 5: 243}
 
 
-def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=(0, 1)):
+def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=(0, 1), fixed=()):
     """mu and sigma under the learned prior integrated (``empirical``) and plugged in
     (``empirical_plugin``), and the exact interval of the first ``exact`` replicates under the
     integrated one, fitted per replicate (``pool="model"``), in blocks to bound memory: the
-    package's own :class:`~bayes_eval.posteriors.posterior.Posterior`, as ``bayes_ci`` builds
-    it. One fit per replicate serves both: the plug-in prior is the integrated fit's mode
+    package's own prior fit and moments, as ``bayes_ci`` computes them. One fit per replicate
+    serves both: the plug-in prior is the integrated fit's mode
     (:meth:`~bayes_eval.posteriors.priors.FittedPrior.plug_in`, what ``empirical-plugin``
-    fits). ``done = (a, b)``: the share of the cell done before and after this call, for its
-    progress bar (:func:`~bayes_eval.validation.cell_runner.report_progress`). Returns
-    ``(mu, sigma)`` of each and ``(lo, hi)``."""
+    fits). The moments under every prior (the learned prior's nodes, its mode, and the fixed
+    Dirichlet priors ``fixed``, concentrations alpha0) are read from one set of sums per
+    replicate (:func:`~bayes_eval.posteriors.posterior.total_sums`), not from the questions
+    once per prior. ``done = (a, b)``: the share of the cell done before and after this call,
+    for its progress bar (:func:`~bayes_eval.validation.cell_runner.report_progress`).
+    Returns ``(mu, sigma)`` of each learned form, ``(lo, hi)``, and ``(mu, sigma)`` under
+    each of ``fixed``."""
     reps, _, k = counts.shape
-    mu, sigma = np.empty((2, reps)), np.empty((2, reps))
+    mu, sigma = np.empty((2 + len(fixed), reps)), np.empty((2 + len(fixed), reps))
     lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
     # the fit works on each replicate's statistics (nodes x categories x trials, not
     # questions: bayes_eval.posteriors.priors._Data), so a block holds that many replicates
-    nodes_guess = 200
-    block = max(1, _CHUNK // (nodes_guess * (k + 1) * (int(counts.sum(axis=-1).max()) + 1)))
+    nodes_guess = _NODES_GUESS.get(k, 256)
+    total = counts[..., 0].copy()  # slices of the short category axis: no slow reduction
+    for i in range(1, k):
+        total += counts[..., i]
+    block = max(1, _CHUNK // (nodes_guess * (k + 1) * (int(total.max(initial=0)) + 1)))
+    del total
     # the replicates are independent benchmarks of one model each: no board to learn from
     integrated = Prior.parse("empirical", pool="model")
-    plug_in = Prior.parse("empirical-plugin", pool="model")
+    fixed_nodes = [np.full((1, 1, k), float(alpha0)) for alpha0 in fixed]
     for start in range(0, reps, block):
         cnt = counts[start : start + block]
-        tally = Tally(cnt, cnt.sum(axis=-1), k, True)
-        post = Posterior.from_tally(tally, w, prior=integrated)
-        point = Posterior(
-            data=post.data, fitted=post.fitted.plug_in(), w=post.w, tally=tally, prior=plug_in
-        )
         rows = slice(start, start + block)
-        mu[0, rows], sigma[0, rows] = post.mean, post.sd
-        mu[1, rows], sigma[1, rows] = point.mean, point.sd
+        fitted = integrated.fit(cnt)
+        sums = total_sums(cnt, w)
+        node_mu, node_sd = sums_moments(sums, fitted.nodes, w)
+        mu[0, rows], sigma[0, rows] = mixture_moments(node_mu, node_sd, fitted.weights)
+        for i, nodes in enumerate([fitted.alpha[None], *fixed_nodes], start=1):
+            (mu[i, rows],), (sigma[i, rows],) = sums_moments(sums, nodes, w)
         n_ex = min(exact - start, cnt.shape[0])
         if n_ex > 0:
+            tally = Tally(cnt, cnt.sum(axis=-1), k, True)
+            post = Posterior(
+                data=cnt.astype(np.float64), fitted=fitted, w=w, tally=tally, prior=integrated
+            )
             ends = post[:n_ex].interval(confidence, kind="exact")
             lo[start : start + n_ex], hi[start : start + n_ex] = ends
         report_progress(done[0] + (done[1] - done[0]) * min(start + block, reps) / reps)
-    return (mu[0], sigma[0]), (mu[1], sigma[1]), (lo, hi)
+    return (mu[0], sigma[0]), (mu[1], sigma[1]), (lo, hi), list(zip(mu[2:], sigma[2:], strict=True))
 
 
 def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples, share=1.0):
@@ -394,17 +414,18 @@ def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples, share
     which take most of its time)."""
     z = float(ndtri(0.5 + config.confidence / 2))
     reps, m, _ = counts.shape
-    mu, sigma = _moments(counts.astype(float), w, 1.0)
-    out = {"uniform": (mu - z * sigma, mu + z * sigma)}
-    mu_j, sigma_j = _moments(counts.astype(float), w, 0.5)
-    out["jeffreys"] = (mu_j - z * sigma_j, mu_j + z * sigma_j)
-    if prior != 1.0:  # the scenario's own Dirichlet prior: well specified
-        mu_o, sigma_o = _moments(counts.astype(float), w, prior)
-        out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
     exact = min(config.empirical_exact_replicates, reps) if w.size == 2 else 0
-    (mu_e, sigma_e), (mu_p, sigma_p), ex = _learned(  # most of a cell's time: 0 -> 90%
-        counts, w, exact=exact, confidence=config.confidence, done=(0, 0.9 * share)
+    # the fixed priors: uniform, Jeffreys, and the scenario's own Dirichlet (well specified)
+    fixed = (1.0, 0.5) if prior == 1.0 else (1.0, 0.5, prior)
+    (mu_e, sigma_e), (mu_p, sigma_p), ex, moments = _learned(  # most of a cell's time: 0 -> 90%
+        counts, w, exact=exact, confidence=config.confidence, done=(0, 0.9 * share), fixed=fixed
     )
+    (mu, sigma), (mu_j, sigma_j) = moments[:2]
+    out = {"uniform": (mu - z * sigma, mu + z * sigma)}
+    out["jeffreys"] = (mu_j - z * sigma_j, mu_j + z * sigma_j)
+    if prior != 1.0:
+        mu_o, sigma_o = moments[2]
+        out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
     out["empirical"] = (mu_e - z * sigma_e, mu_e + z * sigma_e)
     if exact:
         out["empirical_exact"] = ex

@@ -19,6 +19,7 @@ __all__ = [
     "ROOTS_WORK_LIMIT",
     "RootTable",
     "load_bandit",
+    "read_costs",
     "root_table",
     "simulate_policies",
 ]
@@ -161,10 +162,7 @@ def load_bandit(
     if costs:
         if not Path(costs).is_file():
             raise ValueError(f"{costs}: no such file.")
-        try:
-            costs = np.loadtxt(costs, delimiter=",", ndmin=1)
-        except ValueError as exc:
-            raise ValueError(f"{costs}: could not read the per-arm costs ({exc}).") from exc
+        costs = read_costs(costs)
     belief = (
         0.5 if belief_mean is None else belief_mean,
         0.04 if belief_var is None else belief_var,
@@ -245,3 +243,62 @@ def _has_h5netcdf() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("h5netcdf") is not None
+
+
+def read_costs(path: str | Path) -> np.ndarray:
+    """Per-arm costs from a text file, in the order of the matrix's rows (arms): one number
+    per line (``np.savetxt`` of the cost vector) or one line of comma-separated numbers, with
+    or without a header line (e.g. ``cost_usd``); a table with several columns must name its
+    cost column ``cost`` or ``cost_*`` in the header.
+
+    Raises
+    ------
+    ValueError
+        For an empty file, a cell that is not a number, or several columns and no header
+        naming the cost column; the message names the file and the line.
+    """
+    p = Path(path)
+    bad = f"{p}: could not read the per-arm costs"
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{bad}: not UTF-8 text; expected one cost per line.") from None
+    rows = [
+        (i + 1, [c.strip() for c in ln.split(",")])
+        for i, ln in enumerate(text.splitlines())
+        if ln.strip()
+    ]
+    if not rows:
+        raise ValueError(f"{bad}: the file is empty; expected one cost per arm, one per line.")
+    column = None  # None: every cell (one cost per line, or one line of costs)
+    if not all(map(_is_number, rows[0][1])):  # a header names the columns
+        header = [h.lower() for h in rows[0][1]]
+        named = [j for j, h in enumerate(header) if h == "cost" or h.startswith("cost_")]
+        if len(header) > 1 and len(named) != 1:
+            raise ValueError(
+                f"{bad}: the header {rows[0][1]} names no single cost column; expected one cost "
+                "per line, or a column named cost or cost_* (e.g. cost_usd)."
+            )
+        column, rows = (named[0] if named else 0), rows[1:]
+        if not rows:
+            raise ValueError(f"{bad}: a header without costs; expected one cost per arm.")
+    elif len(rows) > 1 and any(len(cells) > 1 for _, cells in rows):
+        raise ValueError(
+            f"{bad}: several lines of several numbers; expected one cost per line (or a header "
+            "naming the cost column)."
+        )
+    values = []
+    for line_no, cells in rows:
+        for cell in cells if column is None else cells[column : column + 1] or [""]:
+            if not _is_number(cell):
+                raise ValueError(f"{bad}: line {line_no} has {cell!r}; expected a number (a cost).")
+            values.append(float(cell))
+    return np.asarray(values, dtype=np.float64)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -38,6 +38,8 @@ __all__ = [
     "sampler_settings",
     "seed_options",
     "source_name",
+    "task_option",
+    "tasks_to_rank",
 ]
 
 
@@ -126,12 +128,17 @@ QUESTION_MODES = ("error", "common", "all")
 
 
 def load_results(
-    args: argparse.Namespace, *, questions: str | None = None, offer_fractional: bool = True
+    args: argparse.Namespace,
+    *,
+    questions: str | None = None,
+    offer_fractional: bool = True,
+    task: str | None = None,
 ):
     """The results of ``args.file`` read and treated as :func:`data_options` and
     :func:`prior_options` say (:func:`bayes_eval.logs.scored.load_scored`); ``questions``
     overrides the default design mode ``"error"``; ``offer_fractional=False``: a command that
-    cannot count graded scores fractionally offers score levels only."""
+    cannot count graded scores fractionally offers score levels only; ``task`` (else
+    ``--task``, :func:`task_option`) reads that task only."""
     from bayes_eval.logs.scored import load_scored
 
     files = args.file
@@ -153,6 +160,7 @@ def load_results(
         cli_names=True,
         cluster=getattr(args, "cluster", None),
         offer_fractional=offer_fractional,
+        task=task or getattr(args, "task", None),
     )
 
 
@@ -163,6 +171,24 @@ def cluster_option(help: str) -> argparse.ArgumentParser:
     p = _parent()
     p.add_argument("--cluster", metavar="COLUMN", help=help)
     return p
+
+
+def task_option(help: str) -> argparse.ArgumentParser:
+    """``--task NAME``: read one task of a log with several (:func:`load_results`)."""
+    p = _parent()
+    p.add_argument("--task", metavar="NAME", help=help)
+    return p
+
+
+def tasks_to_rank(args: argparse.Namespace) -> list[str]:
+    """The tasks to rank one by one: ``--task`` alone when given, else the log's tasks that
+    are separate evaluations (lm-eval's, :func:`bayes_eval.logs.read.log_tasks`; empty for
+    a log whose tasks one leaderboard pools)."""
+    from bayes_eval.logs.read import log_tasks
+
+    if getattr(args, "task", None):
+        return [args.task]
+    return log_tasks(args.file, format=args.format)
 
 
 def cluster_labels(args: argparse.Namespace, scored) -> list[str] | None:

@@ -25,6 +25,7 @@ from bayes_eval.cli import (
     plan,
     priors,
     rank,
+    report,
     schemas,
     validate,
 )
@@ -37,6 +38,7 @@ __all__ = ["COMMANDS", "main", "parser", "path_error", "run"]
 COMMANDS = (
     rank,
     pairs,
+    report,
     schemas,
     plan,
     crosscheck,
@@ -68,6 +70,16 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`.")
 
 
+def _installed_version() -> str:
+    """The version pip installed (pyproject.toml's), as ``bayes_eval.__version__`` gives it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bayes_eval")
+    except PackageNotFoundError:  # pragma: no cover - a tree that is not installed
+        return "0+unknown"
+
+
 def parser() -> argparse.ArgumentParser:
     """The ``bayes-eval`` parser with every command."""
     p = Parser(
@@ -75,6 +87,12 @@ def parser() -> argparse.ArgumentParser:
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=HelpFormatter,
+    )
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {_installed_version()}",
+        help="print the installed version of bayes_eval and exit",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for command in COMMANDS:

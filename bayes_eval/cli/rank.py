@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import re
+from pathlib import Path
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import print_leaderboard, records_json
-from bayes_eval.cli._output import emit_json
+from bayes_eval.cli._output import emit_json, say
 
 HELP = "rank models from evaluation logs or a long table (Bayes@N, CI-aware ranks)"
 DESCRIPTION = """\
@@ -27,7 +29,16 @@ on every question. Graded scores in [0, 1] need --score-levels K or --fractional
 (the population the questions were drawn from): the Bayesian bootstrap over the questions,
 or, with --cluster COLUMN (a long table's column: passage, subject, template; Miller, "Adding
 Error Bars to Evals"), Student's t over their groups; P(better) is paired, as `pairs` prints
-it; --draws and --seed set the posterior draws of the ranks (4000) and their seed (0)."""
+it; --draws and --seed set the posterior draws of the ranks (4000) and their seed (0).
+
+lm-eval output is read as lm-eval writes it: FILE may be the --output_path folder itself
+(one folder per model, results_<time>.json and samples_<task>_<time>.jsonl per run; repeated
+runs are trials; models named as in results_<time>.json). Its tasks are ranked one by one, a
+group (e.g. mmlu) as one task over its subtasks' questions; --cluster task (the subtasks) or
+--cluster doc.FIELD (a field of the documents) gives the clusters of the new-questions
+estimand; --task NAME ranks one task (of any log: a long table's tasks are otherwise pooled
+in one leaderboard). With several tasks --json prints {"tasks": [...], "leaderboards":
+[...]} and --plot forest.png writes forest_<task>.png per task."""
 
 ESTIMATORS = ["closed-form", "crossed"]
 ESTIMANDS = ["these-questions", "new-questions"]
@@ -47,7 +58,14 @@ def add_parser(sub) -> None:
             opt.nuts_options(),
             opt.cluster_option(
                 "long-table column holding each question's group (passage, subject, template); "
-                "with --estimand new-questions"
+                "for lm-eval output 'task' (each question's subtask: the subjects of a group "
+                "such as mmlu) or doc.FIELD (a field of the document, e.g. doc.category); with "
+                "--estimand new-questions"
+            ),
+            opt.task_option(
+                "rank this task only (a task, group or subtask of an lm-eval output, a value "
+                "of a long table's task column); default: lm-eval output is ranked task by "
+                "task, other logs pool their tasks in one leaderboard"
             ),
         ],
     )
@@ -114,13 +132,51 @@ def _check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _check(args)
+    tasks = opt.tasks_to_rank(args) or [None]
+    several = len(tasks) > 1
+    docs = []
+    for i, task in enumerate(tasks):
+        if i and not args.json:
+            say("")
+        docs.append(_rank(args, task, _task_plot(args.plot, task) if several else args.plot))
+    if args.json:
+        emit_json(docs[0] if not several else _leaderboards_json(docs, tasks, args))
+    return 0
+
+
+def _task_plot(plot: str | None, task: str | None) -> str | None:
+    """The forest plot of one task among several: ``FILE`` with ``_<task>`` before its
+    suffix (``forest.png`` -> ``forest_gsm8k.png``)."""
+    if plot is None or task is None:
+        return plot
+    path, safe = Path(plot), re.sub(r"[^\w.-]+", "_", task)
+    return str(path.with_name(f"{path.stem}_{safe}{path.suffix}"))
+
+
+def _leaderboards_json(docs: list[dict], tasks: list[str], args: argparse.Namespace) -> dict:
+    """The ``--json`` document of a log with several tasks: one leaderboard per task (each
+    the document of one task, with its ``task``), under the prior(s) and estimand they
+    share."""
+    return {
+        "prior": "; ".join(dict.fromkeys(d["prior"] for d in docs)),
+        "estimand": "; ".join(dict.fromkeys(d["estimand"] for d in docs)),
+        "file": opt.source_name(args),
+        "files": list(args.file),
+        "tasks": list(tasks),
+        "leaderboards": docs,
+    }
+
+
+def _rank(args: argparse.Namespace, task: str | None, plot: str | None) -> dict | None:
+    """One leaderboard (of ``task`` when given): printed, or its ``--json`` document
+    returned."""
     crossed = args.estimator == "crossed"
     prior = None if crossed else opt.prior_from(args)
     questions = args.questions or ("all" if crossed else "error")
-    scored = opt.load_results(args, questions=questions)
-    name = opt.source_name(args)
+    scored = opt.load_results(args, questions=questions, task=task)
+    name = opt.source_name(args) + (f" [task {task}]" if task else "")
     if args.estimand == "new-questions":
-        return _new_questions(args, scored, prior, name, questions)
+        return _new_questions(args, scored, prior, name, questions, task, plot)
     if crossed:
         from bayes_eval.models.crossed_leaderboard import crossed_leaderboard
 
@@ -152,19 +208,28 @@ def run(args: argparse.Namespace) -> int:
             answered_only=questions == "all",
             fractional=scored.fractional,
         )
-    if args.plot:
+    if plot:
         from bayes_eval.plotting.forest import forest_plot
 
         what = "crossed model" if crossed else "Bayes@N"
-        forest_plot(board.table, args.plot, title=f"{what} leaderboard: {name}")
+        forest_plot(board.table, plot, title=f"{what} leaderboard: {name}")
+    shown = argparse.Namespace(**{**vars(args), "plot": plot})
     if args.json:
-        emit_json(records_json(board, scored, args, name, questions))
-        return 0
-    print_leaderboard(board, scored, args, name, questions)
-    return 0
+        doc = records_json(board, scored, shown, name, questions)
+        return doc | {"file": opt.source_name(args), "task": task}
+    print_leaderboard(board, scored, shown, name, questions)
+    return None
 
 
-def _new_questions(args: argparse.Namespace, scored, prior, name: str, questions: str) -> int:
+def _new_questions(
+    args: argparse.Namespace,
+    scored,
+    prior,
+    name: str,
+    questions: str,
+    task: str | None,
+    plot: str | None,
+) -> dict | None:
     """``--estimand new-questions``: the leaderboard of the population means
     (:func:`bayes_eval.ranking.population.population_leaderboard`)."""
     from bayes_eval.cli._population import population_json, print_population
@@ -181,12 +246,13 @@ def _new_questions(args: argparse.Namespace, scored, prior, name: str, questions
         draws=args.draws or 4000,
         seed=0 if args.seed is None else args.seed,
     )
-    if args.plot:
+    if plot:
         from bayes_eval.plotting.forest import forest_plot
 
-        forest_plot(board.table, args.plot, title=f"new questions: {name}")
+        forest_plot(board.table, plot, title=f"new questions: {name}")
+    shown = argparse.Namespace(**{**vars(args), "plot": plot})
     if args.json:
-        emit_json(population_json(board, scored, args, name, questions))
-        return 0
-    print_population(board, scored, args, name, questions)
-    return 0
+        doc = population_json(board, scored, shown, name, questions)
+        return doc | {"file": opt.source_name(args), "task": task}
+    print_population(board, scored, shown, name, questions)
+    return None

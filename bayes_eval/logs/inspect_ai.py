@@ -22,6 +22,17 @@ Mapping:
   App. F.1),
   ``repeated_pattern`` = 0 if the stop reason is ``stop`` or ``tool_calls``, else 1;
 * samples with an ``error`` are failed trials (status ``error``).
+
+**Which reader.** When the ``inspect_ai`` package is importable (the ``inspect`` extra), each
+file is read by Inspect's own ``inspect_ai.log.read_eval_log`` (messages, events, store and
+attachments skipped), so whatever log versions Inspect reads are read; the fields above are
+taken from its ``EvalLog`` and mapped as described. Without it, or for a file Inspect refuses
+(e.g. a hand-written or truncated log), this module's own reader of the JSON takes over and
+either reads the file or says what is wrong with it. On logs Inspect writes both give the
+same :class:`~bayes_eval.logs.eval_log.EvalLog` (tested on a real ``mockllm`` run). Inspect
+compresses ``.eval`` archives with Zstandard, which Python's ``zipfile`` reads only once
+``inspect_ai`` is imported (it patches ``zipfile`` through ``zipfile-zstd``); without the
+extra such a log is refused with that advice.
 """
 
 from __future__ import annotations
@@ -54,7 +65,61 @@ def _load_json(raw: bytes, where: str):
 
 
 def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
-    """(header, [(where, sample), ...]) of one log file."""
+    """(header, [(where, sample), ...]) of one log file: Inspect's reader, else ours."""
+    parts = _inspect_ai_parts(path)
+    return parts if parts is not None else _own_parts(path)
+
+
+def _inspect_ai_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]] | None:
+    """The fields this module reads, from ``inspect_ai.log.read_eval_log``, in the layout of
+    the JSON (samples in the order of their archive names); None without ``inspect_ai`` or
+    for a file it refuses."""
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        return None
+    try:
+        log = read_eval_log(
+            str(path), exclude_fields={"messages", "events", "store", "attachments"}
+        )
+    except Exception:  # pydantic, zip and JSON errors: our reader says what is wrong
+        return None
+    ev = log.eval
+    header = {
+        "eval": {
+            "model": ev.model,
+            "task": ev.task,
+            "scorers": [{"name": sc.name} for sc in ev.scorers or []],
+        }
+    }
+    samples = []
+    for i, s in enumerate(log.samples or []):
+        usage = s.output.usage
+        record = {
+            "id": s.id,
+            "epoch": s.epoch,
+            "scores": {k: {"value": v.value} for k, v in (s.scores or {}).items()},
+            "output": {
+                "usage": None if usage is None else {"output_tokens": usage.output_tokens},
+                "choices": [{"stop_reason": c.stop_reason} for c in s.output.choices],
+            },
+            "error": None if s.error is None else {"message": s.error.message},
+        }
+        name = f"samples/{s.id}_epoch_{s.epoch}.json"
+        samples.append(
+            (
+                name,
+                f"{path}: " + (f"samples[{i}]" if path.suffix.lower() == ".json" else name),
+                record,
+            )
+        )
+    if path.suffix.lower() != ".json":
+        samples.sort(key=lambda x: x[0])
+    return header, [(where, record) for _, where, record in samples]
+
+
+def _own_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
+    """(header, [(where, sample), ...]) of one log file, read from its JSON."""
     if path.suffix.lower() == ".json":
         data = _load_json(path.read_bytes(), str(path))
         if not isinstance(data, dict) or "eval" not in data:
@@ -69,6 +134,12 @@ def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         return _zip_parts(path)
     except ValueError:
         raise
+    except NotImplementedError as exc:  # zipfile: a compression method it cannot decompress
+        raise ValueError(
+            f"{path}: the archive's compression is one this Python's zipfile cannot read "
+            f"({exc}); Inspect writes Zstandard-compressed .eval logs: install the inspect "
+            "extra (pip install 'bayes_eval[inspect]'), whose reader reads them."
+        ) from exc
     except Exception as exc:  # zipfile, zlib and the file system raise many error types
         detail = " ".join(str(exc).split()) or type(exc).__name__
         raise ValueError(

@@ -1,20 +1,50 @@
-"""lm-evaluation-harness ``--log_samples`` output (``samples_<task>_<time>.jsonl``).
+"""lm-evaluation-harness output: an ``--output_path`` folder, a model's folder, or
+``--log_samples`` files (``samples_<task>_<time>.jsonl``).
 
-Each line is one document under one filter: ``doc_id``, ``doc``, ``target``, ``resps``,
-``filtered_resps``, ``filter``, ``metrics`` (the metric names) and one field per metric with
-its value. lm-eval writes these files to ``<output_path>/<model_name>/``.
+Layout (lm-evaluation-harness 0.4, ``EvaluationTracker``): ``lm_eval --output_path OUT
+--log_samples`` writes, per run, ``OUT/<model>/results_<time>.json`` (the aggregated results)
+and one ``OUT/<model>/samples_<task>_<time>.jsonl`` per task, where ``<model>`` is the model
+name with every run of ``"<>:/|\\?*[]`` replaced by ``__`` and ``<time>`` the run's start as
+``2025-01-02T10-00-00.000001`` (an ``--output_path`` ending in ``.json`` writes
+``<stem>_<time>.json`` and the samples beside it instead). A run again writes new files with a
+new time beside the old ones. The results JSON holds ``model_name`` (the model as given:
+``pretrained=``, ``model=``, ...), ``config`` (``model``, ``model_args``...), ``configs`` (each
+task's configuration, with its ``metadata``), ``versions``, ``n-samples`` and
+``group_subtasks`` (each group's subtasks, e.g. ``mmlu`` -> ``mmlu_stem`` -> the subjects).
+
+Each line of a samples file is one document under one filter: ``doc_id``, ``doc``,
+``target``, ``arguments``, ``resps``, ``filtered_resps``, ``filter``, ``metrics`` (the metric
+names), the hashes, and one field per metric with its value.
 
 Mapping:
 
-* the model is ``model=`` or the name of the directory holding the file; the task comes from
-  the file name ``samples_<task>_<timestamp>.jsonl``;
+* **files**: a path is a samples file, a folder holding samples files (a model's folder), or
+  an ``--output_path`` folder whose subfolders hold them; every model and task found is read;
+* **model**: ``model_name`` from the run's ``results_<time>.json`` (the same time as the
+  samples file; a samples file without one takes the name the folder's other results files
+  agree on), else the folder's name as lm-eval wrote it (``org__name``: not turned back into
+  ``org/name``, since ``__`` stands for any of ``"<>:/|\\?*[]``); ``model=`` names the model
+  of a log that holds one model only;
+* **task**: from the file name ``samples_<task>_<time>.jsonl``. A task that lm-eval ran as a
+  subtask of a group (``group_subtasks`` of the results JSON, e.g. the 57 subjects of
+  ``mmlu``) belongs to its outermost group: :func:`lm_eval_tasks` lists the tasks to rank (the
+  outermost groups and the tasks outside any group), and ``task=`` reads one of them (a group:
+  its subtasks' questions pooled, each question named ``subtask/doc_id``), or any subtask or
+  intermediate group by its name;
+* **clusters** (``meta["clusters"]``, for the clustered new-questions estimand):
+  ``cluster="task"`` gives each question the subtask it belongs to, the grouping lm-eval
+  itself has (the subjects of MMLU, the languages of a multilingual group);
+  ``cluster="doc.FIELD"`` the value of a field of the document (``doc``), where the dataset
+  has one (``doc.category`` in MMLU-Pro, ``doc.activity_label`` in HellaSwag). A task's
+  ``metadata`` holds its version and free fields, not a per-document group, so lm-eval gives
+  no other cluster id;
 * the metric (``metric=``, default the first name in ``metrics``) gives the category: it
   must be 0/1 (or ``true``/``false``) per attempt, e.g. ``exact_match`` or ``acc``; other
   numeric metric fields become signals, and ``is_correct`` is the chosen metric;
-* one filter is read (``filter=``, default the first filter in the file, e.g. ``none`` or
-  ``strict-match``); the filter chosen is reported;
+* one filter is read per file (``filter=``, default the first filter in the file, e.g.
+  ``none`` or ``strict-match``); the filters chosen are reported;
 * **trials**: several files for the same model and task (repeated runs, ordered by their
-  timestamps), repeated lines for the same ``doc_id`` within a file, and list-valued metric
+  times), repeated lines for the same ``doc_id`` within a file, and list-valued metric
   fields (one value per repeat) all become successive trials;
 * ``has_box`` is 1 when the filtered response contains ``\\boxed{``;
 * a line with ``null`` metric value is a failed trial. A line that is not JSON or lacks a
@@ -27,14 +57,16 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from bayes_eval.logs.eval_log import BASE_COLUMNS, EvalLog, make_log
+from bayes_eval.logs.long_table import _with_clusters
 
-__all__ = ["read_lm_eval"]
+__all__ = ["lm_eval_files", "lm_eval_tasks", "read_lm_eval"]
 
 _NAME = re.compile(r"^samples_(?P<task>.+?)_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
 
@@ -71,32 +103,221 @@ def _binary(value, where: str, metric: str) -> float:
     )
 
 
+def lm_eval_files(paths: Sequence[Path]) -> list[Path]:
+    """The samples files under ``paths``: a file itself, the ``samples_*.jsonl`` of a folder
+    (a model's folder), else those of its subfolders (an ``--output_path`` folder).
+
+    Raises
+    ------
+    ValueError
+        A folder with no samples file in it or in its subfolders (the message says whether
+        lm-eval wrote results without ``--log_samples``).
+    """
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if not p.is_dir():
+            files.append(p)
+            continue
+        found = sorted(p.glob("samples_*.jsonl")) or sorted(p.glob("*/samples_*.jsonl"))
+        if not found:
+            aggregated = any(p.glob("results_*.json")) or any(p.glob("*/results_*.json"))
+            why = (
+                "lm-eval's results_*.json hold aggregates only: rerun lm_eval with "
+                "--log_samples to write the per-question samples"
+                if aggregated
+                else "expected an lm-eval --output_path folder (OUT/<model>/samples_<task>_"
+                "<time>.jsonl) or a model's folder"
+            )
+            raise ValueError(
+                f"{p}: no samples_<task>_<time>.jsonl file here or in its subfolders; {why}."
+            )
+        files.extend(found)
+    return files
+
+
+def _name(f: Path) -> tuple[str, str]:
+    """``(task, time)`` of a samples file's name (the whole stem and no time otherwise)."""
+    m = _NAME.match(f.name)
+    return (m["task"], m["time"]) if m else (f.stem.removeprefix("samples_"), "")
+
+
+def _results_json(f: Path) -> dict:
+    """A results JSON as a dict (a file that is not one is refused, naming it)."""
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(
+            f"{f}: not a readable lm-eval results JSON ({type(exc).__name__}); expected the "
+            "results_<time>.json lm-eval wrote (or remove it to name the model by its folder)."
+        ) from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{f}: a JSON {type(data).__name__}; expected lm-eval's results object.")
+    return data
+
+
+@lru_cache(maxsize=4096)
+def _results_info(path: str, mtime_ns: int, size: int) -> tuple[str, tuple]:
+    """``(model_name or "", ((group, (subtask, ...)), ...))`` of a results JSON, read once per
+    version of the file (ranking task by task asks again)."""
+    data = _results_json(Path(path))
+    name = data.get("model_name")
+    groups = data.get("group_subtasks")
+    pairs = tuple(
+        (str(g), tuple(str(t) for t in subs))
+        for g, subs in (groups.items() if isinstance(groups, dict) else ())
+        if isinstance(subs, list)
+    )
+    return (name.strip() if isinstance(name, str) else ""), pairs
+
+
+class _Folder:
+    """What a folder's results JSONs say: each run's model name and the groups' subtasks."""
+
+    def __init__(self, folder: Path) -> None:
+        self.models: dict[str, str] = {}  # time -> model_name
+        self.subtasks: dict[str, list[str]] = {}
+        for f in sorted(folder.glob("*.json")):
+            m = re.match(r"^(?!samples_).*_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.json$", f.name)
+            if m is None:
+                continue
+            stat = f.stat()
+            name, groups = _results_info(str(f), stat.st_mtime_ns, stat.st_size)
+            if name:
+                self.models[m[1]] = name
+            for group, subs in groups:
+                known = self.subtasks.setdefault(group, [])
+                known += [t for t in subs if t not in known]
+        names = set(self.models.values())
+        self.default = names.pop() if len(names) == 1 else None
+
+    def model(self, stamp: str) -> str | None:
+        return self.models.get(stamp, self.default)
+
+
+def _ancestors(subtasks: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Every task's groups from the innermost out (``group_subtasks``); a task in two groups
+    belongs to none of them (it is its own task to rank)."""
+    parents: dict[str, list[str]] = defaultdict(list)
+    for group, subs in subtasks.items():
+        for t in subs:
+            if t != group and group not in parents[t]:
+                parents[t].append(group)
+    out: dict[str, list[str]] = {}
+    for t in list(parents):
+        chain, seen, cur = [], {t}, t
+        while len(parents.get(cur, [])) == 1 and parents[cur][0] not in seen:
+            cur = parents[cur][0]
+            chain.append(cur)
+            seen.add(cur)
+        out[t] = chain
+    return out
+
+
+def _catalog(
+    files: Sequence[Path],
+) -> tuple[list[tuple[str | None, str, str, Path]], dict[str, list[str]]]:
+    """``(model from the results JSON or None, task, time, file)`` of every samples file, and
+    the groups of every task (:func:`_ancestors`), from the folders' results JSONs."""
+    folders: dict[Path, _Folder] = {}
+    out = []
+    for f in files:
+        info = folders.get(f.parent)
+        if info is None:
+            info = folders[f.parent] = _Folder(f.parent)
+        task, stamp = _name(f)
+        out.append((info.model(stamp), task, stamp, f))
+    subtasks: dict[str, list[str]] = {}
+    for info in folders.values():
+        for g, subs in info.subtasks.items():
+            known = subtasks.setdefault(g, [])
+            known += [t for t in subs if t not in known]
+    return out, _ancestors(subtasks)
+
+
+def _unit(task: str, groups: dict[str, list[str]]) -> str:
+    """The task to rank that ``task`` belongs to: its outermost group, else itself."""
+    chain = groups.get(task, [])
+    return chain[-1] if chain else task
+
+
+def lm_eval_tasks(paths: Sequence[Path]) -> list[str]:
+    """The tasks to rank under ``paths``, sorted: the outermost groups lm-eval ran (their
+    subtasks pooled) and the tasks outside any group. Reads the file names and the results
+    JSONs only."""
+    catalog, groups = _catalog(lm_eval_files(paths))
+    return sorted({_unit(task, groups) for _, task, _, _ in catalog})
+
+
 def read_lm_eval(
     paths: Sequence[Path],
     *,
     model: str | None = None,
     metric: str | None = None,
     filter: str | None = None,
+    task: str | None = None,
+    cluster: str | None = None,
     **options,
 ) -> EvalLog:
-    """Read lm-eval sample logs (see the module docstring)."""
+    """Read lm-eval output (see the module docstring).
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        Samples files, model folders or ``--output_path`` folders.
+    model : str, optional
+        The model's name, for a log of one model.
+    metric, filter : str, optional
+        The 0/1 metric and the filter read (default: the record's first metric, the file's
+        first filter).
+    task : str, optional
+        Read this task only: a task of :func:`lm_eval_tasks`, a subtask or a group.
+    cluster : str, optional
+        ``"task"`` (each question's subtask) or ``"doc.FIELD"`` (a field of the document)
+        gives each question its cluster (``meta["clusters"]``).
+
+    Raises
+    ------
+    ValueError
+        No samples file, an unknown task, ``model=`` for several models, a ``cluster``
+        other than ``"task"`` or ``"doc.FIELD"``, a document without that field or a question
+        in two clusters, unreadable files or records (naming the file and line).
+    """
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the lm-eval reader does not take {sorted(options)}.")
-    files: list[Path] = []
-    for p in paths:
-        files.extend(sorted(p.glob("samples_*.jsonl")) if p.is_dir() else [p])
-    keyed = []
-    for f in files:
-        m = _NAME.match(f.name)
-        task = m["task"] if m else f.stem.removeprefix("samples_")
-        stamp = m["time"] if m else ""
-        keyed.append((model or f.parent.name or "model", task, stamp, f))
+    field = cluster.removeprefix("doc.") if cluster and cluster.startswith("doc.") else None
+    if cluster is not None and cluster != "task" and not field:
+        raise ValueError(
+            f"cluster is {cluster!r}; lm-eval output groups questions by their subtask "
+            "('task') or by a field of their document ('doc.FIELD', e.g. doc.category): "
+            "expected one of those."
+        )
+    labels: list[str] = []  # each row's cluster (doc.FIELD)
+    catalog, groups = _catalog(lm_eval_files(paths))
+    if task is not None:
+        chosen = [c for c in catalog if task == c[1] or task in groups.get(c[1], [])]
+        if not chosen:
+            known = sorted({_unit(t, groups) for _, t, _, _ in catalog})
+            raise ValueError(
+                f"no task {task!r} in {', '.join(map(str, paths))}; expected one of {known} "
+                "(or a subtask of a group)."
+            )
+        catalog = chosen
+    keyed = [(named or f.parent.name or "model", t, stamp, f) for named, t, stamp, f in catalog]
+    if model is not None:
+        found = sorted({k[0] for k in keyed})
+        if len(found) > 1:
+            raise ValueError(
+                f"model= / --model names the model of a log of one model; this one holds "
+                f"{len(found)}: {found[:6]}."
+            )
+        keyed = [(model, *k[1:]) for k in keyed]
     keyed.sort(key=lambda t: (t[0], t[1], t[2], str(t[3])))
+    files = [k[3] for k in keyed]
     next_trial: dict[tuple[str, str, str], int] = defaultdict(int)
     rows, wheres, chosen_metric, chosen_filter = [], [], set(), set()
-    for name, task, _, f in keyed:
-        file_filter = filter
+    for name, file_task, _, f in keyed:
+        file_filter, before, seen = filter, len(rows), set()
         for lineno, line in _lines(f):
             if not line.strip():
                 continue
@@ -115,6 +336,7 @@ def read_lm_eval(
                     f"{where}: doc_id is {doc_id!r:.40}; expected a string or an integer."
                 )
             rec_filter = str(rec.get("filter", "none"))
+            seen.add(rec_filter)
             if file_filter is None:
                 file_filter = rec_filter
             if rec_filter != file_filter:
@@ -136,11 +358,14 @@ def read_lm_eval(
                 if k != met and k not in RESERVED and isinstance(rec.get(k), (int, float, bool))
             }
             has_box = float("\\boxed{" in _text(rec.get("filtered_resps", rec.get("resps"))))
+            if field is not None:
+                label = _doc_field(rec, field, where)
+                labels.extend([label] * len(values))
             for v in values:
-                key = (name, task, str(rec["doc_id"]))
+                key = (name, file_task, str(rec["doc_id"]))
                 row = {
                     "model": name,
-                    "task": task,
+                    "task": file_task,
                     "question": str(rec["doc_id"]),
                     "trial": next_trial[key],
                     **signals,
@@ -154,13 +379,36 @@ def read_lm_eval(
                     row.update(status="ok", score=int(b), is_correct=b)
                 rows.append(row)
                 wheres.append(where)
-        if file_filter is not None and not any(r["model"] == name for r in rows):
-            raise ValueError(f"{f}: no record with filter {file_filter!r}.")
+        if file_filter is not None and len(rows) == before:
+            raise ValueError(
+                f"{f}: no record with filter {file_filter!r}; this file's filters: "
+                f"{sorted(seen)} (a filter of one task: rank that task alone, task= / --task)."
+            )
     meta = {"metric": ", ".join(sorted(chosen_metric)), "filter": ", ".join(sorted(chosen_filter))}
-    return make_log(
+    if task is not None:
+        meta["task"] = task
+    log = make_log(
         pd.DataFrame(rows),
         fmt="lm-eval",
         sources=[str(f) for f in files],
         meta=meta,
         locate=wheres.__getitem__,
     )
+    if cluster is None:
+        return log
+    per_row = log.table["task"].astype(str).to_numpy() if field is None else labels
+    codes, names = pd.factorize(np.asarray(per_row, dtype=object), sort=True)
+    return _with_clusters(log, cluster, codes, np.asarray(names, dtype=object))
+
+
+def _doc_field(rec: dict, field: str, where: str) -> str:
+    """The text of ``rec["doc"][field]`` (a number or text), naming the line without it."""
+    doc = rec.get("doc")
+    value = doc.get(field) if isinstance(doc, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)) or value == "":
+        fields = sorted(doc)[:12] if isinstance(doc, dict) else []
+        raise ValueError(
+            f"{where}: the document has no field {field!r} to cluster on (or it is not a "
+            f"label: {value!r:.40}); its fields: {fields}."
+        )
+    return str(value)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayes_eval.logs.eval_log import EvalLog, make_log, shown
+from bayes_eval.logs.eval_log import BASE_COLUMNS, EvalLog, make_log, shown
 
-__all__ = ["read_csv_log", "read_parquet_log"]
+__all__ = ["LONG_SUFFIXES", "read_csv_log", "read_parquet_log", "write_long_table"]
 
 
 LABELS = ("model", "task", "question", "status")
@@ -418,3 +419,73 @@ def _no_options(options: dict, fmt: str) -> None:
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the {fmt} reader takes no options; got {sorted(options)}.")
+
+
+#: File endings :func:`write_long_table` writes (and the csv and parquet readers read).
+LONG_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq")
+
+
+def write_long_table(log: EvalLog, path: str | Path) -> Path:
+    """Write a log as the long table every command reads (:func:`read_csv_log`,
+    :func:`read_parquet_log`): one row per attempt with the columns ``model``, ``task``,
+    ``question``, ``trial``, ``score``, ``status`` and one per signal.
+
+    The format follows the file ending (``.csv``, ``.csv.gz``, ``.tsv``, ``.tsv.gz``,
+    ``.parquet``, ``.pq``; Parquet needs pyarrow, the ``parquet`` extra). Integer categories
+    are written as integers, graded scores as the shortest decimal that reads back to the same
+    float (so reading the file gives the same log: tested); a failed attempt has an empty
+    ``score`` and the status ``error``. Labels are written as text. The file is written beside
+    its final name and renamed into place, so an interrupted export leaves no partial table.
+
+    Parameters
+    ----------
+    log : EvalLog
+        The log to write (not modified).
+    path : str or Path
+        The file to write (overwritten if it exists; its folder must exist).
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
+    p = Path(path)
+    name = p.name.lower()
+    if not name.endswith(LONG_SUFFIXES):
+        raise ValueError(
+            f"{p}: cannot tell the format from the file name; expected one of "
+            f"{', '.join(LONG_SUFFIXES)}."
+        )
+    if not p.parent.is_dir():
+        raise ValueError(f"{p.parent}: no such folder; expected an existing folder for {p.name}.")
+    columns = [c for c in (*BASE_COLUMNS, *log.signals) if c in log.table.columns]
+    df = log.table[columns].copy()
+    score = pd.to_numeric(df["score"], errors="coerce")
+    finite = score[np.isfinite(score)]
+    if len(finite) and bool((finite == np.round(finite)).all()):
+        df["score"] = score.astype("Int64")  # categories as integers, a failed attempt empty
+    part = p.with_name(p.name + ".part")
+    try:
+        if name.endswith((".parquet", ".pq")):
+            try:
+                import pyarrow  # noqa: F401
+            except ImportError:
+                raise ValueError(
+                    f"{p}: writing Parquet needs pyarrow (pip install 'bayes_eval[parquet]'); "
+                    "or export to .csv."
+                ) from None
+            for c in ("model", "task", "question", "status"):
+                df[c] = df[c].astype(str)
+            df.to_parquet(part, index=False)
+        else:
+            df.to_csv(
+                part,
+                index=False,
+                sep="\t" if ".tsv" in name else ",",
+                compression="gzip" if name.endswith(".gz") else None,
+                float_format=None,
+            )
+        os.replace(part, p)
+    finally:
+        part.unlink(missing_ok=True)
+    return p

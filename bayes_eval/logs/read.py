@@ -6,7 +6,8 @@ Each reader lives in its own module and returns a :class:`bayes_eval.logs.EvalLo
 result files), :mod:`.dataset` (datasets shipped in :mod:`bayes_eval.datasets`).
 :data:`FORMATS` (name -> description) and :data:`READERS` (name -> reader) are the only
 list of formats; the CLI's ``--format`` choices come from here. :func:`detect_format`
-picks the format of a path.
+picks the format of a path; :func:`log_tasks` lists the tasks a log asks to rank one by one
+(lm-eval's), and ``task=`` reads one task of any log.
 """
 
 from __future__ import annotations
@@ -21,18 +22,19 @@ from bayes_eval.logs.dataset import PREFIX, dataset_name, read_dataset, shipped_
 from bayes_eval.logs.eval_log import EvalLog, make_log
 from bayes_eval.logs.helm import read_helm
 from bayes_eval.logs.inspect_ai import read_inspect
-from bayes_eval.logs.lm_eval import read_lm_eval
+from bayes_eval.logs.lm_eval import lm_eval_tasks, read_lm_eval
 from bayes_eval.logs.long_table import read_csv_log, read_parquet_log
 from bayes_eval.logs.trials_json import read_cruxeval, read_taubench
 
-__all__ = ["FORMATS", "READERS", "detect_format", "read_eval_log"]
+__all__ = ["FORMATS", "READERS", "detect_format", "log_tasks", "read_eval_log"]
 
 #: Supported formats and what they read.
 FORMATS: dict[str, str] = {
     "csv": "long table (model, [task,] question, [trial,] [score,] [status,] signals...)",
     "parquet": "long table in Parquet (needs pyarrow)",
     "inspect": "Inspect AI .eval log (zip of JSON) or .json log; epochs are trials",
-    "lm-eval": "lm-evaluation-harness --log_samples samples_<task>_<time>.jsonl",
+    "lm-eval": "lm-evaluation-harness --output_path folder or samples_<task>_<time>.jsonl "
+    "(--log_samples); tasks ranked one by one",
     "helm": "HELM per_instance_stats.json (train_trial_index is the trial)",
     "cruxeval": "CRUXEval scored samples JSON (raw_scored_generations)",
     "taubench": "tau-bench historical trajectories JSON (task_id, trial, reward)",
@@ -56,18 +58,24 @@ def detect_format(path: str | Path) -> str:
     if path.is_dir():
         if (path / "per_instance_stats.json").is_file():
             return "helm"
-        if any(path.glob("samples_*.jsonl")):
+        if any(path.glob("samples_*.jsonl")) or any(path.glob("*/samples_*.jsonl")):
             return "lm-eval"
+        if any(path.glob("results_*.json")) or any(path.glob("*/results_*.json")):
+            raise ValueError(
+                f"{path}: lm-eval output without samples (results_*.json hold aggregates "
+                "only); rerun lm_eval with --log_samples to write samples_<task>_<time>.jsonl."
+            )
         if any(path.glob("*.eval")):
             return "inspect"
         raise ValueError(
-            f"{path}: a directory without per_instance_stats.json, samples_*.jsonl or *.eval "
-            "files; pass the log files themselves or --format."
+            f"{path}: a directory without per_instance_stats.json, samples_*.jsonl (here or in "
+            "its subfolders: an lm-eval --output_path) or *.eval files; pass the log files "
+            "themselves or --format."
         )
     name = path.name.lower()
     if name.endswith(".eval"):
         return "inspect"
-    if name.endswith((".csv", ".csv.gz", ".tsv")):
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
         return "csv"
     if name.endswith((".parquet", ".pq")):
         return "parquet"
@@ -112,14 +120,17 @@ def read_eval_log(
     **options
         Passed to the importer, e.g. ``model=`` (name the model where the file does not),
         ``metric=`` (lm-eval, HELM), ``filter=`` (lm-eval), ``scorer=`` (Inspect),
-        ``value_map=`` (Inspect letter scores to categories), ``max_tokens=`` (token ratio).
+        ``value_map=`` (Inspect letter scores to categories), ``max_tokens=`` (token ratio),
+        ``task=`` (read one task: the rows of that task, or for lm-eval the files of that task
+        or group, :func:`bayes_eval.logs.lm_eval.read_lm_eval`).
 
     Raises
     ------
     ValueError
         Unknown format, unreadable files, malformed records (the message names the file and
-        the line or record).
+        the line or record), a task the log does not have (the message lists its tasks).
     """
+    task = options.pop("task", None)
     if isinstance(paths, (str, Path)):
         paths = [paths]
     shipped = [name for p in paths if (name := dataset_name(p)) is not None]
@@ -135,8 +146,20 @@ def read_eval_log(
     groups: dict[str, list[Path]] = {}
     for p, f in zip(paths, fmts, strict=True):
         groups.setdefault(f, []).append(p)
-    logs = [READERS[f](ps, **options) for f, ps in groups.items()]
+    # lm-eval reads the files of the task only (and knows its groups); other logs, and the
+    # shipped ones, are read whole and keep the rows of the task
+    logs = [
+        READERS[f](ps, **options, **({"task": task} if f == "lm-eval" and task else {}))
+        for f, ps in groups.items()
+    ]
+    if task is not None:
+        kinds = list(groups)
+        logs = [
+            lg if f == "lm-eval" else _one_task(lg, task) for lg, f in zip(logs, kinds, strict=True)
+        ]
     logs += [_read_shipped(name, options) for name in shipped]
+    if task is not None:
+        logs[len(groups) :] = [_one_task(lg, task) for lg in logs[len(groups) :]]
     if len(logs) == 1:
         return logs[0]
     # several formats: one table, signals joined by name (absent signals are NaN)
@@ -154,3 +177,45 @@ def _read_shipped(name: str, options: dict) -> EvalLog:
         return read_dataset(name, **options)
     log = READERS[detect_format(log_file)]([log_file], **options)
     return EvalLog(log.table, log.signals, (PREFIX + name,), log.format, log.meta)
+
+
+def _one_task(log: EvalLog, task: str) -> EvalLog:
+    """The rows of ``log`` whose task is ``task`` (a task it lacks is refused, listing its
+    tasks)."""
+    tasks = log.table["task"].astype(str)
+    keep = (tasks == task).to_numpy()
+    if not keep.any():
+        known = sorted(set(tasks))
+        raise ValueError(
+            f"{', '.join(log.sources)}: no task {task!r}; expected one of {known[:12]}"
+            + (f" ({len(known)} tasks)." if len(known) > 12 else ".")
+        )
+    if keep.all():
+        return log
+    table = log.table.loc[keep].reset_index(drop=True)
+    for c in ("model", "task", "question"):
+        table[c] = table[c].astype(str)
+    meta = dict(log.meta) | {"task": task}
+    clusters = meta.get("clusters")
+    out = make_log(table, fmt=log.format, sources=log.sources, meta=meta)
+    if isinstance(clusters, dict):  # questions lose their task prefix when one task is left
+        prefix = f"{task}/"
+        meta["clusters"] = {
+            q.removeprefix(prefix): c for q, c in clusters.items() if q.startswith(prefix)
+        }
+        out = EvalLog(out.table, out.signals, out.sources, out.format, meta)
+    return out
+
+
+def log_tasks(paths: str | Path | Sequence[str | Path], *, format: str | None = None) -> list[str]:
+    """The tasks of a log to rank one by one: lm-eval's tasks (the outermost groups and the
+    tasks outside any group, :func:`bayes_eval.logs.lm_eval.lm_eval_tasks`, from the file
+    names and results JSONs only); empty for every other format, whose tasks a leaderboard
+    pools (questions named ``task/question``; ``task=`` reads one)."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    files = [Path(p) for p in paths if dataset_name(p) is None]
+    if len(files) < len(paths) or not files or not all(p.exists() for p in files):
+        return []
+    fmts = {format or detect_format(p) for p in files}
+    return lm_eval_tasks(files) if fmts == {"lm-eval"} else []

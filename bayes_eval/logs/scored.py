@@ -59,6 +59,7 @@ def load_scored(
     cli_names: bool = False,
     cluster: str | None = None,
     offer_fractional: bool = True,
+    task: str | None = None,
 ) -> ScoredResults:
     """Read logs (one format, auto-detected unless ``format`` is given) into results to rank.
 
@@ -94,10 +95,14 @@ def load_scored(
     cluster : str, optional
         A column of a long table (CSV, Parquet) holding each question's group
         (:func:`bayes_eval.logs.long_table.read_csv_log`); the result's ``clusters`` maps
-        every question to it.
+        every question to it; for lm-eval output ``"task"`` (each question's subtask) or
+        ``"doc.FIELD"`` (a field of its document).
     offer_fractional : bool
         Whether the caller offers fractional counts: the message that refuses graded scores
         without a treatment names only the treatments offered.
+    task : str, optional
+        Read this task only (of the results and of the earlier runs), as
+        :func:`bayes_eval.logs.read_eval_log` does.
 
     Raises
     ------
@@ -108,7 +113,7 @@ def load_scored(
     """
     from bayes_eval.logs import read_eval_log
 
-    options = {"model": model, "metric": metric, "filter": filter, "scorer": scorer}
+    options = {"model": model, "metric": metric, "filter": filter, "scorer": scorer, "task": task}
     if schema and schema_file:
         raise ValueError("give a built-in schema or a schema file, not both.")
     if cluster is not None:
@@ -223,7 +228,7 @@ def _long_tables_only(files: str | Sequence[str], format: str | None, option: st
                 "has no cluster column: export it as a CSV table with one."
             )
         fmt = format or detect_format(f)
-        if fmt not in ("csv", "parquet"):
+        if fmt not in ("csv", "parquet", "lm-eval"):  # lm-eval: 'task' or 'doc.FIELD'
             raise ValueError(
                 f"{option} names a column of a long table (csv, parquet); {f} is a {fmt} log, "
                 "which has no columns: convert it to a long table with a cluster column."

@@ -48,6 +48,10 @@ class BayesCIResult(NamedTuple):
     hi: Estimate
 
 
+#: The default prior of the scorio-named functions.
+_UNIFORM = Prior.parse("uniform")
+
+
 def prior_of(
     prior: PriorSpec | Prior = "uniform",
     *,
@@ -59,6 +63,15 @@ def prior_of(
     """The :class:`~bayes_eval.posteriors.priors.Prior` of the scorio-style arguments:
     ``prior`` (and ``pool``), ``alpha0`` (the older name of a fixed prior) and the earlier
     runs ``R0`` (with ``R0_mask``)."""
+    if (  # the defaults: Prior.parse("uniform"), built once
+        type(prior) is str
+        and prior == "uniform"
+        and pool is None
+        and alpha0 is None
+        and R0 is None
+        and R0_mask is None
+    ):
+        return _UNIFORM
     if alpha0 is not None:
         if not (isinstance(prior, str) and prior == "uniform"):
             raise ValueError(
@@ -190,9 +203,24 @@ def _one_pass(
     ):
         return None
     values, weights, top = labels(R, w)
-    alpha = spec.fit(np.zeros((1, weights.size))).alpha[0]
-    moments = one_pass_moments(values, weights, alpha, top)
+    moments = one_pass_moments(values, weights, _fixed_alpha(spec, weights.size), top)
     return None if moments is None else (moments, weights)
+
+
+#: The Dirichlet parameter of the named fixed priors by (kind, C + 1), asked on every call.
+_NAMED_ALPHA: dict[tuple[str, int], np.ndarray] = {}
+
+
+def _fixed_alpha(spec: Prior, k: int) -> np.ndarray:
+    """The Dirichlet parameter (shape ``(k,)``) of the fixed prior ``spec`` for ``k``
+    categories: ``spec.fit(...).alpha[0]``, kept for the named priors."""
+    key = (spec.kind, k)
+    alpha = _NAMED_ALPHA.get(key)
+    if alpha is None:
+        alpha = spec.fit(np.zeros((1, k))).alpha[0]
+        if spec.kind in ("uniform", "jeffreys"):  # read-only: shared by every call
+            _NAMED_ALPHA[key] = alpha
+    return alpha
 
 
 def bayes_ci(
@@ -248,16 +276,16 @@ def bayes_ci(
     is the calibrated choice.
     """
     confidence = check_confidence(confidence)
-    if not (isinstance(bounds, str) and bounds == "support"):
-        check_bounds(bounds)
+    support = isinstance(bounds, str) and bounds == "support"
+    clip = None if support else check_bounds(bounds)
     check_interval(interval)
     spec = prior_of(prior, pool=pool, alpha0=alpha0, R0=R0, R0_mask=R0_mask)
     quick = _one_pass(R, w, spec, mask, fractional, answered_only) if interval == "normal" else None
     if quick is not None:
         (mu, sigma), weights = quick
-        if isinstance(bounds, str):  # "support": [min w, max w]
-            bounds = (float(weights.min()), float(weights.max()))
-        lo, hi = normal_interval(mu, sigma, confidence, check_bounds(bounds))
+        if support:  # [min w, max w]
+            clip = (float(weights.min()), float(weights.max()))
+        lo, hi = normal_interval(mu, sigma, confidence, clip)
         return BayesCIResult(mu, sigma, as_estimate(lo), as_estimate(hi))
     post = posterior(
         R, w, prior=spec, mask=mask, fractional=fractional, answered_only=answered_only

@@ -23,9 +23,10 @@ def pyplot():
     return plt
 
 
-def save_png(fig, path: str | Path, *, dpi: int = 110) -> Path:
-    """Write ``fig`` to ``path`` as PNG, close it, and return the path."""
+def save_png(fig, path: str | Path, *, dpi: int = 110, tight: bool = False) -> Path:
+    """Write ``fig`` to ``path`` as PNG, close it, and return the path. ``tight``: the page
+    is cropped or grown to what is drawn (labels the layout left outside the figure kept)."""
     path = Path(path)
-    fig.savefig(path, dpi=dpi)
+    fig.savefig(path, dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
     pyplot().close(fig)
     return path

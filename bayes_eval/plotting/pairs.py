@@ -67,4 +67,6 @@ def pairs_plot(
     fig.colorbar(image, ax=list(axes), shrink=0.6)
     if title:
         fig.suptitle(title)
-    return save_png(fig, path)
+    # tight: the constrained layout of square heat maps leaves long rotated column labels
+    # partly below the figure (16 models with 29-character names lost their first letters)
+    return save_png(fig, path, tight=True)

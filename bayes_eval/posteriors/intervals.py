@@ -59,6 +59,10 @@ class CredibleInterval(NamedTuple):
     hi: float | NDArray[np.float64]
 
 
+#: ``two_sided_z`` of each level asked for (scipy's own value, computed once).
+_Z: dict[float, float] = {}
+
+
 def two_sided_z(confidence: float) -> float:
     r"""``z`` of a central interval, :math:`\Phi^{-1}(1/2 + \mathrm{confidence}/2)`.
 
@@ -75,7 +79,14 @@ def two_sided_z(confidence: float) -> float:
     float
         1.959964 for 0.95.
     """
-    return float(ndtri(0.5 + 0.5 * confidence))
+    if type(confidence) is not float:  # numpy scalars, 0-d arrays: not cached
+        return float(ndtri(0.5 + 0.5 * confidence))
+    z = _Z.get(confidence)
+    if z is None:
+        z = float(ndtri(0.5 + 0.5 * confidence))
+        if len(_Z) < 256:  # the same few levels recur on every call: 0.95, 0.9, ...
+            _Z[confidence] = z
+    return z
 
 
 def clip_interval(
@@ -132,8 +143,8 @@ def normal_interval(
     """
     z = two_sided_z(confidence)
     mu = np.asarray(mu, dtype=float)
-    sigma = np.asarray(sigma, dtype=float)
-    return clip_interval(mu - z * sigma, mu + z * sigma, bounds)
+    half = z * np.asarray(sigma, dtype=float)
+    return clip_interval(mu - half, mu + half, bounds)
 
 
 def mixture_moments(

@@ -107,8 +107,11 @@ __all__ = [
     "Interval",
     "Posterior",
     "QuestionMoments",
+    "TotalSums",
     "check_interval",
     "posterior",
+    "sums_moments",
+    "total_sums",
 ]
 
 #: The estimand of the closed form: the mean score over the benchmark's own questions.
@@ -250,46 +253,81 @@ class DirichletPosterior:
         return BayesResult(mu, np.sqrt(np.where(answered, var, 0.0).sum(axis=-1)) / m)
 
 
-def _node_moments(data, nodes, w, answered):
-    r"""Mean and sd of pi-bar under each node, shape ``(J, ...)``.
+class TotalSums(NamedTuple):
+    r"""The statistics of the per-question posterior moments of a batch of count arrays,
+    one row per model and distinct total :math:`N` of its answered questions
+    (:func:`total_sums`; :func:`sums_moments` turns them into moments under any prior).
 
-    Under node :math:`a` a question with counts :math:`n` (total N) has
-    :math:`\nu = n + a`, :math:`T = N + s`, mean :math:`E_\alpha = \nu\cdot d/T` and variance
-    :math:`V_\alpha = (\nu\cdot d^2 - (\nu\cdot d)^2/T)/(T(T + 1))` (:math:`d = w - w_0`), so
-    their sums over the questions of one total N need only the sums of 1, :math:`n\cdot d`,
-    :math:`n\cdot d^2` and :math:`(n\cdot d)^2` over them: with :math:`A_1 = a\cdot d`,
-    :math:`A_2 = a\cdot d^2`, :math:`\sum E = (S_1 + Q A_1)/T` and
-    :math:`\sum V = (S_2 + Q A_2 - (S_{11} + 2A_1S_1 + QA_1^2)/T)/(T(T + 1))`. Four numbers
-    per model and distinct total, however many distinct (e.g. graded) count vectors."""
-    from scipy.sparse import csr_matrix
+    Attributes
+    ----------
+    owner : ndarray of int, shape ``(P,)``
+        The model of each row.
+    total : ndarray, shape ``(P,)``
+        Its total :math:`N` (trials of each of the row's questions).
+    q, s1, s2, s11 : ndarray, shape ``(P,)``
+        Sums over the row's questions of 1, :math:`n\cdot d`, :math:`n\cdot d^2` and
+        :math:`(n\cdot d)^2` (:math:`d = w - w_0`).
+    per_model : ndarray, shape ``(L,)``
+        Questions each model's pi-bar averages over.
+    shape : tuple of int
+        The leading (model) shape of the data: ``()`` or ``(L,)``.
+    """
 
+    owner: NDArray[np.int64]
+    total: NDArray[np.float64]
+    q: NDArray[np.float64]
+    s1: NDArray[np.float64]
+    s2: NDArray[np.float64]
+    s11: NDArray[np.float64]
+    per_model: NDArray[np.int64]
+    shape: tuple[int, ...]
+
+
+def total_sums(
+    data: NDArray, w: NDArray[np.float64], answered: NDArray[np.bool_] | None = None
+) -> TotalSums:
+    r"""The four sums per model and distinct total that the posterior moments of pi-bar need
+    under any Dirichlet prior (:class:`TotalSums`, :func:`sums_moments`): one pass over the
+    counts ``data`` (``(M, C + 1)`` or ``(L, M, C + 1)``, whole or fractional; integer
+    arrays are not copied to floats), ``answered`` (same leading shape) the questions each
+    model's pi-bar averages over (None: all)."""
     d3 = data if data.ndim == 3 else data[None]
     n_models, m, _ = d3.shape
     ans = np.ones((n_models, m), bool) if answered is None else answered.reshape(n_models, m)
     per_model = ans.sum(axis=1)
     d = w - w[0]
+    whole = np.issubdtype(d3.dtype, np.integer)
     # the category axis is short: slices of it, not reductions over it (d[0] = 0)
-    tot, x1, x2 = d3[..., 0].copy(), np.zeros(d3.shape[:-1]), np.zeros(d3.shape[:-1])
+    tot = d3[..., 0].astype(np.int64 if whole else np.float64)
+    x1, x2 = np.zeros(d3.shape[:-1]), np.zeros(d3.shape[:-1])
     for k in range(1, d.size):
         tot += d3[..., k]
         if d[k] != 0.0:
             x1 += d[k] * d3[..., k]
             x2 += d[k] * d[k] * d3[..., k]
-    owner = np.broadcast_to(np.arange(n_models)[:, None], ans.shape)
+    if answered is None and m > 0 and (tot == tot[:, :1]).all():
+        # every question of a model has the same total (N trials each): one row per model,
+        # its sums along the questions (no keys, no bincount)
+        q = np.full(n_models, float(m))
+        s1, s2, s11 = x1.sum(axis=-1), x2.sum(axis=-1), np.einsum("lm,lm->l", x1, x1)
+        n_tot = tot[:, 0].astype(np.float64)
+        return TotalSums(np.arange(n_models), n_tot, q, s1, s2, s11, per_model, data.shape[:-2])
     if answered is None:
-        tot, x1, x2, owner = tot.ravel(), x1.ravel(), x2.ravel(), owner.ravel()
+        owner = np.repeat(np.arange(n_models), m)
+        tot, x1, x2 = tot.ravel(), x1.ravel(), x2.ravel()
     else:
-        tot, x1, x2, owner = tot[ans], x1[ans], x2[ans], owner[ans]
-    span = int(tot.max(initial=0.0)) + 1
-    if span <= 4096 and np.all(tot == np.floor(tot)):  # whole totals: direct codes, no hashing
-        code = owner * span + tot.astype(np.int64)
+        owner = np.broadcast_to(np.arange(n_models)[:, None], ans.shape)[ans]
+        tot, x1, x2 = tot[ans], x1[ans], x2[ans]
+    span = int(tot.max(initial=0)) + 1
+    if span <= 4096 and (whole or np.all(tot == np.floor(tot))):
+        # whole totals: direct codes, no hashing
+        code = owner * span + tot.astype(np.int64, copy=False)
         q, s1, s2, s11 = (
             np.bincount(code, weights=v, minlength=n_models * span) for v in (None, x1, x2, x1 * x1)
         )
         used = np.flatnonzero(q)
         q, s1, s2, s11 = (v[used].astype(np.float64) for v in (q, s1, s2, s11))
         own, n_tot = used // span, (used % span).astype(np.float64)
-        size = used.size
     else:
         keys, inverse, _ = unique_rows(np.stack([owner, tot], axis=1), sort=False)
         size = keys.shape[0]
@@ -298,16 +336,60 @@ def _node_moments(data, nodes, w, answered):
             for v in (np.ones_like(x1), x1, x2, x1 * x1)
         )
         own, n_tot = keys[:, 0].astype(np.int64), keys[:, 1]
-    which = own if nodes.shape[1] > 1 else np.zeros_like(own)
-    a = nodes[:, which]  # (J, P, K)
-    a1, a2, t = a @ d, a @ (d * d), a.sum(axis=-1) + n_tot
+    return TotalSums(own, n_tot, q, s1, s2, s11, per_model, data.shape[:-2])
+
+
+def sums_moments(
+    sums: TotalSums, nodes: NDArray[np.float64], w: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Mean and sd of pi-bar under each node, shape ``(J, ...)``.
+
+    Under node :math:`a` a question with counts :math:`n` (total N) has
+    :math:`\nu = n + a`, :math:`T = N + s`, mean :math:`E_\alpha = \nu\cdot d/T` and variance
+    :math:`V_\alpha = (\nu\cdot d^2 - (\nu\cdot d)^2/T)/(T(T + 1))` (:math:`d = w - w_0`), so
+    their sums over the questions of one total N need only the sums of 1, :math:`n\cdot d`,
+    :math:`n\cdot d^2` and :math:`(n\cdot d)^2` over them (:func:`total_sums`): with
+    :math:`A_1 = a\cdot d`, :math:`A_2 = a\cdot d^2`, :math:`\sum E = (S_1 + Q A_1)/T` and
+    :math:`\sum V = (S_2 + Q A_2 - (S_{11} + 2A_1S_1 + QA_1^2)/T)/(T(T + 1))`. Four numbers
+    per model and distinct total, however many distinct (e.g. graded) count vectors (eq. 15
+    of Hariri et al., "Don't Pass@k", summed by totals). ``nodes``: ``(J, G, C + 1)``, G = 1
+    (shared by every model) or one per model."""
+    own, n_tot, q, s1, s2, s11 = sums[:6]
+    n_models, size = sums.per_model.size, own.size
+    d = w - w[0]
+    # A_1, A_2 and s of every node (J, G), by slices of the short category axis, then the
+    # rows' (J, P): one row per model (every question N trials) needs no gather
+    a1, a2, s = np.zeros(nodes.shape[:2]), np.zeros(nodes.shape[:2]), nodes[..., 0].copy()
+    for k in range(1, d.size):
+        s += nodes[..., k]
+        if d[k] != 0.0:
+            a1 += d[k] * nodes[..., k]
+            a2 += d[k] * d[k] * nodes[..., k]
+    if nodes.shape[1] == 1:
+        a1, a2, s = a1[:, :1], a2[:, :1], s[:, :1]  # (J, 1): broadcast over the rows
+    elif not (size == nodes.shape[1] and np.array_equal(own, np.arange(size))):
+        a1, a2, s = a1[:, own], a2[:, own], s[:, own]
+    t = s + n_tot
     mean = (s1 + q * a1) / t
     var = (s2 + q * a2 - (s11 + 2.0 * a1 * s1 + q * a1 * a1) / t) / (t * (t + 1.0))
-    # the sums per model: a sparse (models x keys) indicator (a dense one is quadratic)
-    member = csr_matrix((np.ones(size), (own, np.arange(size))), shape=(n_models, size))
-    shape = (nodes.shape[0], *data.shape[:-2])
-    mu = (w[0] + (member @ mean.T).T / per_model).reshape(shape)
-    return mu, (np.sqrt(np.maximum((member @ var.T).T, 0.0)) / per_model).reshape(shape)
+    shape = (nodes.shape[0], *sums.shape)
+    if size == n_models and np.array_equal(own, np.arange(n_models)):
+        # one total per model (every question N trials): the rows are the models
+        mu, var_sum = mean, var
+    else:
+        # the sums per model: a sparse (models x keys) indicator (a dense one is quadratic)
+        from scipy.sparse import csr_matrix
+
+        member = csr_matrix((np.ones(size), (own, np.arange(size))), shape=(n_models, size))
+        mu, var_sum = (member @ mean.T).T, (member @ var.T).T
+    mu = (w[0] + mu / sums.per_model).reshape(shape)
+    return mu, (np.sqrt(np.maximum(var_sum, 0.0)) / sums.per_model).reshape(shape)
+
+
+def _node_moments(data, nodes, w, answered):
+    """Mean and sd of pi-bar under each node, shape ``(J, ...)``: :func:`sums_moments` of
+    :func:`total_sums`."""
+    return sums_moments(total_sums(data, w, answered), nodes, w)
 
 
 class BoardLink(NamedTuple):
@@ -370,9 +452,9 @@ class Posterior:
     >>> R = np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]])
     >>> post = posterior(R)
     >>> post.mean.round(4).tolist(), post.sd.round(4).tolist()
-    [[0.6, 0.7], [0.1414, 0.1354]]
-    >>> round(post.prob_better()[1, 0], 4)
-    0.6947
+    ([0.6, 0.7], [0.1414, 0.1291])
+    >>> round(float(post.prob_better()[1, 0]), 4)
+    0.6992
     """
 
     data: NDArray[np.float64]

@@ -53,7 +53,8 @@ counts the distinct values, those of each dyadic panel replaced by its Chebyshev
 it holds more than 12 (:func:`_atoms`: the sums then agree with the sum over every question
 to about 3e-8; the posterior moments moved by less than 1e-9 posterior sd on the shipped
 datasets and on graded boards). The posterior moments under each node need four sums per
-model and total (:func:`bayes_eval.posteriors.posterior._node_moments`).
+model and total (:func:`bayes_eval.posteriors.posterior.total_sums`, read under every
+node by :func:`~bayes_eval.posteriors.posterior.sums_moments`).
 
 **Integration.** ``"empirical-plugin"`` uses :math:`a = e^{\hat\eta}` as if it were known.
 ``"empirical"`` integrates over the hyperparameters: a Gauss-Hermite product grid on the
@@ -206,10 +207,14 @@ def _sum_last(x: NDArray) -> NDArray:
     return out
 
 
-def _hyper_value(eta: NDArray, kappa_prior: tuple[float, float]) -> NDArray:
-    """Log hyperprior in eta = log a (no derivatives: the line search and the nodes)."""
+def _hyper_value(
+    eta: NDArray, kappa_prior: tuple[float, float], log_s: NDArray | None = None
+) -> NDArray:
+    """Log hyperprior in eta = log a (no derivatives: the line search and the nodes);
+    ``log_s``: the log concentration, if known."""
     med, sd = (np.asarray(x, dtype=float) for x in kappa_prior)
-    log_s = np.log(_sum_last(np.exp(eta)))
+    if log_s is None:
+        log_s = np.log(_sum_last(np.exp(eta)))
     return _sum_last(eta) - eta.shape[-1] * log_s - 0.5 * ((log_s - np.log(med)) / sd) ** 2
 
 
@@ -290,17 +295,13 @@ def _chebyshev_weights(t: NDArray, seg: NDArray, n_seg: int, points: int) -> NDA
     values ``t`` (in [-1, 1]) of each segment ``seg``: through the Chebyshev moments
     :math:`\mu_{sn} = \sum_{i \in s} T_n(t_i)` (three-term recurrence), as
     :math:`\ell_p = \sum_n \frac{2 - \delta_{n0}}{P} T_n(t_p) T_n`; shape ``(n_seg, points)``."""
-    from scipy.sparse import csr_matrix
-
-    cheb = np.empty((points, t.size))
-    cheb[0] = 1.0
-    if points > 1:
-        cheb[1] = t
-    for n in range(2, points):
-        np.multiply(2.0 * t, cheb[n - 1], out=cheb[n])
-        cheb[n] -= cheb[n - 2]
-    member = csr_matrix((np.ones(t.size), (np.arange(t.size), seg)), shape=(t.size, n_seg))
-    mu = (cheb @ member).T  # (S, P)
+    mu = np.empty((n_seg, points))  # the moments by segment, one weighted count per degree
+    prev, cur = np.ones(t.size), t.copy()
+    mu[:, 0] = np.bincount(seg, minlength=n_seg)
+    t2 = 2.0 * t
+    for n in range(1, points):
+        mu[:, n] = np.bincount(seg, weights=cur, minlength=n_seg)
+        prev, cur = cur, t2 * cur - prev  # T_{n+1} = 2t T_n - T_{n-1}
     n = np.arange(points)
     tp = np.pi * (n + 0.5) / points
     basis = np.cos(np.outer(n, tp)) * np.where(n == 0, 1.0, 2.0)[:, None] / points  # (n, p)
@@ -324,11 +325,14 @@ def _atoms(vals: NDArray, answered: NDArray) -> tuple[NDArray, NDArray]:
     concentrations from 1e-3 to 1e4 (``tests/posteriors/test_prior_statistics.py``). The
     other values stay exact, one atom per distinct value. Returns ``x`` and ``w``,
     (G, P, A)."""
-    g, _, pieces = vals.shape
+    g, m, pieces = vals.shape
     sel = answered[..., None] & (vals > 0)
-    top = np.where(sel, vals, 0.0).max(axis=1).ravel()  # (G (K + 1),)
-    owner = np.broadcast_to(np.arange(g * pieces).reshape(g, 1, pieces), vals.shape)[sel]
-    x = vals[sel]
+    # the largest value of each (group, column): counts are >= 0, and a question without
+    # trials (not answered) has only zeros, so over every question
+    top = vals.max(axis=1, initial=0.0).ravel()  # (G (K + 1),)
+    where = np.flatnonzero(sel)  # the selected values in C order, and their owners
+    owner = (where // (m * pieces)) * pieces + where % pieces
+    x = np.ravel(vals)[where]
     with np.errstate(divide="ignore"):
         panel = np.minimum(np.floor(-np.log2(x / top[owner])), _PANELS).astype(np.int64)
     panel = np.maximum(panel, 0)
@@ -388,9 +392,11 @@ def _whole_totals(total: NDArray, d: int) -> tuple[NDArray, NDArray]:
 def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
     """The sufficient statistics of the counts ``arr`` (G, M, K) (:class:`_Data`):
     histograms for whole-number counts (``histogram=None``: when at most :data:`_HIST_MAX`
-    trials per question, and at most ``max(4M, 64)``), weighted atoms otherwise."""
+    trials per question, and at most ``max(4M, 64)``), weighted atoms otherwise. An integer
+    array is whole counts: not copied, not checked."""
+    whole = arr.dtype.kind in "iu"
     # the category axis is short: slices of it, not reductions over it (several times faster)
-    total = arr[..., 0].copy()
+    total = arr[..., 0].astype(np.int64 if whole else np.float64)
     for k in range(1, arr.shape[-1]):
         total += arr[..., k]
     answered = total > 0  # questions without trials contribute no term
@@ -398,12 +404,12 @@ def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
     if histogram is None:
         d = float(total.max(initial=0.0))
         small = d <= min(_HIST_MAX, max(4 * arr.shape[1], 64))
-        histogram = small and bool(np.all(total == np.floor(total)))
-        histogram = histogram and bool(np.all(arr == np.floor(arr)))
+        histogram = small and (whole or bool(np.all(total == np.floor(total))))
+        histogram = histogram and (whole or bool(np.all(arr == np.floor(arr))))
     if histogram:
         d = int(total.max(initial=0.0))
         k = arr.shape[-1]
-        columns = [arr[..., i].astype(np.int64) for i in range(k)]
+        columns = [np.asarray(arr[..., i], dtype=np.int64) for i in range(k)]
         x_total, w_total = _whole_totals(total, d)
         if 4 * (x_total.shape[1] + 1) < d:
             # few distinct totals (e.g. every question N trials): their sum by log-gammas, one
@@ -415,6 +421,7 @@ def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
         # the summed counts of each category: sum_q n_qk = sum_j H_kj
         pooled = hist[:, :k].sum(axis=-1)
         return _Data(hist, None, None, x_total, w_total, questions, pooled)
+    arr, total = arr.astype(np.float64, copy=False), total.astype(np.float64, copy=False)
     pooled = np.stack([arr[..., k].sum(axis=1) for k in range(arr.shape[-1])], axis=-1)
     x, w = _atoms(arr, answered)
     d = float(total.max(initial=0.0))
@@ -453,18 +460,49 @@ def _signed(a: NDArray) -> tuple[NDArray, NDArray]:
     return b, sign
 
 
-def _loglik(eta: NDArray, data: _Data) -> NDArray:
-    """Dirichlet-multinomial log marginal likelihood; eta (..., G, K)."""
-    a = np.exp(eta)
+#: histograms with at most this many trials are summed one trial at a time (contiguous
+#: slices), longer ones by one product over the trials' axis
+_SLICED_TRIALS = 16
+
+
+def _log_sums(b: NDArray, hist: NDArray, log_b: NDArray | None = None) -> NDArray:
+    r""":math:`\sum_j H_{gkj}\log(b_{gk} + j)` for ``b`` (..., G, R) and ``hist`` (G, R, D):
+    a few trials one slice at a time (no (..., G, R, D) array, no reduction over a short
+    axis), many by one contraction. ``log_b``: :math:`\log b`, if known (the j = 0 term)."""
+    d = hist.shape[-1]
+    if d <= _SLICED_TRIALS:
+        out = hist[..., 0] * (np.log(b) if log_b is None else log_b)
+        term = np.empty(b.shape)
+        for j in range(1, d):
+            np.add(b, float(j), out=term)
+            np.log(term, out=term)
+            term *= np.ascontiguousarray(hist[..., j])
+            out += term
+        return out
+    logs = b[..., None] + np.arange(d, dtype=np.float64)
+    np.log(logs, out=logs)
+    return np.einsum("...gkd,gkd->...gk", logs, hist)
+
+
+def _loglik(
+    eta: NDArray, data: _Data, a: NDArray | None = None, log_s: NDArray | None = None
+) -> NDArray:
+    """Dirichlet-multinomial log marginal likelihood; eta (..., G, K). ``a`` = exp(eta) and
+    ``log_s`` = log(sum(a)), if known."""
+    if a is None:
+        a = np.exp(eta)
     if data.hist is not None:
-        j = np.arange(data.hist.shape[-1], dtype=np.float64)
-        b = a if data.x_total is not None else _signed(a)[0]  # (..., G, K [+ 1])
-        logs = b[..., None] + j
-        np.log(logs, out=logs)
-        piece = np.einsum("...gkd,gkd->...gk", logs, data.hist)
-        if data.x_total is None:
+        if data.x_total is not None:
+            piece = _log_sums(a, data.hist, eta)
+            cat = _sum_last(piece)
+        else:  # the totals' histogram too: the arguments (a_1..a_K, s) and their logs
+            k = a.shape[-1]
+            b, log_b = np.empty((*a.shape[:-1], k + 1)), np.empty((*a.shape[:-1], k + 1))
+            b[..., :k], log_b[..., :k] = a, eta
+            b[..., k] = _sum_last(a)
+            log_b[..., k] = np.log(b[..., k]) if log_s is None else log_s
+            piece = _log_sums(b, data.hist, log_b)
             return _sum_last(piece[..., :-1]) - piece[..., -1]
-        cat = _sum_last(piece)
     else:
         cat = (data.w * gammaln(a[..., None] + data.x)).sum(axis=(-2, -1)) - (
             data.w.sum(axis=-1) * gammaln(a)
@@ -482,11 +520,8 @@ def _sums(u: NDArray, data: _Data) -> NDArray:
     b = np.exp(u)
     out = np.empty(u.shape)
     if data.hist is not None:
-        j = np.arange(data.hist.shape[-1], dtype=np.float64)
         rows = data.hist.shape[-2]  # K, or K + 1 with the totals' histogram
-        logs = b[..., :rows, None] + j
-        np.log(logs, out=logs)
-        out[..., :rows] = np.einsum("...gkd,gkd->...gk", logs, data.hist)
+        out[..., :rows] = _log_sums(b[..., :rows], data.hist, u[..., :rows])
     else:
         x, w = data.x, data.w
         out[..., :-1] = np.einsum("...gka,gka->...gk", gammaln(b[..., :-1, None] + x), w)
@@ -502,7 +537,13 @@ def _sums(u: NDArray, data: _Data) -> NDArray:
 _INTERP_EPS = 1e-15
 
 
-def _loglik_nodes(eta: NDArray, data: _Data, reach: NDArray) -> NDArray:
+def _loglik_nodes(
+    eta: NDArray,
+    data: _Data,
+    reach: NDArray,
+    a: NDArray | None = None,
+    log_s: NDArray | None = None,
+) -> NDArray:
     r""":func:`_loglik` at the quadrature nodes ``eta`` (J, G, K), each one-dimensional sum
     interpolated across the nodes when that is cheaper than evaluating it at every node.
 
@@ -519,7 +560,10 @@ def _loglik_nodes(eta: NDArray, data: _Data, reach: NDArray) -> NDArray:
     (few terms per sum, or a wide hyperposterior) are evaluated at every node. ``reach``
     (G,): a bound on the half-width of every argument's range over the nodes (of the
     totals' too: :math:`\log s` is 1-Lipschitz in the :math:`\log a_k`), to decide before
-    any work."""
+    any work. ``a`` = exp(eta) and ``log_s`` = log(sum(a)), if the caller has them."""
+    if a is None or log_s is None:
+        a = np.exp(eta)
+        log_s = np.log(_sum_last(a))
 
     def needed(half: NDArray) -> NDArray:
         minor = 0.9 * np.pi / np.maximum(half, 1e-12)
@@ -533,15 +577,15 @@ def _loglik_nodes(eta: NDArray, data: _Data, reach: NDArray) -> NDArray:
     points = needed(reach)
     cheaper = points * terms + 1.5 * n_nodes * points < 0.7 * n_nodes * terms
     if not cheaper.any():
-        return _loglik(eta, data)
+        return _loglik(eta, data, a, log_s)
     out = np.empty(eta.shape[:2])
     if not cheaper.all():
         rest = np.flatnonzero(~cheaper)
-        out[:, rest] = _loglik(eta[:, rest], _Data(*(_rows(f, rest) for f in data)))
+        rows = _Data(*(_rows(f, rest) for f in data))
+        out[:, rest] = _loglik(eta[:, rest], rows, a[:, rest], log_s[:, rest])
     sel = np.flatnonzero(cheaper)
     sub = _Data(*(_rows(f, sel) for f in data))
-    e = eta[:, sel]
-    u = np.concatenate([e, np.log(_sum_last(np.exp(e)))[..., None]], axis=-1)
+    u = np.concatenate([eta[:, sel], log_s[:, sel, None]], axis=-1)
     lo, hi = u.min(axis=0), u.max(axis=0)  # (G', K + 1)
     mid, half = 0.5 * (hi + lo), np.maximum(0.5 * (hi - lo), 1e-12)
     n_points = int(needed(half.max(axis=-1)).max())
@@ -595,11 +639,32 @@ def _derivatives(eta: NDArray, data: _Data):
 
 
 def _objective(eta, data, kappa_prior):
-    return _loglik(eta, data) + _hyper_value(eta, kappa_prior)
+    a = np.exp(eta)
+    log_s = np.log(_sum_last(a))
+    return _loglik(eta, data, a, log_s) + _hyper_value(eta, kappa_prior, log_s)
+
+
+def _definite(h: NDArray, floor: float) -> NDArray[np.bool_]:
+    """Whether each symmetric matrix of ``h`` (G, K, K) has every eigenvalue above ``floor``:
+    whether ``h - floor I`` is positive definite, by Gaussian elimination without pivoting
+    (every pivot positive: Sylvester's criterion), vectorised over the matrices (a batched
+    eigendecomposition of small matrices costs several times more)."""
+    k = h.shape[-1]
+    a = h - floor * np.eye(k)
+    ok = np.ones(h.shape[0], dtype=bool)
+    for i in range(k):
+        piv = a[:, i, i]
+        ok &= piv > 0.0
+        if i + 1 < k:
+            col = a[:, i + 1 :, i] / np.where(piv > 0.0, piv, 1.0)[:, None]
+            a[:, i + 1 :, i + 1 :] -= col[:, :, None] * a[:, i, None, i + 1 :]
+    return ok
 
 
 def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
-    """Mode of the log posterior of eta for each group; returns eta, -Hessian, converged."""
+    """Mode of the log posterior of eta for each group; returns eta, -Hessian, converged.
+    Each iteration works on the groups not yet converged only (a converged group keeps its
+    point, so its gradient, Hessian and verdict stay those it had)."""
     g, k = data.pooled.shape
     # start: the pooled category proportions with kappa at the hyperprior median
     pooled = data.pooled
@@ -608,35 +673,48 @@ def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
     lp = _objective(eta, data, kappa_prior)
     converged = np.zeros(g, dtype=bool)
     neg_h = np.tile(np.eye(k), (g, 1, 1))
+    hyper = tuple(np.broadcast_to(np.asarray(x, dtype=float), (g,)) for x in kappa_prior)
+    active = np.arange(g)  # the groups still iterating, and their data and hyperprior
+    sub, sub_hyper = data, hyper
     for _ in range(max_iter):
-        grad, hess = _derivatives(eta, data)
-        _, hg, hh = _hyper(eta, kappa_prior)
+        e, f = eta[active], lp[active]
+        grad, hess = _derivatives(e, sub)
+        _, hg, hh = _hyper(e, sub_hyper)
         grad = grad + hg
-        neg_h = -(hess + hh)
-        converged = np.abs(grad).max(axis=-1) < tol * (1.0 + np.abs(lp))
-        if converged.all():
+        neg_h[active] = h_act = -(hess + hh)
+        done = np.abs(grad).max(axis=-1) < tol * (1.0 + np.abs(f))
+        converged[active] = done
+        if done.all():
             break
-        # Levenberg damping where -H is not positive definite
-        eig_min = np.linalg.eigvalsh(neg_h)[:, 0]
-        shift = np.where(eig_min > 1e-8, 0.0, 1e-3 - eig_min)
-        step = np.linalg.solve(neg_h + shift[:, None, None] * np.eye(k), grad[..., None])[..., 0]
-        step = np.where(converged[:, None], 0.0, step)
+        if done.any():  # leave the converged groups
+            keep = np.flatnonzero(~done)
+            active, e, f, grad, h_act = active[keep], e[keep], f[keep], grad[keep], h_act[keep]
+            sub = _Data(*(_rows(x, keep) for x in sub))
+            sub_hyper = tuple(x[keep] for x in sub_hyper)
+        n_act = active.size
+        # Levenberg damping where -H is not positive definite (its least eigenvalue at most
+        # 1e-8: computed only there)
+        shift = np.zeros(n_act)
+        weak = ~_definite(h_act, 1e-8)
+        if weak.any():
+            shift[weak] = 1e-3 - np.linalg.eigvalsh(h_act[weak])[:, 0]
+        step = np.linalg.solve(h_act + shift[:, None, None] * np.eye(k), grad[..., None])[..., 0]
         # cap the step in log a: at most a factor e^3 per iteration
         big = np.abs(step).max(axis=-1, keepdims=True)
         step = step * np.minimum(1.0, 3.0 / np.maximum(big, 1e-300))
-        t = np.ones(g)
+        t = np.ones(n_act)
         accepted = False
         for _ in range(30):
-            trial = eta + t[:, None] * step
-            lp_trial = _objective(trial, data, kappa_prior)
-            ok = lp_trial >= lp - 1e-12 * (1.0 + np.abs(lp))
+            trial = e + t[:, None] * step
+            lp_trial = _objective(trial, sub, sub_hyper)
+            ok = lp_trial >= f - 1e-12 * (1.0 + np.abs(f))
             if ok.all():
                 accepted = True
                 break
             t = np.where(ok, t, 0.5 * t)
-        eta = eta + t[:, None] * step
+        eta[active] = e = e + t[:, None] * step
         # the accepted trial is the new point: its objective is already known
-        lp = lp_trial if accepted else _objective(eta, data, kappa_prior)
+        lp[active] = lp_trial if accepted else _objective(e, sub, sub_hyper)
     return eta, neg_h, converged
 
 
@@ -680,7 +758,9 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     eta = eta_hat[None] + widen * np.einsum("gij,nj->ngi", root, z)  # (J, G, K)
     # how far the nodes reach from the mode in each log a_k (its bound for every group)
     reach = widen * np.abs(z).max() * np.abs(root).sum(axis=-1).max(axis=-1)
-    log_post = _loglik_nodes(eta, data, reach) + _hyper_value(eta, kappa_prior)  # (J, G)
+    a = np.exp(eta)
+    log_s = np.log(_sum_last(a))
+    log_post = _loglik_nodes(eta, data, reach, a, log_s) + _hyper_value(eta, kappa_prior, log_s)
     log_phi = -0.5 * (z**2).sum(axis=-1)  # Gaussian density of the grid, up to constants
     logw = log_gw[:, None] + log_post - log_phi[:, None]
     logw -= logw.max(axis=0, keepdims=True)
@@ -688,7 +768,7 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     wts /= wts.sum(axis=0, keepdims=True)
     keep = (wts > _MIN_WEIGHT).any(axis=1)
     wts = wts[keep]
-    return np.exp(eta[keep]), wts / wts.sum(axis=0, keepdims=True)
+    return a[keep], wts / wts.sum(axis=0, keepdims=True)
 
 
 _FINE_SPACING = 0.3  # spacing of the fine grid, in Laplace sd
@@ -776,13 +856,18 @@ def _fine_grid(
 # --------------------------------------------------------------------------- public
 
 
-def _check_counts(counts: ArrayLike) -> NDArray[np.float64]:
-    arr = np.asarray(counts, dtype=float)
+def _check_counts(counts: ArrayLike) -> NDArray:
+    """The counts as (L, M, C + 1): integer arrays as they are (whole counts, not copied),
+    anything else as floats; checked finite and >= 0."""
+    arr = np.asarray(counts)
+    if arr.dtype.kind not in "iu":
+        arr = np.asarray(arr, dtype=float)
     if arr.ndim not in (2, 3) or arr.shape[-1] < 2:
         raise ValueError(
             f"counts have shape {arr.shape}; expected (M, C + 1) or (L, M, C + 1) with C >= 1."
         )
-    if not (np.isfinite(arr).all() and (arr >= 0).all()):
+    finite = arr.dtype.kind in "iu" or np.isfinite(arr).all()
+    if not (finite and (arr.dtype.kind == "u" or arr.min(initial=0) >= 0)):
         raise ValueError("counts must be finite and >= 0.")
     return arr if arr.ndim == 3 else arr[None]
 
@@ -834,7 +919,7 @@ def fit_prior(
     >>> counts = np.stack([10 - (k := rng.binomial(10, p)), k], axis=-1)
     >>> fit = fit_prior(counts, integrated=False)
     >>> np.round(fit.alpha[0], 2)  # category 0 (fail) then 1 (success)
-    array([0.61, 0.3 ])
+    array([0.59, 0.3 ])
     """
     arr = _check_counts(counts)
     if pool not in POOLS:
@@ -860,7 +945,7 @@ def fit_prior(
     if pool == "board":
         from bayes_eval.posteriors.board import board_concentration
 
-        board = board_concentration(arr, hyper)
+        board = board_concentration(arr.astype(np.float64, copy=False), hyper)
         if board is not None:
             hyper = (board.median, board.log_sd)
     data = _compress(arr)

@@ -21,9 +21,11 @@ For the Pass family each question's unbiased estimate for (s trials, c successes
 a table computed once (App. H eqs. 21-24; :mod:`bayes_eval.ranking.convergence`); a step
 with fewer than ``k`` trials has no ranking (NaN). All work is vectorised over replicates,
 steps, models and questions and chunked over replicates to bound memory. The tables hold
-integers over a per-step scale (several methods packed into one 64-bit word, one look-up
-per question and step for all of them), so sums over the questions are exact and equal
-scores tie exactly; ranking agreement counts the pairs of models in gold order.
+integers over a per-step scale (several methods packed into one 64-bit word, up to four
+words read by one look-up), so sums over the questions are exact and equal scores tie
+exactly; on long runs the questions are looked up two by two, in tables of the sum of two
+questions' values indexed by the pair of counts. Ranking agreement counts the pairs of
+models in gold order.
 
 **The methods** whose rankings are followed, and their scores.
 
@@ -231,7 +233,7 @@ def _agreement(xt: NDArray, gold: _Gold) -> tuple[NDArray, NDArray]:
     tied = gold.w == 0
     if tied.any():  # gold-tied pairs are neither concordant nor discordant
         conc = conc - count(gt[tied]) + count(lt[tied])
-    nan = np.isnan(xt).any(axis=0)
+    nan = np.isnan(xt).any(axis=0) if xt.dtype.kind == "f" else np.zeros(V, dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = conc / np.sqrt(gold.untied * untied)
     tau = np.where(nan | (untied == 0) | (gold.untied == 0), np.nan, tau)
@@ -396,10 +398,12 @@ def stability(
     Notes
     -----
     Bayes@N and the Pass family are scored from integer tables (:func:`_integer_table`,
-    packed several methods to a 63-bit word), so equal scores are exactly equal; a method
-    whose credits are not small fractions falls back to :func:`score_table` with scores
-    rounded to ``TIE_DIGITS``. Kendall's tau and the exact match of every ranking come
-    from the pairs of models in gold order (:func:`_agreement`).
+    packed several methods to a 63-bit word, up to four words per look-up), so equal
+    scores are exactly equal; when a run is long enough to repay them, the questions are
+    looked up two by two (:func:`_pair_tables`), which halves the look-ups and the sums.
+    A method whose credits are not small fractions falls back to :func:`score_table` with
+    scores rounded to ``TIE_DIGITS``. Kendall's tau and the exact match of every ranking
+    come from the pairs of models in gold order (:func:`_agreement`).
     """
     arr = np.asarray(R)
     if arr.size == 0 or not np.isin(arr, (0, 1)).all():
@@ -425,8 +429,8 @@ def stability(
     sums = np.zeros((len(parsed), n_max))
     sq = np.zeros((len(parsed), n_max))
     cnt = np.zeros((len(parsed), n_max))
-    taus: list[list[NDArray]] = [[] for _ in parsed]
-    convs: list[list[NDArray]] = [[] for _ in parsed]
+    taus: list[NDArray] = []
+    convs: list[NDArray] = []
     worst_key = np.full(len(parsed), -1)
     worst_scores = np.full((len(parsed), n_max, gold.size), np.nan)
     worst_rep = np.zeros(len(parsed), dtype=np.int64)
@@ -438,22 +442,22 @@ def stability(
         blocks = _float_blocks(arr, parsed, gk, bayes_only, draws)
     else:
         blocks = _packed_blocks(arr, parsed, gk, packed, draws)
-    for b, results in blocks:
-        for i, (tau, match, scores_of) in enumerate(results):
-            good = ~np.isnan(tau)
-            sums[i] += np.where(good, tau, 0.0).sum(axis=0)
-            sq[i] += np.where(good, tau**2, 0.0).sum(axis=0)
-            cnt[i] += good.sum(axis=0)
-            conv = convergence_at_n(match)
-            convs[i].append(conv)
-            if keep_tau:
-                taus[i].append(tau.astype(np.float32))
-            key = _worst_key(conv, n_max)
-            j = int(np.argmax(key))
-            if key[j] > worst_key[i]:
-                worst_key[i] = key[j]
-                worst_scores[i] = scores_of(j)
-                worst_rep[i] = offset + j
+    for tau, match, scores_of in blocks:  # every method at once: (methods, b, N)
+        b = tau.shape[1]
+        good = ~np.isnan(tau)
+        sums += np.where(good, tau, 0.0).sum(axis=1)
+        sq += np.where(good, tau**2, 0.0).sum(axis=1)
+        cnt += good.sum(axis=1)
+        conv = convergence_at_n(match)
+        convs.append(conv)
+        if keep_tau:
+            taus.append(tau.astype(np.float32))
+        key = _worst_key(conv, n_max)
+        j = np.argmax(key, axis=1)
+        for i in np.flatnonzero(key[np.arange(len(parsed)), j] > worst_key):
+            worst_key[i] = key[i, j[i]]
+            worst_scores[i] = scores_of[i](int(j[i]))
+            worst_rep[i] = offset + j[i]
         offset += b
         if bar is not None:
             bar.update(b)
@@ -466,74 +470,114 @@ def stability(
         methods=[m.name for m in parsed],
         tau_mean=np.where(cnt > 0, mean, np.nan),
         tau_se=np.where(cnt > 1, se, np.nan),
-        tau=np.stack([np.concatenate(t) for t in taus]) if keep_tau else None,
-        convergence=np.stack([np.concatenate(c) for c in convs]),
+        tau=np.concatenate(taus, axis=1) if keep_tau else None,
+        convergence=np.concatenate(convs, axis=1),
         worst_scores=worst_scores,
         worst_replicate=worst_rep,
     )
 
 
-_BlockResults = tuple[int, list[tuple[NDArray, NDArray, Callable[[int], NDArray]]]]
+#: Per block of b replicates: tau and the exact-match flags of every method, each
+#: ``(methods, b, N)``, and per method a function giving replicate j's scores ``(N, L)``.
+_BlockResults = tuple[NDArray, NDArray, list[Callable[[int], NDArray]]]
 
 
 def _float_blocks(
     arr: NDArray, parsed: Sequence[Method], gold: _Gold, bayes_only: bool, draws: dict
 ) -> Iterator[_BlockResults]:
-    """Per block of replicates: its size and, per method, tau ``(b, N)``, the match flags
-    and the scores of replicate j ``(N, L)``: float tables (:func:`score_table`) rounded to
-    ``TIE_DIGITS``, for the methods :func:`_packed_tables` cannot hold exactly."""
+    """Per block of replicates, ``_BlockResults``: tau and the match flags of every method
+    ``(methods, b, N)`` and the scores of replicate j ``(N, L)``, from float tables
+    (:func:`score_table`) rounded to ``TIE_DIGITS``, for the methods :func:`_packed_tables`
+    cannot hold exactly."""
     n_max = arr.shape[-1]
     tables = {m.name: score_table(m, n_max) for m in parsed if m.kind != "bayes"}
     for block in prefix_counts(arr, totals_only=bayes_only, **draws):
         flat = None if bayes_only or not tables else flat_index(block)
-        results = []
+        tau, match, scores_of = [], [], []
         for m in parsed:
             scores = step_scores(block, m, tables.get(m.name), flat).transpose(0, 2, 1)
-            tau, match = _tau_and_match(scores, gold)  # scores: (b, N, L)
-            results.append((tau, match, scores.__getitem__))
-        yield block.shape[0], results
+            t, matched = _tau_and_match(scores, gold)  # scores: (b, N, L)
+            tau.append(t)
+            match.append(matched)
+            scores_of.append(scores.__getitem__)
+        yield np.stack(tau), np.stack(match), scores_of
 
 
 def _packed_block(
-    trials: NDArray[np.int8], parsed: Sequence[Method], gold: _Gold, packed: _Packed
+    trials: NDArray[np.integer],
+    parsed: Sequence[Method],
+    gold: _Gold,
+    packed: _Packed,
+    tables: list[NDArray[np.int64]],
+    padded: int,
 ) -> _BlockResults:
-    """One block of :func:`_packed_blocks` from its trials ``(N, M, L, b)``."""
+    """One block of :func:`_packed_blocks` from its trials ``(N, M, L, b)`` (or pair codes
+    ``(N, ceil(M / 2), L, b)`` with the pair ``tables``), the models in gold order
+    (``gold.order``). ``padded`` questions that never succeed were added (an odd M in
+    pairs): their table values at count 0 are taken off again (zero for Bayes@N and the
+    Pass family, whose credit for no success is 0, but not assumed)."""
     n_max, _, n_models, b = trials.shape
-    counts = np.zeros(trials.shape[1:], dtype=np.intp)
-    looked = np.empty(trials.shape[1:], dtype=np.int64)
-    word_sums = np.empty((len(packed.words), n_max, n_models, b), dtype=np.int64)
+    counts = np.zeros(trials.shape[1:], dtype=np.intp)  # counts, or the pairs' table rows
+    looked = [np.empty((*trials.shape[1:], table.shape[-1]), np.int64) for table in tables]
+    sums = [np.empty((n_max, n_models, b, table.shape[-1]), np.int64) for table in tables]
     for s in range(n_max):  # a loop over the steps; each one is vectorised
         counts += trials[s]
-        for w, table in enumerate(packed.words):
-            np.take(table[s + 1], counts, out=looked, mode="clip")  # c <= s: in range
-            np.add.reduce(looked, axis=0, out=word_sums[w, s])
-    # (words, L, b, N): each ranking's steps side by side, as the agreement reads them
-    word_sums = np.ascontiguousarray(word_sums.transpose(0, 2, 3, 1))
-    results = []
+        for table, rows, out in zip(tables, looked, sums, strict=True):
+            np.take(table[s + 1], counts, axis=0, out=rows, mode="clip")  # c <= s: in range
+            np.add.reduce(rows, axis=0, out=out[s])
+    if padded:
+        for group, out in zip(packed.groups, sums, strict=True):
+            out -= padded * group[1:, 0, None, None, :]  # modulo 2^64, like the sums: exact
+    tau = np.full((len(parsed), b, n_max), np.nan)
+    match = np.zeros((len(parsed), b, n_max), dtype=bool)
+    scores_of = []
     for i, m in enumerate(parsed):
-        mask = (1 << packed.bits[i]) - 1
-        x = ((word_sums[packed.word[i]] >> packed.shift[i]) & mask).astype(float)
-        if m.kind != "bayes" and m.k > 1:
-            x[..., : m.k - 1] = np.nan  # fewer than k trials: no ranking
-        tau, match = _agreement(x[gold.order].reshape(n_models, -1), gold)  # (L, b N)
+        w, shift, bits = packed.word[i], packed.shift[i], packed.bits[i]
+        first = max(m.k - 1, 0)  # fewer than k trials: no ranking
+        # (L, N - first, b): each ranking's models side by side, as the agreement reads them
+        field = sums[w // _GROUP][first:, :, :, w % _GROUP].transpose(1, 0, 2)
+        # int32 where the field fits: the comparisons of the agreement read half the bytes
+        x = np.empty(field.shape, dtype=np.int32 if bits < 32 else np.int64)
+        top = all(packed.word[j] != w or packed.shift[j] < shift for j in range(len(parsed)))
+        if shift and top:
+            np.right_shift(field, shift, out=x, casting="unsafe")  # < 2^bits: no truncation
+        elif not shift:
+            np.bitwise_and(field, (1 << bits) - 1, out=x, casting="unsafe")
+        else:  # the low 32 bits of the shifted word hold the whole field
+            np.right_shift(field, shift, out=x, casting="unsafe")
+            x &= (1 << bits) - 1
+        agree = _agreement(x.reshape(n_models, -1), gold)  # (L, (N - first) b)
+        tau[i, :, first:] = agree[0].reshape(n_max - first, b).T
+        match[i, :, first:] = agree[1].reshape(n_max - first, b).T
         scale = packed.scale[i][1:, None]
 
-        def scores_of(j: int, x: NDArray = x, scale: NDArray = scale) -> NDArray:
-            return x[:, j, :].T / scale
+        def scores(j: int, x: NDArray = x, first: int = first, scale: NDArray = scale) -> NDArray:
+            out = np.full((n_max, n_models), np.nan)
+            out[first:, gold.order] = x[:, :, j].T / scale[first:]
+            return out
 
-        results.append((tau.reshape(b, n_max), match.reshape(b, n_max), scores_of))
-    return b, results
+        scores_of.append(scores)
+    return tau, match, scores_of
 
 
 def _packed_blocks(
     arr: NDArray, parsed: Sequence[Method], gold: _Gold, packed: _Packed, draws: dict
 ) -> Iterator[_BlockResults]:
     """As :func:`_float_blocks`, from the packed integer tables: step by step, the running
-    counts (one slab per step) look up one table row per word, and one sum over the
-    questions per word serves every method of the word; scores are exact integers over a
-    per-step scale, so their ranking needs no rounding."""
-    for trials in _trial_blocks(arr, **draws):
-        yield _packed_block(trials, parsed, gold, packed)
+    counts of the questions taken two by two (one slab per step, the models in gold order)
+    look up one row of up to four words per pair (:func:`_pair_tables`; one question at a
+    time, ``_Packed.groups``, when the pair tables would be too large), and one sum over
+    the pairs per group serves every method of its words; scores are exact integers over
+    a per-step scale, so their ranking needs no rounding, and they are compared as
+    integers."""
+    n_max, n_q, n_models = arr.shape[-1], arr.shape[-2], arr.shape[-3]
+    pairs = _pair_tables(packed, n_max, draws["replicates"] * n_models * n_q * n_max)
+    if pairs is None:
+        tables, stride, padded = packed.groups, 0, 0
+    else:
+        tables, stride, padded = pairs, n_max + 1, n_q % 2
+    for trials in _trial_blocks(arr, models=gold.order, pair_stride=stride, **draws):
+        yield _packed_block(trials, parsed, gold, packed, tables, padded)
 
 
 class TauInterval(NamedTuple):
@@ -810,13 +854,23 @@ def _integer_table(method: Method, n_max: int) -> tuple[NDArray[np.int64], NDArr
 class _Packed(NamedTuple):
     """Integer score tables of several methods packed into 63-bit words: ``words[w]`` is an
     ``(N + 1, N + 1)`` table; method ``i`` holds ``bits[i]`` bits of word ``word[i]`` from
-    bit ``shift[i]`` on, and ``scale[i]`` turns its sums into scores."""
+    bit ``shift[i]`` on, and ``scale[i]`` turns its sums into scores. ``groups`` holds the
+    same words side by side, up to four to a group (``words[w]`` is
+    ``groups[w // 4][..., w % 4]``), each group padded with zero words to 1, 2 or 4 words:
+    a row of 8, 16 or 32 bytes per count, which ``numpy.take`` copies by its fixed-size
+    fast path, so one look-up per count serves up to four words."""
 
     words: list[NDArray[np.int64]]
     word: list[int]
     shift: list[int]
     bits: list[int]
     scale: list[NDArray]
+    groups: list[NDArray[np.int64]]
+
+
+#: Words per look-up group: 4 int64 words are a 32-byte row, the widest that ``numpy.take``
+#: copies with a fixed-size move rather than ``memmove``.
+_GROUP = 4
 
 
 def _packed_tables(methods: Sequence[Method], n_max: int, n_questions: int) -> _Packed | None:
@@ -841,7 +895,41 @@ def _packed_tables(methods: Sequence[Method], n_max: int, n_questions: int) -> _
         words[w] += tables[i][0] << used[w]
         word[i], shift[i] = w, used[w]
         used[w] += bits[i]
-    return _Packed(words, word, shift, bits, [scale for _, scale in tables])
+    groups = []
+    for start in range(0, len(words), _GROUP):
+        part = words[start : start + _GROUP]
+        width = 1 << (len(part) - 1).bit_length()  # 1, 2 or 4 words
+        group = np.zeros((*part[0].shape, width), dtype=np.int64)
+        for j, table in enumerate(part):
+            group[..., j] = table
+        groups.append(group)
+    return _Packed(words, word, shift, bits, [scale for _, scale in tables], groups)
+
+
+#: Largest size of the pair tables (:func:`_pair_tables`), bytes: 17 MB at 80 trials.
+_PAIR_BYTES = 32 * 2**20
+#: Pair tables are built when the look-ups of a run (replicates x models x questions x
+#: steps) are at least this many times their entries (2.1 million at 80 trials, built in
+#: about 25 ms): measured on 11 x 30 x 80, they break even near 4 look-ups per entry (300
+#: replicates) and save 12% of the run's time at 12 (1000 replicates), 19% at 124 (1e4).
+_PAIR_PAYBACK = 6
+
+
+def _pair_tables(packed: _Packed, n_max: int, lookups: int) -> list[NDArray[np.int64]] | None:
+    """The look-up groups of ``packed`` for two questions at once, or None when they would
+    outgrow ``_PAIR_BYTES`` or a run of ``lookups`` would not repay them
+    (``_PAIR_PAYBACK``): ``table[s, c1 * (N + 1) + c2] = group[s, c1] + group[s, c2]``,
+    shape ``(N + 1, (N + 1)^2, words)``. One look-up and one row of the sum over questions
+    per pair halve the work per step; the words are added modulo 2^64, so the sums over the
+    questions are the exact ones whenever those fit (:func:`_packed_tables`)."""
+    stride = n_max + 1
+    entries = sum(stride**3 * group.shape[-1] for group in packed.groups)
+    if entries * 8 > _PAIR_BYTES or lookups < _PAIR_PAYBACK * entries:
+        return None
+    return [
+        (group[:, :, None, :] + group[:, None, :, :]).reshape(stride, stride**2, -1)
+        for group in packed.groups
+    ]
 
 
 def _trial_blocks(
@@ -852,16 +940,26 @@ def _trial_blocks(
     replace: bool,
     chunk: int,
     seed: int | np.random.Generator,
-) -> Iterator[NDArray[np.int8]]:
+    models: NDArray[np.intp] | None = None,
+    pair_stride: int = 0,
+) -> Iterator[NDArray[np.integer]]:
     """The replicates of :func:`prefix_counts` (the same random draws), trial by trial:
     ``out[s - 1, alpha, l, r]`` is the result (0/1) of the s-th trial of model l on
     question alpha in replicate r, shape ``(N, M, L, b)`` (steps first: the running counts
-    of a step are one contiguous slab)."""
+    of a step are one contiguous slab). ``models`` (an order of the models) lists the
+    models along ``l`` in that order; each model keeps its own draws. With
+    ``pair_stride``, the questions come two by two (:func:`_pair_codes`): shape
+    ``(N, ceil(M / 2), L, b)``."""
     if scheme != "column":
         for block in prefix_counts(
             arr, scheme=scheme, replicates=replicates, replace=replace, chunk=chunk, seed=seed
         ):
-            yield np.diff(block, axis=2, prepend=0).astype(np.int8).transpose(2, 3, 1, 0)
+            if models is not None:
+                block = block[:, models]
+            trials = np.diff(block, axis=2, prepend=0).astype(np.int8).transpose(2, 3, 1, 0)
+            if pair_stride:
+                trials = _pair_codes(trials, pair_stride, axis=1)
+            yield np.ascontiguousarray(trials)
         return
     if arr.ndim != 3:
         raise ValueError(f"R has shape {arr.shape}; expected (L, M, N) binary results.")
@@ -869,11 +967,28 @@ def _trial_blocks(
     n_models, n_q, n = arr.shape
     # (M, L * N): question rows, each model's trials side by side
     xq = np.ascontiguousarray(arr.transpose(1, 0, 2), dtype=np.int8).reshape(n_q, -1)
+    if pair_stride:
+        xq = _pair_codes(xq, pair_stride, axis=0)
     first = (np.arange(n_models, dtype=np.intp) * n)[None, :, None]
     for start in range(0, replicates, chunk):
         b = min(chunk, replicates - start)
         idx = _column_draw(rng, b, n_models, n, replace) + first  # (b, L, N)
+        if models is not None:
+            idx = idx[:, models]
         yield np.take(xq, idx.transpose(2, 1, 0), axis=1).transpose(1, 0, 2, 3)
+
+
+def _pair_codes(x: NDArray, stride: int, axis: int) -> NDArray[np.integer]:
+    """Two questions' results (0/1) in one number: ``x[2i] * stride + x[2i + 1]`` along
+    ``axis`` (with a question that never succeeds appended when their number is odd), int8
+    when it holds the codes. Summed over trials, a code is ``c_{2i} * stride + c_{2i + 1}``:
+    the row of the pair's counts in a :func:`_pair_tables` table."""
+    x = np.moveaxis(x, axis, 0)
+    if x.shape[0] % 2:
+        x = np.concatenate([x, np.zeros_like(x[:1])])
+    dtype = np.int8 if stride + 1 <= np.iinfo(np.int8).max else np.int16
+    codes = x[0::2].astype(dtype) * dtype(stride) + x[1::2].astype(dtype)
+    return np.ascontiguousarray(np.moveaxis(codes, 0, axis))
 
 
 TIE_DIGITS = 12

@@ -19,6 +19,7 @@ CLI = Path(__file__).resolve().parents[2] / "bayes_eval" / "cli"
 NAMES = [
     "rank",
     "pairs",
+    "report",
     "schemas",
     "plan",
     "crosscheck",

@@ -38,6 +38,7 @@ MEANINGS = {
     "--estimator": "the statistical model (choices depend on the command)",
     "--estimand": "these questions or new questions from the same source",
     "--cluster": "long-table column holding each question's cluster (new questions)",
+    "--task": "the one task of a log to read (lm-eval task, group or subtask)",
     "--estimators": "statistical models to compare",
     "--assurance": "target probability of reaching a separation",
     "--max-trials": "largest number of trials per question considered",
@@ -72,6 +73,9 @@ MEANINGS = {
     "--plot": "write a figure (PNG)",
     "--out": "output folder",
     "--netcdf": "save a DataTree or Dataset as NetCDF",
+    "--html": "write a self-contained HTML report",
+    "--export": "write a shipped dataset as a long table",
+    "--version": "print the installed version (the program only)",
     # prior sensitivity grids
     "--alpha0-grid": "Dirichlet alpha0 values",
     "--a0-grid": "power-prior weights",

@@ -25,10 +25,14 @@ AUDITED = {
         DATA
         | PRIOR
         | {"--json", "--plot", "--confidence", "--interval", "--estimator", "--interaction"}
-        | {"--estimand", "--cluster"}
+        | {"--estimand", "--cluster", "--task"}
         | NUTS,
     ),
     "pairs": (["file"], DATA | PRIOR | {"--json", "--plot", "--interval", "--cluster"}),
+    "report": (
+        ["file"],
+        DATA | PRIOR | {"--html", "--json", "--confidence", "--interval", "--cluster", "--task"},
+    ),
     "schemas": (["file"], PRIOR | {"--format", "--json", "--plot", "--only", "--confidence"}),
     "plan": (
         ["file", "model_a", "model_b"],
@@ -140,7 +144,7 @@ AUDITED = {
         | {"--json", "--plot", "--netcdf", "--dim", "--truth", "--levels", "--abstain", "--omega"}
         | {"--beta-max", "--integrated", "--keep-same-family", "--baselines", "--sensitivity"},
     ),
-    "datasets": (["name"], {"--json"}),
+    "datasets": (["name"], {"--json", "--export"}),
     "demo": ([], {"--json", "--plot", "--seed", "--trials", "--n-questions"}),
 }
 
@@ -148,6 +152,7 @@ AUDITED = {
 DEPRECATED = {
     "rank": {"--prior"},
     "pairs": {"--prior"},
+    "report": {"--prior"},
     "plan": {"--prior", "--draws"},
     "schemas": {"--prior"},
     "crosscheck": {"--prior", "--out"},

@@ -1,4 +1,4 @@
-"""``import bayes_eval`` must not pull in PyMC, ArviZ, PyTensor or matplotlib."""
+"""``import bayes_eval`` must not pull in PyMC, ArviZ, PyTensor, matplotlib or Inspect AI."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ def test_core_import_is_light():
     code = (
         "import sys, bayes_eval, bayes_eval.xr, bayes_eval.cli, bayes_eval.validation,"
         " bayes_eval.datasets;"
-        "heavy = [m for m in ('pymc', 'arviz', 'pytensor', 'matplotlib') if m in sys.modules];"
+        "heavy = [m for m in ('pymc', 'arviz', 'pytensor', 'matplotlib', 'inspect_ai')"
+        " if m in sys.modules];"
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,22 +1,24 @@
-"""Every ``bayes-eval`` command of README.md runs as written, on tiny inputs.
+"""Every ``bayes-eval`` command of README.md runs as written.
 
-The commands are read from the README's ``bash`` blocks. The files they name (``runs.csv``,
-``logs/*.eval``, ...) are written here, small; commands that would run for
-minutes at their defaults get size options appended (``SMALLER``: argparse keeps the last
-value of an option), so what is checked is the README's own spelling of every command and
-option. Each must exit 0.
+The commands are read from the README's ``bash`` blocks. The files they read are written the
+way the README's "Example files" section writes them (its ``datasets --export`` lines, its
+heredocs and its Python: shipped data where a real source exists), plus the logs of other tools
+(the shipped Inspect log, an lm-eval output folder). The sampler commands and the exact
+learned-prior intervals run on the first 3 models x 8 questions of the exported runs, and
+commands that would run for minutes at their defaults get size options appended (``SMALLER``:
+argparse keeps the last value of an option), so what is checked is the README's own spelling
+of every command and option. Each must exit 0.
 """
 
 from __future__ import annotations
 
 import glob
-import json
+import os
 import re
 import shlex
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -32,8 +34,7 @@ SMALLER = {
     "validate pairs": "--replicates 4 --n-models 3 --n-questions 8",
     "validate clusters": "--replicates 3 --n-models 3 --n-questions 12 --clusters 3,4 "
     "--cluster-sd 1 --draws 200",
-    # runs.csv has 3 models (below): subsets of 2 of them, not of 5
-    "validate convergence": "--replicates 20 --subset-size 2",
+    "validate convergence": "--replicates 20",
     "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",
     "validate elicit": "--simulations 2000",
     "validate judges-synthetic": "--replicates 1 --n-questions 30 --candidates 3 --judges 2 "
@@ -53,6 +54,8 @@ SMALLER = {
 }
 SAMPLES = ("crosscheck", "priors", "judges", "validate judges", "compare", "validate sbc")
 SAMPLES += ("rank leaderboard.csv --fractional --estimator crossed",)
+#: commands run on the cut MathArena runs (``small/``: see :func:`_write_inputs`)
+SMALL_DATA = (*SAMPLES, "rank runs.csv --weights")
 
 
 def _commands() -> list[str]:
@@ -68,98 +71,55 @@ def _commands() -> list[str]:
 COMMANDS = _commands()
 
 
-def _write_inputs(folder: Path) -> None:
-    rng = np.random.default_rng(0)
-    # 3 models x 8 questions x 4 trials: the exact learned-prior intervals of `rank --interval
-    # exact` take seconds per model, and the PyMC fits of compare, crosscheck and priors have
-    # the shape of those in tests/models (3 x 8), whose compiled graphs they share
-    models = {"model-a": 0.7, "model-b": 0.5, "model-c": 0.3}
-    rows = [
-        (m, f"q{q}", t, int(rng.random() < p))
-        for m, p in models.items()
-        for q in range(8)
-        for t in range(4)
-    ]
-    runs = pd.DataFrame(rows, columns=["model", "question", "trial", "score"])
-    runs.to_csv(folder / "runs.csv", index=False)
-    runs.to_parquet(folder / "runs.parquet")
-    # one trial per question, the questions in 4 subjects (the clustered commands)
-    clustered = runs[runs["trial"] == 0].assign(
-        subject=lambda d: "s" + (d["question"].str[1:].astype(int) % 4).astype(str)
-    )
-    clustered.to_csv(folder / "results.csv", index=False)
-    from bayes_eval.synthetic.leaderboard import simulate_leaderboard
+def _example_section() -> str:
+    text = README.read_text()
+    start = text.index("## Example files")
+    return text[start : text.index("\n## ", start + 1)]
 
-    board = simulate_leaderboard(5, 30, scores="graded", question_sets=(20, 30), repeats=0.1)
-    board.to_frame(trial=False).to_csv(folder / "leaderboard.csv", index=False)  # no trial column
-    greedy = runs[runs["trial"] == 0]
-    greedy.to_csv(folder / "greedy.csv", index=False)
-    greedy.to_parquet(folder / "greedy.parquet")
-    sig = []
-    for m, p in models.items():
-        for q in range(8):
-            for t in range(4):
-                correct = rng.random() < p
-                sig.append(
-                    {
-                        "model": m,
-                        "question": f"q{q}",
-                        "trial": t,
-                        "is_correct": float(correct),
-                        "has_box": float(rng.random() < 0.7),
-                        "completion_bpt": rng.gamma(4, 0.5) * (0.8 if correct else 1.2),
-                        "token_ratio": rng.beta(2, 8),
-                        "prompt_bpt": rng.gamma(5, 0.3),
-                        "repeated_pattern": float(rng.random() < 0.02),
-                    }
-                )
-    pd.DataFrame(sig).to_csv(folder / "signals.csv", index=False)
-    (folder / "my_rubric.toml").write_text(
-        'name = "binary"\nweights = [0, 0, 1]\n[[categories]]\nwhen = "wrong"\n'
-        '[[categories]]\nwhen = "correct"\n'
+
+def _run_example_section(folder: Path) -> None:
+    """Write the README's example files as its "Example files" section does: its
+    ``bayes-eval datasets ... --export`` lines, its heredocs and its Python, in ``folder``."""
+    from bayes_eval.cli import main
+
+    section = _example_section()
+    for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S):
+        for name, body in re.findall(r"cat > (\S+) <<'EOF'\n(.*?)\nEOF", block, flags=re.S):
+            (folder / name).write_text(body + "\n")
+        for line in block.splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("bayes-eval datasets ") and "--export" in line:
+                argv = shlex.split(line)[1:]
+                argv[argv.index("--export") + 1] = str(folder / argv[argv.index("--export") + 1])
+                assert main(argv) == 0, line
+    (python,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    here = Path.cwd()
+    try:
+        os.chdir(folder)
+        exec(compile(python, str(README), "exec"), {})
+    finally:
+        os.chdir(here)
+
+
+def _write_inputs(folder: Path) -> None:
+    _run_example_section(folder)
+    # the sampler commands and the exact learned-prior intervals run on the first 3 models x 8
+    # questions of the exported MathArena runs (the shape of the fits in tests/models, whose
+    # compiled graphs they share): the README's own files, cut to the test's time budget
+    small = folder / "small"
+    small.mkdir()
+    runs = pd.read_csv(folder / "runs.csv", dtype={"question": str})
+    keep = runs["model"].isin(runs["model"].unique()[:3]) & runs["question"].isin(
+        runs["question"].unique()[:8]
     )
+    runs[keep].to_csv(small / "runs.csv", index=False)
+    runs[keep].to_parquet(small / "runs.parquet")
     from bayes_eval import datasets
 
     (folder / "logs").mkdir()
     shutil.copy(datasets.files("inspect_mmlu_log", "mmlu-summary-choices.eval"), folder / "logs")
-    lm = folder / "out" / "org__model"
-    lm.mkdir(parents=True)
-    for run in range(2):
-        lines = [
-            json.dumps(
-                {
-                    "doc_id": d,
-                    "doc": {"question": f"q{d}"},
-                    "target": "1",
-                    "arguments": [],
-                    "resps": [["x"]],
-                    "filtered_resps": ["x"],
-                    "filter": "strict-match",
-                    "metrics": ["exact_match"],
-                    "doc_hash": f"h{d}",
-                    "prompt_hash": "p",
-                    "target_hash": "t",
-                    "exact_match": float(rng.random() < 0.5),
-                }
-            )
-            for d in range(4)
-        ]
-        name = f"samples_gsm8k_2025-01-0{run + 1}T10-00-00.000001.jsonl"
-        (lm / name).write_text("\n".join(lines) + "\n")
-    np.save(folder / "runs.npy", (rng.random((6, 40)) < rng.random((6, 1))).astype(float))
-    np.savetxt(folder / "prices.csv", rng.uniform(0.5, 3.0, 6), delimiter=",")
-    counts = [
-        (c, j, s, int(rng.integers(0, 20)))
-        for c in ("cand-a", "cand-b", "cand-c")
-        for j in ("judge-1", "judge-2")
-        for s in (1, 2, 3)
-    ]
-    pd.DataFrame(counts, columns=["candidate", "judge", "score", "count"]).to_csv(
-        folder / "counts.csv", index=False
-    )
-    pd.DataFrame({"candidate": ["cand-a", "cand-b", "cand-c"], "score": [3.0, 2.0, 1.0]}).to_csv(
-        folder / "truth.csv", index=False
-    )
+    # an lm-eval --output_path as lm-eval lays it out: 2 models x 2 tasks x 2 runs
+    shutil.copytree(ROOT / "tests" / "data" / "lm_eval_output", folder / "out")
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +149,9 @@ def test_readme_command_runs_as_written(command, inputs, tmp_path, monkeypatch):
     work = tmp_path / "work"
     shutil.copytree(inputs, work)
     shutil.copytree(ROOT / "validation" / "configs", work / "validation" / "configs")
+    if command.startswith(SMALL_DATA):
+        for p in (work / "small").iterdir():
+            shutil.copy(p, work / p.name)
     monkeypatch.chdir(work)
     args = []
     for word in shlex.split(command):  # the shell's globbing
@@ -196,4 +159,24 @@ def test_readme_command_runs_as_written(command, inputs, tmp_path, monkeypatch):
     extra = next((v for k, v in SMALLER.items() if command.startswith(k + " ")), "")
     if not extra:
         extra = next((v for k, v in SMALLER.items() if command == k), "")
-    assert main([*args, *shlex.split(extra)]) == 0, command
+    try:
+        status = main([*args, *shlex.split(extra)])
+    except SystemExit as stop:  # --version and --help exit through argparse
+        status = stop.code
+    assert status == 0, command
+
+
+def test_the_example_files_are_written_by_the_readme(inputs):
+    """Every file a README command reads is one the "Example files" section writes (or a
+    log of another tool: the shipped Inspect log, an lm-eval output folder)."""
+    named = set()
+    for command in COMMANDS:
+        named |= {w for w in shlex.split(command) if re.search(r"\.(csv|parquet|toml|npy)$", w)}
+    written = {p.name for p in inputs.iterdir()}
+    outputs = {"results.nc", "fit.nc"}
+    reads = {w for w in named if not w.endswith((".png", ".nc"))} - outputs
+    reads -= {w for w in reads if w.startswith("validation/configs/")}
+    assert reads <= written, sorted(reads - written)
+    section = _example_section()
+    for name in reads:
+        assert name in section, name

@@ -1,0 +1,499 @@
+"""A leaderboard report to share: one self-contained HTML page (``bayes-eval report``).
+
+The page holds the leaderboard table of :func:`bayes_eval.ranking.leaderboard.leaderboard`
+(Bayes@N with credible intervals and CI-aware ranks; Hariri et al., "Don't Pass@k: A
+Bayesian Framework for Large Language Model Evaluation"), its forest plot, the heat maps of
+P(row better than column) of :func:`bayes_eval.ranking.paired.leaderboard_pairs` for both
+estimands, the diagnostics of the fit (the prior's label, nodes and fitted parameters, the
+board model's scales, notes and warnings) and a summary of the data. The figures are PNGs
+embedded as ``data:`` URIs and the style sheet is in the page: it loads nothing from
+anywhere, has no script, and reads the same offline, in a mail or attached to an issue. Every
+text is HTML-escaped. The numbers are those ``bayes-eval rank`` and ``bayes-eval pairs`` print
+for the same data and prior (one computation each), each table cell of a number also carrying
+the full-precision value in a ``data-value`` attribute.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import xarray as xr
+from numpy.typing import ArrayLike
+
+from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
+from bayes_eval.ranking.leaderboard import Leaderboard, leaderboard
+from bayes_eval.ranking.paired import PairedComparison, leaderboard_pairs, table_prior
+
+__all__ = [
+    "PNG_SIGNATURE",
+    "SECTIONS",
+    "Report",
+    "leaderboard_report",
+    "page_notes",
+    "report_figures",
+    "report_page",
+]
+
+#: The first eight bytes of every PNG file.
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: The sections of the page, by ``id``, in order.
+SECTIONS = ("leaderboard", "forest", "pairs", "diagnostics", "data")
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
+       max-width: 72em; padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
+h3 { font-size: 1.05em; }
+p.named { background: #f3f6fa; border-left: 4px solid #4a78b0; padding: 0.4em 0.8em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: right; }
+th { background: #f5f5f5; }
+td.text, th.text { text-align: left; }
+td.dim { color: #666; }
+img { max-width: 100%; height: auto; border: 1px solid #eee; }
+ul.notes li { margin-bottom: 0.3em; }
+footer { margin-top: 3em; font-size: 0.8em; color: #777; }
+"""
+
+
+class Report(NamedTuple):
+    """:func:`leaderboard_report`: the page, the leaderboard and pairwise comparisons its
+    numbers come from, and the notes and warnings it lists."""
+
+    html: str
+    board: Leaderboard
+    pairs: PairedComparison
+    notes: tuple[str, ...] = ()
+
+
+def page_notes(board: Leaderboard, notes: Sequence[str] = ()) -> tuple[str, ...]:
+    """The notes a page lists under its diagnostics: the posterior's own note when a learned
+    prior's concentration is not identified, then ``notes``, each once."""
+    note = board.posterior.concentration_note() if board.posterior is not None else None
+    return tuple(dict.fromkeys([*([note] if note else []), *notes]))
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(x: float | None, digits: int = 4) -> str:
+    """A table cell of a number: ``digits`` decimals shown, the full value in ``data-value``."""
+    if x is None or not np.isfinite(x):
+        return "<td>-</td>"
+    return f'<td data-value="{float(x)!r}">{float(x):.{digits}f}</td>'
+
+
+def _cell(value: object, css: str | None = None) -> str:
+    cls = f' class="{css}"' if css else ""
+    return f"<td{cls}>{_e(value)}</td>"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, css_id: str = "") -> str:
+    """A table of already-rendered ``<td>`` cells under escaped headers (the first, text)."""
+    ident = f' id="{css_id}"' if css_id else ""
+    ths = "".join(
+        f'<th class="text">{_e(h)}</th>' if i == 0 else f"<th>{_e(h)}</th>"
+        for i, h in enumerate(head)
+    )
+    body = "\n".join("<tr>" + "".join(r) + "</tr>" for r in rows)
+    return f"<table{ident}>\n<thead><tr>{ths}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
+
+
+def _pairs(rows: Mapping[str, object] | Sequence[tuple[str, object]]) -> str:
+    """A two-column table ``name | value`` (values escaped text)."""
+    items = rows.items() if isinstance(rows, Mapping) else rows
+    body = [[_cell(k, "text"), _cell(v, "text")] for k, v in items]
+    return _table(["", "value"], body)
+
+
+def _image(png: bytes, alt: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _prior_names(board: Leaderboard, pairs: PairedComparison) -> dict[str, str]:
+    attrs = board.table.attrs
+    return {
+        "prior": str(attrs["prior"]),
+        "estimand": str(attrs.get("estimand", THESE_QUESTIONS)),
+        "prob_better": str(attrs.get("prob_better", attrs["prior"])),
+        "paired_prior": str(pairs.prior),
+    }
+
+
+def report_figures(
+    board: Leaderboard, pairs: PairedComparison, *, title: str = "leaderboard"
+) -> dict[str, bytes]:
+    """The page's figures as PNG bytes: ``forest`` (:func:`bayes_eval.plotting.forest.
+    forest_plot` of the rank table, as ``bayes-eval rank --plot`` draws it) and ``pairs``
+    (:func:`bayes_eval.plotting.pairs.pairs_plot` of both estimands' matrices, as
+    ``bayes-eval pairs --plot`` draws them, each panel titled by its estimand alone). Drawn
+    headless (matplotlib's Agg)."""
+    from bayes_eval.plotting.forest import forest_plot
+    from bayes_eval.plotting.pairs import pairs_plot
+
+    these = pairs.these_questions if pairs.these_questions is not None else pairs.independent
+    # the panels are named by their estimand (the page names each one's prior beside them:
+    # the priors' labels are too long for a panel's title)
+    matrices = {THESE_QUESTIONS: these, f"{NEW_QUESTIONS}, paired": pairs.paired}
+    with tempfile.TemporaryDirectory(prefix="bayes_eval_report_") as tmp:
+        forest = forest_plot(
+            board.table, Path(tmp) / "forest.png", title=f"Bayes@N leaderboard: {title}"
+        )
+        heat = pairs_plot(
+            list(pairs.models),
+            matrices,
+            Path(tmp) / "pairs.png",
+            title=f"{title}: P(row better than column)",
+        )
+        return {"forest": forest.read_bytes(), "pairs": heat.read_bytes()}
+
+
+def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
+    attrs = board.table.attrs
+    conf = float(attrs.get("confidence", 0.95))
+    pct = f"{100 * conf:g}%"
+    first = board.models[0] if board.models else {}
+    show_questions = "questions" in first and len({r["questions"] for r in board.models}) > 1
+    head = ["model", "mu", "sigma", f"{pct} CI lo", f"{pct} CI hi", "rank", "rank w/ CI"]
+    head.append("rank range")
+    if show_questions:
+        head.append("questions")
+    rows = []
+    for r in board.models:
+        cells = [_cell(r["model"], "text"), _num(r["mu"]), _num(r["sigma"])]
+        cells += [_num(r["lo"]), _num(r["hi"]), _cell(r["rank"]), _cell(r["rank_ci"])]
+        cells.append(_cell("{}-{}".format(*r["rank_interval"])))
+        if show_questions:
+            cells.append(_cell(r["questions"]))
+        rows.append(cells)
+    z = float(attrs["z_threshold"])
+    return "\n".join(
+        [
+            '<section id="leaderboard">',
+            "<h2>Leaderboard</h2>",
+            f'<p class="named">prior: <span class="prior">{_e(names["prior"])}</span>; '
+            f'estimand: <span class="estimand">{_e(names["estimand"])}</span> (each model\'s '
+            f"mean score over the benchmark's own questions); {_e(pct)} "
+            f"{_e(attrs.get('interval', 'normal'))} credible intervals</p>",
+            _table(head, rows, css_id="leaderboard-table"),
+            f"<p>mu: Bayes@N, the posterior mean of the model's score; sigma: its posterior sd "
+            f"(Hariri et al., &ldquo;Don't Pass@k&rdquo;). rank w/ CI: consecutive models tie "
+            f"when z &lt; {z:.3f} (&sect;2.7.1); rank range: every rank the pairwise "
+            f"comparisons leave open (no chaining).</p>",
+            "</section>",
+        ]
+    )
+
+
+def _figure_section(ident: str, heading: str, png: bytes, alt: str, text: str) -> str:
+    return "\n".join(
+        [
+            f'<section id="{ident}">',
+            f"<h2>{_e(heading)}</h2>",
+            f"<p>{_e(text)}</p>",
+            f"<figure>{_image(png, alt)}</figure>",
+            "</section>",
+        ]
+    )
+
+
+def _pairs_section(pairs: PairedComparison, names: dict[str, str], png: bytes) -> str:
+    rows = []
+    for r in pairs.adjacent():
+        cells = [_cell(r["model"], "text"), _cell(r["next"], "text"), _cell(r["shared"])]
+        cells += [_num(r.get("these_questions"), 3), _num(r["paired"], 3)]
+        rows.append(cells)
+    head = ["model", "next below", "shared questions", "P these questions", "P new questions"]
+    return "\n".join(
+        [
+            '<section id="pairs">',
+            "<h2>Pairwise comparisons</h2>",
+            f'<p class="named">{_e(THESE_QUESTIONS)}: P from the {_e(names["prob_better"])} '
+            f"(prior {_e(names['prior'])}); {_e(NEW_QUESTIONS)} (paired on the shared "
+            f"questions): prior {_e(names['paired_prior'])} ({_e(pairs.method['paired'])}); "
+            f"{_e(pairs.cluster_treatment)}</p>",
+            f"<figure>{_image(png, 'heat maps of P(row better than column)')}</figure>",
+            "<h3>Each model against the next below</h3>",
+            _table(head, rows, css_id="pairs-table"),
+            "<p>Models ordered by their posterior mean (as the leaderboard); P: the posterior "
+            "probability that the model beats the next. these questions: the benchmark's own "
+            "questions; new questions: new questions from the same source.</p>",
+            "</section>",
+        ]
+    )
+
+
+def _diagnostics_section(board: Leaderboard, names: dict[str, str], notes: Sequence[str]) -> str:
+    post = board.posterior
+    table = board.table
+    items: list[tuple[str, object]] = [("prior", names["prior"])]
+    blocks: list[str] = []
+    if post is not None:
+        spec = post.prior.to_dict()
+        items += [(f"prior {k}", v) for k, v in spec.items() if k != "label" and v is not None]
+        items.append(("quadrature nodes J", post.n_nodes))
+        if post.n_nodes > 1:
+            items.append(("nodes shared by the models", "yes" if post.shared_nodes else "no"))
+    items.append(("P(better) computed from", names["prob_better"]))
+    result = post.board.result() if post is not None and post.has_board else None
+    if result is not None:
+        items += [
+            ("board model: question-difficulty sd s (logit)", f"{result.difficulty_sd:.3g}"),
+            ("board model: interaction sd tau (logit)", f"{result.interaction_sd:.3g}"),
+            ("board model: ability sd (logit, posterior mean)", f"{result.ability_sd:.3g}"),
+        ]
+    items.append(("CI-aware rank threshold z", f"{float(table.attrs['z_threshold']):.3f}"))
+    if "prior_alpha" in table:
+        order = [r["model"] for r in board.models]
+        sel = table.sel(model=order)
+        alpha = np.atleast_2d(sel["prior_alpha"].values)
+        kappa = np.atleast_1d(sel["prior_kappa"].values)
+        conv = np.atleast_1d(sel["prior_converged"].values)
+        hyper = None
+        if post is not None and post.fitted.kappa_prior is not None:
+            kp = np.asarray(post.fitted.kappa_prior, dtype=float)
+            if kp.shape[0] == 1:
+                hyper = np.broadcast_to(kp, (len(order), 2))
+            else:
+                index = [list(map(str, post.models or order)).index(m) for m in order]
+                hyper = kp[index]
+        head = ["model", "prior a (mode)", "concentration sum(a)"]
+        if hyper is not None:
+            head += ["hyperprior median of sum(a)", "its log-sd"]
+        head.append("fit converged")
+        rows = []
+        for i, m in enumerate(order):
+            cells = [
+                _cell(m, "text"),
+                _cell("(" + ", ".join(f"{a:.3g}" for a in alpha[i]) + ")"),
+                _num(float(kappa[i]), 3),
+            ]
+            if hyper is not None:
+                cells += [_num(float(hyper[i, 0]), 3), _num(float(hyper[i, 1]), 3)]
+            cells.append(_cell("yes" if bool(conv[i]) else "NO"))
+            rows.append(cells)
+        blocks += [
+            "<h3>The prior of each model</h3>",
+            _table(head, rows, css_id="prior-table"),
+            "<p>prior a: the Dirichlet parameters (a_0, ..., a_C) of each question's prior, one "
+            "per score level from the lowest (a learned prior: at its fitted mode); larger sums "
+            "pull the per-question rates harder toward the prior mean.</p>",
+        ]
+    listed = "".join(f"<li>{_e(n)}</li>" for n in page_notes(board, notes)) or "<li>none</li>"
+    return "\n".join(
+        [
+            '<section id="diagnostics">',
+            "<h2>Diagnostics</h2>",
+            _pairs(items),
+            *blocks,
+            "<h3>Notes and warnings</h3>",
+            f'<ul class="notes">{listed}</ul>',
+            "</section>",
+        ]
+    )
+
+
+def _data_section(
+    board: Leaderboard,
+    summary: Mapping[str, object] | None,
+    per_model: Sequence[Mapping[str, object]],
+) -> str:
+    items: dict[str, object] = dict(summary or {})
+    items.setdefault("models", len(board.models))
+    items.setdefault("questions", board.questions)
+    items.setdefault("trials per question (at most)", board.max_trials)
+    items.setdefault("trials without a score (masked)", board.missing_trials)
+    if board.posterior is not None:
+        items.setdefault("weights", ", ".join(f"{w:g}" for w in board.posterior.w))
+    parts = ['<section id="data">', "<h2>Data</h2>", _pairs(items)]
+    if per_model:
+        columns = list(dict.fromkeys(k for row in per_model for k in row))
+        rows = [
+            [_cell(row.get(c, "-"), "text" if i == 0 else None) for i, c in enumerate(columns)]
+            for row in per_model
+        ]
+        parts += ["<h3>Per model</h3>", _table(columns, rows, css_id="data-table")]
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def report_page(
+    board: Leaderboard,
+    pairs: PairedComparison,
+    *,
+    title: str = "leaderboard",
+    summary: Mapping[str, object] | None = None,
+    per_model: Sequence[Mapping[str, object]] = (),
+    notes: Sequence[str] = (),
+    figures: Mapping[str, bytes] | None = None,
+) -> str:
+    """The HTML page of a closed-form leaderboard and its pairwise comparisons.
+
+    Parameters
+    ----------
+    board : Leaderboard
+        :func:`bayes_eval.ranking.leaderboard.leaderboard` (the closed form: it has a
+        posterior).
+    pairs : PairedComparison
+        :func:`bayes_eval.ranking.paired.leaderboard_pairs` of the same data and prior.
+    title : str
+        What the page is about (e.g. the file read), in its heading and figure titles.
+    summary : mapping of str to object, optional
+        The data summary's rows ``name -> value`` (e.g. format, attempts, design); the
+        leaderboard's own counts (models, questions, trials, masked trials, weights) are
+        added where not given.
+    per_model : sequence of mappings, optional
+        One row per model (the keys are the columns), e.g. attempts, failed, missing.
+    notes : sequence of str
+        Notes and warnings about the data or the fit, listed under the diagnostics.
+    figures : mapping of str to bytes, optional
+        PNG bytes of ``forest`` and ``pairs`` (default: :func:`report_figures`).
+
+    Returns
+    -------
+    str
+        A complete HTML5 document: no script, no external reference (figures as ``data:``
+        URIs), every text escaped.
+    """
+    if board.posterior is None or board.estimator != "closed-form":
+        raise ValueError(
+            "the report needs a closed-form leaderboard (with its posterior); got the "
+            f"{board.estimator!r} estimator."
+        )
+    names = _prior_names(board, pairs)
+    figs = dict(figures) if figures is not None else report_figures(board, pairs, title=title)
+    missing = [k for k in ("forest", "pairs") if not figs.get(k, b"").startswith(PNG_SIGNATURE)]
+    if missing:
+        raise ValueError(f"figures {missing} are not PNG bytes; expected 'forest' and 'pairs'.")
+    conf = float(board.table.attrs.get("confidence", 0.95))
+    forest_text = (
+        f"Bayes@N with its {100 * conf:g}% credible interval per model, best on top; shaded: "
+        "the CI-aware rank groups; right margin: each model's rank range."
+    )
+    body = [
+        f"<h1>Bayes@N report: {_e(title)}</h1>",
+        f'<p class="named">prior: {_e(names["prior"])}; estimand: {_e(names["estimand"])}; '
+        f"{len(board.models)} models, {board.questions} questions, up to {board.max_trials} "
+        "trials</p>",
+        _leaderboard_section(board, names),
+        _figure_section("forest", "Forest plot", figs["forest"], "forest plot", forest_text),
+        _pairs_section(pairs, names, figs["pairs"]),
+        _diagnostics_section(board, names, notes),
+        _data_section(board, summary, per_model),
+        "<footer>Written by bayes-eval: Bayes@N and CI-aware ranks after Hariri et al., "
+        "&ldquo;Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation&rdquo;."
+        "</footer>",
+    ]
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>Bayes@N report: {_e(title)}</title>",
+            f"<style>{_STYLE}</style>",
+            "</head>",
+            "<body>",
+            *body,
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+def leaderboard_report(
+    R: xr.DataArray,
+    w: ArrayLike | None = None,
+    R0: xr.DataArray | None = None,
+    *,
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
+    confidence: float = 0.95,
+    interval: str = "normal",
+    answered_only: bool = False,
+    fractional: bool = False,
+    cluster: ArrayLike | Mapping[object, object] | None = None,
+    title: str = "leaderboard",
+    summary: Mapping[str, object] | None = None,
+    per_model: Sequence[Mapping[str, object]] = (),
+    notes: Sequence[str] = (),
+) -> Report:
+    """Rank the models of ``R[model, question, trial]`` and compare every pair, and lay both
+    out as one self-contained HTML page (:func:`report_page`).
+
+    The leaderboard is :func:`bayes_eval.ranking.leaderboard.leaderboard` (Bayes@N, the
+    posterior mean of each model's score over these questions, with its credible interval
+    and the CI-aware ranks of Hariri et al., "Don't Pass@k", §2.7.1) and the comparisons
+    :func:`bayes_eval.ranking.paired.leaderboard_pairs` (``P(row better than column)`` on
+    these questions and, paired, on new questions; the joint table's prior follows
+    ``prior`` as ``bayes-eval pairs`` chooses it), with the same arguments ``bayes-eval
+    rank`` and ``bayes-eval pairs`` pass: the page shows their numbers. Warnings raised while
+    computing are listed on the page under the diagnostics, and raised again for the caller.
+
+    Parameters
+    ----------
+    R, w, R0
+        Results (NaN: no trial), rubric weights and earlier runs, as for
+        :func:`~bayes_eval.ranking.leaderboard.leaderboard`.
+    prior, confidence, interval, answered_only, fractional
+        As for :func:`~bayes_eval.ranking.leaderboard.leaderboard`.
+    cluster
+        Question clusters of the new-questions comparison
+        (:func:`~bayes_eval.ranking.paired.leaderboard_pairs`).
+    title, summary, per_model, notes
+        As for :func:`report_page`.
+
+    Returns
+    -------
+    Report
+        The page (``html``), the leaderboard and comparisons it shows, and the notes it
+        lists (:func:`page_notes`).
+    """
+    n_models = R.sizes.get("model", 1) if isinstance(R, xr.DataArray) else 1
+    if n_models < 2:
+        raise ValueError(
+            f"the results have {n_models} model; a report ranks and compares two or more."
+        )
+    spec = Prior.parse(prior)
+    with warnings.catch_warnings(record=True) as caught:
+        board = leaderboard(
+            R,
+            w,
+            R0,
+            confidence=confidence,
+            interval=interval,
+            prior=spec,
+            answered_only=answered_only,
+            fractional=fractional,
+        )
+        pairs = leaderboard_pairs(
+            R,
+            w,
+            R0,
+            fractional=fractional,
+            prior=spec,
+            pair_prior=table_prior(spec.kind),
+            method=interval,
+            answered_only=answered_only,
+            cluster=cluster,
+        )
+    listed = [*notes, *(" ".join(str(c.message).split()) for c in caught)]
+    page = report_page(
+        board, pairs, title=title, summary=summary, per_model=per_model, notes=listed
+    )
+    for c in caught:
+        warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)
+    return Report(html=page, board=board, pairs=pairs, notes=page_notes(board, listed))
