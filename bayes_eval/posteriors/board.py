@@ -27,7 +27,13 @@ nothing; models that solved all or none of the shared questions, whose ability t
 cannot place, keep the hyperprior they came with), the integral by Gauss-Hermite quadrature.
 When every model answered every shared question the objective depends on the questions only
 through the distinct values of their summed misses, and the maximum is found by Newton's
-method with the analytic Hessian (:func:`_complete_objective`); otherwise by L-BFGS-B. The
+method with the analytic Hessian (:func:`_complete_objective`); otherwise by L-BFGS-B. With
+graded results those values number about one per question; the iterations then run on them
+compressed to Chebyshev points per panel (:func:`_chebyshev_panels`: on seven graded boards of
+20-93 models x 300-2,000 questions, at every s of the grid, the compressed gradient and
+Hessian within 5e-8 of the Hessian's largest entry, the value within 1e-9 relative) and end on
+the exact objective, so the optimum is the exact one (the board's hyperpriors moved by at most
+2.5e-9 in log kappa, posterior means by 1e-9 posterior sd; 93 x 1,136: 41 -> 29 ms). The
 grid of s is walked from a moment guess outward, each point warm-started from its neighbour,
 until the profile has fallen 50 below its maximum (:func:`_walk`): on large boards a handful
 of the 28 points (93 x 1,136: four, in 35 ms; the joint L-BFGS-B over all 28 took 2-4 s and
@@ -161,7 +167,14 @@ def _log_kappa(theta: NDArray, s: float) -> NDArray:
     return np.log(np.maximum(mean * (1.0 - mean) / var - 1.0, 1e-8))
 
 
-def _complete_objective(theta: NDArray, s: float, c_vals: NDArray, c_mult: NDArray, miss: NDArray):
+def _complete_objective(
+    theta: NDArray,
+    s: float,
+    c_vals: NDArray,
+    c_mult: NDArray,
+    miss: NDArray,
+    hessian: bool = True,
+):
     r"""The profile objective of one s when every model answered every question, with its
     gradient and Hessian in the abilities.
 
@@ -174,12 +187,15 @@ def _complete_objective(theta: NDArray, s: float, c_vals: NDArray, c_mult: NDArr
         F(C) = \log\sum_j w_j e^{A_j + s z_j C},
 
     :math:`\mathrm{Miss}_l = \sum_q (1 - y_{lq})`: the questions enter only through the
-    distinct values of :math:`C_q` (at most L + 1 of them with binary results). With
+    distinct values of :math:`C_q` (at most L + 1 of them with binary results), ``c_vals``
+    with multiplicities ``c_mult`` (or any atoms whose weighted sums stand for the sums over
+    the questions, :func:`_chebyshev_panels`). With
     :math:`\omega_{jq}` the posterior of node j for question q, :math:`P = \sum_q\omega_q`,
     :math:`Q = \sum_q \omega_q\omega_q^\top`, :math:`p_{lj} = \mathrm{expit}(\theta_l - s
     z_j)` and :math:`U = 1 - p`: gradient :math:`UP - \mathrm{Miss}`, Hessian
     :math:`U(\mathrm{diag}\,P - Q)U^\top - \mathrm{diag}_l\big(\sum_j P_j p_{lj}U_{lj}\big)`.
-    Returns ``(value, gradient, Hessian)``."""
+    Returns ``(value, gradient, Hessian)`` (the Hessian None with ``hessian=False``: no
+    :math:`Q`)."""
     sz = s * _NODES
     eta = theta[:, None] - sz[None, :]  # (L, J)
     t = (_LOG_WEIGHTS + log_expit(eta).sum(axis=0))[:, None] + sz[:, None] * c_vals[None, :]
@@ -190,15 +206,62 @@ def _complete_objective(theta: NDArray, s: float, c_vals: NDArray, c_mult: NDArr
     post = e / total
     pw = post * c_mult
     big_p = pw.sum(axis=1)
-    h = np.diag(big_p) - np.einsum("jd,kd->jk", pw, post)
     p = expit(eta)
     u = 1.0 - p
     grad = u @ big_p - miss
+    if not hessian:
+        return value, grad, None
+    h = np.diag(big_p) - np.einsum("jd,kd->jk", pw, post)
     # einsums, not BLAS calls (see _neg_profile): on a busy machine a (31 x 1136) product
     # through OpenBLAS's threads took 48 ms, not 0.06
     hess = np.einsum("lk,mk->lm", np.einsum("lj,jk->lk", u, h), u)
     hess[np.diag_indices(theta.size)] -= (p * u) @ big_p
     return value, grad, hess
+
+
+#: Chebyshev points per panel of the compressed question totals (:func:`_chebyshev_panels`)
+_C_POINTS = 12
+#: the panels' half-width in C is at most this over s (measured: module docstring)
+_C_REACH = 4.0
+
+
+def _chebyshev_panels(c_vals: NDArray, c_mult: NDArray, half: float) -> tuple[NDArray, NDArray]:
+    r"""Atoms standing for the sums over the distinct question totals ``c_vals`` (sorted, with
+    multiplicities ``c_mult``) in the objective of :func:`_complete_objective`.
+
+    Every function of C that the objective sums (:math:`F`, the node posteriors
+    :math:`\omega_j` and their products) is analytic near the real axis, so the sum over the
+    totals in a panel of half-width ``half`` is the sum over its :data:`_C_POINTS` Chebyshev
+    points of the first kind :math:`c_p` with weights :math:`W_p = \sum_q m_q \ell_p(C_q)`,
+    :math:`\ell_p` the Lagrange basis of the points (interpolation error falling like
+    :math:`\rho^{-P}` with the Bernstein ellipse the strip of analyticity allows: Trefethen,
+    "Approximation Theory and Approximation Practice", Thm 8.2). Panels holding at most
+    :data:`_C_POINTS` totals keep them. Returns ``(values, weights)``."""
+    lo0 = float(c_vals[0])
+    panel = np.floor((c_vals - lo0) / (2.0 * half)).astype(np.int64)
+    n_panels = int(panel[-1]) + 1
+    size = np.bincount(panel, minlength=n_panels)
+    squeeze = size > _C_POINTS
+    inside = squeeze[panel]
+    out_x, out_w = [c_vals[~inside]], [c_mult[~inside]]
+    if inside.any():
+        which = np.flatnonzero(squeeze)
+        lo = lo0 + 2.0 * half * which
+        # the panel's own range (tighter than its slot: a smaller interval, a smaller error)
+        first = np.searchsorted(panel, which)
+        last = np.searchsorted(panel, which, side="right") - 1
+        lo, hi = c_vals[first], c_vals[last]
+        mid, rad = 0.5 * (lo + hi), 0.5 * (hi - lo)
+        code = np.searchsorted(which, panel[inside])
+        t = np.clip((c_vals[inside] - mid[code]) / rad[code], -1.0, 1.0)
+        n = np.arange(_C_POINTS)
+        tp = np.pi * (n + 0.5) / _C_POINTS
+        cheb = np.cos(np.outer(np.arccos(t), n)) * c_mult[inside][:, None]  # m_q T_n(t_q)
+        moments = np.add.reduceat(cheb, np.searchsorted(code, np.arange(which.size)), axis=0)
+        basis = np.cos(np.outer(n, tp)) * np.where(n == 0, 1.0, 2.0)[:, None] / _C_POINTS
+        out_x.append((mid[:, None] + rad[:, None] * np.cos(tp)[None, :]).ravel())
+        out_w.append(np.einsum("sn,np->sp", moments, basis).ravel())
+    return np.concatenate(out_x), np.concatenate(out_w)
 
 
 def _newton_step(neg: NDArray, grad: NDArray) -> NDArray:
@@ -213,20 +276,48 @@ def _newton_step(neg: NDArray, grad: NDArray) -> NDArray:
     return grad / max(float(np.abs(np.diag(neg)).max()), 1e-12)  # a gradient step
 
 
-def _complete_solver(y: NDArray):
+def _complete_solver(y: NDArray, compress: bool = True):
     """The profile of one s on a complete board (every model answered every shared
     question): Newton's method on :func:`_complete_objective` (the marginal likelihood is
     log-concave in the abilities, Prekopa's theorem, up to the quadrature), step halving, the
     bounds +-:data:`_THETA_BOUND` kept by fixing the abilities that press against them.
+
+    With many distinct totals (graded results) and ``compress``, the iterations run on the
+    totals compressed by :func:`_chebyshev_panels` (panels of half-width at most
+    :data:`_C_REACH` / s), and once they have converged the value and gradient are those of
+    every distinct total (the compressed Hessian kept: it only steers the steps), iterated
+    until the exact objective's Newton decrement meets the same tolerance: the optimum and
+    the profile are those of the exact objective, the compression only saves iterations.
     Returns ``solve(s, start) -> (profile, theta)``."""
     miss_q = (1.0 - y).sum(axis=0)  # C_q
     c_vals, c_mult = np.unique(miss_q, return_counts=True)
     c_mult = c_mult.astype(float)
     miss = (1.0 - y).sum(axis=1)
+    panels: dict[float, tuple[NDArray, NDArray] | None] = {}
+
+    def atoms(s: float) -> tuple[NDArray, NDArray] | None:
+        # a power of two at most _C_REACH / s: the same panels serve nearby grid points
+        half = 2.0 ** np.floor(np.log2(_C_REACH / s))
+        if half not in panels:
+            pts = _chebyshev_panels(c_vals, c_mult, half) if compress else None
+            # worth it only with far fewer atoms (the exact evaluations come on top)
+            panels[half] = pts if pts is not None and 2 * pts[0].size < c_vals.size else None
+        return panels[half]
 
     def solve(s: float, start: NDArray) -> tuple[float, NDArray]:
+        short = atoms(s)
+        exact = short is None
+
+        def evaluate(theta: NDArray, exact: bool):
+            if short is None:
+                return _complete_objective(theta, s, c_vals, c_mult, miss)
+            val, grad, hess = _complete_objective(theta, s, *short, miss)
+            if exact:
+                val, grad, _ = _complete_objective(theta, s, c_vals, c_mult, miss, False)
+            return val, grad, hess
+
         theta = np.clip(start, -_THETA_BOUND, _THETA_BOUND)
-        val, grad, hess = _complete_objective(theta, s, c_vals, c_mult, miss)
+        val, grad, hess = evaluate(theta, exact)
         for _ in range(100):
             pinned = ((theta >= _THETA_BOUND) & (grad > 0)) | (
                 (theta <= -_THETA_BOUND) & (grad < 0)
@@ -239,18 +330,29 @@ def _complete_solver(y: NDArray):
             # at most 2 logit units per iteration (a step from a saddle of the quadrature's
             # objective can otherwise throw every ability to its bound)
             step *= min(1.0, 2.0 / max(float(np.abs(step).max()), 1e-300))
-            if float(g @ step) < 1e-9:  # twice the predicted gain of the full step
+            converged = float(g @ step) < 1e-9  # twice the predicted gain of the full step
+            if converged and not exact:  # the compressed optimum: now the exact objective
+                exact = True
+                val, grad, hess = evaluate(theta, exact)
+                continue
+            if converged:
                 break
             t = 1.0
             for _ in range(30):
                 cand = np.clip(theta + t * step, -_THETA_BOUND, _THETA_BOUND)
-                cval, cgrad, chess = _complete_objective(cand, s, c_vals, c_mult, miss)
+                cval, cgrad, chess = evaluate(cand, exact)
                 if cval >= val:
                     break
                 t *= 0.5
             else:
-                break
+                if exact:
+                    break
+                exact = True
+                val, grad, hess = evaluate(theta, exact)
+                continue
             theta, val, grad, hess = cand, cval, cgrad, chess
+        if not exact:  # the iterations ran out: report the exact value at the last point
+            val = evaluate(theta, True)[0]
         return val, theta
 
     return solve

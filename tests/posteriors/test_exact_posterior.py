@@ -288,6 +288,7 @@ _ANY_DATA = {
 }
 
 
+@pytest.mark.slow  # ~2 s: the fast tier's budget (issue 29 added tests beside it)
 @settings(max_examples=12, deadline=None)
 @given(**_ANY_DATA)
 def test_interval_lies_in_the_support(alpha0, rubric, m, n, confidence, seed):
