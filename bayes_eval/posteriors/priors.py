@@ -211,6 +211,13 @@ def _sum_last(x: NDArray) -> NDArray:
     return out
 
 
+def _max_questions(x: NDArray) -> NDArray:
+    """``x.max(axis=1, initial=0.0)`` for x (G, M, P) with a short last axis, by slices of it:
+    numpy's reduction over the middle axis of such an array is about 30 times slower (3.5 ms
+    against 0.1 ms on a 93 x 1136 x 2 board)."""
+    return np.stack([x[..., i].max(axis=1, initial=0.0) for i in range(x.shape[-1])], axis=-1)
+
+
 def _hyper_value(
     eta: NDArray, kappa_prior: tuple[float, float], log_s: NDArray | None = None
 ) -> NDArray:
@@ -303,12 +310,15 @@ def _chebyshev_weights(t: NDArray, seg: NDArray, n_seg: int, points: int) -> NDA
     :math:`\mu_{sn} = \sum_{i \in s} T_n(t_i)` (three-term recurrence), as
     :math:`\ell_p = \sum_n \frac{2 - \delta_{n0}}{P} T_n(t_p) T_n`; shape ``(n_seg, points)``."""
     mu = np.empty((n_seg, points))  # the moments by segment, one weighted count per degree
-    prev, cur = np.ones(t.size), t.copy()
+    prev, cur, new = np.ones(t.size), t.copy(), np.empty(t.size)
     mu[:, 0] = np.bincount(seg, minlength=n_seg)
     t2 = 2.0 * t
     for n in range(1, points):
         mu[:, n] = np.bincount(seg, weights=cur, minlength=n_seg)
-        prev, cur = cur, t2 * cur - prev  # T_{n+1} = 2t T_n - T_{n-1}
+        if n + 1 < points:  # T_{n+1} = 2t T_n - T_{n-1}, in three rotating buffers (no
+            # temporaries: 4 ms against 6 for 173,000 values)
+            np.subtract(np.multiply(t2, cur, out=new), prev, out=new)
+            prev, cur, new = cur, new, prev
     n = np.arange(points)
     tp = np.pi * (n + 0.5) / points
     basis = np.cos(np.outer(n, tp)) * np.where(n == 0, 1.0, 2.0)[:, None] / points  # (n, p)
@@ -336,7 +346,7 @@ def _atoms(vals: NDArray, answered: NDArray) -> tuple[NDArray, NDArray]:
     sel = answered[..., None] & (vals > 0)
     # the largest value of each (group, column): counts are >= 0, and a question without
     # trials (not answered) has only zeros, so over every question
-    top = vals.max(axis=1, initial=0.0).ravel()  # (G (K + 1),)
+    top = _max_questions(vals).ravel()  # (G (K + 1),)
     where = np.flatnonzero(sel)  # the selected values in C order, and their owners
     owner = (where // (m * pieces)) * pieces + where % pieces
     x = np.ravel(vals)[where]
@@ -436,7 +446,7 @@ def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
         x_total, w_total = _whole_totals(total, int(d))
     else:
         x_total, w_total = (v[:, 0] for v in _atoms(total[..., None], answered))
-    return _Data(None, x, w, x_total, w_total, questions, pooled, arr.max(axis=1, initial=0.0))
+    return _Data(None, x, w, x_total, w_total, questions, pooled, _max_questions(arr))
 
 
 def _trigamma(x: NDArray) -> NDArray:
@@ -787,8 +797,14 @@ def _coarsen(data: _Data, low: NDArray) -> _Data:
     t = np.clip(2.0 * xb / c - 1.0, -1.0, 1.0)
     n = np.arange(pts)
     tp = np.pi * (n + 0.5) / pts
-    cheb = np.cos(np.arccos(t)[..., None] * n)  # (S, A, n): T_n at the atoms
-    moments = np.einsum("sa,san->sn", wb, cheb)
+    # the weighted Chebyshev moments sum_a w_a T_n(t_a) (S, n), T_n by its three-term
+    # recurrence (a cosine of an arccosine per atom and degree cost 3 ms on a 93 x 1136 board)
+    moments = np.empty((t.shape[0], pts))
+    prev, cur = np.ones_like(t), t
+    moments[:, 0] = wb.sum(axis=-1)
+    for i in range(1, pts):
+        moments[:, i] = np.einsum("sa,sa->s", wb, cur)
+        prev, cur = cur, 2.0 * t * cur - prev  # T_{n+1} = 2t T_n - T_{n-1}
     basis = np.cos(np.outer(n, tp)) * np.where(n == 0, 1.0, 2.0)[:, None] / pts  # (n, p)
     wts = np.einsum("sn,np->sp", moments, basis)
     new_x = 0.5 * c * (1.0 + np.cos(tp))[None, :]  # (S, P)

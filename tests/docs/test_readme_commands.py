@@ -180,3 +180,7 @@ def test_the_example_files_are_written_by_the_readme(inputs):
     section = _example_section()
     for name in reads:
         assert name in section, name
+    # the first rows the README shows are those the export wrote
+    (shown,) = re.findall(r"```text\n(.*?)```", section, flags=re.S)
+    head = (inputs / "runs.csv").read_text().splitlines()[: len(shown.splitlines())]
+    assert shown.splitlines() == head

@@ -14,6 +14,7 @@ from bayes_eval.posteriors.priors import (
     _chebyshev_weights,
     _compress,
     _definite,
+    _max_questions,
     fit_prior,
 )
 
@@ -115,11 +116,13 @@ def test_integer_counts_compress_as_their_floats():
     assert counts.dtype.kind == "i"  # the input is left as it was
 
 
-def test_chebyshev_weights_are_the_lagrange_basis_summed():
+@pytest.mark.parametrize("points", [2, 3, 12])
+def test_chebyshev_weights_are_the_lagrange_basis_summed(points):
     # W_sp = sum over the segment's values of l_p(t), l_p the Lagrange polynomial of the
-    # Chebyshev points of the first kind: evaluated directly from its product form
+    # Chebyshev points of the first kind: evaluated directly from its product form (2 and 3
+    # points: the recurrence's buffers before they first rotate)
     rng = np.random.default_rng(9)
-    points, n_seg = 12, 5
+    n_seg = 5
     t = rng.uniform(-1.0, 1.0, size=300)
     seg = rng.integers(0, n_seg, size=300)
     tp = np.cos(np.pi * (np.arange(points) + 0.5) / points)
@@ -132,3 +135,16 @@ def test_chebyshev_weights_are_the_lagrange_basis_summed():
     np.add.at(ref, seg, lag)
     got = _chebyshev_weights(t, seg, n_seg, points)
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-11)
+
+
+@pytest.mark.parametrize("shape", [(4, 7, 2), (3, 1, 5), (2, 0, 3), (5, 6, 1)])
+def test_max_questions_is_numpys_max_over_the_questions(shape):
+    # the slice-wise maximum over the middle axis against numpy's reduction (zero for no
+    # questions, as initial=0 gives), on values with ties and zeros, the input left unchanged
+    rng = np.random.default_rng(3)
+    x = np.round(rng.uniform(0.0, 2.0, size=shape), 1)
+    before = x.copy()
+    got = _max_questions(x)
+    assert got.shape == (shape[0], shape[2])
+    np.testing.assert_array_equal(got, x.max(axis=1, initial=0.0))
+    np.testing.assert_array_equal(x, before)
