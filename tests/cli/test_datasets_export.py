@@ -50,6 +50,7 @@ def _rank_json(source: str, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow  # two rankings of 16 models with the learned prior: ~1 s
 def test_rank_on_the_exported_file_answers_as_rank_on_the_dataset(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["datasets", "matharena_aime25_i", "--export", "x.csv"]) == 0

@@ -74,6 +74,7 @@ def test_exact_sbc_of_matching_passes():
     assert bool(ds["passed"].all()), ds["p_value"].values
 
 
+@pytest.mark.slow  # ~1 s; the fast tier keeps the passing exact SBC
 def test_exact_sbc_misspecified_fails():
     # truth from Dir(1), posterior computed with the wrong prior Dir(5)
     ds = exact_sbc(30, 8, simulations=2000, posterior_alpha0=5.0, seed=0)
@@ -113,6 +114,7 @@ def test_exact_sbc_checks_and_repeats():
 # ------------------------------------------------------------------ the study and the CLI
 
 
+@pytest.mark.slow  # ~1 s; the fast tier keeps the passing exact SBC
 def test_cli_validate_sbc_matching_exact(tmp_path, capsys):
     from bayes_eval.cli import main
 
