@@ -36,7 +36,16 @@ def run() -> int:
     interrupt lands in a finaliser that Python reports and ignores (an import's weak
     reference callback) or is turned into another error (numpy's ImportError when it breaks
     numpy's C-level imports), since our handler notes it. The handler raises at most once, and
-    only inside the ``try`` below; the one before it is back when this returns."""
+    only inside the ``try`` of :func:`_run`; the one before it is back when this returns. An
+    interrupt that lands before the handler is installed ends the same way."""
+    try:
+        return _run()
+    except KeyboardInterrupt:  # Ctrl-C before the handler was installed (or after it left)
+        print("bayes-eval: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _run() -> int:
     state = {"seen": False, "raise": True}
 
     def handler(signum, frame):

@@ -307,3 +307,20 @@ def test_rank_crossed_json_stdout_is_json_with_progress_on(tmp_path):
     doc = json.loads(proc.stdout)
     assert doc["estimator"] == "crossed" and doc["fit"]["converged"] is False
     assert "not to be trusted" in proc.stderr and "--target-accept" in proc.stderr
+
+
+def test_an_interrupt_before_the_handler_is_installed_prints_one_line(monkeypatch, capsys):
+    # Ctrl-C in the first lines of run(), before its SIGINT handler is in place (seen once in a
+    # full run of test_sigint_during_the_first_imports_exits_130: the interrupt hit
+    # signal.getsignal): one line and status 130, not Python's traceback
+    import bayes_eval.cli as cli
+
+    def interrupted(signum):
+        raise KeyboardInterrupt
+
+    handler = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(cli.signal, "getsignal", interrupted)
+    assert cli.run() == 130
+    assert capsys.readouterr().err == "bayes-eval: interrupted\n"
+    monkeypatch.undo()
+    assert signal.getsignal(signal.SIGINT) is handler  # nothing was changed
