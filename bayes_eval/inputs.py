@@ -294,24 +294,12 @@ def check_weights(w: ArrayLike | None, max_label: int, *, name: str = "R") -> ND
     return out
 
 
-def _label_range(
-    values: np.ndarray, missing: np.ndarray | None, name: str, *, binary: bool = False
-) -> int:
-    """Check labels are >= 0 and return the largest observed label (0 if none observed).
-
-    ``binary=True`` (0/1 labels expected): 64-bit labels are first read by their bitwise OR,
-    which is the largest label when it is 0 or 1 (numpy's OR of 64-bit integers is about 20%
-    faster than their maximum; for narrower ones it is not); any other OR (a larger or
-    negative label) falls through to the general check and its message.
-    """
+def _label_range(values: np.ndarray, missing: np.ndarray | None, name: str) -> int:
+    """Check labels are >= 0 and return the largest observed label (0 if none observed)."""
     if values.size == 0:
         return 0
     if missing is None:
         dtype = values.dtype
-        if binary and dtype.kind in "iu" and dtype.itemsize == 8:  # negatives: the top bit
-            bits = int(np.bitwise_or.reduce(values.view(_unsigned(dtype)), axis=None))
-            if bits <= 1:
-                return bits
         if dtype.kind == "u":
             return int(values.max())
         if dtype.kind == "i":  # one pass: negatives show up as >= 2^(bits - 1)
@@ -446,7 +434,7 @@ def labels(
     if isinstance(R, np.ma.MaskedArray):
         raise ValueError(f"{name} is a masked array; expected results without missing trials.")
     values, _ = _validated_results(R, name=name, mask=None)
-    top = _label_range(values, None, name, binary=w is None)
+    top = _label_range(values, None, name)
     return values, check_weights(w, top, name=name), top
 
 

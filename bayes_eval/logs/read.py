@@ -152,14 +152,12 @@ def read_eval_log(
         READERS[f](ps, **options, **({"task": task} if f == "lm-eval" and task else {}))
         for f, ps in groups.items()
     ]
+    logs += [_read_shipped(name, options) for name in shipped]
     if task is not None:
-        kinds = list(groups)
+        kinds = [*groups, *["dataset"] * len(shipped)]
         logs = [
             lg if f == "lm-eval" else _one_task(lg, task) for lg, f in zip(logs, kinds, strict=True)
         ]
-    logs += [_read_shipped(name, options) for name in shipped]
-    if task is not None:
-        logs[len(groups) :] = [_one_task(lg, task) for lg in logs[len(groups) :]]
     if len(logs) == 1:
         return logs[0]
     # several formats: one table, signals joined by name (absent signals are NaN)

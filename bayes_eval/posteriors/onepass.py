@@ -55,8 +55,6 @@ _INT8, _UINT8, _INT64, _FLOAT64 = map(np.dtype, (np.int8, np.uint8, np.int64, np
 #: ``sum(a * b, axis=-1)``: the ufunc ``numpy.vecdot`` (numpy >= 2; half the call cost of
 #: ``einsum`` on a small batch), else ``einsum``; exact on integers either way.
 _vecdot = getattr(np, "vecdot", None) or (lambda a, b: np.einsum("...i,...i->...", a, b))
-#: The prior's sums of each ``alpha`` seen (by its bytes): the named priors recur on every call.
-_PRIOR_SUMS: dict[bytes, tuple[float, float, float]] = {}
 
 
 def affine_step(w: NDArray[np.float64]) -> float | None:
@@ -74,16 +72,11 @@ def affine_step(w: NDArray[np.float64]) -> float | None:
 
 
 def _prior_sums(alpha: NDArray[np.float64]) -> tuple[float, float, float]:
-    r""":math:`(\sum_k \alpha_k, \sum_k k\,\alpha_k, \sum_k k^2 \alpha_k)`, computed once per
-    distinct ``alpha`` (a contiguous float64 vector; anything else is computed afresh)."""
-    key = alpha.tobytes() if alpha.dtype == _FLOAT64 and alpha.flags.c_contiguous else None
-    sums = _PRIOR_SUMS.get(key) if key is not None else None
-    if sums is None:
-        k = np.arange(alpha.size, dtype=np.float64)
-        sums = float(alpha.sum()), float(alpha @ k), float(alpha @ (k * k))
-        if key is not None and len(_PRIOR_SUMS) < 256:  # bounded: fixed priors are few
-            _PRIOR_SUMS[key] = sums
-    return sums
+    r""":math:`(\sum_k \alpha_k, \sum_k k\,\alpha_k, \sum_k k^2 \alpha_k)`, in Python floats:
+    ``alpha`` has one entry per category (at most 2^15 + 1, usually 2-5), where numpy's
+    per-call cost would dominate."""
+    a = alpha.tolist()
+    return sum(a), sum(k * x for k, x in enumerate(a)), sum(k * k * x for k, x in enumerate(a))
 
 
 def question_sums(labels: NDArray[np.uint8], top: int) -> NDArray[np.unsignedinteger]:

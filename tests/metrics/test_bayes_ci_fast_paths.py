@@ -1,7 +1,7 @@
 """The shortcuts of ``bayes_ci``'s per-call work (issue 28) give the general path's numbers and
 errors: the cached ``z`` of a confidence level, the float fast exit of ``check_confidence``,
-the bitwise-OR label check of 64-bit binary results, the cached sums of a fixed prior, the
-default prior returned at once, and the int64 / uint64 label sums of the one-pass moments.
+the label check of every integer width, the sums of a fixed prior, the default prior
+returned at once, and the int64 / uint64 label sums of the one-pass moments.
 
 References: scipy's ``ndtri`` itself (exact equality), the counts path of
 :func:`bayes_eval.posterior` (a masked array without missing trials builds the
@@ -60,9 +60,9 @@ def test_confidence_fast_exit_keeps_every_answer_and_message():
 
 @pytest.mark.parametrize("dtype", ["<i8", ">i8", "<i4", "i1", "u1", "<u2", ">u8", "<u8"])
 def test_binary_label_check_gives_the_general_answer(dtype):
-    """With w=None 64-bit labels are checked by their bitwise OR (narrower ones by their
-    maximum); the counts path checks them by their maximum and minimum: the same top,
-    results and messages."""
+    """With w=None the one-pass path checks the labels by the maximum of their unsigned view;
+    the counts path checks them by their maximum and minimum: the same top, results and
+    messages, for every width and byte order."""
     rng = np.random.default_rng(11)
     R = (rng.random((3, 6, 9)) < 0.4).astype(dtype)
     values, weights, top = labels(R)
@@ -96,8 +96,8 @@ def test_uint64_labels_take_the_one_pass_path():
 
 @pytest.mark.parametrize("prior", ["uniform", "jeffreys", 0.7, [0.3, 1.1, 2.5]])
 def test_the_prior_sums_are_those_of_each_prior(prior):
-    """The fixed prior's sums are cached by its bytes: alternating priors (and a
-    non-contiguous alpha, computed afresh) give each prior's own counts-path numbers."""
+    """The fixed prior's sums: alternating priors (and a non-contiguous alpha) give each
+    prior's own counts-path numbers."""
     rng = np.random.default_rng(2)
     R = rng.integers(0, 3, size=(5, 8, 6))
     w = [0.0, 0.5, 1.0]
