@@ -57,8 +57,8 @@ def test_compressed_solver_reaches_the_exact_optimum():
     rate = (y.sum(1) + 0.5) / (y.shape[1] + 1.0)
     start = np.log(rate / (1 - rate))
     for s in (0.5, 1.2, 3.0):
-        v0, t0 = exact(s, start)
-        v1, t1 = short(s, start)
+        v0, t0, _ = exact(s, start)
+        v1, t1, _ = short(s, start)
         assert v1 == pytest.approx(v0, rel=1e-11, abs=1e-8)
         np.testing.assert_allclose(t1, t0, atol=1e-5)
 

@@ -140,3 +140,48 @@ def test_sparse_gaps_give_the_dense_profile():
     sparse = bd._neg_profile(theta, y, n, s, csr_matrix(1.0 - n))
     assert sparse[0] == pytest.approx(dense[0], rel=1e-13)
     np.testing.assert_allclose(sparse[1], dense[1], rtol=1e-11, atol=1e-11)
+
+
+def test_a_point_far_below_stops_with_a_bound_above_its_profile():
+    # a grid point whose profile lies thousands below the maximum: asked only whether it
+    # clears a level 50 below the maximum, the solver stops after a few objective calls, with
+    # a value at most its profile and a bound at least its profile (both below the level)
+    counts = _counts(3, 20, 600)
+    y = counts[..., 1]
+    solve = bd._complete_solver(y)
+    rate = (y.sum(1) + 0.5) / (y.shape[1] + 1.0)
+    theta0 = np.log(rate / (1 - rate))
+    start = bd._start_index(y, np.ones_like(y))
+    best, theta_best, _ = solve(float(np.exp(bd._LOG_S[start])), theta0)
+    far = float(np.exp(bd._LOG_S[start + 5]))
+    profile, _, same = solve(far, theta_best)
+    assert same == profile < best - 200.0
+    calls = []
+    original = bd._complete_objective
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    bd._complete_objective = counted
+    try:
+        value, _, bound = solve(far, theta_best, best - bd._WALK_DROP)
+        early = len(calls)
+        calls.clear()
+        solve(far, theta_best)
+    finally:
+        bd._complete_objective = original
+    assert early < len(calls)
+    assert value <= profile + 1e-9
+    assert profile <= bound < best - bd._WALK_DROP
+
+
+@pytest.mark.parametrize("shape", [(31, 268, 31), (31, 1133, 31), (93, 31, 93), (400, 40, 3)])
+def test_blocked_product_is_the_product(shape):
+    # a @ b in blocks of at most _ONE_THREAD multiply-adds (inner blocks, row blocks, one call)
+    # equals the product (summation order differs: rounding)
+    m, k, n = shape
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(m, k)), rng.normal(size=(k, n))
+    np.testing.assert_allclose(bd._product(a, b), a @ b, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(bd._product(a, b.T.copy().T), a @ b, rtol=1e-12, atol=1e-12)

@@ -11,10 +11,10 @@ import pytest
 
 from bayes_eval.posteriors.posterior import sums_moments, total_sums
 from bayes_eval.posteriors.priors import (
+    _atoms,
     _chebyshev_weights,
     _compress,
     _definite,
-    _max_questions,
     fit_prior,
 )
 
@@ -116,35 +116,53 @@ def test_integer_counts_compress_as_their_floats():
     assert counts.dtype.kind == "i"  # the input is left as it was
 
 
-@pytest.mark.parametrize("points", [2, 3, 12])
+@pytest.mark.parametrize("points", [1, 2, 3, 12])
 def test_chebyshev_weights_are_the_lagrange_basis_summed(points):
-    # W_sp = sum over the segment's values of l_p(t), l_p the Lagrange polynomial of the
-    # Chebyshev points of the first kind: evaluated directly from its product form (2 and 3
-    # points: the recurrence's buffers before they first rotate)
+    # W_sp = sum over the run's values of m_i l_p(t_i), l_p the Lagrange polynomial of the
+    # Chebyshev points of the first kind: evaluated directly from its product form, summed
+    # with np.add.at (runs of different lengths, one of a single value)
     rng = np.random.default_rng(9)
-    n_seg = 5
-    t = rng.uniform(-1.0, 1.0, size=300)
-    seg = rng.integers(0, n_seg, size=300)
+    size = np.array([1, 40, 120, 7, 132])
+    t = rng.uniform(-1.0, 1.0, size=size.sum())
+    mult = rng.integers(1, 5, size=size.sum()).astype(float)
+    run = np.repeat(np.arange(size.size), size)
     tp = np.cos(np.pi * (np.arange(points) + 0.5) / points)
-    lag = np.ones((300, points))
+    lag = np.ones((t.size, points))
     for p in range(points):
         for q in range(points):
             if q != p:
                 lag[:, p] *= (t - tp[q]) / (tp[p] - tp[q])
-    ref = np.zeros((n_seg, points))
-    np.add.at(ref, seg, lag)
-    got = _chebyshev_weights(t, seg, n_seg, points)
+    ref = np.zeros((size.size, points))
+    np.add.at(ref, run, mult[:, None] * lag)
+    got = _chebyshev_weights(t, mult, np.cumsum(size) - size, points)
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-11)
 
 
-@pytest.mark.parametrize("shape", [(4, 7, 2), (3, 1, 5), (2, 0, 3), (5, 6, 1)])
-def test_max_questions_is_numpys_max_over_the_questions(shape):
-    # the slice-wise maximum over the middle axis against numpy's reduction (zero for no
-    # questions, as initial=0 gives), on values with ties and zeros, the input left unchanged
-    rng = np.random.default_rng(3)
-    x = np.round(rng.uniform(0.0, 2.0, size=shape), 1)
-    before = x.copy()
-    got = _max_questions(x)
-    assert got.shape == (shape[0], shape[2])
-    np.testing.assert_array_equal(got, x.max(axis=1, initial=0.0))
-    np.testing.assert_array_equal(x, before)
+def test_atoms_are_the_distinct_values_or_exact_panel_moments():
+    # every (group, column): its largest value; every value's power moments of degree < 12
+    # reproduced (exact atoms trivially, each Chebyshev panel integrates the polynomials of
+    # its degree exactly); a panel of many values but few distinct ones kept as those values
+    # with their multiplicities; unanswered questions (all zeros) and zeros left out
+    rng = np.random.default_rng(11)
+    vals = np.round(rng.beta(0.5, 0.7, size=(3, 400)), 3)
+    vals[:, :30] = 0.0
+    vals[1] = rng.choice([0.6, 0.7, 0.8], size=400)  # 400 values, 3 distinct, one panel
+    vals[2, :7] = rng.uniform(1e-6, 1e-4, size=7)  # below the tenth panel: exact
+    arr = np.stack([1.0 - vals, vals], axis=-1)
+    arr[:, 5] = 0.0  # a question without trials
+    before = arr.copy()
+    x, w, top = _atoms(arr)
+    np.testing.assert_array_equal(arr, before)
+    np.testing.assert_array_equal(top, arr.max(axis=1))
+    assert x.shape[:2] == (3, 2) and w.shape == x.shape
+    for g in range(3):
+        for k in range(2):
+            v = arr[g, :, k][arr[g, :, k] > 0]
+            scale = v / v.max()
+            xs = x[g, k] / v.max()
+            for j in range(12):
+                assert (w[g, k] * xs**j).sum() == pytest.approx((scale**j).sum(), rel=1e-10)
+    row = w[1, 1] != 0
+    np.testing.assert_array_equal(np.sort(x[1, 1][row]), [0.6, 0.7, 0.8])
+    counts = [np.sum(arr[1, :, 1] == v) for v in np.sort(x[1, 1][row])]
+    np.testing.assert_array_equal(w[1, 1][row][np.argsort(x[1, 1][row])], counts)
