@@ -132,6 +132,15 @@ STUDIES: dict[str, Study] = {
             _lazy("cluster_study"),
         ),
         Study(
+            "graded",
+            f"the Bayes@N intervals of {_PAPER} on graded scores read as fractional counts "
+            "(`--fractional`, a quasi-likelihood): coverage and width (sd/RMSE) for the "
+            "uniform prior and the learned one (pools model and board) on simulated graded "
+            "boards, from binary grades to Beta-distributed ones",
+            sc.GradedConfig,
+            _lazy("graded_study"),
+        ),
+        Study(
             "hyperprior",
             f"the hyperprior on the concentration of the learned prior of {_PAPER}'s "
             "Bayes@N: a three-level meta-analysis over the shipped real benchmarks, checked "

@@ -31,6 +31,7 @@ __all__ = [
     "CrossedStudyConfig",
     "DistinguishabilityConfig",
     "ElicitConfig",
+    "GradedConfig",
     "HyperpriorConfig",
     "JudgesConfig",
     "JudgesSyntheticConfig",
@@ -343,6 +344,43 @@ class ClustersConfig:
             f"--n-questions {self.n_questions}",
             "fewer draws, trials, models or questions",
         )
+
+
+@dataclass(frozen=True)
+class GradedConfig:
+    """``graded``: coverage and width of the ``--fractional`` intervals on graded boards."""
+
+    replicates: int = _opt(100, "simulated boards per cell")
+    n_models: int = _opt(20, "LLMs per board")
+    n_questions: int = _opt(200, "questions M per board (every LLM answers every one)")
+    inflation: tuple[float, ...] = _opt(
+        (1.0, 0.3, 0.0),
+        "shares of full-or-no-credit grades (grid; 1: binary, 0: every grade a Beta draw)",
+    )
+    precision: float = _opt(8.0, "Beta precision phi of the other grades")
+    difficulty_sd: float = _opt(1.5, "sd of the questions' logit difficulties")
+    confidence: float = _opt(0.95, "level of the intervals")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_models", self.n_models, 2)
+        _int("n_questions", self.n_questions, 2)
+        if not self.inflation:
+            raise ValueError("inflation is empty; expected a list of numbers in [0, 1].")
+        for value in self.inflation:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not 0 <= value <= 1
+            ):
+                raise ValueError(f"inflation is {value!r}; expected numbers in [0, 1].")
+        for name in ("precision", "difficulty_sd"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{name} is {value!r}; expected a number > 0.")
+        _prob("confidence", self.confidence)
+        _seed(self.seed)
 
 
 @dataclass(frozen=True)

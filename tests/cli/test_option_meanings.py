@@ -108,6 +108,9 @@ MEANINGS = {
     "--cluster-sd": "sd of the simulated clusters' shared logit difficulty",
     "--question-sd": "sd of the simulated questions' logit difficulty within a cluster",
     "--cluster-interaction-sd": "sd of the simulated LLM x cluster logit interaction",
+    # graded study
+    "--inflation": "shares of all-or-nothing grades on the simulated graded boards",
+    "--precision": "Beta precision of the simulated graded boards' other grades",
     "--bins": "bins of the reliability diagram",
     "--nuts-draws": "NUTS draws per fit in the coverage study",
     "--posterior-alpha0": "the prior of the posterior in exact SBC",

@@ -90,6 +90,11 @@ AUDITED = {
         | {"--cluster-sd", "--question-sd", "--ability-sd", "--interaction-sd", "--trials"}
         | {"--cluster-interaction-sd", "--confidence", "--draws", "--bins", "--seed"},
     ),
+    "validate graded": (
+        [],
+        {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--inflation"}
+        | {"--precision", "--difficulty-sd", "--confidence", "--seed"},
+    ),
     "validate convergence": (
         ["file"],
         {"--json", "--out", "--format", "--confidence", "--methods", "--replace"}

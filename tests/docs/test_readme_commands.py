@@ -34,6 +34,7 @@ SMALLER = {
     "validate pairs": "--replicates 4 --n-models 3 --n-questions 8",
     "validate clusters": "--replicates 3 --n-models 3 --n-questions 12 --clusters 3,4 "
     "--cluster-sd 1 --draws 200",
+    "validate graded": "--replicates 3 --n-models 3 --n-questions 12 --inflation 1,0",
     "validate convergence": "--replicates 20",
     "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",
     "validate elicit": "--simulations 2000",

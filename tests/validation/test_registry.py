@@ -32,6 +32,7 @@ def test_the_studies():
         "distinguishability",
         "pairs",
         "clusters",
+        "graded",
         "hyperprior",
         "convergence",
         "coverage",

@@ -1,0 +1,167 @@
+r"""Study ``graded``: the Bayes@N intervals on graded scores read as fractional counts.
+
+``--fractional`` (``fractional=True``) counts a graded score :math:`s \in [0, 1]` as
+:math:`s` correct and :math:`1 - s` wrong, the Dirichlet-multinomial update of Hariri et al.
+("Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", eq. 6) with
+fractional counts: a quasi-likelihood (Wedderburn, "Quasi-likelihood functions, generalized
+linear models, and the Gauss-Newton method") with the right mean whose variance is that of a
+Bernoulli trial, :math:`p(1 - p)`. A grade that is not all-or-nothing varies less than that
+around its expectation, so the intervals should be too wide; this study measures by how much,
+and whether they cover.
+
+**Boards** (:func:`bayes_eval.synthetic.leaderboard.simulate_leaderboard`, complete): model
+ability :math:`\theta_l \sim N(0.5, 1)`, question difficulty :math:`b_q \sim N(0, s^2)`,
+expected score :math:`p_{lq} = \mathrm{expit}(\theta_l - b_q)`; with probability
+``inflation`` a grade is a Bernoulli draw (a grader giving full or no credit), else
+:math:`\mathrm{Beta}(p\phi, (1 - p)\phi)` rounded to 0.001, so that
+:math:`\mathrm{Var}(s) = p(1 - p)\,[\iota + (1 - \iota)/(1 + \phi)]`: a fraction
+:math:`\iota + (1 - \iota)/(1 + \phi)` of the Bernoulli variance (1 at inflation 1; 0.38 at
+0.3 with :math:`\phi = 8`; 0.11 at 0). The estimand is each model's mean expected score over
+the board's questions, :math:`\bar p_l = \frac1M\sum_q p_{lq}` (*these questions*).
+
+**Priors**: the paper's uniform Dirichlet(1, 1), and the learned prior of the library's
+commands (integrated over its hyperparameters) with ``pool="model"`` and with the default
+``pool="board"``. Reported per cell: coverage of :math:`\bar p_l` (with its Monte Carlo
+standard error; intervals of one board share its questions, so the effective number is
+smaller), mean posterior sd over the RMSE of the posterior mean (1 honest, below 0.9
+overconfident, above 1.2 wasteful) and the RMSE itself.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from bayes_eval.metrics.bayes import bayes_ci
+from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.posteriors.posterior import THESE_QUESTIONS
+from bayes_eval.synthetic.leaderboard import simulate_leaderboard
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import GradedConfig
+
+__all__ = ["PRIORS", "plot", "run", "run_study", "summary", "variance_share"]
+
+#: The priors compared: name -> the options of :func:`bayes_eval.metrics.bayes.bayes_ci`.
+PRIORS: dict[str, dict] = {
+    "uniform": {"prior": "uniform"},
+    "empirical pool=model": {"prior": "empirical", "pool": "model"},
+    "empirical pool=board": {"prior": "empirical", "pool": "board"},
+}
+
+
+def variance_share(inflation: float, precision: float) -> float:
+    r"""The grades' variance as a share of the Bernoulli variance :math:`p(1 - p)`:
+    :math:`\iota + (1 - \iota)/(1 + \phi)` (a Beta(:math:`p\phi, (1 - p)\phi`) draw has
+    variance :math:`p(1 - p)/(1 + \phi)`; rounding to 0.001 is ignored)."""
+    return float(inflation + (1.0 - inflation) / (1.0 + precision))
+
+
+def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
+    """Every inflation with ``replicates`` boards: per prior and model the interval, the
+    posterior mean and sd, and the true mean over the board's questions."""
+    cells, names = config.inflation, list(PRIORS)
+    shape = (len(cells), len(names), config.replicates, config.n_models)
+    out = {k: np.full(shape, np.nan) for k in ("lo", "hi", "mean", "sd")}
+    truth = np.full((len(cells), config.replicates, config.n_models), np.nan)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(cells) * config.replicates, desc="graded boards", unit="board")
+    for a, inflation in enumerate(cells):
+        rng = np.random.default_rng([config.seed, a])
+        for r in range(config.replicates):
+            board = simulate_leaderboard(
+                config.n_models,
+                config.n_questions,
+                scores="graded",
+                inflation=float(inflation),
+                precision=float(config.precision),
+                difficulty_sd=float(config.difficulty_sd),
+                seed=rng,
+            )
+            truth[a, r] = board.true_mean
+            for c, name in enumerate(names):
+                mu, sd, lo, hi = bayes_ci(
+                    board.scores, fractional=True, confidence=config.confidence, **PRIORS[name]
+                )
+                out["mean"][a, c, r], out["sd"][a, c, r] = mu, sd
+                out["lo"][a, c, r], out["hi"][a, c, r] = lo, hi
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    dims = ("inflation", "prior", "board", "model")
+    data = {k: (dims, v) for k, v in out.items()}
+    data["truth"] = (("inflation", "board", "model"), truth)
+    data["variance_share"] = (
+        ("inflation",),
+        np.array([variance_share(x, config.precision) for x in cells]),
+    )
+    attrs = {f: getattr(config, f) for f in ("replicates", "n_models", "n_questions", "seed")}
+    attrs |= {f: float(getattr(config, f)) for f in ("precision", "difficulty_sd", "confidence")}
+    attrs["estimand"] = THESE_QUESTIONS
+    coords = {"inflation": [float(x) for x in cells], "prior": names}
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def summary(ds: xr.Dataset) -> dict:
+    """Per inflation and prior: coverage (with its Monte Carlo standard error), mean posterior
+    sd / RMSE of the posterior mean, the RMSE and the grades' variance share."""
+    rows = {}
+    for x in ds["inflation"].values:
+        cell = ds.sel(inflation=x)
+        for name in ds["prior"].values:
+            one = cell.sel(prior=name)
+            err = (one["mean"] - cell["truth"]).values
+            hit = ((one["lo"] <= cell["truth"]) & (cell["truth"] <= one["hi"])).values
+            rmse = float(np.sqrt(np.mean(err**2)))
+            rows[f"inflation={x:g} {name}"] = {
+                "coverage": round(float(hit.mean()), 4),
+                "coverage_se": round(float(np.sqrt(hit.mean() * (1 - hit.mean()) / hit.size)), 4),
+                "sd_over_rmse": round(float(one["sd"].mean()) / rmse, 3),
+                "rmse": round(rmse, 5),
+                "variance_share": round(float(cell["variance_share"]), 3),
+            }
+    return {"settings": dict(ds.attrs), "estimand": THESE_QUESTIONS, "cells": rows}
+
+
+def run_study(config: GradedConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Run the study with ``config``; write ``OUT/graded.nc`` and ``OUT/graded.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run(config, progress=progress)
+    return finish(ds, out, "graded", plot, summary(ds), start)
+
+
+def plot(ds: xr.Dataset, path: str | Path) -> Path:
+    """Coverage (left) and sd/RMSE (right) against the share of all-or-nothing grades, one
+    line per prior."""
+    plt = pyplot()
+    rows = summary(ds)["cells"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    x = [float(v) for v in ds["inflation"].values]
+    for k, name in enumerate(ds["prior"].values):
+        cells = [rows[f"inflation={v:g} {name}"] for v in x]
+        kw = {"color": f"C{k}", "marker": "o", "label": str(name)}
+        left.plot(x, [c["coverage"] for c in cells], **kw)
+        right.plot(x, [c["sd_over_rmse"] for c in cells], **kw)
+    left.axhline(float(ds.attrs["confidence"]), color="0.5", lw=0.8)
+    right.axhline(1.0, color="0.5", lw=0.8)
+    left.set_ylabel(f"coverage of the {float(ds.attrs['confidence']):.0%} intervals")
+    right.set_ylabel("mean posterior sd / RMSE")
+    right.set_ylim(bottom=0.0)
+    for ax in (left, right):
+        ax.set_xlabel("share of full-or-no-credit grades (1: binary)")
+        ax.grid(alpha=0.3)
+    left.legend(fontsize=7)
+    fig.suptitle(
+        f"--fractional, these questions: {ds.attrs['n_models']} LLMs x "
+        f"{ds.attrs['n_questions']} questions, Beta precision {ds.attrs['precision']:g}"
+    )
+    fig.tight_layout()
+    return save_png(fig, path)
