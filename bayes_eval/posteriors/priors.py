@@ -343,8 +343,10 @@ def _atoms(vals: NDArray) -> tuple[NDArray, NDArray, NDArray]:
     of each (group, column) (G, P)."""
     g, m, pieces = vals.shape
     rows = g * pieces
+    if m == 0 or rows == 0:  # no values: one empty atom per row
+        return np.zeros((g, pieces, 1)), np.zeros((g, pieces, 1)), np.zeros((g, pieces))
     flat = np.sort(np.moveaxis(vals, -1, 1), axis=-1).ravel()  # row r = (group, column)
-    top = flat[m - 1 :: m].copy() if m else np.zeros(rows)
+    top = flat[m - 1 :: m].copy()
     first = np.empty(flat.size, dtype=bool)  # where a run of equal values begins
     np.not_equal(flat[1:], flat[:-1], out=first[1:])
     first[::m] = True

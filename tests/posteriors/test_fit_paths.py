@@ -166,3 +166,12 @@ def test_atoms_are_the_distinct_values_or_exact_panel_moments():
     np.testing.assert_array_equal(np.sort(x[1, 1][row]), [0.6, 0.7, 0.8])
     counts = [np.sum(arr[1, :, 1] == v) for v in np.sort(x[1, 1][row])]
     np.testing.assert_array_equal(w[1, 1][row][np.argsort(x[1, 1][row])], counts)
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 2), (0, 5, 2)])
+def test_atoms_of_no_values_are_empty(shape):
+    # no questions (or no groups): one zero-weight atom per row, largest value 0
+    x, w, top = _atoms(np.zeros(shape))
+    assert x.shape == w.shape == (shape[0], shape[2], 1)
+    assert top.shape == (shape[0], shape[2])
+    assert not w.any() and not top.any()
