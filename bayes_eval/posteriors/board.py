@@ -115,13 +115,13 @@ def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=No
     :math:`\sum_l n_{lq}\log\mathrm{expit}(\eta_{lz}) - \sum_l (n_{lq} - y_{lq})
     (\theta_l - s z)`: the second sum is a product of (S, L) by (L, M) plus an outer
     product, and when every model answered every question (``n`` all ones) the first is one
-    sum over models: no (S x J, L) by (L, M) product. The small products left are einsums,
-    not BLAS calls: OpenBLAS's threads wait for each other on every call, and on a machine
-    whose cores are busy that made the board step 4 times slower (24 s, not 6 s, measured
-    at load 4.5 on 2 cores). ``gap``: the unanswered pairs ``1 - n`` as a sparse matrix
-    (``n`` binary, most pairs answered): the two products by ``n`` are then the sums over
-    every model less sparse products by the gaps, no BLAS call (on 93 x 1,136 with 10%
-    missing, 84 ms per call through BLAS at load 3, 5 ms this way)."""
+    sum over models: no (S x J, L) by (L, M) product. The small products left go through
+    :func:`_product`, in blocks one BLAS thread computes: OpenBLAS's threads wait for each
+    other, and unblocked BLAS calls made the board step 4 times slower on a busy machine
+    (24 s, not 6 s, at load 4.5 on 2 cores). ``gap``: the unanswered pairs ``1 - n`` as a
+    sparse matrix (``n`` binary, most pairs answered): the two products by ``n`` are then the
+    sums over every model less sparse products by the gaps, no BLAS call (on 93 x 1,136 with
+    10% missing, 84 ms per call through BLAS at load 3, 5 ms this way)."""
     theta = theta_flat.reshape(s.size, -1)  # (S, L)
     eta = theta[:, None, :] - s[:, None, None] * _NODES[None, :, None]  # (S, J, L)
     miss = n - y
@@ -136,7 +136,7 @@ def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=No
         ll = lp @ n  # (S, J, M)
     ll = (
         ll
-        - np.einsum("sl,lm->sm", theta, miss)[:, None, :]
+        - _product(theta, miss)[:, None, :]
         + (s[:, None] * _NODES[None, :])[..., None] * miss.sum(axis=0)
     )
     tot = _LOG_WEIGHTS[None, :, None] + ll
@@ -149,7 +149,7 @@ def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=No
         pn = post.sum(axis=-1)[..., None] - (gap @ flat.T).T.reshape(*post.shape[:2], -1)
     else:
         pn = post @ n.T
-    grad = np.einsum("sm,lm->sl", post.sum(axis=1), y) - (expit(eta) * pn).sum(axis=1)  # (S, L)
+    grad = _product(post.sum(axis=1), y.T) - (expit(eta) * pn).sum(axis=1)  # (S, L)
     return -float(lse.sum()), -grad.ravel()
 
 
@@ -473,11 +473,11 @@ def _walk(solve, theta0: NDArray, start: int, med0: NDArray, sd0: NDArray) -> di
         while 0 <= i < _LOG_S.size:
             s = float(np.exp(_LOG_S[i]))
             level = min(previous, best.min() - _WALK_DROP)
-            value, theta, upper = solve(s, theta, level)
+            value, theta, reach = solve(s, theta, level)
             lk = _log_kappa(theta, s)
             fits[i] = (value, theta, lk)
             best = np.maximum(best, value - 0.5 * ((lk - np.log(med0)) / sd0) ** 2)
-            if upper < previous and upper < best.min() - _WALK_DROP:
+            if reach < previous and reach < best.min() - _WALK_DROP:
                 break
             previous, i = value, i + direction
     return fits

@@ -375,8 +375,8 @@ def _atoms(vals: NDArray) -> tuple[NDArray, NDArray, NDArray]:
         which = run[squeeze]  # the first value of each squeezed panel
         hi = top[owner[which]] * 2.0 ** -panel[which].astype(np.float64)
         lo = 0.5 * hi
-        starts = np.cumsum(size[squeeze]) - size[squeeze]
         reps = size[squeeze]
+        starts = np.cumsum(reps) - reps
         t = np.clip(
             (2.0 * x[inside] - np.repeat(lo + hi, reps)) / np.repeat(hi - lo, reps), -1.0, 1.0
         )
