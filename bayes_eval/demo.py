@@ -33,7 +33,8 @@ class Demo(NamedTuple):
     ``models``: one record per mimic, best true accuracy first, with ``pi_bar``,
     ``gold_rank`` (dense), ``mu``, ``sigma``, ``lo``, ``hi``, ``rank`` (dense, without
     intervals) and ``rank_ci``. ``plan_llm10_vs_llm9``: the separation plan at z 1.645 with
-    80% assurance (:class:`bayes_eval.ranking.sample_size.SeparationPlan`).
+    80% assurance under the paper's uniform prior, as App. D
+    (:class:`bayes_eval.ranking.sample_size.SeparationPlan`).
     """
 
     prior: str
@@ -79,7 +80,7 @@ def run_demo(
     table = rank_table(results_array(R, models=names), confidence=0.95, prior="uniform")
     gold = rank(np.asarray(PAPER_PI_BAR), method="dense")
     tau = float(kendall_tau_b(table["mu"].values, np.asarray(PAPER_PI_BAR)))
-    plan = trials_to_separate(R[9], R[8], z_target=1.645)
+    plan = trials_to_separate(R[9], R[8], z_target=1.645, prior="uniform")  # App. D's
     rank_no_ci = rank(table["mu"].values, method="dense")
     mimics = [
         {

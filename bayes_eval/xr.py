@@ -17,7 +17,7 @@ Examples
 >>> from bayes_eval import xr as bxr
 >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
 ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
->>> ds = bxr.bayes_ci(R)
+>>> ds = bxr.bayes_ci(R, prior="uniform")  # the paper's prior (default: the learned one)
 >>> [round(float(v), 4) for v in ds["mu"]]
 [0.6, 0.7]
 """
@@ -169,7 +169,7 @@ def _split(options: dict) -> tuple[dict, dict]:
 def _build(batch: Batch, w, R0, options: dict) -> Posterior:
     r0, r0_mask = align_runs(R0, batch)
     prior = prior_of(
-        options.pop("prior", "uniform"),
+        options.pop("prior", None),
         pool=options.pop("pool", None),
         alpha0=options.pop("alpha0", None),
         R0=r0,
@@ -179,7 +179,7 @@ def _build(batch: Batch, w, R0, options: dict) -> Posterior:
 
 
 def _attrs(post: Posterior, **extra) -> dict:
-    return {"prior": post.prior.label, "estimand": post.estimand, **extra}
+    return {"prior": post.prior_label, "estimand": post.estimand, **extra}
 
 
 def posterior(
@@ -187,7 +187,7 @@ def posterior(
 ) -> Posterior:
     """The :class:`~bayes_eval.posteriors.posterior.Posterior` of labelled results, with the
     model names of ``R`` (options of :func:`bayes_eval.posterior`: ``prior``, ``pool``,
-    ``fractional``, ``answered_only``; default prior ``"uniform"``)."""
+    ``fractional``, ``answered_only``; default prior ``"empirical"``)."""
     return _build(unpack(R, skipna=skipna), w, R0, dict(options))
 
 
@@ -210,7 +210,7 @@ def bayes_ci(
     batch = unpack(R, skipna=skipna)
     post_opts, rest = _split(dict(options))
     confidence = rest.pop("confidence", 0.95)
-    interval = rest.pop("interval", "normal")
+    interval = rest.pop("interval", "auto")
     bounds = rest.pop("bounds", None)
     if rest:
         raise ValueError(f"unknown option {sorted(rest)[0]!r} of bayes_ci.")
@@ -233,13 +233,13 @@ def avg_ci(R: xr.DataArray, w=None, *, skipna: bool = False, **options) -> xr.Da
     batch = unpack(R, skipna=skipna)
     out = _avg.avg_ci(batch.values, w, mask=batch.mask, **options)
     data = {n: batch.label(v) for n, v in zip(("a", "sigma", "lo", "hi"), out, strict=True)}
-    prior = prior_of(options.get("prior", "uniform"), alpha0=options.get("alpha0"))
+    prior = prior_of(options.get("prior"), alpha0=options.get("alpha0"))
     attrs = {
         "estimator": "avg@N",
         "prior": prior.label,
         "estimand": Posterior.estimand,
         "confidence": options.get("confidence", 0.95),
-        "interval": options.get("interval", "normal"),
+        "interval": options.get("interval", "auto"),
         "scale": options.get("scale", "pi_bar"),
     }
     return xr.Dataset(data, attrs=attrs)
@@ -320,7 +320,9 @@ def prior_table(
 
 
 def prior_dataset(batch: Batch, post: Posterior) -> xr.Dataset:
-    """The variables of :func:`prior_table` from a built posterior."""
+    """The variables of :func:`prior_table` from a built posterior (on a board: of each
+    model's own closed form, whose prior ``fitted`` is, and labelled so)."""
+    post = post.closed_form
     fitted = post.fitted
     n = int(np.prod(batch.shape)) if batch.dims else 1
     alpha = np.broadcast_to(fitted.alpha, (n, fitted.alpha.shape[-1]))

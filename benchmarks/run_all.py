@@ -45,9 +45,11 @@ def scripts(folder: Path = HERE) -> list[Path]:
 #: Arguments of a full-size run (``--full``) beyond ``--json``: the crossed benchmark fits only
 #: the two scores of issue 28's row (the ordinal fit and its binomial reference).
 FULL_ARGS = {"bench_crossed.py": ["--scores", "levels", "binary"]}
-#: The scripts that measure the rows of issue 28's table (``make bench``).
+#: The scripts that measure the rows of issue 28's table and issue 38's leaderboard-scale rows
+#: (``make bench``).
 TABLE = (
     "bench_bayes.py",
+    "bench_rank_scale.py",
     "bench_coverage.py",
     "bench_convergence.py",
     "bench_adaptive.py",

@@ -132,6 +132,15 @@ STUDIES: dict[str, Study] = {
             _lazy("cluster_study"),
         ),
         Study(
+            "board",
+            f"what `rank` prints on a board of binary results (the joint posterior of the board "
+            f"model; {_PAPER}'s Bayes@N per model and its uniform prior beside it): coverage "
+            "and sharpness (sd/RMSE) of the intervals and the calibration (ECE) of P(better), "
+            "on real-rate (MathArena) or simulated boards, by trials per question",
+            sc.BoardConfig,
+            _lazy("board_study"),
+        ),
+        Study(
             "graded",
             f"the Bayes@N intervals of {_PAPER} on graded scores read as fractional counts "
             "(`--fractional`, a quasi-likelihood): coverage and width (sd/RMSE) for the "

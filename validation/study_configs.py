@@ -15,6 +15,7 @@ time, and each study module imports its config class from here. Annotations are 
 import dataclasses
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 
 from bayes_eval.inputs import check_memory
@@ -25,6 +26,7 @@ from bayes_eval.validation import config_checks as check
 __all__ = [
     "SBC_ESTIMATORS",
     "BiasedCoinConfig",
+    "BoardConfig",
     "ClustersConfig",
     "ConvergenceConfig",
     "CoverageStudyConfig",
@@ -344,6 +346,46 @@ class ClustersConfig:
             f"--n-questions {self.n_questions}",
             "fewer draws, trials, models or questions",
         )
+
+
+@dataclass(frozen=True)
+class BoardConfig:
+    """``board``: coverage, sharpness and calibration of what ``rank`` prints on a board."""
+
+    replicates: int = _opt(100, "simulated boards per N")
+    n_models: int = _opt(12, "LLMs per board")
+    n_questions: int = _opt(30, "questions M per board (every LLM answers every one)")
+    N: tuple[int, ...] = _opt((1, 2, 4), "trials per question (grid)")
+    rates: str = _opt(
+        "matharena",
+        "true rates: rasch (the sd's below) or matharena (n_models of the 16 MathArena AIME "
+        "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15)",
+        choices=("rasch", "matharena"),
+    )
+    ability_sd: float = _opt(0.5, "rasch: sd of the LLMs' logit abilities (0.25: close models)")
+    difficulty_sd: float = _opt(1.5, "rasch: sd of the questions' logit difficulties")
+    interaction_sd: float = _opt(0.7, "rasch: sd of the LLM x question logit interaction")
+    confidence: float = _opt(0.95, "level of the intervals")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_models", self.n_models, 2)
+        _int("n_questions", self.n_questions, 2)
+        _ints("N", self.N, optional=False)
+        if self.rates == "matharena" and self.n_models > 16:
+            raise ValueError(
+                f"n_models is {self.n_models}; the MathArena board has 16 models (rates "
+                "matharena): expected at most 16."
+            )
+        for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+        _prob("confidence", self.confidence)
+        _int("seed", self.seed, 0)
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,33 @@ def estimand_label(board) -> str:
     return str(board.table.attrs.get("estimand", THESE_QUESTIONS))
 
 
+#: how each interval law is named in the header and the legend
+INTERVAL_LAWS = {
+    "joint": "the joint posterior's marginal (a mixture of Betas on the support)",
+    "exact": "exact",
+    "beta": "the Beta with the posterior's mean and sd",
+    "normal": "normal (mu -/+ z sigma)",
+}
+
+
+def _interval_words(board, args: argparse.Namespace) -> str:
+    """Which law the intervals came from, in words."""
+    asked = getattr(args, "interval", None) or "auto"
+    if asked != "auto":
+        return f"{asked} intervals" + (" (clipped to the support)" if asked == "normal" else "")
+    kinds = list(dict.fromkeys(r.get("interval_kind", "normal") for r in board.models))
+    if kinds == ["joint"]:
+        return "intervals: " + INTERVAL_LAWS["joint"]
+    if set(kinds) <= {"exact", "normal"}:
+        return "intervals: exact within 6 sd of an end of the support, normal elsewhere"
+    if set(kinds) <= {"beta", "normal"}:
+        return (
+            "intervals: within 6 sd of an end of the support the Beta with the posterior's "
+            "mean and sd (the exact law takes seconds here), normal elsewhere"
+        )
+    return "intervals: " + ", ".join(INTERVAL_LAWS[k] for k in kinds)
+
+
 def _estimator_line(board, args: argparse.Namespace) -> str:
     attrs = board.table.attrs
     head = f"prior: {prior_label(board)}; estimand: {estimand_label(board)}"
@@ -120,11 +147,7 @@ def _estimator_line(board, args: argparse.Namespace) -> str:
             f"min ESS {attrs.get('min_ess_bulk', float('nan')):.0f}, "
             f"{attrs.get('divergences', 0)} divergences: {conv}"
         )
-    line = f"{head}; {args.interval or 'normal'} intervals"
-    source = attrs.get("prob_better")
-    if source is not None and source != attrs.get("prior"):
-        line += f"; P(better) from the {source}"
-    return line
+    return f"{head}; {_interval_words(board, args)}; P(better) from the same posterior"
 
 
 def records_json(board, scored, args: argparse.Namespace, name: str, questions: str) -> dict:
@@ -143,7 +166,10 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
         "graded": scored.graded,
         "models": board.models,
         "confidence": args.confidence,
-        "z_threshold": attrs.get("z_threshold"),
+        "rank_range_rule": "every rank left open by the pairwise statements P(better) >= "
+        f"{args.confidence:g} (no chaining)",
+        "rank_ci_rule": "Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie unless "
+        f"P(better) >= {args.confidence:g}; ties chain",
         "questions": board.questions,
         "max_trials": board.max_trials,
         "missing_trials": board.missing_trials,
@@ -157,17 +183,32 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
             out["fit"]["converged"] = bool(out["fit"]["converged"])
     else:
         post = board.posterior
-        out["interval"] = args.interval or "normal"
-        order = [r["model"] for r in board.models]
-        matrix = board.table["prob_better"].sel(model=order, model_bis=order).values
-        out["prob_better"] = {
-            "models": order,
-            "rows": matrix.tolist(),
-            "from": str(board.table.attrs.get("prob_better", prior_label(board))),
-        }
+        out["interval"] = getattr(args, "interval", None) or "auto"
+        out["prob_better"] = prob_matrix_json(board)
         out["prior_detail"] = post.prior.to_dict() if post is not None else None
+        if post is not None and post.has_board:
+            joint = post.joint
+            out["board_model"] = {
+                "difficulty_sd": joint.difficulty_sd,
+                "ability_sd": joint.ability_sd,
+                "dispersion": joint.dispersion,
+                "dispersion_identified": joint.dispersion_identified,
+                "closed_form_prior": attrs.get("closed_form_prior"),
+            }
         out["concentration_note"] = post.concentration_note() if post is not None else None
     return out
+
+
+def prob_matrix_json(board) -> dict:
+    """``P(row better than column)`` in the leaderboard's order (null on the diagonal and
+    where no probability exists), with what it was computed from."""
+    order = [r["model"] for r in board.models]
+    matrix = board.table["prob_better"].sel(model=order, model_bis=order).values
+    return {
+        "models": order,
+        "rows": matrix.tolist(),
+        "from": str(board.table.attrs.get("prob_better", prior_label(board))),
+    }
 
 
 def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
@@ -182,7 +223,7 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
     say(
         *(
             f"  {key}: {log[key]}"
-            for key in ("scorer", "metric", "filter", "category_map")
+            for key in ("scorer", "metric", "filter", "category_map", "variant")
             if key in log
         )
     )
@@ -196,39 +237,60 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
     show_questions = "questions" in first and (
         board.estimator == "crossed" or not (scored.design or {}).get("complete", True)
     )
-    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank", "rank w/ CI"]
-    columns.append(uncertain("rank range"))
+    paper = bool(getattr(args, "paper_ranks", False))
+    closed = "mu_closed_form" in first and any(
+        abs(r["mu_closed_form"] - r["mu"]) > 0.25 * r["sigma"] for r in board.models
+    )
+    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank range"]
+    columns.append(uncertain("P(> next)"))
     if "rank_draws" in first:
         columns.append(uncertain(f"rank {pct}"))
+    if paper:
+        columns.append("CI-aware rank (chains)")
+    if closed:
+        columns.append(uncertain("mu per model"))
     if show_questions:
         columns.append("questions")
-    if "prior_alpha" in first:
+    if "prior_alpha" in first and not (board.posterior is not None and board.posterior.has_board):
         columns.append(uncertain("prior a"))
 
     def row(r: dict) -> list:
         cells = [r["model"], fmt(r["mu"]), fmt(r["sigma"]), interval(r["lo"], r["hi"])]
-        cells += [r["rank"], r["rank_ci"], "{}-{}".format(*r["rank_interval"])]
+        lo_r, hi_r = r["rank_range"]
+        cells.append(f"{lo_r}" if lo_r == hi_r else f"{lo_r}-{hi_r}")
+        cells.append("" if r.get("prob_next") is None else f"{r['prob_next']:.3f}")
         if "rank_draws" in r:
             cells.append("{}-{}".format(*r["rank_draws"]))
+        if paper:
+            cells.append(r["rank_ci"])
+        if closed:
+            cells.append(fmt(r["mu_closed_form"]))
         if show_questions:
             cells.append(r["questions"])
-        if "prior_alpha" in r:
+        if "prior a" in [c if isinstance(c, str) else c.header for c in columns]:
             cells.append(_prior_cell(r["prior_alpha"]))
         return cells
 
     table(columns, (row(r) for r in board.models))
-    if board.estimator == "crossed":
+    say(
+        f"rank range: every rank the pairwise statements P(better) >= {args.confidence:g} leave "
+        "open (no chaining); P(> next): posterior probability that the model beats the next one "
+        "listed (models are listed by mu, so it is >= 0.5)."
+    )
+    if paper:
         say(
-            f"rank w/ CI: consecutive models tie when P(better) < {args.confidence:g}; rank "
-            f"range: from all pairwise decisions (no chaining); rank {pct}: credible interval "
-            "of the rank over the posterior draws."
+            "CI-aware rank (chains): Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie "
+            f"unless P(better) >= {args.confidence:g}; ties chain along the list."
         )
-    else:
+    if closed:
         say(
-            f"rank w/ CI: consecutive models tie when z < {board.table.attrs['z_threshold']:.3f}"
-            " (Hariri et al., §2.7.1); rank range: from all pairwise decisions (no chaining)."
+            "mu per model: the closed form with each model's own learned prior (the paper's "
+            "Bayes@N per model), shown where it differs from the joint posterior by more than "
+            "a quarter sd; a diagnostic, not a second answer."
         )
-    if "prior_alpha" in first:
+    if "rank_draws" in first:
+        say(f"rank {pct}: credible interval of the rank over the posterior draws.")
+    if "prior a" in [c if isinstance(c, str) else c.header for c in columns]:
         say(PRIOR_COLUMN)
     if args.plot:
         say(f"forest plot written to {args.plot}")

@@ -65,22 +65,33 @@ def print_population(board, scored, args: argparse.Namespace, name: str, questio
         f"{treatment}; {pct} intervals: {how}; P(better): paired, prior {attrs['prior']}"
     )
     say(*graded_lines(scored.graded), *design_lines(scored.design, "closed-form"))
-    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank", "rank w/ CI"]
-    columns += [uncertain("rank range"), uncertain(f"rank {pct}"), uncertain("P > next")]
-    order = [r["model"] for r in board.models]
-    p = board.table["prob_better"].sel(model=order, model_bis=order).values
+    paper = bool(getattr(args, "paper_ranks", False))
+    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank range"]
+    columns += [uncertain("P(> next)"), uncertain(f"rank {pct}")]
+    if paper:
+        columns.append("CI-aware rank (chains)")
 
-    def row(k: int, r: dict) -> list:
-        nxt = fmt(float(p[k, k + 1]), 3) if k + 1 < len(order) else "-"
+    def row(r: dict) -> list:
+        lo_r, hi_r = r["rank_range"]
         cells = [r["model"], fmt(r["mu"]), fmt(r["sigma"]), interval(r["lo"], r["hi"])]
-        cells += [r["rank"], r["rank_ci"], "{}-{}".format(*r["rank_interval"])]
-        return [*cells, "{}-{}".format(*r["rank_draws"]), nxt]
+        cells.append(f"{lo_r}" if lo_r == hi_r else f"{lo_r}-{hi_r}")
+        cells.append("-" if r.get("prob_next") is None else fmt(r["prob_next"], 3))
+        cells.append("{}-{}".format(*r["rank_draws"]))
+        if paper:
+            cells.append(r["rank_ci"])
+        return cells
 
-    table(columns, (row(k, r) for k, r in enumerate(board.models)))
+    table(columns, (row(r) for r in board.models))
     say(
-        f"rank w/ CI: consecutive models tie when P(better) < {args.confidence:g}; rank range: "
-        f"from all pairwise decisions (no chaining); rank {pct}: over the posterior draws. "
-        "Without --cluster every question is its own draw from the source."
+        f"rank range: every rank the pairwise statements P(better) >= {args.confidence:g} leave "
+        "open (no chaining); P(> next): posterior probability that the model beats the next one "
+        f"listed; rank {pct}: over the posterior draws. Without --cluster every question is its "
+        "own draw from the source."
     )
+    if paper:
+        say(
+            "CI-aware rank (chains): Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie "
+            f"unless P(better) >= {args.confidence:g}; ties chain along the list."
+        )
     if args.plot:
         say(f"forest plot written to {args.plot}")

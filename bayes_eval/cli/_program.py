@@ -80,8 +80,16 @@ def _installed_version() -> str:
         return "0+unknown"
 
 
-def parser() -> argparse.ArgumentParser:
-    """The ``bayes-eval`` parser with every command."""
+def command_name(module) -> str:
+    """A command's name: its module's (``bayes_eval.cli.rank`` -> ``rank``)."""
+    return module.__name__.rsplit(".", 1)[1]
+
+
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``bayes-eval`` parser with every command, or with command ``only`` in full and the
+    others named by their one-line help (what ``bayes-eval --help`` lists): building a
+    command's options imports what its options need (the log formats, the studies' configs),
+    so running one command builds only its own."""
     p = Parser(
         prog="bayes-eval",
         description=DESCRIPTION,
@@ -96,8 +104,64 @@ def parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
     for command in COMMANDS:
-        command.add_parser(sub)
+        if only is None or command_name(command) == only:
+            command.add_parser(sub)
+        else:
+            sub.add_parser(command_name(command), help=command.HELP, add_help=False)
     return p
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command a command line names (its first word that is not an option), or None."""
+    names = {command_name(c) for c in COMMANDS}
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in names else None
+        if word in ("-h", "--help", "--version"):
+            return None
+    return None
+
+
+def _no_dask_probe() -> None:
+    """Spare xarray's imports of dask (about 1.4 s of CPU) when dask is not imported yet.
+
+    xarray asks whether each array it wraps is a dask array or collection, importing
+    ``dask.array`` and ``dask.base`` to know (``xarray.namedarray.pycompat`` and
+    ``xarray.namedarray.utils.module_available``, both cached). The commands hand xarray
+    NumPy arrays only, so while no dask module is loaded the answer is no, and both cached
+    answers are set to it. A command that uses dask (the studies' clusters: ``validate``)
+    is not run this way; an xarray whose internals differ is left alone."""
+    if "dask" in sys.modules:
+        return
+    try:
+        from xarray.namedarray import pycompat, utils
+    except ImportError:  # pragma: no cover - another xarray layout
+        return
+    cache = getattr(pycompat, "_cached_duck_array_modules", None)
+    probe = getattr(pycompat, "DuckArrayModule", None)
+    if isinstance(cache, dict) and probe is not None and "dask" not in cache:
+        from packaging.version import Version
+
+        absent = probe.__new__(probe)
+        absent.module, absent.type, absent.available = None, (), False
+        absent.version = Version("0.0.0")
+        cache["dask"] = absent
+    available = getattr(utils, "module_available", None)
+    if available is None or not hasattr(available, "cache_info"):
+        return
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+
+    def without_dask(name, package=None):
+        return None if name == "dask" else find_spec(name, package)
+
+    importlib.util.find_spec = without_dask  # the cached answer for "dask" is computed once
+    try:
+        available.cache_clear()  # xarray's import asked already; the others are asked again
+        available("dask")
+    finally:
+        importlib.util.find_spec = find_spec
 
 
 #: Failed convergence checks listed by a :class:`~bayes_eval.models.ConvergenceWarning`; more
@@ -197,7 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     with _noting_interrupts() as interrupted:
         try:
-            args = parser().parse_args(argv)
+            words = list(sys.argv[1:] if argv is None else argv)
+            args = parser(_command_of(words) or None).parse_args(words)
+            if args.command not in ("validate",):
+                _no_dask_probe()
             status = int(args.func(args))
         except BrokenPipeError:  # output piped into `head` and closed early
             sys.stderr.close()

@@ -50,8 +50,8 @@ def _leaderboard(board: dict) -> None:
             f"Bayes@{board['N']}",
             uncertain("sigma"),
             uncertain("95% CI"),
-            "rank w/ CI",
-            uncertain("rank range"),
+            "rank range",
+            uncertain("P(> next)"),
             "USD/run",
         ],
         (
@@ -60,20 +60,26 @@ def _leaderboard(board: dict) -> None:
                 fmt(r["mu"]),
                 fmt(r["sigma"]),
                 interval(r["lo"], r["hi"]),
-                r["rank_ci"],
-                "{}-{}".format(*r["rank_interval"]),
+                _rank_range(r["rank_range"]),
+                "" if r["prob_next"] is None else f"{r['prob_next']:.3f}",
                 fmt(r["cost_usd_per_run"], 2),
             ]
             for r in board["models"]
         ),
     )
     say(
-        "rank w/ CI: consecutive models tie when z < 1.645 (Hariri et al., §2.7.1); the rule "
-        f"chains ties, and with {board['M']} questions x {board['N']} runs it leaves "
-        f"{board['rank_groups']} rank group(s). rank range: every rank the pairwise z-tests "
-        "(no chaining) leave open.",
+        "rank range: every rank the pairwise statements P(better) >= 0.95 leave open (no "
+        "chaining); P(> next): posterior probability that the model beats the next one listed. "
+        f"The paper's CI-aware rank (§2.7.1) chains ties: with {board['M']} questions x "
+        f"{board['N']} runs it leaves {board['rank_groups']} rank group(s) (`bayes-eval rank "
+        "--paper-ranks` shows it).",
         "",
     )
+
+
+def _rank_range(pair: list[int]) -> str:
+    lo, hi = pair
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
 
 
 def run(args: argparse.Namespace) -> int:

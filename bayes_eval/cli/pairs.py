@@ -13,8 +13,11 @@ For every pair of models, the posterior probability that the row model's mean sc
 column model's, for the two estimands:
 
   these questions  each model's mean over the benchmark's own questions (the only noise: the
-                   trials): the models' independent posteriors under --prior-kind, the same
-                   number as `rank` and `plan`;
+                   trials): the posterior `rank` and `plan` use, the same number they print
+                   (on a board of binary results, the default: the joint posterior of the
+                   board model, ability minus shared question difficulty with a Beta
+                   dispersion; otherwise the models' own posteriors under --prior-kind, which
+                   are independent given the data);
   new questions    the mean score on new questions from the same source (the questions are a
                    sample, shared by both models): the paired posterior of the pair's outcomes
                    question by question. Binary results with one trial: P(Beta(a + n_A, a +
@@ -55,12 +58,6 @@ def add_parser(sub) -> None:
             opt.output_options(plot="write the matrices as heat maps (PNG)"),
         ],
     )
-    p.add_argument(
-        "--interval",
-        choices=["normal", "exact"],
-        help="these questions: P(better) by the normal approximation (default) or the exact "
-        "posterior",
-    )
     p.set_defaults(func=run)
 
 
@@ -69,7 +66,7 @@ def _cell(p: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayes_eval.posteriors.posterior import BOARD_MODEL, NEW_QUESTIONS, THESE_QUESTIONS
+    from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
     from bayes_eval.ranking.paired import leaderboard_pairs, table_prior
 
     prior = opt.prior_from(args)
@@ -82,7 +79,6 @@ def run(args: argparse.Namespace) -> int:
         fractional=scored.fractional,
         prior=prior,
         pair_prior=pair_prior,
-        method=args.interval or "normal",
         answered_only=(args.questions or "error") == "all",
         cluster=opt.cluster_labels(args, scored),
     )
@@ -100,16 +96,9 @@ def run(args: argparse.Namespace) -> int:
         doc["prior"] = result.these_prior
         doc["prior_detail"] = {"these_questions": prior.to_dict(), "paired": result.prior}
         doc["clusters"] = doc["clusters"] | {"column": args.cluster}
-        emit_json(
-            {"file": name, **doc, "interval": args.interval or "normal", "design": scored.design}
-            | {"graded": scored.graded}
-        )
+        emit_json({"file": name, **doc, "design": scored.design} | {"graded": scored.graded})
         return 0
-    these = (
-        f"prior {result.these_prior}, P from the {BOARD_MODEL}"
-        if result.these_from == BOARD_MODEL
-        else f"prior {result.these_prior} ({args.interval or 'normal'})"
-    )
+    these = f"prior {result.these_prior}; P from the same posterior as `rank`"
     say(
         f"{name}: {len(names)} models, {scored.R.sizes['question']} questions; these "
         f"questions: {these}; new questions "

@@ -10,12 +10,15 @@ from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import print_leaderboard, records_json
 from bayes_eval.cli._output import emit_json, say
 
-HELP = "rank models from evaluation logs or a long table (Bayes@N, CI-aware ranks)"
+HELP = "rank models from evaluation logs or a long table (Bayes@N, rank ranges)"
 DESCRIPTION = """\
 Rank models by Bayes@N, the posterior mean of their score with a credible interval
 (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation").
-'rank w/ CI' ties consecutive models whose difference is not credible (§2.7.1); 'rank range'
-is every rank the pairwise comparisons leave open.
+'rank range' is every rank the pairwise statements P(better) >= --confidence leave open (no
+chaining); 'P(> next)' the probability that a model beats the next one listed. Every number
+comes from one posterior: on a board of binary results the joint posterior of the board model
+(ability minus shared question difficulty, Beta dispersion), so a model listed above another
+always has P(better) >= 0.5. --paper-ranks adds the paper's chaining CI-aware rank (§2.7.1).
 
 Every number is about these questions (the estimand: each model's mean score over the
 benchmark's own questions) under the prior the header names (default: learned from the
@@ -91,9 +94,17 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--interval",
-        choices=["normal", "exact"],
-        help="closed form: normal approximation (default) or the exact posterior, for the "
-        "intervals and P(better)",
+        choices=["auto", "normal", "exact"],
+        help="auto (default): the posterior's own law, never outside the support (on a board "
+        "the joint posterior's marginal; otherwise exact near an end of the support, normal "
+        "elsewhere); normal: the paper's mu -/+ z sigma (clipped to the support); exact: each "
+        "model's own exact posterior (not on a board's joint posterior)",
+    )
+    p.add_argument(
+        "--paper-ranks",
+        action="store_true",
+        help="add the paper's CI-aware rank (Hariri et al., 2.7.1: consecutive models tie "
+        "unless P(better) >= --confidence; ties chain)",
     )
     p.set_defaults(func=run)
 
@@ -203,7 +214,7 @@ def _rank(args: argparse.Namespace, task: str | None, plot: str | None) -> dict 
             scored.weights,
             scored.R0,
             confidence=args.confidence,
-            interval=args.interval or "normal",
+            interval=args.interval or "auto",
             prior=prior,
             answered_only=questions == "all",
             fractional=scored.fractional,

@@ -15,7 +15,7 @@ HELP = "write a self-contained HTML report: leaderboard, forest plot, pairs, dia
 DESCRIPTION = """\
 One HTML page to share (figures embedded, no script, nothing loaded from the network):
 
-  leaderboard   Bayes@N with credible intervals and CI-aware ranks, the prior and the
+  leaderboard   Bayes@N with credible intervals and rank ranges, the prior and the
                 estimand named: the numbers `bayes-eval rank` prints for the same options
                 (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
                 Evaluation");
@@ -64,9 +64,10 @@ def add_parser(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="credibility level (0.95)")
     p.add_argument(
         "--interval",
-        choices=["normal", "exact"],
-        help="normal approximation (default) or the exact posterior, for the intervals and "
-        "P(better) on these questions",
+        choices=["auto", "normal", "exact"],
+        help="the intervals, as `rank --interval`: auto (default; on a board the joint "
+        "posterior's marginal, otherwise exact near an end of the support, normal elsewhere), "
+        "normal (clipped to the support) or exact (not on a board's joint posterior)",
     )
     p.set_defaults(func=run)
 
@@ -127,7 +128,7 @@ def _document(report, args: argparse.Namespace, name: str) -> dict:
         "html": args.html,
         "sections": list(SECTIONS),
         "confidence": args.confidence,
-        "interval": args.interval or "normal",
+        "interval": args.interval or "auto",
         "models": report.board.models,
         "prob_better_from": str(attrs["prob_better"]),
         "pairs": report.pairs.adjacent(),
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         scored.R0,
         prior=prior,
         confidence=args.confidence,
-        interval=args.interval or "normal",
+        interval=args.interval or "auto",
         answered_only=questions == "all",
         fractional=scored.fractional,
         cluster=opt.cluster_labels(args, scored),

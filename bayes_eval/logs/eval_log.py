@@ -122,6 +122,13 @@ class EvalLog:
         question (otherwise models are not ranked on one scale); the error names a pair.
         """
         if self.table["score"].isna().all():
+            ok = status_ok(self.table["status"])
+            if not ok.any():
+                raise ValueError(
+                    f"{', '.join(self.sources)}: every attempt failed ({len(ok)} of {len(ok)} "
+                    "recorded an error): there is nothing to score; expected a log with at "
+                    "least one attempt that ran."
+                )
             why = f" ({self.meta['note']})" if "note" in self.meta else ""
             raise ValueError(
                 f"{', '.join(self.sources)}: the log has no score column{why}; signals "

@@ -268,6 +268,72 @@ def _value_float(value, where: str) -> dict[str, float]:
     )
 
 
+#: The parts of a run's header that make it another variant of a model on a task (arguments
+#: of the task and of the model, generation settings, the solver plan's settings): runs that
+#: differ in any are never trials of one model.
+VARIANT_FIELDS = ("task_args", "model_args", "model_generate_config")
+
+
+def _once(files: Sequence[Path]) -> list[Path]:
+    """Each file once (a file reached twice, e.g. through a folder and itself)."""
+    seen, out = set(), []
+    for f in files:
+        r = f.resolve()
+        if r not in seen:
+            seen.add(r)
+            out.append(f)
+    return out
+
+
+def _variant(header: Mapping, ev: Mapping) -> dict[str, str]:
+    """A run's settings that must agree for its epochs to be trials of the same model."""
+    out = {}
+    for key in VARIANT_FIELDS:
+        value = ev.get(key)
+        if value not in (None, {}, []):
+            out[key] = json.dumps(value, sort_keys=True, default=str)
+    plan = header.get("plan")
+    config = plan.get("config") if isinstance(plan, Mapping) else None
+    if isinstance(config, Mapping) and config:
+        out["generate_config"] = json.dumps(config, sort_keys=True, default=str)
+    return out
+
+
+def _runs(runs: list) -> tuple[list[str], list[int]]:
+    """The model label and the first trial of every run: runs of one model on one task with
+    the same settings are its repeated runs (their epochs follow each other as trials, in the
+    order the runs were created); runs whose settings differ are variants, labelled
+    ``model [setting=value, ...]`` with the settings that tell them apart."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    keys = []
+    for i, (_, header, _samples, ev, name, task) in enumerate(runs):
+        variant = _variant(header, ev)
+        keys.append(variant)
+        groups.setdefault((name, task), []).append(i)
+    labels = [r[4] for r in runs]
+    offsets = [0] * len(runs)
+    for members in groups.values():
+        distinct = list(dict.fromkeys(json.dumps(keys[i], sort_keys=True) for i in members))
+        if len(distinct) > 1:
+            fields = sorted({f for i in members for f in keys[i]})
+            differ = [f for f in fields if len({keys[i].get(f) for i in members}) > 1]
+            for i in members:
+                shown_ = ", ".join(f"{f}={keys[i].get(f, '{}')}" for f in differ)
+                labels[i] = f"{runs[i][4]} [{shown_}]"
+        by_label: dict[str, list[int]] = {}
+        for i in members:
+            by_label.setdefault(labels[i], []).append(i)
+        for same in by_label.values():
+            same.sort(key=lambda i: (str(runs[i][3].get("created", "")), str(runs[i][0])))
+            start = 0
+            for i in same:
+                offsets[i] = start
+                epochs = [s.get("epoch") for _, s in runs[i][2] if isinstance(s, Mapping)]
+                numbers = [e for e in epochs if isinstance(e, int) and not isinstance(e, bool)]
+                start += max(numbers, default=0)
+    return labels, offsets
+
+
 def _signal_name(scorer: str) -> str:
     return "score_" + re.sub(r"[^A-Za-z0-9_]+", "_", scorer).strip("_")
 
@@ -292,13 +358,20 @@ def read_inspect(
     if value_map is not None:
         value_map = _check_value_map(value_map)
     rows, wheres, letters, primary_seen = [], [], set(), set()
-    for path in files:
+    runs = []
+    for path in _once(files):
         header, samples = _log_parts(path)
         ev = header.get("eval") or {}
         if not isinstance(ev, Mapping):
             raise ValueError(f"{path}: 'eval' is a {_kind(ev)}; expected a JSON object.")
         name = model or _label(ev.get("model", path.stem), "eval.model", str(path))
         task = _label(ev.get("task", ""), "eval.task", str(path))
+        runs.append((path, header, samples, ev, name, task))
+    labels, offsets = _runs(runs)
+    files = [r[0] for r in runs]
+    for (path, _header, samples, ev, _, task), name, offset in zip(
+        runs, labels, offsets, strict=True
+    ):
         scorers = ev.get("scorers")
         scorers = scorers if isinstance(scorers, list) else []
         listed = [
@@ -320,7 +393,7 @@ def read_inspect(
                 "model": name,
                 "task": task,
                 "question": _label(s["id"], "the sample id", where),
-                "trial": epoch - 1,
+                "trial": offset + epoch - 1,
             }
             failed = bool(s.get("error"))
             if not failed and primary not in scores:

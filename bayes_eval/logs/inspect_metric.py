@@ -43,8 +43,9 @@ Model Evaluation", §2.2-2.5): questions are the samples, trials the epochs, and
 ``bayes@N`` is the posterior mean :math:`\mu = E[\bar\pi \mid R]` of the weighted score
 :math:`\bar\pi = \frac1M \sum_\alpha w \cdot \pi_\alpha` on *these questions* (the samples
 that were run, not a population of new ones), ``bayes_sd`` its posterior sd and
-``[bayes_lo, bayes_hi]`` its central credible interval at ``confidence`` (normal,
-:math:`\mu \mp z\sigma`, clipped into [0, 1]; or ``interval="exact"``). The prior is
+``[bayes_lo, bayes_hi]`` its central credible interval at ``confidence`` (by default the
+posterior's own law, as every command prints it: exact near 0 or 1, normal elsewhere; or
+``interval="normal"``, :math:`\mu \mp z\sigma` clipped into [0, 1]). The prior is
 ``"empirical"`` by default, the learned per-question prior the command line uses (one run of
 one model: learned from its own questions, integrated over its uncertainty); ``prior=
 "uniform"`` is the paper's Dirichlet(1, ..., 1). Binary scores (C/I, 0/1, booleans) are two
@@ -84,7 +85,7 @@ def bayes_at_n(
     prior: PriorSpec = "empirical",
     pool: Pool | None = None,
     confidence: float = 0.95,
-    interval: Interval = "normal",
+    interval: Interval = "auto",
     levels: int | None = None,
     to_float: Callable[[Value], float] | None = None,
 ) -> Metric:
@@ -100,9 +101,10 @@ def bayes_at_n(
         For a learned prior; one run holds one model, so all three learn from its questions.
     confidence : float
         Credibility level of the interval, in ``(0, 1)``.
-    interval : {"normal", "exact"}
-        :func:`bayes_eval.bayes_ci`'s interval (``"exact"`` takes seconds for three or more
-        categories under the learned prior).
+    interval : {"auto", "normal", "exact"}
+        :func:`bayes_eval.bayes_ci`'s interval (default ``"auto"``: the posterior's own law,
+        never outside [0, 1]; ``"exact"`` takes seconds for three or more categories under the
+        learned prior).
     levels : int, optional
         Round the values to K evenly spaced levels; default: the categories found
         (module docstring).
@@ -140,7 +142,7 @@ def _bayes_at_n(
     prior: PriorSpec = "empirical",
     pool: Pool | None = None,
     confidence: float = 0.95,
-    interval: Interval = "normal",
+    interval: Interval = "auto",
     levels: int | None = None,
     to_float: Callable[[Value], float] | None = None,
     prior_label: str | None = None,

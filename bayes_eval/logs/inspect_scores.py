@@ -203,7 +203,7 @@ def epoch_bayes_ci(
     prior: PriorSpec | Prior = "empirical",
     pool: Pool | None = None,
     confidence: float = 0.95,
-    interval: Interval = "normal",
+    interval: Interval = "auto",
     bounds: tuple[float, float] | Literal["support"] | None = "support",
     levels: int | None = None,
     to_float: Callable[[object], float] | None = None,
@@ -224,10 +224,11 @@ def epoch_bayes_ci(
         As in :func:`bayes_eval.bayes`.
     confidence : float
         Credibility level in ``(0, 1)``.
-    interval : {"normal", "exact"}
-        ``mu -/+ z sigma`` (default, as everywhere in the package) or the equal-tailed
-        interval of the exact posterior (fast for binary scores; seconds or more for three or
-        more categories under the learned prior).
+    interval : {"auto", "normal", "exact"}
+        ``"auto"`` (default, as everywhere in the package): the posterior's own law, exact
+        near 0 or 1 and normal elsewhere; ``"normal"``: ``mu -/+ z sigma``; ``"exact"``: the
+        equal-tailed interval of the exact posterior (fast for binary scores; seconds or more
+        for three or more categories under the learned prior).
     bounds : (float, float), "support" or None
         Clip the interval into ``[lo, hi]``; ``"support"`` (default here) into
         ``[min w, max w]`` = ``[0, 1]``, which the normal interval can cross with a few

@@ -132,7 +132,14 @@ def lm_eval_files(paths: Sequence[Path]) -> list[Path]:
                 f"{p}: no samples_<task>_<time>.jsonl file here or in its subfolders; {why}."
             )
         files.extend(found)
-    return files
+    seen: set[Path] = set()
+    unique = []
+    for f in files:  # a file reached twice (two spellings of a folder) is read once
+        r = f.resolve()
+        if r not in seen:
+            seen.add(r)
+            unique.append(f)
+    return unique
 
 
 def _name(f: Path) -> tuple[str, str]:
@@ -155,10 +162,17 @@ def _results_json(f: Path) -> dict:
     return data
 
 
+#: The settings of a run that make it another variant of a model on a task: a 0-shot and a
+#: 5-shot run, or runs with other generation settings or model arguments, are never trials of
+#: one model (besides the filter and the metric read, which every file reports).
+SETTINGS = ("num_fewshot", "generation_kwargs", "model_args")
+
+
 @lru_cache(maxsize=4096)
-def _results_info(path: str, mtime_ns: int, size: int) -> tuple[str, tuple]:
-    """``(model_name or "", ((group, (subtask, ...)), ...))`` of a results JSON, read once per
-    version of the file (ranking task by task asks again)."""
+def _results_info(path: str, mtime_ns: int, size: int) -> tuple[str, tuple, tuple]:
+    """``(model_name or "", ((group, (subtask, ...)), ...), ((task, settings), ...))`` of a
+    results JSON (settings: :data:`SETTINGS` as JSON text), read once per version of the
+    file (ranking task by task asks again)."""
     data = _results_json(Path(path))
     name = data.get("model_name")
     groups = data.get("group_subtasks")
@@ -167,7 +181,16 @@ def _results_info(path: str, mtime_ns: int, size: int) -> tuple[str, tuple]:
         for g, subs in (groups.items() if isinstance(groups, dict) else ())
         if isinstance(subs, list)
     )
-    return (name.strip() if isinstance(name, str) else ""), pairs
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+    settings = []
+    for t, c in configs.items():
+        c = c if isinstance(c, dict) else {}
+        one = {k: c.get(k) for k in SETTINGS[:2] if c.get(k) not in (None, {}, [], "")}
+        if config.get("model_args") not in (None, {}, ""):
+            one["model_args"] = config.get("model_args")
+        settings.append((str(t), json.dumps(one, sort_keys=True, default=str)))
+    return (name.strip() if isinstance(name, str) else ""), pairs, tuple(settings)
 
 
 class _Folder:
@@ -176,12 +199,15 @@ class _Folder:
     def __init__(self, folder: Path) -> None:
         self.models: dict[str, str] = {}  # time -> model_name
         self.subtasks: dict[str, list[str]] = {}
+        self.settings: dict[tuple[str, str], str] = {}  # (time, task) -> settings (JSON)
         for f in sorted(folder.glob("*.json")):
             m = re.match(r"^(?!samples_).*_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.json$", f.name)
             if m is None:
                 continue
             stat = f.stat()
-            name, groups = _results_info(str(f), stat.st_mtime_ns, stat.st_size)
+            name, groups, settings = _results_info(str(f), stat.st_mtime_ns, stat.st_size)
+            for task, text in settings:
+                self.settings[(m[1], task)] = text
             if name:
                 self.models[m[1]] = name
             for group, subs in groups:
@@ -215,9 +241,11 @@ def _ancestors(subtasks: dict[str, list[str]]) -> dict[str, list[str]]:
 
 def _catalog(
     files: Sequence[Path],
-) -> tuple[list[tuple[str | None, str, str, Path]], dict[str, list[str]]]:
-    """``(model from the results JSON or None, task, time, file)`` of every samples file, and
-    the groups of every task (:func:`_ancestors`), from the folders' results JSONs."""
+) -> tuple[list[tuple[str | None, str, str, Path, str]], dict[str, list[str]]]:
+    """``(model from the results JSON or None, task, time, file, settings)`` of every samples
+    file (settings: its run's :data:`SETTINGS` for its task, JSON text; None without its
+    run's results JSON), and the groups of
+    every task (:func:`_ancestors`), from the folders' results JSONs."""
     folders: dict[Path, _Folder] = {}
     out = []
     for f in files:
@@ -225,7 +253,7 @@ def _catalog(
         if info is None:
             info = folders[f.parent] = _Folder(f.parent)
         task, stamp = _name(f)
-        out.append((info.model(stamp), task, stamp, f))
+        out.append((info.model(stamp), task, stamp, f, info.settings.get((stamp, task))))
     subtasks: dict[str, list[str]] = {}
     for info in folders.values():
         for g, subs in info.subtasks.items():
@@ -245,7 +273,7 @@ def lm_eval_tasks(paths: Sequence[Path]) -> list[str]:
     subtasks pooled) and the tasks outside any group. Reads the file names and the results
     JSONs only."""
     catalog, groups = _catalog(lm_eval_files(paths))
-    return sorted({_unit(task, groups) for _, task, _, _ in catalog})
+    return sorted({_unit(c[1], groups) for c in catalog})
 
 
 def read_lm_eval(
@@ -297,13 +325,16 @@ def read_lm_eval(
     if task is not None:
         chosen = [c for c in catalog if task == c[1] or task in groups.get(c[1], [])]
         if not chosen:
-            known = sorted({_unit(t, groups) for _, t, _, _ in catalog})
+            known = sorted({_unit(c[1], groups) for c in catalog})
             raise ValueError(
                 f"no task {task!r} in {', '.join(map(str, paths))}; expected one of {known} "
                 "(or a subtask of a group)."
             )
         catalog = chosen
-    keyed = [(named or f.parent.name or "model", t, stamp, f) for named, t, stamp, f in catalog]
+    keyed = [
+        (named or f.parent.name or "model", t, stamp, f, settings)
+        for named, t, stamp, f, settings in catalog
+    ]
     if model is not None:
         found = sorted({k[0] for k in keyed})
         if len(found) > 1:
@@ -314,10 +345,10 @@ def read_lm_eval(
         keyed = [(model, *k[1:]) for k in keyed]
     keyed.sort(key=lambda t: (t[0], t[1], t[2], str(t[3])))
     files = [k[3] for k in keyed]
-    next_trial: dict[tuple[str, str, str], int] = defaultdict(int)
-    rows, wheres, chosen_metric, chosen_filter = [], [], set(), set()
-    for name, file_task, _, f in keyed:
-        file_filter, before, seen = filter, len(rows), set()
+    runs = []  # per file: (model, task, settings, its rows, their lines, its filter, metrics)
+    for name, file_task, _, f, settings in keyed:
+        file_filter, seen, met_seen = filter, set(), set()
+        file_rows, file_wheres, file_labels = [], [], []
         for lineno, line in _lines(f):
             if not line.strip():
                 continue
@@ -349,8 +380,7 @@ def read_lm_eval(
                     f"{where}: no metric {met!r} in the record (metrics listed: {names}); "
                     "choose one with metric=... / --metric."
                 )
-            chosen_metric.add(met)
-            chosen_filter.add(file_filter)
+            met_seen.add(met)
             values = rec[met] if isinstance(rec[met], list) else [rec[met]]
             signals = {
                 k: float(rec[k])
@@ -360,30 +390,55 @@ def read_lm_eval(
             has_box = float("\\boxed{" in _text(rec.get("filtered_resps", rec.get("resps"))))
             if field is not None:
                 label = _doc_field(rec, field, where)
-                labels.extend([label] * len(values))
+                file_labels.extend([label] * len(values))
             for v in values:
-                key = (name, file_task, str(rec["doc_id"]))
                 row = {
-                    "model": name,
                     "task": file_task,
                     "question": str(rec["doc_id"]),
-                    "trial": next_trial[key],
                     **signals,
                     "has_box": has_box,
                 }
-                next_trial[key] += 1
                 if v is None:
                     row.update(status="error", score=np.nan, is_correct=np.nan)
                 else:
                     b = _binary(v, where, met)
                     row.update(status="ok", score=int(b), is_correct=b)
-                rows.append(row)
-                wheres.append(where)
-        if file_filter is not None and len(rows) == before:
+                file_rows.append(row)
+                file_wheres.append(where)
+        if not file_rows:
+            if file_filter is not None and seen:
+                raise ValueError(
+                    f"{f}: no record with filter {file_filter!r}; this file's filters: "
+                    f"{sorted(seen)} (a filter of one task: rank that task alone, task= / "
+                    "--task)."
+                )
+            raise ValueError(f"{f}: no sample records; expected lm-eval's --log_samples lines.")
+        if len(met_seen) > 1:
             raise ValueError(
-                f"{f}: no record with filter {file_filter!r}; this file's filters: "
-                f"{sorted(seen)} (a filter of one task: rank that task alone, task= / --task)."
+                f"{f}: its records score by different first metrics ({sorted(met_seen)}), which "
+                "are not one score; name one with metric=... / --metric."
             )
+        runs.append(
+            (name, file_task, settings, file_rows, file_wheres, file_labels, file_filter, met_seen)
+        )
+    _same_scoring(runs)
+    run_labels = _variants(runs)
+    next_trial: dict[tuple[str, str, str], int] = defaultdict(int)
+    rows, wheres, labels = [], [], []
+    chosen_metric, chosen_filter = set(), set()
+    for label, (_, file_task, _, file_rows, file_wheres, file_labels, flt, mets) in zip(
+        run_labels, runs, strict=True
+    ):
+        chosen_filter.add(flt)
+        chosen_metric |= mets
+        for row in file_rows:
+            key = (label, file_task, row["question"])
+            row["model"] = label
+            row["trial"] = next_trial[key]
+            next_trial[key] += 1
+        rows += file_rows
+        wheres += file_wheres
+        labels += file_labels
     meta = {"metric": ", ".join(sorted(chosen_metric)), "filter": ", ".join(sorted(chosen_filter))}
     if task is not None:
         meta["task"] = task
@@ -399,6 +454,50 @@ def read_lm_eval(
     per_row = log.table["task"].astype(str).to_numpy() if field is None else labels
     codes, names = pd.factorize(np.asarray(per_row, dtype=object), sort=True)
     return _with_clusters(log, cluster, codes, np.asarray(names, dtype=object))
+
+
+def _same_scoring(runs: list) -> None:
+    """Refuse a task whose models were scored under different filters or metrics: their
+    scores are not one quantity (name one with ``--filter`` / ``--metric``)."""
+    by_task: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+    for name, task, _, _, _, _, flt, mets in runs:
+        by_task[task].setdefault(f"{name}", (flt, ", ".join(sorted(mets))))
+    for task, per_model in by_task.items():
+        for what, pos, option in (("filters", 0, "--filter"), ("metrics", 1, "--metric")):
+            values = {v[pos] for v in per_model.values()}
+            if len(values) > 1:
+                shown_ = "; ".join(f"{m}: {v[pos]}" for m, v in sorted(per_model.items())[:4])
+                raise ValueError(
+                    f"task {task!r}: the models were scored under different {what} ({shown_}"
+                    f"{'; ...' if len(per_model) > 4 else ''}), which are not one score; name "
+                    f"one with {option} (= {sorted(values)[0]!r}, ...)."
+                )
+
+
+def _variants(runs: list) -> list[str]:
+    """Each run's model label: its model, or ``model [setting=value, ...]`` where runs of one
+    model on one task differ in their settings (:data:`SETTINGS`), which makes them variants
+    of the model, not trials of it."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, run in enumerate(runs):
+        groups[(run[0], run[1])].append(i)
+    labels = [run[0] for run in runs]
+    for members in groups.values():
+        known = [i for i in members if runs[i][2] is not None]  # runs with a results JSON
+        if len({runs[i][2] for i in known}) < 2:
+            continue  # one setting (runs without results JSON join it): repeated runs
+        settings = {i: json.loads(runs[i][2]) for i in known}
+        fields = sorted({k for one in settings.values() for k in one})
+        differ = [
+            k for k in fields if len({json.dumps(one.get(k)) for one in settings.values()}) > 1
+        ]
+        for i in members:
+            if i in settings:
+                text = ", ".join(f"{k}={json.dumps(settings[i].get(k))}" for k in differ)
+            else:
+                text = "settings unknown: no results JSON"
+            labels[i] = f"{runs[i][0]} [{text}]"
+    return labels
 
 
 def _doc_field(rec: dict, field: str, where: str) -> str:

@@ -13,6 +13,7 @@ picks the format of a path; :func:`log_tasks` lists the tasks a log asks to rank
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from bayes_eval.logs.lm_eval import lm_eval_tasks, read_lm_eval
 from bayes_eval.logs.long_table import read_csv_log, read_parquet_log
 from bayes_eval.logs.trials_json import read_cruxeval, read_taubench
 
-__all__ = ["FORMATS", "READERS", "detect_format", "log_tasks", "read_eval_log"]
+__all__ = ["FORMATS", "READERS", "detect_format", "log_tasks", "once", "read_eval_log"]
 
 #: Supported formats and what they read.
 FORMATS: dict[str, str] = {
@@ -133,13 +134,14 @@ def read_eval_log(
     task = options.pop("task", None)
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    shipped = [name for p in paths if (name := dataset_name(p)) is not None]
+    shipped = list(dict.fromkeys(name for p in paths if (name := dataset_name(p)) is not None))
     paths = [Path(p) for p in paths if dataset_name(p) is None]
     if not paths and not shipped:
         raise ValueError("no log files given.")
     for p in paths:
         if not p.exists():
             raise ValueError(f"{p}: no such file or directory.")
+    paths = once(paths)
     if format is not None and format not in FORMATS:
         raise ValueError(f"format is {format!r}; expected one of {sorted(FORMATS)}.")
     fmts = [format or detect_format(p) for p in paths]
@@ -147,9 +149,12 @@ def read_eval_log(
     for p, f in zip(paths, fmts, strict=True):
         groups.setdefault(f, []).append(p)
     # lm-eval reads the files of the task only (and knows its groups); other logs, and the
-    # shipped ones, are read whole and keep the rows of the task
+    # shipped ones, are read whole (once per process and version of their files: ranking task
+    # by task asks again) and keep the rows of the task
     logs = [
-        READERS[f](ps, **options, **({"task": task} if f == "lm-eval" and task else {}))
+        READERS[f](ps, **options, task=task)
+        if f == "lm-eval" and task
+        else _read_whole(f, ps, options)
         for f, ps in groups.items()
     ]
     logs += [_read_shipped(name, options) for name in shipped]
@@ -165,6 +170,61 @@ def read_eval_log(
     meta = {f"{lg.format}.{k}": v for lg in logs for k, v in lg.meta.items()}
     fmt = "+".join(dict.fromkeys(lg.format for lg in logs))
     return make_log(table, fmt=fmt, sources=[s for lg in logs for s in lg.sources], meta=meta)
+
+
+#: The last logs read whole: (format, files and their versions, options) -> EvalLog
+_READ: OrderedDict = OrderedDict()
+_READ_SIZE = 2
+
+
+def _version(p: Path) -> tuple:
+    """A path and what tells its version: size and modification time of it and, for a
+    folder, of everything under it (a log written into the folder is a new version)."""
+    stat = p.stat()
+    out: list = [str(p.resolve()), stat.st_size, stat.st_mtime_ns]
+    if p.is_dir():
+        for q in sorted(p.rglob("*")):
+            st = q.stat()
+            out += [str(q), st.st_size, st.st_mtime_ns]
+    return tuple(out)
+
+
+def _read_whole(fmt: str, paths: Sequence[Path], options: dict) -> EvalLog:
+    """``READERS[fmt](paths, **options)``, kept for the next call with the same files,
+    unchanged, and options (an :class:`EvalLog` is immutable)."""
+    options = {k: v for k, v in options.items() if v is not None}  # None: the reader's default
+    try:
+        key = (fmt, tuple(_version(p) for p in paths), repr(sorted(options.items())))
+    except (OSError, TypeError):  # a path that vanished or an option that does not print
+        return READERS[fmt](paths, **options)
+    if key in _READ:
+        _READ.move_to_end(key)
+        return _READ[key]
+    log = READERS[fmt](paths, **options)
+    _READ[key] = log
+    if len(_READ) > _READ_SIZE:
+        _READ.popitem(last=False)
+    return log
+
+
+def once(paths: Sequence[Path]) -> list[Path]:
+    """``paths`` with every file reached once: a path given twice (under any spelling: its
+    resolved form) or lying inside a folder also given is dropped, so that no log is read
+    twice and its attempts counted as more trials."""
+    out: list[Path] = []
+    resolved: list[Path] = []
+    for p in paths:
+        r = p.resolve()
+        if r in resolved:
+            continue
+        out.append(p)
+        resolved.append(r)
+    keep = []
+    for p, r in zip(out, resolved, strict=True):
+        inside = any(r != d and d.is_dir() and r.is_relative_to(d) for d in resolved)
+        if not inside:
+            keep.append(p)
+    return keep
 
 
 def _read_shipped(name: str, options: dict) -> EvalLog:
@@ -205,15 +265,24 @@ def _one_task(log: EvalLog, task: str) -> EvalLog:
     return out
 
 
-def log_tasks(paths: str | Path | Sequence[str | Path], *, format: str | None = None) -> list[str]:
-    """The tasks of a log to rank one by one: lm-eval's tasks (the outermost groups and the
-    tasks outside any group, :func:`bayes_eval.logs.lm_eval.lm_eval_tasks`, from the file
-    names and results JSONs only); empty for every other format, whose tasks a leaderboard
-    pools (questions named ``task/question``; ``task=`` reads one)."""
+def log_tasks(
+    paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options
+) -> list[str]:
+    """The tasks of a log, each its own benchmark to analyse on its own, sorted; empty when
+    the log holds one task (or none is named). lm-eval's are its outermost groups and the tasks
+    outside any group (:func:`bayes_eval.logs.lm_eval.lm_eval_tasks`, from the file names
+    and results JSONs only); any other log's are the values of its task column, read once
+    (:func:`read_eval_log` keeps what it read for the next call)."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files = [Path(p) for p in paths if dataset_name(p) is None]
     if len(files) < len(paths) or not files or not all(p.exists() for p in files):
         return []
+    files = once(files)
     fmts = {format or detect_format(p) for p in files}
-    return lm_eval_tasks(files) if fmts == {"lm-eval"} else []
+    if fmts == {"lm-eval"}:
+        tasks = lm_eval_tasks(files)
+    else:
+        log = read_eval_log(files, format=format, **options)
+        tasks = sorted(str(t) for t in log.table["task"].astype(str).unique() if str(t))
+    return tasks if len(tasks) > 1 else []

@@ -154,9 +154,9 @@ def avg_ci(
     *,
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = None,
-    interval: Interval = "normal",
+    interval: Interval = "auto",
     scale: Scale = "pi_bar",
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
@@ -170,8 +170,8 @@ def avg_ci(
     :math:`[\min_j w_j, \max_j w_j]`, the range of :math:`\bar\pi`. The interval is centred
     on the posterior mean :math:`\mu = A + \frac{N}{T}a` (eq. 19), not on ``a``: with few
     trials per question the prior pulls :math:`\mu` toward the middle and ``a`` may lie
-    outside the interval (M = N = 1, one correct answer: ``a = 1``, 95% interval
-    [0.205, 1] normal or [0.158, 0.987] exact).
+    outside the interval (M = N = 1, one correct answer: ``a = 1``, 95% interval under the
+    uniform prior [0.205, 1] normal or [0.158, 0.987] exact).
 
     ``scale="latent"``: the interval of Hariri et al., App. B eq. 20 and of scorio 0.2.3's
     ``avg_ci``: :math:`a \mp z\sigma_a` (``"normal"``) or the exact equal-tailed interval
@@ -189,10 +189,13 @@ def avg_ci(
         Credibility level in ``(0, 1)``.
     bounds : (float, float), optional, keyword-only
         Clip both endpoints into ``[lo, hi]`` (default: none beyond the range of pi-bar).
-    interval : {"normal", "exact"}, keyword-only
+    interval : {"auto", "normal", "exact"}, keyword-only
+        As in :func:`bayes_eval.bayes_ci` (default ``"auto"``: the posterior's own law; the
+        latent scale reads it as ``"normal"``, the paper's eq. 20).
     scale : {"pi_bar", "latent"}, keyword-only
     prior, pool, alpha0
-        As in :func:`bayes_eval.bayes_ci` (``alpha0`` is the older name of a fixed prior).
+        As in :func:`bayes_eval.bayes_ci` (``alpha0`` is the older name of a fixed prior;
+        the latent scale's default is the paper's uniform prior).
     mask : array_like of bool, keyword-only
         ``True`` where a trial is missing; each question is then averaged over its own trials.
 
@@ -205,7 +208,7 @@ def avg_ci(
     --------
     >>> import numpy as np
     >>> R = np.array([[1]])
-    >>> [round(x, 3) for x in avg_ci(R)]
+    >>> [round(x, 3) for x in avg_ci(R, prior="uniform", interval="normal")]
     [1.0, 0.236, 0.205, 1.0]
     >>> [round(x, 3) for x in avg_ci(R, scale="latent")]
     [1.0, 0.707, -0.386, 2.386]
@@ -215,6 +218,8 @@ def avg_ci(
     check_interval(interval)
     if scale not in ("pi_bar", "latent"):
         raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
+    if scale == "latent" and prior is None and alpha0 is None:
+        prior = "uniform"  # the latent quantity needs a fixed prior: the paper's
     post = posterior(R, w, prior=prior_of(prior, pool=pool, alpha0=alpha0), mask=mask)
     if scale == "pi_bar":
         t, weights = post.tally, post.w
@@ -229,7 +234,7 @@ def avg_ci(
         )
     dpost = post.dirichlet
     a, sigma, factor = _latent_moments(dpost)
-    if interval == "normal":
+    if interval in ("normal", "auto"):  # the latent scale has no support to respect
         lo, hi = normal_interval(a, sigma, confidence, bounds)
     else:
         prior_mass = (dpost.nu - dpost.tally.counts) @ dpost.w  # sum_j alpha0_j w_j

@@ -26,7 +26,7 @@ from bayes_eval.posteriors.posterior import (
     check_interval,
     posterior,
 )
-from bayes_eval.posteriors.priors import Pool, Prior, PriorSpec
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Pool, Prior, PriorSpec
 
 __all__ = ["BayesCIResult", "bayes", "bayes_ci", "dirichlet_posterior", "prior_of"]
 
@@ -48,12 +48,12 @@ class BayesCIResult(NamedTuple):
     hi: Estimate
 
 
-#: The default prior of the scorio-named functions.
-_UNIFORM = Prior.parse("uniform")
+#: The named priors of the scorio-named functions, built once.
+_NAMED = {name: Prior.parse(name) for name in ("uniform", "jeffreys", DEFAULT_PRIOR)}
 
 
 def prior_of(
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     *,
     pool: Pool | None = None,
     alpha0: ArrayLike | None = None,
@@ -61,19 +61,22 @@ def prior_of(
     R0_mask: ArrayLike | None = None,
 ) -> Prior:
     """The :class:`~bayes_eval.posteriors.priors.Prior` of the scorio-style arguments:
-    ``prior`` (and ``pool``), ``alpha0`` (the older name of a fixed prior) and the earlier
+    ``prior`` (None: the default, :data:`~bayes_eval.posteriors.priors.DEFAULT_PRIOR`, the
+    learned prior) and ``pool``, ``alpha0`` (the older name of a fixed prior) and the earlier
     runs ``R0`` (with ``R0_mask``)."""
-    if (  # the defaults: Prior.parse("uniform"), built once
+    if alpha0 is None and prior is None:
+        prior = DEFAULT_PRIOR
+    if (  # the named priors without options, built once
         type(prior) is str
-        and prior == "uniform"
-        and pool is None
+        and prior in _NAMED
         and alpha0 is None
+        and pool is None
         and R0 is None
         and R0_mask is None
     ):
-        return _UNIFORM
+        return _NAMED[prior]
     if alpha0 is not None:
-        if not (isinstance(prior, str) and prior == "uniform"):
+        if prior is not None and not (isinstance(prior, str) and prior == "uniform"):
             raise ValueError(
                 f"both prior={shown(prior)} and alpha0={shown(alpha0)} were given; alpha0 is "
                 "the older name of a fixed prior: pass prior= only."
@@ -115,7 +118,7 @@ def bayes(
     w: ArrayLike | None = None,
     R0: ArrayLike | None = None,
     *,
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
@@ -140,16 +143,19 @@ def bayes(
     R0 : array_like of int, shape ``(M, D)`` or ``(L, M, D)``, optional
         Prior runs on the same questions (eq. 6); their counts are added to the prior.
     prior : Prior, str, float or array_like, keyword-only
-        ``"uniform"`` (default: Dirichlet(1, ..., 1), the paper's and scorio's),
-        ``"jeffreys"`` (Dirichlet(1/2, ..., 1/2)), ``"empirical"`` (the per-question prior
-        learned from the data and integrated over its uncertainty: calibrated on real
-        benchmarks where most questions are solved always or never), ``"empirical-plugin"``
-        (learned, plugged in), a positive number, a vector of C + 1 positive numbers, or a
-        :class:`~bayes_eval.posteriors.priors.Prior`.
+        ``"empirical"`` (the default, also when None: the per-question prior learned from
+        the data and integrated over its uncertainty, calibrated on real benchmarks; on a
+        board of binary results the joint posterior of the board model,
+        :mod:`bayes_eval.posteriors.joint`), ``"uniform"`` (Dirichlet(1, ..., 1), the
+        paper's and scorio's), ``"jeffreys"`` (Dirichlet(1/2, ..., 1/2)),
+        ``"empirical-plugin"`` (learned, plugged in), a positive number, a vector of C + 1
+        positive numbers, or a :class:`~bayes_eval.posteriors.priors.Prior`.
     pool : {"board", "model", "benchmark"}, keyword-only
-        Learned priors: one per model with its concentration informed by the other models of
-        ``R`` (``"board"``, default; :mod:`bayes_eval.posteriors.board`), one per model from
-        its own results only, or one shared by all models of ``R``.
+        Learned priors: the board (``"board"``, default: the joint posterior of the board
+        model on binary results of several models; rubric and graded results: one prior per
+        model with its concentration informed by the other models of ``R``,
+        :mod:`bayes_eval.posteriors.board`), one per model from its own results only, or one
+        shared by all models of ``R``.
     alpha0 : float or array_like of shape ``(C + 1,)``, keyword-only
         Older name of a fixed ``prior`` (``alpha0=1`` is ``prior="uniform"``).
     mask, R0_mask : array_like of bool, keyword-only
@@ -172,7 +178,7 @@ def bayes(
     --------
     >>> import numpy as np
     >>> R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
-    >>> mu, sigma = bayes(R, [0.0, 0.5, 1.0])
+    >>> mu, sigma = bayes(R, [0.0, 0.5, 1.0], prior="uniform")  # the paper's prior
     >>> round(mu, 6), round(sigma, 6)
     (0.5625, 0.091998)
     """
@@ -230,8 +236,8 @@ def bayes_ci(
     *,
     confidence: float = 0.95,
     bounds: tuple[float, float] | Literal["support"] | None = None,
-    interval: Interval = "normal",
-    prior: PriorSpec | Prior = "uniform",
+    interval: Interval = "auto",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
@@ -242,7 +248,9 @@ def bayes_ci(
     r"""Bayes@N with a central credible interval: ``posterior(R, w, prior=...)`` asked for
     its moments and :meth:`~bayes_eval.posteriors.posterior.Posterior.interval`.
 
-    ``interval="normal"`` (default, as the paper and scorio): ``mu -/+ z sigma`` with
+    ``interval="auto"`` (default): the posterior's own law, never outside the support
+    (:meth:`~bayes_eval.posteriors.posterior.Posterior.interval`).
+    ``interval="normal"`` (as the paper and scorio): ``mu -/+ z sigma`` with
     ``z = Phi^{-1}(1/2 + confidence/2)`` (Hariri et al., "Don't Pass@k", §2.5).
     ``interval="exact"``: the equal-tailed interval of the exact posterior of pi-bar
     (:mod:`bayes_eval.posteriors.exact`): for concentrations >= 0.05 (measured up to M = 30
@@ -262,7 +270,7 @@ def bayes_ci(
         Clip both endpoints into ``[lo, hi]``; ``"support"`` clips into the support of
         pi-bar, ``[min w, max w]`` (the normal interval can cross it when mu is near an
         end). Default no clipping, as scorio.
-    interval : {"normal", "exact"}, keyword-only
+    interval : {"auto", "normal", "exact"}, keyword-only
 
     Returns
     -------
@@ -271,9 +279,9 @@ def bayes_ci(
 
     Notes
     -----
-    Unlike scorio 0.2.3, ``confidence`` and ``bounds`` are keyword-only. The uniform prior
-    undercovers on real benchmarks (see the README's coverage section); ``prior="empirical"``
-    is the calibrated choice.
+    Unlike scorio 0.2.3, ``confidence`` and ``bounds`` are keyword-only and the default prior
+    is the learned one (scorio's numbers: ``prior="uniform", interval="normal"``). The uniform
+    prior undercovers on real benchmarks (see the README's coverage section).
     """
     confidence = check_confidence(confidence)
     support = isinstance(bounds, str) and bounds == "support"

@@ -121,7 +121,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import hypergeom
 
 from bayes_eval.inputs import (
     check_beta_prior,
@@ -141,7 +140,7 @@ from bayes_eval.posteriors.latent_pass import (
     threshold_credit,
 )
 from bayes_eval.posteriors.posterior import Interval, Posterior, check_interval
-from bayes_eval.posteriors.priors import Pool, Prior, PriorSpec
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Pool, Prior, PriorSpec
 
 __all__ = [
     "g_pass_at_k",
@@ -192,13 +191,16 @@ def _ci_doc(name: str, eq: str, point: str) -> str:
         the exact posterior of :math:`\\bar g` (numerical, see the module docstring); it
         lies within the support of the metric.
     prior : str, float or array_like, keyword-only
-        ``"uniform"`` (default: Beta(1, 1), the paper's and scorio's), ``"jeffreys"``
-        (Beta(1/2, 1/2)), ``"empirical"`` (a Beta prior learned from the questions,
-        integrated over its uncertainty), ``"empirical-plugin"`` (learned, plugged in), a
-        positive number (both parameters) or a vector ``(a_0, a_1)`` for (fail, success).
+        ``"empirical"`` (the default, also when None: a Beta prior learned from the
+        questions, integrated over its uncertainty, the default of every command),
+        ``"uniform"`` (Beta(1, 1), the paper's and scorio's), ``"jeffreys"`` (Beta(1/2,
+        1/2)), ``"empirical-plugin"`` (learned, plugged in), a positive number (both
+        parameters) or a vector ``(a_0, a_1)`` for (fail, success).
     pool : {{"board", "model", "benchmark"}}, keyword-only
         Learned priors: one per model with its concentration informed by the other models of
-        ``R`` (``"board"``, default), one per model alone, or one for all models of ``R``.
+        ``R`` (``"board"``, default), one per model alone, or one for all models of ``R``
+        (the Pass family reads each question's success probability, so it uses each model's
+        own closed form, never the joint posterior of a board).
     alpha0, beta0 : float, keyword-only
         The older way to give a fixed prior, :math:`\\mathrm{{Beta}}(\\alpha_0, \\beta_0)`
         (``prior=[beta0, alpha0]``); a missing one is 1. Not together with another ``prior``.
@@ -219,11 +221,12 @@ def _ci_doc(name: str, eq: str, point: str) -> str:
     """
 
 
-def _prior_spec(prior: PriorSpec, alpha0, beta0) -> PriorSpec:
-    """``alpha0``/``beta0`` (scorio's Beta prior) as a Dirichlet vector over (fail, success)."""
+def _prior_spec(prior: PriorSpec | None, alpha0, beta0) -> PriorSpec:
+    """``alpha0``/``beta0`` (scorio's Beta prior) as a Dirichlet vector over (fail, success);
+    no prior at all is the default, the learned one."""
     if alpha0 is None and beta0 is None:
-        return prior
-    if not (isinstance(prior, str) and prior == "uniform"):
+        return DEFAULT_PRIOR if prior is None else prior
+    if prior is not None:
         raise ValueError(
             f"both prior={shown(prior)} and alpha0/beta0 were given; alpha0 and beta0 are the "
             "older way to give a fixed Beta prior: pass prior= only (prior=[beta0, alpha0], the "
@@ -234,7 +237,7 @@ def _prior_spec(prior: PriorSpec, alpha0, beta0) -> PriorSpec:
 
 
 def pass_prior(
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
@@ -251,7 +254,7 @@ def _ci(R, k, metric, tau, *, confidence, bounds, interval, prior, pool, alpha0,
     :class:`~bayes_eval.posteriors.posterior.Posterior`, asked for ``metric``."""
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
-    check_interval(interval)
+    check_interval(interval, ("normal", "exact"))
     spec = pass_prior(prior, pool, alpha0, beta0)
     post = Posterior.from_tally(binary_tally(R, mask), prior=spec)
     return post.pass_metric(
@@ -266,7 +269,7 @@ def pass_at_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
@@ -295,7 +298,7 @@ def pass_hat_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
@@ -324,7 +327,7 @@ def g_pass_at_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
@@ -354,7 +357,7 @@ def g_pass_at_k_tau_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
@@ -384,7 +387,7 @@ def mg_pass_at_k_ci(
     confidence: float = 0.95,
     bounds: tuple[float, float] | None = (0.0, 1.0),
     interval: Interval = "normal",
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
     pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
@@ -432,6 +435,8 @@ def _point(R, k, credit_fn, mask):
     credit = credit_fn(k)
     un, uc, inv = distinct_states(n, c)
     nz = np.flatnonzero(credit)
+    from scipy.stats import hypergeom  # scipy.stats takes 0.4 s to import: only here
+
     if nz.size and np.all(credit[nz[0] :] == 1.0):
         values = hypergeom.sf(nz[0] - 1, un, uc, k)  # P(X >= j0)
     else:

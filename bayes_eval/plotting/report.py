@@ -166,19 +166,19 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
     pct = f"{100 * conf:g}%"
     first = board.models[0] if board.models else {}
     show_questions = "questions" in first and len({r["questions"] for r in board.models}) > 1
-    head = ["model", "mu", "sigma", f"{pct} CI lo", f"{pct} CI hi", "rank", "rank w/ CI"]
-    head.append("rank range")
+    head = ["model", "mu", "sigma", f"{pct} CI lo", f"{pct} CI hi", "rank range", "P(> next)"]
     if show_questions:
         head.append("questions")
     rows = []
     for r in board.models:
         cells = [_cell(r["model"], "text"), _num(r["mu"]), _num(r["sigma"])]
-        cells += [_num(r["lo"]), _num(r["hi"]), _cell(r["rank"]), _cell(r["rank_ci"])]
-        cells.append(_cell("{}-{}".format(*r["rank_interval"])))
+        cells += [_num(r["lo"]), _num(r["hi"])]
+        lo_r, hi_r = r["rank_range"]
+        cells.append(_cell(f"{lo_r}" if lo_r == hi_r else f"{lo_r}-{hi_r}"))
+        cells.append(_num(r.get("prob_next"), 3))
         if show_questions:
             cells.append(_cell(r["questions"]))
         rows.append(cells)
-    z = float(attrs["z_threshold"])
     return "\n".join(
         [
             '<section id="leaderboard">',
@@ -186,12 +186,12 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
             f'<p class="named">prior: <span class="prior">{_e(names["prior"])}</span>; '
             f'estimand: <span class="estimand">{_e(names["estimand"])}</span> (each model\'s '
             f"mean score over the benchmark's own questions); {_e(pct)} "
-            f"{_e(attrs.get('interval', 'normal'))} credible intervals</p>",
+            f"{_e(attrs.get('interval', 'auto'))} credible intervals</p>",
             _table(head, rows, css_id="leaderboard-table"),
             f"<p>mu: Bayes@N, the posterior mean of the model's score; sigma: its posterior sd "
-            f"(Hariri et al., &ldquo;Don't Pass@k&rdquo;). rank w/ CI: consecutive models tie "
-            f"when z &lt; {z:.3f} (&sect;2.7.1); rank range: every rank the pairwise "
-            f"comparisons leave open (no chaining).</p>",
+            f"(Hariri et al., &ldquo;Don't Pass@k&rdquo;). rank range: every rank the pairwise "
+            f"statements P(better) &ge; {conf:g} leave open (no chaining); P(&gt; next): the "
+            f"posterior probability that the model beats the next one listed.</p>",
             "</section>",
         ]
     )
@@ -247,14 +247,18 @@ def _diagnostics_section(board: Leaderboard, names: dict[str, str], notes: Seque
         if post.n_nodes > 1:
             items.append(("nodes shared by the models", "yes" if post.shared_nodes else "no"))
     items.append(("P(better) computed from", names["prob_better"]))
-    result = post.board.result() if post is not None and post.has_board else None
+    result = post.joint if post is not None else None
     if result is not None:
+        kappa = f"{result.dispersion:.3g}" + (
+            "" if result.dispersion_identified else " (one trial per cell: its hyperprior)"
+        )
         items += [
-            ("board model: question-difficulty sd s (logit)", f"{result.difficulty_sd:.3g}"),
-            ("board model: interaction sd tau (logit)", f"{result.interaction_sd:.3g}"),
-            ("board model: ability sd (logit, posterior mean)", f"{result.ability_sd:.3g}"),
+            ("board model: question-difficulty sd s (logit, mode)", f"{result.difficulty_sd:.3g}"),
+            ("board model: ability sd (logit, mode)", f"{result.ability_sd:.3g}"),
+            ("board model: Beta dispersion kappa (mode)", kappa),
         ]
-    items.append(("CI-aware rank threshold z", f"{float(table.attrs['z_threshold']):.3f}"))
+    conf = float(table.attrs.get("confidence", 0.95))
+    items.append(("rank range: credible when P(better) at least", f"{conf:g}"))
     if "prior_alpha" in table:
         order = [r["model"] for r in board.models]
         sel = table.sel(model=order)
@@ -422,7 +426,7 @@ def leaderboard_report(
     *,
     prior: PriorSpec | Prior = DEFAULT_PRIOR,
     confidence: float = 0.95,
-    interval: str = "normal",
+    interval: str = "auto",
     answered_only: bool = False,
     fractional: bool = False,
     cluster: ArrayLike | Mapping[object, object] | None = None,
@@ -486,7 +490,6 @@ def leaderboard_report(
             fractional=fractional,
             prior=spec,
             pair_prior=table_prior(spec.kind),
-            method=interval,
             answered_only=answered_only,
             cluster=cluster,
         )

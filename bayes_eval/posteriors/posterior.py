@@ -51,6 +51,7 @@ compares or ranks models names its estimand (:data:`ESTIMANDS`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, NamedTuple
@@ -69,7 +70,6 @@ from bayes_eval.inputs import (
     tally,
     unique_rows,
 )
-from bayes_eval.posteriors.board import BoardComparison, board_comparison
 from bayes_eval.posteriors.exact import (
     exact_interval,
     exact_posterior,
@@ -86,8 +86,16 @@ from bayes_eval.posteriors.intervals import (
     mixture_support,
     normal_interval,
 )
+from bayes_eval.posteriors.joint import (
+    DISPERSION_PRIOR,
+    JOINT_MODEL,
+    JointPosterior,
+    beta_interval,
+    joint_posterior,
+)
 from bayes_eval.posteriors.latent_pass import PassPosterior, pass_law
 from bayes_eval.posteriors.priors import (
+    DEFAULT_PRIOR,
     KAPPA_PRIOR,
     FittedPrior,
     Prior,
@@ -98,6 +106,8 @@ from bayes_eval.posteriors.priors import (
 __all__ = [
     "BOARD_MODEL",
     "ESTIMANDS",
+    "INTERVAL_KINDS",
+    "JOINT_PRIOR",
     "NEW_QUESTIONS",
     "PROB_METHODS",
     "THESE_QUESTIONS",
@@ -134,21 +144,29 @@ _EXACT_NODES = 48
 #: Grid points of the mixture CDFs in the exact P(A > B) under a learned prior
 _GRID = 4097
 
-Interval = Literal["normal", "exact"]
+Interval = Literal["auto", "normal", "exact"]
+#: the interval kinds of :meth:`Posterior.interval`
+INTERVAL_KINDS = ("auto", "normal", "exact")
+#: ``kind="auto"`` of a model's own posterior is exact when the mean lies within this many
+#: posterior sd of an end of the support (the normal interval's error there is a sizeable
+#: share of an sd: its law is skewed), normal elsewhere
+_AUTO_EXACT_SDS = 6.0
 
 
 #: the methods of :meth:`Posterior.prob_better`
 PROB_METHODS = ("board", "normal", "exact")
 #: what :meth:`Posterior.prob_better` computes with ``method="board"`` (its label)
-BOARD_MODEL = (
-    "board model (shared question difficulty, model x question interaction, hierarchical abilities)"
-)
+BOARD_MODEL = JOINT_MODEL
+#: the prior of a board's joint posterior, as every output names it
+JOINT_PRIOR = "learned: " + JOINT_MODEL
 
 
-def check_interval(kind: str) -> str:
-    """Validate the kind of interval (``"normal"`` or ``"exact"``)."""
-    if kind not in ("normal", "exact"):
-        raise ValueError(f"interval is {shown(kind)}; expected 'normal' or 'exact'.")
+def check_interval(kind: str, kinds: tuple[str, ...] = INTERVAL_KINDS) -> str:
+    """Validate the kind of interval (one of ``kinds``)."""
+    if kind not in kinds:
+        raise ValueError(
+            f"interval is {shown(kind)}; expected one of {', '.join(map(repr, kinds))}."
+        )
     return kind
 
 
@@ -393,20 +411,20 @@ def _node_moments(data, nodes, w, answered):
 
 
 class BoardLink(NamedTuple):
-    """The leaderboard a posterior's models sit on, for :meth:`Posterior.prob_better`'s
-    board model: the binary counts of every model of the board, the questions each one's
-    pi-bar averages over, and which of the board's models this posterior holds (an index
-    array, or one int). Selections of one posterior share ``counts`` (the same array): they
-    are one board, fitted once (:func:`~bayes_eval.posteriors.board.board_comparison` keeps
-    its last results)."""
+    """The leaderboard a posterior's models sit on, for the joint posterior of
+    :mod:`~bayes_eval.posteriors.joint`: the binary counts of every model of the board, the
+    questions each one's pi-bar averages over, and which of the board's models this posterior
+    holds (an index array, or one int). Selections of one posterior share ``counts`` (the same
+    array): they are one board, fitted once (:func:`~bayes_eval.posteriors.joint.
+    joint_posterior` keeps its last results)."""
 
     counts: NDArray[np.float64]
     answered: NDArray[np.bool_] | None
     index: NDArray[np.int64]
 
-    def result(self) -> BoardComparison | None:
-        """The board model's pairwise probabilities."""
-        return board_comparison(self.counts, self.answered)
+    def result(self) -> JointPosterior | None:
+        """The joint posterior of the board (None when the board model does not apply)."""
+        return joint_posterior(self.counts, self.answered)
 
     def same_board(self, other: BoardLink | None) -> bool:
         """Whether ``other`` links to this very board (selected from one posterior)."""
@@ -415,12 +433,20 @@ class BoardLink(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Posterior:
-    r"""The posterior of pi-bar for one model or a batch of L models (module docstring).
+    r"""The posterior of pi-bar (each model's mean score over these questions) of one model or
+    a batch of L models: ``print(post)`` shows it as a short table.
 
-    Built by :func:`posterior`; immutable, and every answer is computed once and kept. Under
-    a fixed prior it is a product of per-question Dirichlet posteriors
-    :math:`\mathrm{Dir}(\nu_\alpha)`; under a learned prior, the mixture of those over the
-    J quadrature nodes of the hyperparameters.
+    Ask it: :attr:`mean`, :attr:`sd`, :meth:`interval`, :meth:`prob_better`,
+    :meth:`draws`, :meth:`summary` (a DataFrame) or :meth:`to_dict`, the Pass family
+    (:meth:`pass_at_k`, ...), :meth:`to_datatree`; ``post["model"]`` selects models. Built by
+    :func:`posterior`; immutable, and every answer is computed once and kept.
+
+    On a board of binary results under the default prior every number comes from the joint
+    posterior of the board model (:attr:`joint`, :mod:`bayes_eval.posteriors.joint`), with
+    each model's own closed form beside it (:attr:`closed_form`). Otherwise it is the closed
+    form of Hariri et al. (§2.3, App. A): under a fixed prior a product of per-question
+    Dirichlet posteriors :math:`\mathrm{Dir}(\nu_\alpha)`; under a learned prior, the
+    mixture of those over the J quadrature nodes of the hyperparameters (module docstring).
 
     Attributes
     ----------
@@ -450,7 +476,7 @@ class Posterior:
     >>> import numpy as np
     >>> from bayes_eval import posterior
     >>> R = np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]])
-    >>> post = posterior(R)
+    >>> post = posterior(R, prior="uniform")  # the paper's prior
     >>> post.mean.round(4).tolist(), post.sd.round(4).tolist()
     ([0.6, 0.7], [0.1414, 0.1291])
     >>> round(float(post.prob_better()[1, 0]), 4)
@@ -506,6 +532,8 @@ class Posterior:
         model has at most one trial (the likelihood of one trial does not depend on how alike
         the questions are) and no board updated the hyperprior (one model, rubric data, or
         ``pool="model"``/``"benchmark"``). Always False for fixed priors."""
+        if self.joint is not None:
+            return np.full(self.n_models, not self.joint.dispersion_identified)
         if not self.prior.learned or self.fitted.kappa_prior is None:
             return np.zeros(self.n_models, dtype=bool)
         counts = self.data if self.batched else self.data[None]
@@ -521,6 +549,15 @@ class Posterior:
         lost = self.concentration_unidentified
         if not lost.any():
             return None
+        if self.joint is not None:
+            med, sd = DISPERSION_PRIOR
+            return (
+                "note: with one trial per question the board model's Beta dispersion (how far "
+                "a model's rate on a question strays from ability minus difficulty) is not "
+                f"identified: it keeps its hyperprior (log-normal, median {med:g}, log-sd "
+                f"{sd:g}, learned from real leaderboards with repeated trials), which the "
+                "intervals rest on; a second trial of some questions identifies it."
+            )
         who = "the model" if lost.size == 1 else f"{int(lost.sum())} of {lost.size} models"
         return (
             f"note: the prior's concentration is not identified for {who} (one trial per "
@@ -535,6 +572,36 @@ class Posterior:
         """Whether the models of a batch share the nodes of one learned prior (their
         posteriors are then dependent through it)."""
         return self.n_nodes > 1 and self.fitted.nodes.shape[1] == 1 and self.n_models > 1
+
+    @cached_property
+    def joint(self) -> JointPosterior | None:
+        """The joint posterior of the board this posterior's models sit on
+        (:mod:`~bayes_eval.posteriors.joint`), or None: then every number comes from the
+        models' own (closed-form) posteriors."""
+        return None if self.board is None else self.board.result()
+
+    @property
+    def _joint_index(self) -> NDArray[np.int64] | int:
+        return self.board.index  # type: ignore[union-attr]
+
+    @cached_property
+    def closed_form(self) -> Posterior:
+        """The per-model closed form of the same data and prior (Hariri et al., §2.3, App. A):
+        each model's own posterior under its learned prior (its concentration informed by the
+        board, :mod:`~bayes_eval.posteriors.board`), without the board model. On a board it is
+        the diagnostic beside the joint numbers and the posterior of the Pass family;
+        elsewhere it is this posterior."""
+        if self.board is None:
+            return self
+        return dataclasses.replace(self, board=None)
+
+    @property
+    def prior_label(self) -> str:
+        """The prior every number of this posterior was computed under, in one line (the
+        board model when the joint posterior applies, else :attr:`Prior.label`)."""
+        if self.joint is not None:
+            return JOINT_PRIOR
+        return self.prior.label
 
     @cached_property
     def weights(self) -> NDArray[np.float64]:
@@ -635,6 +702,10 @@ class Posterior:
 
     @cached_property
     def _moments(self) -> BayesResult:
+        joint = self.joint
+        if joint is not None:
+            idx = self._joint_index
+            return BayesResult(joint.mean[idx], joint.sd[idx])
         mu, sigma = self.node_moments
         if self.n_nodes == 1:
             return BayesResult(mu[0], sigma[0])
@@ -670,32 +741,38 @@ class Posterior:
         self,
         confidence: float = 0.95,
         *,
-        kind: Interval = "normal",
+        kind: Interval = "auto",
         bounds: tuple[float, float] | Literal["support"] | None = None,
     ) -> CredibleInterval:
         r"""Central credible interval of pi-bar.
 
+        ``kind="auto"`` (the default): the posterior's own law. On a board with the joint
+        posterior (:mod:`~bayes_eval.posteriors.joint`), the equal-tailed interval of each
+        model's marginal (a mixture of Betas on the support); for a model's own posterior,
+        where the mean lies within six posterior sd of an end of the support (there the law
+        is skewed and the normal interval misses by a sizeable share of an sd, or leaves the
+        support) the exact interval, or for rubric and graded scores under a learned prior
+        (whose exact law takes seconds per model) the Beta on the support with the
+        posterior's mean and sd; elsewhere the normal one. It never leaves the support and is
+        never clipped to it (:meth:`interval_kinds` says which law each model got).
         ``kind="normal"`` (the paper's and scorio's): :math:`\mu \mp z\sigma`,
-        :math:`z = \Phi^{-1}(1/2 + \mathrm{confidence}/2)` (Hariri et al., §2.5).
+        :math:`z = \Phi^{-1}(1/2 + \mathrm{confidence}/2)` (Hariri et al., §2.5); it can
+        cross an end of the support (``bounds`` clips it).
         ``kind="exact"``: the equal-tailed interval of the exact posterior of pi-bar
-        (:mod:`bayes_eval.posteriors.exact`), in ``[min w, max w]``. Under a fixed prior its
-        endpoints are within 1e-4 posterior sd of the exact quantiles for concentrations
-        >= 0.05. Under a learned prior the law is a mixture over the hyperparameters
-        (:func:`~bayes_eval.posteriors.exact.mixture_interval`): for binary results a fine
-        grid of the hyperposterior with an exact correction on the heaviest nodes (one shared
-        lattice), within 0.002 posterior sd of a brute-force grid with mixed outcomes at N = 1,
-        0.0006 sd when none or all questions are solved (N = 1) and 0.0055 sd at N = 4, in
-        12-30 ms per model at M = 30 (``benchmarks/bench_exact_learned.py``); for rubrics the
-        quadrature nodes.
+        (:mod:`bayes_eval.posteriors.exact`) of each model's own posterior; a joint
+        posterior has no exact law (use ``"auto"``, or :attr:`closed_form` for the
+        per-model diagnostic). Under a fixed prior its endpoints are within 1e-4 posterior
+        sd of the exact quantiles; under a learned prior the law is a mixture over the
+        hyperparameters (:func:`~bayes_eval.posteriors.exact.mixture_interval`).
 
         Parameters
         ----------
         confidence : float
             Credibility level in (0, 1).
-        kind : {"normal", "exact"}, keyword-only
+        kind : {"auto", "normal", "exact"}, keyword-only
         bounds : (float, float) or "support", optional, keyword-only
             Clip both endpoints into ``[lo, hi]`` (scorio's rule); ``"support"`` clips into
-            ``[min w, max w]`` (the normal interval can cross it near an end).
+            ``[min w, max w]``.
 
         Returns
         -------
@@ -708,15 +785,71 @@ class Posterior:
         bounds = check_bounds(bounds)  # type: ignore[arg-type]
         key = ("interval", confidence, kind)
         if key not in self._cache:
-            if kind == "normal":
-                ends = normal_interval(self._moments.mu, self._moments.sigma, confidence)
-            elif self.n_nodes > 1:
-                ends = self._exact_mixture_interval(confidence)
-            else:
-                ends = self._exact_interval(confidence)
-            self._cache[key] = ends
+            self._cache[key] = self._interval(confidence, kind)
         lo, hi = clip_interval(*self._cache[key], bounds)
         return CredibleInterval(as_estimate(lo), as_estimate(hi))
+
+    def _interval(self, confidence: float, kind: str):
+        mu, sigma = self._moments
+        if kind == "normal":
+            return normal_interval(mu, sigma, confidence)
+        joint = self.joint
+        if joint is not None:
+            if kind == "exact":
+                raise ValueError(
+                    "the joint posterior of a board has no exact law: its intervals are its "
+                    "marginals (kind='auto'); the exact interval of each model's own posterior "
+                    "is closed_form.interval(kind='exact')."
+                )
+            lo, hi = joint.interval(confidence)
+            idx = self._joint_index
+            return lo[idx], hi[idx]
+        if kind == "exact":
+            return self._exact(confidence)
+        # auto: near an end of the support the exact law (or, where it costs seconds, the Beta
+        # with the posterior's mean and sd), normal elsewhere
+        lo_s, hi_s = self.support
+        mu_a, sd_a = np.asarray(mu, float), np.asarray(sigma, float)
+        near = (mu_a - _AUTO_EXACT_SDS * sd_a < lo_s) | (mu_a + _AUTO_EXACT_SDS * sd_a > hi_s)
+        lo, hi = (np.array(x, dtype=float) for x in normal_interval(mu_a, sd_a, confidence))
+        if np.any(near):
+            if not self._exact_is_cheap:
+                b_lo, b_hi = beta_interval(mu_a, sd_a, confidence, lo_s, hi_s)
+                return np.where(near, b_lo, lo), np.where(near, b_hi, hi)
+            if not self.batched:
+                return self._exact(confidence)
+            which = np.flatnonzero(near)
+            e_lo, e_hi = self[which]._exact(confidence)
+            lo[which], hi[which] = e_lo, e_hi
+        return lo, hi
+
+    @property
+    def _exact_is_cheap(self) -> bool:
+        """Whether the exact law takes milliseconds: a fixed prior (one lattice
+        convolution), or binary results under a learned prior (one shared lattice); rubric and
+        graded scores under a learned prior take seconds per model."""
+        return self.n_nodes == 1 or (self.w.size == 2 and not self.fractional)
+
+    def interval_kinds(self) -> NDArray[np.str_]:
+        """Per model, the law ``interval(kind="auto")`` reports: ``"joint"`` (the joint
+        posterior's marginal), ``"exact"``, ``"beta"`` (the Beta on the support with the
+        posterior's mean and sd, where the exact law would take seconds) or ``"normal"``."""
+        n = self.n_models
+        if self.joint is not None:
+            return np.full(n, "joint")
+        lo_s, hi_s = self.support
+        mu, sd = (np.atleast_1d(np.asarray(x, float)) for x in self._moments)
+        near = (mu - _AUTO_EXACT_SDS * sd < lo_s) | (mu + _AUTO_EXACT_SDS * sd > hi_s)
+        return np.where(near, "exact" if self._exact_is_cheap else "beta", "normal")
+
+    def _exact(self, confidence: float):
+        key = ("exact", confidence)
+        if key not in self._cache:
+            if self.n_nodes > 1:
+                self._cache[key] = self._exact_mixture_interval(confidence)
+            else:
+                self._cache[key] = self._exact_interval(confidence)
+        return self._cache[key]
 
     @cached_property
     def _cache(self) -> dict:
@@ -799,67 +932,66 @@ class Posterior:
 
     @property
     def has_board(self) -> bool:
-        """Whether :meth:`prob_better` can use the board model (``method="board"``): a
-        board-informed learned prior (``pool="board"``) on binary results of two or more
-        models with a question in common, without earlier runs."""
-        return self.board is not None and self.board.result() is not None
+        """Whether this posterior's numbers come from the joint posterior of a board
+        (:attr:`joint`): the learned prior pooled over the board (the default) on binary
+        results of two or more models with a question in common, without earlier runs."""
+        return self.joint is not None
 
-    def prob_method(self, method: str | None = None, *, otherwise: str = "normal") -> str:
-        """The method :meth:`prob_better` uses for ``method`` (None: ``"board"`` when
-        :attr:`has_board`, else ``otherwise``); a bad or unavailable one is a ValueError."""
+    def prob_method(self, method: str | None = None) -> str:
+        """The method :meth:`prob_better` uses for ``method`` (None: ``"board"`` on a board,
+        else ``"normal"``); a bad or unavailable one is a ValueError."""
         if method is None:
-            method = "board" if self.has_board else otherwise
+            method = "board" if self.has_board else "normal"
         if method not in PROB_METHODS:
             raise ValueError(
                 f"method is {shown(method)}; expected one of {', '.join(map(repr, PROB_METHODS))}."
             )
         if method == "board" and not self.has_board:
             raise ValueError(
-                "method='board' needs a board-informed learned prior (prior 'empirical', pool "
-                "'board') on binary results of two or more models sharing a question, without "
-                "earlier runs."
+                "method='board' needs the joint posterior of a board: the learned prior pooled "
+                "over the board (prior 'empirical', pool 'board', the default) on binary results "
+                "of two or more models sharing a question, without earlier runs."
             )
         return method
 
     def prob_label(self, method: str | None = None) -> str:
-        """One line naming what :meth:`prob_better` computes with ``method``: the board model
-        (:data:`BOARD_MODEL`) or the models' own posteriors under the prior's label."""
+        """One line naming what :meth:`prob_better` computes with ``method``: the joint
+        posterior of the board (:data:`BOARD_MODEL`), or the models' own posteriors under
+        the prior's label."""
         if self.prob_method(method) == "board":
             return BOARD_MODEL
-        return self.prior.label
+        return self.closed_form.prior.label
 
     def prob_better(
         self, other: Posterior | None = None, *, method: str | None = None
     ) -> float | NDArray[np.float64]:
         r"""Posterior probability that pi-bar of one model exceeds another's.
 
-        ``other=None``: the matrix :math:`P(\bar\pi_i > \bar\pi_j)` over the models of this
-        batch, shape ``(L, L)``, 1/2 on the diagonal. ``other`` a posterior (one model, or a
-        batch of the same L): :math:`P(\bar\pi_{\mathrm{self}} > \bar\pi_{\mathrm{other}})`,
-        element by element.
+        ``other=None``: the matrix :math:`P(\bar\pi_i > \bar\pi_j)` over the models of
+        this batch, shape ``(L, L)``, 1/2 on the diagonal. ``other`` a posterior (one model,
+        or a batch of the same L): :math:`P(\bar\pi_{\mathrm{self}} >
+        \bar\pi_{\mathrm{other}})`, element by element.
 
-        ``method="board"`` (the default when :attr:`has_board`: the default prior on a
-        leaderboard of binary results): a model of the whole board
-        (:func:`bayes_eval.posteriors.board.board_comparison`: shared question difficulty, a
-        model x question interaction, hierarchical abilities). The models' own posteriors
-        are independent given the data, so a question one model solved and another missed
-        reads as a difference between them; on a leaderboard it is partly noise, which the
-        other models' outcomes on that question reveal. ``other`` must then come from the
-        same board (selected from one posterior with ``post[...]``).
+        The default is the posterior every other number of this object comes from, so the
+        model with the larger :attr:`mean` always has :math:`P \ge 1/2`:
 
-        ``method="normal"`` (the default otherwise): the Gaussian approximation of the
-        difference :math:`D` of the models' own posteriors with its exact mean and variance,
-        :math:`\Phi(E[D]/\mathrm{sd}[D])`. For independent posteriors this is the ranking
-        confidence :math:`\rho = \Phi(z)`, :math:`z = (\mu_i - \mu_j)/\sqrt{\sigma_i^2 +
-        \sigma_j^2}` of Hariri et al., §2.5; models that share a benchmark-pooled prior mix
-        over its common nodes (law of total variance of D), so the variance of D includes
-        their covariance. ``method="exact"``: the exact posterior of each model
-        (:mod:`bayes_eval.posteriors.exact`): the lattice convolution of two laws for fixed
-        priors (:func:`~bayes_eval.posteriors.exact.prob_greater`), per common node for a
-        shared learned prior, and :math:`\int F_j\,dF_i` of the two mixture CDFs on a
-        4097-point grid for independent learned priors.
+        * ``method="board"`` (on a board: :attr:`joint`): :math:`\Phi(E[D]/\mathrm{sd}[D])`
+          for :math:`D = \bar\pi_i - \bar\pi_j` with its mean and variance under the joint
+          posterior (:mod:`~bayes_eval.posteriors.joint`), the covariance the shared questions
+          induce included. ``other`` must come from the same board (``post[...]``).
+        * ``method="normal"`` (elsewhere): the same with the models' own posteriors, which are
+          independent given the data: the ranking confidence :math:`\rho = \Phi(z)`,
+          :math:`z = (\mu_i - \mu_j)/\sqrt{\sigma_i^2 + \sigma_j^2}` of Hariri et al.,
+          §2.5; models that share a benchmark-pooled prior mix over its common nodes (law of
+          total variance of D).
+        * ``method="exact"``: the exact posterior of each model's own posterior
+          (:mod:`bayes_eval.posteriors.exact`: the lattice convolution of two laws for fixed
+          priors, per common node for a shared learned prior, :math:`\int F_j\,dF_i` of two
+          mixture CDFs for independent learned priors). Not used by any leaderboard: with
+          skewed laws its sign can disagree with the order of the means.
 
-        The estimand is :data:`THESE_QUESTIONS` (each model's mean over its own questions).
+        On a board ``"normal"`` and ``"exact"`` are computed on :attr:`closed_form` (a
+        diagnostic beside the joint numbers). The estimand is :data:`THESE_QUESTIONS`;
         :meth:`prob_label` names what was computed.
 
         Returns
@@ -874,9 +1006,9 @@ class Posterior:
                 )
             method = self.prob_method(method)
             if method == "board":
-                idx = self.board.index  # type: ignore[union-attr]
-                return self.board.result().prob[np.ix_(idx, idx)]  # type: ignore[union-attr]
-            return self._matrix(method)
+                idx = self._joint_index
+                return self.joint.prob_better()[np.ix_(idx, idx)]  # type: ignore[union-attr]
+            return self.closed_form._matrix(method)
         if not isinstance(other, Posterior):
             raise ValueError(
                 f"other is a {type(other).__name__}; expected a Posterior (bayes_eval.posterior)."
@@ -901,14 +1033,15 @@ class Posterior:
                     "method='board' compares models of one board: select both from one "
                     "posterior (post['a'], post['b'])."
                 )
-            full = self.board.result().prob  # type: ignore[union-attr]
+            full = self.joint.prob_better()  # type: ignore[union-attr]
             out = full[self.board.index, other.board.index]  # type: ignore[union-attr]
             return float(out) if np.ndim(out) == 0 else np.asarray(out, dtype=float)
+        mine, theirs = self.closed_form, other.closed_form
         n = max(self.n_models, other.n_models)
         idx_a = (lambda i: i) if self.batched else (lambda i: 0)
         idx_b = (lambda i: i) if other.batched else (lambda i: 0)
         out = np.array(
-            [_pair_prob(self, idx_a(i), other, idx_b(i), method, False) for i in range(n)]
+            [_pair_prob(mine, idx_a(i), theirs, idx_b(i), method, False) for i in range(n)]
         )
         return float(out[0]) if not (self.batched or other.batched) else out
 
@@ -975,9 +1108,11 @@ class Posterior:
     def draws(
         self, n: int, *, rng: np.random.Generator | int | None = None, include_pi: bool = False
     ) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64]]:
-        r"""``n`` independent exact draws of pi-bar, shape ``(n, ...)``.
+        r"""``n`` independent draws of pi-bar, shape ``(n, ...)``.
 
-        Every :math:`\pi_\alpha \sim \mathrm{Dir}(\nu_\alpha)` is a normalised vector of Gamma
+        On a board (:attr:`joint`): joint draws of the joint posterior
+        (:meth:`~bayes_eval.posteriors.joint.JointPosterior.draws`). Otherwise exact draws:
+        every :math:`\pi_\alpha \sim \mathrm{Dir}(\nu_\alpha)` is a normalised vector of Gamma
         variates, so :math:`\bar\pi = \frac1M\sum_\alpha w\cdot\pi_\alpha` is drawn exactly.
         Under a learned prior every draw first picks a node with its posterior weight (one
         node per model, or one shared by the models of a benchmark-pooled prior).
@@ -997,6 +1132,14 @@ class Posterior:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n is {shown(n)}; expected a positive integer.")
         rng = np.random.default_rng(0 if rng is None else rng)
+        if self.joint is not None:
+            if include_pi:
+                raise ValueError(
+                    "the joint posterior of a board draws pi-bar only; per-question draws "
+                    "come from each model's own posterior: closed_form.draws(n, "
+                    "include_pi=True)."
+                )
+            return self.joint.draws(int(n), rng)[:, self._joint_index]
         nu, per_draw = self._draw_nu(int(n), rng)
         bar, pi = _dirichlet_draws(nu, per_draw, int(n), rng, self.w, include_pi, self.answered)
         return (bar, pi) if include_pi else bar
@@ -1106,23 +1249,69 @@ class Posterior:
 
     # ------------------------------------------------------------------ output
 
-    def summary(self, confidence: float = 0.95, *, kind: Interval = "normal") -> dict:
-        """JSON-ready: ``prior`` (label), ``estimand``, ``confidence``, ``interval``,
-        ``mu``, ``sigma``, ``lo``, ``hi`` (lists for a batch) and ``models``."""
-        lo, hi = self.interval(confidence, kind=kind, bounds="support")
+    def summary(self, confidence: float = 0.95, *, kind: Interval = "auto"):
+        """One row per model: ``mean``, ``sd``, the interval's ``lo`` and ``hi`` and the law
+        it came from (``interval``), as a ``pandas.DataFrame`` indexed by model (ArviZ's
+        convention); ``attrs`` name the prior, the estimand and the level. pandas is imported
+        here only; :meth:`to_dict` is the same without it."""
+        import pandas as pd
+
+        doc = self.to_dict(confidence, kind=kind)
+        names = doc["models"] if self.batched else [self.models[0] if self.models else "model"]
+        rows = {key: np.atleast_1d(doc[col]) for key, col in (("mean", "mu"), ("sd", "sigma"))}
+        rows |= {"lo": np.atleast_1d(doc["lo"]), "hi": np.atleast_1d(doc["hi"])}
+        rows["interval"] = np.atleast_1d(doc["interval_kind"])
+        frame = pd.DataFrame(rows, index=pd.Index(names, name="model"))
+        frame.attrs = {k: doc[k] for k in ("prior", "estimand", "confidence")}
+        return frame
+
+    def to_dict(self, confidence: float = 0.95, *, kind: Interval = "auto") -> dict:
+        """JSON-ready: ``prior`` (label), ``estimand``, ``confidence``, ``interval`` (the
+        kind asked for) and ``interval_kind`` (per model, the law it came from), ``mu``,
+        ``sigma``, ``lo``, ``hi`` (lists for a batch) and ``models``."""
+        lo, hi = self.interval(confidence, kind=kind)
+        kinds = self.interval_kinds() if kind == "auto" else np.full(self.n_models, kind)
         out = {
-            "prior": self.prior.label,
+            "prior": self.prior_label,
             "estimand": self.estimand,
             "confidence": confidence,
             "interval": kind,
+            "interval_kind": kinds.tolist() if self.batched else str(kinds[0]),
             "mu": self.mean,
             "sigma": self.sd,
             "lo": lo,
             "hi": hi,
         }
-        if self.models is not None:
-            out["models"] = list(self.models)
+        if self.batched:
+            out["models"] = list(self.models or (f"model_{i}" for i in range(self.n_models)))
         return out
+
+    def __repr__(self) -> str:
+        """A short table: one line per model (mean, sd, 95% interval), the prior and the
+        estimand once."""
+        names = (
+            list(self.models or (f"model_{i}" for i in range(self.n_models)))
+            if self.batched
+            else [self.models[0] if self.models else "pi-bar"]
+        )
+        mu, sd = (np.atleast_1d(np.asarray(x, float)) for x in self._moments)
+        lo, hi = (np.atleast_1d(np.asarray(x, float)) for x in self.interval(0.95))
+        width = min(max(len(n) for n in names), 40)
+        lines = [
+            f"Posterior of pi-bar: {self.n_models} model{'s' if self.n_models > 1 else ''}, "
+            f"{self.data.shape[-2]} questions; prior: {self.prior_label}; estimand: "
+            f"{self.estimand}",
+            f"  {'model':<{width}}    mean      sd   95% interval",
+        ]
+        n = len(names)
+        shown_rows = list(range(n)) if n <= 20 else [*range(10), None, *range(n - 9, n)]
+        for i in shown_rows:
+            if i is None:
+                lines.append(f"  ... {n - 19} more models")
+                continue
+            name = names[i] if len(names[i]) <= width else names[i][: width - 1] + "~"
+            lines.append(f"  {name:<{width}}  {mu[i]:.4f}  {sd[i]:.4f}  [{lo[i]:.4f}, {hi[i]:.4f}]")
+        return "\n".join(lines)
 
     def to_datatree(
         self,
@@ -1162,8 +1351,17 @@ class Posterior:
         draws, chains = int(draws), int(chains)
         rng, n = np.random.default_rng(seed), draws * chains
         post = self if self.batched else self._as_batch()
-        nu, per_draw = post._draw_nu(n, rng)
-        pi_bar, pi = _dirichlet_draws(nu, per_draw, n, rng, post.w, include_pi, post.answered)
+        if post.joint is not None:
+            if include_pi:
+                raise ValueError(
+                    "the joint posterior of a board draws pi-bar only; per-question draws "
+                    "come from each model's own posterior: closed_form.to_datatree("
+                    "include_pi=True)."
+                )
+            pi_bar, pi = post.draws(n, rng=rng), None
+        else:
+            nu, per_draw = post._draw_nu(n, rng)
+            pi_bar, pi = _dirichlet_draws(nu, per_draw, n, rng, post.w, include_pi, post.answered)
         m = self.data.shape[-2]
         coords = {
             "chain": np.arange(chains),
@@ -1181,14 +1379,14 @@ class Posterior:
             return xr.Dataset(data, coords={k: coords[k] for k in keep})
 
         tree = {"posterior": group(pi_bar, pi)}
-        if include_prior and self.n_nodes == 1:
+        if include_prior and self.n_nodes == 1 and post.joint is None:
             base = post.nu - post.tally.counts  # a + discounted earlier runs, per question
             prior_bar, prior_pi = _dirichlet_draws(base, False, n, rng, post.w, include_pi, None)
             tree["prior"] = group(prior_bar, prior_pi)
         dt = xr.DataTree.from_dict(tree)
         dt.attrs = {
-            "estimator": "Bayes@N exact draws",
-            "prior": self.prior.label,
+            "estimator": "Bayes@N joint draws" if post.joint is not None else "Bayes@N exact draws",
+            "prior": self.prior_label,
             "estimand": self.estimand,
             "seed": int(seed),
         }
@@ -1297,7 +1495,7 @@ def posterior(
     R: ArrayLike,
     w: ArrayLike | None = None,
     *,
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
     mask: ArrayLike | None = None,
     fractional: bool = False,
     answered_only: bool = False,
@@ -1320,10 +1518,12 @@ def posterior(
         Rubric weights :math:`(w_0, \dots, w_C)`; ``None``: binary results, ``w = (0, 1)``.
     prior : Prior, str, float or array_like, keyword-only
         A :class:`~bayes_eval.posteriors.priors.Prior` (which also carries earlier runs
-        ``R0`` and their discount), or its words: ``"uniform"`` (default, the paper's and
-        scorio's), ``"jeffreys"``, ``"empirical"`` (learned from the questions and integrated
-        over its uncertainty: the calibrated choice on real benchmarks),
-        ``"empirical-plugin"``, a positive number or a vector of C + 1 positive numbers.
+        ``R0`` and their discount), or its words: ``"empirical"`` (the default: learned from
+        the questions and integrated over its uncertainty, the calibrated choice on real
+        benchmarks; on a board of binary results the joint posterior of the board model,
+        :mod:`~bayes_eval.posteriors.joint`), ``"uniform"`` (the paper's and scorio's
+        Dirichlet(1, ..., 1)), ``"jeffreys"``, ``"empirical-plugin"``, a positive number or a
+        vector of C + 1 positive numbers.
     mask : array_like of bool, keyword-only
         ``True`` where a trial of ``R`` is missing.
     fractional : bool, keyword-only
@@ -1350,10 +1550,10 @@ def posterior(
     --------
     >>> import numpy as np
     >>> R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
-    >>> post = posterior(R, [0.0, 0.5, 1.0])
+    >>> post = posterior(R, [0.0, 0.5, 1.0], prior="uniform")  # the paper's prior
     >>> round(post.mean, 6), round(post.sd, 6)
     (0.5625, 0.091998)
-    >>> [round(x, 4) for x in post.interval(0.95)]
+    >>> [round(x, 4) for x in post.interval(0.95, kind="normal")]
     [0.3822, 0.7428]
     """
     spec = Prior.parse(prior)
@@ -1386,6 +1586,8 @@ def posterior(
         and weights[1] > weights[0]
     ):
         link = BoardLink(t.counts, answered, np.arange(t.counts.shape[0]))
+        if link.result() is None:
+            link = None
     return Posterior(
         data=data,
         fitted=spec.fit(data),

@@ -1204,7 +1204,7 @@ class Prior:
             (Dirichlet(1/2, ..., 1/2)), ``"empirical"`` (learned, integrated),
             ``"empirical-plugin"`` (learned, plugged in), a positive number (every category),
             a vector of C + 1 positive numbers, or a :class:`Prior` (returned as it is, with
-            the other options applied). ``None``: ``"uniform"``.
+            the other options applied). ``None``: the default, ``"empirical"``.
         pool, runs, runs_mask, discount, source
             As the attributes; ``None`` keeps the default (or the given Prior's value).
 
@@ -1217,7 +1217,7 @@ class Prior:
         if isinstance(spec, Prior):
             base = spec
         elif spec is None:
-            base = _NAMED["uniform"]
+            base = _NAMED[DEFAULT_PRIOR]
         elif isinstance(spec, str):
             if spec not in PRIOR_KINDS:
                 raise ValueError(

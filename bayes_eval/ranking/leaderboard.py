@@ -16,18 +16,13 @@ from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
+from scipy.special import ndtri
 
 from bayes_eval import xr as bxr
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
-from bayes_eval.ranking.ranks import (
-    confidence_to_z,
-    pairwise_z,
-    rank,
-    rank_interval,
-    rank_with_ci,
-)
+from bayes_eval.ranking.ranks import confidence_to_z, dense_ci_ranks, rank, rank_range
 
 __all__ = [
     "Leaderboard",
@@ -46,30 +41,22 @@ def rank_table(
     R0: xr.DataArray | None = None,
     *,
     confidence: float = 0.95,
-    interval: str = "normal",
+    interval: str = "auto",
     prior: PriorSpec | Prior = DEFAULT_PRIOR,
     pool: str | None = None,
     skipna: bool = False,
     fractional: bool = False,
     answered_only: bool = False,
 ) -> xr.Dataset:
-    """Everything a leaderboard needs, per model: Bayes@N with interval, rank by ``mu``
-    (competition), CI-aware rank (Hariri et al., "Don't Pass@k", §2.7.1, dense, z threshold
-    ``Phi^{-1}(confidence)``), the non-chaining rank interval, pairwise ``z`` and
-    ``P(row > column)`` over ``(model, model_bis)``, and the prior every row used
-    (:func:`bayes_eval.xr.prior_table`); ``attrs`` name the prior and the estimand.
+    """Everything a leaderboard needs, per model, from one posterior (:func:`table_of`).
 
-    Intervals are clipped into the support of pi-bar, ``[min w, max w]``. ``questions``
-    counts the questions each model has a trial of; with ``answered_only`` each model is
-    scored on those alone (then the scores are not on one question set), and ``fractional``
-    reads graded scores. The default prior is ``"empirical"``, learned per model and
-    integrated over its uncertainty (:mod:`bayes_eval.posteriors.priors`), whose intervals
-    hold their coverage on real benchmarks; ``prior="uniform"`` reproduces the paper.
-    ``prob_better`` is :meth:`Posterior.prob_better
-    <bayes_eval.posteriors.posterior.Posterior.prob_better>`: from the board model when the
-    posterior has one (the default prior on binary results of several models), else by the
-    method ``interval`` names (normal: the ranking confidence of §2.5; exact: the exact
-    posteriors); ``attrs["prob_better"]`` names it.
+    ``R`` has dims ``("model", "question", "trial")``; ``questions`` counts the questions each
+    model has a trial of; with ``answered_only`` each model is scored on those alone (then the
+    scores are not on one question set), and ``fractional`` reads graded scores. The default
+    prior is ``"empirical"``: on a board of binary results the joint posterior of the board
+    model (:mod:`bayes_eval.posteriors.joint`), elsewhere each model's learned prior
+    integrated over its uncertainty (:mod:`bayes_eval.posteriors.priors`); ``prior="uniform"``
+    is the paper's.
     """
     if "model" not in R.dims:
         raise ValueError("rank_table needs several models: R must have a 'model' dim.")
@@ -90,58 +77,88 @@ def rank_table(
 
 
 def table_of(
-    post: Posterior, batch: bxr.Batch, *, confidence: float = 0.95, interval: str = "normal"
+    post: Posterior, batch: bxr.Batch, *, confidence: float = 0.95, interval: str = "auto"
 ) -> xr.Dataset:
-    """The rank table of :func:`rank_table` from a posterior already built (so that a
-    caller that also needs the posterior fits the prior once)."""
-    lo, hi = post.interval(confidence, kind=interval, bounds="support")  # type: ignore[arg-type]
+    """The rank table of a posterior already built: every number from ``post``.
+
+    Per model: ``mu``, ``sigma``, the interval ``lo``/``hi`` (``interval``: ``"auto"``, the
+    posterior's own law, never outside the support; ``"normal"``, the paper's, clipped into
+    it; ``"exact"``) and the law it came from (``interval_kind``); ``rank`` (position by
+    ``mu``, competition); the *rank range* ``rank_lower``/``rank_upper``, every rank the
+    pairwise statements at ``confidence`` leave open (:func:`~bayes_eval.ranking.ranks.
+    rank_range`, no chaining); ``rank_ci``, the paper's CI-aware rank (Hariri et al., "Don't
+    Pass@k", §2.7.1: consecutive models tie unless P >= ``confidence``; it chains); the
+    prior of each model's own closed form (``prior_alpha``). Over ``(model, model_bis)``:
+    ``prob_better`` (:meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.
+    Posterior.prob_better>`, the posterior every other number comes from, so a model with a
+    larger ``mu`` has ``P >= 1/2``) and ``z = Phi^-1(P)``. On a board (the joint posterior)
+    the per-model closed form's ``mu_closed_form``/``sigma_closed_form`` are kept beside, a
+    diagnostic. ``attrs`` name the prior, the estimand and what P came from.
+    """
+    kind = "normal" if interval == "normal" else interval
+    bounds = "support" if kind == "normal" else None
+    lo, hi = post.interval(confidence, kind=kind, bounds=bounds)  # type: ignore[arg-type]
     mu, sigma = np.atleast_1d(post.mean), np.atleast_1d(post.sd)
     models = batch.R["model"].values
+    kinds = post.interval_kinds() if kind == "auto" else np.full(mu.size, kind)
     ds = xr.Dataset(
         {
             "mu": ("model", mu),
-            "sigma": ("model", np.atleast_1d(post.sd)),
+            "sigma": ("model", sigma),
             "lo": ("model", np.atleast_1d(lo)),
             "hi": ("model", np.atleast_1d(hi)),
+            "interval_kind": ("model", np.asarray(kinds, dtype=str)),
         },
         coords={"model": models},
         attrs={
             "estimator": "Bayes@N",
             "confidence": confidence,
             "interval": interval,
-            "prior": post.prior.label,
+            "prior": post.prior_label,
             "estimand": post.estimand,
         },
     )
-    ds = ds.merge(bxr.prior_dataset(batch, post))
+    ds = ds.merge(bxr.prior_dataset(batch, post.closed_form))
+    ds["prior"] = ("model", np.full(mu.size, post.prior_label, dtype=object).astype(str))
     observed = np.ones(batch.values.shape, bool) if batch.mask is None else ~batch.mask
     ds["questions"] = ("model", observed.any(axis=-1).sum(axis=-1))
-    z_thr = confidence_to_z(confidence)
-    lower, upper = rank_interval(mu, sigma, z_threshold=z_thr)
+    method = post.prob_method()
+    prob = np.array(post.prob_better(method=method), dtype=float)
+    lower, upper = rank_range(prob, confidence) if mu.size > 1 else ([1], [1])
     ds["rank"] = ("model", rank(mu))
-    ds["rank_ci"] = ("model", rank_with_ci(mu, sigma, z_threshold=z_thr))
-    ds["rank_lower"] = ("model", lower)
-    ds["rank_upper"] = ("model", upper)
+    ds["rank_ci"] = ("model", dense_ci_ranks(mu, prob, confidence))
+    ds["rank_lower"] = ("model", np.asarray(lower))
+    ds["rank_upper"] = ("model", np.asarray(upper))
     coords = {"model_bis": models}
-    ds["z"] = xr.DataArray(pairwise_z(mu, sigma), dims=("model", "model_bis"), coords=coords)
-    method = post.prob_method(otherwise=interval)
-    ds["prob_better"] = xr.DataArray(
-        post.prob_better(method=method), dims=("model", "model_bis"), coords=coords
-    )
-    ds.attrs["z_threshold"] = z_thr
-    ds.attrs["prior"] = post.prior.label
+    with np.errstate(divide="ignore"):
+        z = ndtri(prob)
+    np.fill_diagonal(prob, np.nan)
+    np.fill_diagonal(z, np.nan)
+    ds["z"] = xr.DataArray(z, dims=("model", "model_bis"), coords=coords)
+    ds["prob_better"] = xr.DataArray(prob, dims=("model", "model_bis"), coords=coords)
+    if post.has_board:
+        own = post.closed_form
+        ds["mu_closed_form"] = ("model", np.atleast_1d(own.mean))
+        ds["sigma_closed_form"] = ("model", np.atleast_1d(own.sd))
+        ds.attrs["closed_form_prior"] = own.prior.label
+    ds.attrs["z_threshold"] = float(ndtri(confidence))
     ds.attrs["prob_better"] = post.prob_label(method)
     return ds
 
 
 def rank_records(table: xr.Dataset) -> list[dict]:
-    """One record per model of a rank table, best Bayes@N first: ``model, mu, sigma, lo,
-    hi, rank, rank_ci, rank_interval`` and, when the table has them, ``questions`` (the
-    questions the model is scored on), ``rank_draws`` (the credible interval of the rank over
-    posterior draws), ``prior`` and ``prior_alpha``."""
+    """One record per model of a rank table, best ``mu`` first: ``model, mu, sigma, lo, hi,
+    interval_kind, rank, rank_range`` (the headline: every rank the pairwise statements leave
+    open), ``rank_ci`` (the paper's chaining CI-aware rank, §2.7.1), ``prob_next`` (P that it
+    beats the next model listed; None for the last) and, when the table has them,
+    ``questions``, ``rank_draws`` (the credible interval of the rank over posterior draws),
+    ``mu_closed_form``/``sigma_closed_form`` (the per-model diagnostic), ``prior`` and
+    ``prior_alpha``."""
     order = np.argsort(-table["mu"].values, kind="stable")
+    prob = table["prob_better"].values
     out = []
-    for i in order:
+    for pos, i in enumerate(order):
+        nxt = order[pos + 1] if pos + 1 < order.size else None
         record = {
             "model": str(table["model"].values[i]),
             "mu": float(table["mu"].values[i]),
@@ -149,12 +166,12 @@ def rank_records(table: xr.Dataset) -> list[dict]:
             "lo": float(table["lo"].values[i]),
             "hi": float(table["hi"].values[i]),
             "rank": int(table["rank"].values[i]),
+            "rank_range": [int(table["rank_lower"].values[i]), int(table["rank_upper"].values[i])],
             "rank_ci": int(table["rank_ci"].values[i]),
-            "rank_interval": [
-                int(table["rank_lower"].values[i]),
-                int(table["rank_upper"].values[i]),
-            ],
+            "prob_next": None if nxt is None else float(prob[i, nxt]),
         }
+        if "interval_kind" in table:
+            record["interval_kind"] = str(table["interval_kind"].values[i])
         if "questions" in table:
             record["questions"] = int(table["questions"].values[i])
         if "rank_draw_lo" in table:
@@ -162,6 +179,9 @@ def rank_records(table: xr.Dataset) -> list[dict]:
                 int(table["rank_draw_lo"].values[i]),
                 int(table["rank_draw_hi"].values[i]),
             ]
+        if "mu_closed_form" in table:
+            record["mu_closed_form"] = float(table["mu_closed_form"].values[i])
+            record["sigma_closed_form"] = float(table["sigma_closed_form"].values[i])
         if "prior" in table:
             record["prior"] = str(table["prior"].values[i])
             record["prior_alpha"] = [float(a) for a in table["prior_alpha"].values[i]]
@@ -189,7 +209,7 @@ def leaderboard(
     R0: xr.DataArray | None = None,
     *,
     confidence: float = 0.95,
-    interval: str = "normal",
+    interval: str = "auto",
     prior: PriorSpec | Prior = DEFAULT_PRIOR,
     pool: str | None = None,
     answered_only: bool = False,

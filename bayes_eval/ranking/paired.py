@@ -688,9 +688,14 @@ def compare_pairs(
     pair_prior = _corner_prior(kind, discordant, split=True)
     model_prior = _corner_prior(kind, np.stack([y.sum(1), x.sum(1)], -1), split=False)
     if graded_learned:
+        why = (
+            "per-question means of several trials"
+            if np.all((values == 0) | (values == 1) | np.isnan(values))
+            else "graded scores"
+        )
         pair_prior = pair_prior._replace(
-            label="uniform (corners of graded scores: the learned priors need one binary "
-            "result per question)"
+            label=f"uniform (the learned split prior needs one binary result per question; "
+            f"these are {why})"
         )
     paired, paired_method = _paired(
         scores, answered, pair_prior if binary else _heaviest(pair_prior, _NODES), exact_levels
@@ -762,7 +767,6 @@ def leaderboard_pairs(
     fractional: bool = False,
     prior: PriorSpec | Prior = DEFAULT_PRIOR,
     pair_prior: PriorSpec = DEFAULT_PRIOR,
-    method: str = "normal",
     answered_only: bool = False,
     exact_levels: int = EXACT_LEVELS,
     cluster: ArrayLike | Mapping[object, object] | None = None,
@@ -776,10 +780,11 @@ def leaderboard_pairs(
     of these questions whatever the way they were drawn.
 
     *These questions*: :meth:`Posterior.prob_better
-    <bayes_eval.posteriors.posterior.Posterior.prob_better>` (``method``) of the models'
-    posterior under ``prior`` (with the earlier runs ``R0``), the number ``rank`` and
-    ``plan`` report. *New questions*: :func:`compare_pairs` under ``pair_prior``, the prior
-    of the joint table: by default the learned prior of the split of discordant questions
+    <bayes_eval.posteriors.posterior.Posterior.prob_better>` of the board's posterior under
+    ``prior`` (with the earlier runs ``R0``; on a board of binary results the joint posterior),
+    the number ``rank`` and ``plan`` report. *New questions*: :func:`compare_pairs` under
+    ``pair_prior``, the prior of the joint table: by default the learned prior of the split of
+    discordant questions
     (binary results with one trial; the uniform corners for graded differences), which
     ``bayes-eval validate pairs`` measured calibrated (module docstring). The models are ordered by
     their posterior mean, best first, as ``rank`` orders them; ``answered_only`` scores each
@@ -806,8 +811,8 @@ def leaderboard_pairs(
             f"the results have {post.n_models} model; pairs compares two or more models."
         )
     order = np.argsort(-np.asarray(post.mean), kind="stable")
-    method = post.prob_method(otherwise=method)
-    these = post.prob_better(method=method)[np.ix_(order, order)]  # type: ignore[index]
+    method = post.prob_method()  # the posterior every other number of the board comes from
+    these = np.array(post.prob_better(method=method), dtype=float)[np.ix_(order, order)]
     np.fill_diagonal(these, np.nan)
     values = R.values.astype(float)[order]
     names = [str(m) for m in R["model"].values[order]]
@@ -821,7 +826,7 @@ def leaderboard_pairs(
         cluster=labels,
     )
     return pc._replace(
-        these_questions=these, these_prior=post.prior.label, these_from=post.prob_label(method)
+        these_questions=these, these_prior=post.prior_label, these_from=post.prob_label(method)
     )
 
 

@@ -61,6 +61,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
+from bayes_eval.ranking.leaderboard import rank_records
 from bayes_eval.ranking.paired import (
     cluster_codes,
     cluster_sums,
@@ -335,7 +336,6 @@ def population_leaderboard(
         cluster=labels,
         independent=False,
     )
-    order = np.argsort(-mu, kind="stable")
     p = pc.paired
     known = np.nan_to_num(p, nan=0.0)  # pairs without a shared question decide nothing
     beats = known >= confidence  # beats[i, j]: i confidently over j
@@ -373,20 +373,5 @@ def population_leaderboard(
             "interval_prior": interval_prior,
         },
     )
-    records = []
-    for i in order:
-        records.append(
-            {
-                "model": models[i],
-                "mu": float(mu[i]),
-                "sigma": float(sigma[i]),
-                "lo": float(lo[i]),
-                "hi": float(hi[i]),
-                "rank": int(ds["rank"].values[i]),
-                "rank_ci": int(dense[i]),
-                "rank_interval": [int(ds["rank_lower"].values[i]), int(ds["rank_upper"].values[i])],
-                "rank_draws": [int(r_lo[i]), int(r_hi[i])],
-                "questions": int(answered[i].sum()),
-            }
-        )
+    records = rank_records(ds)
     return PopulationBoard(ds, records)

@@ -31,7 +31,7 @@ from scipy.special import ndtr, ndtri
 
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.posterior import posterior
-from bayes_eval.posteriors.priors import Prior, PriorSpec
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
 
 __all__ = [
     "confidence_to_z",
@@ -41,6 +41,7 @@ __all__ = [
     "prob_better",
     "rank",
     "rank_interval",
+    "rank_range",
     "rank_with_ci",
     "ranking_confidence",
     "z_score",
@@ -198,6 +199,38 @@ def dense_ci_ranks(mu: ArrayLike, prob: ArrayLike, confidence: float) -> NDArray
     return out
 
 
+def rank_range(
+    prob: ArrayLike, confidence: float = 0.95
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Non-chaining rank range of every model from a matrix of pairwise probabilities.
+
+    Model i is *credibly better* than j when ``prob[i, j] >= confidence``. Its range is
+    ``[1 + #(models credibly better), L - #(models credibly worse)]``: every rank the
+    pairwise statements leave open (no chaining). With ``prob`` from one joint posterior
+    whose means order the models (``prob[i, j] >= 1/2`` exactly when ``mu_i >= mu_j``), the
+    position of a model in that order lies inside its range.
+
+    Parameters
+    ----------
+    prob : array_like, shape ``(L, L)``
+        ``P(model i better than model j)``; the diagonal is ignored.
+    confidence : float
+        Level of a credible statement, in (1/2, 1).
+
+    Returns
+    -------
+    lower, upper : ndarray of int, shape ``(L,)``
+    """
+    prob = np.array(prob, dtype=float)
+    if prob.ndim != 2 or prob.shape[0] != prob.shape[1]:
+        raise ValueError(f"prob has shape {prob.shape}; expected a square matrix.")
+    if not 0.5 < float(confidence) < 1.0:
+        raise ValueError(f"confidence is {shown(confidence)}; expected a level in (0.5, 1).")
+    np.fill_diagonal(prob, 0.0)
+    beats = prob >= confidence  # beats[i, j]: i credibly over j
+    return 1 + beats.sum(axis=0), prob.shape[0] - beats.sum(axis=1)
+
+
 def rank_interval(
     mu: ArrayLike, sigma: ArrayLike, *, z_threshold: float = 1.645
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -227,26 +260,30 @@ def prob_better(
     R0_a: ArrayLike | None = None,
     R0_b: ArrayLike | None = None,
     alpha0: ArrayLike | None = None,
-    prior: PriorSpec | Prior = "uniform",
-    method: Literal["exact", "normal"] = "exact",
+    prior: PriorSpec | Prior | None = None,
+    method: Literal["exact", "normal"] = "normal",
 ) -> float:
     r"""Posterior probability :math:`P(\bar\pi_a > \bar\pi_b \mid R_a, R_b)` for two models:
     :meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.Posterior.prob_better>` of
     their posteriors under ``prior`` (``alpha0``: the older name of a fixed prior; ``R0_a``,
     ``R0_b``: earlier runs of each), estimand *these questions*.
 
-    ``method="exact"`` convolves the exact posteriors (:mod:`bayes_eval.posteriors.exact`);
-    ``"normal"`` is the Gaussian approximation
-    :math:`\Phi((\mu_a-\mu_b)/\sqrt{\sigma_a^2+\sigma_b^2})` of §2.5. The models may have
-    different numbers of questions and trials.
+    ``prior`` None is the default, the learned prior (each model's own: the two results are
+    not one board). ``method="normal"`` (default) is the Gaussian approximation
+    :math:`\Phi((\mu_a-\mu_b)/\sqrt{\sigma_a^2+\sigma_b^2})` of §2.5, which agrees with the
+    order of the means; ``"exact"`` convolves the exact posteriors
+    (:mod:`bayes_eval.posteriors.exact`). The models may have different numbers of questions
+    and trials.
     """
     if alpha0 is not None:
-        if not (isinstance(prior, str) and prior == "uniform"):
+        if prior is not None:
             raise ValueError(
                 f"both prior={shown(prior)} and alpha0={shown(alpha0)} were given; alpha0 is "
                 "the older name of a fixed prior: pass prior= only."
             )
         prior = alpha0
+    elif prior is None:
+        prior = DEFAULT_PRIOR
     if method not in ("exact", "normal"):
         raise ValueError(f"method is {shown(method)}; expected 'exact' or 'normal'.")
     pa = posterior(R_a, w, prior=Prior.parse(prior, runs=R0_a))

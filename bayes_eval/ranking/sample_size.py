@@ -81,7 +81,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import ndtr
+from scipy.special import ndtr, ndtri
 
 from bayes_eval.inputs import Tally, check_memory, shown
 from bayes_eval.posteriors.intervals import mixture_moments, mixture_support
@@ -91,7 +91,7 @@ from bayes_eval.posteriors.posterior import (
     Posterior,
     posterior,
 )
-from bayes_eval.posteriors.priors import Prior, PriorSpec
+from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
 
 __all__ = ["SeparationPlan", "projected_z", "separation_assurance", "trials_to_separate"]
 
@@ -106,7 +106,9 @@ class SeparationPlan:
         The model with the larger posterior mean now (``"a"`` on an exact tie); the plan is to
         confirm this order.
     z_now : float
-        :math:`(\mu_L - \mu_O)/\sqrt{\sigma_L^2 + \sigma_O^2}` with the current data (>= 0).
+        :math:`\Phi^{-1}(P(\bar\pi_L > \bar\pi_O))` with the current data (>= 0): for
+        independent posteriors :math:`(\mu_L - \mu_O)/\sqrt{\sigma_L^2 + \sigma_O^2}`
+        (§2.5), on a board the same with the joint posterior's covariance.
     n_now : int
         Current trials per question (the largest :math:`N_\alpha` of the two models).
     n_required : int or None
@@ -243,12 +245,14 @@ def _pair_posterior(R_a, R_b, w, R0_a, R0_b, alpha0, prior) -> Posterior:
             "same M questions for both models."
         )
     if alpha0 is not None:
-        if not (isinstance(prior, str) and prior == "uniform"):
+        if prior is not None:
             raise ValueError(
                 f"both prior={shown(prior)} and alpha0={shown(alpha0)} were given; alpha0 is "
                 "the older name of a fixed prior: pass prior= only."
             )
         prior = Prior.parse(alpha0, name="alpha0")
+    elif prior is None:
+        prior = DEFAULT_PRIOR
     n = max(a.shape[1] for a in arrays)
     R = np.ma.masked_all((2, arrays[0].shape[0], n), dtype=np.int64)
     for i, a in enumerate(arrays):
@@ -277,10 +281,13 @@ def _setup(post: Posterior, z_target, draws, seed):
             "planning needs complete categorical results (no incomplete design, no fractional "
             "counts)."
         )
-    mu, sigma = np.asarray(post.mean), np.asarray(post.sd)
+    mu = np.asarray(post.mean)
     leader = "a" if mu[0] >= mu[1] else "b"
     i, j = (0, 1) if leader == "a" else (1, 0)
-    z_now = float((mu[i] - mu[j]) / np.sqrt(sigma[i] ** 2 + sigma[j] ** 2))
+    # the leader's probability and its z from the posterior every other number comes from
+    # (on a board the joint posterior, whose covariance enters the difference's sd)
+    p_better = float(np.asarray(post.prob_better())[i, j])
+    z_now = float(ndtri(min(max(p_better, 0.5), 1.0 - 1e-16)))
     n_now = int(post.tally.n_trials.max())
     cells = float(np.prod(np.shape(post.tally.counts)[1:]))  # questions x categories
     check_memory(
@@ -288,8 +295,7 @@ def _setup(post: Posterior, z_target, draws, seed):
         f"{draws} simulations on 2 models x {int(np.shape(post.tally.counts)[1])} questions",
         "fewer simulations (a few thousand give the assurance to about 0.01)",
     )
-    futures = _Futures(post, (i, j), draws, np.random.default_rng(seed))
-    p_better = float(np.asarray(post.prob_better())[i, j])
+    futures = _Futures(post.closed_form, (i, j), draws, np.random.default_rng(seed))
     return leader, z_now, n_now, futures, z_target, draws, p_better
 
 
@@ -325,7 +331,7 @@ def separation_assurance(
     R0_a: ArrayLike | None = None,
     R0_b: ArrayLike | None = None,
     alpha0: ArrayLike | None = None,
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
 ) -> NDArray[np.float64]:
     r"""Assurance :math:`A(n) = P(z(n) \ge z^\ast \mid \text{data})` for the current leader.
 
@@ -375,7 +381,7 @@ def trials_to_separate(
     R0_a: ArrayLike | None = None,
     R0_b: ArrayLike | None = None,
     alpha0: ArrayLike | None = None,
-    prior: PriorSpec | Prior = "uniform",
+    prior: PriorSpec | Prior | None = None,
 ) -> SeparationPlan:
     r"""Trials per question that confirm the current leader at ``z_target`` with assurance.
 
@@ -491,17 +497,17 @@ def plan_separation(
             draws=draws,
             max_trials=max_trials,
             assurance_limit=limit,
-            prior=post.prior.label,
+            prior=post.prior_label,
             prob_leader_better_from=post.prob_label(),
         )
 
     if z_now >= z_target:
         return plan(n_now, 1.0)
-    if limit < assurance:
+    if p_better < assurance:
         return plan(
             None,
             None,
-            f"P(leader better | data) = {limit:.3f} < assurance {assurance}: the gap may be "
+            f"P(leader better) = {p_better:.3f} < assurance {assurance}: the gap may be "
             "zero or reversed, and no finite number of trials reaches the target.",
         )
     if (fut.n_obs < n_now).any():  # incomplete questions are topped up already at n_now
@@ -532,7 +538,7 @@ def plan_separation(
                     None,
                     None,
                     f"not within max_trials = {max_trials}: the assurance there is {a:.3f} "
-                    f"(its limit P(leader better) is {limit:.3f}).",
+                    f"(its limit is P(leader better) = {p_better:.3f}).",
                 )
             n = min(max_trials, max(lo + 1, math.ceil(lo * ratio)))
             a = fut.assurance(n, z_target)

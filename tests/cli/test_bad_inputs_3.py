@@ -201,8 +201,8 @@ def test_an_allocation_no_check_foresaw_is_one_line(monkeypatch, capsys):
 
     real = program.parser
 
-    def patched():
-        p = real()
+    def patched(only=None):
+        p = real(only)
         sub = next(a for a in p._actions if a.dest == "command")
         sub.choices["datasets"].set_defaults(func=huge)
         return p

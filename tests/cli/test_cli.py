@@ -89,11 +89,13 @@ def test_rank_text_plot_prior_and_exact(table, tmp_path, capsys, rng):
             "0.9",
             "--plot",
             str(png),
+            "--paper-ranks",
         ]
     )
     assert code == 0
     text = capsys.readouterr().out
-    assert "rank w/ CI" in text and "m1" in text and "90% CI" in text
+    assert "rank range" in text and "m1" in text and "90% CI" in text
+    assert "CI-aware rank (chains)" in text and "exact intervals" in text
     assert png.stat().st_size > 5000 and png.read_bytes()[:4] == b"\x89PNG"
 
 
@@ -209,8 +211,10 @@ def test_demo_ranks_the_shipped_leaderboard(tmp_path, capsys):
     assert board["dataset"] == "matharena_aime25_i" and board["M"] == 15 and board["N"] == 4
     models = board["models"]
     assert len(models) == 16 and models[0]["model"] == "o3-mini (high)"
-    assert all(m["rank_interval"][0] <= m["rank_interval"][1] for m in models)
+    assert all(m["rank_range"][0] <= m["rank"] <= m["rank_range"][1] for m in models)
     mus = [m["mu"] for m in models]
     assert mus == sorted(mus, reverse=True)
+    # listed by mu, each model beats the next with P >= 1/2 (one posterior for every number)
+    assert all(m["prob_next"] >= 0.5 for m in models[:-1]) and models[-1]["prob_next"] is None
     assert (tmp_path / "f.png").stat().st_size > 1000
     assert (tmp_path / "f_biased_coin.png").stat().st_size > 1000

@@ -205,7 +205,7 @@ def test_text_output_aligns_tables(runs, capsys):
     header = next(i for i, x in enumerate(lines) if x.startswith("model"))
     rows = lines[header + 2 : header + 4]
     assert [r.split()[0] for r in rows] == ["a", "b"]
-    cols = [lines[header].index("rank w/ CI") + len("rank w/ CI") for _ in rows]
+    cols = [lines[header].index("rank range") + len("rank range") for _ in rows]
     assert all(r[c - 1].isdigit() for r, c in zip(rows, cols, strict=True))  # right-aligned
 
 

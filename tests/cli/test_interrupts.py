@@ -219,8 +219,8 @@ def test_main_reports_an_interrupt_a_library_turned_into_another_error(monkeypat
 
     real = cli.parser
 
-    def patched():  # `datasets NAME` runs `swallowed`
-        p = real()
+    def patched(only=None):  # `datasets NAME` runs `swallowed`
+        p = real(only)
         sub = next(a for a in p._actions if a.dest == "command")
         sub.choices["datasets"].set_defaults(func=swallowed)
         return p

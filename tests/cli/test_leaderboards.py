@@ -67,7 +67,8 @@ def test_rank_all_scores_each_model_on_its_own_questions_and_warns(incomplete, c
     for r in out["models"]:
         i = board.models.index(r["model"])
         own = board.scores[i, board.answered[i]]
-        assert r["mu"] == pytest.approx(bayes(own, mask=np.isnan(own))[0], rel=1e-12)
+        mu = bayes(own, mask=np.isnan(own), prior="uniform")[0]
+        assert r["mu"] == pytest.approx(mu, rel=1e-12)
     assert main(["rank", str(path), "--questions", "all"]) == 0
     text = capsys.readouterr().out
     assert "WARNING: the scores are not on the same question set" in text
@@ -138,7 +139,7 @@ def test_fractional_ranks_a_trial_less_export_with_repeats_as_trials(graded, cap
     assert out["max_trials"] == 2 and out["graded"]["treatment"] == "fractional"
     from bayes_eval import bayes
 
-    mu, _ = bayes(board.scores, fractional=True, mask=np.isnan(board.scores))
+    mu, _ = bayes(board.scores, fractional=True, mask=np.isnan(board.scores), prior="uniform")
     got = {r["model"]: r["mu"] for r in out["models"]}
     assert [got[m] for m in board.models] == pytest.approx(list(mu), rel=1e-12)
 

@@ -11,7 +11,12 @@ import pytest
 import bayes_eval as be
 from bayes_eval.cli import main
 from bayes_eval.datasets import load
-from bayes_eval.posteriors.posterior import BOARD_MODEL, NEW_QUESTIONS, THESE_QUESTIONS
+from bayes_eval.posteriors.posterior import (
+    BOARD_MODEL,
+    JOINT_PRIOR,
+    NEW_QUESTIONS,
+    THESE_QUESTIONS,
+)
 
 BOARD = "dataset:matharena_aime25_i"
 A, B = "o3-mini (high)", "o1 (medium)"
@@ -52,17 +57,31 @@ def test_rank_plan_and_pairs_agree_on_p_better(capsys, kind):
     assert post.prob_better()[models.index(A), models.index(B)] == pytest.approx(p_rank, abs=1e-12)
 
 
-def test_exact_p_better_agrees_between_rank_and_pairs(capsys):
-    rank = _json(capsys, "rank", BOARD, "--prior-kind", "uniform", "--interval", "exact")
-    pairs = _json(capsys, "pairs", BOARD, "--prior-kind", "uniform", "--interval", "exact")
-    order, names = rank["prob_better"]["models"], pairs["models"]
-    for a, b in [(A, B), (names[3], names[7])]:
-        p_rank = rank["prob_better"]["rows"][order.index(a)][order.index(b)]
-        assert p_rank == pytest.approx(pairs["these_questions"][names.index(a)][names.index(b)])
+def test_p_better_is_one_posterior_whatever_the_interval(capsys):
+    # the interval law changes the intervals only: P(better) is the posterior's own, the same
+    # in `rank` (any --interval) and `pairs` (which has no --interval)
+    pairs = _json(capsys, "pairs", BOARD, "--prior-kind", "uniform")
+    names = pairs["models"]
+    for kind in ("auto", "normal", "exact"):
+        rank = _json(capsys, "rank", BOARD, "--prior-kind", "uniform", "--interval", kind)
+        order = rank["prob_better"]["models"]
+        assert rank["prob_better"]["from"] == pairs["these_questions_from"]
+        for a, b in [(A, B), (names[3], names[7])]:
+            p_rank = rank["prob_better"]["rows"][order.index(a)][order.index(b)]
+            p_pairs = pairs["these_questions"][names.index(a)][names.index(b)]
+            assert p_rank == pytest.approx(p_pairs, abs=1e-12)
+    assert main(["pairs", BOARD, "--interval", "exact"]) == 2
+    assert "unrecognized arguments: --interval" in capsys.readouterr().err
 
 
 def test_the_cli_has_one_default_prior(capsys):
-    label = be.Prior.parse("empirical").label
+    # the default prior (learned, pooled over the board) on a board of binary results: every
+    # number from the joint posterior, named the same way by every command
+    from bayes_eval.xr import posterior as labelled_posterior
+
+    R = load("matharena_aime25_i")["results"]
+    label = labelled_posterior(R, skipna=True).prior_label
+    assert label == JOINT_PRIOR
     outs = [
         _json(capsys, "rank", BOARD),
         _json(capsys, "plan", BOARD, A, B, "--simulations", "200"),
@@ -129,3 +148,31 @@ def test_unused_weights_warn(tmp_path, capsys):
         argv = [*cmd, str(path), *(["m0", "m1"] if cmd == ["plan"] else []), "--weights", "0,0.5,1"]
         with pytest.warns(UserWarning, match="--weights has 3 weights but the results use "):
             assert main([*argv, "--prior-kind", "uniform"]) == 0
+
+
+def test_the_board_leaderboard_is_one_joint_posterior(capsys):
+    # the default prior on a board: every number of `rank` from the joint posterior, so the
+    # rank ranges, P(> next) and the order by mu agree with the one P(better) matrix
+    out = _json(capsys, "rank", BOARD)
+    models, conf = out["models"], out["confidence"]
+    order = out["prob_better"]["models"]
+    assert order == [m["model"] for m in models]
+    p = np.array(out["prob_better"]["rows"], dtype=float)  # null -> nan
+    L = len(order)
+    assert np.isnan(np.diag(p)).all()  # the diagonal is null, as in `pairs --json`
+    off = ~np.eye(L, dtype=bool)
+    np.testing.assert_allclose((p + p.T)[off], 1.0, atol=1e-12)
+    credible = np.nan_to_num(p, nan=0.0) >= conf
+    for k, m in enumerate(models):
+        assert m["interval_kind"] == "joint" and m["lo"] <= m["mu"] <= m["hi"]
+        assert m["rank_range"] == [1 + int(credible[:, k].sum()), L - int(credible[k].sum())]
+        assert m["rank_range"][0] <= m["rank"] <= m["rank_range"][1]
+        assert (p[k, k + 1 :] >= 0.5).all()  # listed above: never less likely better
+        assert m["prob_next"] == (None if k == L - 1 else pytest.approx(p[k, k + 1], abs=1e-15))
+        assert {"mu_closed_form", "sigma_closed_form"} <= set(m)  # the per-model diagnostic
+    assert (
+        out["rank_range_rule"].startswith("every rank left open") and "chain" in out["rank_ci_rule"]
+    )
+    board = out["board_model"]
+    assert board["difficulty_sd"] > 0 and board["ability_sd"] > 0 and board["dispersion"] > 0
+    assert out["prob_better"]["from"] == BOARD_MODEL and out["prior"] == JOINT_PRIOR

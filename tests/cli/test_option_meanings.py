@@ -34,7 +34,8 @@ MEANINGS = {
     "--prior-discount": "weight of the earlier runs' counts (power prior)",
     # what is computed and how it is summarised
     "--confidence": "credibility or ranking-confidence level",
-    "--interval": "normal approximation or the exact posterior",
+    "--interval": "the law of the credible intervals: auto (default), normal or exact",
+    "--paper-ranks": "also the paper's chaining CI-aware rank (Hariri et al., 2.7.1)",
     "--estimator": "the statistical model (choices depend on the command)",
     "--estimand": "these questions or new questions from the same source",
     "--cluster": "long-table column holding each question's cluster (new questions)",

@@ -25,10 +25,10 @@ AUDITED = {
         DATA
         | PRIOR
         | {"--json", "--plot", "--confidence", "--interval", "--estimator", "--interaction"}
-        | {"--estimand", "--cluster", "--task"}
+        | {"--estimand", "--cluster", "--task", "--paper-ranks"}
         | NUTS,
     ),
-    "pairs": (["file"], DATA | PRIOR | {"--json", "--plot", "--interval", "--cluster"}),
+    "pairs": (["file"], DATA | PRIOR | {"--json", "--plot", "--cluster"}),
     "report": (
         ["file"],
         DATA | PRIOR | {"--html", "--json", "--confidence", "--interval", "--cluster", "--task"},
@@ -89,6 +89,11 @@ AUDITED = {
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--clusters"}
         | {"--cluster-sd", "--question-sd", "--ability-sd", "--interaction-sd", "--trials"}
         | {"--cluster-interaction-sd", "--confidence", "--draws", "--bins", "--seed"},
+    ),
+    "validate board": (
+        [],
+        {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--rates"}
+        | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--confidence", "--seed"},
     ),
     "validate graded": (
         [],

@@ -140,11 +140,9 @@ def test_the_leaderboard_is_ranks_answer(page_and_docs):
         for (text, value), key in zip(row[1:5], ("mu", "sigma", "lo", "hi"), strict=True):
             assert value == m[key]  # the same computation: equal, not close
             assert text == f"{m[key]:.4f}"
-        assert [row[5][0], row[6][0], row[7][0]] == [
-            str(m["rank"]),
-            str(m["rank_ci"]),
-            "{}-{}".format(*m["rank_interval"]),
-        ]
+        lo, hi = m["rank_range"]
+        assert row[5][0] == (f"{lo}" if lo == hi else f"{lo}-{hi}")
+        assert row[6][1] == m["prob_next"]  # None (shown "-") for the last
     words = page.text("leaderboard")
     assert f"prior: {rank['prior']}" in words and f"estimand: {rank['estimand']}" in words
     assert rank["estimand"] == THESE_QUESTIONS == docs["report"]["estimand"]
@@ -194,8 +192,12 @@ def test_the_diagnostics_name_the_fit(page_and_docs):
     assert items["prior kind"] == "empirical" and items["prior pool"] == "board"
     assert int(items["quadrature nodes J"]) > 1  # integrated over the hyperparameters
     assert items["P(better) computed from"] == rank["prob_better"]["from"]
-    assert float(items["board model: question-difficulty sd s (logit)"]) > 0
-    assert items["CI-aware rank threshold z"] == f"{rank['z_threshold']:.3f}"
+    assert float(items["board model: question-difficulty sd s (logit, mode)"]) > 0
+    assert float(items["board model: ability sd (logit, mode)"]) > 0
+    assert items["board model: question-difficulty sd s (logit, mode)"] == (
+        f"{rank['board_model']['difficulty_sd']:.3g}"
+    )
+    assert items["rank range: credible when P(better) at least"] == f"{rank['confidence']:g}"
     prior = _rows(page.table("diagnostics", "prior-table"))
     assert [r[0][0] for r in prior] == [m["model"] for m in rank["models"]]
     for row, m in zip(prior, rank["models"], strict=True):

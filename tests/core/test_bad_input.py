@@ -107,7 +107,11 @@ RC = np.array([[0, 1, 2, 2], [1, 2, 0, 1]])
         (lambda: be.bayes_ci(R, bounds=(1.0, 0.0)), r"bounds is \(1.0, 0.0\); expected lo <= hi"),
         (
             lambda: be.bayes_ci(R, interval="wald"),
-            r"interval is 'wald'; expected 'normal' or 'exact'",
+            r"interval is 'wald'; expected one of 'auto', 'normal', 'exact'\.",
+        ),
+        (
+            lambda: be.pass_at_k_ci(R, 1, interval="auto"),
+            r"interval is 'auto'; expected one of 'normal', 'exact'\.",
         ),
         (
             lambda: be.bayes(R, mask=np.zeros((2, 3), bool)),

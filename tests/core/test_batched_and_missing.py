@@ -23,19 +23,24 @@ def test_batched_equals_loop(rng):
         np.testing.assert_allclose(
             [x[i] for x in out], be.bayes_ci(R[i], w, R0[i], confidence=0.9), atol=TOL
         )
+    # binary results of a batch share questions: the default prior would read them as one
+    # board; the replicates here are independent, so each model gets its own learned prior
     Rb = (R > 0).astype(np.int8)
-    for name, args in [
-        ("pass_at_k_ci", (3,)),
-        ("pass_hat_k_ci", (2,)),
-        ("mg_pass_at_k_ci", (4,)),
-        ("g_pass_at_k_tau_ci", (4, 0.5)),
-        ("pass_at_k", (5,)),
-        ("avg_ci", ()),
+    own = {"prior": be.Prior("empirical", pool="model")}
+    for name, args, kw in [
+        ("pass_at_k_ci", (3,), own),
+        ("pass_hat_k_ci", (2,), own),
+        ("mg_pass_at_k_ci", (4,), own),
+        ("g_pass_at_k_tau_ci", (4, 0.5), own),
+        ("pass_at_k", (5,), {}),
+        ("avg_ci", (), own),
     ]:
         fn = getattr(be, name)
-        batched = fn(Rb, *args)
+        batched = fn(Rb, *args, **kw)
         for i in range(5):
-            np.testing.assert_allclose(np.asarray(batched)[..., i], fn(Rb[i], *args), atol=TOL)
+            np.testing.assert_allclose(
+                np.asarray(batched)[..., i], fn(Rb[i], *args, **kw), atol=TOL
+            )
 
 
 def test_int8_bool_and_int64_inputs_agree(rng):

@@ -37,10 +37,11 @@ def _check(result, cls, fields):
 
 
 def test_bayes_and_avg_results():
-    res = be.bayes(R_CAT, W3)
+    res = be.bayes(R_CAT, W3, prior="uniform")  # the paper's example and prior
     _check(res, BayesResult, ("mu", "sigma"))
     mu, sigma = res
     assert (round(mu, 6), round(sigma, 6)) == (0.5625, 0.091998)
+    _check(be.bayes(R_CAT, W3), BayesResult, ("mu", "sigma"))  # the default, learned prior
     res = be.bayes_ci(R_CAT, W3)
     _check(res, BayesCIResult, ("mu", "sigma", "lo", "hi"))
     _check(be.avg(R), AvgResult, ("a", "sigma_a"))
@@ -65,13 +66,13 @@ def test_pass_family_results(fn, args):
 
 
 def test_posterior_moments_are_named():
-    post = posterior(R_CAT, W3)
+    post = posterior(R_CAT, W3, prior="uniform")  # one Dirichlet per question
     qm = post.question_moments()
     _check(qm, QuestionMoments, ("mean", "var"))
     assert qm.mean.shape == qm.var.shape == (2,)
     mom = post.moments()
     _check(mom, BayesResult, ("mu", "sigma"))
-    np.testing.assert_allclose(tuple(mom), tuple(be.bayes(R_CAT, W3)), rtol=1e-14)
+    np.testing.assert_allclose(tuple(mom), tuple(be.bayes(R_CAT, W3, prior="uniform")), rtol=1e-14)
     learned = posterior(R_CAT, W3, prior="empirical").moments()
     _check(learned, BayesResult, ("mu", "sigma"))
 
@@ -82,7 +83,7 @@ def test_intervals_are_named():
     assert hi == 0.6 and lo < 0.5
     _check(clip_interval(-0.1, 1.2, None), CredibleInterval, ("lo", "hi"))
     assert tuple(clip_interval(-0.1, 1.2, (0.0, 1.0))) == (0.0, 1.0)
-    post = posterior(R_CAT, W3)
+    post = posterior(R_CAT, W3, prior="uniform")  # one Dirichlet per question
     res = exact_interval(post.nu, post.w, 0.95)
     _check(res, CredibleInterval, ("lo", "hi"))
     lo, hi = res

@@ -14,6 +14,10 @@ import bayes_eval as be
 
 TOL = 1e-12
 
+#: the identities hold under every prior: each example draws one (the learned default in a
+#: third of them, which keeps the examples quick)
+PRIORS = st.sampled_from(["empirical", "uniform", "jeffreys"])
+
 
 @st.composite
 def case(draw):
@@ -27,10 +31,10 @@ def case(draw):
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(case())
-def test_mu_within_weight_range_and_sigma_nonnegative(c):
+@given(case(), PRIORS)
+def test_mu_within_weight_range_and_sigma_nonnegative(c, prior):
     R, w, _ = c
-    mu, sigma = be.bayes(R, w)
+    mu, sigma = be.bayes(R, w, prior=prior)
     assert w.min() - TOL <= mu <= w.max() + TOL
     assert sigma >= 0.0
     a, sa = be.avg(R, w)
@@ -38,45 +42,49 @@ def test_mu_within_weight_range_and_sigma_nonnegative(c):
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(case())
-def test_invariant_to_permuting_trials_and_questions(c):
+@given(case(), PRIORS)
+def test_invariant_to_permuting_trials_and_questions(c, prior):
     R, w, rng = c
-    base = be.bayes(R, w)
+    base = be.bayes(R, w, prior=prior)
     shuffled = np.take_along_axis(
         R, rng.permuted(np.tile(np.arange(R.shape[1]), (R.shape[0], 1)), axis=1), axis=1
     )
-    np.testing.assert_allclose(be.bayes(shuffled, w), base, atol=TOL)
-    np.testing.assert_allclose(be.bayes(R[rng.permutation(R.shape[0])], w), base, atol=TOL)
+    np.testing.assert_allclose(be.bayes(shuffled, w, prior=prior), base, atol=TOL)
+    permuted = R[rng.permutation(R.shape[0])]
+    np.testing.assert_allclose(be.bayes(permuted, w, prior=prior), base, atol=TOL)
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(case(), st.floats(-3, 3), st.floats(-3, 3))
-def test_affine_equivariance_in_w(c, scale, shift):
+@given(case(), st.floats(-3, 3), st.floats(-3, 3), PRIORS)
+def test_affine_equivariance_in_w(c, scale, shift, prior):
     """w -> s w + t maps mu -> s mu + t and sigma -> |s| sigma (pi-bar is linear in w)."""
     R, w, _ = c
-    mu, sigma = be.bayes(R, w)
-    mu2, sigma2 = be.bayes(R, scale * w + shift)
+    mu, sigma = be.bayes(R, w, prior=prior)
+    mu2, sigma2 = be.bayes(R, scale * w + shift, prior=prior)
     np.testing.assert_allclose(mu2, scale * mu + shift, atol=1e-11)
     np.testing.assert_allclose(sigma2, abs(scale) * sigma, atol=1e-11)
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(case(), st.integers(0, 5))
-def test_prior_runs_equal_prepended_columns(c, d):
+@given(case(), st.integers(0, 5), PRIORS)
+def test_prior_runs_equal_prepended_columns(c, d, prior):
     """R0 enters only through its counts: bayes(R, w, R0) == bayes([R0 | R], w)."""
     R, w, rng = c
     R0 = rng.integers(0, w.size, size=(R.shape[0], d))
-    np.testing.assert_allclose(be.bayes(R, w, R0), be.bayes(np.hstack([R0, R]), w), atol=TOL)
+    np.testing.assert_allclose(
+        be.bayes(R, w, R0, prior=prior), be.bayes(np.hstack([R0, R]), w, prior=prior), atol=TOL
+    )
 
 
 @settings(max_examples=examples(200), deadline=None)
 @given(case())
 def test_avg_bayes_relations_appendix_b(c):
-    """Eq. 19: mu = A + N/(1+C+N) a with A = sum(w)/(1+C+N); eq. 20: sigma_a = T/N sigma."""
+    """Eq. 19: mu = A + N/(1+C+N) a with A = sum(w)/(1+C+N); eq. 20: sigma_a = T/N sigma
+    (under the uniform prior of the paper)."""
     R, w, _ = c
     _m, n = R.shape
     t = w.size + n  # 1 + C + N
-    mu, sigma = be.bayes(R, w)
+    mu, sigma = be.bayes(R, w, prior="uniform")
     a, sigma_a = be.avg(R, w)
     np.testing.assert_allclose(a, w[R].mean(), atol=TOL)  # eq. 18 by brute force
     np.testing.assert_allclose(mu, w.sum() / t + n / t * a, atol=TOL)
@@ -90,7 +98,7 @@ def test_bayes_and_avg_rank_models_identically(n_models, n, seed):
     rng = np.random.default_rng(seed)
     R = rng.integers(0, 3, size=(n_models, 7, n))
     w = np.array([0.0, 0.3, 1.0])
-    mu, _ = be.bayes(R, w)
+    mu, _ = be.bayes(R, w, prior="uniform")
     a, _ = be.avg(R, w)
     same = np.sign(np.round(mu[:, None] - mu[None, :], 12)) == np.sign(
         np.round(a[:, None] - a[None, :], 12)
@@ -107,7 +115,9 @@ def test_inputs_are_not_mutated(rng):
     copies = [x.copy() for x in (R, R0, w, mask)]
     for x in (R, R0, w, mask):
         x.setflags(write=False)  # any write raises
-    be.bayes_ci(R, w, R0, mask=mask, interval="exact")
+    be.bayes_ci(R, w, R0, mask=mask)  # the default, learned prior
+    # the exact law of a fixed prior (a learned prior's is exact per quadrature node: slow)
+    be.bayes_ci(R, w, R0, mask=mask, interval="exact", prior="uniform")
     be.avg_ci(R, w, mask=mask)
     Rb = (R > 0).astype(int)
     Rb.setflags(write=False)

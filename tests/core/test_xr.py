@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import xarray as xr
+from scipy import stats
 
 import bayes_eval as be
+from bayes_eval import Prior
 from bayes_eval import xr as bxr
+from bayes_eval.posteriors.posterior import JOINT_PRIOR
 from bayes_eval.ranking.leaderboard import rank_table
 
 
@@ -23,10 +26,29 @@ def test_bayes_ci_dataset(labelled):
     ds = bxr.bayes_ci(da, [0, 0.5, 1], confidence=0.9)
     assert set(ds.data_vars) == {"mu", "sigma", "lo", "hi"}
     assert ds["mu"].dims == ("model",) and list(ds["model"].values) == ["a", "b", "c", "d"]
-    np.testing.assert_allclose(ds["mu"], be.bayes_ci(R, [0, 0.5, 1], confidence=0.9)[0], atol=1e-14)
+    # the core's defaults: the learned prior, the "auto" interval
+    ref = be.bayes_ci(R, [0, 0.5, 1], confidence=0.9)
+    for name in ("mu", "sigma", "lo", "hi"):
+        np.testing.assert_allclose(ds[name], getattr(ref, name), atol=1e-14)
+    assert ds.attrs["interval"] == "auto" and ds.attrs["prior"] == Prior.parse("empirical").label
     # dim order does not matter
     ds2 = bxr.bayes_ci(da.transpose("trial", "model", "question"), [0, 0.5, 1], confidence=0.9)
     xr.testing.assert_allclose(ds, ds2)
+
+
+def test_a_binary_board_names_the_joint_posterior(rng):
+    # binary results of several models on shared questions: the numbers, and the prior the
+    # attrs name, are the board's joint posterior's; prior_table gives each model's own prior
+    R = (rng.random((3, 10, 2)) < 0.6).astype(int)
+    da = bxr.results_array(R, models=["a", "b", "c"])
+    ds = bxr.bayes_ci(da)
+    post = be.posterior(R)
+    assert post.has_board and ds.attrs["prior"] == post.prior_label == JOINT_PRIOR
+    np.testing.assert_allclose(ds["mu"], post.mean, rtol=1e-14)
+    np.testing.assert_allclose([ds["lo"], ds["hi"]], post.interval(), rtol=1e-14)
+    table = bxr.prior_table(da)
+    assert (table["prior"] == "empirical (per model, integrated)").all()
+    np.testing.assert_allclose(table["prior_kappa"], post.closed_form.fitted.alpha.sum(-1))
 
 
 def test_prior_alignment_by_label(labelled, rng):
@@ -73,7 +95,15 @@ def test_rank_table(labelled):
     R, da = labelled
     ds = rank_table(da, [0, 0.5, 1])
     assert ds["z"].dims == ("model", "model_bis")
-    np.testing.assert_allclose(np.diag(ds["prob_better"]), 0.5)
+    # a model is not compared with itself: the diagonal is empty; off it P(i > j) is the
+    # ranking confidence of §2.5 (rubric results: no board), Phi(z) of the table's moments
+    prob, z = ds["prob_better"].values, ds["z"].values
+    assert np.isnan(np.diag(prob)).all() and np.isnan(np.diag(z)).all()
+    mu, sd = ds["mu"].values, ds["sigma"].values
+    ref = stats.norm.cdf((mu[:, None] - mu[None]) / np.hypot(sd[:, None], sd[None]))
+    off = ~np.eye(mu.size, dtype=bool)
+    np.testing.assert_allclose(prob[off], ref[off], atol=1e-12)
+    np.testing.assert_allclose(z[off], stats.norm.ppf(ref[off]), atol=1e-9)
     assert ((ds["rank_lower"] <= ds["rank"]) & (ds["rank"] <= ds["rank_upper"])).all()
     assert ds.attrs["z_threshold"] == pytest.approx(1.6448536, abs=1e-6)
     ds_avg = bxr.avg_ci(da, [0, 0.5, 1])
@@ -86,19 +116,32 @@ def test_rank_table(labelled):
 
 
 def test_rank_table_intervals_stay_in_the_support_of_pi_bar():
-    """A model solving 2 of 60 attempts: mu - z sigma < 0 under the learned prior, so the
-    leaderboard clips into [min w, max w]; core bayes_ci clips only when asked."""
+    """A model solving 2 of 60 attempts: mu - z sigma < 0 under its own learned prior, so
+    the normal interval crosses 0: the leaderboard clips it into [min w, max w]; core
+    bayes_ci clips only when asked. The default interval ("auto": the posterior's own law)
+    never leaves the support and is never clipped."""
     from bayes_eval import datasets
 
     R = datasets.load("matharena_aime25_i")["results"]
-    row = R.sel(model="claude-3.5-sonnet").values.astype(int)
-    raw = be.bayes_ci(row, prior="empirical")
+    claude = "claude-3.5-sonnet"
+    row = R.sel(model=claude).values.astype(int)
+    raw = be.bayes_ci(row, prior="empirical", interval="normal")
     assert raw.lo < 0  # the unclipped normal interval crosses 0 here
-    clipped = be.bayes_ci(row, prior="empirical", bounds="support")
+    clipped = be.bayes_ci(row, prior="empirical", interval="normal", bounds="support")
     assert clipped.lo == 0.0 and clipped.hi == raw.hi and clipped.mu == raw.mu
+    auto = be.bayes_ci(row, prior="empirical")  # near 0: the exact law, inside the support
+    exact = be.bayes_ci(row, prior="empirical", interval="exact")
+    assert (auto.lo, auto.hi) == (exact.lo, exact.hi) and 0.0 < auto.lo < auto.mu
+    # each model's own prior, normal intervals: the leaderboard clips into the support
+    own = rank_table(R, pool="model", interval="normal")
+    assert float(own["lo"].min()) >= 0.0 and float(own["hi"].max()) <= 1.0
+    assert float(own["lo"].sel(model=claude)) == 0.0
+    assert float(own["hi"].sel(model=claude)) == pytest.approx(raw.hi, rel=1e-7)
+    # the default table: the joint posterior's marginals, inside the support unclipped
     table = rank_table(R)
-    assert float(table["lo"].min()) >= 0.0 and float(table["hi"].max()) <= 1.0
-    assert float(table["lo"].sel(model="claude-3.5-sonnet")) == 0.0
+    assert (table["interval_kind"] == "joint").all()
+    assert float(table["lo"].min()) > 0.0 and float(table["hi"].max()) < 1.0
+    assert 0.0 < float(table["lo"].sel(model=claude)) < float(table["mu"].sel(model=claude))
     # rubric weights: the support is [min w, max w]
     Rw = np.array([[0, 0, 0, 1], [0, 0, 0, 0]])
     res = be.bayes_ci(Rw, np.array([0.2, 0.6, 1.0]), bounds="support")

@@ -226,7 +226,7 @@ def test_inspect_epochs_scorers_failures(inspect_logs):
     # masked trials are skipped by Bayes@N: model a has 5 scored attempts
     from bayes_eval import xr as bxr
 
-    out = bxr.bayes(R, [0, 0.5, 1], skipna=True)
+    out = bxr.bayes(R, [0, 0.5, 1], skipna=True, prior="uniform")  # Dir(1), by hand below
     counts_a = np.array([[0, 0, 2], [1, 1, 0], [0, 0, 1]])
     alpha = counts_a + 1.0
     w = np.array([0, 0.5, 1])

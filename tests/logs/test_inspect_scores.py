@@ -22,7 +22,8 @@ from bayes_eval.metrics.bayes import bayes_ci
 
 
 def _by_hand(counts, w, confidence=0.95):
-    """mu, sigma and the normal interval clipped into [0, 1] under Dir(1): counts (M, K)."""
+    """mu, sigma and the normal interval (interval="normal") clipped into [0, 1] under Dir(1):
+    counts (M, K)."""
     a = np.asarray(counts, float) + 1.0
     A = a.sum(1)
     w = np.asarray(w, float)
@@ -38,7 +39,7 @@ def test_letters_with_a_missing_epoch_match_the_dirichlet_formulas():
     # sample "c" has an unscored epoch (NaN, Inspect's sentinel): both are missing trials
     ids = ["a", "b", "c", "a", "c", "b", "a", "c", "b", "a", "c"]
     vals = ["C", "I", "C", "C", "I", "I", "I", "C", "C", "C", float("nan")]
-    out = epoch_bayes_ci(ids, vals, prior="uniform")
+    out = epoch_bayes_ci(ids, vals, prior="uniform", interval="normal")
     # a: 3 C 1 I; b: 1 C 2 I; c: 2 C 1 I
     expected = _by_hand([[1, 3], [2, 1], [1, 2]], [0, 1])
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=0)
@@ -54,7 +55,7 @@ def test_partial_credit_is_three_categories_with_inspects_weights():
     found = epoch_results(ids, [score_value(x) for x in vals])
     np.testing.assert_array_equal(found.w, [0, 0.5, 1])
     assert found.mask is None
-    out = epoch_bayes_ci(ids, vals, prior="uniform", confidence=0.9)
+    out = epoch_bayes_ci(ids, vals, prior="uniform", interval="normal", confidence=0.9)
     expected = _by_hand([[0, 2, 1], [2, 1, 0], [0, 0, 3]], [0, 0.5, 1], confidence=0.9)
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=0)
 
@@ -64,7 +65,7 @@ def test_numbers_off_the_grid_are_graded_and_quarters_are_categories():
     graded = [0.3, 0.8, 1.0, 0.45]
     found = epoch_results(ids, graded)
     assert found.fractional and found.w is None
-    out = epoch_bayes_ci(ids, graded, prior="uniform")
+    out = epoch_bayes_ci(ids, graded, prior="uniform", interval="normal")
     # fractional counts: s to the correct and 1 - s to the wrong category
     expected = _by_hand([[0.9, 1.1], [0.55, 1.45]], [0, 1])
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=0)

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from scipy.special import ndtri
 
-from bayes_eval import bayes, bayes_ci
+from bayes_eval import bayes as _bayes
+from bayes_eval import bayes_ci as _bayes_ci
 from bayes_eval.inputs import check_confidence, labels
 from bayes_eval.metrics.bayes import prior_of
 from bayes_eval.posteriors.intervals import normal_interval, two_sided_z
@@ -24,6 +25,18 @@ from bayes_eval.posteriors.onepass import one_pass_moments
 from bayes_eval.posteriors.priors import Prior
 
 RTOL = 1e-12
+
+
+def bayes_ci(R, w=None, **kw):
+    """The fast paths serve fixed priors and the normal interval (the paper's): asked for."""
+    kw.setdefault("prior", "uniform")
+    kw.setdefault("interval", "normal")
+    return _bayes_ci(R, w, **kw)
+
+
+def bayes(R, w=None, **kw):
+    kw.setdefault("prior", "uniform")
+    return _bayes(R, w, **kw)
 
 
 def _counts_path(R, **kw):
@@ -129,9 +142,11 @@ def test_int64_sums_match_the_counts_path_and_the_bytes():
 
 
 def test_the_default_prior_shortcut_is_prior_parse():
-    """``prior_of``'s defaults return ``Prior.parse("uniform")`` at once; any other argument
-    takes ``Prior.parse``, with its answers and messages."""
-    assert prior_of() is Prior.parse("uniform") and prior_of("uniform") is Prior.parse("uniform")
+    """``prior_of``'s defaults return ``Prior.parse("empirical")`` (the default of every
+    command) at once, and the named priors too; any other argument takes ``Prior.parse``,
+    with its answers and messages."""
+    assert prior_of() is prior_of("empirical") and prior_of() == Prior.parse("empirical")
+    assert prior_of("uniform") is prior_of("uniform") == Prior.parse("uniform")
     assert prior_of(np.str_("uniform")) == Prior.parse("uniform")
     fixed = prior_of("uniform", alpha0=2.0)
     assert (fixed.kind, fixed.label, float(fixed.alpha)) == ("fixed", "Dirichlet(2)", 2.0)

@@ -77,10 +77,10 @@ def tail_masses(R, k, metric, tau=None, prior="uniform", seed=0, draws=DRAWS):
 def test_audit_example_pass_hat_4_one_question_all_correct():
     """p ~ Beta(5, 1) and g = p^4: the quantiles are q^(4/5); normal gives [0.015, 1]."""
     R = np.ones((1, 4), dtype=int)
-    exact = be.pass_hat_k_ci(R, 4, interval="exact")
+    exact = be.pass_hat_k_ci(R, 4, interval="exact", prior="uniform")
     np.testing.assert_allclose([exact.lo, exact.hi], [0.025**0.8, 0.975**0.8], rtol=1e-10)
     assert (round(exact.lo, 3), round(exact.hi, 3)) == (0.052, 0.980)
-    normal = be.pass_hat_k_ci(R, 4)
+    normal = be.pass_hat_k_ci(R, 4, prior="uniform")
     assert (round(normal.lo, 3), normal.hi) == (0.015, 1.0)
     # the normal interval's true mass: P(lo < p^4) = 1 - lo^(5/4)
     assert 1.0 - normal.lo**1.25 == pytest.approx(0.9946, abs=1e-4)
@@ -153,7 +153,7 @@ def test_exact_endpoints_stay_in_the_support(rng):
         R = (rng.random((m, n)) < rng.choice([0.0, 0.05, 0.5, 0.95, 1.0])).astype(int)
         k = int(rng.integers(1, n + 1))
         for metric in ("pass_at_k", "pass_hat_k", "mg_pass_at_k", "g_pass_at_k_tau"):
-            out = ci(metric, R, k, 0.7, interval="exact", bounds=None)
+            out = ci(metric, R, k, 0.7, interval="exact", bounds=None, prior="uniform")
             top = credit(metric, k, 0.7)[-1]
             assert 0.0 <= out.lo <= out.hi <= top, (metric, R, k, out)
 
@@ -196,7 +196,7 @@ def test_exact_batched_masked_and_pooled_equal_the_loop(rng):
 
 def test_results_are_named_and_unpack_like_scorio():
     R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
-    out = be.pass_at_k_ci(R, 2)
+    out = be.pass_at_k_ci(R, 2, prior="uniform")
     assert isinstance(out, PassPosterior)
     assert out._fields == ("posterior_mean", "sigma", "lo", "hi")
     mu, sigma, lo, hi = out
@@ -213,13 +213,15 @@ def test_alpha0_beta0_are_the_fixed_prior_success_fail():
         assert tuple(ci(metric, R, 3, 0.5, prior="jeffreys")) == tuple(
             ci(metric, R, 3, 0.5, alpha0=0.5, beta0=0.5)
         )
-        assert tuple(ci(metric, R, 3, 0.5, prior=1.0)) == tuple(ci(metric, R, 3, 0.5))
+        assert tuple(ci(metric, R, 3, 0.5, prior=1.0)) == tuple(ci(metric, R, 3, 0.5, alpha0=1.0))
+        # no prior at all is the default of every command, the learned one
+        assert tuple(ci(metric, R, 3, 0.5)) == tuple(ci(metric, R, 3, 0.5, prior="empirical"))
 
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"interval": "quantile"}, r"interval is 'quantile'; expected 'normal' or 'exact'"),
+        ({"interval": "quantile"}, r"interval is 'quantile'; expected one of 'normal', 'exact'"),
         ({"prior": "flat"}, r"prior is 'flat'; expected one of"),
         ({"prior": "empirical", "alpha0": 2.0}, r"both prior='empirical' and alpha0/beta0"),
         ({"prior": [1.0, 1.0], "beta0": 2.0}, r"both prior=\[1.0, 1.0\] and alpha0/beta0"),
@@ -255,7 +257,8 @@ def test_learned_prior_closes_the_gap_to_the_unbiased_estimate():
     that excludes it; the learned prior brings the mean to 0.170 and covers 0.161."""
     assert HARD.shape == (30, 4) and HARD.mean() == pytest.approx(1 / 12)  # 8% successes
     unbiased = be.pass_at_k(HARD, 2)
-    uniform = be.pass_at_k_ci(HARD, 2)
+    uniform = be.pass_at_k_ci(HARD, 2, prior="uniform")
+    assert tuple(be.pass_at_k_ci(HARD, 2)) == tuple(be.pass_at_k_ci(HARD, 2, prior="empirical"))
     jeffreys = be.pass_at_k_ci(HARD, 2, prior="jeffreys")
     assert round(unbiased, 3) == 0.161
     np.testing.assert_allclose(uniform, [0.3635, 0.0394, 0.2862, 0.4407], atol=1e-4)
@@ -274,14 +277,15 @@ def test_learned_prior_closes_the_gap_to_the_unbiased_estimate():
 
 def test_avg_ci_one_question_one_correct_answer():
     R = np.array([[1]])
-    normal = be.avg_ci(R)
-    exact = be.avg_ci(R, interval="exact")
+    normal = be.avg_ci(R, prior="uniform", interval="normal")
+    exact = be.avg_ci(R, interval="exact", prior="uniform")
     assert normal.a == exact.a == 1.0
     assert 0.0 <= normal.lo <= normal.hi <= 1.0 and 0.0 <= exact.lo <= exact.hi <= 1.0
     # pi ~ Beta(2, 1): CDF x^2
     np.testing.assert_allclose([exact.lo, exact.hi], np.sqrt([0.025, 0.975]), rtol=1e-6)
     assert normal.sigma == pytest.approx(np.sqrt(1 / 18))
     latent = be.avg_ci(R, scale="latent")  # the paper's eq. 20 interval: not about pi-bar
+    assert be.avg_ci(R).lo > 0.0  # the default: the learned prior's own law, inside [0, 1]
     assert [round(x, 2) for x in latent] == [1.0, 0.71, -0.39, 2.39]
 
 
@@ -290,7 +294,12 @@ def test_avg_ci_is_bayes_ci_around_the_average(rng):
     w = [0.0, 0.3, 1.0]
     mask = rng.random(R.shape) < 0.2
     mask[..., 0] = False
-    for kw in ({}, {"interval": "exact"}, {"prior": "jeffreys"}, {"prior": "empirical"}):
+    for kw in (
+        {"prior": "uniform"},
+        {"prior": "uniform", "interval": "exact"},
+        {"prior": "jeffreys"},
+        {"prior": "empirical", "interval": "normal"},
+    ):
         out = be.avg_ci(R, w, mask=mask, **kw)
         ref = be.bayes_ci(R, w, mask=mask, **kw)
         np.testing.assert_array_equal(out.sigma, ref.sigma)
@@ -324,15 +333,16 @@ def test_avg_ci_covers_pi_bar_like_bayes_ci():
         def coverage(out, truth=truth):
             return float(((out.lo <= truth) & (truth <= out.hi)).mean())
 
-        ours = be.avg_ci(R)
+        # the replicates are independent results, not a board: each its own prior (uniform)
+        ours = be.avg_ci(R, prior="uniform", interval="normal")
         assert abs(coverage(ours) - 0.95) < 3.5 * se
-        assert coverage(ours) == coverage(be.bayes_ci(R))
+        assert coverage(ours) == coverage(be.bayes_ci(R, prior="uniform", interval="normal"))
         latent = be.avg_ci(R, scale="latent")
         assert coverage(latent) > 0.97
         if m == 1:
             assert coverage(latent) > 0.999
             assert np.mean(latent.hi - latent.lo) > 2.9 * np.mean(ours.hi - ours.lo)
-    exact = be.avg_ci(np.array([[1], [0]])[None].repeat(3, 0), interval="exact")
+    exact = be.avg_ci(np.array([[1], [0]])[None].repeat(3, 0), interval="exact", prior="uniform")
     assert np.all((exact.lo >= 0) & (exact.hi <= 1))
 
 

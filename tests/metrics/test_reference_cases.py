@@ -32,14 +32,32 @@ def test_bayes_and_avg(scorio_cases):
     for c in _cases(scorio_cases):
         R, w = np.array(c["R"]), c["w"]
         R0 = None if c["R0"] is None else np.array(c["R0"])
-        _close(be.bayes(R, w, R0), c["bayes"])
+        _close(be.bayes(R, w, R0, prior="uniform"), c["bayes"])
         for e in c["bayes_ci"]:
-            _close(be.bayes_ci(R, w, R0, confidence=e["confidence"], bounds=e["bounds"]), e["out"])
+            _close(
+                be.bayes_ci(
+                    R,
+                    w,
+                    R0,
+                    confidence=e["confidence"],
+                    bounds=e["bounds"],
+                    prior="uniform",
+                    interval="normal",
+                ),
+                e["out"],
+            )
             checked += 1
         _close(be.avg(R, w), c["avg"])
         for e in c["avg_ci"]:
             _close(
-                be.avg_ci(R, w, confidence=e["confidence"], bounds=e["bounds"], scale="latent"),
+                be.avg_ci(
+                    R,
+                    w,
+                    confidence=e["confidence"],
+                    bounds=e["bounds"],
+                    scale="latent",
+                    prior="uniform",
+                ),
                 e["out"],
             )
             checked += 1

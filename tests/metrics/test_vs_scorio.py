@@ -70,15 +70,21 @@ bounds = st.sampled_from([None, (0.0, 1.0), (-1.0, 2.0)])
 @given(categorical_case(), confidences, bounds)
 def test_bayes_and_avg_agree(case, confidence, bnd):
     R, w, R0 = case
-    np.testing.assert_allclose(be.bayes(R, w, R0), se.bayes(R, w, R0), rtol=0, atol=TOL)
     np.testing.assert_allclose(
-        be.bayes_ci(R, w, R0, confidence=confidence, bounds=bnd),
+        be.bayes(R, w, R0, prior="uniform"), se.bayes(R, w, R0), rtol=0, atol=TOL
+    )
+    np.testing.assert_allclose(
+        be.bayes_ci(
+            R, w, R0, confidence=confidence, bounds=bnd, prior="uniform", interval="normal"
+        ),
         se.bayes_ci(R, w, R0, confidence=confidence, bounds=bnd),
         rtol=0,
         atol=TOL,
     )
     np.testing.assert_allclose(
-        be.avg_ci(R, w, confidence=confidence, bounds=bnd, scale="latent"),  # scorio: eq. 20
+        be.avg_ci(
+            R, w, confidence=confidence, bounds=bnd, scale="latent", prior="uniform"
+        ),  # scorio: eq. 20
         se.avg_ci(R, w, confidence=confidence, bounds=bnd),
         rtol=0,
         atol=TOL,
@@ -122,7 +128,13 @@ def test_large_k_posterior_agrees():
     for k in (8, 33, 80):
         for tau in (0.3, 0.5, 0.75):
             np.testing.assert_allclose(
-                be.g_pass_at_k_tau_ci(R, k, tau), se.g_pass_at_k_tau_ci(R, k, tau), atol=TOL
+                be.g_pass_at_k_tau_ci(R, k, tau, prior="uniform"),
+                se.g_pass_at_k_tau_ci(R, k, tau),
+                atol=TOL,
             )
-        np.testing.assert_allclose(be.mg_pass_at_k_ci(R, k), se.mg_pass_at_k_ci(R, k), atol=TOL)
-        np.testing.assert_allclose(be.pass_at_k_ci(R, k), se.pass_at_k_ci(R, k), atol=TOL)
+        np.testing.assert_allclose(
+            be.mg_pass_at_k_ci(R, k, prior="uniform"), se.mg_pass_at_k_ci(R, k), atol=TOL
+        )
+        np.testing.assert_allclose(
+            be.pass_at_k_ci(R, k, prior="uniform"), se.pass_at_k_ci(R, k), atol=TOL
+        )

@@ -236,7 +236,8 @@ def test_crosscheck_ten_question_categorical(tmp_path):
     assert result.passed, rows[
         ["z_mean", "z_sd", "z_mc_mean", "r_hat", "ess_bulk", "failed_checks"]
     ]
-    np.testing.assert_allclose(rows["mu"], be.bayes(R, w)[0], atol=1e-14)
+    # crosscheck's default prior is the paper's uniform one
+    np.testing.assert_allclose(rows["mu"], be.bayes(R, w, prior="uniform")[0], atol=1e-14)
     pairs = result.pairs
     # the Gaussian rho is close to the exact probability here (M = 10 questions of 3 categories)
     off = ~np.eye(3, dtype=bool)
@@ -377,10 +378,14 @@ def test_prior_sensitivity_closed_form_axes_and_kappa(tmp_path):
     np.testing.assert_allclose(
         ds["mu_alpha0"].sel(alpha0=0.5), be.bayes(R, alpha0=0.5)[0], atol=1e-14
     )
-    np.testing.assert_allclose(ds["sigma_a0"].sel(a0=1.0), be.bayes(R, None, R0)[1], atol=1e-14)
-    np.testing.assert_allclose(ds["mu_a0"].sel(a0=0.0), be.bayes(R)[0], atol=1e-14)
+    # the a0 and depth grids discount the earlier runs of the paper's uniform prior
+    uniform = {"prior": "uniform"}
     np.testing.assert_allclose(
-        ds["mu_depth"].sel(depth=2), be.bayes(R, None, R0[..., :2])[0], atol=1e-14
+        ds["sigma_a0"].sel(a0=1.0), be.bayes(R, None, R0, **uniform)[1], atol=1e-14
+    )
+    np.testing.assert_allclose(ds["mu_a0"].sel(a0=0.0), be.bayes(R, **uniform)[0], atol=1e-14)
+    np.testing.assert_allclose(
+        ds["mu_depth"].sel(depth=2), be.bayes(R, None, R0[..., :2], **uniform)[0], atol=1e-14
     )
     assert ds["rank_kappa"].sel(model="model_0").values.tolist() == [1, 1]
     assert np.isfinite(ds["mu_kappa"]).all()
@@ -438,7 +443,8 @@ def test_cli_crosscheck_and_priors(tmp_path, capsys):
     assert main(["priors", str(path), "--alpha0-grid", "0.5,1,2", "--json"]) == 0
     pri = json.loads(capsys.readouterr().out)
     assert pri["grids"]["alpha0"]["grid"] == [0.5, 1.0, 2.0]
-    assert pri["grids"]["alpha0"]["mu"]["m0"][1] == pytest.approx(be.bayes(R[0])[0], abs=1e-12)
+    alpha0_1 = be.bayes(R[0], prior="uniform")[0]  # alpha0 = 1: the uniform prior
+    assert pri["grids"]["alpha0"]["mu"]["m0"][1] == pytest.approx(alpha0_1, abs=1e-12)
     # the learned prior of every model, computed for all models at once as the command does
     # (one model alone differs in the 11th digit: the hyperparameter fit of a batch)
     assert pri["reference"]["m0"]["mu"] == pytest.approx(
@@ -553,7 +559,7 @@ def test_crosscheck_exact_draws_in_chunks_are_one_stream():
 
     from bayes_eval.models.crosscheck import _EXACT_CHUNK, _exact_draws
 
-    post = be.posterior(np.stack([R_CAT, R_CAT[::-1]]), W_CAT)
+    post = be.posterior(np.stack([R_CAT, R_CAT[::-1]]), W_CAT, prior="uniform")
     n = 2 * _EXACT_CHUNK + 7
     got = _exact_draws(post, n, np.random.default_rng(5), threading.Event())
     want = np.asarray(post.draws(n, rng=np.random.default_rng(5))).T

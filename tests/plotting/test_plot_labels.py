@@ -139,12 +139,26 @@ def test_summaries_print_nested_sections_as_tables_not_json(capsys):
 
 @pytest.mark.slow
 def test_rank_explains_every_column(capsys):
+    import re
+
     from bayes_eval.cli import main
 
-    assert main(["rank", "dataset:matharena_aime25_i"]) == 0
-    out = capsys.readouterr().out
-    assert "prior a: the Dirichlet parameters" in out
-    assert "rank w/ CI:" in out and "rank range:" in out
+    explained = {"model", "mu", "sigma", "95% CI"}  # named in the header line and the docs
+    for argv, columns in (
+        # a board: the joint posterior, the per-model closed form beside it, the paper's rank
+        (["--paper-ranks"], {"rank range", "P(> next)", "CI-aware rank (chains)"}),
+        # each model's own learned prior: its Dirichlet parameters
+        (["--pool", "model"], {"rank range", "P(> next)", "prior a"}),
+    ):
+        assert main(["rank", "dataset:matharena_aime25_i", *argv]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        header = next(x for x in lines if x.startswith("model"))
+        shown = set(re.split(r"\s{2,}", header.strip()))
+        assert columns <= shown
+        legend = "\n".join(lines[lines.index(header) + 2 :])
+        for column in shown - explained:
+            assert f"{column}:" in legend, column
+    assert "prior a: the Dirichlet parameters" in legend
 
 
 @pytest.mark.slow

@@ -81,7 +81,7 @@ def test_binary_exact_posterior_against_draws(rng):
     post = be.dirichlet_posterior(R)
     dist = exact_posterior(post.nu, post.w)
     _check_against_draws(dist, _draw_pi_bar(post.nu, post.w, rng, n=400_000))
-    mu, sigma = be.bayes(R)
+    mu, sigma = be.bayes(R, prior="uniform")  # dirichlet_posterior's alpha0 = 1
     assert dist.mean == pytest.approx(mu, abs=1e-14)
     assert dist.sd == pytest.approx(sigma, abs=1e-14)
 
@@ -93,7 +93,7 @@ def test_categorical_exact_posterior_against_draws(rng):
     dist = exact_posterior(post.nu, post.w)
     draws = _draw_pi_bar(post.nu, w, rng, n=400_000)
     _check_against_draws(dist, draws)
-    lo, hi = be.bayes_ci(R, w, interval="exact")[2:]
+    lo, hi = be.bayes_ci(R, w, interval="exact", prior="uniform")[2:]
     # quantile tolerance: CDF tolerance / density at the quantile (~ 0.058 / sd at 2.5%)
     q_tol = (4 * np.sqrt(0.025 * 0.975 / draws.size) + 2e-4) / (0.058 / dist.sd)
     assert lo == pytest.approx(np.quantile(draws, 0.025), abs=q_tol)
@@ -304,10 +304,13 @@ def test_exact_interval_is_skewed_near_the_boundary(rng):
     where the normal interval overshoots."""
     R = np.ones((3, 4), dtype=int)
     R[0, 0] = 0
-    mu, _sigma, _lo_n, hi_n = be.bayes_ci(R, confidence=0.99)
-    _, _, lo_e, hi_e = be.bayes_ci(R, confidence=0.99, interval="exact")
+    mu, _sigma, _lo_n, hi_n = be.bayes_ci(R, confidence=0.99, prior="uniform", interval="normal")
+    _, _, lo_e, hi_e = be.bayes_ci(R, confidence=0.99, prior="uniform", interval="exact")
     assert hi_e < 1.0 < hi_n + 0.05
     assert (hi_e - mu) < (mu - lo_e)
+    # the default interval ("auto") is the exact one this close to the end of the support
+    _, _, lo_a, hi_a = be.bayes_ci(R, confidence=0.99, prior="uniform")
+    assert (lo_a, hi_a) == (lo_e, hi_e)
     post = be.dirichlet_posterior(R)
     draws = _draw_pi_bar(post.nu, post.w, rng)
     np.testing.assert_allclose([lo_e, hi_e], np.quantile(draws, [0.005, 0.995]), atol=4e-3)
@@ -350,19 +353,27 @@ def test_exact_avg_interval_with_missing_trials(rng):
 def test_prob_better_exact_against_draws_and_normal(rng):
     Ra = (rng.random((15, 10)) < 0.55).astype(int)
     Rb = (rng.random((15, 10)) < 0.5).astype(int)
-    exact = prob_better(Ra, Rb)
-    normal = prob_better(Ra, Rb, method="normal")
+    exact = prob_better(Ra, Rb, prior="uniform", method="exact")
+    normal = prob_better(Ra, Rb, prior="uniform", method="normal")
     pa, pb = be.dirichlet_posterior(Ra), be.dirichlet_posterior(Rb)
     n_draws = 250_000  # MC s.e. of P ~ 1e-3: 4 s.e. + 5e-4 < 0.005
     da = _draw_pi_bar(pa.nu, pa.w, rng, n=n_draws)
     db = _draw_pi_bar(pb.nu, pb.w, rng, n=n_draws)
     mc = float((da > db).mean())
     assert exact == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / n_draws) + 5e-4)
-    mu_a, s_a = be.bayes(Ra)
-    mu_b, s_b = be.bayes(Rb)
+    mu_a, s_a = be.bayes(Ra, prior="uniform")
+    mu_b, s_b = be.bayes(Rb, prior="uniform")
     assert normal == pytest.approx(stats.norm.cdf((mu_a - mu_b) / np.hypot(s_a, s_b)), abs=1e-14)
     # symmetry
-    assert prob_better(Rb, Ra) == pytest.approx(1 - exact, abs=1e-6)
+    assert prob_better(Rb, Ra, prior="uniform", method="exact") == pytest.approx(
+        1 - exact, abs=1e-6
+    )
+    # the default: the learned prior of each model, the normal method of §2.5
+    mu_a, s_a = be.bayes(Ra)
+    mu_b, s_b = be.bayes(Rb)
+    assert prob_better(Ra, Rb) == pytest.approx(
+        stats.norm.cdf((mu_a - mu_b) / np.hypot(s_a, s_b)), abs=1e-14
+    )
 
 
 def _two_beta_lower(s2, a1, b1, a2, b2):

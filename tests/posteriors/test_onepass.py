@@ -59,15 +59,16 @@ def test_fixed_priors_and_affine_weights(prior, w):
 
 
 def test_every_input_dtype_and_layout_gives_the_same_numbers():
+    # the one-pass path: a fixed prior (the default, learned one builds the counts)
     rng = np.random.default_rng(3)
     R = rng.random((4, 7, 10)) < 0.4
-    expected = bayes(R.astype(np.int64))
+    expected = bayes(R.astype(np.int64), prior="uniform")
     for arr in (R, R.astype(np.int8), R.astype(np.uint8), R.astype(float), R.tolist()):
-        np.testing.assert_allclose(bayes(arr), expected, rtol=RTOL)
+        np.testing.assert_allclose(bayes(arr, prior="uniform"), expected, rtol=RTOL)
     strided = np.ascontiguousarray(R.transpose(2, 1, 0)).transpose(2, 1, 0).astype(np.int8)
     assert not strided.flags.c_contiguous
-    np.testing.assert_allclose(bayes(strided), expected, rtol=RTOL)
-    mu, sd = bayes(R[0].astype(np.int8))  # one model: floats
+    np.testing.assert_allclose(bayes(strided, prior="uniform"), expected, rtol=RTOL)
+    mu, sd = bayes(R[0].astype(np.int8), prior="uniform")  # one model: floats
     assert isinstance(mu, float) and isinstance(sd, float)
     assert mu == pytest.approx(expected[0][0], rel=RTOL)
 
@@ -76,15 +77,16 @@ def test_the_paper_example_and_bayes_ci():
     """Hariri et al.'s worked example (the package's docstring value), and ``bayes_ci``'s
     normal interval and support bounds against the counts path."""
     R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
-    mu, sd = bayes(R, [0.0, 0.5, 1.0])
+    mu, sd = bayes(R, [0.0, 0.5, 1.0], prior="uniform")  # the paper's prior
     assert (round(mu, 6), round(sd, 6)) == (0.5625, 0.091998)
     rng = np.random.default_rng(1)
     R = rng.integers(0, 2, size=(5, 4, 3))
     R[0] = 1  # the normal interval crosses 1
     masked = np.ma.masked_array(R, mask=np.zeros(R.shape, bool))  # the counts path
+    paper = {"confidence": 0.9, "prior": "uniform", "interval": "normal"}
     for bounds in (None, "support", (0.1, 0.95)):
-        got = bayes_ci(R, confidence=0.9, bounds=bounds)
-        ref = bayes_ci(masked, confidence=0.9, bounds=bounds)
+        got = bayes_ci(R, bounds=bounds, **paper)
+        ref = bayes_ci(masked, bounds=bounds, **paper)
         for a, b in zip(got, ref, strict=True):
             np.testing.assert_allclose(a, b, rtol=RTOL)
 
@@ -97,7 +99,7 @@ def test_non_affine_weights_fall_back_to_the_counts_path():
     values, weights, top = labels(R, w)
     assert one_pass_moments(values, weights, np.ones(3), top) is None
     (mu_ref, sd_ref), _ = _reference(R, w, "uniform")
-    np.testing.assert_allclose(bayes(R, w), (mu_ref, sd_ref), rtol=RTOL)
+    np.testing.assert_allclose(bayes(R, w, prior="uniform"), (mu_ref, sd_ref), rtol=RTOL)
 
 
 def test_question_sums_by_brute_force():

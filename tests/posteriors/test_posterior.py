@@ -14,7 +14,12 @@ import pytest
 from scipy.special import ndtr
 
 import bayes_eval as be
-from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS, Posterior
+from bayes_eval.posteriors.posterior import (
+    JOINT_PRIOR,
+    NEW_QUESTIONS,
+    THESE_QUESTIONS,
+    Posterior,
+)
 from bayes_eval.posteriors.priors import Prior
 
 RNG = np.random.default_rng(20261126)
@@ -71,7 +76,13 @@ def test_wrappers_give_the_posteriors_numbers(prior):
 @pytest.mark.parametrize(
     "prior",
     # the learned prior's exact interval inverts a mixture of ~40 exact laws: seconds per model
-    ["jeffreys", pytest.param("empirical", marks=pytest.mark.slow)],
+    # (each model's own learned prior: the joint posterior of a board has no exact law)
+    [
+        "jeffreys",
+        pytest.param(
+            Prior.parse("empirical", pool="model"), marks=pytest.mark.slow, id="empirical"
+        ),
+    ],
 )
 def test_exact_interval_matches_bayes_ci_and_lies_in_the_support(prior):
     R = _board(2, 6, 2, seed=1)
@@ -80,6 +91,24 @@ def test_exact_interval_matches_bayes_ci_and_lies_in_the_support(prior):
     ref = be.bayes_ci(R, prior=prior, interval="exact")
     np.testing.assert_allclose([lo, hi], [ref.lo, ref.hi], rtol=0, atol=0)
     assert np.all((0 <= lo) & (lo < hi) & (hi <= 1))
+
+
+def test_a_board_has_no_exact_interval():
+    # the joint posterior's intervals are its marginals; the exact law is each model's own
+    R = _board(2, 6, 2, seed=1)
+    board = be.posterior(R)
+    assert board.has_board
+    with pytest.raises(ValueError, match=r"no exact law.*closed_form"):
+        board.interval(kind="exact")
+    with pytest.raises(ValueError, match="no exact law"):
+        be.bayes_ci(R, interval="exact")
+    assert not board.closed_form.has_board
+    assert board.closed_form.prior.label == Prior.parse("empirical", pool="board").label
+    # the closed form is the per-model path with the board-informed prior (whole binary
+    # counts read fractionally take that path and give the same counts)
+    own = be.posterior(R.astype(float), prior=board.closed_form.prior, fractional=True)
+    assert not own.has_board
+    np.testing.assert_allclose(board.closed_form.mean, own.mean, rtol=1e-12)
 
 
 def test_moments_and_prob_better_are_computed_once():
@@ -93,9 +122,14 @@ def test_moments_and_prob_better_are_computed_once():
 # ---------------------------------------------------------------- P(better)
 
 
-def test_prob_better_normal_is_phi_of_z_for_independent_posteriors():
+@pytest.mark.parametrize(
+    "prior", ["uniform", Prior.parse("empirical", pool="model")], ids=["fixed", "learned"]
+)
+def test_prob_better_normal_is_phi_of_z_for_independent_posteriors(prior):
+    # each model's own prior: the posteriors are independent and the default method is §2.5's
     R = _board()
-    post = be.posterior(R)
+    post = be.posterior(R, prior=prior)
+    assert not post.has_board and post.prob_method() == "normal"
     mu, sd = post.mean, post.sd
     z = (mu[:, None] - mu[None]) / np.sqrt(sd[:, None] ** 2 + sd[None] ** 2)
     np.testing.assert_allclose(post.prob_better(), ndtr(z), atol=1e-15)
@@ -104,11 +138,30 @@ def test_prob_better_normal_is_phi_of_z_for_independent_posteriors():
     assert np.all(np.diag(m) == 0.5)
 
 
+def test_prob_better_on_a_board_is_phi_of_the_joint_difference():
+    # the default prior on a board: P = Phi(E[D] / sd[D]) with D's variance from the joint
+    # covariance (the shared questions make the models dependent)
+    post = be.posterior(_board())
+    assert post.has_board and post.prob_method() == "board"
+    mu, cov = post.joint.mean, post.joint.cov
+    np.testing.assert_allclose(post.mean, mu, rtol=1e-14)
+    var_d = np.diag(cov)[:, None] + np.diag(cov)[None] - 2 * cov
+    off = ~np.eye(mu.size, dtype=bool)
+    z = (mu[:, None] - mu[None])[off] / np.sqrt(var_d[off])
+    m = post.prob_better()
+    np.testing.assert_allclose(m[off], ndtr(z), atol=1e-12)
+    np.testing.assert_allclose(m + m.T, 1.0)
+    assert np.all(np.diag(m) == 0.5)
+    # the larger mean has P >= 1/2
+    assert np.all((m >= 0.5) == (mu[:, None] >= mu[None]))
+
+
 @pytest.mark.parametrize(
     "prior, draws",
     [
         ("uniform", 100_000),
-        pytest.param("empirical", 400_000, marks=pytest.mark.slow),
+        # each model's own learned prior (on a board the default is the joint posterior)
+        pytest.param(Prior.parse("empirical", pool="model"), 400_000, marks=pytest.mark.slow),
         pytest.param(Prior.parse("empirical", pool="benchmark"), 400_000, marks=pytest.mark.slow),
     ],
     ids=["fixed", "learned-per-model", "learned-pooled"],
@@ -156,12 +209,27 @@ def test_pooled_prior_comparison_includes_the_shared_nodes_covariance():
 
 def test_prob_better_between_two_posteriors_and_errors():
     R = _board(2, 12, 4, seed=6)
-    a, b = be.posterior(R[0]), be.posterior(R[1])
-    both = be.posterior(R)
+    # a fixed prior: two posteriors built apart are the batch's two models
+    a, b = be.posterior(R[0], prior="uniform"), be.posterior(R[1], prior="uniform")
+    both = be.posterior(R, prior="uniform")
     assert a.prob_better(b) == pytest.approx(both.prob_better()[0, 1], abs=1e-14)
     assert a.prob_better(b, method="exact") == pytest.approx(
-        be.posterior(R).prob_better(method="exact")[0, 1], abs=1e-9
+        both.prob_better(method="exact")[0, 1], abs=1e-9
     )
+    # the default prior: a model alone has its own learned prior (method "normal"); the batch
+    # is a board (its P from the joint posterior), whose "normal" method asks each model's own
+    # closed form: Phi of their z (the paper's rho, §2.5)
+    a, b = be.posterior(R[0]), be.posterior(R[1])
+    board = be.posterior(R)
+    assert a.prob_method() == "normal" and board.prob_method() == "board"
+    mu, sd = board.closed_form.mean, board.closed_form.sd
+    z = (mu[0] - mu[1]) / np.hypot(sd[0], sd[1])
+    assert board.prob_better(method="normal")[0, 1] == pytest.approx(ndtr(z), rel=1e-12)
+    za = (a.mean - b.mean) / np.hypot(a.sd, b.sd)
+    assert a.prob_better(b) == pytest.approx(ndtr(za), rel=1e-12)
+    assert board[0].prob_better(board[1]) == board.prob_better()[0, 1]  # one board
+    with pytest.raises(ValueError, match="needs the joint posterior of a board"):
+        a.prob_better(b, method="board")
     with pytest.raises(ValueError, match="one model"):
         a.prob_better()
     with pytest.raises(ValueError, match="expected a Posterior"):
@@ -178,20 +246,27 @@ def test_prob_better_between_two_posteriors_and_errors():
 @pytest.mark.parametrize("prior", ["uniform", "empirical"])
 def test_draws_have_the_posterior_moments(prior):
     # 5e4 draws: s.e. of the mean sd/224, of the sd about sd/316; 5 s.e.
+    # (the learned prior on this board: draws of the joint posterior)
     post = be.posterior(_board(2, 10, 3, seed=7), prior=prior)
+    assert post.has_board == (prior == "empirical")
     x = post.draws(50_000, rng=8)
     assert x.shape == (50_000, 2)
     np.testing.assert_allclose(x.mean(0), post.mean, atol=5 * post.sd.max() / 224)
     np.testing.assert_allclose(x.std(0), post.sd, rtol=5 / 316)
     np.testing.assert_array_equal(post.draws(5, rng=1), post.draws(5, rng=1))  # seeded
-    bar, pi = post.draws(3, rng=1, include_pi=True)
+    # per-question draws: each model's own posterior (the joint draws pi-bar only)
+    own = post.closed_form
+    if post.has_board:
+        with pytest.raises(ValueError, match="draws pi-bar only"):
+            post.draws(3, rng=1, include_pi=True)
+    bar, pi = own.draws(3, rng=1, include_pi=True)
     assert pi.shape == (3, 2, 10, 2)
-    np.testing.assert_allclose(bar, (pi @ post.w).mean(-1))
+    np.testing.assert_allclose(bar, (pi @ own.w).mean(-1))
 
 
 def test_selecting_models_keeps_each_models_posterior():
     R = _board(4, 10, 3, seed=9)
-    # the board-informed default: a selected model keeps the prior the board gave it
+    # the default on a board: a selected model keeps its numbers of the board's joint posterior
     board = be.posterior(R, prior="empirical", models=list("abcd"))
     assert board["c"].mean == pytest.approx(board.mean[2], rel=1e-12)
     # per model alone: a selected model is the model fitted alone
@@ -266,15 +341,33 @@ def test_to_datatree_names_prior_and_estimand():
 
 def test_estimands_are_named():
     assert THESE_QUESTIONS == "these questions" and NEW_QUESTIONS == "new questions"
-    summary = be.posterior(_board()).summary(0.9)
-    assert summary["prior"] == "uniform" and summary["estimand"] == THESE_QUESTIONS
+    post = be.posterior(_board(), prior="uniform", models=["x", "y", "z"])
+    doc = post.to_dict(0.9)
+    assert doc["prior"] == "uniform" and doc["estimand"] == THESE_QUESTIONS
+    assert doc["confidence"] == 0.9 and doc["models"] == ["x", "y", "z"]
+    np.testing.assert_allclose([doc["lo"], doc["hi"]], post.interval(0.9))
+    frame = post.summary(0.9)
+    assert frame.attrs == {"prior": "uniform", "estimand": THESE_QUESTIONS, "confidence": 0.9}
+    assert list(frame.columns) == ["mean", "sd", "lo", "hi", "interval"]
+    assert frame.index.name == "model" and list(frame.index) == ["x", "y", "z"]
+    np.testing.assert_allclose(frame["mean"], post.mean)
+    np.testing.assert_allclose(frame["sd"], post.sd)
+    np.testing.assert_allclose(frame["lo"], doc["lo"])
+    assert list(frame["interval"]) == doc["interval_kind"]
+    # the default on a board: the numbers (and the prior named) are the joint posterior's
+    board = be.posterior(_board())
+    frame = board.summary(0.9)
+    assert frame.attrs["prior"] == board.prior_label == JOINT_PRIOR
+    assert board.to_dict(0.9)["prior"] == JOINT_PRIOR
+    assert (frame["interval"] == "joint").all()
+    assert "these questions" in repr(board) and JOINT_PRIOR in repr(board)
 
 
 # ---------------------------------------------------------------- the prior value
 
 
 def test_prior_parse_and_label():
-    assert Prior.parse(None).label == "uniform"
+    assert Prior.parse(None) is Prior.parse("empirical")  # the one default
     assert Prior.parse(1.0).kind == "uniform" and Prior.parse(0.5).kind == "jeffreys"
     assert Prior.parse([0.5, 2]).label == "Dirichlet(0.5, 2)"
     assert Prior.parse([1, 1]).label == "uniform"

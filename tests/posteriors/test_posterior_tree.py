@@ -40,10 +40,12 @@ def test_moments_match_closed_form(results, prior):
 
 
 def test_prior_group_and_pi(results):
-    """Prior group: Dir(1, 1, 1) per question, pi-bar has mean 1/2 and sd
+    """Prior group of the uniform prior: Dir(1, 1, 1) per question, pi-bar has mean 1/2 and sd
     sqrt(Var(w.pi) / M) with Var(w.pi) = (E w^2 - (E w)^2) / (K + 1) = (5/12 - 1/4) / 4."""
     before = results.copy()
-    dt = bxr.posterior_tree(results, W, models=list("abc"), draws=2000, include_pi=True)
+    dt = bxr.posterior_tree(
+        results, W, prior="uniform", models=list("abc"), draws=2000, include_pi=True
+    )
     np.testing.assert_array_equal(results, before)
     sd = np.sqrt((5 / 12 - 0.25) / 4 / 20)
     _check_moments(dt["prior"]["pi_bar"], np.full(3, 0.5), np.full(3, sd))

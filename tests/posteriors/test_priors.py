@@ -108,13 +108,16 @@ def test_fixed_priors_are_the_old_closed_form():
     R = rng.integers(0, 3, size=(4, 12, 5))
     w = [0.0, 0.5, 1.0]
     ref = bayes(R, w, alpha0=1.0)
-    np.testing.assert_array_equal(bayes(R, w), ref)
     np.testing.assert_array_equal(bayes(R, w, prior="uniform"), ref)
     np.testing.assert_array_equal(bayes(R, w, prior=1.0), ref)
     np.testing.assert_array_equal(bayes(R, w, prior="jeffreys"), bayes(R, w, alpha0=0.5))
     post = posterior(R, w, prior="jeffreys")
     assert post.n_nodes == 1 and isinstance(post.dirichlet, DirichletPosterior)
     np.testing.assert_array_equal(post.nu - post.tally.counts, 0.5)
+    # no prior at all is the learned one, the default of every command (alpha0 alone is the
+    # older name of a fixed prior)
+    np.testing.assert_array_equal(bayes(R, w), bayes(R, w, prior="empirical"))
+    assert posterior(R, w).prior.label == Prior.parse("empirical").label
 
 
 @pytest.mark.parametrize(

@@ -211,9 +211,16 @@ def test_population_leaderboard_clustered_interval_is_the_t_interval():
     np.testing.assert_allclose(
         board.table["prob_better"].sel(model=order, model_bis=order).values, pc.paired
     )
-    r = board.models[0]
-    assert r["rank_interval"][0] <= r["rank"] <= r["rank_interval"][1]
-    assert r["rank_draws"][0] <= r["rank_draws"][1]
+    # the rank range is every rank the pairwise statements at 0.9 leave open (no chaining),
+    # and P(> next) is the paired P of the next model listed
+    names = [r["model"] for r in board.models]
+    p = board.table["prob_better"].sel(model=names, model_bis=names).values
+    credible = np.nan_to_num(p, nan=0.0) >= 0.9
+    for k, r in enumerate(board.models):
+        assert r["rank_range"] == [1 + int(credible[:, k].sum()), 4 - int(credible[k].sum())]
+        assert r["rank_range"][0] <= r["rank"] <= r["rank_range"][1]
+        assert r["rank_draws"][0] <= r["rank_draws"][1]
+        assert r["prob_next"] == (None if k == 3 else pytest.approx(p[k, k + 1], abs=1e-15))
 
 
 def test_population_leaderboard_refuses_bad_input():

@@ -272,8 +272,8 @@ def test_user_schema_from_toml(tmp_path):
     assert out.thresholds == {"fast_cut": pytest.approx(cut)}
     expected = [0 if r[3] else (1 if r[0] == 0 else (3 if r[2] <= cut else 2)) for r in ROWS]
     np.testing.assert_array_equal(out.R, expected)
-    # and it ranks with Bayes@N like any categorical result
-    mu, sigma = be.bayes(out.R.reshape(1, -1).astype(int), out.weights)
+    # and it ranks with Bayes@N like any categorical result (the uniform prior by hand)
+    mu, sigma = be.bayes(out.R.reshape(1, -1).astype(int), out.weights, prior="uniform")
     counts = np.bincount(out.R.astype(int), minlength=4)
     alpha = counts + 1.0
     assert mu == pytest.approx(alpha @ out.weights / alpha.sum(), rel=1e-12)
@@ -383,8 +383,9 @@ def test_verifier_prob_on_the_scorio_fixture():
     np.testing.assert_array_equal(out.R[0], expected)
     counts = np.bincount(expected, minlength=5)
     assert out.counts.tolist() == counts.tolist()
-    # Bayes@N of the categorical result against the Dirichlet posterior by hand (App. A)
-    mu, sigma = be.bayes(out.R.astype(int), out.weights)
+    # Bayes@N of the categorical result against the Dirichlet posterior by hand (App. A,
+    # the uniform prior)
+    mu, sigma = be.bayes(out.R.astype(int), out.weights, prior="uniform")
     alpha = counts + 1.0
     a0 = alpha.sum()
     w = np.asarray(out.weights)

@@ -32,6 +32,7 @@ def test_the_studies():
         "distinguishability",
         "pairs",
         "clusters",
+        "board",
         "graded",
         "hyperprior",
         "convergence",

@@ -1,0 +1,920 @@
+r"""The joint posterior of a leaderboard: every model's :math:`\bar\pi` from one model of the
+whole board.
+
+Under a per-model prior the models are independent given the data, so a question one model
+solved and another missed reads as a difference between them. On a leaderboard it is partly
+noise: a question's difficulty is shared, and the other models' outcomes on it say how hard
+it is. The board model keeps the paper's per-question Beta prior (Hariri et al., "Don't
+Pass@k: A Bayesian Framework for Large Language Model Evaluation", §2.3 and App. C) and
+learns its mean from the board:
+
+.. math::
+    k_{lq} \mid p_{lq} \sim \mathrm{Binomial}(n_{lq}, p_{lq}),\quad
+    p_{lq} \sim \mathrm{Beta}\big(\kappa m_{lq}, \kappa(1 - m_{lq})\big),\quad
+    m_{lq} = \mathrm{expit}(\theta_l - b_q),
+
+:math:`\theta_l \sim N(\mu, \sigma^2)` (flat :math:`\mu`), :math:`b_q \sim N(0, s^2)`,
+:math:`s \sim \mathrm{HalfNormal}(3)`, :math:`\sigma \sim \mathrm{HalfNormal}(2)`,
+:math:`\log\kappa \sim N(\log 5, 1)`: a Rasch mean (ability minus difficulty) with a Beta
+dispersion for everything the shared difficulty does not explain (a model x question
+interaction). The per-model closed form is the special case :math:`b_q \equiv 0`. The
+estimand is *these questions*, :math:`\bar\pi_l = \frac{1}{M_l}\sum_q p_{lq}` over the
+questions model l answered.
+
+**Computation** (the latent Gaussian strategy of Rue, Martino and Chopin, "Approximate
+Bayesian inference for latent Gaussian models by using integrated nested Laplace
+approximations", 2009). Given the hyperparameters :math:`\eta = (\log s, \log\sigma,
+\log\kappa)`:
+
+* the posterior of :math:`(\theta, b)` is approximated by the Gaussian at its mode (Newton's
+  method; the Hessian is a bipartite block matrix, solved through its L x L Schur complement
+  :math:`S = A - B D^{-1} B^\top`), whose normalising constant is the Laplace evidence;
+* given :math:`(\theta, b)` the cells are independent and
+  :math:`p_{lq} \mid \cdot \sim \mathrm{Beta}(\kappa m_{lq} + k_{lq}, \kappa(1 - m_{lq}) +
+  n_{lq} - k_{lq})`, so by the law of total covariance
+
+  .. math::
+      \mathrm{Cov}(\bar\pi) = E\big[\mathrm{diag}\,\textstyle\sum_q w_{lq}^2
+      \mathrm{Var}(p_{lq} \mid x_{lq})\big] + \mathrm{Cov}\big(E[\bar\pi \mid \theta, b]\big),
+
+  the first term and each cell's own part of the second averaged over the Gaussian law of
+  :math:`x_{lq} = \theta_l - b_q` by Gauss-Hermite quadrature, the covariance between
+  cells by the delta method (:math:`J \Sigma J^\top`, :math:`\Sigma` the inverse Hessian).
+
+The hyperparameters: their posterior mode (Nelder-Mead on the Laplace evidence plus the
+hyperprior, on at most 200 evenly spaced questions of a larger board, then a Newton step on
+the whole board); :math:`\kappa` integrated by Gauss-Hermite quadrature along its conditional
+line (refitting :math:`(\theta, b)` at each point, each point weighted by its Laplace evidence;
+with one trial per cell the likelihood does not involve :math:`\kappa` and its posterior is its
+prior, integrated exactly); the uncertainty of :math:`(s, \sigma)` adds
+:math:`G\,\Sigma_\eta G^\top`, :math:`G` the derivative of the posterior means in them (Kass
+and Steffey, "Approximate Bayesian inference in conditionally independent hierarchical
+models", 1989).
+
+**What is reported.** The mean vector and covariance matrix of :math:`\bar\pi`; each model's
+marginal is the Beta law on :math:`[0, 1]` with that mean and variance (so intervals stay
+inside the support without clipping); :math:`P(\bar\pi_i > \bar\pi_j) = \Phi(E[D]/\mathrm{sd}
+[D])` for :math:`D = \bar\pi_i - \bar\pi_j` with its mean and variance from the joint (the
+ranking confidence of §2.5 with the covariance the board induces), so a model listed above
+another by its mean has :math:`P \ge 1/2`; joint draws from the Gaussian copula of those Beta
+marginals.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
+from scipy.special import betaincinv, digamma, expit, log_expit, ndtr, polygamma
+
+__all__ = [
+    "ABILITY_SD_SCALE",
+    "DIFFICULTY_SD_SCALE",
+    "DISPERSION_PRIOR",
+    "JOINT_MODEL",
+    "JointPosterior",
+    "beta_interval",
+    "joint_posterior",
+]
+
+#: How every output names the board model.
+JOINT_MODEL = (
+    "board model (ability minus shared question difficulty, Beta dispersion; joint posterior)"
+)
+#: scale of the half-normal hyperprior on the sd s of the question difficulties (logit scale)
+DIFFICULTY_SD_SCALE = 3.0
+#: scale of the half-normal hyperprior on the sd sigma of the models' abilities (logit scale)
+ABILITY_SD_SCALE = 2.0
+#: (median, log-sd) of the log-normal hyperprior on the dispersion kappa
+DISPERSION_PRIOR = (5.0, 1.0)
+
+_X_LIMIT = 35.0  # |theta - b| is clipped here (expit underflows beyond ~745)
+_SEARCH_QUESTIONS = 200  # questions the hyperparameter search uses on a larger board
+_SEARCH_MODELS = 200  # models it uses
+#: Gauss-Hermite nodes of log kappa's prior (one trial per cell: no refits) and of its
+#: conditional line (each node refits the latent field)
+_KAPPA_NODES, _KAPPA_WEIGHTS = np.polynomial.hermite_e.hermegauss(7)
+_KAPPA_WEIGHTS = _KAPPA_WEIGHTS / _KAPPA_WEIGHTS.sum()
+_LINE_NODES, _LINE_WEIGHTS = np.polynomial.hermite_e.hermegauss(5)
+_LINE_WEIGHTS = _LINE_WEIGHTS / _LINE_WEIGHTS.sum()
+_X_NODES, _X_WEIGHTS = np.polynomial.hermite_e.hermegauss(5)
+_X_WEIGHTS = _X_WEIGHTS / _X_WEIGHTS.sum()
+_FINITE_SUMS = 16  # cells with at most this many trials: log-gamma differences as finite sums
+_MEMO: OrderedDict = OrderedDict()  # the last boards fitted (a deterministic computation)
+_MEMO_SIZE = 8
+
+
+# --------------------------------------------------------------------------- the cells
+
+
+class _Cells:
+    r"""The board's counts and the Beta-binomial likelihood of each cell as a function of
+    :math:`x = \theta - b`."""
+
+    def __init__(self, n: NDArray, k: NDArray, answered: NDArray, weight: NDArray):
+        self.L, self.M = n.shape
+        self.answered = answered
+        self.complete = bool(answered.all())
+        self.n = np.where(answered, n, 0).astype(float)
+        self.k = np.where(answered, k, 0).astype(float)
+        self.fails = self.n - self.k
+        self.weight = weight  # (L, M): each cell's share of its model's pi-bar
+        self.max_n = int(self.n.max()) if self.n.size else 0
+        self.single = self.max_n <= 1  # the likelihood does not involve kappa
+        if self.single:
+            self.sign = 2.0 * self.k - self.n  # +1 solved, -1 missed, 0 unanswered
+        else:  # the finite sums' masks, once
+            self.masks = [
+                (self.k > i, self.fails > i, float((self.n > i).sum()))
+                for i in range(min(self.max_n, _FINITE_SUMS))
+            ]
+
+    def terms(self, x: NDArray, kappa: float, hessian: bool = True):
+        """Log likelihood (summed), its first and second derivatives in x per cell."""
+        if self.single:
+            m = expit(x)
+            if self.complete:
+                ll = float(log_expit(self.sign * x).sum())
+                d1 = self.k - m
+                d2 = m * (m - 1.0) if hessian else None
+            else:
+                ll = float((np.abs(self.sign) * log_expit(self.sign * x)).sum())
+                d1 = self.k - self.n * m
+                d2 = self.n * m * (m - 1.0) if hessian else None
+            return ll, d1, d2
+        m, q = expit(x), expit(-x)
+        a, c = kappa * m, kappa * q
+        u = a * q
+        if self.max_n <= _FINITE_SUMS:
+            ll = 0.0
+            b1 = np.zeros_like(x)
+            b2 = np.zeros_like(x) if hessian else None
+            for i, (on_k, on_f, n_on) in enumerate(self.masks):
+                ai, ci = a + i, c + i
+                ll += float(np.log(ai[on_k]).sum() + np.log(ci[on_f]).sum())
+                ll -= n_on * np.log(kappa + i)
+                ra = np.where(on_k, 1.0 / ai, 0.0)
+                rc = np.where(on_f, 1.0 / ci, 0.0)
+                b1 += ra - rc
+                if hessian:
+                    b2 += ra * ra + rc * rc
+        else:
+            from scipy.special import gammaln
+
+            ll_cells = (
+                gammaln(self.k + a)
+                - gammaln(a)
+                + gammaln(self.fails + c)
+                - gammaln(c)
+                - gammaln(self.n + kappa)
+                + gammaln(kappa)
+            )
+            ll = float(np.where(self.answered, ll_cells, 0.0).sum())
+            b1 = digamma(self.k + a) - digamma(a) - digamma(self.fails + c) + digamma(c)
+            b1 = np.where(self.answered, b1, 0.0)
+            if hessian:
+                b2 = -(
+                    polygamma(1, self.k + a)
+                    - polygamma(1, a)
+                    + polygamma(1, self.fails + c)
+                    - polygamma(1, c)
+                )
+                b2 = np.where(self.answered, b2, 0.0)
+        d1 = u * b1
+        d2 = u * (q - m) * b1 - u * u * b2 if hessian else None
+        return ll, d1, d2
+
+    def moments(self, m: NDArray, q: NDArray, kappa: float):
+        """E[p | x], E[p^2 | x] and d E[p | x] / dx of every cell, from m = expit(x) and
+        q = expit(-x)."""
+        a = kappa * m + self.k
+        t = kappa + self.n
+        m1 = a / t
+        m2 = m1 * (a + 1.0) / (t + 1.0)
+        dm1 = (kappa * m * q) / t
+        return m1, m2, dm1
+
+
+# --------------------------------------------------------------------------- the latent field
+
+
+class _Fit(NamedTuple):
+    r"""The Laplace approximation of :math:`(\theta, b)` at one point of the hyperparameters."""
+
+    theta: NDArray
+    b: NDArray
+    schur: NDArray  # S = A - B D^-1 B^T (L, L)
+    factor: NDArray  # its lower Cholesky factor
+    cross: NDArray  # B (L, M): minus the cross block of the Hessian
+    diag_b: NDArray  # D (M,): minus the b block (diagonal)
+    log_evidence: float
+    converged: bool
+
+
+def _blocks(cells: _Cells, theta, b, s, sigma, kappa, hessian=True):
+    x = np.clip(theta[:, None] - b[None, :], -_X_LIMIT, _X_LIMIT)
+    ll, d1, d2 = cells.terms(x, kappa, hessian)
+    c = theta - theta.mean()
+    value = ll - 0.5 * float(b @ b) / s**2 - 0.5 * float(c @ c) / sigma**2
+    g_theta = d1.sum(axis=1) - c / sigma**2
+    g_b = -d1.sum(axis=0) - b / s**2
+    if not hessian:
+        return value, g_theta, g_b, None, None, None
+    n_models = theta.size
+    a_mat = (np.eye(n_models) - 1.0 / n_models) / sigma**2
+    a_mat[np.diag_indices(n_models)] -= d2.sum(axis=1)
+    return value, g_theta, g_b, a_mat, d2, -d2.sum(axis=0) + 1.0 / s**2
+
+
+def _mm(a: NDArray, b: NDArray) -> NDArray:
+    return a @ b
+
+
+def _schur(a_mat, cross, diag_b, shift=0.0):
+    scaled = cross / np.sqrt(diag_b + shift)
+    out = a_mat - _mm(scaled, scaled.T)
+    if shift:
+        out[np.diag_indices(out.shape[0])] += shift
+    return out
+
+
+def _factor(a_mat, cross, diag_b):
+    """The Schur complement and its Cholesky factor with the smallest Levenberg shift that
+    makes it definite: ``(schur, factor, shift)`` (factor None when none does)."""
+    shift = 0.0
+    for _ in range(60):
+        if np.all(diag_b + shift > 0):
+            schur = _schur(a_mat, cross, diag_b, shift)
+            factor, info = dpotrf(schur, lower=1, clean=0)
+            if info == 0:
+                return schur, factor, shift
+        shift = max(4.0 * shift, 1e-8 * (1.0 + np.abs(diag_b).max()))
+    return None, None, shift
+
+
+def _laplace(cells: _Cells, s, sigma, kappa, theta, b, max_iter: int = 60) -> _Fit:
+    r"""Mode of :math:`(\theta, b)` given the hyperparameters (damped Newton steps with a
+    Levenberg shift where the objective is not concave) and the Laplace evidence."""
+    value, g_t, g_b, a_mat, cross, diag_b = _blocks(cells, theta, b, s, sigma, kappa)
+    converged = False
+    schur = factor = None
+    shift = np.inf
+    for _ in range(max_iter):
+        schur, factor, shift = _factor(a_mat, cross, diag_b)
+        if factor is None:
+            break
+        rhs = g_t - cross @ (g_b / (diag_b + shift))
+        step_t = dpotrs(factor, rhs, lower=1)[0]
+        step_b = (g_b - cross.T @ step_t) / (diag_b + shift)
+        decrement = float(step_t @ g_t + step_b @ g_b)
+        if decrement < 1e-9:
+            converged = True
+            break
+        t = 1.0
+        for _ in range(30):
+            cand_t, cand_b = theta + t * step_t, b + t * step_b
+            out = _blocks(cells, cand_t, cand_b, s, sigma, kappa)
+            if out[0] >= value - 1e-12 * abs(value):
+                break
+            t *= 0.5
+        else:
+            converged = decrement < 1e-6
+            break
+        theta, b = cand_t, cand_b
+        value, g_t, g_b, a_mat, cross, diag_b = out
+        schur = factor = None
+    diag_safe = np.maximum(diag_b, 1e-12)
+    if factor is None or shift != 0.0 or not np.array_equal(diag_safe, diag_b):
+        # the definite matrix nearest the Hessian here (a saddle, or a shift was needed)
+        schur = _schur(a_mat, cross, diag_safe)
+        factor, info = dpotrf(schur, lower=1, clean=0)
+        if info != 0:
+            low = float(np.linalg.eigvalsh(schur).min())
+            schur = schur + (1e-8 - low) * np.eye(schur.shape[0])
+            factor = dpotrf(schur, lower=1, clean=0)[0]
+    log_det = float(2.0 * np.log(np.diag(factor)).sum() + np.log(diag_safe).sum())
+    n_models = theta.size
+    evidence = value - (n_models - 1) * np.log(sigma) - cells.M * np.log(s) - 0.5 * log_det
+    return _Fit(theta, b, schur, factor, cross, diag_safe, float(evidence), converged)
+
+
+# --------------------------------------------------------------------------- pi-bar moments
+
+
+class _Latent(NamedTuple):
+    """The Gaussian law of every cell's x = theta - b under one fit, and what the delta method
+    needs of the fit's covariance."""
+
+    x0: NDArray  # (L, M)
+    sd_x: NDArray  # (L, M)
+    var_x: NDArray  # (L, M)
+    schur_inv: NDArray  # (L, L): Cov(theta)
+    w_mat: NDArray  # (L, M): -Cov(theta, b)
+
+
+def _third(cells: _Cells, x: NDArray, kappa: float) -> NDArray:
+    """The third derivative of every cell's log likelihood in x (one trial: in closed form;
+    otherwise a central difference of the second, step 1e-4)."""
+    if cells.single:
+        m = expit(x)
+        return -cells.n * m * (1.0 - m) * (1.0 - 2.0 * m)
+    h = 1e-4
+    return (cells.terms(x + h, kappa)[2] - cells.terms(x - h, kappa)[2]) / (2.0 * h)
+
+
+def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
+    r"""The Gaussian law of every cell's :math:`x = \theta - b`: the Laplace covariance, and
+    the mean corrected for the skewness of the latent field's posterior,
+    :math:`E[z] \approx \hat z + \tfrac12\Sigma u`, :math:`u_j = \sum_{kl} T_{jkl}
+    \Sigma_{kl}`, T the third derivatives of the log posterior (a cell adds its log
+    likelihood's third derivative times :math:`\mathrm{Var}(x)` to its model's entry and
+    minus that to its question's): with few models or questions the mode and the mean
+    differ by up to a quarter of a posterior sd (measured against importance sampling)."""
+    inv, info = dpotri(fit.factor, lower=1)
+    if info != 0:
+        inv = np.linalg.inv(fit.schur)
+    schur_inv = np.tril(inv) + np.tril(inv, -1).T
+    scaled = fit.cross / fit.diag_b  # B D^-1 (L, M)
+    w_mat = _mm(schur_inv, scaled)
+    var_b = 1.0 / fit.diag_b + (scaled * w_mat).sum(axis=0)
+    var_x = np.diag(schur_inv)[:, None] + var_b[None, :] + 2.0 * w_mat
+    np.maximum(var_x, 0.0, out=var_x)
+    x_mode = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
+    t = _third(cells, x_mode, kappa) * var_x
+    u_t, u_b = t.sum(axis=1), -t.sum(axis=0)
+    shift_t = schur_inv @ (u_t - fit.cross @ (u_b / fit.diag_b))
+    shift_b = (u_b - fit.cross.T @ shift_t) / fit.diag_b
+    x0 = (fit.theta + 0.5 * shift_t)[:, None] - (fit.b + 0.5 * shift_b)[None, :]
+    return _Latent(x0, np.sqrt(var_x), var_x, schur_inv, w_mat)
+
+
+def _nodes(latent: _Latent):
+    """expit of every cell's x at the Gauss-Hermite nodes of its law: (weight, m, q)."""
+    for z, wz in zip(_X_NODES, _X_WEIGHTS, strict=True):
+        x = np.clip(latent.x0 + latent.sd_x * z, -_X_LIMIT, _X_LIMIT)
+        yield wz, expit(x), expit(-x)
+
+
+def _moments_single(cells: _Cells, fit: _Fit, latent: _Latent, kappas: NDArray):
+    r""":func:`_moments` when every cell has one trial: with :math:`n = 1`,
+    :math:`E[p \mid x] = c(\kappa m + k)`, :math:`E[p^2 \mid x] = c_2(\kappa^2 m^2 +
+    \kappa(2k + 1)m + 2k)`, :math:`dE[p \mid x]/dx = c\kappa m(1 - m)`, :math:`c = 1/(\kappa
+    + 1)`, :math:`c_2 = c/(\kappa + 2)`: every sum over the questions is a polynomial in
+    :math:`\kappa` of sums that do not depend on it, computed once."""
+    shape = latent.x0.shape
+    e_m, e_mm, e_mq = (np.zeros(shape) for _ in range(3))
+    for wz, m, q in _nodes(latent):
+        e_m += wz * m
+        e_mm += wz * (m * m)
+        e_mq += wz * (m * q)
+    k, share = cells.k, cells.weight
+    share2 = share * share
+    s_m = (share * e_m).sum(axis=1)
+    s_k = (share * k).sum(axis=1)
+    a1 = (share2 * e_mm).sum(axis=1)
+    a2 = (share2 * (2.0 * k + 1.0) * e_m).sum(axis=1)
+    a3 = (share2 * 2.0 * k).sum(axis=1)
+    a4 = (share2 * (e_m * e_m)).sum(axis=1)  # E[m]^2: its square, not E[m^2]
+    a5 = (share2 * k * e_m).sum(axis=1)
+    a6 = (share2 * k).sum(axis=1)
+    a7 = (share2 * (e_mq * e_mq) * latent.var_x).sum(axis=1)
+    # the delta method's covariance at c kappa = 1 (it scales with (c kappa)^2)
+    j_b = share * e_mq
+    j_theta = j_b.sum(axis=1)
+    t1 = j_theta[:, None] * latent.schur_inv * j_theta[None, :]
+    jd = j_b / fit.diag_b
+    y = _mm(jd, fit.cross.T)  # J_b D^-1 B^T; W J_b^T = S^-1 y^T
+    sy = _mm(latent.schur_inv, y.T)
+    t2 = j_theta[:, None] * sy
+    base = t1 + t2 + t2.T + _mm(jd, j_b.T) + _mm(y, sy)
+    base = 0.5 * (base + base.T)
+    means, covs = [], []
+    for kappa in kappas:
+        c = 1.0 / (kappa + 1.0)
+        c2 = c / (kappa + 2.0)
+        mean = c * (kappa * s_m + s_k)
+        e_m2 = c2 * (kappa**2 * a1 + kappa * a2 + a3)
+        e_m1sq = c * c * (kappa**2 * a4 + 2.0 * kappa * a5 + a6)
+        own = e_m2 - e_m1sq - (c * kappa) ** 2 * a7
+        cov = (c * kappa) ** 2 * base
+        cov[np.diag_indices(cov.shape[0])] += own
+        means.append(mean)
+        covs.append(cov)
+    return np.array(means), np.array(covs)
+
+
+def _mean_gradient(cells: _Cells, fit: _Fit, eta: NDArray, kappa: float) -> NDArray:
+    r"""Derivatives ``(L, 2)`` of every model's pi-bar at the latent field's mode in
+    :math:`(\log s, \log\sigma)`, by the implicit function theorem: at the mode the
+    gradient vanishes, so :math:`dz/d\eta = K^{-1}\,\partial g/\partial\eta` (K minus
+    the Hessian, solved through its Schur complement), with :math:`\partial g_b/\partial
+    \log s = 2b/s^2` and :math:`\partial g_\theta/\partial\log\sigma = 2(\theta -
+    \bar\theta)/\sigma^2`; then the chain rule through :math:`E[p \mid x]`."""
+    s, sigma = np.exp(eta[0]), np.exp(eta[1])
+    x = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
+    dm1 = cells.moments(expit(x), expit(-x), kappa)[2]
+    share_dm = cells.weight * dm1  # (L, M)
+    c = fit.theta - fit.theta.mean()
+    out = np.empty((fit.theta.size, 2))
+    for col, (r_t, r_b) in enumerate(
+        ((np.zeros_like(fit.theta), 2.0 * fit.b / s**2), (2.0 * c / sigma**2, np.zeros_like(fit.b)))
+    ):
+        step_t = dpotrs(fit.factor, r_t - fit.cross @ (r_b / fit.diag_b), lower=1)[0]
+        step_b = (r_b - fit.cross.T @ step_t) / fit.diag_b
+        out[:, col] = share_dm.sum(axis=1) * step_t - share_dm @ step_b
+    return out
+
+
+def _moments(cells: _Cells, fit: _Fit, kappas: NDArray):
+    """Mean ``(K, L)`` and covariance ``(K, L, L)`` of pi-bar for each kappa of ``kappas``
+    given one Laplace fit (module docstring)."""
+    kappas = np.atleast_1d(np.asarray(kappas, float))
+    latent = _latent(cells, fit, float(kappas[len(kappas) // 2]))
+    if cells.single and cells.complete:
+        return _moments_single(cells, fit, latent, kappas)
+    shape = latent.x0.shape
+    acc = [[np.zeros(shape) for _ in range(3)] for _ in kappas]  # E m1, E m2, E dm1
+    for wz, m, q in _nodes(latent):
+        for j, kappa in enumerate(kappas):
+            m1, m2, dm1 = cells.moments(m, q, kappa)
+            e = acc[j]
+            e[0] += wz * m1
+            e[1] += wz * m2
+            e[2] += wz * dm1
+    share = cells.weight
+    share2 = share * share
+    jd_base = share / fit.diag_b
+    means, covs = [], []
+    for e_m1, e_m2, e_dm in acc:
+        mean = (share * e_m1).sum(axis=1)
+        own = (share2 * (e_m2 - e_m1 * e_m1 - e_dm * e_dm * latent.var_x)).sum(axis=1)
+        j_b = share * e_dm  # minus the Jacobian of E[pi-bar | theta, b] in b (L, M)
+        j_theta = j_b.sum(axis=1)  # its Jacobian in theta (diagonal)
+        t1 = j_theta[:, None] * latent.schur_inv * j_theta[None, :]
+        jd = jd_base * e_dm  # J_b D^-1
+        y = _mm(jd, fit.cross.T)  # (L, L); W J_b^T = S^-1 y^T
+        sy = _mm(latent.schur_inv, y.T)
+        t2 = j_theta[:, None] * sy  # J_t Cov(theta, b) J_b^T, both signs -
+        t3 = _mm(jd, j_b.T) + _mm(y, sy)
+        cov = t1 + t2 + t2.T + t3
+        cov[np.diag_indices(cov.shape[0])] += own
+        means.append(mean)
+        covs.append(0.5 * (cov + cov.T))
+    return np.array(means), np.array(covs)
+
+
+# --------------------------------------------------------------------------- hyperparameters
+
+
+def _log_hyperprior(eta: NDArray) -> float:
+    """Log density of the hyperprior in eta = (log s, log sigma, log kappa)."""
+    s, sigma = np.exp(eta[0]), np.exp(eta[1])
+    mu, sd = np.log(DISPERSION_PRIOR[0]), DISPERSION_PRIOR[1]
+    return float(
+        -0.5 * (s / DIFFICULTY_SD_SCALE) ** 2
+        + eta[0]
+        - 0.5 * (sigma / ABILITY_SD_SCALE) ** 2
+        + eta[1]
+        - 0.5 * ((eta[2] - mu) / sd) ** 2
+    )
+
+
+class _Search:
+    """The log posterior of the hyperparameters on a board, each point's latent fit
+    warm-started from the last one's."""
+
+    def __init__(self, cells: _Cells, theta: NDArray, b: NDArray):
+        self.cells, self.theta, self.b = cells, theta, b
+        self.fits: dict[tuple, _Fit] = {}
+
+    def fit(self, eta: NDArray) -> _Fit:
+        key = tuple(np.round(np.asarray(eta, float), 9))
+        if key not in self.fits:
+            s, sigma, kappa = np.exp(key)
+            f = _laplace(self.cells, s, sigma, kappa, self.theta, self.b)
+            if np.isfinite(f.log_evidence):
+                self.theta, self.b = f.theta, f.b
+            self.fits[key] = f
+        return self.fits[key]
+
+    def log_post(self, eta: NDArray) -> float:
+        eta = np.asarray(eta, float)
+        if np.any(np.abs(eta) > 8.0):
+            return -np.inf
+        lp = self.fit(eta).log_evidence + _log_hyperprior(eta)
+        return lp if np.isfinite(lp) else -np.inf
+
+
+def _hessian(fun, x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
+    """Central finite-difference Hessian."""
+    d = x0.size
+    out = np.zeros((d, d))
+    eye = np.eye(d) * h
+    for i in range(d):
+        out[i, i] = (fun(x0 + eye[i]) - 2.0 * f0 + fun(x0 - eye[i])) / h**2
+        for j in range(i):
+            out[i, j] = out[j, i] = (
+                fun(x0 + eye[i] + eye[j])
+                - fun(x0 + eye[i] - eye[j])
+                - fun(x0 - eye[i] + eye[j])
+                + fun(x0 - eye[i] - eye[j])
+            ) / (4.0 * h * h)
+    return out
+
+
+def _mode(search: _Search, start: NDArray, dims: list[int]) -> tuple[NDArray, NDArray]:
+    """Posterior mode of the hyperparameters over ``dims`` (the others held at ``start``) and
+    the Hessian of their log posterior there: Newton's method on central finite differences
+    (step 0.15 on the log scale), the Hessian's eigenvalues held at most -0.5 (a flat
+    direction moves by at most 2 times its gradient), steps capped at 1 and halved until the
+    log posterior rises; it stops when a step is below 0.01 (a hundredth of the log scale)."""
+    full = np.asarray(start, float).copy()
+
+    def f(sub: NDArray) -> float:
+        x = full.copy()
+        x[dims] = sub
+        return search.log_post(x)
+
+    x = full[dims].copy()
+    fx = f(x)
+    hess = np.zeros((x.size, x.size))
+    for _ in range(25):
+        grad = _gradient(f, x, fx)
+        hess = _hessian(f, x, fx)
+        step = np.linalg.solve(_definite(-hess), grad)
+        step *= min(1.0, 1.0 / max(float(np.abs(step).max()), 1e-300))
+        for _ in range(20):
+            cand = x + step
+            f_cand = f(cand)
+            if f_cand >= fx:
+                break
+            step *= 0.5
+        else:
+            break
+        x, fx = cand, f_cand
+        if np.abs(step).max() < 0.01:
+            hess = _hessian(f, x, fx)
+            break
+    full[dims] = x
+    return full, hess
+
+
+def _gradient(fun, x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
+    """Central finite-difference gradient (``f0`` unused: the same signature as
+    :func:`_hessian`, whose evaluations it shares through the search's memo)."""
+    eye = np.eye(x0.size) * h
+    return np.array([(fun(x0 + e) - fun(x0 - e)) / (2.0 * h) for e in eye])
+
+
+# --------------------------------------------------------------------------- the result
+
+
+def beta_interval(
+    mean: ArrayLike, sd: ArrayLike, confidence: float, lo: float = 0.0, hi: float = 1.0
+) -> tuple[NDArray, NDArray]:
+    r"""Equal-tailed interval of the Beta law on ``[lo, hi]`` with the given mean and sd.
+
+    With :math:`m = (\mu - lo)/(hi - lo)` and :math:`v = \sigma^2/(hi - lo)^2`, the Beta has
+    :math:`a = m\nu`, :math:`b = (1 - m)\nu`, :math:`\nu = m(1 - m)/v - 1`; its quantiles
+    never leave ``[lo, hi]``. Where :math:`v \ge m(1 - m)` (no Beta has that spread) the
+    interval is the whole support; a zero sd gives the mean twice.
+    """
+    mean, sd = np.asarray(mean, float), np.asarray(sd, float)
+    width = hi - lo
+    m = np.clip((mean - lo) / width, 0.0, 1.0)
+    v = (sd / width) ** 2
+    tail = 0.5 * (1.0 - confidence)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nu = m * (1.0 - m) / v - 1.0
+        a, b = m * nu, (1.0 - m) * nu
+        ok = (nu > 0) & (m > 0) & (m < 1)
+        q_lo = np.where(ok, betaincinv(np.where(ok, a, 1.0), np.where(ok, b, 1.0), tail), 0.0)
+        q_hi = np.where(ok, betaincinv(np.where(ok, a, 1.0), np.where(ok, b, 1.0), 1 - tail), 1.0)
+    point = (v == 0) | (m <= 0) | (m >= 1)
+    q_lo = np.where(point, m, q_lo)
+    q_hi = np.where(point, m, q_hi)
+    return lo + width * q_lo, lo + width * q_hi
+
+
+def _beta_parameters(mean: NDArray, var: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """Beta parameters with the given mean and variance on [0, 1], and where they exist."""
+    m = np.clip(mean, 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nu = m * (1.0 - m) / var - 1.0
+    ok = (nu > 0) & (m > 0) & (m < 1) & (var > 0)
+    return np.where(ok, m * nu, 1.0), np.where(ok, (1.0 - m) * nu, 1.0), ok
+
+
+def _mixture_quantile(means: NDArray, var: NDArray, weight: NDArray, q: float) -> NDArray:
+    """The q quantile of each model's mixture of Betas (components ``(K, L)``) by bisection
+    on its CDF (60 halvings of [0, 1]: to 1e-18)."""
+    from scipy.special import betainc
+
+    a, b, ok = _beta_parameters(means, var)
+    lo = np.zeros(means.shape[1])
+    hi = np.ones(means.shape[1])
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        cdf = np.where(ok, betainc(a, b, mid[None, :]), (means <= mid[None, :]).astype(float))
+        below = weight @ cdf < q
+        lo = np.where(below, mid, lo)
+        hi = np.where(below, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+@dataclass(frozen=True, eq=False)
+class JointPosterior:
+    r"""The joint posterior of the models' :math:`\bar\pi` on one board (module docstring).
+
+    Attributes
+    ----------
+    mean : ndarray, shape ``(L,)``
+        :math:`E[\bar\pi_l \mid \text{every model's results}]`.
+    cov : ndarray, shape ``(L, L)``
+        Posterior covariance of :math:`\bar\pi`.
+    parts_mean, parts_var : ndarray, shape ``(K, L)``
+        Mean and variance of each model's :math:`\bar\pi` at each of the K quadrature
+        points of :math:`\kappa`; each model's marginal is the mixture of the Betas with
+        these moments (weights ``parts_weight``), whose mean and variance are ``mean`` and
+        the diagonal of ``cov``.
+    parts_weight : ndarray, shape ``(K,)``
+    difficulty_sd, ability_sd, dispersion : float
+        Posterior modes of s, :math:`\sigma` and :math:`\kappa` (:math:`\kappa`: its
+        hyperprior's median when it is not identified).
+    dispersion_identified : bool
+        False when every cell has one trial: :math:`\kappa` then keeps its hyperprior.
+    converged : bool
+        Whether Newton's method converged at the hyperparameters' mode.
+    """
+
+    mean: NDArray[np.float64]
+    cov: NDArray[np.float64]
+    parts_mean: NDArray[np.float64]
+    parts_var: NDArray[np.float64]
+    parts_weight: NDArray[np.float64]
+    difficulty_sd: float
+    ability_sd: float
+    dispersion: float
+    dispersion_identified: bool
+    converged: bool = True
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def sd(self) -> NDArray[np.float64]:
+        r"""Posterior sd of each model's :math:`\bar\pi`."""
+        return np.sqrt(np.maximum(np.diag(self.cov), 0.0))
+
+    def interval(self, confidence: float = 0.95) -> tuple[NDArray, NDArray]:
+        """Equal-tailed interval of each model's marginal law (the mixture of Betas)."""
+        key = ("interval", float(confidence))
+        if key not in self._cache:
+            tail = 0.5 * (1.0 - confidence)
+            ends = tuple(
+                _mixture_quantile(self.parts_mean, self.parts_var, self.parts_weight, q)
+                for q in (tail, 1.0 - tail)
+            )
+            for e in ends:
+                e.flags.writeable = False
+            self._cache[key] = ends
+        return self._cache[key]
+
+    def prob_better(self) -> NDArray[np.float64]:
+        r""":math:`P(\bar\pi_i > \bar\pi_j) = \Phi(E[D]/\mathrm{sd}[D])`, 1/2 on the
+        diagonal, shape ``(L, L)``."""
+        if "prob" not in self._cache:
+            var = np.diag(self.cov)
+            d = self.mean[:, None] - self.mean[None, :]
+            v = np.maximum(var[:, None] + var[None, :] - 2.0 * self.cov, 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z = np.where(v > 0, d / np.sqrt(v), np.sign(d) * np.inf)
+            prob = ndtr(np.nan_to_num(z, nan=0.0))
+            np.fill_diagonal(prob, 0.5)
+            prob.flags.writeable = False
+            self._cache["prob"] = prob
+        return self._cache["prob"]
+
+    def draws(self, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+        r"""``n`` joint draws ``(n, L)``: a quadrature point of :math:`\kappa` per draw (shared
+        by the models), then the Gaussian copula of the posterior correlations with that
+        point's Beta marginals."""
+        sd = self.sd
+        with np.errstate(divide="ignore", invalid="ignore"):
+            corr = self.cov / np.outer(sd, sd)
+        corr = np.where(np.isfinite(corr), corr, 0.0)
+        np.fill_diagonal(corr, 1.0)
+        evals, evecs = np.linalg.eigh(corr)
+        root = evecs * np.sqrt(np.clip(evals, 0.0, None))
+        z = rng.standard_normal((n, self.mean.size)) @ root.T
+        u = ndtr(z)
+        part = rng.choice(self.parts_weight.size, size=n, p=self.parts_weight)
+        a, b, ok = _beta_parameters(self.parts_mean, self.parts_var)
+        out = betaincinv(a[part], b[part], u)
+        return np.where(ok[part], out, np.clip(self.parts_mean[part], 0.0, 1.0))
+
+
+# --------------------------------------------------------------------------- the fit
+
+
+def _start(n: NDArray, k: NDArray, answered: NDArray) -> tuple[NDArray, NDArray]:
+    """Abilities and difficulties from the smoothed rates (logit scale)."""
+    kk, nn = np.where(answered, k, 0), np.where(answered, n, 0)
+    rate_l = (kk.sum(axis=1) + 0.5) / (nn.sum(axis=1) + 1.0)
+    rate_q = (kk.sum(axis=0) + 0.5) / (nn.sum(axis=0) + 1.0)
+    theta = np.log(rate_l / (1.0 - rate_l))
+    b = -np.log(rate_q / (1.0 - rate_q))
+    b = b - b.mean()
+    return theta - theta.mean() + np.log(rate_l.mean() / (1 - rate_l.mean())), b
+
+
+def _guess(theta: NDArray, b: NDArray) -> NDArray:
+    s = float(np.clip(np.std(b) if b.size > 1 else 1.0, 0.3, 5.0))
+    sigma = float(np.clip(np.std(theta) if theta.size > 1 else 1.0, 0.2, 4.0))
+    return np.array([np.log(s), np.log(sigma), np.log(DISPERSION_PRIOR[0])])
+
+
+def _weights(answered: NDArray) -> NDArray:
+    count = answered.sum(axis=1, keepdims=True)
+    return np.where(answered, 1.0 / np.maximum(count, 1), 0.0)
+
+
+def joint_posterior(counts: ArrayLike, answered: ArrayLike | None = None) -> JointPosterior | None:
+    r"""The joint posterior of every model's :math:`\bar\pi` on a board (module docstring).
+
+    Parameters
+    ----------
+    counts : array_like, shape ``(L, M, 2)``
+        Failures and successes of each model on each question (whole numbers; a question
+        without trials: zeros).
+    answered : array_like of bool, shape ``(L, M)``, optional
+        The questions each model's :math:`\bar\pi` averages over (default: those it has a
+        trial of, or all M when every model answered every question).
+
+    Returns
+    -------
+    JointPosterior or None
+        None when the data are not whole binary counts of at least two models sharing a
+        question. The last 8 boards' results are kept (the same board asked again gets the
+        same object).
+    """
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 3 or counts.shape[-1] != 2 or counts.shape[0] < 2:
+        return None
+    if not np.all(np.isfinite(counts)) or not np.allclose(counts, np.round(counts)):
+        return None
+    key = (
+        counts.shape,
+        counts.tobytes(),
+        None if answered is None else np.asarray(answered, bool).tobytes(),
+    )
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    with _one_thread():
+        result = _joint(np.round(counts).astype(np.int64), answered)
+    if result is not None:
+        result.mean.flags.writeable = False
+        result.cov.flags.writeable = False
+    _MEMO[key] = result
+    if len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return result
+
+
+_CONTROLLER = None
+
+
+def _one_thread():
+    """BLAS and LAPACK on one thread while a board is fitted (threadpoolctl): the many small
+    factorisations and products of the fit lose far more to threads waiting for a busy core
+    than they gain (a 200 x 200 Cholesky factor: 0.23 ms on one thread, 3-110 ms with two
+    at load 5), and one thread spends the least CPU time."""
+    global _CONTROLLER
+    from threadpoolctl import ThreadpoolController
+
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
+    n = counts.sum(axis=-1)
+    k = counts[..., 1]
+    has = n > 0
+    answered = has if answered_in is None else np.asarray(answered_in, bool) & has
+    if answered_in is not None and np.asarray(answered_in).shape != n.shape:
+        return None
+    if (answered.sum(axis=0) >= 2).sum() < 1 or (answered.sum(axis=1) == 0).any():
+        return None
+    # the pi-bar of each model averages over its answered questions; a question with trials
+    # outside them still informs the difficulty
+    share_mask = answered if answered_in is None else np.asarray(answered_in, bool)
+    weight = _weights(share_mask & has)
+    cells = _Cells(n, k, has, weight)
+    theta0, b0 = _start(n, k, has)
+    n_models, m = n.shape
+    # 1. the hyperparameters' mode, on at most _SEARCH_QUESTIONS questions and _SEARCH_MODELS
+    # models (evenly spaced; the models spread along their order by ability)
+    rows, cols = np.arange(n_models), np.arange(m)
+    if m > _SEARCH_QUESTIONS:
+        cols = np.unique(np.linspace(0, m - 1, _SEARCH_QUESTIONS).round().astype(int))
+    if n_models > _SEARCH_MODELS:
+        by_ability = np.argsort(theta0, kind="stable")
+        rows = np.sort(by_ability[np.linspace(0, n_models - 1, _SEARCH_MODELS).round().astype(int)])
+    search_small = None
+    if rows.size < n_models or cols.size < m:
+        sub_has = has[np.ix_(rows, cols)]
+        small = _Cells(n[np.ix_(rows, cols)], k[np.ix_(rows, cols)], sub_has, _weights(sub_has))
+        search_small = _Search(small, theta0[rows], b0[cols])
+    search = _Search(cells, theta0, b0)
+    dims = [0, 1] if cells.single else [0, 1, 2]
+    eta0 = _guess(theta0, b0)
+    first = search_small or search
+    # the mode and the curvature of the hyperparameters' log posterior (on the board searched)
+    eta, hess = _mode(first, eta0, dims)
+    if search_small is not None:  # the information grows with the cells
+        hess = hess * (has.sum() / max(search_small.cells.answered.sum(), 1))
+        search.b = _extend(cells, theta0, eta)
+    cov_eta = np.linalg.inv(_definite(-hess))
+    # 2. kappa: its quadrature along the conditional line (or its prior, with one trial)
+    mode_fit = search.fit(eta)
+    kappa_mu, kappa_sd = np.log(DISPERSION_PRIOR[0]), DISPERSION_PRIOR[1]
+    if cells.single:
+        kappas = np.exp(kappa_mu + kappa_sd * _KAPPA_NODES)
+        mean_k, cov_k = _moments(cells, mode_fit, kappas)
+        wts = _KAPPA_WEIGHTS
+        ks_cov = cov_eta
+        kappa_hat = float(np.exp(kappa_mu))
+    else:
+        i_k = dims.index(2)
+        sd_k = float(np.sqrt(cov_eta[i_k, i_k]))
+        line = np.zeros(3)
+        line[dims] = cov_eta[:, i_k] / sd_k
+        f_mode = search.log_post(eta)
+        pts, lw = [], []
+        for z, wz in zip(_LINE_NODES, _LINE_WEIGHTS, strict=True):
+            e = eta + z * line
+            pts.append(search.fit(e))
+            lw.append(np.log(wz) + search.log_post(e) - f_mode + 0.5 * z * z)
+        lw = np.array(lw)
+        wts = np.exp(lw - lw.max())
+        wts = wts / wts.sum()
+        means, covs = [], []
+        for f_pt, z in zip(pts, _LINE_NODES, strict=True):
+            mk, ck = _moments(cells, f_pt, np.exp(eta[2] + z * line[2]))
+            means.append(mk[0])
+            covs.append(ck[0])
+        mean_k, cov_k = np.array(means), np.array(covs)
+        # the conditional covariance of (log s, log sigma) given kappa
+        keep_d = [dims.index(0), dims.index(1)]
+        c = cov_eta[np.ix_(keep_d, keep_d)]
+        cross = cov_eta[np.ix_(keep_d, [i_k])]
+        ks_cov = c - cross @ cross.T / cov_eta[i_k, i_k]
+        kappa_hat = float(np.exp(eta[2]))
+        search.theta, search.b = mode_fit.theta, mode_fit.b
+    mean = wts @ mean_k
+    second = np.einsum("k,kab->ab", wts, cov_k + mean_k[:, :, None] * mean_k[:, None, :])
+    cov = second - np.outer(mean, mean)
+    # 3. the uncertainty of (s, sigma): Kass and Steffey's first-order term
+    center_kappa = np.exp(kappa_mu) if cells.single else kappa_hat
+    grad_mean = _mean_gradient(cells, mode_fit, eta, center_kappa)
+    extra = grad_mean @ ks_cov @ grad_mean.T
+    cov = cov + extra
+    cov = 0.5 * (cov + cov.T)
+    parts_var = np.diagonal(cov_k, axis1=1, axis2=2) + np.diag(extra)[None, :]
+    return JointPosterior(
+        mean=mean,
+        cov=cov,
+        parts_mean=mean_k,
+        parts_var=parts_var,
+        parts_weight=np.asarray(wts, float),
+        difficulty_sd=float(np.exp(eta[0])),
+        ability_sd=float(np.exp(eta[1])),
+        dispersion=kappa_hat,
+        dispersion_identified=not cells.single,
+        converged=bool(mode_fit.converged),
+    )
+
+
+def _definite(neg: NDArray, floor: float = 0.5) -> NDArray:
+    """``neg`` with its eigenvalues raised to at least ``floor`` (a log-scale sd of at most
+    ``floor**-0.5`` for a flat direction)."""
+    evals, evecs = np.linalg.eigh(0.5 * (neg + neg.T))
+    return (evecs * np.maximum(evals, floor)) @ evecs.T
+
+
+def _extend(cells: _Cells, theta: NDArray, eta: NDArray) -> NDArray:
+    """Difficulties of every question given abilities ``theta`` (a few Newton steps per
+    question), to start the whole board's fit from a subsample's."""
+    s, _, kappa = np.exp(eta)
+    b = np.zeros(cells.M)
+    for _ in range(8):
+        x = np.clip(theta[:, None] - b[None, :], -_X_LIMIT, _X_LIMIT)
+        _, d1, d2 = cells.terms(x, kappa)
+        g = -d1.sum(axis=0) - b / s**2
+        h = -d2.sum(axis=0) + 1.0 / s**2
+        b = b + np.clip(g / np.maximum(h, 1e-9), -3.0, 3.0)
+    return b
