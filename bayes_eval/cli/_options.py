@@ -38,8 +38,7 @@ __all__ = [
     "sampler_settings",
     "seed_options",
     "source_name",
-    "task_option",
-    "tasks_to_rank",
+    "tasks_of",
 ]
 
 
@@ -116,6 +115,13 @@ def data_options(*, questions: bool = True) -> argparse.ArgumentParser:
     )
     g.add_argument("--schema", help="built-in rubric schema (see `bayes-eval schemas`)")
     g.add_argument("--schema-file", metavar="FILE", help="user-defined rubric schema (TOML)")
+    g.add_argument(
+        "--task",
+        metavar="NAME",
+        help="read this task only (a task, group or subtask of lm-eval output, a value of a "
+        "long table's task column); a log with several tasks is analysed task by task (rank, "
+        "pairs) or refused with the list of its tasks: they are not one benchmark",
+    )
     g.add_argument("--model", help="name of the LLM where the log does not give one")
     g.add_argument("--metric", help="lm-eval / HELM metric used as the 0/1 score")
     g.add_argument("--filter", help="lm-eval filter (default: the first in the file)")
@@ -138,11 +144,23 @@ def load_results(
     :func:`prior_options` say (:func:`bayes_eval.logs.scored.load_scored`); ``questions``
     overrides the default design mode ``"error"``; ``offer_fractional=False``: a command that
     cannot count graded scores fractionally offers score levels only; ``task`` (else
-    ``--task``, :func:`task_option`) reads that task only."""
+    ``--task``) reads that task only; results with several tasks and none chosen are refused,
+    listing them (:func:`tasks_of`)."""
     from bayes_eval.logs.scored import load_scored
 
     files = args.file
     mode = getattr(args, "questions", None) or questions or "error"
+    task = task or getattr(args, "task", None)
+    if task is None:
+        several = tasks_of(args)
+        if several:
+            more = f", ... ({len(several)} tasks)" if len(several) > 12 else ""
+            shown_ = ", ".join(several[:12]) + more
+            raise ValueError(
+                f"{source_name(args)} holds {len(several)} tasks ({shown_}), which are not one "
+                "benchmark: choose one with --task NAME (rank and pairs analyse each task in "
+                "turn)."
+            )
     return load_scored(
         files,
         format=args.format,
@@ -160,7 +178,7 @@ def load_results(
         cli_names=True,
         cluster=getattr(args, "cluster", None),
         offer_fractional=offer_fractional,
-        task=task or getattr(args, "task", None),
+        task=task,
     )
 
 
@@ -173,22 +191,21 @@ def cluster_option(help: str) -> argparse.ArgumentParser:
     return p
 
 
-def task_option(help: str) -> argparse.ArgumentParser:
-    """``--task NAME``: read one task of a log with several (:func:`load_results`)."""
-    p = _parent()
-    p.add_argument("--task", metavar="NAME", help=help)
-    return p
-
-
-def tasks_to_rank(args: argparse.Namespace) -> list[str]:
-    """The tasks to rank one by one: ``--task`` alone when given, else the log's tasks that
-    are separate evaluations (lm-eval's, :func:`bayes_eval.logs.read.log_tasks`; empty for
-    a log whose tasks one leaderboard pools)."""
+def tasks_of(args: argparse.Namespace) -> list[str]:
+    """The tasks of the results to analyse one by one: ``--task`` alone when given, else the
+    log's tasks when it holds several (:func:`bayes_eval.logs.read.log_tasks`, read with the
+    options :func:`load_results` reads with, so the log is read once); empty for one task."""
     from bayes_eval.logs.read import log_tasks
 
     if getattr(args, "task", None):
         return [args.task]
-    return log_tasks(args.file, format=args.format)
+    files = args.file if isinstance(args.file, list) else [args.file]
+    if not files or files == [None]:
+        return []
+    options = {k: getattr(args, k, None) for k in ("model", "metric", "filter", "scorer")}
+    if getattr(args, "cluster", None):
+        options["cluster"] = args.cluster
+    return log_tasks(files, format=args.format, **options)
 
 
 def cluster_labels(args: argparse.Namespace, scored) -> list[str] | None:

@@ -66,11 +66,41 @@ def _cell(p: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    prior = opt.prior_from(args)
+    tasks = opt.tasks_of(args) or [None]
+    several = len(tasks) > 1
+    docs = []
+    for i, task in enumerate(tasks):
+        if i and not args.json:
+            say("")
+        plot = args.plot
+        if several and plot:
+            from bayes_eval.cli.rank import _task_plot
+
+            plot = _task_plot(args.plot, task)
+        docs.append(_pairs(args, prior, task, plot))
+    if args.json:
+        if not several:
+            emit_json(docs[0])
+        else:
+            emit_json(
+                {
+                    "prior": "; ".join(dict.fromkeys(str(d["prior"]) for d in docs)),
+                    "file": opt.source_name(args),
+                    "tasks": list(tasks),
+                    "comparisons": docs,
+                }
+            )
+    return 0
+
+
+def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) -> dict | None:
+    """The comparisons of one task (of the results when ``task`` is None): printed, or their
+    ``--json`` document returned."""
     from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
     from bayes_eval.ranking.paired import leaderboard_pairs, table_prior
 
-    prior = opt.prior_from(args)
-    scored = opt.load_results(args)
+    scored = opt.load_results(args, task=task)
     pair_prior = table_prior(prior.kind)  # learned split, Jeffreys or uniform
     result = leaderboard_pairs(
         scored.R,
@@ -83,21 +113,22 @@ def run(args: argparse.Namespace) -> int:
         cluster=opt.cluster_labels(args, scored),
     )
     names, doc = list(result.models), result.to_dict()
-    name = opt.source_name(args)
-    if args.plot:
+    name = opt.source_name(args) + (f" [task {task}]" if task else "")
+    if plot:
         from bayes_eval.plotting.pairs import pairs_plot
 
         matrices = {
             f"{THESE_QUESTIONS} ({result.these_prior})": result.these_questions,
             f"{NEW_QUESTIONS}, paired ({result.prior})": result.paired,
         }
-        pairs_plot(names, matrices, args.plot, title=f"{name}: P(row better than column)")
+        pairs_plot(names, matrices, plot, title=f"{name}: P(row better than column)")
     if args.json:
         doc["prior"] = result.these_prior
         doc["prior_detail"] = {"these_questions": prior.to_dict(), "paired": result.prior}
         doc["clusters"] = doc["clusters"] | {"column": args.cluster}
-        emit_json({"file": name, **doc, "design": scored.design} | {"graded": scored.graded})
-        return 0
+        return {"file": name, "task": task, **doc, "design": scored.design} | {
+            "graded": scored.graded
+        }
     these = f"prior {result.these_prior}; P from the same posterior as `rank`"
     say(
         f"{name}: {len(names)} models, {scored.R.sizes['question']} questions; these "
@@ -135,6 +166,6 @@ def run(args: argparse.Namespace) -> int:
         "model beats the next. these questions: the benchmark's own questions; new questions: "
         "new questions from the same source (paired on the shared questions)."
     )
-    if args.plot:
-        say(f"heat maps written to {args.plot}")
-    return 0
+    if plot:
+        say(f"heat maps written to {plot}")
+    return None

@@ -39,9 +39,10 @@ lm-eval output is read as lm-eval writes it: FILE may be the --output_path folde
 runs are trials; models named as in results_<time>.json). Its tasks are ranked one by one, a
 group (e.g. mmlu) as one task over its subtasks' questions; --cluster task (the subtasks) or
 --cluster doc.FIELD (a field of the documents) gives the clusters of the new-questions
-estimand; --task NAME ranks one task (of any log: a long table's tasks are otherwise pooled
-in one leaderboard). With several tasks --json prints {"tasks": [...], "leaderboards":
-[...]} and --plot forest.png writes forest_<task>.png per task."""
+estimand. Any log with several tasks (lm-eval's, a long table's task column, Inspect runs
+of several tasks) is ranked task by task, never pooled; --task NAME ranks one. With several
+tasks --json prints {"tasks": [...], "leaderboards": [...]} and --plot forest.png writes
+forest_<task>.png per task."""
 
 ESTIMATORS = ["closed-form", "crossed"]
 ESTIMANDS = ["these-questions", "new-questions"]
@@ -64,11 +65,6 @@ def add_parser(sub) -> None:
                 "for lm-eval output 'task' (each question's subtask: the subjects of a group "
                 "such as mmlu) or doc.FIELD (a field of the document, e.g. doc.category); with "
                 "--estimand new-questions"
-            ),
-            opt.task_option(
-                "rank this task only (a task, group or subtask of an lm-eval output, a value "
-                "of a long table's task column); default: lm-eval output is ranked task by "
-                "task, other logs pool their tasks in one leaderboard"
             ),
         ],
     )
@@ -143,7 +139,7 @@ def _check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _check(args)
-    tasks = opt.tasks_to_rank(args) or [None]
+    tasks = opt.tasks_of(args) or [None]
     several = len(tasks) > 1
     docs = []
     for i, task in enumerate(tasks):
@@ -223,7 +219,12 @@ def _rank(args: argparse.Namespace, task: str | None, plot: str | None) -> dict 
         from bayes_eval.plotting.forest import forest_plot
 
         what = "crossed model" if crossed else "Bayes@N"
-        forest_plot(board.table, plot, title=f"{what} leaderboard: {name}")
+        forest_plot(
+            board.table,
+            plot,
+            title=f"{what} leaderboard: {name}",
+            paper_ranks=bool(getattr(args, "paper_ranks", False)),
+        )
     shown = argparse.Namespace(**{**vars(args), "plot": plot})
     if args.json:
         doc = records_json(board, scored, shown, name, questions)

@@ -21,12 +21,15 @@ One HTML page to share (figures embedded, no script, nothing loaded from the net
                 Evaluation");
   forest plot   as `rank --plot` draws it;
   pairs         P(row better than column) on these questions and, paired, on new questions,
-                as heat maps (`pairs --plot`) and each model against the next (`pairs`);
+                as heat-map tables (every number legible) and each model against the next
+                (`pairs`);
   diagnostics   the prior (kind, pool, quadrature nodes, each model's fitted Dirichlet
                 parameters and hyperprior, whether its fit converged), what P(better) is
                 computed from (the board model's scales), notes and warnings;
   data          what was read: models, questions, trials, attempts, failed and missing
-                trials, weights, graded scores and question selection, per model.
+                trials, weights, graded scores and question selection, per model;
+  provenance    the version of bayes_eval, the date, the command line and the SHA-256 of the
+                files read, so that a shared page can be reproduced.
 
 The closed form only (the crossed model and the new-questions leaderboard stay with `rank`).
 One leaderboard per page: lm-eval output with several tasks needs --task NAME (as `rank
@@ -47,10 +50,6 @@ def add_parser(sub) -> None:
             opt.cluster_option(
                 "long-table column holding each question's group (passage, subject, template), "
                 "or 'task' for lm-eval output: the new-questions comparison draws clusters"
-            ),
-            opt.task_option(
-                "report this task (a task, group or subtask of an lm-eval output, a value of a "
-                "long table's task column); needed for lm-eval output with several tasks"
             ),
         ],
     )
@@ -137,12 +136,27 @@ def _document(report, args: argparse.Namespace, name: str) -> dict:
     }
 
 
+def _provenance(scored) -> dict[str, str]:
+    """The command line and the digest of the files read, for the page to name (its version
+    and date are filled in by :func:`bayes_eval.plotting.report.report_page`)."""
+    import shlex
+    import sys
+
+    from bayes_eval.plotting.report import input_digest
+
+    sources = list(scored.log.get("sources", []))
+    return {
+        "command": "bayes-eval " + shlex.join(sys.argv[1:]),
+        "input sha256": f"{input_digest(sources)} ({len(sources)} file(s))",
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     from bayes_eval.plotting.report import leaderboard_report
 
     prior = opt.prior_from(args)
     questions = args.questions or "error"
-    tasks = opt.tasks_to_rank(args)
+    tasks = opt.tasks_of(args)
     if len(tasks) > 1:
         raise ValueError(
             f"{opt.source_name(args)} holds {len(tasks)} tasks ({', '.join(tasks)}); a report "
@@ -172,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
         summary=_summary(scored, args, name, questions),
         per_model=_per_model(scored),
         notes=notes,
+        provenance=_provenance(scored),
     )
     Path(args.html).expanduser().write_text(report.html, encoding="utf-8")
     board = report.board

@@ -89,9 +89,14 @@ def _inspect_ai_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]] | None:
         "eval": {
             "model": ev.model,
             "task": ev.task,
+            "created": ev.created,
             "scorers": [{"name": sc.name} for sc in ev.scorers or []],
+            **{key: _plain(getattr(ev, key, None)) for key in VARIANT_FIELDS},
         }
     }
+    plan = getattr(log, "plan", None)
+    if plan is not None and getattr(plan, "config", None) is not None:
+        header["plan"] = {"config": _plain(plan.config)}
     samples = []
     for i, s in enumerate(log.samples or []):
         usage = s.output.usage
@@ -116,6 +121,12 @@ def _inspect_ai_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]] | None:
     if path.suffix.lower() != ".json":
         samples.sort(key=lambda x: x[0])
     return header, [(where, record) for _, where, record in samples]
+
+
+def _plain(value):
+    """A pydantic object as the plain JSON values of its set fields (others as they are)."""
+    dump = getattr(value, "model_dump", None)
+    return dump(exclude_none=True) if callable(dump) else value
 
 
 def _own_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:

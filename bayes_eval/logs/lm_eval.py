@@ -165,7 +165,7 @@ def _results_json(f: Path) -> dict:
 #: The settings of a run that make it another variant of a model on a task: a 0-shot and a
 #: 5-shot run, or runs with other generation settings or model arguments, are never trials of
 #: one model (besides the filter and the metric read, which every file reports).
-SETTINGS = ("num_fewshot", "generation_kwargs", "model_args")
+SETTINGS = ("num_fewshot", "generation_kwargs", "model_args", "gen_kwargs")
 
 
 @lru_cache(maxsize=4096)
@@ -187,8 +187,9 @@ def _results_info(path: str, mtime_ns: int, size: int) -> tuple[str, tuple, tupl
     for t, c in configs.items():
         c = c if isinstance(c, dict) else {}
         one = {k: c.get(k) for k in SETTINGS[:2] if c.get(k) not in (None, {}, [], "")}
-        if config.get("model_args") not in (None, {}, ""):
-            one["model_args"] = config.get("model_args")
+        for key in ("model_args", "gen_kwargs"):
+            if config.get(key) not in (None, {}, ""):
+                one[key] = config.get(key)
         settings.append((str(t), json.dumps(one, sort_keys=True, default=str)))
     return (name.strip() if isinstance(name, str) else ""), pairs, tuple(settings)
 

@@ -1,4 +1,4 @@
-"""Forest plot of a leaderboard: posterior means with credible intervals, CI-aware rank groups.
+"""Forest plot of a leaderboard: posterior means with credible intervals and rank ranges.
 
 matplotlib is an optional dependency (extra ``[plot]``); it is imported when a plot is drawn.
 """
@@ -28,18 +28,24 @@ def estimator_label(table: xr.Dataset) -> str:
     return ESTIMATOR_AXIS.get(estimator, f"{estimator} posterior mean")
 
 
-def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None) -> Path:
-    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, shade the CI-aware rank groups
-    (the chaining rule of Hariri et al., "Don't Pass@k", §2.7.1) and write each model's rank
-    range (every rank the pairwise comparisons leave open) in the right margin.
+def forest_plot(
+    table: xr.Dataset, path: str | Path, *, title: str | None = None, paper_ranks: bool = False
+) -> Path:
+    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, and write each model's rank range
+    (every rank the pairwise statements leave open, no chaining) in the right margin; with
+    ``paper_ranks``, shade the CI-aware rank groups too (the chaining rule of Hariri et al.,
+    "Don't Pass@k", §2.7.1, named as such).
 
     Parameters
     ----------
     table : xarray.Dataset
         Output of :func:`bayes_eval.ranking.leaderboard.rank_table` (needs ``mu``, ``lo``,
-        ``hi``, ``rank_ci``).
+        ``hi``; ``rank_ci`` with ``paper_ranks``).
     path : str or Path
         PNG file to write.
+    title : str, optional
+    paper_ranks : bool, keyword-only
+        Shade the paper's chaining CI-aware rank groups.
     """
     plt = pyplot()
     order = np.argsort(-table["mu"].values, kind="stable")
@@ -47,10 +53,10 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
     mu = table["mu"].values[order]
     lo = table["lo"].values[order]
     hi = table["hi"].values[order]
-    groups = table["rank_ci"].values[order]
+    groups = table["rank_ci"].values[order] if paper_ranks else np.zeros(mu.size, int)
     y = np.arange(mu.size)[::-1]
     fig, ax = plt.subplots(figsize=(8.0, 0.45 * mu.size + 1.4))
-    for i, g in enumerate(np.unique(groups)):
+    for i, g in enumerate(np.unique(groups) if paper_ranks else ()):
         rows = y[groups == g]
         ax.axhspan(
             rows.min() - 0.5, rows.max() + 0.5, color="0.9" if i % 2 == 0 else "white", zorder=0
@@ -92,7 +98,14 @@ def forest_plot(table: xr.Dataset, path: str | Path, *, title: str | None = None
     ax.set_yticks(y, names)
     conf = table.attrs.get("confidence", 0.95)
     ax.set_xlabel(f"{estimator_label(table)} with {100 * conf:g}% credible interval")
-    ax.set_title(title or "Leaderboard (shaded: CI-aware rank groups)")
+    ax.set_title(
+        title
+        or (
+            "Leaderboard (shaded: the paper's CI-aware rank groups)"
+            if paper_ranks
+            else "Leaderboard"
+        )
+    )
     ax.set_ylim(-0.5, mu.size - 0.5)
     fig.tight_layout()
     return save_png(fig, path, dpi=120)

@@ -36,6 +36,8 @@ __all__ = [
     "PNG_SIGNATURE",
     "SECTIONS",
     "Report",
+    "heat_table",
+    "input_digest",
     "leaderboard_report",
     "page_notes",
     "report_figures",
@@ -62,6 +64,13 @@ td.text, th.text { text-align: left; }
 td.dim { color: #666; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 ul.notes li { margin-bottom: 0.3em; }
+div.heat { overflow: auto; max-width: 100%; }
+table.heat { font-size: 12px; }
+table.heat td { padding: 0.2em 0.35em; min-width: 2.6em; text-align: center; }
+table.heat th { padding: 0.2em 0.35em; font-weight: normal; }
+table.heat th.row { text-align: left; white-space: nowrap; max-width: 22em; overflow: hidden;
+                    text-overflow: ellipsis; }
+p.provenance { font-size: 0.85em; color: #444; }
 footer { margin-top: 3em; font-size: 0.8em; color: #777; }
 """
 
@@ -135,29 +144,58 @@ def _prior_names(board: Leaderboard, pairs: PairedComparison) -> dict[str, str]:
 def report_figures(
     board: Leaderboard, pairs: PairedComparison, *, title: str = "leaderboard"
 ) -> dict[str, bytes]:
-    """The page's figures as PNG bytes: ``forest`` (:func:`bayes_eval.plotting.forest.
-    forest_plot` of the rank table, as ``bayes-eval rank --plot`` draws it) and ``pairs``
-    (:func:`bayes_eval.plotting.pairs.pairs_plot` of both estimands' matrices, as
-    ``bayes-eval pairs --plot`` draws them, each panel titled by its estimand alone). Drawn
-    headless (matplotlib's Agg)."""
+    """The page's figure as PNG bytes: ``forest`` (:func:`bayes_eval.plotting.forest.
+    forest_plot` of the rank table, as ``bayes-eval rank --plot`` draws it), drawn headless
+    (matplotlib's Agg). The pairwise probabilities are HTML tables on the page (legible at any
+    size, every number selectable), not a picture."""
     from bayes_eval.plotting.forest import forest_plot
-    from bayes_eval.plotting.pairs import pairs_plot
 
-    these = pairs.these_questions if pairs.these_questions is not None else pairs.independent
-    # the panels are named by their estimand (the page names each one's prior beside them:
-    # the priors' labels are too long for a panel's title)
-    matrices = {THESE_QUESTIONS: these, f"{NEW_QUESTIONS}, paired": pairs.paired}
     with tempfile.TemporaryDirectory(prefix="bayes_eval_report_") as tmp:
         forest = forest_plot(
             board.table, Path(tmp) / "forest.png", title=f"Bayes@N leaderboard: {title}"
         )
-        heat = pairs_plot(
-            list(pairs.models),
-            matrices,
-            Path(tmp) / "pairs.png",
-            title=f"{title}: P(row better than column)",
-        )
-        return {"forest": forest.read_bytes(), "pairs": heat.read_bytes()}
+        return {"forest": forest.read_bytes()}
+
+
+#: Longest model name shown in full in a heat map's rows (the full name is its tooltip).
+_HEAT_NAME = 40
+
+
+def _heat_colour(p: float) -> str:
+    """A cell's background for P in [0, 1]: white at 1/2, blue toward 1, red toward 0 (its
+    text stays dark: the lightness never drops below 55%)."""
+    t = min(abs(p - 0.5) * 2.0, 1.0)
+    hue = 215 if p >= 0.5 else 5
+    return f"hsl({hue}, 70%, {100 - 45 * t:.0f}%)"
+
+
+def heat_table(models: Sequence[str], matrix: ArrayLike, *, css_id: str = "") -> str:
+    """``P(row better than column)`` as an HTML heat map: one row per model (its number and
+    name), columns numbered as the rows, each cell its probability to 2 decimals (the full
+    value in ``data-value``) on a colour from red (0) through white (1/2) to blue (1); no
+    probability: a dash."""
+    m = np.asarray(matrix, dtype=float)
+    ident = f' id="{css_id}"' if css_id else ""
+    head = '<th class="row">model</th>' + "".join(f"<th>{i + 1}</th>" for i in range(len(models)))
+    rows = []
+    for i, name in enumerate(models):
+        shown_ = name if len(name) <= _HEAT_NAME else name[: _HEAT_NAME - 1] + "\u2026"
+        cells = [f'<th class="row" title="{_e(name)}">{i + 1}. {_e(shown_)}</th>']
+        for j in range(len(models)):
+            p = m[i, j]
+            if i == j or not np.isfinite(p):
+                cells.append("<td>-</td>")
+            else:
+                cells.append(
+                    f'<td data-value="{float(p)!r}" style="background:{_heat_colour(p)}">'
+                    f"{p:.2f}</td>"
+                )
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    body = "\n".join(rows)
+    return (
+        f'<div class="heat"><table class="heat"{ident}>\n<thead><tr>{head}</tr></thead>\n'
+        f"<tbody>\n{body}\n</tbody>\n</table></div>"
+    )
 
 
 def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
@@ -185,8 +223,8 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
             "<h2>Leaderboard</h2>",
             f'<p class="named">prior: <span class="prior">{_e(names["prior"])}</span>; '
             f'estimand: <span class="estimand">{_e(names["estimand"])}</span> (each model\'s '
-            f"mean score over the benchmark's own questions); {_e(pct)} "
-            f"{_e(attrs.get('interval', 'auto'))} credible intervals</p>",
+            f"mean score over the benchmark's own questions); {_e(pct)} credible intervals: "
+            f"{_e(_interval_words(board))}</p>",
             _table(head, rows, css_id="leaderboard-table"),
             f"<p>mu: Bayes@N, the posterior mean of the model's score; sigma: its posterior sd "
             f"(Hariri et al., &ldquo;Don't Pass@k&rdquo;). rank range: every rank the pairwise "
@@ -194,6 +232,28 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
             f"posterior probability that the model beats the next one listed.</p>",
             "</section>",
         ]
+    )
+
+
+def _interval_words(board: Leaderboard) -> str:
+    """Which law the leaderboard's intervals came from, in words."""
+    asked = str(board.table.attrs.get("interval", "auto"))
+    if asked != "auto":
+        return {"normal": "normal, mu -/+ z sigma (clipped to the support)"}.get(asked, asked)
+    kinds = set(board.table["interval_kind"].values) if "interval_kind" in board.table else set()
+    if kinds == {"joint"}:
+        return "the joint posterior's marginal (a mixture of Betas on the support)"
+    words = {
+        "exact": "exact",
+        "beta": "the Beta with the posterior's mean and sd",
+        "normal": "normal",
+    }
+    return (
+        "within 6 sd of an end of the support "
+        + " or ".join(words[k] for k in ("exact", "beta") if k in kinds)
+        + ", normal elsewhere"
+        if kinds - {"normal"}
+        else "normal (far from the ends of the support)"
     )
 
 
@@ -209,7 +269,7 @@ def _figure_section(ident: str, heading: str, png: bytes, alt: str, text: str) -
     )
 
 
-def _pairs_section(pairs: PairedComparison, names: dict[str, str], png: bytes) -> str:
+def _pairs_section(pairs: PairedComparison, names: dict[str, str]) -> str:
     rows = []
     for r in pairs.adjacent():
         cells = [_cell(r["model"], "text"), _cell(r["next"], "text"), _cell(r["shared"])]
@@ -224,7 +284,14 @@ def _pairs_section(pairs: PairedComparison, names: dict[str, str], png: bytes) -
             f"(prior {_e(names['prior'])}); {_e(NEW_QUESTIONS)} (paired on the shared "
             f"questions): prior {_e(names['paired_prior'])} ({_e(pairs.method['paired'])}); "
             f"{_e(pairs.cluster_treatment)}</p>",
-            f"<figure>{_image(png, 'heat maps of P(row better than column)')}</figure>",
+            f"<h3>P(row better than column), {_e(THESE_QUESTIONS)}</h3>",
+            heat_table(
+                list(pairs.models),
+                pairs.these_questions if pairs.these_questions is not None else pairs.independent,
+                css_id="heat-these",
+            ),
+            f"<h3>P(row better than column), {_e(NEW_QUESTIONS)} (paired)</h3>",
+            heat_table(list(pairs.models), pairs.paired, css_id="heat-new"),
             "<h3>Each model against the next below</h3>",
             _table(head, rows, css_id="pairs-table"),
             "<p>Models ordered by their posterior mean (as the leaderboard); P: the posterior "
@@ -342,6 +409,7 @@ def report_page(
     per_model: Sequence[Mapping[str, object]] = (),
     notes: Sequence[str] = (),
     figures: Mapping[str, bytes] | None = None,
+    provenance: Mapping[str, str] | None = None,
 ) -> str:
     """The HTML page of a closed-form leaderboard and its pairwise comparisons.
 
@@ -363,7 +431,12 @@ def report_page(
     notes : sequence of str
         Notes and warnings about the data or the fit, listed under the diagnostics.
     figures : mapping of str to bytes, optional
-        PNG bytes of ``forest`` and ``pairs`` (default: :func:`report_figures`).
+        PNG bytes of ``forest`` (default: :func:`report_figures`).
+    provenance : mapping of str to str, optional
+        How to reproduce the page, shown under its heading and in its footer: e.g.
+        ``version`` (of bayes_eval; default the installed one), ``date`` (default now, UTC),
+        ``command`` (the command line) and ``input sha256`` (of the files read,
+        :func:`input_digest`).
 
     Returns
     -------
@@ -378,26 +451,30 @@ def report_page(
         )
     names = _prior_names(board, pairs)
     figs = dict(figures) if figures is not None else report_figures(board, pairs, title=title)
-    missing = [k for k in ("forest", "pairs") if not figs.get(k, b"").startswith(PNG_SIGNATURE)]
-    if missing:
-        raise ValueError(f"figures {missing} are not PNG bytes; expected 'forest' and 'pairs'.")
+    if not figs.get("forest", b"").startswith(PNG_SIGNATURE):
+        raise ValueError("figure 'forest' is not PNG bytes; expected the forest plot's PNG.")
+    made = _provenance(provenance)
+    made_text = "; ".join(f"{k}: {v}" for k, v in made.items())
     conf = float(board.table.attrs.get("confidence", 0.95))
     forest_text = (
-        f"Bayes@N with its {100 * conf:g}% credible interval per model, best on top; shaded: "
-        "the CI-aware rank groups; right margin: each model's rank range."
+        f"Bayes@N with its {100 * conf:g}% credible interval per model, best on top; right "
+        "margin: each model's rank range (every rank the pairwise statements leave open)."
     )
     body = [
         f"<h1>Bayes@N report: {_e(title)}</h1>",
         f'<p class="named">prior: {_e(names["prior"])}; estimand: {_e(names["estimand"])}; '
         f"{len(board.models)} models, {board.questions} questions, up to {board.max_trials} "
         "trials</p>",
+        f'<p class="provenance" id="provenance">{_e(made_text)}</p>',
         _leaderboard_section(board, names),
         _figure_section("forest", "Forest plot", figs["forest"], "forest plot", forest_text),
-        _pairs_section(pairs, names, figs["pairs"]),
+        _pairs_section(pairs, names),
         _diagnostics_section(board, names, notes),
         _data_section(board, summary, per_model),
-        "<footer>Written by bayes-eval: Bayes@N and CI-aware ranks after Hariri et al., "
-        "&ldquo;Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation&rdquo;."
+        f"<footer>Written by bayes-eval {_e(made.get('version', ''))} on "
+        f"{_e(made.get('date', ''))}: Bayes@N and rank ranges after Hariri et al., "
+        "&ldquo;Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation&rdquo;. "
+        f"To reproduce: {_e(made.get('command', 'the command line is not recorded'))}"
         "</footer>",
     ]
     return "\n".join(
@@ -419,6 +496,48 @@ def report_page(
     )
 
 
+def _provenance(given: Mapping[str, str] | None) -> dict[str, str]:
+    """``given`` with the version of bayes_eval and the date (UTC) filled in when absent."""
+    out = {str(k): str(v) for k, v in (given or {}).items()}
+    if "version" not in out:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            out = {"version": f"bayes_eval {version('bayes_eval')}", **out}
+        except PackageNotFoundError:  # pragma: no cover - a tree that is not installed
+            out = {"version": "bayes_eval (version unknown)", **out}
+    if "date" not in out:
+        from datetime import UTC, datetime
+
+        out["date"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return out
+
+
+def input_digest(sources: Sequence[str]) -> str:
+    """SHA-256 of the inputs a page was computed from: every file read (a folder: every file
+    under it, in name order; ``dataset:NAME``: the shipped files), each as its name and
+    bytes, so that a reader can check they hold the same data."""
+    import hashlib
+
+    from bayes_eval.logs.dataset import dataset_name
+
+    digest = hashlib.sha256()
+    for source in sources:
+        name = dataset_name(source)
+        if name is not None:
+            from bayes_eval.datasets.registry import files as shipped
+
+            files = list(shipped(name))
+            root = files[0].parent
+        else:
+            root = Path(source)
+            files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        for f in files:
+            digest.update(str(f.relative_to(root) if f != root else f.name).encode())
+            digest.update(f.read_bytes())
+    return digest.hexdigest()
+
+
 def leaderboard_report(
     R: xr.DataArray,
     w: ArrayLike | None = None,
@@ -434,6 +553,7 @@ def leaderboard_report(
     summary: Mapping[str, object] | None = None,
     per_model: Sequence[Mapping[str, object]] = (),
     notes: Sequence[str] = (),
+    provenance: Mapping[str, str] | None = None,
 ) -> Report:
     """Rank the models of ``R[model, question, trial]`` and compare every pair, and lay both
     out as one self-contained HTML page (:func:`report_page`).
@@ -457,7 +577,7 @@ def leaderboard_report(
     cluster
         Question clusters of the new-questions comparison
         (:func:`~bayes_eval.ranking.paired.leaderboard_pairs`).
-    title, summary, per_model, notes
+    title, summary, per_model, notes, provenance
         As for :func:`report_page`.
 
     Returns
@@ -495,7 +615,13 @@ def leaderboard_report(
         )
     listed = [*notes, *(" ".join(str(c.message).split()) for c in caught)]
     page = report_page(
-        board, pairs, title=title, summary=summary, per_model=per_model, notes=listed
+        board,
+        pairs,
+        title=title,
+        summary=summary,
+        per_model=per_model,
+        notes=listed,
+        provenance=provenance,
     )
     for c in caught:
         warnings.warn_explicit(c.message, c.category, c.filename, c.lineno)

@@ -16,7 +16,7 @@ STAGES = {"--examples", "--batch", "--granularity"}
 #: command -> (positionals, options --help lists). Change this table only with the audit:
 #: every option here changes what the command computes or prints.
 DATA = {"--format", "--weights", "--questions", "--score-levels", "--fractional", "--schema"}
-DATA |= {"--schema-file", "--model", "--metric", "--filter", "--scorer"}
+DATA |= {"--schema-file", "--model", "--metric", "--filter", "--scorer", "--task"}
 PRIOR = {"--prior-kind", "--pool", "--prior-file", "--prior-discount"}
 
 AUDITED = {

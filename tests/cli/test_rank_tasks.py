@@ -73,10 +73,17 @@ def test_rank_a_model_folder_and_a_long_table_as_before(capsys, tmp_path):
         f"{m},{t},{q},{(q + i) % 2}" for i, m in enumerate("ab") for t in "xy" for q in range(4)
     ]
     csv.write_text("model,task,question,score\n" + "\n".join(rows) + "\n")
-    pooled = _json(capsys, ["rank", str(csv)])  # a long table pools its tasks, as before
-    assert pooled["questions"] == 8 and pooled["task"] is None
+    # a long table's tasks are separate benchmarks: one leaderboard per task, never pooled
+    every = _json(capsys, ["rank", str(csv)])
+    assert every["tasks"] == ["x", "y"]
+    assert [d["task"] for d in every["leaderboards"]] == ["x", "y"]
+    assert all(d["questions"] == 4 for d in every["leaderboards"])
     y = _json(capsys, ["rank", str(csv), "--task", "y"])
     assert y["questions"] == 4 and y["task"] == "y"
+    assert y["models"] == every["leaderboards"][1]["models"]  # one number per question
+    # a command that reads one benchmark refuses the pooled table, listing its tasks
+    assert main(["plan", str(csv), "a", "b"]) == 2
+    assert "holds 2 tasks (x, y)" in capsys.readouterr().err
 
 
 def _sample(doc_id: int, value: float) -> str:

@@ -213,7 +213,10 @@ def test_what_is_refused(tmp_path):
 def test_task_selects_rows_of_any_log(tmp_path):
     csv = tmp_path / "t.csv"
     csv.write_text("model,task,question,score\na,x,1,1\na,y,1,0\nb,x,1,0\nb,y,1,1\n")
-    assert log_tasks(csv) == []  # a long table's tasks are pooled unless one is chosen
+    assert log_tasks(csv) == ["x", "y"]  # a long table's tasks: each its own benchmark
+    one = tmp_path / "one.csv"
+    one.write_text("model,task,question,score\na,x,1,1\nb,x,1,0\n")
+    assert log_tasks(one) == []  # one task: nothing to split
     R = read_eval_log(csv, task="y").results()
     assert list(R["question"].values) == ["1"]
     np.testing.assert_array_equal(R.values[:, 0, 0], [0, 1])

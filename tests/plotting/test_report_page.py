@@ -37,15 +37,15 @@ def test_names_and_notes_are_text_never_markup():
     assert "<b>" not in page and "<i>" not in page
     assert "&lt;b&gt;bold&lt;/b&gt;" in page and "&lt;i&gt;t&lt;/i&gt;" in page
     assert "say &quot;hi&quot; &amp; go" in page and "a &lt; b &amp; c" in page
-    assert page.count('src="data:image/png;base64,') == 2
+    assert page.count('src="data:image/png;base64,') == 1  # the forest plot; pairs are tables
     for ident in rp.SECTIONS:
         assert page.count(f'<section id="{ident}">') == 1
 
 
 def test_the_figures_must_be_pngs_and_the_board_closed_form():
     board, pairs = _fit(_results())
-    with pytest.raises(ValueError, match=r"figures \['pairs'\] are not PNG bytes"):
-        rp.report_page(board, pairs, figures={"forest": FAKE["forest"], "pairs": b"GIF89a"})
+    with pytest.raises(ValueError, match=r"figure 'forest' is not PNG bytes"):
+        rp.report_page(board, pairs, figures={"forest": b"GIF89a"})
     crossed = board._replace(estimator="crossed", posterior=None)
     with pytest.raises(ValueError, match="closed-form leaderboard"):
         rp.report_page(crossed, pairs, figures=FAKE)
@@ -79,3 +79,31 @@ def test_warnings_while_computing_are_listed_and_raised_again(monkeypatch):
     assert "<li>something to know about these data</li>" in out.html
     # the page shows the numbers of the leaderboard it returns
     assert f'data-value="{out.board.models[0]["mu"]!r}"' in out.html
+
+
+def test_the_heat_maps_are_legible_tables_and_the_page_says_how_to_reproduce_it(tmp_path):
+    # every probability of the pairs matrices is a table cell (the number to 2 decimals, its
+    # full value in data-value), the text at least 9 px at any width; the page names the
+    # version, the date, the command and the inputs' digest
+    board, pairs = _fit(_results())
+    page = rp.report_page(
+        board, pairs, figures=FAKE, provenance={"command": "bayes-eval report x.csv"}
+    )
+    assert 'table class="heat" id="heat-these"' in page and 'id="heat-new"' in page
+    assert "table.heat { font-size: 12px; }" in page
+    L = len(pairs.models)
+    these = pairs.these_questions
+    cells = page.split('id="heat-these"')[1].split("</table>")[0].count("data-value=")
+    assert cells == int(np.isfinite(these).sum()) == L * (L - 1)
+    for key in ("version: bayes_eval", "date: ", "command: bayes-eval report x.csv"):
+        assert key in page
+    long = rp.heat_table(["m" * 3000, "b"], np.array([[np.nan, 0.7], [0.3, np.nan]]))
+    assert "m" * 39 + "\u2026" in long and len(long) < 8000  # the full name only as a tooltip
+    f = tmp_path / "a.csv"
+    f.write_text("model,question,score\na,1,1\n")
+    one = rp.input_digest([str(f)])
+    f.write_text("model,question,score\na,1,0\n")
+    assert rp.input_digest([str(f)]) != one and len(one) == 64
+    assert rp.input_digest(["dataset:matharena_aime25_i"]) == rp.input_digest(
+        ["dataset:matharena_aime25_i"]
+    )
