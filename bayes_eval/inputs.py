@@ -55,6 +55,7 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "BINARY_HINT",
     "MEMORY_LIMIT",
+    "WEIGHT_LIMIT",
     "LevelScores",
     "Tally",
     "check_alpha0",
@@ -64,15 +65,28 @@ __all__ = [
     "check_k",
     "check_memory",
     "check_tau",
+    "exact",
     "fractional_tally",
     "graded_values",
     "labels",
     "levels_bytes",
+    "one_dimensional",
     "score_levels",
     "shown",
     "tally",
     "unique_rows",
 ]
+
+
+def exact(x: float) -> str:
+    """A number as short as it can be written and still be the same float: ``0``, ``0.5``,
+    ``1e-06``, but ``1.0000000000000002`` (where ``:g`` would say ``1`` and hide why it was
+    refused)."""
+    short = f"{x:g}"
+    try:
+        return short if float(short) == x else repr(float(x))
+    except (TypeError, ValueError):
+        return str(x)
 
 
 def shown(value: object, limit: int = 60) -> str:
@@ -184,6 +198,16 @@ class Tally:
     batched: bool
 
 
+def one_dimensional(name: str, shape: tuple[int, ...]) -> str:
+    """The message for a 1-D array of results: which of the two readings is meant is not
+    ours to guess."""
+    return (
+        f"{name} has shape {shape} (one dimension); expected (M, N) questions x trials or "
+        f"(L, M, N). For one question of {shape[0]} trials pass {name}.reshape(1, -1); for "
+        f"{shape[0]} questions of one trial each, {name}.reshape(-1, 1)."
+    )
+
+
 def _validated_results(
     R: ArrayLike, *, name: str, mask: ArrayLike | None, allow_empty_trials: bool = False
 ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -196,9 +220,7 @@ def _validated_results(
         R = np.ma.getdata(R)
     arr = _as_array(R, name)
     if arr.ndim == 1:
-        arr = arr.reshape(1, -1)
-        if missing is not None:
-            missing = missing.reshape(1, -1)
+        raise ValueError(one_dimensional(name, arr.shape))
     if arr.ndim not in (2, 3):
         raise ValueError(
             f"{name} has {arr.ndim} dimensions (shape {arr.shape}); expected (M, N) for one "
@@ -266,6 +288,11 @@ def _validated_results(
     )
 
 
+#: The largest rubric weight in magnitude (the posterior's variance squares the weights and sums
+#: them over questions: 1e150 squared leaves eight orders of magnitude below float64's maximum).
+WEIGHT_LIMIT = 1e150
+
+
 def check_weights(w: ArrayLike | None, max_label: int, *, name: str = "R") -> NDArray[np.float64]:
     """Validate the rubric weights against the largest category label seen.
 
@@ -286,6 +313,12 @@ def check_weights(w: ArrayLike | None, max_label: int, *, name: str = "R") -> ND
     out = arr.astype(np.float64)
     if not np.isfinite(out).all():
         raise ValueError(f"w contains a non-finite value {shown(out[~np.isfinite(out)][0])}.")
+    if np.abs(out).max() > WEIGHT_LIMIT:
+        raise ValueError(
+            f"w holds {shown(out[np.argmax(np.abs(out))])}; the posterior variance squares the "
+            f"weights, which overflows beyond {WEIGHT_LIMIT:g}: expected |w| <= "
+            f"{WEIGHT_LIMIT:g} (rescale the rubric; the means, intervals and ranks scale with it)."
+        )
     if max_label >= out.size:
         raise ValueError(
             f"w has length {out.size} (categories 0..{out.size - 1}) but {name} contains "
@@ -439,12 +472,17 @@ def labels(
 
 
 def prior_counts(
-    R0: ArrayLike | None, main: Tally, *, mask: ArrayLike | None = None
+    R0: ArrayLike | None,
+    main: Tally,
+    *,
+    mask: ArrayLike | None = None,
+    source: str | None = None,
 ) -> NDArray[np.int64]:
     """Tally the prior runs ``R0`` with the categories of the main results.
 
     ``R0`` must have the same leading shape as ``R``: ``(M, D)`` for ``(M, N)`` results and
-    ``(L, M, D)`` for ``(L, M, N)`` results. ``D = 0`` is allowed.
+    ``(L, M, D)`` for ``(L, M, N)`` results. ``D = 0`` is allowed. ``source`` names where the
+    runs came from (e.g. the files of ``--prior-file``), for messages in the user's words.
     """
     if R0 is None:
         return np.zeros_like(main.counts)
@@ -462,9 +500,11 @@ def prior_counts(
     t, _ = tally(
         arr,
         mask=mask,
-        name="R0",
+        name="R0" if source is None else f"--prior-file {source}",
         n_categories=main.n_categories,
-        label_hint=" (the categories of w)",
+        label_hint=" (the categories of w)"
+        if source is None
+        else " (the score levels of the results)",
         allow_empty_trials=True,
         allow_empty_questions=True,
     )
@@ -649,7 +689,13 @@ def score_levels(scores: ArrayLike, levels: int) -> LevelScores:
     return LevelScores(R, np.linspace(0.0, 1.0, int(levels)), max_shift)
 
 
-def fractional_tally(scores: ArrayLike, *, mask: ArrayLike | None = None, name: str = "R") -> Tally:
+def fractional_tally(
+    scores: ArrayLike,
+    *,
+    mask: ArrayLike | None = None,
+    name: str = "R",
+    allow_empty_questions: bool = False,
+) -> Tally:
     r"""Fractional counts of graded scores: ``counts[..., 1] = sum s``, ``counts[..., 0] =
     sum (1 - s)`` over the observed trials (module docstring).
 
@@ -659,6 +705,8 @@ def fractional_tally(scores: ArrayLike, *, mask: ArrayLike | None = None, name: 
         Scores in ``[0, 1]``; NaN or ``mask`` marks a missing trial.
     mask : array_like of bool, optional
         ``True`` where a trial is missing.
+    allow_empty_questions : bool, keyword-only
+        Accept a question with no observed trial (as :func:`tally`).
 
     Returns
     -------
@@ -668,7 +716,8 @@ def fractional_tally(scores: ArrayLike, *, mask: ArrayLike | None = None, name: 
     Raises
     ------
     ValueError
-        For a score outside ``[0, 1]``, a wrong shape or a mask of another shape.
+        For a score outside ``[0, 1]``, a wrong shape, a mask of another shape, or (unless
+        ``allow_empty_questions``) a question without an observed trial.
     """
     if isinstance(scores, np.ma.MaskedArray):
         extra = np.ma.getmaskarray(scores)
@@ -676,7 +725,7 @@ def fractional_tally(scores: ArrayLike, *, mask: ArrayLike | None = None, name: 
         mask = extra if mask is None else (np.asarray(mask, dtype=bool) | extra)
     arr = graded_values(scores, name=name)
     if arr.ndim == 1:
-        arr = arr[None]
+        raise ValueError(one_dimensional(name, arr.shape))
     if arr.ndim not in (2, 3) or 0 in arr.shape:
         raise ValueError(
             f"{name} has shape {arr.shape}; expected a non-empty (M, N) or (L, M, N) array."
@@ -692,6 +741,12 @@ def fractional_tally(scores: ArrayLike, *, mask: ArrayLike | None = None, name: 
         missing = missing | m
     observed = ~missing
     n_trials = observed.sum(axis=-1, dtype=np.int64)
+    if not allow_empty_questions and (n_trials == 0).any():
+        idx = _first_index(n_trials == 0)
+        raise ValueError(
+            f"{name} has no observed score for question index {idx} (every trial missing); "
+            "expected at least one score per question. Drop the question or give it data."
+        )
     counts = np.empty((*n_trials.shape, 2))  # filled in place: no copy of the scores
     np.add.reduce(arr, axis=-1, where=observed, initial=0.0, out=counts[..., 1])
     np.subtract(n_trials, counts[..., 1], out=counts[..., 0])

@@ -276,6 +276,6 @@ def plot_ppc(pred: xr.DataTree, path: str | Path, *, group: str = "posterior_pre
         {group: per_llm(k_rep), "observed_data": per_llm(k_obs.astype(k_rep.dtype))}
     )
     pc = arviz_plots.plot_ppc_rootogram(tree, group=group, backend="matplotlib", col_wrap=4)
-    path = Path(path)
-    pc.savefig(path)
-    return path
+    from bayes_eval.files import write_file
+
+    return write_file(path, pc.savefig)

@@ -624,9 +624,9 @@ def sampler_session() -> Iterator[None]:
 
 def save(idata: xr.DataTree, path: str | Path) -> Path:
     """Write a DataTree to NetCDF (h5netcdf)."""
-    path = Path(path)
-    idata.to_netcdf(path, engine="h5netcdf")
-    return path
+    from bayes_eval.files import write_file
+
+    return write_file(path, lambda tmp: idata.to_netcdf(tmp, engine="h5netcdf"))
 
 
 def load(path: str | Path) -> xr.DataTree:

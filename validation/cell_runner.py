@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 
 import xarray as xr
 
+from bayes_eval.files import write_file
+
 __all__ = [
     "CellRun",
     "StudyInterrupted",
@@ -59,9 +61,7 @@ def write_atomic(ds: xr.Dataset, path: Path) -> None:
         if var.dtype.kind in "USO":
             var.encoding = {k: v for k, v in var.encoding.items() if k != "dtype"}
             var.encoding["dtype"] = str
-    tmp = path.with_suffix(".tmp")
-    ds.to_netcdf(tmp, engine="h5netcdf")
-    os.replace(tmp, path)
+    write_file(path, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf"))
 
 
 def _conflict(out: Path, stored: dict, new: dict) -> str:
@@ -88,7 +88,8 @@ def check_manifest(out: Path, digest: str, config: dict) -> None:
             new = json.loads(json.dumps(config))
             raise ValueError(_conflict(Path(out), previous.get("config") or {}, new))
     else:
-        manifest.write_text(json.dumps({"digest": digest, "config": config}, indent=2))
+        text = json.dumps({"digest": digest, "config": config}, indent=2)
+        write_file(manifest, lambda tmp: tmp.write_text(text))
 
 
 #: seconds to wait for a Dask scheduler named by ``scheduler=`` before giving up

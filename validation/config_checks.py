@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from bayes_eval.inputs import check_memory
+from bayes_eval.inputs import check_memory, shown
 
 __all__ = [
     "boolean",
@@ -34,9 +34,7 @@ def _is_number(value) -> bool:
 
 
 def _fail(name: str, what: str, value) -> None:
-    if type(value).__module__ == "numpy" and hasattr(value, "item"):
-        value = value.item()  # np.float64(1.5) is shown as 1.5
-    raise ValueError(f"{name} must be {what}, got {value!r}")
+    raise ValueError(f"{name} must be {what}, got {shown(value, 80)}")
 
 
 def integer(name: str, value, minimum: int = 1, *, optional: bool = False) -> None:
@@ -99,7 +97,9 @@ def strings(
     if choices is not None:
         bad = [v for v in values if v not in choices]
         if bad:
-            raise ValueError(f"{name} must be {what}; {bad} are unknown, got {list(values)!r}")
+            raise ValueError(
+                f"{name} must be {what}; {bad} are unknown, got {shown(list(values), 80)}"
+            )
 
 
 def nuts_cell(name: str, cell, scenarios: Iterable[str]) -> None:
@@ -152,8 +152,15 @@ def sbc_memory(n_questions: int, n_models: int, trials: int, draws: int, chains:
 def read_toml(path) -> dict:
     """A TOML file as a dict; a UTF-8 byte-order mark (as some editors on Windows write) is
     skipped. Raises ``UnicodeDecodeError``, ``OSError`` and ``tomllib.TOMLDecodeError`` as
-    :func:`tomllib.loads` and :meth:`pathlib.Path.read_text` do."""
+    :func:`tomllib.loads` and :meth:`pathlib.Path.read_text` do; a ``ValueError`` for values
+    nested too deeply to read (tomllib's recursion)."""
     import tomllib
     from pathlib import Path
 
-    return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))
+    text = Path(path).read_text(encoding="utf-8-sig")
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise ValueError(
+            f"{path}: values nested too deeply to read; expected numbers or lists of numbers."
+        ) from None

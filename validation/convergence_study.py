@@ -70,6 +70,11 @@ def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, li
         )
     if not np.isin(values, (0, 1)).all():
         raise ValueError(f"{path}: scores must be 0/1 for the convergence study.")
+    if values.shape[0] < 2:
+        raise ValueError(
+            f"{path}: 1 model; convergence@n follows a ranking of two or more models as trials "
+            "are added: expected at least two models."
+        )
     return values.astype(np.int8), [str(m) for m in da["model"].values]
 
 
@@ -88,8 +93,10 @@ def run(
 ) -> xr.Dataset:
     """convergence@n distributions, tau curves and worst trajectories (module docstring)."""
     R = np.asarray(R)
-    if R.ndim != 3:
-        raise ValueError(f"R has shape {R.shape}; expected (L, M, N).")
+    if R.ndim != 3 or R.shape[0] < 2:
+        raise ValueError(
+            f"R has shape {R.shape}; expected (L, M, N) with L >= 2 models (a ranking)."
+        )
     n_models, _, n_max = R.shape
     models = list(models) if models is not None else [f"model_{i}" for i in range(n_models)]
     st = stability(

@@ -85,9 +85,12 @@ def run(
     plan_95 = trials_to_separate(one[0], one[1], z_target=1.645)
     plan_975 = trials_to_separate(one[0], one[1], z_target=1.96)
 
-    def first(target):
+    def first(target):  # an N, or words when no N up to n_max reaches the target
         hit = np.flatnonzero(z_exp >= target)
-        return int(n[hit[0]]) if hit.size else -1
+        return int(n[hit[0]]) if hit.size else f"none up to N = {n_max}"
+
+    def needed(plan):
+        return plan.n_required if plan.n_required is not None else "beyond the planner's range"
 
     return xr.Dataset(
         {
@@ -104,8 +107,8 @@ def run(
             "n_expected_z_1.645": first(1.645),
             "n_expected_z_1.96": first(1.96),
             "planner_z_at_80": plan_95.z_now,
-            "planner_n_for_1.645": -1 if plan_95.n_required is None else plan_95.n_required,
-            "planner_n_for_1.96": -1 if plan_975.n_required is None else plan_975.n_required,
+            "planner_n_for_1.645": needed(plan_95),
+            "planner_n_for_1.96": needed(plan_975),
         },
     )
 
@@ -122,7 +125,8 @@ def run_study(
 
 
 def summary(ds: xr.Dataset) -> dict:
-    at = {n: n for n in (80, 199, 285) if n <= ds.sizes["n"]}
+    last = int(ds["n"].values[-1])  # a short study is read at its largest N
+    at = {n: n for n in (80, 199, 285, last) if n <= last}
     return {
         "p_correct": {n: round(float(ds["p_correct"].sel(n=n)), 4) for n in at},
         "z_mean": {n: round(float(ds["z_mean"].sel(n=n)), 3) for n in at},

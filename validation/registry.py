@@ -333,6 +333,10 @@ def make_config(name: str, **options):
                 f"validate {name}: option {key!r} is {_shown(value)}; expected "
                 f"{_expected(hints[key])}."
             ) from None
+    for key, value in values.items():  # no study reads an infinite or NaN setting
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        if any(isinstance(v, float) and not math.isfinite(v) for v in items):
+            raise ValueError(f"validate {name}: {key} is {_shown(value)}; expected finite numbers.")
     for key, f in fields.items():
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         if required and key not in values:

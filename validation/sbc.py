@@ -357,8 +357,9 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
             va="top",
         )
     pc.viz["figure"].item().tight_layout()
-    path = Path(path)
-    pc.savefig(path)
+    from bayes_eval.files import write_file
+
+    path = write_file(path, pc.savefig)
     pyplot().close("all")
     return path
 

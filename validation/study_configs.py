@@ -227,8 +227,10 @@ class PairsConfig:
         _ints("N", self.N, optional=False)
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
         _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
         _choice("rates", self.rates, ("rasch", "matharena"))
         if self.rates == "matharena" and self.n_models > 16:
@@ -332,8 +334,9 @@ class ClustersConfig:
             ("cluster_interaction_sd", (self.cluster_interaction_sd,)),
         ):
             for value in values:
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                    raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
+                finite = isinstance(value, (int, float)) and math.isfinite(value)
+                if isinstance(value, bool) or not finite or not value >= 0:
+                    raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
         _int("trials", self.trials)
         _prob("confidence", self.confidence)
         _int("draws", self.draws, 100)
@@ -914,8 +917,10 @@ class CrossedStudyConfig:
             )
         for name in ("ability_sd", "difficulty_sd"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValueError(f"{name} is {value!r}; expected a number >= 0.")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
         _prob("confidence", self.confidence)
         _seed(self.seed)
         _int("max_cells", self.max_cells, optional=True)

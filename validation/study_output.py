@@ -22,8 +22,9 @@ def netcdf_engine() -> str | None:
 
 def write_netcdf(ds: xr.Dataset, path: Path) -> Path:
     """Write ``ds`` to ``path`` (NetCDF) and return the path."""
-    ds.to_netcdf(path, engine=netcdf_engine())
-    return path
+    from bayes_eval.files import write_file
+
+    return write_file(path, lambda tmp: ds.to_netcdf(tmp, engine=netcdf_engine()))
 
 
 def finish(

@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from bayes_eval.files import write_file
+
 __all__ = [
     "BANDIT_SOURCES",
     "ROOTS_WORK_LIMIT",
@@ -210,7 +212,7 @@ def simulate_policies(
         progress=progress,
     )
     nc, png = folder / "adaptive.nc", folder / "adaptive_regret.png"
-    ds.to_netcdf(nc, engine="h5netcdf" if _has_h5netcdf() else None)
+    write_file(nc, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf" if _has_h5netcdf() else None))
     plot_regret(ds, png)
     checkpoints = [f for f in CHECKPOINTS if f <= budget + 1e-12]
     table = {}

@@ -24,9 +24,7 @@ from bayes_eval.cli._status import INTERRUPTED
 __all__ = ["run"]
 
 #: Names of :mod:`bayes_eval.cli._program` readable from this module (imported on first use).
-_PROGRAM = frozenset(
-    {"COMMANDS", "PATH_ERRORS", "Parser", "UsageError", "main", "parser", "path_error"}
-)
+_PROGRAM = frozenset({"COMMANDS", "Parser", "UsageError", "main", "parser", "path_error"})
 
 
 def run() -> int:

@@ -279,6 +279,7 @@ def prior_file_option() -> argparse.ArgumentParser:
 def prior_from(args: argparse.Namespace):
     """The :class:`~bayes_eval.posteriors.priors.Prior` the options of :func:`prior_options`
     name, validated once (the earlier runs themselves join it when the results are read)."""
+    from bayes_eval.inputs import exact
     from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior
 
     kind = getattr(args, "prior_kind", None) or DEFAULT_PRIOR
@@ -288,7 +289,7 @@ def prior_from(args: argparse.Namespace):
         refuse(given(args, "prior_discount"), "without --prior-file (it weighs earlier runs)")
     discount = getattr(args, "prior_discount", None)
     if discount is not None and not 0 < discount <= 1:
-        raise ValueError(f"--prior-discount is {discount:g}; expected a weight in (0, 1].")
+        raise ValueError(f"--prior-discount is {exact(discount)}; expected a weight in (0, 1].")
     return Prior.parse(
         kind, pool=getattr(args, "pool", None), discount=discount, source=args.prior_file
     )

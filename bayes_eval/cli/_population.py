@@ -50,6 +50,29 @@ def population_json(board, scored, args: argparse.Namespace, name: str, question
     }
 
 
+def _gaps(board) -> list[str]:
+    """Lines that say in words why a cell holds no number (or an infinite sd)."""
+    lines = []
+    flat = list(board.table.attrs.get("no_interval", ()))
+    if flat:
+        lines.append(
+            f"CI none: {', '.join(flat)}: every cluster mean of the model is the same, so the "
+            "t model over clusters gives no interval (a width of 0 would be no credible "
+            "statement); more clusters, or no --cluster, give one."
+        )
+    if any(r["sigma"] is not None and r["sigma"] == float("inf") for r in board.models):
+        lines.append(
+            "sigma inf: with two or three clusters the posterior is a Student t with G - 1 <= 2 "
+            "df, which has no finite sd; its interval is finite and is the statement to read."
+        )
+    if any(r.get("prob_next") is None for r in board.models[:-1]):
+        lines.append(
+            "P(> next) n/a: the two models share no question, so no paired comparison is made; "
+            "compare their intervals, or use the these-questions estimand (the default)."
+        )
+    return lines
+
+
 def print_population(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
     """The header lines, the table and its legend."""
     attrs, pct = board.table.attrs, f"{100 * args.confidence:g}%"
@@ -71,11 +94,17 @@ def print_population(board, scored, args: argparse.Namespace, name: str, questio
     if paper:
         columns.append("CI-aware rank (chains)")
 
+    last = board.models[-1]["model"] if board.models else None
+
     def row(r: dict) -> list:
         lo_r, hi_r = r["rank_range"]
-        cells = [r["model"], fmt(r["mu"]), fmt(r["sigma"]), interval(r["lo"], r["hi"])]
+        ci = "none" if r["lo"] is None else interval(r["lo"], r["hi"])
+        cells = [r["model"], fmt(r["mu"]), "-" if r["sigma"] is None else fmt(r["sigma"]), ci]
         cells.append(f"{lo_r}" if lo_r == hi_r else f"{lo_r}-{hi_r}")
-        cells.append("-" if r.get("prob_next") is None else fmt(r["prob_next"], 3))
+        if r.get("prob_next") is not None:
+            cells.append(fmt(r["prob_next"], 3))
+        else:
+            cells.append("-" if r["model"] == last else "n/a")
         cells.append("{}-{}".format(*r["rank_draws"]))
         if paper:
             cells.append(r["rank_ci"])
@@ -88,6 +117,7 @@ def print_population(board, scored, args: argparse.Namespace, name: str, questio
         f"listed; rank {pct}: over the posterior draws. Without --cluster every question is its "
         "own draw from the source."
     )
+    say(*_gaps(board))
     if paper:
         say(
             "CI-aware rank (chains): Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie "

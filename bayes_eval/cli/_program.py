@@ -259,10 +259,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     (one line, ``bayes-eval: interrupted``, whatever the interrupted library raised instead).
     Other exceptions are bugs and keep their traceback.
     """
+    args: argparse.Namespace | None = None
     with _noting_interrupts() as interrupted:
         try:
             words = list(sys.argv[1:] if argv is None else argv)
             args = parser(_command_of(words) or None).parse_args(words)
+            check_outputs(args)
             if args.command not in ("validate",):
                 _no_dask_probe()
             status = int(args.func(args))
@@ -275,28 +277,76 @@ def main(argv: Sequence[str] | None = None) -> int:
             if interrupted.is_set():
                 return _interrupted()
             if isinstance(exc, ValueError):
-                return _error(str(exc))
+                return _error(_with_option(str(exc), args))
             if isinstance(exc, MemoryError):  # a size no check of ours estimated beforehand
                 return _error(
                     f"not enough memory for this request ({exc or 'MemoryError'}); expected "
                     "smaller sizes (questions, trials, draws, replicates)."
                 )
-            if isinstance(exc, PATH_ERRORS):
+            if isinstance(exc, OSError):  # no space, read-only, name too long, ...
                 return _error(path_error(exc))
+            if isinstance(exc, RecursionError):  # an input nested beyond any real file's depth
+                return _error(
+                    "an input is nested too deeply to read (a recursion limit was hit); "
+                    "expected a flat table or log."
+                )
             raise
         return _interrupted() if interrupted.is_set() else status
 
 
-#: The OS errors about a path the user gave (reported in one line, status 2).
-PATH_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
+#: The options that name output paths (dest -> option).
+OUTPUTS = {"html": "--html", "plot": "--plot", "netcdf": "--netcdf", "export": "--export"}
+#: The options that name input paths (dest -> option), besides FILE.
+INPUTS = ("file", "prior_file", "schema_file", "matrix", "costs", "config", "real")
+
+
+def _paths(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [v for item in value for v in _paths(item)]
+    text = str(value)
+    return [] if text.startswith("dataset:") else [text]
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output path (``--html``, ``--plot``, ``--netcdf``,
+    ``--export``) that names an input of the same command (FILE, ``--prior-file``, ...) or
+    another output: writing it would destroy what was read."""
+    from bayes_eval.files import OutputError, check_output, same_file
+
+    inputs = [p for dest in INPUTS for p in _paths(getattr(args, dest, None))]
+    seen: dict[str, str] = {}
+    for dest, option in OUTPUTS.items():
+        value = getattr(args, dest, None)
+        if not isinstance(value, str):
+            continue
+        check_output(value, option=option, inputs=inputs)
+        for other, path in seen.items():
+            if same_file(value, path):
+                raise OutputError(
+                    f"{option} and {other} name the same file {value!r}; expected two files."
+                )
+        seen[option] = value
+
+
+def _with_option(message: str, args: argparse.Namespace | None) -> str:
+    """A message about an output path that names no option (a library function wrote the
+    file) names the option the path came from: ``'x.png': ...`` -> ``--plot 'x.png': ...``."""
+    if args is None:
+        return message
+    for dest, option in OUTPUTS.items():
+        value = getattr(args, dest, None)
+        if isinstance(value, str) and message.startswith(repr(value) + ":"):
+            return f"{option} {message}"
+    return message
 
 
 def path_error(exc: OSError) -> str:
     """``missing.csv: no such file or directory`` from an OS error about a path."""
-    reason = (exc.strerror or type(exc).__name__).lower()
-    if exc.filename is None:
-        return f"{reason}."
-    return f"{exc.filename}: {reason}."
+    from bayes_eval.files import describe_os_error
+
+    return describe_os_error(exc)
 
 
 def _error(message: str) -> int:

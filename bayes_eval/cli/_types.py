@@ -9,9 +9,7 @@ Each raises ``argparse.ArgumentTypeError`` (argparse adds the option's name) or,
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
-from pathlib import Path
 
 __all__ = [
     "integers",
@@ -22,7 +20,6 @@ __all__ = [
     "words",
     "writable_file",
     "writable_folder",
-    "writable_path",
 ]
 
 
@@ -84,32 +81,26 @@ def nonnegative_int(text: str) -> int:
     return _count(text, 0, "non-negative integer")
 
 
-def writable_path(text: str, *, parent: Path | None = None) -> str:
-    """An argparse type for an output path: the folder it goes into (``parent``, default its
-    parent folder) must exist and be writable, checked before the work."""
-    parent = Path(text).expanduser().parent if parent is None else parent
-    if not parent.is_dir():
-        raise argparse.ArgumentTypeError(f"{text}: the folder {str(parent)!r} does not exist.")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"{text}: the folder {str(parent)!r} is not writable.")
+def _checked(text: str, *, folder: bool = False) -> str:
+    from bayes_eval.files import OutputError, check_output
+
+    try:
+        check_output(text, folder=folder)
+    except OutputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 
 def writable_file(text: str) -> str:
-    """:func:`writable_path` of a file: its folder must exist; a folder is refused."""
-    if Path(text).expanduser().is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a folder; expected a file name.")
-    return writable_path(text)
+    """An argparse type for an output file (:func:`bayes_eval.files.check_output`): its
+    folder must exist and be writable; a folder, an empty name or one too long are refused."""
+    return _checked(text)
 
 
 def writable_folder(text: str) -> str:
-    """:func:`writable_path` of a folder, created with its missing parents: the nearest
-    existing ancestor must be a writable folder; an existing file is refused."""
-    path = Path(text).expanduser().absolute()
-    existing = next(p for p in (path, *path.parents) if p.exists())
-    if not existing.is_dir():
-        raise argparse.ArgumentTypeError(f"{text}: {str(existing)!r} is a file, not a folder.")
-    return writable_path(text, parent=existing)
+    """An output folder, created with its missing parents: the nearest existing ancestor must
+    be a writable folder; an existing file is refused."""
+    return _checked(text, folder=True)
 
 
 def words(text: str) -> list[str]:

@@ -151,15 +151,18 @@ def _roots(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     from bayes_eval.adaptive.runs import load_bandit, simulate_policies
+    from bayes_eval.inputs import exact
 
     batch, granularity = _stages(args)
     # checked before anything starts (the simulation's progress bar would come first)
     if not 0 < args.budget <= 1:
-        raise ValueError(f"--budget is {args.budget:g}; expected a fraction in (0, 1].")
+        raise ValueError(f"--budget is {exact(args.budget)}; expected a fraction in (0, 1].")
     if args.belief_mean is not None and not 0 <= args.belief_mean <= 1:
-        raise ValueError(f"--belief-mean is {args.belief_mean:g}; expected an accuracy in [0, 1].")
+        raise ValueError(
+            f"--belief-mean is {exact(args.belief_mean)}; expected an accuracy in [0, 1]."
+        )
     if args.belief_var is not None and not args.belief_var > 0:
-        raise ValueError(f"--belief-var is {args.belief_var:g}; expected a variance > 0.")
+        raise ValueError(f"--belief-var is {exact(args.belief_var)}; expected a variance > 0.")
     data = load_bandit(
         args.dataset,
         arms=args.arms,

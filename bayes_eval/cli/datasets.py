@@ -73,7 +73,7 @@ def _export(args: argparse.Namespace) -> int:
     from bayes_eval.logs.long_table import write_long_table
 
     log = read_eval_log(f"dataset:{args.name}")
-    path = write_long_table(log, args.export)
+    path = write_long_table(log, args.export, option="--export")
     summary = log.summary()
     weights = log.meta.get("default_weights")
     read_with = f"bayes-eval rank {path}"

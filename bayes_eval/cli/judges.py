@@ -9,6 +9,7 @@ import time
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, interval, progress, say, table, uncertain
 from bayes_eval.cli._types import positive_int
+from bayes_eval.files import write_file
 
 HELP = 'Bayesian ranking from LLM-judge scores (Vossler et al., "LLMs Judging LLMs")'
 DESCRIPTION = """\
@@ -131,7 +132,11 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.netcdf:
             entry["netcdf"] = jr.numbered(args.netcdf, label, n)
-            fit.to_netcdf(entry["netcdf"], engine="h5netcdf")
+            write_file(
+                entry["netcdf"],
+                lambda tmp, fit=fit: fit.to_netcdf(tmp, engine="h5netcdf"),
+                option="--netcdf",
+            )
         if args.plot:
             entry["plot"] = jr.numbered(args.plot, label, n)
             jr.plot_fit(fit, data, entry["plot"], title=f"{label}: posterior means")
@@ -212,7 +217,11 @@ def _sensitivity(args: argparse.Namespace, datasets) -> int:
         )
         out[label] = jr.sensitivity_table(ds)
         if args.netcdf:
-            ds.to_netcdf(jr.numbered(args.netcdf, label, len(datasets)), engine="h5netcdf")
+            write_file(
+                jr.numbered(args.netcdf, label, len(datasets)),
+                lambda tmp, ds=ds: ds.to_netcdf(tmp, engine="h5netcdf"),
+                option="--netcdf",
+            )
     if args.json:
         emit_json({"base": "omega=0, beta_max=5", "spearman_vs_base": out})
         return 0

@@ -7,6 +7,7 @@ import argparse
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table
 from bayes_eval.cli._types import integers, numbers
+from bayes_eval.files import write_file
 
 HELP = "prior sensitivity of mu, sigma and ranks (Dirichlet, power prior, depth, kappa)"
 DESCRIPTION = """\
@@ -87,11 +88,13 @@ GRID_RANGES = {
 
 
 def run(args: argparse.Namespace) -> int:
+    from bayes_eval.inputs import exact
+
     for name, (fits, what) in GRID_RANGES.items():
         bad = [v for v in getattr(args, name) or () if not fits(v)]
         if bad:
             raise ValueError(
-                f"--{name.replace('_', '-')} has {bad[0]:g}; expected {what}, e.g. "
+                f"--{name.replace('_', '-')} has {exact(bad[0])}; expected {what}, e.g. "
                 f"--{name.replace('_', '-')} {'0,0.5,1' if name == 'a0_grid' else '0.5,1,2'}."
             )
     if args.kappa_grid is None:
@@ -124,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         **{k: v for k, v in grids.items() if v is not None},
     )
     if args.netcdf:
-        ds.to_netcdf(args.netcdf, engine="h5netcdf")
+        write_file(args.netcdf, lambda tmp: ds.to_netcdf(tmp, engine="h5netcdf"), option="--netcdf")
     if args.plot:
         plot_prior_sensitivity(ds, args.plot)
     out = records(ds)

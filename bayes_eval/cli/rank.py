@@ -246,8 +246,15 @@ def _new_questions(
     (:func:`bayes_eval.ranking.population.population_leaderboard`)."""
     from bayes_eval.cli._population import population_json, print_population
     from bayes_eval.ranking.paired import table_prior
-    from bayes_eval.ranking.population import population_leaderboard
+    from bayes_eval.ranking.population import TAIL_DRAWS, min_draws, population_leaderboard
 
+    least = min_draws(args.confidence)
+    if args.draws is not None and args.draws < least:
+        raise ValueError(
+            f"--draws is {args.draws}; the {100 * args.confidence:g}% intervals of --estimand "
+            f"new-questions come from posterior draws and need at least {least} ({TAIL_DRAWS} "
+            f"beyond each end); expected --draws >= {least}."
+        )
     board = population_leaderboard(
         scored.R,
         scored.weights,

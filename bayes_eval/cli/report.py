@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import warnings
-from pathlib import Path
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import design_lines, graded_lines
 from bayes_eval.cli._output import emit_json, say
 from bayes_eval.cli._types import writable_file
+from bayes_eval.files import write_file
 
 HELP = "write a self-contained HTML report: leaderboard, forest plot, pairs, diagnostics, data"
 DESCRIPTION = """\
@@ -142,7 +142,7 @@ def _provenance(scored) -> dict[str, str]:
     import shlex
     import sys
 
-    from bayes_eval.plotting.report import input_digest
+    from bayes_eval.logs.read import input_digest
 
     sources = list(scored.log.get("sources", []))
     return {
@@ -188,7 +188,9 @@ def run(args: argparse.Namespace) -> int:
         notes=notes,
         provenance=_provenance(scored),
     )
-    Path(args.html).expanduser().write_text(report.html, encoding="utf-8")
+    write_file(
+        args.html, lambda tmp: tmp.write_text(report.html, encoding="utf-8"), option="--html"
+    )
     board = report.board
     if args.json:
         emit_json(_document(report, args, name))

@@ -259,6 +259,25 @@ def check_all_answered(R: xr.DataArray, sources: Sequence[str]) -> None:
         )
 
 
+def _check_text(
+    column: str, codes: np.ndarray, labels: np.ndarray, locate: Callable[[int], str]
+) -> None:
+    """Refuse a label that is no text: a lone surrogate (``\\ud800`` in a JSON file, half of
+    a character) cannot be printed or written, so it is named here, with its row."""
+    for j, label in enumerate(labels):
+        text = str(label)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            i = int(np.flatnonzero(codes == j)[0])
+            bad = text[exc.start]
+            raise ValueError(
+                f"{locate(i)}: the {column} {ascii(text)[:80]} holds the lone surrogate "
+                f"{bad!a} (half of a character, e.g. a broken \\u escape); expected "
+                "valid Unicode text."
+            ) from None
+
+
 def make_log(
     rows: pd.DataFrame,
     *,
@@ -334,6 +353,7 @@ def make_log(
             codes[c], labels[c] = label_codes(df[c], c, src, locate, empty_ok=c == "task")
         else:
             codes[c], labels[c] = np.zeros(n, dtype=np.int8), np.array([""], dtype=object)
+        _check_text(c, codes[c], labels[c], locate)
 
     def pair(i: int) -> str:
         return f"{labels['model'][codes['model'][i]]}, {labels['question'][codes['question'][i]]}"

@@ -63,6 +63,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayes_eval.inputs import shown
 from bayes_eval.logs.eval_log import BASE_COLUMNS, EvalLog, make_log
 from bayes_eval.logs.long_table import _with_clusters
 
@@ -376,13 +377,24 @@ def read_lm_eval(
             names = rec.get("metrics")
             names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
             met = metric or (names[0] if names else None)
-            if met is None or met not in rec:
+            if met is None:
+                raise ValueError(
+                    f"{where}: the record lists no metric ('metrics' is "
+                    f"{shown(rec.get('metrics'))}); name the score's key with metric=... / "
+                    "--metric."
+                )
+            if met not in rec:
                 raise ValueError(
                     f"{where}: no metric {met!r} in the record (metrics listed: {names}); "
                     "choose one with metric=... / --metric."
                 )
             met_seen.add(met)
             values = rec[met] if isinstance(rec[met], list) else [rec[met]]
+            if not values:
+                raise ValueError(
+                    f"{where}: metric {met!r} holds an empty list; expected a score per "
+                    "attempt (a number, or a list of them for repeated attempts)."
+                )
             signals = {
                 k: float(rec[k])
                 for k in names

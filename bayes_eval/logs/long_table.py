@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -425,7 +424,7 @@ def _no_options(options: dict, fmt: str) -> None:
 LONG_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq")
 
 
-def write_long_table(log: EvalLog, path: str | Path) -> Path:
+def write_long_table(log: EvalLog, path: str | Path, *, option: str | None = None) -> Path:
     """Write a log as the long table every command reads (:func:`read_csv_log`,
     :func:`read_parquet_log`): one row per attempt with the columns ``model``, ``task``,
     ``question``, ``trial``, ``score``, ``status`` and one per signal.
@@ -442,50 +441,51 @@ def write_long_table(log: EvalLog, path: str | Path) -> Path:
     log : EvalLog
         The log to write (not modified).
     path : str or Path
-        The file to write (overwritten if it exists; its folder must exist).
+        The file to write (replaced whole if it exists; its folder must exist).
+    option : str, optional
+        The option that named ``path`` (``--export``), for the message of an error.
 
     Returns
     -------
     Path
         The file written.
     """
+    from bayes_eval.files import check_output, write_file
+
     p = Path(path)
     name = p.name.lower()
-    if not name.endswith(LONG_SUFFIXES):
+    suffix = next((s for s in LONG_SUFFIXES if name.endswith(s)), None)
+    if suffix is None:
         raise ValueError(
             f"{p}: cannot tell the format from the file name; expected one of "
             f"{', '.join(LONG_SUFFIXES)}."
         )
-    if not p.parent.is_dir():
-        raise ValueError(f"{p.parent}: no such folder; expected an existing folder for {p.name}.")
+    p = check_output(p, option=option)
     columns = [c for c in (*BASE_COLUMNS, *log.signals) if c in log.table.columns]
     df = log.table[columns].copy()
     score = pd.to_numeric(df["score"], errors="coerce")
     finite = score[np.isfinite(score)]
     if len(finite) and bool((finite == np.round(finite)).all()):
         df["score"] = score.astype("Int64")  # categories as integers, a failed attempt empty
-    part = p.with_name(p.name + ".part")
-    try:
-        if name.endswith((".parquet", ".pq")):
-            try:
-                import pyarrow  # noqa: F401
-            except ImportError:
-                raise ValueError(
-                    f"{p}: writing Parquet needs pyarrow (pip install 'bayes_eval[parquet]'); "
-                    "or export to .csv."
-                ) from None
-            for c in ("model", "task", "question", "status"):
-                df[c] = df[c].astype(str)
-            df.to_parquet(part, index=False)
-        else:
-            df.to_csv(
-                part,
-                index=False,
-                sep="\t" if ".tsv" in name else ",",
-                compression="gzip" if name.endswith(".gz") else None,
-                float_format=None,
-            )
-        os.replace(part, p)
-    finally:
-        part.unlink(missing_ok=True)
-    return p
+    if suffix in (".parquet", ".pq"):
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                f"{p}: writing Parquet needs pyarrow (pip install 'bayes_eval[parquet]'); "
+                "or export to .csv."
+            ) from None
+        for c in ("model", "task", "question", "status"):
+            df[c] = df[c].astype(str)
+        return write_file(p, lambda tmp: df.to_parquet(tmp, index=False), option=option)
+    return write_file(
+        p,
+        lambda tmp: df.to_csv(
+            tmp,
+            index=False,
+            sep="\t" if suffix.startswith(".tsv") else ",",
+            compression="gzip" if suffix.endswith(".gz") else None,
+            float_format=None,
+        ),
+        option=option,
+    )

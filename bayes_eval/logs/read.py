@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -27,7 +27,15 @@ from bayes_eval.logs.lm_eval import lm_eval_tasks, read_lm_eval
 from bayes_eval.logs.long_table import read_csv_log, read_parquet_log
 from bayes_eval.logs.trials_json import read_cruxeval, read_taubench
 
-__all__ = ["FORMATS", "READERS", "detect_format", "log_tasks", "once", "read_eval_log"]
+__all__ = [
+    "FORMATS",
+    "READERS",
+    "detect_format",
+    "input_digest",
+    "log_tasks",
+    "once",
+    "read_eval_log",
+]
 
 #: Supported formats and what they read.
 FORMATS: dict[str, str] = {
@@ -152,9 +160,14 @@ def read_eval_log(
     # shipped ones, are read whole (once per process and version of their files: ranking task
     # by task asks again) and keep the rows of the task
     logs = [
-        READERS[f](ps, **options, task=task)
-        if f == "lm-eval" and task
-        else _read_whole(f, ps, options)
+        _text_checked(
+            ps,
+            lambda f=f, ps=ps: (
+                READERS[f](ps, **options, task=task)
+                if f == "lm-eval" and task
+                else _read_whole(f, ps, options)
+            ),
+        )
         for f, ps in groups.items()
     ]
     logs += [_read_shipped(name, options) for name in shipped]
@@ -170,6 +183,22 @@ def read_eval_log(
     meta = {f"{lg.format}.{k}": v for lg in logs for k, v in lg.meta.items()}
     fmt = "+".join(dict.fromkeys(lg.format for lg in logs))
     return make_log(table, fmt=fmt, sources=[s for lg in logs for s in lg.sources], meta=meta)
+
+
+def _text_checked(paths: Sequence[Path], read: Callable[[], EvalLog]) -> EvalLog:
+    """``read()``, with a text that is no Unicode (a lone surrogate such as ``\\ud800``,
+    which a JSON file can spell as an escape) refused in one line naming the files and the
+    text, instead of the encoder's error deep in the table's construction."""
+    try:
+        return read()
+    except UnicodeEncodeError as exc:
+        where = ", ".join(map(str, paths[:3])) + (", ..." if len(paths) > 3 else "")
+        text = exc.object if isinstance(exc.object, str) else ""
+        raise ValueError(
+            f"{where}: the text {ascii(text)[:80]} (a model, task or question name) holds the "
+            f"lone surrogate {text[exc.start : exc.start + 1]!a} (half of a character, "
+            "e.g. a broken \\u escape); expected valid Unicode text."
+        ) from None
 
 
 #: The last logs read whole: (format, files and their versions, options) -> EvalLog
@@ -286,3 +315,26 @@ def log_tasks(
         log = read_eval_log(files, format=format, **options)
         tasks = sorted(str(t) for t in log.table["task"].astype(str).unique() if str(t))
     return tasks if len(tasks) > 1 else []
+
+
+def input_digest(sources: Sequence[str]) -> str:
+    """SHA-256 of the inputs a page was computed from: every file read (a folder: every file
+    under it, in name order; ``dataset:NAME``: the shipped files), each as its name and
+    bytes, so that a reader can check they hold the same data."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for source in sources:
+        name = dataset_name(source)
+        if name is not None:
+            from bayes_eval.datasets.registry import files as shipped
+
+            files = list(shipped(name))
+            root = files[0].parent
+        else:
+            root = Path(source)
+            files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        for f in files:
+            digest.update(str(f.relative_to(root) if f != root else f.name).encode())
+            digest.update(f.read_bytes())
+    return digest.hexdigest()

@@ -43,16 +43,17 @@ def _azp():
 
 
 def _save(pc, path: str | Path, backend: str, dpi: int = 110) -> Path:
-    path = Path(path)
-    if backend == "matplotlib":
-        pyplot()  # Agg, headless
-        fig = pc.viz["figure"].item() if hasattr(pc.viz, "__getitem__") else None
-        pc.savefig(path, dpi=dpi, bbox_inches="tight")
+    from bayes_eval.files import write_file
+
+    if backend != "matplotlib":
+        return write_file(path, pc.savefig)
+    pyplot()  # Agg, headless
+    fig = pc.viz["figure"].item() if hasattr(pc.viz, "__getitem__") else None
+    try:
+        return write_file(path, lambda tmp: pc.savefig(tmp, dpi=dpi, bbox_inches="tight"))
+    finally:
         if fig is not None:
             pyplot().close(fig)
-    else:
-        pc.savefig(path)
-    return path
 
 
 def _check(dt, groups: Sequence[str], what: str) -> None:

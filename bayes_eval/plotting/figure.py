@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["pyplot", "save_png"]
+__all__ = ["LABEL_WIDTH", "pyplot", "save_png", "short_labels"]
+
+#: The most characters of a model name a figure shows (its middle elided beyond).
+LABEL_WIDTH = 40
 
 
 def pyplot():
@@ -26,7 +29,30 @@ def pyplot():
 def save_png(fig, path: str | Path, *, dpi: int = 110, tight: bool = False) -> Path:
     """Write ``fig`` to ``path`` as PNG, close it, and return the path. ``tight``: the page
     is cropped or grown to what is drawn (labels the layout left outside the figure kept)."""
-    path = Path(path)
-    fig.savefig(path, dpi=dpi, **({"bbox_inches": "tight"} if tight else {}))
-    pyplot().close(fig)
-    return path
+    from bayes_eval.files import write_file
+
+    try:
+        return write_file(
+            path,
+            lambda tmp: fig.savefig(
+                tmp, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {})
+            ),
+        )
+    finally:
+        pyplot().close(fig)
+
+
+def short_labels(names, width: int = LABEL_WIDTH) -> list[str]:
+    """Names as a figure shows them: one line, at most ``width`` characters (the middle
+    elided: ``"DeepSeek-R1-Dist...-Llama-70B"``), and still distinct (a clash gets ``#2``,
+    ``#3``), so that a long name cannot grow a figure to thousands of pixels."""
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    for name in names:
+        text = " ".join(str(name).split())
+        if len(text) > width:
+            head = (width - 3) // 2
+            text = f"{text[:head]}...{text[-(width - 3 - head) :]}"
+        seen[text] = seen.get(text, 0) + 1
+        out.append(text if seen[text] == 1 else f"{text} #{seen[text]}")
+    return out

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.plotting.figure import pyplot, save_png, short_labels
 
 __all__ = ["ESTIMATOR_AXIS", "estimator_label", "forest_plot"]
 
@@ -49,7 +49,7 @@ def forest_plot(
     """
     plt = pyplot()
     order = np.argsort(-table["mu"].values, kind="stable")
-    names = table["model"].values[order]
+    names = short_labels(table["model"].values[order])
     mu = table["mu"].values[order]
     lo = table["lo"].values[order]
     hi = table["hi"].values[order]

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.plotting.figure import pyplot, save_png, short_labels
 
 __all__ = ["pairs_plot", "text_colour"]
 
@@ -31,6 +31,7 @@ def pairs_plot(
     columns in the order of ``models``, shared colour scale 0..1 (diverging around 1/2);
     cells are annotated when there are at most 20 models. Returns the path written."""
     plt = pyplot()
+    models = short_labels(models)
     n = len(models)
     size = min(max(3.0, 0.32 * n + 1.5), 16.0)
     longest = max((len(str(m)) for m in models), default=1)

@@ -37,7 +37,6 @@ __all__ = [
     "SECTIONS",
     "Report",
     "heat_table",
-    "input_digest",
     "leaderboard_report",
     "page_notes",
     "report_figures",
@@ -58,7 +57,8 @@ h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; mar
 h3 { font-size: 1.05em; }
 p.named { background: #f3f6fa; border-left: 4px solid #4a78b0; padding: 0.4em 0.8em; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
-th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: right; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: right;
+         overflow-wrap: anywhere; max-width: 40em; }
 th { background: #f5f5f5; }
 td.text, th.text { text-align: left; }
 td.dim { color: #666; }
@@ -436,7 +436,7 @@ def report_page(
         How to reproduce the page, shown under its heading and in its footer: e.g.
         ``version`` (of bayes_eval; default the installed one), ``date`` (default now, UTC),
         ``command`` (the command line) and ``input sha256`` (of the files read,
-        :func:`input_digest`).
+        :func:`bayes_eval.logs.read.input_digest`).
 
     Returns
     -------
@@ -511,31 +511,6 @@ def _provenance(given: Mapping[str, str] | None) -> dict[str, str]:
 
         out["date"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return out
-
-
-def input_digest(sources: Sequence[str]) -> str:
-    """SHA-256 of the inputs a page was computed from: every file read (a folder: every file
-    under it, in name order; ``dataset:NAME``: the shipped files), each as its name and
-    bytes, so that a reader can check they hold the same data."""
-    import hashlib
-
-    from bayes_eval.logs.dataset import dataset_name
-
-    digest = hashlib.sha256()
-    for source in sources:
-        name = dataset_name(source)
-        if name is not None:
-            from bayes_eval.datasets.registry import files as shipped
-
-            files = list(shipped(name))
-            root = files[0].parent
-        else:
-            root = Path(source)
-            files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-        for f in files:
-            digest.update(str(f.relative_to(root) if f != root else f.name).encode())
-            digest.update(f.read_bytes())
-    return digest.hexdigest()
 
 
 def leaderboard_report(

@@ -64,6 +64,8 @@ from bayes_eval.inputs import (
     Tally,
     check_bounds,
     check_confidence,
+    check_memory,
+    check_tau,
     fractional_tally,
     prior_counts,
     shown,
@@ -505,7 +507,9 @@ class Posterior:
         weights = np.array([0.0, 1.0]) if w is None else np.asarray(w, dtype=float)
         data = tally.counts.astype(np.float64, copy=False)
         if spec.runs is not None:
-            data = data + spec.discount * prior_counts(spec.runs, tally, mask=spec.runs_mask)
+            data = data + spec.discount * prior_counts(
+                spec.runs, tally, mask=spec.runs_mask, source=spec.source
+            )
         return cls(data=data, fitted=spec.fit(data), w=weights, tally=tally, prior=spec)
 
     # ------------------------------------------------------------------ structure
@@ -637,22 +641,45 @@ class Posterior:
     def __len__(self) -> int:
         return self.n_models
 
+    def _model_index(self, index) -> int | NDArray[np.intp]:
+        """Positions of the models ``index`` selects: a name, a position, a slice, or a list
+        (or array) of names, positions or booleans. A wrong type is a TypeError, an unknown
+        name or a position out of range a ValueError or IndexError, in our words."""
+        L = self.n_models
+        what = "a model name, a position (int), a slice, or a list of names or positions"
+        if isinstance(index, slice):
+            return np.arange(L)[index]
+        if isinstance(index, (str, np.str_)):
+            index = str(index)
+        if isinstance(index, (list, tuple, np.ndarray)):
+            keys = list(np.asarray(index, dtype=object).ravel()) if len(index) else []
+            if isinstance(index, np.ndarray) and index.dtype == np.bool_:
+                if index.shape != (L,):
+                    raise IndexError(
+                        f"a boolean selection has shape {index.shape}; expected ({L},), one per "
+                        "model."
+                    )
+                return np.flatnonzero(index)
+            return np.array([self._model_index(k) for k in keys], dtype=np.intp)
+        if isinstance(index, str):
+            names = self.models or ()
+            if index not in names:
+                raise ValueError(f"model {shown(index)} is not one of {list(names)}.")
+            return names.index(index)
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise TypeError(
+                f"models are selected by {what}; got {type(index).__name__} {shown(index)}."
+            )
+        if not -L <= int(index) < L:
+            raise IndexError(f"model position {int(index)} is out of range for {L} models.")
+        return int(index) % L
+
     def __getitem__(self, index: int | slice | ArrayLike) -> Posterior:
         """The posterior of some models of a batch (an int keeps no model axis). Nothing is
         refitted: a benchmark-pooled prior stays the one learned from every model."""
         if not self.batched:
             raise ValueError("this posterior has no model axis to select from.")
-        if isinstance(index, str) or (
-            isinstance(index, (list, tuple)) and index and isinstance(index[0], str)
-        ):
-            names = self.models or ()
-            keys = [index] if isinstance(index, str) else list(index)
-            missing = [k for k in keys if k not in names]
-            if missing:
-                raise ValueError(f"model {shown(missing[0])} is not one of {list(names)}.")
-            pos = [names.index(k) for k in keys]
-            index = pos[0] if isinstance(index, str) else pos
-        idx = np.arange(self.n_models)[index]
+        idx = self._model_index(index)
         one = np.ndim(idx) == 0
         sel = (lambda x: x[idx]) if not one else (lambda x: x[int(idx)])
         nodes, wts = self.fitted.nodes, self.fitted.weights
@@ -1131,6 +1158,14 @@ class Posterior:
         """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n is {shown(n)}; expected a positive integer.")
+        per_draw = float(self.n_models if self.batched else 1)
+        if include_pi:
+            per_draw *= 1.0 + float(np.prod(self.data.shape[-2:]))
+        check_memory(  # the draws returned, and the same again while they are made
+            2 * 8.0 * float(n) * per_draw,
+            f"n = {int(n)} draws" + (" with include_pi" if include_pi else ""),
+            "fewer draws",
+        )
         rng = np.random.default_rng(0 if rng is None else rng)
         if self.joint is not None:
             if include_pi:
@@ -1214,8 +1249,14 @@ class Posterior:
                 "the Pass family needs every question answered (k trials or more each); drop "
                 "answered_only or select the common questions."
             )
-        if metric == "g_pass_at_k_tau" and tau is None:
-            raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
+        if metric == "g_pass_at_k_tau":
+            if tau is None:
+                raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
+            tau = check_tau(tau)  # the module functions' check (one validation path)
+        elif tau is not None:
+            raise ValueError(
+                f"tau is {shown(tau)}; only metric 'g_pass_at_k_tau' takes a threshold."
+            )
         confidence = check_confidence(confidence)
         check_interval(interval)
         bounds = check_bounds(bounds)
@@ -1558,22 +1599,29 @@ def posterior(
     """
     spec = Prior.parse(prior)
     if fractional:
-        t, weights, n0 = _fractional(R, w, spec, mask)
+        t, weights, n0 = _fractional(R, w, spec, mask, answered_only)
     else:
         t, weights = tally(R, w, mask=mask, allow_empty_questions=answered_only)
         n0 = None
         if spec.runs is not None:
-            n0 = prior_counts(spec.runs, t, mask=spec.runs_mask)
+            n0 = prior_counts(spec.runs, t, mask=spec.runs_mask, source=spec.source)
     answered = _answered(t) if answered_only else None
     data = t.counts.astype(np.float64, copy=False)
     if n0 is not None and np.any(n0):
         data = data + spec.discount * n0
     names = None
     if models is not None:
-        names = tuple(str(m) for m in models)
+        names = tuple(str(m) for m in np.ravel(np.asarray(models, dtype=object)))
         if not t.batched or len(names) != t.counts.shape[0]:
             want = t.counts.shape[0] if t.batched else "no"
             raise ValueError(f"models has {len(names)} names; R has {want} models.")
+        if len(set(names)) < len(names):
+            dup = next(m for i, m in enumerate(names) if m in names[:i])
+            where = [i for i, m in enumerate(names) if m == dup]
+            raise ValueError(
+                f"models holds {shown(dup)} more than once (positions {where}); expected one "
+                "distinct name per model."
+            )
     link = None
     if (
         spec.learned
@@ -1601,21 +1649,22 @@ def posterior(
     )
 
 
-def _fractional(R, w, spec: Prior, mask):
+def _fractional(R, w, spec: Prior, mask, answered_only: bool = False):
     """Fractional counts of graded ``R`` (and of the prior's runs) with weights (0, 1)."""
     if w is not None and not np.array_equal(np.asarray(w, dtype=float), [0.0, 1.0]):
         raise ValueError(
             f"w is {shown(w)} with fractional=True; graded scores are counted as fractions of "
             "a correct (w = 1) and a wrong (w = 0) answer: leave w out."
         )
-    t = fractional_tally(R, mask=mask)
+    t = fractional_tally(R, mask=mask, allow_empty_questions=answered_only)
     if spec.runs is None:
         return t, np.array([0.0, 1.0]), None
-    t0 = fractional_tally(spec.runs, mask=spec.runs_mask, name="R0")
+    name = "R0" if spec.source is None else f"--prior-file {spec.source}"
+    t0 = fractional_tally(spec.runs, mask=spec.runs_mask, name=name, allow_empty_questions=True)
     if t0.counts.shape[:-1] != t.counts.shape[:-1]:
         raise ValueError(
-            f"R0 has {t0.counts.shape[:-1]} (models,) questions; expected those of R, "
-            f"{t.counts.shape[:-1]}."
+            f"{name} has {t0.counts.shape[:-1]} (models,) questions; expected those of the "
+            f"results, {t.counts.shape[:-1]}."
         )
     return t, np.array([0.0, 1.0]), t0.counts
 

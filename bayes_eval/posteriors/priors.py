@@ -1226,6 +1226,16 @@ class Prior:
                 )
             base = _NAMED[spec]
         else:
+            try:  # Python's bools kept as such, to be refused
+                given = np.asarray(spec, dtype=None if isinstance(spec, np.ndarray) else object)
+            except (TypeError, ValueError):  # ragged: refused below
+                given = np.asarray([], dtype=object)
+            given = given.ravel()
+            if given.dtype == np.bool_ or any(isinstance(v, (bool, np.bool_)) for v in given):
+                raise ValueError(
+                    f"{name} is {shown(spec)}; expected one of {list(PRIOR_KINDS)}, a positive "
+                    "number or a vector of C + 1 positive numbers (not True/False)."
+                )
             try:
                 alpha = np.asarray(spec, dtype=np.float64)
             except (TypeError, ValueError):

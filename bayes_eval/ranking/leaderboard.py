@@ -146,13 +146,20 @@ def table_of(
     return ds
 
 
+def _number(x) -> float | None:
+    """A float, or None where there is no number (NaN: no interval, no shared question)."""
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
 def rank_records(table: xr.Dataset) -> list[dict]:
     """One record per model of a rank table, best ``mu`` first: ``model, mu, sigma, lo, hi,
     interval_kind, rank, rank_range`` (the headline: every rank the pairwise statements leave
     open), ``rank_ci`` (the paper's chaining CI-aware rank, §2.7.1), ``prob_next`` (P that it
-    beats the next model listed; None for the last) and, when the table has them,
-    ``questions``, ``rank_draws`` (the credible interval of the rank over posterior draws),
-    ``mu_closed_form``/``sigma_closed_form`` (the per-model diagnostic), ``prior`` and
+    beats the next model listed; None for the last, or where the two share no question;
+    ``sigma``, ``lo``, ``hi`` are None where the data give no interval) and, when the table
+    has them, ``questions``, ``rank_draws`` (the credible interval of the rank over posterior
+    draws), ``mu_closed_form``/``sigma_closed_form`` (the per-model diagnostic), ``prior`` and
     ``prior_alpha``."""
     order = np.argsort(-table["mu"].values, kind="stable")
     prob = table["prob_better"].values
@@ -162,13 +169,13 @@ def rank_records(table: xr.Dataset) -> list[dict]:
         record = {
             "model": str(table["model"].values[i]),
             "mu": float(table["mu"].values[i]),
-            "sigma": float(table["sigma"].values[i]),
-            "lo": float(table["lo"].values[i]),
-            "hi": float(table["hi"].values[i]),
+            "sigma": _number(table["sigma"].values[i]),
+            "lo": _number(table["lo"].values[i]),
+            "hi": _number(table["hi"].values[i]),
             "rank": int(table["rank"].values[i]),
             "rank_range": [int(table["rank_lower"].values[i]), int(table["rank_upper"].values[i])],
             "rank_ci": int(table["rank_ci"].values[i]),
-            "prob_next": None if nxt is None else float(prob[i, nxt]),
+            "prob_next": None if nxt is None else _number(prob[i, nxt]),
         }
         if "interval_kind" in table:
             record["interval_kind"] = str(table["interval_kind"].values[i])

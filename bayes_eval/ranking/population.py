@@ -73,8 +73,10 @@ from bayes_eval.ranking.ranks import dense_ci_ranks, rank
 
 __all__ = [
     "CORNER",
+    "TAIL_DRAWS",
     "PopulationBoard",
     "cluster_draws",
+    "min_draws",
     "population_draws",
     "population_leaderboard",
 ]
@@ -219,7 +221,11 @@ class PopulationBoard(NamedTuple):
         chaining), ``rank_draw_lo``/``rank_draw_hi`` (credible interval of the rank over the
         draws), ``questions``; over ``(model, model_bis)``: ``prob_better`` (paired, exact).
         ``attrs``: ``estimand``, ``confidence``, ``draws``, ``seed``, ``clusters``,
-        ``cluster_treatment``, ``prior`` (of the comparisons), ``interval_prior``.
+        ``cluster_treatment``, ``prior`` (of the comparisons), ``interval_prior``,
+        ``no_interval`` (models whose cluster means are all equal: the t model gives them no
+        interval, and ``sigma``/``lo``/``hi`` are NaN). ``sigma`` is infinite with two or three
+        clusters (a t law with G - 1 <= 2 df has no finite variance; its interval is finite);
+        ``prob_better`` is NaN for two models that share no question.
     models : list of dict
         One record per model, best first (JSON-ready).
     """
@@ -231,6 +237,17 @@ class PopulationBoard(NamedTuple):
     def estimand(self) -> str:
         """:data:`~bayes_eval.posteriors.posterior.NEW_QUESTIONS`."""
         return str(self.table.attrs["estimand"])
+
+
+#: Draws each tail of an interval from posterior draws must hold at least (the quantile of
+#: fewer draws is one draw, with no Monte Carlo precision).
+TAIL_DRAWS = 10
+
+
+def min_draws(confidence: float) -> int:
+    """The fewest posterior draws for ``confidence`` intervals from draws: :data:`TAIL_DRAWS`
+    beyond each end (400 at 95%, 2000 at 99%)."""
+    return int(np.ceil(TAIL_DRAWS / ((1.0 - confidence) / 2) - 1e-9))
 
 
 def population_leaderboard(
@@ -276,13 +293,21 @@ def population_leaderboard(
     Raises
     ------
     ValueError
-        Bad ``R``, ``confidence`` outside (0, 1), fewer than two models, a model without an
+        Bad ``R``, ``confidence`` outside (0, 1), fewer ``draws`` than :func:`min_draws`
+        (``confidence``), fewer than two models, a model without an
         answered question, or a bad ``cluster``.
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence is {confidence!r}; expected a level in (0, 1).")
     if not isinstance(R, xr.DataArray) or set(R.dims) != {"model", "question", "trial"}:
         raise ValueError("R must be a DataArray with dims ('model', 'question', 'trial').")
+    least = min_draws(confidence)
+    if isinstance(draws, (int, np.integer)) and not isinstance(draws, bool) and draws < least:
+        raise ValueError(
+            f"draws is {draws}; {100 * confidence:g}% intervals and rank intervals from posterior "
+            f"draws need at least {least} ({TAIL_DRAWS} beyond each end); expected draws >= "
+            f"{least}."
+        )
     R = R.transpose("model", "question", "trial")
     values = R.values.astype(float)  # a copy: the caller's array is never touched
     models = [str(m) for m in R["model"].values]
@@ -295,6 +320,7 @@ def population_leaderboard(
         i = int(np.flatnonzero(~answered.any(axis=1))[0])
         raise ValueError(f"model {models[i]!r} answered no question; expected at least one.")
     tail = (1.0 - confidence) / 2
+    no_interval: list[str] = []
     if cluster is None:
         labels = None
         T, n = cluster_sums(scores, answered, np.arange(len(questions)))
@@ -326,6 +352,11 @@ def population_leaderboard(
         hi = np.minimum(mu + q * scale, top)
         with np.errstate(invalid="ignore", divide="ignore"):
             sigma = np.where(df > 2, scale * np.sqrt(df / np.maximum(df - 2, 1e-300)), np.inf)
+        # equal cluster means (s = 0): the t model's interval collapses to a point, which
+        # is no credible statement; no interval is given (NaN) and the table says why
+        flat = ~(scale > 0)
+        lo, hi, sigma = (np.where(flat, np.nan, x) for x in (lo, hi, sigma))
+        no_interval = [m for m, f in zip(models, flat, strict=True) if f]
         interval_prior = "Jeffreys on the cluster-level normal model (Student t, G - 1 df)"
     pc = compare_pairs(
         values,
@@ -371,6 +402,7 @@ def population_leaderboard(
             "cluster_treatment": pc.cluster_treatment,
             "prior": pc.prior,
             "interval_prior": interval_prior,
+            "no_interval": no_interval,
         },
     )
     records = rank_records(ds)

@@ -332,4 +332,6 @@ def load_schema(path: str | Path) -> Schema:
         spec = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a byte-order mark is skipped
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not valid TOML ({exc}).") from exc
+    except RecursionError:
+        raise ValueError(f"{path}: values nested too deeply to read; expected a schema.") from None
     return schema_from_spec(spec, source=str(path))

@@ -35,6 +35,7 @@ from bayes_eval.adaptive.synthetic import BanditDataset, gsm8k_like, logistic_ma
         pytest.param(1e-2, marks=pytest.mark.slow),
     ],
 )
+@pytest.mark.slow
 def test_fft_roots_match_brute_force_quadrature(cost):
     # v0 = 0.04, tau^2 = 1/64 (B = 16), H = 10: the check case of gittins_notes.md
     fft = root_schedule(cost, 0.04, 1 / 64, 10).roots
@@ -53,6 +54,7 @@ def test_published_check_values_and_last_stage_closed_form():
     assert last_stage_root(0.0, sigma2) == -np.inf
 
 
+@pytest.mark.slow
 def test_granularities_reproduce_the_notes():
     # unit cost 1e-4 per example, general prior, N = 1000, B = 16
     H, tau2, per = stage_setup(1000, 16, granularity="batch")
@@ -288,6 +290,7 @@ def _small_dataset(seed=0):
     )
 
 
+@pytest.mark.slow
 def test_full_budget_finds_the_best_arm_and_curves_are_consistent():
     data = _small_dataset()
     ds = simulate(data, batch_size=4, budget=1.0, seeds=3, grid_points=51)
@@ -304,6 +307,7 @@ def test_full_budget_finds_the_best_arm_and_curves_are_consistent():
     np.testing.assert_array_equal(tr.recommended, again.recommended)
 
 
+@pytest.mark.slow
 def test_cost_budget_and_stopping_signal():
     data = _small_dataset(1)
     spec = PolicySpec("G", GittinsPolicy(granularity="batch", belief_var=0.02))
@@ -325,6 +329,7 @@ def test_cost_budget_and_stopping_signal():
     assert np.isfinite(ds["stop_fraction"]).all()
 
 
+@pytest.mark.slow
 def test_gittins_beats_ucbe_on_a_small_many_arm_matrix():
     data = mmlu_like("dataset:bandit_mmlu_meta", "anatomy", n_examples=20, seed=0)
     ds = simulate(data, batch_size=4, budget=0.05, seeds=6, grid_points=6)
@@ -359,6 +364,7 @@ def test_synthetic_mimics_match_the_shipped_metadata():
 # ----------------------------------------------------------------------------- CLI
 
 
+@pytest.mark.slow
 def test_cli_roots_and_simulate(tmp_path, capsys):
     from bayes_eval.cli import main
 

@@ -11,24 +11,16 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
-from one_line import one_line_error
+from one_line import one_line_error, small_board
 
 from bayes_eval.adaptive.synthetic import from_matrix
 from bayes_eval.cli import main
 from bayes_eval.logs import read_eval_log
 
 
-def _board(models=("a", "b"), questions=6, trials=2, seed=0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    rows = [
-        (m, f"q{q}", t, int(rng.uniform() < 0.5))
-        for m in models
-        for q in range(questions)
-        for t in range(trials)
-    ]
-    return pd.DataFrame(rows, columns=["model", "question", "trial", "score"])
+def _board(models=("a", "b"), questions=6, trials=2, seed=0):
+    return small_board(models, questions, trials, seed)
 
 
 @pytest.fixture
@@ -61,6 +53,7 @@ def test_integer_scores_above_one_name_the_weights_option(score, says, tmp_path,
     assert "R contains" not in line and " w=" not in line
 
 
+@pytest.mark.slow
 def test_the_logs_own_weights_are_not_reported_as_the_users(capsys):
     # one Inspect sample, scored wrong: the log's default weights (0, 1) meet category 0 only
     assert main(["rank", "dataset:inspect_mmlu_log", "--prior-kind", "uniform"]) == 0

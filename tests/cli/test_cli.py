@@ -67,6 +67,7 @@ def test_rank_json_matches_library(table, capsys, kind):
     assert out["missing_trials"] == 0
 
 
+@pytest.mark.slow
 def test_rank_text_plot_prior_and_exact(table, tmp_path, capsys, rng):
     path, _R = table
     prior = _write_table(

@@ -78,7 +78,7 @@ def test_export_json_names_the_file_and_the_command_that_reads_it(tmp_path, caps
     [
         (["datasets", "--export", "x.csv"], "--export needs a dataset NAME"),
         (["datasets", "phi4_aime25", "--export", "x.txt"], "cannot tell the format"),
-        (["datasets", "phi4_aime25", "--export", "missing/x.csv"], "no such folder"),
+        (["datasets", "phi4_aime25", "--export", "missing/x.csv"], "does not exist"),
         (["datasets", "mtbench_judges", "--export", "x.csv"], "not trial results"),
         (["datasets", "no_such_dataset", "--export", "x.csv"], "no_such_dataset"),
     ],

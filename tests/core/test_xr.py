@@ -47,7 +47,7 @@ def test_a_binary_board_names_the_joint_posterior(rng):
     np.testing.assert_allclose(ds["mu"], post.mean, rtol=1e-14)
     np.testing.assert_allclose([ds["lo"], ds["hi"]], post.interval(), rtol=1e-14)
     table = bxr.prior_table(da)
-    assert (table["prior"] == "empirical (per model, integrated)").all()
+    assert (table["prior"] == "empirical (per model, board-informed, integrated)").all()
     np.testing.assert_allclose(table["prior_kappa"], post.closed_form.fitted.alpha.sum(-1))
 
 

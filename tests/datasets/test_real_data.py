@@ -98,6 +98,7 @@ def test_trial_datasets_shapes_and_published_means(name, shape, mean):
         assert float(R.mean()) == pytest.approx(mean, abs=5e-6)
 
 
+@pytest.mark.slow
 def test_inspect_dataset_arrays_equal_what_the_reader_gives():
     """The derived ``log_arrays.json`` is exactly the Inspect reader's view of the shipped log."""
     import xarray as xr

@@ -46,6 +46,7 @@ def test_a_folder_given_twice_or_with_its_subfolder_is_read_once(tmp_path):
     assert both.sizes["trial"] == 2  # the folder's two runs; the file once
 
 
+@pytest.mark.slow
 def test_several_tasks_are_analysed_one_by_one_or_refused(tmp_path, capsys):
     out = _copy(tmp_path)
     assert log_tasks(out) == ["arc_easy", "gsm8k"]
@@ -128,6 +129,7 @@ def _inspect_copy(path: Path, **changes) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_repeated_inspect_runs_are_trials_and_other_settings_variants(tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()

@@ -147,6 +147,7 @@ def test_exact_learned_prior_tails_against_draws():
     assert abs(below - TAIL) < TAIL_TOL and abs(above - TAIL) < TAIL_TOL, (out, below, above)
 
 
+@pytest.mark.slow
 def test_exact_endpoints_stay_in_the_support(rng):
     for _ in range(20):
         m, n = int(rng.integers(1, 6)), int(rng.integers(1, 9))
@@ -158,6 +159,7 @@ def test_exact_endpoints_stay_in_the_support(rng):
             assert 0.0 <= out.lo <= out.hi <= top, (metric, R, k, out)
 
 
+@pytest.mark.slow
 def test_exact_agrees_with_normal_for_many_questions(rng):
     p = rng.beta(2, 2, size=(400, 1))
     R = (rng.random((400, 10)) < p).astype(int)
@@ -289,6 +291,7 @@ def test_avg_ci_one_question_one_correct_answer():
     assert [round(x, 2) for x in latent] == [1.0, 0.71, -0.39, 2.39]
 
 
+@pytest.mark.slow
 def test_avg_ci_is_bayes_ci_around_the_average(rng):
     R = rng.integers(0, 3, size=(4, 9, 6))
     w = [0.0, 0.3, 1.0]

@@ -13,6 +13,7 @@ of about ``eps / sigma`` (``pass_close`` allows ``1e-12 + 8 eps / sigma`` on sig
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
@@ -102,6 +103,7 @@ def test_pass_point_estimates_agree(case):
 @settings(max_examples=examples(150), deadline=None)
 @given(binary_case(), st.floats(1e-3, 1.0), confidences, st.floats(0.2, 5.0), st.floats(0.2, 5.0))
 # all 13 trials correct: sigma = 8.5e-5 from a cancelling variance (docstring)
+@pytest.mark.slow
 @example((np.ones((1, 13), dtype=int), 12), 0.125, 0.5, 1.0, 1.0)
 def test_pass_posteriors_agree(case, tau, confidence, a0, b0):
     R, k = case
@@ -121,6 +123,7 @@ def test_pass_posteriors_agree(case, tau, confidence, a0, b0):
     )
 
 
+@pytest.mark.slow
 def test_large_k_posterior_agrees():
     """A 30 x 80 bank with k up to 80: the Bernstein sums have 161 terms."""
     rng = np.random.default_rng(3)

@@ -113,6 +113,7 @@ def test_matches_arviz_stats(name):
         assert np.isnan(got.ess_bulk).all() and np.isnan(got.ess_tail).all()
 
 
+@pytest.mark.slow
 def test_short_chains_every_branch_of_the_geyer_truncation():
     """Short chains with positive and negative autocorrelation: the sum stops at the first
     non-positive pair, at the lag cap, with or without its even term, and the monotone

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from bayes_eval import xr as bxr
+from bayes_eval.logs.read import input_digest
 from bayes_eval.plotting import report as rp
 from bayes_eval.posteriors.priors import Prior
 from bayes_eval.ranking.leaderboard import leaderboard
@@ -101,9 +102,9 @@ def test_the_heat_maps_are_legible_tables_and_the_page_says_how_to_reproduce_it(
     assert "m" * 39 + "\u2026" in long and len(long) < 8000  # the full name only as a tooltip
     f = tmp_path / "a.csv"
     f.write_text("model,question,score\na,1,1\n")
-    one = rp.input_digest([str(f)])
+    one = input_digest([str(f)])
     f.write_text("model,question,score\na,1,0\n")
-    assert rp.input_digest([str(f)]) != one and len(one) == 64
-    assert rp.input_digest(["dataset:matharena_aime25_i"]) == rp.input_digest(
+    assert input_digest([str(f)]) != one and len(one) == 64
+    assert input_digest(["dataset:matharena_aime25_i"]) == input_digest(
         ["dataset:matharena_aime25_i"]
     )

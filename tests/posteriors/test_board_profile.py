@@ -84,6 +84,7 @@ def _reference(counts):
     "n_models, m, trials, difficulty_sd, missing",
     [(6, 200, 1, 2.0, 0.0), (5, 40, 1, 0.2, 0.0), (6, 60, 4, 1.0, 0.0), (5, 60, 1, 1.5, 0.25)],
 )
+@pytest.mark.slow
 def test_board_concentration_matches_every_grid_point_profiled(
     n_models, m, trials, difficulty_sd, missing
 ):

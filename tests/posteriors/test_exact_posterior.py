@@ -76,6 +76,7 @@ def test_imhof_inversion_matches_beta_cdf():
         np.testing.assert_allclose(got, betainc(a, b, window), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_binary_exact_posterior_against_draws(rng):
     R = (rng.random((12, 6)) < rng.random((12, 1))).astype(int)
     post = be.dirichlet_posterior(R)
@@ -86,6 +87,7 @@ def test_binary_exact_posterior_against_draws(rng):
     assert dist.sd == pytest.approx(sigma, abs=1e-14)
 
 
+@pytest.mark.slow
 def test_categorical_exact_posterior_against_draws(rng):
     R = rng.integers(0, 4, size=(8, 5))
     w = np.array([0.0, 0.2, 0.7, 1.0])
@@ -198,6 +200,7 @@ def test_upper_end_mirrors_the_lower_end(w):
     assert lo_r == pytest.approx(1 - hi_w, abs=1e-4 * sd)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
 def test_quantiles_next_to_an_interior_concentration():
     """One all-wrong and one all-correct binary question under alpha0 = 0.05, N = 16: with
@@ -216,6 +219,7 @@ def test_quantiles_next_to_an_interior_concentration():
     assert 0.5 - float(dist.ppf(0.45)) == pytest.approx(1.72e-12, rel=0.01)
 
 
+@pytest.mark.slow
 def test_all_middle_rubric_quartiles(rng):
     """All-middle rubric data: pi-bar concentrates at 1/2 from both sides (a level inside the
     rubric); the law is symmetric about 1/2 and the quartiles leave 25% of 10^6 draws on each
@@ -329,6 +333,7 @@ def test_functional_cdf_three_levels_against_draws(rng):
     )
 
 
+@pytest.mark.slow
 def test_exact_avg_interval_with_missing_trials(rng):
     """avg@N's latent quantity (Hariri et al., App. B, eq. 20): an affine map per question,
     ``(T/N) w.pi - sum_j alpha0_j w_j / N``, with N varying through missing trials."""
@@ -350,6 +355,7 @@ def test_exact_avg_interval_with_missing_trials(rng):
     np.testing.assert_allclose([lo, hi], np.quantile(latent, [0.025, 0.975]), atol=0.015 * dist.sd)
 
 
+@pytest.mark.slow
 def test_prob_better_exact_against_draws_and_normal(rng):
     Ra = (rng.random((15, 10)) < 0.55).astype(int)
     Rb = (rng.random((15, 10)) < 0.5).astype(int)

@@ -153,6 +153,7 @@ def _importance(cells, fit, s, sigma, kappa, draws, seed):
     return mean, cov_out, ess
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("trials", "seed"), [(1, 2), (4, 3)])
 def test_moments_given_the_hyperparameters_match_importance_sampling(trials, seed):
     # the Laplace approximation of (theta, b), Gauss-Hermite over each cell's x and the delta
@@ -221,6 +222,7 @@ def test_marginal_intervals_are_the_quantiles_of_the_beta_mixture():
     np.testing.assert_allclose(cdf, 0.975, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_draws_have_the_joint_mean_and_covariance():
     # 100,000 copula draws: means within 4 Monte Carlo standard errors, sds within 2%,
     # correlations within 0.02 (the Gaussian copula of Beta marginals keeps the moments)

@@ -166,6 +166,7 @@ def test_prob_better_on_a_board_is_phi_of_the_joint_difference():
     ],
     ids=["fixed", "learned-per-model", "learned-pooled"],
 )
+@pytest.mark.slow
 def test_prob_better_against_monte_carlo(prior, draws):
     # n draws: the s.e. of a probability is at most 0.5/sqrt(n); exact within 5 s.e. + the
     # lattice accuracy (2e-3); the normal method within 0.03 of the truth (an approximation)
@@ -191,6 +192,7 @@ def test_exact_prob_better_of_a_learned_prior_is_a_proper_probability():
         assert e[0, 1] == pytest.approx(post.prob_better(method="normal")[0, 1], abs=0.03)
 
 
+@pytest.mark.slow
 def test_pooled_prior_comparison_includes_the_shared_nodes_covariance():
     # models sharing a learned prior are dependent through it: the difference's variance is
     # below the sum of the marginal variances, and the normal P uses the former
@@ -314,6 +316,7 @@ def test_discounted_earlier_runs_are_a_power_prior():
 # ---------------------------------------------------------------- Pass family, DataTree
 
 
+@pytest.mark.slow
 def test_pass_family_is_the_wrappers_and_refuses_non_binary():
     R = _board()
     post = be.posterior(R, prior="empirical")

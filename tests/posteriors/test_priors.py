@@ -70,6 +70,7 @@ def test_boundary_data_stay_finite():
     assert fit_prior(u_shaped).alpha.sum() < 0.5 < 10 < fit_prior(alike).alpha.sum()
 
 
+@pytest.mark.slow
 def test_integrated_matches_brute_force_quadrature():
     # independent computation: a 400 x 400 grid over (logit m, log kappa) with the same
     # hyperprior, mixing the closed-form posteriors; the Gauss-Hermite/Laplace quadrature must

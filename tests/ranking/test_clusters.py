@@ -313,6 +313,7 @@ def test_a_model_in_one_cluster_is_refused():
         population_leaderboard(da, cluster=g)
 
 
+@pytest.mark.slow
 def test_cli_rank_and_pairs_with_clusters(clustered_csv, capsys):
     path, _ = clustered_csv
     argv = ["rank", str(path), "--estimand", "new-questions", "--cluster", "topic", "--json"]

@@ -134,6 +134,7 @@ def test_stability_given_matches_direct_computation():
     assert np.isnan(st.tau_mean[1, :3]).all()
 
 
+@pytest.mark.slow
 def test_biased_coin_study_small():
     from bayes_eval.validation import biased_coin_study as study
 
@@ -230,6 +231,7 @@ def test_stability_rejects_non_binary():
         stability(np.full((2, 3, 4), 2), ["bayes"])
 
 
+@pytest.mark.slow
 def test_cli_validate_convergence(tmp_path, capsys):
     import pandas as pd
 

@@ -117,6 +117,7 @@ def test_assurance_tends_to_prob_leader_better(rng):
     assert a[3] == pytest.approx(plan.prob_leader_better, abs=0.01)  # the same posterior draws
 
 
+@pytest.mark.slow
 def test_assurance_at_required_agrees_with_an_independent_estimate(rng):
     Ra, Rb = _pair(rng, m=30, n=8, gap=0.1)
     plan = trials_to_separate(Ra, Rb, seed=0)
@@ -284,6 +285,7 @@ def test_zero_true_gap_mostly_gets_no_finite_plan():
     assert n_none >= 0.5 * 50  # expected 0.69; binomial sd 0.065
 
 
+@pytest.mark.slow
 def test_swapping_the_models_swaps_the_leader(rng):
     Ra, Rb = _pair(rng, m=30, n=8, gap=0.1)
     ab = trials_to_separate(Ra, Rb, seed=4)
@@ -303,6 +305,7 @@ def test_swapping_the_models_swaps_the_leader(rng):
     assert ab.z_now > 0
 
 
+@pytest.mark.slow
 def test_a_reversed_order_is_not_separation(rng):
     """b leads now: the plan confirms b, and its assurance counts only z in b's favour."""
     Rb, Ra = _pair(rng, m=30, n=8, gap=0.1)
@@ -322,6 +325,7 @@ def test_already_separated():
     assert plan.assurance_at_required == 1.0 and plan.reason is None
 
 
+@pytest.mark.slow
 def test_not_within_max_trials(rng):
     Ra, Rb = _pair(rng, m=30, n=8, gap=0.1)
     full = trials_to_separate(Ra, Rb, seed=0)
@@ -329,6 +333,7 @@ def test_not_within_max_trials(rng):
     assert capped.n_required is None and "max_trials" in capped.reason
 
 
+@pytest.mark.slow
 def test_deterministic_for_a_seed(rng):
     Ra, Rb = _pair(rng, m=30, n=6, gap=0.1)
     one = trials_to_separate(Ra, Rb, seed=12, draws=500)

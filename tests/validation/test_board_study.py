@@ -18,6 +18,7 @@ def test_ece_by_hand():
     assert board_study.ece(p, hit) == pytest.approx(0.5 * 0.1 + 0.5 * 0.425)
 
 
+@pytest.mark.slow
 def test_the_study_stores_ranks_numbers_and_summarises_them():
     cfg = make_config("board", replicates=3, n_models=4, n_questions=10, N=(1, 2), seed=3)
     ds = board_study.run(cfg, progress=False)

@@ -338,6 +338,7 @@ def test_elicit_dirichlet_warns_when_the_category_statements_contradict_each_oth
     np.testing.assert_allclose(prior.achieved, [[0.1, 0.5], [0.5, 0.9]], atol=1e-4)
 
 
+@pytest.mark.slow
 def test_cli_elicit_reports_inconsistent_categories(capsys, tmp_path):
     from bayes_eval.cli import main
 
@@ -432,6 +433,7 @@ def test_elicit_options_that_would_do_nothing_are_refused(options, message):
     assert make_config("elicit", lo=0.3, hi=0.6, concentration=3.0).concentration == 3.0
 
 
+@pytest.mark.slow
 def test_cli_elicit_method_maxent_is_preliz(capsys, tmp_path):
     from bayes_eval.cli import main
     from bayes_eval.validation.elicitation import maxent_beta

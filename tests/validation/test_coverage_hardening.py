@@ -145,6 +145,7 @@ def test_options_checked_like_the_toml():
     assert make_config("coverage", M="5,30", seed="3").overrides() == {"M": [5, 30], "seed": 3}
 
 
+@pytest.mark.slow
 def test_resume_with_another_seed_is_refused_naming_it(tmp_path):
     out = tmp_path / "s"
     coverage.run_grid(_tiny(), out, n_workers=0, progress=False)
@@ -156,6 +157,7 @@ def test_resume_with_another_seed_is_refused_naming_it(tmp_path):
     assert again["computed"] == [] and len(again["skipped"]) == 2
 
 
+@pytest.mark.slow
 def test_netcdf_keeps_full_scenario_labels(tmp_path):
     cfg = _tiny(N=[1], scenarios=["anchored", "beta_mixture"])
     coverage.run_grid(cfg, tmp_path, n_workers=0, progress=False)
@@ -165,6 +167,7 @@ def test_netcdf_keeps_full_scenario_labels(tmp_path):
     assert {"empirical_plugin", "clopper_pearson"} <= labels
 
 
+@pytest.mark.slow
 def test_summary_ranges_are_labelled(tmp_path):
     ds, _ = coverage.run_grid(_tiny(), tmp_path, n_workers=0, progress=False)
     entry = coverage.summary(ds)["scenarios"]["uniform"]["uniform"]["coverage_by_M"][5]
@@ -172,6 +175,7 @@ def test_summary_ranges_are_labelled(tmp_path):
     assert entry["over"] == "N, C" and entry["cells"] == 2 and entry["min"] <= entry["max"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_process_saves_finished_cells_and_resumes(tmp_path, monkeypatch):
     cfg = _tiny(N=[1, 2, 3, 4])
     real = coverage.run_cell

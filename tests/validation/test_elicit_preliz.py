@@ -79,6 +79,7 @@ def test_quartiles():
         quartile_beta(0.3, 0.2, 0.5)
 
 
+@pytest.mark.slow
 def test_dirichlet_mode_against_least_squares():
     """PreliZ: alpha = 1 + tau mode, with the mean lower-tail mass (1 - p) / 2; the mode is
     exact. Our least-squares solver on [mode - bound, mode + bound] fits both tails of every

@@ -54,6 +54,7 @@ def test_boards_follow_the_stated_model():
     assert np.all(np.diff(mu) > 0)
 
 
+@pytest.mark.slow
 def test_study_runs_and_names_estimand_and_prior(tmp_path):
     result = registry.run_study(
         "pairs",

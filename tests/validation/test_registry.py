@@ -163,6 +163,7 @@ def _check_result(result: StudyResult, files: set[str]) -> None:
             assert set(ds.data_vars) == set(result.dataset.data_vars)
 
 
+@pytest.mark.slow
 def test_run_study_writes_the_files_it_lists(tmp_path):
     result = registry.run_study(
         "distinguishability", tmp_path / "d", progress=False, replicates=50, n_max=90
@@ -178,6 +179,7 @@ def test_run_study_writes_the_files_it_lists(tmp_path):
     assert result.dataset.sizes["depth"] == 2
 
 
+@pytest.mark.slow
 def test_convergence_reads_trials_in_order_and_refuses_count_only_data(tmp_path):
     rng = np.random.default_rng(3)
     R = (rng.random((3, 12, 6)) < 0.5).astype(int)
@@ -290,6 +292,7 @@ def test_coverage_study_on_a_local_dask_cluster(tmp_path):
     xr.testing.assert_equal(again.dataset, second.dataset)
 
 
+@pytest.mark.slow
 def test_biased_coin_study(tmp_path):
     result = registry.run_study(
         "biased-coin",

@@ -61,6 +61,7 @@ def test_sbc_dataset_shape_and_threshold():
         sbc_dataset(ranks, ["a"], n_draws=10, estimator="x", seed=0)
 
 
+@pytest.mark.slow
 def test_exact_sbc_of_matching_passes():
     # 2,000 simulations (10,000 take ~5-8 s: benchmarks/bench_sbc.py), M = 30, N = 8
     ds = exact_sbc(30, 8, simulations=2000, draws=100, seed=0)
@@ -83,6 +84,7 @@ def test_exact_sbc_misspecified_fails():
     assert not ds.attrs["passed_all"]
 
 
+@pytest.mark.slow
 def test_exact_sbc_runs_the_package_posterior(monkeypatch):
     # the study draws from bayes_eval.posterior, the code bayes/bayes_ci and every command run,
     # not from a sampler of its own: a bug planted there (one pseudo-success too many in every
@@ -242,6 +244,7 @@ def test_options_that_would_do_nothing_are_refused(options, message):
     assert (cfg.n_tune, cfg.n_chains, cfg.n_thin, cfg.n_trials) == (200, 2, 4, 8)
 
 
+@pytest.mark.slow
 def test_pit_values_are_continuous_uniform_for_calibrated_ranks():
     # randomised PIT (rank + U) / (L + 1): no ties, uniform under a correct posterior, so the
     # ECDF plot's bands and arviz-stats' pot_c test apply (mid-points would tie in blocks)

@@ -1,0 +1,238 @@
+"""Writing output files safely: whole or not at all, never over an input, errors in one line.
+
+Every file bayes_eval writes (a report page, a PNG, a NetCDF, an exported table) goes through
+:func:`write_file`: the content is written to a temporary file in the destination's folder and
+moved into place (:func:`os.replace`, atomic on one file system) only when complete, so an
+error or an interrupt never leaves a half-written file, and an existing file is replaced only
+by a complete one. :func:`check_output` refuses, before any work, a destination that is a
+folder, that is one of the inputs, whose folder is missing or read-only, or whose name is
+longer than the file system allows. Both raise :class:`OutputError`, a ``ValueError`` whose
+message names the option and the path in the user's words.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+__all__ = ["OutputError", "check_output", "describe_os_error", "same_file", "write_file"]
+
+#: What an OS error means to the user who named the path (others: the OS's own words).
+_REASONS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.ENAMETOOLONG: "the file name is too long",
+}
+
+
+class OutputError(ValueError):
+    """An output file that cannot be written (the message names the option and the path)."""
+
+
+def _shown(path: str | Path, width: int = 80) -> str:
+    """``path`` quoted, its middle elided when it is longer than ``width`` characters."""
+    text = str(path)
+    if len(text) > width:
+        text = f"{text[: width // 2]}...{text[-(width // 2 - 3) :]} ({len(text)} characters)"
+    return repr(text)
+
+
+def _label(path: str | Path, option: str | None) -> str:
+    return f"{option} {_shown(path)}" if option else _shown(path)
+
+
+def _reason(exc: OSError) -> str:
+    return _REASONS.get(exc.errno, (exc.strerror or type(exc).__name__).lower())
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for an OS error: ``'missing.csv': no such file or directory.`` (the path
+    shortened when long; the reason in plain words)."""
+    reason = _reason(exc)
+    if exc.filename is None:
+        return f"{reason}."
+    return f"{_shown(exc.filename)[1:-1]}: {reason}."
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (links and ``..`` resolved; hard links
+    compared by device and inode when both exist)."""
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):  # an unreadable or impossible path names no input
+        return False
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no pathconf here
+        return 255
+
+
+def _existing_ancestor(p: Path) -> Path:
+    """The deepest folder of ``p.absolute()`` that exists (the root at worst)."""
+    found = Path(p.absolute().anchor or "/")
+    for q in reversed(p.absolute().parents):
+        try:
+            if not q.is_dir():
+                break
+        except OSError:
+            break
+        found = q
+    return found
+
+
+def _mode(p: Path) -> int:
+    """The permissions of a new file: those of the file replaced, else the umask's."""
+    try:
+        return p.stat().st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def check_output(
+    path: str | Path,
+    *,
+    option: str | None = None,
+    inputs: Iterable[str | Path] = (),
+    folder: bool = False,
+) -> Path:
+    """Check, before any work, that ``path`` can be written as an output.
+
+    Refused (:class:`OutputError`, naming ``option`` and the path): an empty name; a file
+    name longer than the folder's file system allows; a folder where a file is expected (or
+    a file where a folder is, ``folder=True``); a missing or read-only folder; and a path
+    that names one of ``inputs`` (the files the command reads), which the output would
+    overwrite.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output file (or folder, ``folder=True``; created later with its parents).
+    option : str, optional
+        The option that named it, e.g. ``"--html"``, for the message.
+    inputs : iterable of str or Path
+        Paths read by the same command.
+    folder : bool
+        ``path`` is a folder: it may exist (a folder) or be created under an existing,
+        writable ancestor.
+
+    Returns
+    -------
+    Path
+        ``path`` with ``~`` expanded.
+    """
+    text = str(path)
+    where = _label(text, option)
+    if not text.strip():
+        raise OutputError(f"{option or 'the file name'} is empty; expected a file name.")
+    if "\0" in text:
+        raise OutputError(f"{where} holds a NUL character; expected a file name.")
+    p = Path(text).expanduser()
+    try:
+        limit = _name_max(_existing_ancestor(p))
+        for part in p.parts:
+            size = len(part.encode("utf-8", "surrogateescape"))
+            if size > limit:
+                raise OutputError(
+                    f"{where}: a name in it is {size} bytes long; the file system allows {limit}."
+                )
+        if folder:
+            absolute = p.absolute()
+            existing = next(q for q in (absolute, *absolute.parents) if q.exists())
+            if not existing.is_dir():
+                raise OutputError(f"{where}: {_shown(existing)} is a file, not a folder.")
+            parent = existing
+        else:
+            if p.is_dir():
+                raise OutputError(f"{where} is a folder; expected a file name.")
+            parent = p.parent
+            if not parent.is_dir():
+                raise OutputError(f"{where}: the folder {_shown(parent)} does not exist.")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise OutputError(f"{where}: the folder {_shown(parent)} is not writable.")
+    except OSError as exc:
+        raise OutputError(f"{where}: {_reason(exc)}.") from None
+    if not folder:
+        for source in inputs:
+            if same_file(p, Path(str(source)).expanduser()):
+                raise OutputError(
+                    f"{where} is the input file {_shown(source)}; writing it would destroy "
+                    "the input. Expected another file name."
+                )
+    return p
+
+
+def write_file(
+    path: str | Path,
+    write: Callable[[Path], object],
+    *,
+    option: str | None = None,
+) -> Path:
+    """Write an output file whole or not at all.
+
+    ``write(tmp)`` writes the content to ``tmp``, a new file in the destination's folder with
+    the destination's suffixes (so that writers that read the format from the name still
+    can); it is then moved over ``path`` (:func:`os.replace`). On any error, or an interrupt,
+    the temporary file is removed and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or Path
+        The destination.
+    write : callable
+        Writes the content to the path it is given.
+    option : str, optional
+        The option that named ``path``, for the message of an error.
+
+    Returns
+    -------
+    Path
+        The destination written.
+
+    Raises
+    ------
+    OutputError
+        If the file cannot be written (no space, permission, a read-only file system, a name
+        too long, a folder in the way), naming ``option`` and ``path``.
+    """
+    p = Path(path).expanduser()
+    where = _label(path, option)
+    try:
+        if p.is_symlink():
+            p = p.resolve()  # replace the file linked to, not the link
+        if p.is_dir():
+            raise OutputError(f"{where} is a folder; expected a file name.")
+        if p.exists() and not p.is_file():  # a device or a pipe (/dev/stdout): written in place
+            write(p)
+            return p
+    except OSError as exc:
+        raise OutputError(f"{where}: cannot write it: {_reason(exc)}.") from None
+    suffix = "".join(p.suffixes[-2:])[:32]
+    tmp: Path | None = None
+    try:
+        handle, name = tempfile.mkstemp(prefix=".be-", suffix=suffix, dir=p.parent)
+        os.close(handle)
+        tmp = Path(name)
+        write(tmp)
+        os.chmod(tmp, _mode(p))
+        os.replace(tmp, p)
+        tmp = None
+    except OSError as exc:
+        raise OutputError(f"{where}: cannot write it: {_reason(exc)}.") from None
+    finally:
+        if tmp is not None:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:  # pragma: no cover - the folder vanished meanwhile
+                pass
+    return p
