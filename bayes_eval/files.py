@@ -177,13 +177,15 @@ def write_file(
     write: Callable[[Path], object],
     *,
     option: str | None = None,
+    keep_suffix: bool = False,
 ) -> Path:
     """Write an output file whole or not at all.
 
-    ``write(tmp)`` writes the content to ``tmp``, a new file in the destination's folder with
-    the destination's suffixes (so that writers that read the format from the name still
-    can); it is then moved over ``path`` (:func:`os.replace`). On any error, or an interrupt,
-    the temporary file is removed and ``path`` is left as it was.
+    ``write(tmp)`` writes the content to ``tmp``, a new hidden file in the destination's
+    folder whose name ends in ``.part`` (so that no reader globbing the folder for the
+    destination's kind takes it for a finished file: writers must be told the format, e.g.
+    ``savefig(tmp, format="png")``); it is then moved over ``path`` (:func:`os.replace`). On
+    any error, or an interrupt, the temporary file is removed and ``path`` is left as it was.
 
     Parameters
     ----------
@@ -193,6 +195,9 @@ def write_file(
         Writes the content to the path it is given.
     option : str, optional
         The option that named ``path``, for the message of an error.
+    keep_suffix : bool
+        The temporary name ends with the destination's suffixes instead (for a writer that
+        reads the format from the name only).
 
     Returns
     -------
@@ -217,7 +222,7 @@ def write_file(
             return p
     except OSError as exc:
         raise OutputError(f"{where}: cannot write it: {_reason(exc)}.") from None
-    suffix = "".join(p.suffixes[-2:])[:32]
+    suffix = "".join(p.suffixes[-2:])[:32] if keep_suffix else ".part"
     tmp: Path | None = None
     try:
         handle, name = tempfile.mkstemp(prefix=".be-", suffix=suffix, dir=p.parent)

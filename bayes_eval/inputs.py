@@ -71,6 +71,7 @@ __all__ = [
     "labels",
     "levels_bytes",
     "one_dimensional",
+    "percent",
     "score_levels",
     "shown",
     "tally",
@@ -87,6 +88,12 @@ def exact(x: float) -> str:
         return short if float(short) == x else repr(float(x))
     except (TypeError, ValueError):
         return str(x)
+
+
+def percent(level: float) -> str:
+    """A credible level as a percentage, to ten significant digits: ``95%``, ``99.99999%``
+    (never ``100%`` for a level below 1)."""
+    return f"{100 * float(level):.10g}%"
 
 
 def shown(value: object, limit: int = 60) -> str:

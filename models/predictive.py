@@ -278,4 +278,5 @@ def plot_ppc(pred: xr.DataTree, path: str | Path, *, group: str = "posterior_pre
     pc = arviz_plots.plot_ppc_rootogram(tree, group=group, backend="matplotlib", col_wrap=4)
     from bayes_eval.files import write_file
 
-    return write_file(path, pc.savefig)
+    kind = Path(path).suffix.lstrip(".").lower() or "png"
+    return write_file(path, lambda tmp: pc.savefig(tmp, format=kind))

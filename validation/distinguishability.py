@@ -125,8 +125,8 @@ def run_study(
 
 
 def summary(ds: xr.Dataset) -> dict:
-    last = int(ds["n"].values[-1])  # a short study is read at its largest N
-    at = {n: n for n in (80, 199, 285, last) if n <= last}
+    last = int(ds["n"].values[-1])
+    at = {n: n for n in (80, 199, 285) if n <= last} or {last: last}  # short: at its largest N
     return {
         "p_correct": {n: round(float(ds["p_correct"].sel(n=n)), 4) for n in at},
         "z_mean": {n: round(float(ds["z_mean"].sel(n=n)), 3) for n in at},

@@ -359,7 +359,8 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     pc.viz["figure"].item().tight_layout()
     from bayes_eval.files import write_file
 
-    path = write_file(path, pc.savefig)
+    kind = Path(path).suffix.lstrip(".").lower() or "png"
+    path = write_file(path, lambda tmp: pc.savefig(tmp, format=kind))
     pyplot().close("all")
     return path
 

@@ -349,6 +349,17 @@ class ClustersConfig:
             f"--n-questions {self.n_questions}",
             "fewer draws, trials, models or questions",
         )
+        pairs = self.n_models * (self.n_models - 1) / 2
+        check_memory(  # per cell and board: both treatments' numbers per model and pair
+            8.0
+            * len(self.cluster_sd)
+            * len(self.clusters)
+            * self.replicates
+            * (2 * (4 * self.n_models + pairs) + self.n_models + pairs),
+            f"--replicates {self.replicates} with {len(self.cluster_sd)} --cluster-sd and "
+            f"{len(self.clusters)} --clusters cells and --n-models {self.n_models}",
+            "fewer replicates, cells or models",
+        )
 
 
 @dataclass(frozen=True)
@@ -389,6 +400,14 @@ class BoardConfig:
                 raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
         _prob("confidence", self.confidence)
         _int("seed", self.seed, 0)
+        L, pairs = self.n_models, self.n_models * (self.n_models - 1) / 2
+        check_memory(  # per N, estimator and board: four numbers per model and P per pair
+            8.0 * len(self.N) * self.replicates * (3 * (4 * L + pairs) + L)
+            + 8.0 * 8 * L * self.n_questions * max(self.N),  # a board's results and its fit
+            f"--replicates {self.replicates} with --n-models {L}, --n-questions "
+            f"{self.n_questions} and --N up to {max(self.N)}",
+            "fewer replicates, models, questions or trials",
+        )
 
 
 @dataclass(frozen=True)
@@ -426,6 +445,13 @@ class GradedConfig:
                 raise ValueError(f"{name} is {value!r}; expected a number > 0.")
         _prob("confidence", self.confidence)
         _seed(self.seed)
+        check_memory(  # per cell, prior and board four numbers per model; a board's grades
+            8.0 * len(self.inflation) * self.replicates * self.n_models * (4 * len(PRIOR_KINDS) + 1)
+            + 8.0 * 6 * self.n_models * self.n_questions,
+            f"--replicates {self.replicates} with --n-models {self.n_models} and --n-questions "
+            f"{self.n_questions}",
+            "fewer replicates, models or questions",
+        )
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import argparse
 from collections import Counter
 
 from bayes_eval.cli._output import fmt, interval, say, table, uncertain
+from bayes_eval.inputs import exact, percent
 
 __all__ = ["design_lines", "print_leaderboard", "records_json"]
 
@@ -167,9 +168,9 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
         "models": board.models,
         "confidence": args.confidence,
         "rank_range_rule": "every rank left open by the pairwise statements P(better) >= "
-        f"{args.confidence:g} (no chaining)",
+        f"{exact(args.confidence)} (no chaining)",
         "rank_ci_rule": "Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie unless "
-        f"P(better) >= {args.confidence:g}; ties chain",
+        f"P(better) >= {exact(args.confidence)}; ties chain",
         "questions": board.questions,
         "max_trials": board.max_trials,
         "missing_trials": board.missing_trials,
@@ -213,7 +214,7 @@ def prob_matrix_json(board) -> dict:
 
 def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
     """The header lines, the table and its legend."""
-    log, pct = scored.log, f"{100 * args.confidence:g}%"
+    log, pct = scored.log, f"{percent(args.confidence)}"
     say(
         f"{name} ({log['format']}): {log['models']} models, {board.questions} questions, up "
         f"to {board.max_trials} trials; {log['scored']} scored attempts, {log['failed']} "
@@ -273,14 +274,15 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
 
     table(columns, (row(r) for r in board.models))
     say(
-        f"rank range: every rank the pairwise statements P(better) >= {args.confidence:g} leave "
-        "open (no chaining); P(> next): posterior probability that the model beats the next one "
+        "rank range: every rank the pairwise statements P(better) >= "
+        f"{exact(args.confidence)} leave open (no chaining); P(> next): posterior probability "
+        "that the model beats the next one "
         "listed (models are listed by mu, so it is >= 0.5)."
     )
     if paper:
         say(
             "CI-aware rank (chains): Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie "
-            f"unless P(better) >= {args.confidence:g}; ties chain along the list."
+            f"unless P(better) >= {exact(args.confidence)}; ties chain along the list."
         )
     if closed:
         say(

@@ -7,6 +7,7 @@ import argparse
 
 from bayes_eval.cli._leaderboard import design_lines, graded_lines
 from bayes_eval.cli._output import fmt, interval, say, table, uncertain
+from bayes_eval.inputs import exact, percent
 
 __all__ = ["population_json", "print_population"]
 
@@ -75,7 +76,7 @@ def _gaps(board) -> list[str]:
 
 def print_population(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
     """The header lines, the table and its legend."""
-    attrs, pct = board.table.attrs, f"{100 * args.confidence:g}%"
+    attrs, pct = board.table.attrs, f"{percent(args.confidence)}"
     treatment = _clusters(board, args)["treatment"]
     draws = f"{attrs['draws']} draws, seed {attrs['seed']}"
     how = f"Bayesian bootstrap ({draws})"
@@ -112,8 +113,9 @@ def print_population(board, scored, args: argparse.Namespace, name: str, questio
 
     table(columns, (row(r) for r in board.models))
     say(
-        f"rank range: every rank the pairwise statements P(better) >= {args.confidence:g} leave "
-        "open (no chaining); P(> next): posterior probability that the model beats the next one "
+        "rank range: every rank the pairwise statements P(better) >= "
+        f"{exact(args.confidence)} leave open (no chaining); P(> next): posterior probability "
+        "that the model beats the next one "
         f"listed; rank {pct}: over the posterior draws. Without --cluster every question is its "
         "own draw from the source."
     )
@@ -121,7 +123,7 @@ def print_population(board, scored, args: argparse.Namespace, name: str, questio
     if paper:
         say(
             "CI-aware rank (chains): Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie "
-            f"unless P(better) >= {args.confidence:g}; ties chain along the list."
+            f"unless P(better) >= {exact(args.confidence)}; ties chain along the list."
         )
     if args.plot:
         say(f"forest plot written to {args.plot}")

@@ -9,6 +9,7 @@ from pathlib import Path
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import print_leaderboard, records_json
 from bayes_eval.cli._output import emit_json, say
+from bayes_eval.inputs import percent
 
 HELP = "rank models from evaluation logs or a long table (Bayes@N, rank ranges)"
 DESCRIPTION = """\
@@ -251,10 +252,15 @@ def _new_questions(
     least = min_draws(args.confidence)
     if args.draws is not None and args.draws < least:
         raise ValueError(
-            f"--draws is {args.draws}; the {100 * args.confidence:g}% intervals of --estimand "
+            f"--draws is {args.draws}; the {percent(args.confidence)} intervals of --estimand "
             f"new-questions come from posterior draws and need at least {least} ({TAIL_DRAWS} "
             f"beyond each end); expected --draws >= {least}."
         )
+    if args.draws is not None:
+        from bayes_eval.inputs import check_memory
+
+        models = scored.R.sizes["model"]
+        check_memory(8.0 * 4 * args.draws * models, f"--draws {args.draws}", "fewer --draws")
     board = population_leaderboard(
         scored.R,
         scored.weights,
@@ -262,7 +268,7 @@ def _new_questions(
         confidence=args.confidence,
         fractional=scored.fractional,
         pair_prior=table_prior(prior.kind),
-        draws=args.draws or 4000,
+        draws=args.draws or max(4000, least),  # enough for the level's tails
         seed=0 if args.seed is None else args.seed,
     )
     if plot:

@@ -46,11 +46,14 @@ def _save(pc, path: str | Path, backend: str, dpi: int = 110) -> Path:
     from bayes_eval.files import write_file
 
     if backend != "matplotlib":
-        return write_file(path, pc.savefig)
+        return write_file(path, pc.savefig, keep_suffix=True)
     pyplot()  # Agg, headless
     fig = pc.viz["figure"].item() if hasattr(pc.viz, "__getitem__") else None
     try:
-        return write_file(path, lambda tmp: pc.savefig(tmp, dpi=dpi, bbox_inches="tight"))
+        kind = Path(path).suffix.lstrip(".").lower() or "png"
+        return write_file(
+            path, lambda tmp: pc.savefig(tmp, format=kind, dpi=dpi, bbox_inches="tight")
+        )
     finally:
         if fig is not None:
             pyplot().close(fig)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from bayes_eval.inputs import percent
 from bayes_eval.plotting.figure import pyplot, save_png, short_labels
 
 __all__ = ["ESTIMATOR_AXIS", "estimator_label", "forest_plot"]
@@ -97,7 +98,7 @@ def forest_plot(
     )
     ax.set_yticks(y, names)
     conf = table.attrs.get("confidence", 0.95)
-    ax.set_xlabel(f"{estimator_label(table)} with {100 * conf:g}% credible interval")
+    ax.set_xlabel(f"{estimator_label(table)} with {percent(conf)} credible interval")
     ax.set_title(
         title
         or (

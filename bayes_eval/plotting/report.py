@@ -27,6 +27,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
 
+from bayes_eval.inputs import exact, percent
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
 from bayes_eval.ranking.leaderboard import Leaderboard, leaderboard
@@ -201,7 +202,7 @@ def heat_table(models: Sequence[str], matrix: ArrayLike, *, css_id: str = "") ->
 def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
     attrs = board.table.attrs
     conf = float(attrs.get("confidence", 0.95))
-    pct = f"{100 * conf:g}%"
+    pct = f"{percent(conf)}"
     first = board.models[0] if board.models else {}
     show_questions = "questions" in first and len({r["questions"] for r in board.models}) > 1
     head = ["model", "mu", "sigma", f"{pct} CI lo", f"{pct} CI hi", "rank range", "P(> next)"]
@@ -228,7 +229,7 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
             _table(head, rows, css_id="leaderboard-table"),
             f"<p>mu: Bayes@N, the posterior mean of the model's score; sigma: its posterior sd "
             f"(Hariri et al., &ldquo;Don't Pass@k&rdquo;). rank range: every rank the pairwise "
-            f"statements P(better) &ge; {conf:g} leave open (no chaining); P(&gt; next): the "
+            f"statements P(better) &ge; {exact(conf)} leave open (no chaining); P(&gt; next): the "
             f"posterior probability that the model beats the next one listed.</p>",
             "</section>",
         ]
@@ -325,7 +326,7 @@ def _diagnostics_section(board: Leaderboard, names: dict[str, str], notes: Seque
             ("board model: Beta dispersion kappa (mode)", kappa),
         ]
     conf = float(table.attrs.get("confidence", 0.95))
-    items.append(("rank range: credible when P(better) at least", f"{conf:g}"))
+    items.append(("rank range: credible when P(better) at least", f"{exact(conf)}"))
     if "prior_alpha" in table:
         order = [r["model"] for r in board.models]
         sel = table.sel(model=order)
@@ -457,7 +458,7 @@ def report_page(
     made_text = "; ".join(f"{k}: {v}" for k, v in made.items())
     conf = float(board.table.attrs.get("confidence", 0.95))
     forest_text = (
-        f"Bayes@N with its {100 * conf:g}% credible interval per model, best on top; right "
+        f"Bayes@N with its {percent(conf)} credible interval per model, best on top; right "
         "margin: each model's rank range (every rank the pairwise statements leave open)."
     )
     body = [

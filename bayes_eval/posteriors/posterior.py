@@ -1611,7 +1611,18 @@ def posterior(
         data = data + spec.discount * n0
     names = None
     if models is not None:
-        names = tuple(str(m) for m in np.ravel(np.asarray(models, dtype=object)))
+        given = models if isinstance(models, (str, bytes)) else np.asarray(models, dtype=object)
+        if isinstance(given, (str, bytes)) or given.ndim != 1:
+            raise ValueError(
+                f"models is {shown(models)}; expected a list of names, one per model of R."
+            )
+        blank = [i for i, m in enumerate(given) if m is None or str(m).strip() in ("", "nan")]
+        if blank:
+            raise ValueError(
+                f"models holds {shown(given[blank[0]])} at position {blank[0]}; expected a name "
+                "per model."
+            )
+        names = tuple(str(m) for m in given)
         if not t.batched or len(names) != t.counts.shape[0]:
             want = t.counts.shape[0] if t.batched else "no"
             raise ValueError(f"models has {len(names)} names; R has {want} models.")

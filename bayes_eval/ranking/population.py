@@ -59,6 +59,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 
+from bayes_eval.inputs import check_memory, percent
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
 from bayes_eval.ranking.leaderboard import rank_records
@@ -239,15 +240,16 @@ class PopulationBoard(NamedTuple):
         return str(self.table.attrs["estimand"])
 
 
-#: Draws each tail of an interval from posterior draws must hold at least (the quantile of
-#: fewer draws is one draw, with no Monte Carlo precision).
+#: Draws beyond each end of an interval from posterior draws that the command line asks for
+#: (fewer give a quantile with little Monte Carlo precision); the library asks for one.
 TAIL_DRAWS = 10
 
 
-def min_draws(confidence: float) -> int:
-    """The fewest posterior draws for ``confidence`` intervals from draws: :data:`TAIL_DRAWS`
-    beyond each end (400 at 95%, 2000 at 99%)."""
-    return int(np.ceil(TAIL_DRAWS / ((1.0 - confidence) / 2) - 1e-9))
+def min_draws(confidence: float, tail_draws: int = TAIL_DRAWS) -> int:
+    """The fewest posterior draws for ``confidence`` intervals from draws with ``tail_draws``
+    draws beyond each end (400 at 95% and 2000 at 99% with the default 10; 40 at 95% with
+    one, below which an end of the interval is no draw at all)."""
+    return int(np.ceil(tail_draws / ((1.0 - confidence) / 2) - 1e-9))
 
 
 def population_leaderboard(
@@ -293,21 +295,26 @@ def population_leaderboard(
     Raises
     ------
     ValueError
-        Bad ``R``, ``confidence`` outside (0, 1), fewer ``draws`` than :func:`min_draws`
-        (``confidence``), fewer than two models, a model without an
+        Bad ``R``, ``confidence`` outside (0, 1), fewer ``draws`` than
+        ``min_draws(confidence, 1)``, fewer than two models, a model without an
         answered question, or a bad ``cluster``.
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence is {confidence!r}; expected a level in (0, 1).")
     if not isinstance(R, xr.DataArray) or set(R.dims) != {"model", "question", "trial"}:
         raise ValueError("R must be a DataArray with dims ('model', 'question', 'trial').")
-    least = min_draws(confidence)
+    least = min_draws(confidence, 1)
     if isinstance(draws, (int, np.integer)) and not isinstance(draws, bool) and draws < least:
         raise ValueError(
-            f"draws is {draws}; {100 * confidence:g}% intervals and rank intervals from posterior "
-            f"draws need at least {least} ({TAIL_DRAWS} beyond each end); expected draws >= "
-            f"{least}."
+            f"draws is {draws}; {percent(confidence)} intervals and rank intervals from posterior "
+            f"draws need at least {least} (one beyond each end; {min_draws(confidence)} give "
+            f"them some precision); expected draws >= {least}."
         )
+    check_memory(  # the draws, their ranks and the blocks' weights
+        8.0 * 4 * float(draws) * R.sizes["model"] if isinstance(draws, (int, np.integer)) else 0,
+        f"draws {draws} for {R.sizes['model']} models",
+        "fewer draws",
+    )
     R = R.transpose("model", "question", "trial")
     values = R.values.astype(float)  # a copy: the caller's array is never touched
     models = [str(m) for m in R["model"].values]

@@ -287,3 +287,22 @@ def test_an_empty_metric_list_is_named(tmp_path, capsys):
     (folder / "samples_t_2025-01-01T00-00-00.jsonl").write_text(json.dumps(rec) + "\n")
     assert main(["rank", str(folder)]) == 2
     assert "metric 'acc' holds an empty list" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["rank", "{b}", "--estimand", "new-questions", "--draws", "1e12"], "--draws 10000000"),
+        (["validate", "board", "--replicates", "1e12"], "--replicates 1000000000000 with"),
+        (["validate", "clusters", "--replicates", "1e12"], "--replicates 1000000000000 with"),
+        (["validate", "graded", "--n-questions", "1e12"], "--n-questions 1000000000000"),
+    ],
+    ids=["new-questions-draws", "board", "clusters", "graded"],
+)
+def test_sizes_are_checked_before_allocating(argv, says, board, tmp_path, capsys):
+    words = [w.format(b=board) for w in argv]
+    if words[0] == "validate":
+        words += ["--out", str(tmp_path / "o")]
+    assert main(words) == 2
+    line = one_line_error(capsys)
+    assert says in line and "of memory, above the limit" in line

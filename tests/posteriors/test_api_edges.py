@@ -75,6 +75,21 @@ def test_duplicate_model_names_are_refused():
         be.posterior(R, models=["a", "a", "c"])
 
 
+@pytest.mark.parametrize(
+    ("models", "says"),
+    [
+        ([None, "b", "c"], "models holds None at position 0"),
+        (["a", "", "c"], "models holds '' at position 1"),
+        ([["a", "b", "c"]], "expected a list of names"),
+        ("abc", "expected a list of names"),
+    ],
+    ids=["none", "empty", "nested", "string"],
+)
+def test_model_names_are_names(models, says):
+    with pytest.raises(ValueError, match=says):
+        be.posterior(np.zeros((3, 4, 2), int), models=models, prior="uniform")
+
+
 def test_draws_too_many_for_the_memory_are_refused_before_allocating(post):
     with pytest.raises(ValueError, match=r"n = 1000000000000 draws needs about .* TiB"):
         post.draws(10**12)
