@@ -57,7 +57,7 @@ def many_models(size: dict, repeats: int, rng: np.random.Generator) -> dict:
         w = np.linspace(0.0, 1.0, c + 1)
         t = interleaved(
             {
-                "bayes": lambda R=R, w=w: be.bayes(R, w),
+                "bayes": lambda R=R, w=w: be.bayes(R, w, prior="uniform"),
                 "floor": lambda R=R: R.sum(axis=-1),
                 "read": lambda R=R: R.max(),
             },
@@ -79,9 +79,11 @@ def batched(size: dict, repeats: int, rng: np.random.Generator) -> dict:
     R = (rng.random((L, M, N)) < rng.random((L, M, 1))).astype(np.int64)
     t = interleaved(
         {
-            "ours": lambda: be.bayes_ci(R),
+            # the paper's uniform prior, as scorio's; the learned prior per model (the leading
+            # axis holds independent replicates here, not one board)
+            "ours": lambda: be.bayes_ci(R, prior="uniform"),
             "scorio": lambda: [se.bayes_ci(r) for r in R],
-            "learned": lambda: be.bayes_ci(R, prior="empirical"),
+            "learned": lambda: be.bayes_ci(R, prior="empirical", pool="model"),
         },
         repeats=repeats,
         # 20 calls per round: a single call of the ~0.1 ms uniform interval right after the
@@ -108,7 +110,7 @@ def batched(size: dict, repeats: int, rng: np.random.Generator) -> dict:
             "pass_hat_k_ci": lambda: be.pass_hat_k_ci(Rp, k),
             "mg_pass_at_k_ci": lambda: be.mg_pass_at_k_ci(Rp, k),
             "g_pass_at_k_tau_ci": lambda: be.g_pass_at_k_tau_ci(Rp, k, 0.5),
-            "bayes_ci_exact": lambda: be.bayes_ci(R, interval="exact"),
+            "bayes_ci_exact": lambda: be.bayes_ci(R, prior="uniform", interval="exact"),
         },
         repeats=max(1, repeats // 2),
     )
@@ -127,7 +129,9 @@ def graded_board(size: dict, repeats: int) -> dict:
     # stricter reference (a larger ratio)
     t = interleaved(
         {
-            "uniform": lambda: [be.bayes_ci(A, fractional=True) for _ in range(UNIFORM_CALLS)],
+            "uniform": lambda: [
+                be.bayes_ci(A, fractional=True, prior="uniform") for _ in range(UNIFORM_CALLS)
+            ],
             "model": lambda: be.bayes_ci(A, fractional=True, prior="empirical", pool="model"),
             "board": lambda: be.bayes_ci(A, fractional=True, prior="empirical"),
         },
