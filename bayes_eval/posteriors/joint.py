@@ -15,7 +15,7 @@ learns its mean from the board:
 
 :math:`\theta_l \sim N(\mu, \sigma^2)` (flat :math:`\mu`), :math:`b_q \sim N(0, s^2)`,
 :math:`s \sim \mathrm{HalfNormal}(3)`, :math:`\sigma \sim \mathrm{HalfNormal}(2)`,
-:math:`\log\kappa \sim N(\log 5, 1)`: a Rasch mean (ability minus difficulty) with a Beta
+:math:`\log\kappa \sim N(\log 10, 1)`: a Rasch mean (ability minus difficulty) with a Beta
 dispersion for everything the shared difficulty does not explain (a model x question
 interaction). The per-model closed form is the special case :math:`b_q \equiv 0`. The
 estimand is *these questions*, :math:`\bar\pi_l = \frac{1}{M_l}\sum_q p_{lq}` over the
@@ -49,7 +49,20 @@ with one trial per cell the likelihood does not involve :math:`\kappa` and its p
 prior, integrated exactly); the uncertainty of :math:`(s, \sigma)` adds
 :math:`G\,\Sigma_\eta G^\top`, :math:`G` the derivative of the posterior means in them (Kass
 and Steffey, "Approximate Bayesian inference in conditionally independent hierarchical
-models", 1989).
+models", 1989). Where :math:`\log\sigma` is poorly determined (posterior sd above 0.1: a
+board of few models) it is integrated instead, with :math:`\kappa`, on a Gauss-Hermite grid
+in the whitened hyperparameters (each node refitted and weighted by its evidence), and the
+first-order term is kept for :math:`s` alone: plugging in :math:`\sigma` overstates the
+differences between close models (P(better) overconfident at one trial per question).
+
+**The dispersion's hyperprior.** With one trial per cell :math:`\kappa` is not identified
+(the Beta-Bernoulli law is Bernoulli(:math:`m`) whatever :math:`\kappa`), yet the posterior
+of *these questions'* rates depends on it. Its hyperprior, median 10 and log-sd 1, was chosen
+by ``bayes-eval validate board`` between the boards it must serve: an interaction of logit sd
+0.7 (:math:`\kappa \approx 11`) at one trial, and the MathArena board's rates
+(:math:`\kappa \approx 3` at four trials) at two and more, where the data move it. Boards of
+heavier interactions (logit sd 1.5, :math:`\kappa \approx 2.7`) then get P(better) somewhat
+overconfident at one trial.
 
 **What is reported.** The mean vector and covariance matrix of :math:`\bar\pi`; each model's
 marginal is the Beta law on :math:`[0, 1]` with that mean and variance (so intervals stay
@@ -90,7 +103,7 @@ DIFFICULTY_SD_SCALE = 3.0
 #: scale of the half-normal hyperprior on the sd sigma of the models' abilities (logit scale)
 ABILITY_SD_SCALE = 2.0
 #: (median, log-sd) of the log-normal hyperprior on the dispersion kappa
-DISPERSION_PRIOR = (5.0, 1.0)
+DISPERSION_PRIOR = (10.0, 1.0)
 
 _X_LIMIT = 35.0  # |theta - b| is clipped here (expit underflows beyond ~745)
 _SEARCH_QUESTIONS = 200  # questions the hyperparameter search uses on a larger board
@@ -103,6 +116,10 @@ _LINE_NODES, _LINE_WEIGHTS = np.polynomial.hermite_e.hermegauss(5)
 _LINE_WEIGHTS = _LINE_WEIGHTS / _LINE_WEIGHTS.sum()
 _X_NODES, _X_WEIGHTS = np.polynomial.hermite_e.hermegauss(5)
 _X_WEIGHTS = _X_WEIGHTS / _X_WEIGHTS.sum()
+#: The posterior sd of log sigma (the abilities' sd) above which sigma is integrated on a
+#: grid rather than plugged in with Kass and Steffey's first-order term (few models: its
+#: posterior is wide, and the plug-in overstates the differences between close models)
+_SIGMA_SPREAD = 0.1
 _FINITE_SUMS = 16  # cells with at most this many trials: log-gamma differences as finite sums
 _MEMO: OrderedDict = OrderedDict()  # the last boards fitted (a deterministic computation)
 _MEMO_SIZE = 8
@@ -698,12 +715,15 @@ class JointPosterior:
         return self._cache["prob"]
 
     def draws(self, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
-        r"""``n`` joint draws ``(n, L)``: a quadrature point of :math:`\kappa` per draw (shared
-        by the models), then the Gaussian copula of the posterior correlations with that
-        point's Beta marginals."""
-        sd = self.sd
+        r"""``n`` joint draws ``(n, L)``: a quadrature point of the scales per draw (shared
+        by the models), then the Gaussian copula of the posterior correlations within a point
+        (the covariance less the part between the points' means) with that point's Beta
+        marginals; so the draws keep the joint mean and covariance."""
+        dev = self.parts_mean - self.mean[None, :]
+        within = self.cov - np.einsum("k,ka,kb->ab", self.parts_weight, dev, dev)
+        sd = np.sqrt(np.clip(np.diag(within), 0.0, None))
         with np.errstate(divide="ignore", invalid="ignore"):
-            corr = self.cov / np.outer(sd, sd)
+            corr = within / np.outer(sd, sd)
         corr = np.where(np.isfinite(corr), corr, 0.0)
         np.fill_diagonal(corr, 1.0)
         evals, evecs = np.linalg.eigh(corr)
@@ -839,16 +859,23 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
         hess = hess * (has.sum() / max(search_small.cells.answered.sum(), 1))
         search.b = _extend(cells, theta0, eta)
     cov_eta = np.linalg.inv(_definite(-hess))
-    # 2. kappa: its quadrature along the conditional line (or its prior, with one trial)
     mode_fit = search.fit(eta)
     kappa_mu, kappa_sd = np.log(DISPERSION_PRIOR[0]), DISPERSION_PRIOR[1]
-    if cells.single:
+    i_sigma = dims.index(1)
+    if np.sqrt(cov_eta[i_sigma, i_sigma]) > _SIGMA_SPREAD:
+        # 2'. few models: sigma (and kappa) integrated on a grid, s by Kass and Steffey
+        mean_k, cov_k, wts, ks_cov, cols = _scale_grid(search, cells, eta, cov_eta, dims)
+        kappa_hat = float(np.exp(eta[2])) if not cells.single else float(np.exp(kappa_mu))
+        search.theta, search.b = mode_fit.theta, mode_fit.b
+    elif cells.single:
+        # 2. kappa: its prior (one trial per cell: the likelihood does not involve it)
         kappas = np.exp(kappa_mu + kappa_sd * _KAPPA_NODES)
         mean_k, cov_k = _moments(cells, mode_fit, kappas)
         wts = _KAPPA_WEIGHTS
-        ks_cov = cov_eta
+        ks_cov, cols = cov_eta, [0, 1]
         kappa_hat = float(np.exp(kappa_mu))
     else:
+        # 2. kappa: its quadrature along the conditional line
         i_k = dims.index(2)
         sd_k = float(np.sqrt(cov_eta[i_k, i_k]))
         line = np.zeros(3)
@@ -873,14 +900,15 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
         c = cov_eta[np.ix_(keep_d, keep_d)]
         cross = cov_eta[np.ix_(keep_d, [i_k])]
         ks_cov = c - cross @ cross.T / cov_eta[i_k, i_k]
+        cols = [0, 1]
         kappa_hat = float(np.exp(eta[2]))
         search.theta, search.b = mode_fit.theta, mode_fit.b
     mean = wts @ mean_k
     second = np.einsum("k,kab->ab", wts, cov_k + mean_k[:, :, None] * mean_k[:, None, :])
     cov = second - np.outer(mean, mean)
-    # 3. the uncertainty of (s, sigma): Kass and Steffey's first-order term
+    # 3. the uncertainty of the scales not integrated: Kass and Steffey's first-order term
     center_kappa = np.exp(kappa_mu) if cells.single else kappa_hat
-    grad_mean = _mean_gradient(cells, mode_fit, eta, center_kappa)
+    grad_mean = _mean_gradient(cells, mode_fit, eta, center_kappa)[:, cols]
     extra = grad_mean @ ks_cov @ grad_mean.T
     cov = cov + extra
     cov = 0.5 * (cov + cov.T)
@@ -897,6 +925,54 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
         dispersion_identified=not cells.single,
         converged=bool(mode_fit.converged),
     )
+
+
+def _scale_grid(
+    search: _Search, cells: _Cells, eta: NDArray, cov_eta: NDArray, dims: list[int]
+) -> tuple[NDArray, NDArray, NDArray, NDArray, list[int]]:
+    r"""The posterior of :math:`\bar\pi` with :math:`\log\sigma` (and, with repeated trials,
+    :math:`\log\kappa`) integrated on a Gauss-Hermite grid: the Gaussian approximation of the
+    hyperparameters' posterior ordered :math:`(\log\sigma, \log\kappa, \log s)` is
+    whitened by its Cholesky factor, the grid laid on the first one or two whitened
+    coordinates (each node moving :math:`\log s` along its regression), each node refitted and
+    weighted by its Laplace evidence over the Gaussian's density; with one trial per cell
+    every node's :math:`\kappa` is integrated over its prior. Returns the parts' means and
+    covariances, their weights, the conditional variance of :math:`\log s` given the
+    integrated scales (for Kass and Steffey's term) and the gradient's column it applies to."""
+    i_s, i_sigma = dims.index(0), dims.index(1)
+    order = [i_sigma] + ([] if cells.single else [dims.index(2)]) + [i_s]
+    chol = np.linalg.cholesky(cov_eta[np.ix_(order, order)])
+    q = len(order) - 1  # the whitened coordinates on the grid
+    f_mode = search.log_post(eta)
+    grids = np.meshgrid(*([_LINE_NODES] * q), indexing="ij")
+    weights = np.meshgrid(*([_LINE_WEIGHTS] * q), indexing="ij")
+    z_all = np.stack([g.ravel() for g in grids], axis=1)
+    w_all = np.prod(np.stack([w.ravel() for w in weights], axis=1), axis=1)
+    kappa_mu, kappa_sd = np.log(DISPERSION_PRIOR[0]), DISPERSION_PRIOR[1]
+    means, covs, lw = [], [], []
+    for z, wz in zip(z_all, w_all, strict=True):
+        step = np.zeros(len(dims))
+        step[order] = chol[:, :q] @ z
+        e = np.asarray(eta, float).copy()
+        e[dims] = e[dims] + step
+        lp = search.log_post(e)
+        if not np.isfinite(lp):
+            continue
+        f_pt = search.fit(e)
+        if cells.single:
+            mk, ck = _moments(cells, f_pt, np.exp(kappa_mu + kappa_sd * _KAPPA_NODES))
+            sub = np.log(_KAPPA_WEIGHTS)
+        else:
+            mk, ck = _moments(cells, f_pt, np.exp(e[2]))
+            sub = np.zeros(1)
+        means.append(mk)
+        covs.append(ck)
+        lw.append(np.log(wz) + lp - f_mode + 0.5 * float(z @ z) + sub)
+    lw_all = np.concatenate(lw)
+    wts = np.exp(lw_all - lw_all.max())
+    wts = wts / wts.sum()
+    ks_cov = np.array([[chol[-1, -1] ** 2]])
+    return np.concatenate(means), np.concatenate(covs), wts, ks_cov, [0]
 
 
 def _definite(neg: NDArray, floor: float = 0.5) -> NDArray:
