@@ -54,6 +54,8 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "BINARY_HINT",
+    "GRADE_DF_MIN",
+    "GRADE_TRIALS_MAX",
     "MEMORY_LIMIT",
     "WEIGHT_LIMIT",
     "LevelScores",
@@ -67,6 +69,7 @@ __all__ = [
     "check_tau",
     "exact",
     "fractional_tally",
+    "grade_trials",
     "graded_values",
     "labels",
     "levels_bytes",
@@ -758,6 +761,106 @@ def fractional_tally(
     np.add.reduce(arr, axis=-1, where=observed, initial=0.0, out=counts[..., 1])
     np.subtract(n_trials, counts[..., 1], out=counts[..., 0])
     return Tally(counts, n_trials, 2, arr.ndim == 3)  # type: ignore[arg-type]
+
+
+#: Bounds of the effective trials a grade counts for (:func:`grade_trials`): at least one (a
+#: grade never varies more than a Bernoulli trial with its mean), at most this many.
+GRADE_TRIALS_MAX = 1000.0
+#: Degrees of freedom below which the grades' spread is not estimated (one trial each).
+GRADE_DF_MIN = 10
+
+
+def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray[np.float64]:
+    r"""How many Bernoulli trials one graded score is worth, per model: :math:`1/\hat\phi`,
+    :math:`\hat\phi` the grades' quasi-binomial dispersion (McCullagh and Nelder, "Generalized
+    Linear Models", §4.5: Pearson's statistic over its degrees of freedom).
+
+    A grade :math:`s \in [0, 1]` with mean :math:`p` has variance :math:`\phi\,p(1 - p)`,
+    :math:`\phi \le 1`: 1 for all-or-nothing grades, :math:`1/(1 + \nu)` for grades
+    Beta(:math:`p\nu, (1 - p)\nu`). Counting it as :math:`n = 1/\phi` trials with :math:`ns`
+    successes gives the quasi-likelihood the variance the grades have (counting it as one
+    trial charges a Bernoulli's variance, and the intervals are too wide by up to
+    :math:`\phi^{-1/2}`).
+
+    * **Repeated grades of a question** (trials): for each model,
+      :math:`\hat\phi = \sum_q \sum_t (s_{qt} - \bar s_q)^2 / (\bar s_q (1 - \bar s_q))`
+      over :math:`\sum_q (n_q - 1)`, the questions with two grades or more whose mean is
+      inside (0, 1).
+    * **One grade per question** on a board of three models or more: the residuals of the
+      two-way logistic fit :math:`E[s_{lq}] = \mathrm{expit}(\theta_l - b_q)` (quasi-binomial
+      Newton steps), one :math:`\hat\phi` for the board, over :math:`LM - L - M + 1` degrees of
+      freedom. A model x question interaction adds to the residuals: then :math:`\hat\phi` is
+      too large, and the intervals too wide, never too narrow.
+    * Otherwise (or with fewer than :data:`GRADE_DF_MIN` degrees of freedom), and for a model
+      whose every grade is 0 or 1: 1.
+
+    The result is clipped to ``[1, GRADE_TRIALS_MAX]``.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape ``(M, N)`` or ``(L, M, N)``
+        Grades in ``[0, 1]``; NaN (or ``mask``) marks a missing trial.
+    mask : array_like of bool, optional
+
+    Returns
+    -------
+    ndarray, shape ``()`` or ``(L,)``
+        Trials per grade, per model.
+    """
+    arr = np.asarray(scores, dtype=float)
+    missing = np.isnan(arr) if mask is None else (np.isnan(arr) | np.asarray(mask, bool))
+    one = arr.ndim == 2
+    y = arr[None] if one else arr
+    obs = ~(missing[None] if one else missing)
+    y = np.where(obs, y, 0.0)
+    n = obs.sum(axis=-1)
+    mean = y.sum(axis=-1) / np.maximum(n, 1)
+    inside = (n >= 2) & (mean > 0.0) & (mean < 1.0)
+    dev = np.where(obs, (y - mean[..., None]) ** 2, 0.0).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pearson = np.where(inside, dev / (mean * (1.0 - mean)), 0.0).sum(axis=-1)
+    df = np.where(inside, n - 1, 0).sum(axis=-1).astype(float)
+    phi = np.full(y.shape[0], np.nan)
+    enough = df >= GRADE_DF_MIN
+    phi[enough] = pearson[enough] / df[enough]
+    lacking = ~enough
+    if lacking.any() and y.shape[0] >= 3:
+        board = _board_dispersion(mean, n > 0)
+        if board is not None:
+            phi[lacking] = board
+    with np.errstate(divide="ignore"):  # phi = 0: grades constant within their questions
+        out = np.clip(1.0 / np.where(np.isfinite(phi), phi, 1.0), 1.0, GRADE_TRIALS_MAX)
+    # all-or-nothing grades have exactly a Bernoulli's variance: one trial each, not an estimate
+    binary = ~np.any(obs & (y > 0.0) & (y < 1.0), axis=(-2, -1))
+    out = np.where(binary, 1.0, out)
+    return out[0] if one else out
+
+
+def _board_dispersion(mean: NDArray, seen: NDArray, steps: int = 25) -> float | None:
+    """Pearson's dispersion of one grade per cell around a two-way logistic fit (see
+    :func:`grade_trials`), or None with fewer than ``GRADE_DF_MIN`` degrees of freedom."""
+    L, M = mean.shape
+    df = int(seen.sum()) - L - M + 1
+    if df < GRADE_DF_MIN:
+        return None
+    y = np.where(seen, mean, 0.0)
+    rate = (y.sum(axis=1) + 0.5) / (seen.sum(axis=1) + 1.0)
+    theta = np.log(rate / (1.0 - rate))
+    b = np.zeros(M)
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
+        g = np.where(seen, y - p, 0.0)
+        w = np.where(seen, p * (1.0 - p), 0.0)
+        theta = theta + g.sum(axis=1) / np.maximum(w.sum(axis=1), 1e-12)
+        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
+        g = np.where(seen, y - p, 0.0)
+        w = np.where(seen, p * (1.0 - p), 0.0)
+        b = b - g.sum(axis=0) / np.maximum(w.sum(axis=0), 1e-12)
+        b = np.clip(b - b.mean(), -30.0, 30.0)
+        theta = np.clip(theta, -30.0, 30.0)
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
+    var = np.maximum(p * (1.0 - p), 1e-9)
+    return float(np.where(seen, (y - p) ** 2 / var, 0.0).sum() / df)
 
 
 def unique_rows(arr: NDArray, *, sort: bool = True) -> tuple[NDArray, NDArray, NDArray]:

@@ -4,10 +4,11 @@ r"""Study ``graded``: the Bayes@N intervals on graded scores read as fractional 
 :math:`s` correct and :math:`1 - s` wrong, the Dirichlet-multinomial update of Hariri et al.
 ("Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", eq. 6) with
 fractional counts: a quasi-likelihood (Wedderburn, "Quasi-likelihood functions, generalized
-linear models, and the Gauss-Newton method") with the right mean whose variance is that of a
-Bernoulli trial, :math:`p(1 - p)`. A grade that is not all-or-nothing varies less than that
-around its expectation, so the intervals should be too wide; this study measures by how much,
-and whether they cover.
+linear models, and the Gauss-Newton method") with the right mean. A grade that is not
+all-or-nothing varies less than a Bernoulli trial around its expectation, so each grade is
+counted as the trials its spread shows (:func:`bayes_eval.inputs.grade_trials`, here from the
+board's two-way residuals: one grade per question); this study measures whether the
+intervals then cover, and how wide they are.
 
 **Boards** (:func:`bayes_eval.synthetic.leaderboard.simulate_leaderboard`, complete): model
 ability :math:`\theta_l \sim N(0.5, 1)`, question difficulty :math:`b_q \sim N(0, s^2)`,

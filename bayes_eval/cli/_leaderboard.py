@@ -73,7 +73,8 @@ def graded_lines(graded: dict | None) -> list[str]:
         ]
     return [
         f"  graded scores ({graded['distinct']} distinct values) counted fractionally: s "
-        "correct and 1 - s wrong (quasi-likelihood; intervals conservative)"
+        "correct and 1 - s wrong, each grade worth the Bernoulli trials its spread shows "
+        "(quasi-likelihood, 1/dispersion; 1 for all-or-nothing grades)"
     ]
 
 

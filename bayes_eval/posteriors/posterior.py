@@ -67,6 +67,7 @@ from bayes_eval.inputs import (
     check_memory,
     check_tau,
     fractional_tally,
+    grade_trials,
     prior_counts,
     shown,
     tally,
@@ -468,6 +469,9 @@ class Posterior:
         over those. None: over all M questions.
     fractional : bool
         Whether ``R`` held graded scores counted fractionally.
+    grade_trials : ndarray or None
+        With ``fractional``: the Bernoulli trials one grade counts for, per model
+        (:func:`bayes_eval.inputs.grade_trials`; 1 for all-or-nothing grades).
     models : tuple of str or None
         Names of the models of a batch (for labelled output).
     estimand : str
@@ -494,6 +498,7 @@ class Posterior:
     fractional: bool = False
     models: tuple[str, ...] | None = None
     board: BoardLink | None = field(default=None, repr=False)
+    grade_trials: NDArray[np.float64] | None = None
 
     estimand = THESE_QUESTIONS
 
@@ -712,6 +717,7 @@ class Posterior:
             fractional=self.fractional,
             models=None if one else models,
             board=None if self.board is None else self.board._replace(index=sel(self.board.index)),
+            grade_trials=None if self.grade_trials is None else sel(self.grade_trials),
         )
 
     # ------------------------------------------------------------------ moments
@@ -1325,6 +1331,8 @@ class Posterior:
         }
         if self.batched:
             out["models"] = list(self.models or (f"model_{i}" for i in range(self.n_models)))
+        if self.grade_trials is not None:
+            out["grade_trials"] = self.grade_trials
         return out
 
     def __repr__(self) -> str:
@@ -1444,6 +1452,7 @@ class Posterior:
             prior=self.prior,
             answered=None if self.answered is None else self.answered[None],
             fractional=self.fractional,
+            grade_trials=None if self.grade_trials is None else self.grade_trials[None],
             models=self.models or ("model_0",),
             board=None
             if self.board is None
@@ -1598,8 +1607,9 @@ def posterior(
     [0.3822, 0.7428]
     """
     spec = Prior.parse(prior)
+    trials_per_grade = None
     if fractional:
-        t, weights, n0 = _fractional(R, w, spec, mask, answered_only)
+        t, weights, n0, trials_per_grade = _fractional(R, w, spec, mask, answered_only)
     else:
         t, weights = tally(R, w, mask=mask, allow_empty_questions=answered_only)
         n0 = None
@@ -1657,6 +1667,7 @@ def posterior(
         fractional=fractional,
         models=names,
         board=link,
+        grade_trials=trials_per_grade,
     )
 
 
@@ -1668,8 +1679,12 @@ def _fractional(R, w, spec: Prior, mask, answered_only: bool = False):
             "a correct (w = 1) and a wrong (w = 0) answer: leave w out."
         )
     t = fractional_tally(R, mask=mask, allow_empty_questions=answered_only)
+    # each grade counts for the Bernoulli trials its spread is worth (1: all-or-nothing)
+    n_eff = grade_trials(R, mask=mask)
+    scale = n_eff[..., None, None] if t.batched else n_eff
+    t = Tally(t.counts * scale, t.n_trials, t.n_categories, t.batched)
     if spec.runs is None:
-        return t, np.array([0.0, 1.0]), None
+        return t, np.array([0.0, 1.0]), None, n_eff
     name = "R0" if spec.source is None else f"--prior-file {spec.source}"
     t0 = fractional_tally(spec.runs, mask=spec.runs_mask, name=name, allow_empty_questions=True)
     if t0.counts.shape[:-1] != t.counts.shape[:-1]:
@@ -1677,7 +1692,7 @@ def _fractional(R, w, spec: Prior, mask, answered_only: bool = False):
             f"{name} has {t0.counts.shape[:-1]} (models,) questions; expected those of the "
             f"results, {t.counts.shape[:-1]}."
         )
-    return t, np.array([0.0, 1.0]), t0.counts
+    return t, np.array([0.0, 1.0]), t0.counts * scale, n_eff
 
 
 def _answered(t: Tally) -> NDArray[np.bool_]:

@@ -255,7 +255,8 @@ def test_planner_calibration_fast_tier():
 def test_identical_data_gives_no_finite_n(rng):
     R = rng.integers(0, 2, size=(30, 5))
     plan = trials_to_separate(R, R.copy())
-    assert plan.z_now == 0.0 and plan.n_required is None and plan.extra_trials is None
+    assert abs(plan.z_now) < 1e-9  # equal up to rounding (the joint fit sums in model order)
+    assert plan.n_required is None and plan.extra_trials is None
     assert plan.prob_leader_better == pytest.approx(0.5, abs=0.05)
     assert plan.assurance_at_required is None
     assert "no finite number" in plan.reason
