@@ -782,10 +782,11 @@ def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray
     trial charges a Bernoulli's variance, and the intervals are too wide by up to
     :math:`\phi^{-1/2}`).
 
-    * **Repeated grades of a question** (trials): for each model,
-      :math:`\hat\phi = \sum_q \sum_t (s_{qt} - \bar s_q)^2 / (\bar s_q (1 - \bar s_q))`
-      over :math:`\sum_q (n_q - 1)`, the questions with two grades or more whose mean is
-      inside (0, 1).
+    * **Repeated grades of a question** (trials): for each model, over the questions with two
+      grades or more, :math:`\hat\phi = \sum_q (n_q - 1) s_q^2 / \sum_q (n_q - 1)(\bar s_q
+      (1 - \bar s_q) + s_q^2 / n_q)`, a ratio of sums each unbiased for its expectation
+      (:math:`E[\bar s (1 - \bar s) + s^2/n] = p(1 - p)`; a sum of per-question ratios was
+      biased low by 10-16% at two grades each, the spread entering both its terms).
     * **One grade per question** on a board of three models or more: the residuals of the
       two-way logistic fit :math:`E[s_{lq}] = \mathrm{expit}(\theta_l - b_q)` (quasi-binomial
       Newton steps), one :math:`\hat\phi` for the board, over :math:`LM - L - M + 1` degrees of
@@ -815,14 +816,17 @@ def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray
     y = np.where(obs, y, 0.0)
     n = obs.sum(axis=-1)
     mean = y.sum(axis=-1) / np.maximum(n, 1)
-    inside = (n >= 2) & (mean > 0.0) & (mean < 1.0)
-    dev = np.where(obs, (y - mean[..., None]) ** 2, 0.0).sum(axis=-1)
+    repeated = n >= 2
+    dev = np.where(obs, (y - mean[..., None]) ** 2, 0.0).sum(axis=-1)  # (n_q - 1) s_q^2
+    # sum_q (n_q - 1) p_q (1 - p_q), each term unbiased: E[m (1 - m) + s^2 / n] = p (1 - p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        pearson = np.where(inside, dev / (mean * (1.0 - mean)), 0.0).sum(axis=-1)
-    df = np.where(inside, n - 1, 0).sum(axis=-1).astype(float)
+        var_fn = np.where(
+            repeated, (n - 1) * (mean * (1.0 - mean) + dev / np.maximum(n - 1, 1) / n), 0.0
+        ).sum(axis=-1)
+    df = np.where(repeated, n - 1, 0).sum(axis=-1).astype(float)
     phi = np.full(y.shape[0], np.nan)
-    enough = df >= GRADE_DF_MIN
-    phi[enough] = pearson[enough] / df[enough]
+    enough = (df >= GRADE_DF_MIN) & (var_fn > 0)
+    phi[enough] = np.where(repeated, dev, 0.0).sum(axis=-1)[enough] / var_fn[enough]
     lacking = ~enough
     if lacking.any() and y.shape[0] >= 3:
         board = _board_dispersion(mean, n > 0)

@@ -17,7 +17,10 @@ expected score :math:`p_{lq} = \mathrm{expit}(\theta_l - b_q)`; with probability
 :math:`\mathrm{Beta}(p\phi, (1 - p)\phi)` rounded to 0.001, so that
 :math:`\mathrm{Var}(s) = p(1 - p)\,[\iota + (1 - \iota)/(1 + \phi)]`: a fraction
 :math:`\iota + (1 - \iota)/(1 + \phi)` of the Bernoulli variance (1 at inflation 1; 0.38 at
-0.3 with :math:`\phi = 8`; 0.11 at 0). The estimand is each model's mean expected score over
+0.3 with :math:`\phi = 8`; 0.11 at 0). ``trials`` grades per question and LLM (repeated
+grading: the grades' spread is then read from each model's own repeats) and a model x question
+interaction (``interaction_sd``, on the logit scale, which the board's two-way fit takes for
+spread: conservative) are options. The estimand is each model's mean expected score over
 the board's questions, :math:`\bar p_l = \frac1M\sum_q p_{lq}` (*these questions*).
 
 **Priors**: the paper's uniform Dirichlet(1, 1), and the learned prior of the library's
@@ -82,6 +85,8 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
                 inflation=float(inflation),
                 precision=float(config.precision),
                 difficulty_sd=float(config.difficulty_sd),
+                interaction_sd=float(config.interaction_sd),
+                n_trials=int(config.trials),
                 seed=rng,
             )
             truth[a, r] = board.true_mean
@@ -102,8 +107,13 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
         ("inflation",),
         np.array([variance_share(x, config.precision) for x in cells]),
     )
-    attrs = {f: getattr(config, f) for f in ("replicates", "n_models", "n_questions", "seed")}
-    attrs |= {f: float(getattr(config, f)) for f in ("precision", "difficulty_sd", "confidence")}
+    attrs = {
+        f: getattr(config, f) for f in ("replicates", "n_models", "n_questions", "trials", "seed")
+    }
+    attrs |= {
+        f: float(getattr(config, f))
+        for f in ("precision", "difficulty_sd", "interaction_sd", "confidence")
+    }
     attrs["estimand"] = THESE_QUESTIONS
     coords = {"inflation": [float(x) for x in cells], "prior": names}
     return xr.Dataset(data, coords=coords, attrs=attrs)

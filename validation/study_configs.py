@@ -423,6 +423,8 @@ class GradedConfig:
     )
     precision: float = _opt(8.0, "Beta precision phi of the other grades")
     difficulty_sd: float = _opt(1.5, "sd of the questions' logit difficulties")
+    interaction_sd: float = _opt(0.0, "sd of the LLM x question logit interaction")
+    trials: int = _opt(1, "grades per question and LLM (repeated grading)")
     confidence: float = _opt(0.95, "level of the intervals")
     seed: int = _opt(0, "random seed")
 
@@ -430,6 +432,14 @@ class GradedConfig:
         _int("replicates", self.replicates)
         _int("n_models", self.n_models, 2)
         _int("n_questions", self.n_questions, 2)
+        _int("trials", self.trials)
+        finite = isinstance(self.interaction_sd, (int, float)) and math.isfinite(
+            self.interaction_sd
+        )
+        if isinstance(self.interaction_sd, bool) or not finite or self.interaction_sd < 0:
+            raise ValueError(
+                f"interaction_sd is {self.interaction_sd!r}; expected a finite number >= 0."
+            )
         if not self.inflation:
             raise ValueError("inflation is empty; expected a list of numbers in [0, 1].")
         for value in self.inflation:
@@ -447,7 +457,7 @@ class GradedConfig:
         _seed(self.seed)
         check_memory(  # per cell, prior and board four numbers per model; a board's grades
             8.0 * len(self.inflation) * self.replicates * self.n_models * (4 * len(PRIOR_KINDS) + 1)
-            + 8.0 * 6 * self.n_models * self.n_questions,
+            + 8.0 * 6 * self.n_models * self.n_questions * self.trials,
             f"--replicates {self.replicates} with --n-models {self.n_models} and --n-questions "
             f"{self.n_questions}",
             "fewer replicates, models or questions",

@@ -98,7 +98,8 @@ AUDITED = {
     "validate graded": (
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--inflation"}
-        | {"--precision", "--difficulty-sd", "--confidence", "--seed"},
+        | {"--precision", "--difficulty-sd", "--interaction-sd", "--trials", "--confidence"}
+        | {"--seed"},
     ),
     "validate convergence": (
         ["file"],
