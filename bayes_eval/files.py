@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -89,14 +89,17 @@ def _existing_ancestor(p: Path) -> Path:
     return found
 
 
-def _mode(p: Path) -> int:
-    """The permissions of a new file: those of the file replaced, else the umask's."""
-    try:
-        return p.stat().st_mode & 0o777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
+def _new_file(folder: Path, suffix: str) -> Path:
+    """A new empty hidden file in ``folder``, created with mode 0o666 less the umask (as
+    ``open`` creates files; :func:`tempfile.mkstemp` would make it 0o600)."""
+    for _ in range(100):
+        path = folder / f".be-{secrets.token_hex(6)}{suffix}"
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:  # pragma: no cover - 48 random bits collided
+            continue
+        return path
+    raise FileExistsError(f"{folder}: no free temporary name")  # pragma: no cover
 
 
 def check_output(
@@ -225,11 +228,10 @@ def write_file(
     suffix = "".join(p.suffixes[-2:])[:32] if keep_suffix else ".part"
     tmp: Path | None = None
     try:
-        handle, name = tempfile.mkstemp(prefix=".be-", suffix=suffix, dir=p.parent)
-        os.close(handle)
-        tmp = Path(name)
+        tmp = _new_file(p.parent, suffix)
         write(tmp)
-        os.chmod(tmp, _mode(p))
+        if p.exists():  # a replaced file keeps its permissions
+            os.chmod(tmp, p.stat().st_mode & 0o777)
         os.replace(tmp, p)
         tmp = None
     except OSError as exc:

@@ -141,6 +141,8 @@ def summary(ds: xr.Dataset) -> dict:
     the ECE of P(better) and its noise floor."""
     L = int(ds.attrs["n_models"])
     i, j = np.triu_indices(L, 1)
+    from bayes_eval.validation.study_output import interval_scores
+
     rows = {}
     for n in ds["N"].values:
         cell = ds.sel(N=n)
@@ -149,15 +151,11 @@ def summary(ds: xr.Dataset) -> dict:
             one = cell.sel(estimator=name)
             err = one["mean"].values - t
             hit = (one["lo"].values <= t) & (t <= one["hi"].values)
-            rmse = float(np.sqrt(np.mean(err**2)))
             p = one["prob"].values.ravel()
             better = (t[:, i] > t[:, j]).ravel()
             keep = ~np.isclose(t[:, i], t[:, j], rtol=0, atol=1e-12).ravel()  # ties: no truth
             rows[f"N={int(n)} {name}"] = {
-                "coverage": round(float(hit.mean()), 4),
-                "coverage_se": round(float(np.sqrt(hit.mean() * (1 - hit.mean()) / hit.size)), 4),
-                "sd_over_rmse": round(float(one["sd"].mean()) / rmse, 3),
-                "rmse": round(rmse, 5),
+                **interval_scores(hit, err, float(one["sd"].mean())),
                 "ece": round(ece(p[keep], better[keep]), 4),
                 "ece_floor": round(_floor(p[keep], int(n)), 4),
             }

@@ -122,6 +122,8 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
 def summary(ds: xr.Dataset) -> dict:
     """Per inflation and prior: coverage (with its Monte Carlo standard error), mean posterior
     sd / RMSE of the posterior mean, the RMSE and the grades' variance share."""
+    from bayes_eval.validation.study_output import interval_scores
+
     rows = {}
     for x in ds["inflation"].values:
         cell = ds.sel(inflation=x)
@@ -129,12 +131,8 @@ def summary(ds: xr.Dataset) -> dict:
             one = cell.sel(prior=name)
             err = (one["mean"] - cell["truth"]).values
             hit = ((one["lo"] <= cell["truth"]) & (cell["truth"] <= one["hi"])).values
-            rmse = float(np.sqrt(np.mean(err**2)))
             rows[f"inflation={x:g} {name}"] = {
-                "coverage": round(float(hit.mean()), 4),
-                "coverage_se": round(float(np.sqrt(hit.mean() * (1 - hit.mean()) / hit.size)), 4),
-                "sd_over_rmse": round(float(one["sd"].mean()) / rmse, 3),
-                "rmse": round(rmse, 5),
+                **interval_scores(hit, err, float(one["sd"].mean())),
                 "variance_share": round(float(cell["variance_share"]), 3),
             }
     return {"settings": dict(ds.attrs), "estimand": THESE_QUESTIONS, "cells": rows}

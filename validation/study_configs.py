@@ -89,6 +89,13 @@ def _prob(name: str, value, *, optional: bool = False) -> None:
         raise ValueError(f"{name} is {value!r}; expected a number in (0, 1).")
 
 
+def _sd(name: str, value) -> None:
+    """A finite number >= 0 (a simulation's standard deviation)."""
+    finite = isinstance(value, (int, float)) and math.isfinite(value)
+    if isinstance(value, bool) or not finite or value < 0:
+        raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+
+
 def _ints(name: str, values, minimum: int = 1, *, optional: bool = True) -> None:
     if optional and values is None:
         return
@@ -226,11 +233,7 @@ class PairsConfig:
         _int("n_questions", self.n_questions)
         _ints("N", self.N, optional=False)
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
-            if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+            _sd(name, getattr(self, name))
         _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
         _choice("rates", self.rates, ("rasch", "matharena"))
         if self.rates == "matharena" and self.n_models > 16:
@@ -334,9 +337,7 @@ class ClustersConfig:
             ("cluster_interaction_sd", (self.cluster_interaction_sd,)),
         ):
             for value in values:
-                finite = isinstance(value, (int, float)) and math.isfinite(value)
-                if isinstance(value, bool) or not finite or not value >= 0:
-                    raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+                _sd(name, value)
         _int("trials", self.trials)
         _prob("confidence", self.confidence)
         _int("draws", self.draws, 100)
@@ -393,11 +394,7 @@ class BoardConfig:
                 "matharena): expected at most 16."
             )
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
-            if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+            _sd(name, getattr(self, name))
         _prob("confidence", self.confidence)
         _int("seed", self.seed, 0)
         L, pairs = self.n_models, self.n_models * (self.n_models - 1) / 2
@@ -433,13 +430,7 @@ class GradedConfig:
         _int("n_models", self.n_models, 2)
         _int("n_questions", self.n_questions, 2)
         _int("trials", self.trials)
-        finite = isinstance(self.interaction_sd, (int, float)) and math.isfinite(
-            self.interaction_sd
-        )
-        if isinstance(self.interaction_sd, bool) or not finite or self.interaction_sd < 0:
-            raise ValueError(
-                f"interaction_sd is {self.interaction_sd!r}; expected a finite number >= 0."
-            )
+        _sd("interaction_sd", self.interaction_sd)
         if not self.inflation:
             raise ValueError("inflation is empty; expected a list of numbers in [0, 1].")
         for value in self.inflation:
@@ -952,11 +943,7 @@ class CrossedStudyConfig:
                 f"interaction_sds is {self.interaction_sds!r}; expected finite numbers >= 0."
             )
         for name in ("ability_sd", "difficulty_sd"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
-            if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} is {value!r}; expected a finite number >= 0.")
+            _sd(name, getattr(self, name))
         _prob("confidence", self.confidence)
         _seed(self.seed)
         _int("max_cells", self.max_cells, optional=True)

@@ -12,7 +12,24 @@ import xarray as xr
 
 from bayes_eval.validation.registry import StudyResult
 
-__all__ = ["finish", "netcdf_engine", "write_netcdf"]
+__all__ = ["finish", "interval_scores", "netcdf_engine", "write_netcdf"]
+
+
+def interval_scores(hit, err, mean_sd: float) -> dict:
+    """A coverage study's row for one cell: ``coverage`` of the intervals (``hit``, booleans)
+    with its Monte Carlo standard error, mean posterior sd over the RMSE of the posterior
+    means (errors ``err``), and the RMSE, rounded as the studies print them."""
+    import numpy as np
+
+    hit, err = np.asarray(hit, bool), np.asarray(err, float)
+    cover = float(hit.mean())
+    rmse = float(np.sqrt(np.mean(err**2)))
+    return {
+        "coverage": round(cover, 4),
+        "coverage_se": round(float(np.sqrt(cover * (1 - cover) / hit.size)), 4),
+        "sd_over_rmse": round(float(mean_sd) / rmse, 3),
+        "rmse": round(rmse, 5),
+    }
 
 
 def netcdf_engine() -> str | None:

@@ -31,6 +31,7 @@ __all__ = [
     "load_results",
     "nuts_options",
     "output_options",
+    "per_task",
     "prior_file_option",
     "prior_from",
     "prior_options",
@@ -206,6 +207,29 @@ def tasks_of(args: argparse.Namespace) -> list[str]:
     if getattr(args, "cluster", None):
         options["cluster"] = args.cluster
     return log_tasks(files, format=args.format, **options)
+
+
+def per_task(args: argparse.Namespace, one) -> tuple[list[str | None], list]:
+    """``one(task, plot)`` for every task of :func:`tasks_of` (``[None]``: the results whole),
+    a blank line between the tasks printed, and with several tasks each ``--plot FILE`` named
+    after its task (``forest.png`` -> ``forest_gsm8k.png``). Returns the tasks and what
+    ``one`` returned for each."""
+    import re
+    from pathlib import Path
+
+    from bayes_eval.cli._output import say
+
+    tasks = tasks_of(args) or [None]
+    docs = []
+    for i, task in enumerate(tasks):
+        if i and not args.json:
+            say("")
+        plot = args.plot
+        if len(tasks) > 1 and plot is not None:
+            path, safe = Path(plot), re.sub(r"[^\w.-]+", "_", task)
+            plot = str(path.with_name(f"{path.stem}_{safe}{path.suffix}"))
+        docs.append(one(task, plot))
+    return tasks, docs
 
 
 def cluster_labels(args: argparse.Namespace, scored) -> list[str] | None:

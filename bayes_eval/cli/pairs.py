@@ -67,20 +67,9 @@ def _cell(p: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     prior = opt.prior_from(args)
-    tasks = opt.tasks_of(args) or [None]
-    several = len(tasks) > 1
-    docs = []
-    for i, task in enumerate(tasks):
-        if i and not args.json:
-            say("")
-        plot = args.plot
-        if several and plot:
-            from bayes_eval.cli.rank import _task_plot
-
-            plot = _task_plot(args.plot, task)
-        docs.append(_pairs(args, prior, task, plot))
+    tasks, docs = opt.per_task(args, lambda task, plot: _pairs(args, prior, task, plot))
     if args.json:
-        if not several:
+        if len(tasks) == 1:
             emit_json(docs[0])
         else:
             emit_json(

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import re
-from pathlib import Path
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import print_leaderboard, records_json
-from bayes_eval.cli._output import emit_json, say
+from bayes_eval.cli._output import emit_json
 from bayes_eval.inputs import percent
 
 HELP = "rank models from evaluation logs or a long table (Bayes@N, rank ranges)"
@@ -140,25 +138,10 @@ def _check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _check(args)
-    tasks = opt.tasks_of(args) or [None]
-    several = len(tasks) > 1
-    docs = []
-    for i, task in enumerate(tasks):
-        if i and not args.json:
-            say("")
-        docs.append(_rank(args, task, _task_plot(args.plot, task) if several else args.plot))
+    tasks, docs = opt.per_task(args, lambda task, plot: _rank(args, task, plot))
     if args.json:
-        emit_json(docs[0] if not several else _leaderboards_json(docs, tasks, args))
+        emit_json(docs[0] if len(tasks) == 1 else _leaderboards_json(docs, tasks, args))
     return 0
-
-
-def _task_plot(plot: str | None, task: str | None) -> str | None:
-    """The forest plot of one task among several: ``FILE`` with ``_<task>`` before its
-    suffix (``forest.png`` -> ``forest_gsm8k.png``)."""
-    if plot is None or task is None:
-        return plot
-    path, safe = Path(plot), re.sub(r"[^\w.-]+", "_", task)
-    return str(path.with_name(f"{path.stem}_{safe}{path.suffix}"))
 
 
 def _leaderboards_json(docs: list[dict], tasks: list[str], args: argparse.Namespace) -> dict:
