@@ -629,7 +629,7 @@ def _target_accept(estimator: str, model) -> float:
     if estimator == "judges":
         from bayes_eval.models.judges import FitSettings
 
-        return FitSettings().target_accept
+        return FitSettings().resolved(integrated=False).target_accept
     from bayes_eval.models import model_info
 
     return model_info(model).target_accept

@@ -708,14 +708,17 @@ class JudgesConfig:
     mtbench: str = _opt("dataset:mtbench_judges", "MT-Bench count table (Table D.2 layout)")
     summeval: str = _opt("dataset:summeval_judges", "SummEval table")
     integrated: bool = _opt(True, "also fit the integrated model (hyperpriors on beta_max, omega)")
-    draws: int = _opt(1000, "NUTS draws per chain")
+    draws: int | None = _opt(
+        None, "NUTS draws per chain (default the model's own: 1000; 16000 for the integrated fits)"
+    )
     tune: int = _opt(1000, "NUTS tuning steps per chain")
     chains: int = _opt(4, "NUTS chains")
     seed: int = _opt(0, "random seed")
 
     def __post_init__(self):
         for name in ("draws", "tune", "chains"):
-            _int(name, getattr(self, name))
+            if getattr(self, name) is not None:
+                _int(name, getattr(self, name))
         _seed(self.seed)
 
 

@@ -344,18 +344,21 @@ def _target_accept(text: str) -> float:
     return value
 
 
-def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argparse.ArgumentParser:
+def nuts_options(
+    draws: int | str = 1000, tune: int = 1000, chains: int = 4, sampler: str = SAMPLER
+) -> argparse.ArgumentParser:
     """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
     ``--target-accept``, ``--no-progress``. Their defaults are applied by
     :func:`sampler_settings`, so that :func:`given` tells the options the user gave (a command
-    may refuse them where nothing samples)."""
+    may refuse them where nothing samples). A default given as text (``draws``, ``sampler``)
+    is the model's own, which the command fills in itself."""
     p = _parent()
     g = p.add_argument_group("NUTS sampler")
     g.add_argument("--draws", type=positive_int, help=f"draws per chain ({draws})")
     g.add_argument("--tune", type=nonnegative_int, help=f"tuning steps per chain ({tune})")
     g.add_argument("--chains", type=positive_int, help=f"chains ({chains})")
     g.add_argument("--seed", type=nonnegative_int, help="random seed (0)")
-    g.add_argument("--sampler", choices=["pymc", "nutpie"], help=f"NUTS implementation ({SAMPLER})")
+    g.add_argument("--sampler", choices=["pymc", "nutpie"], help=f"NUTS implementation ({sampler})")
     g.add_argument(
         "--target-accept",
         type=_target_accept,
@@ -370,7 +373,7 @@ def nuts_options(draws: int = 1000, tune: int = 1000, chains: int = 4) -> argpar
             "tune": tune,
             "chains": chains,
             "seed": 0,
-            "sampler": SAMPLER,
+            "sampler": sampler,
             "target_accept": None,
         }
     )

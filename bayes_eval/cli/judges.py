@@ -27,7 +27,12 @@ def add_parser(sub) -> None:
         description=DESCRIPTION,
         formatter_class=opt.HelpFormatter,
         parents=[
-            opt.nuts_options(draws=1000, tune=1000, chains=4),
+            opt.nuts_options(
+                draws="1000; 16000 with --integrated",
+                tune=1000,
+                chains=4,
+                sampler="pymc; nutpie with --integrated",
+            ),
             opt.output_options(
                 plot="ternary plot of judges and candidates (PNG)",
                 netcdf="save the fit's DataTree as NetCDF",
@@ -69,8 +74,9 @@ def _settings(args, **kw):
     from bayes_eval.models.judges import FitSettings
 
     nuts = opt.sampler_settings(args)
-    if nuts["target_accept"] is None:  # the judges model's own (FitSettings)
-        del nuts["target_accept"]
+    for name in ("draws", "sampler", "target_accept"):  # unset: the model's own (FitSettings)
+        if getattr(args, name) is None:
+            nuts[name] = None
     return FitSettings(**nuts, **kw)
 
 
@@ -110,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
         if not quiet:
             progress(
                 f"judges: fitting {args.file} [{label}] ({i} of {n}): "
-                f"{settings.chains} chains of {settings.tune} + {settings.draws} draws"
+                f"{settings.chains} chains of {settings.tune} + "
+                f"{settings.resolved(args.integrated).draws} draws"
             )
         fit = fit_judges(
             data,
