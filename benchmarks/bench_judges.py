@@ -8,7 +8,7 @@ diagnostics, report), the wall time a user waits:
   (1000 + 1000) draws. Issue 28's goal: < 20 s.
 * ``bayes-eval judges dataset:summeval_judges --integrated --baselines``: the four SummEval
   dimensions (3 judges x 12 systems each) with the hyperpriors on omega and beta_max, and the
-  baselines, at the integrated model's own 4 x 16,000 draws. Goal (issue 40): under two
+  baselines, at the integrated model's own 4 x (4,000 + 16,000) draws. Goal (issue 40): under two
   minutes per dimension, < 480 s (issue 28's < 120 s was for 4 x 1,000 draws, which did not
   converge).
 

@@ -711,7 +711,9 @@ class JudgesConfig:
     draws: int | None = _opt(
         None, "NUTS draws per chain (default the model's own: 1000; 16000 for the integrated fits)"
     )
-    tune: int = _opt(1000, "NUTS tuning steps per chain")
+    tune: int | None = _opt(
+        None, "NUTS tuning steps per chain (default the model's own: 1000; 4000 for integrated)"
+    )
     chains: int = _opt(4, "NUTS chains")
     seed: int = _opt(0, "random seed")
 

@@ -345,13 +345,13 @@ def _target_accept(text: str) -> float:
 
 
 def nuts_options(
-    draws: int | str = 1000, tune: int = 1000, chains: int = 4, sampler: str = SAMPLER
+    draws: int | str = 1000, tune: int | str = 1000, chains: int = 4, sampler: str = SAMPLER
 ) -> argparse.ArgumentParser:
     """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
     ``--target-accept``, ``--no-progress``. Their defaults are applied by
     :func:`sampler_settings`, so that :func:`given` tells the options the user gave (a command
-    may refuse them where nothing samples). A default given as text (``draws``, ``sampler``)
-    is the model's own, which the command fills in itself."""
+    may refuse them where nothing samples). A default given as text (``draws``, ``tune``,
+    ``sampler``) is the model's own, which the command fills in itself."""
     p = _parent()
     g = p.add_argument_group("NUTS sampler")
     g.add_argument("--draws", type=positive_int, help=f"draws per chain ({draws})")

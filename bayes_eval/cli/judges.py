@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
         parents=[
             opt.nuts_options(
                 draws="1000; 16000 with --integrated",
-                tune=1000,
+                tune="1000; 4000 with --integrated",
                 chains=4,
                 sampler="pymc; nutpie with --integrated",
             ),
@@ -74,7 +74,7 @@ def _settings(args, **kw):
     from bayes_eval.models.judges import FitSettings
 
     nuts = opt.sampler_settings(args)
-    for name in ("draws", "sampler", "target_accept"):  # unset: the model's own (FitSettings)
+    for name in ("draws", "tune", "sampler", "target_accept"):  # unset: the model's own
         if getattr(args, name) is None:
             nuts[name] = None
     return FitSettings(**nuts, **kw)
@@ -110,14 +110,14 @@ def run(args: argparse.Namespace) -> int:
 
     quiet = args.json or args.no_progress
     settings = _settings(args, progress=not quiet)
+    own = settings.resolved(args.integrated)  # the model's own where the options left them
     start, reports, n = time.perf_counter(), [], len(datasets)
     for i, (label, data) in enumerate(datasets, 1):
         t0 = time.perf_counter()
         if not quiet:
             progress(
                 f"judges: fitting {args.file} [{label}] ({i} of {n}): "
-                f"{settings.chains} chains of {settings.tune} + "
-                f"{settings.resolved(args.integrated).draws} draws"
+                f"{settings.chains} chains of {own.tune} + {own.draws} draws"
             )
         fit = fit_judges(
             data,

@@ -415,21 +415,46 @@ def test_integrated_model_non_centred_weights_are_the_centred_model():
 
 @pytest.mark.pymc
 @pytest.mark.slow
-def test_summeval_fluency_integrated_fit_converges():
-    """The integrated model on SummEval's fluency, where the centred random-effect weights
-    reached r-hat 1.56 and bulk ESS 7 (4 x 1,000 draws), converges with the non-centred
-    weights: r-hat at most 1.01, bulk and tail ESS at least 400, no divergence (PyMC's
-    thresholds) at 4 x 8,000 draws (measured: r-hat 1.002-1.006, bulk ESS 1,500-3,000)."""
+def test_summeval_coherence_integrated_fit_converges():
+    """The integrated model on SummEval's hardest dimension converges at its own settings
+    (INTEGRATED_SETTINGS: nutpie, 4 x (4,000 + 16,000), target 0.8): r-hat at most 1.01,
+    bulk and tail ESS at least 400, no divergence (PyMC's thresholds). Coherence's posterior
+    has two modes of the overall score level; with the centred random-effect weights the
+    SummEval fits reached r-hat 1.56 (measured with these settings, seeds 0-3: r-hat
+    1.002-1.006, bulk ESS 585-662)."""
     from bayes_eval.models.judges import FitSettings, fit_judges
 
-    settings = FitSettings(draws=8000, seed=2, warn=False)
-    fit = fit_judges(summeval(dim="fluency"), integrated=True, settings=settings)
+    fit = fit_judges(
+        summeval(dim="coherence"), integrated=True, settings=FitSettings(seed=0, warn=False)
+    )
     attrs = fit.attrs
     assert attrs["max_rhat"] <= 1.01, attrs["convergence_messages"]
     assert min(attrs["min_ess_bulk"], attrs["min_ess_tail"]) >= 400
     assert attrs["divergences"] == 0 and attrs["converged"] == 1
     omega = fit["posterior"]["omega"].values
     assert ((omega > 0) & (omega < 8)).all()
+
+
+@pytest.mark.pymc
+@pytest.mark.slow
+def test_summeval_row_of_table1_within_the_papers_intervals():
+    """Vossler et al. Table 1, SummEval, Bayesian (the integrated model): Spearman correlation
+    0.888 (0.76, 0.91) averaged over the four dimensions and coverage of the ground-truth ranks
+    0.917 (0.67, 0.95) pooled over 4 x 12 systems. Shorter chains than the model's own
+    (4 x (1,000 + 2,000), nutpie) keep the test near a minute: the point ranks and the 95% rank
+    intervals need no more (`validate judges` at the model's own settings, converged in every
+    dimension: 0.886 and 0.833, the same as here at seeds 0-1)."""
+    from bayes_eval.models.judges import FitSettings, fit_judges
+
+    settings = FitSettings(draws=2000, tune=1000, seed=0, warn=False)
+    rho, covered = [], []
+    for dim in ("coherence", "consistency", "fluency", "relevance"):
+        data = summeval(dim=dim)
+        r = fit_judges(data, integrated=True, settings=settings)["ranking"].to_dataset()
+        rho.append(jb.spearman(r["mu_mean"].values, data.truth))
+        covered.append(jb.rank_coverage(r["rank_lo"].values, r["rank_hi"].values, data.truth))
+    assert 0.76 <= np.mean(rho) <= 0.91
+    assert 0.67 <= np.mean(covered) <= 0.95
 
 
 @pytest.mark.pymc
