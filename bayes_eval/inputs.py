@@ -847,22 +847,25 @@ def _board_dispersion(mean: NDArray, seen: NDArray, steps: int = 25) -> float | 
     df = int(seen.sum()) - L - M + 1
     if df < GRADE_DF_MIN:
         return None
+    from scipy.special import expit
+
     y = np.where(seen, mean, 0.0)
     rate = (y.sum(axis=1) + 0.5) / (seen.sum(axis=1) + 1.0)
     theta = np.log(rate / (1.0 - rate))
     b = np.zeros(M)
+
+    def score(axis: int) -> NDArray:
+        """A Newton step's size for theta (``axis=1``) or -b (``axis=0``) at the current fit."""
+        p = expit(theta[:, None] - b[None, :])
+        g = np.where(seen, y - p, 0.0).sum(axis=axis)
+        return g / np.maximum(np.where(seen, p * (1.0 - p), 0.0).sum(axis=axis), 1e-12)
+
     for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
-        g = np.where(seen, y - p, 0.0)
-        w = np.where(seen, p * (1.0 - p), 0.0)
-        theta = theta + g.sum(axis=1) / np.maximum(w.sum(axis=1), 1e-12)
-        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
-        g = np.where(seen, y - p, 0.0)
-        w = np.where(seen, p * (1.0 - p), 0.0)
-        b = b - g.sum(axis=0) / np.maximum(w.sum(axis=0), 1e-12)
+        theta = theta + score(1)
+        b = b - score(0)
         b = np.clip(b - b.mean(), -30.0, 30.0)
         theta = np.clip(theta, -30.0, 30.0)
-    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - b[None, :])))
+    p = expit(theta[:, None] - b[None, :])
     var = np.maximum(p * (1.0 - p), 1e-9)
     return float(np.where(seen, (y - p) ** 2 / var, 0.0).sum() / df)
 

@@ -521,12 +521,11 @@ def _effects_prior(om, J: int, K: int):
     def dist(omega, n, size):
         return pm.Beta.dist(alpha=omega * n, beta=n, size=size) ** (omega * n)
 
-    def logp(value, omega, n):
-        return _power_logp(value, omega, n)
-
     out = []
     for name, n, dim in (("R", float(J), "judge"), ("W", float(K), "candidate")):
-        u = pm.CustomDist(f"{name}_u", om, n, dist=dist, logp=logp, transform=logodds, dims=dim)
+        u = pm.CustomDist(
+            f"{name}_u", om, n, dist=dist, logp=_power_logp, transform=logodds, dims=dim
+        )
         out.append(pm.Deterministic(name, pt.exp(pt.log(u) / (om * n)), dims=dim))
     return tuple(out)
 

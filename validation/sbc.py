@@ -627,9 +627,9 @@ def quantities(
 def _target_accept(estimator: str, model) -> float:
     """The sampler setting the package uses for this model."""
     if estimator == "judges":
-        from bayes_eval.models.judges import FitSettings
+        from bayes_eval.models.judges import FIXED_SETTINGS
 
-        return FitSettings().resolved(integrated=False).target_accept
+        return FIXED_SETTINGS["target_accept"]
     from bayes_eval.models import model_info
 
     return model_info(model).target_accept
