@@ -144,6 +144,7 @@ __all__ = [
     "exact_posterior",
     "lattice_step",
     "mixture_interval",
+    "on_one_lattice",
     "prob_greater",
 ]
 
@@ -411,10 +412,21 @@ _COARSER = 2.0  # the lattices of the correction are this much coarser than the 
 _MIXTURE_EXACT = 16  # heaviest nodes whose exact law corrects the smooth part of a mixture
 # two levels (binary results): one lattice shared by the correction's nodes
 _BINARY_EXACT = 24  # heaviest nodes whose lattice law corrects the smooth part
+_LEVELS_EXACT = 16  # the same for three or more levels
+_LEVELS_CELLS = 20.0  # and their lattice cells per posterior sd of pi-bar
 _BINARY_CELLS = 50.0  # lattice cells per posterior sd of pi-bar (at least 16 per question)
 _BINARY_MAX_CELLS = 4096  # at most this many cells per question
 _RESOLVED = 4.0  # a node's law enters the correction when its sd spans this many cells
 _BINARY_WINDOW = 30.0  # the shared lattice covers every node's mean +- this many sd
+_NEGLIGIBLE_MASS = 1e-11  # lattice masses below this are left out of a product stage
+
+
+def on_one_lattice(w: ArrayLike) -> bool:
+    """Whether :func:`mixture_interval` puts the correction's laws on one shared lattice
+    (milliseconds): every gap between the distinct weights is at least 1/4096 of their
+    range; otherwise it takes the exact laws at the heaviest nodes (seconds)."""
+    levels = np.unique(np.asarray(w, dtype=float))
+    return levels.size < 2 or bool(np.diff(levels).min() * _BINARY_MAX_CELLS >= np.ptp(levels))
 
 
 def mixture_interval(
@@ -425,6 +437,7 @@ def mixture_interval(
     weights: ArrayLike,
     *,
     fine: tuple[ArrayLike, ArrayLike] | None = None,
+    method: str = "lattice",
 ) -> CredibleInterval:
     r"""Equal-tailed interval of pi-bar under a prior integrated over its hyperparameters.
 
@@ -446,49 +459,42 @@ def mixture_interval(
     moments and a Beta CDF per point), and the correction, small and slowly varying in
     :math:`a`, over the :math:`J` heaviest ``nodes`` (weights renormalised).
 
-    *Two levels* (binary results; :math:`J = 24`): the correction's laws share one lattice.
-    With :math:`S = \sum_\alpha \pi_\alpha` (:math:`\pi_\alpha` the weight of the higher
-    level), each distinct count row's Beta posterior :math:`\mathrm{Beta}(p, q)` is binned
-    linearly (step 3 of the module docstring) on the points :math:`j h`, :math:`h = 1/n`,
-    for all nodes at once, in closed form: the masses are second differences of
-    :math:`G(t) = E[(t - Y)_+] = (t - \mu) I_t(p, q) + t^p (1 - t)^q / ((p + q) B(p, q))`
-    (:math:`\mu = p/(p+q)`; from :math:`I_t(p + 1, q) = I_t(p, q) - t^p (1 - t)^q / (p B(p,
-    q))`, Abramowitz and Stegun, "Handbook of Mathematical Functions", §26.5), one
-    regularised incomplete Beta function per point. The rows are convolved by one batched
-    FFT (the transforms raised to the rows' multiplicities by repeated squaring), over every
-    node's mean :math:`\pm 30` sd; :math:`n` gives 50 cells per posterior sd of pi-bar (at
-    least 16, at most 4096 per question). Each lattice law is scaled about its mean to its
-    exact variance (Sheppard's correction, as in step 5); a node whose sd spans fewer than 4
-    cells (a concentration so large that its law is a narrow, nearly normal bump that
-    :math:`B_a` matches) adds no correction. The quantiles are first solved on a cheap proxy
-    (the Beta mixture over the Gauss-Hermite ``nodes`` plus the correction), then, from
-    there, on the fine grid's smooth part plus the correction (a Newton step on its density,
-    then secant steps: the fine grid's Beta CDFs are evaluated at a few points only), to
-    1e-5 sd; a root within that of an end of the support is that end.
+    The correction's laws share one lattice: the points :math:`i h` of :math:`S =
+    \sum_\alpha Y_\alpha`, :math:`Y_\alpha` the score of question :math:`\alpha` mapped to
+    ``[0, 1]``. Each distinct count row's law is binned linearly (step 3 of the module
+    docstring) for all nodes at once: for two levels (binary results; :math:`J = 24`) a
+    Beta, whose masses are second differences of :math:`G(t) = E[(t - Y)_+]` in closed form
+    (:func:`_beta_excess`); for three or more levels (:math:`J = 16`) the Dirichlet broken
+    into independent Betas, level by level from the lowest, each binned in closed form and
+    combined on the lattice (:func:`_level_pmf`). The rows are convolved by one batched FFT
+    (the transforms raised to the rows' multiplicities by repeated squaring), over every
+    node's mean :math:`\pm 30` sd; :math:`h` gives 50 cells per posterior sd of pi-bar for
+    two levels, 20 for more (at least 16 per question, at most 4096, and no more than one
+    level gap). Each lattice law is scaled about its mean to its exact variance (Sheppard's
+    correction, as in step 5); a node whose sd spans fewer than 4 cells (a concentration so
+    large that its law is a narrow, nearly normal bump that :math:`B_a` matches) adds no
+    correction. The quantiles are first solved on a cheap proxy (the Beta mixture over the
+    Gauss-Hermite ``nodes`` plus the correction), then, from there, on the fine grid's smooth
+    part plus the correction (a Newton step on its density, then secant steps: the fine
+    grid's Beta CDFs are evaluated at a few points only), to 1e-5 sd; a root within that of
+    an end of the support is that end. Levels closer than 1/4096 of the range take the exact
+    laws of :func:`exact_posterior` at the 16 heaviest nodes instead (``method="laws"``).
 
-    *Three or more levels*: the correction over the 16 heaviest nodes, each the lattice
-    law of :func:`exact_posterior` (its refinements near the ends and the spike added in
-    one pass), the root found by Newton steps on the density of the smooth part inside a
-    bracket (secant or bisection when a step leaves it).
-
-    Accuracy (two levels), 95% endpoints against a brute-force computation (a 120 x 40
+    Accuracy. Two levels, 95% endpoints against a brute-force computation (a 120 x 40
     trapezoid grid over (logit mean, log concentration) of the exact hyperposterior and a
     lattice law at each point, ``tests/posteriors/test_exact_learned.py``): within 0.0016
     posterior sd for M from 1 to 30 with mixed outcomes at N = 1 (half, 8 of 20, 1 of 10,
     1 and 29 of 30 solved); 0.0006 sd when none or all of M = 5, 20 or 30 questions are
     solved at N = 1; 0.0016 sd with mixed outcomes at N = 2, 4 and 8 (M = 12 to 30); 0.0055
-    sd when none or all of M = 5, 20 or 30 are solved at N = 4 (0.008 sd against a 240 x 72
-    grid with a 4 times finer lattice, which moves the reference itself by up to 0.0025 sd
-    there); 0.0024 sd on 30 random boards (M from 2 to 50, N from 1 to 8, rates from
-    Beta(0.3, 0.3), Beta(5, 1), Beta(1, 8) and Beta(2, 2)). With ``fine=None`` (the
-    Gauss-Hermite mixture as the smooth part) the tails at N = 1 can be off by 0.11 sd
-    (M = 10, 1 solved). The fine grid is used for two categories only.
-
-    Speed (two levels; ``python benchmarks/bench_exact_learned.py``, process CPU time per
-    model at M = 30, the fine grid of the hyperposterior included, median of 9 runs on a
-    shared two-core machine): 12-17 ms at N = 1 (half, random, 1 and 29 of 30, none and all
-    solved), 15-19 ms at N = 4 (random, none and all solved), 30 ms at N = 8 (nine distinct
-    count rows), against 49-380 ms with the 16 exact laws of :func:`exact_posterior` before.
+    sd when none or all of M = 5, 20 or 30 are solved at N = 4; 0.0024 sd on 30 random
+    boards (M from 2 to 50, N from 1 to 8). With ``fine=None`` (the Gauss-Hermite mixture as
+    the smooth part) the tails at N = 1 can be off by 0.11 sd (M = 10, 1 solved). The fine
+    grid is used for two categories only. Three levels, against ``method="laws"`` (the exact
+    laws, within 1e-4 sd of their own limit): within 0.004 sd on 114 boards (weights (0, 1/2,
+    1) and (0, 0.3, 1) with M from 5 to 100 and N from 1 to 8, (0, 1/4, 3/4, 1) with M = 10
+    and 30 and N = 1 and 4; U-shaped, central and skewed category rates; every answer in one
+    category), shrinking towards 0 with finer lattices (1e-4 sd at 100 cells per sd).
+    Speed: ``python benchmarks/bench_exact_learned.py``.
 
     Parameters
     ----------
@@ -504,12 +510,17 @@ def mixture_interval(
     fine : (array_like, array_like), optional, keyword-only
         A fine grid of the hyperposterior (nodes and weights) for the smooth part
         (:func:`bayes_eval.posteriors.priors._fine_grid`); default ``nodes`` themselves.
+    method : {"lattice", "laws"}, keyword-only
+        The correction from the shared lattice (default) or from the exact laws of
+        :func:`exact_posterior` (the reference; seconds per model for three or more levels).
 
     Returns
     -------
     CredibleInterval
         ``(lo, hi)`` as floats, within ``[min w, max w]``.
     """
+    if method not in ("lattice", "laws"):
+        raise ValueError(f"method must be 'lattice' or 'laws', got {method!r}")
     counts = np.asarray(counts, dtype=float)
     w = np.asarray(w, dtype=float)
     nodes = np.asarray(nodes, dtype=float)
@@ -527,26 +538,53 @@ def mixture_interval(
     mean = float(smooth.weights @ smooth.mean)
     sd = float(np.sqrt(smooth.weights @ (smooth.sd**2 + (smooth.mean - mean) ** 2)))
     p = np.array([tail, 1.0 - tail])
-    if np.unique(w).size == 2:
-        heavy = np.argsort(-weights, kind="stable")[:_BINARY_EXACT]
-        correction = _binary_correction(
-            rows, mult, w, nodes[heavy], weights[heavy] / weights[heavy].sum(), sd
-        )
-        proxy = smooth
-        if fine is not None:
-            proxy = _BetaMixture(*_mixture_moments(rows, mult, nodes, w), weights, lo_s, width)
+    levels = np.unique(w)
+    if method == "laws" or not on_one_lattice(w):
+        return _laws_interval(counts, w, p, nodes, weights, smooth, mean, sd)
+    n_exact = _BINARY_EXACT if levels.size == 2 else _LEVELS_EXACT
+    heavy = np.argsort(-weights, kind="stable")[:n_exact]
+    correction = _lattice_correction(
+        rows,
+        mult,
+        w,
+        nodes[heavy],
+        weights[heavy] / weights[heavy].sum(),
+        sd,
+        _BINARY_CELLS if levels.size == 2 else _LEVELS_CELLS,
+    )
+    proxy = smooth
+    if fine is not None:
+        proxy = _BetaMixture(*_mixture_moments(rows, mult, nodes, w), weights, lo_s, width)
 
-        def cheap(v: NDArray) -> NDArray:
-            return np.clip(proxy.cdf(v) + correction(v), 0.0, 1.0)
+    def cheap(v: NDArray) -> NDArray:
+        return np.clip(proxy.cdf(v) + correction(v), 0.0, 1.0)
 
-        x = _mixture_roots(cheap, proxy.pdf, p, mean, sd, lo_s, hi_s)
-        if proxy is not smooth:  # from the proxy's roots, on the fine grid's smooth part
+    x = _mixture_roots(cheap, proxy.pdf, p, mean, sd, lo_s, hi_s)
+    if proxy is not smooth:  # from the proxy's roots, on the fine grid's smooth part
 
-            def full(v: NDArray) -> NDArray:
-                return np.clip(smooth.cdf(v) + correction(v), 0.0, 1.0)
+        def full(v: NDArray) -> NDArray:
+            return np.clip(smooth.cdf(v) + correction(v), 0.0, 1.0)
 
-            x = _mixture_roots(full, smooth.pdf, p, mean, sd, lo_s, hi_s, start=x, tol=1e-5)
-        return CredibleInterval(float(x[0]), float(x[1]))
+        x = _mixture_roots(full, smooth.pdf, p, mean, sd, lo_s, hi_s, start=x, tol=1e-5)
+    return CredibleInterval(float(x[0]), float(x[1]))
+
+
+def _laws_interval(
+    counts: NDArray,
+    w: NDArray,
+    p: NDArray,
+    nodes: NDArray,
+    weights: NDArray,
+    smooth: _BetaMixture,
+    mean: float,
+    sd: float,
+) -> CredibleInterval:
+    """The quantiles ``p`` of :func:`mixture_interval` with the correction from the exact laws
+    of :func:`exact_posterior` (with their refinements near the ends and the spike) at the
+    heaviest nodes: the reference the shared lattice is tested against, and the method for
+    levels closer than ``1/_BINARY_MAX_CELLS`` of the range."""
+    lo_s, hi_s = float(w.min()), float(w.max())
+    rows, mult = np.unique(counts, axis=0, return_counts=True)
     heavy = np.argsort(-weights, kind="stable")[:_MIXTURE_EXACT]
     corr_w = weights[heavy] / weights[heavy].sum()
     # a lattice twice as coarse as the default: the correction needs ~1e-5 of probability
@@ -556,7 +594,7 @@ def mixture_interval(
         laws.append(
             exact_posterior(counts + nodes[j], w, step=None if step is None else _COARSER * step)
         )
-    coarse = _BetaMixture(*_mixture_moments(rows, mult, nodes[heavy], w), corr_w, lo_s, width)
+    coarse = _BetaMixture(*_mixture_moments(rows, mult, nodes[heavy], w), corr_w, lo_s, hi_s - lo_s)
 
     def cdf(x: NDArray, refined: bool) -> NDArray:
         if refined:  # the exact laws with their refinements near the ends and the spike
@@ -579,37 +617,37 @@ def mixture_interval(
     return CredibleInterval(float(x[0]), float(x[1]))
 
 
-def _binary_correction(
-    rows: NDArray, mult: NDArray, w: NDArray, nodes: NDArray, corr_w: NDArray, sd: float
+def _lattice_correction(
+    rows: NDArray,
+    mult: NDArray,
+    w: NDArray,
+    nodes: NDArray,
+    corr_w: NDArray,
+    sd: float,
+    cells: float = _BINARY_CELLS,
 ) -> Callable[[NDArray], NDArray]:
-    r"""The correction :math:`\sum_j \tilde\omega_j (F(x\mid a_j) - B_j(x))` for two levels.
+    r"""The correction :math:`\sum_j \tilde\omega_j (F(x\mid a_j) - B_j(x))` on one lattice.
 
     ``rows`` (distinct count rows, multiplicities ``mult``) and ``nodes`` are in categories
     of ``w``; ``sd`` is the posterior sd of pi-bar. The lattice laws of all nodes share the
-    points :math:`i h` of :math:`S = \sum_\alpha \pi_\alpha` (see :func:`mixture_interval`);
-    returns the correction as a function of pi-bar (vectorised).
+    points :math:`i h` of :math:`S = \sum_\alpha Y_\alpha`, :math:`Y_\alpha` the score of
+    question :math:`\alpha` mapped to ``[0, 1]`` (:func:`_level_pmf`; see
+    :func:`mixture_interval`); returns the correction as a function of pi-bar (vectorised).
     """
     levels, beta = _group(rows, w)
-    lo, width = float(levels[0]), float(levels[1] - levels[0])
-    conc = _group(nodes, w)[1]
-    succ = beta[None, :, 1] + conc[:, None, 1]  # (J, T): Beta(succ, fail) per node and row
-    fail = beta[None, :, 0] + conc[:, None, 0]
-    mu = succ / (succ + fail)
+    lo, width = float(levels[0]), float(levels[-1] - levels[0])
+    c = (levels - lo) / width
+    par = beta[None, :, :] + _group(nodes, w)[1][:, None, :]  # (J, T, levels)
+    total = par.sum(axis=-1)
+    p = par / total[..., None]
+    mu = p @ c
     m = float(mult.sum())
     mean_s = mu @ mult
-    sd_s = np.sqrt((mu * (1.0 - mu) / (succ + fail + 1.0)) @ mult)
-    per_q = int(np.clip(np.ceil(_BINARY_CELLS / (m * sd / width)), 16, _BINARY_MAX_CELLS))
+    sd_s = np.sqrt(((p @ (c * c) - mu * mu) / (total + 1.0)) @ mult)
+    per_q = int(np.clip(np.ceil(cells / (m * sd / width)), 16, _BINARY_MAX_CELLS))
+    per_q = max(per_q, int(np.ceil(1.0 / np.diff(c).min() - 1e-9)))  # h <= every level gap
     h = 1.0 / per_q
-    # linear binning of every row's Beta on the points j h of [0, 1]: second differences of
-    # G(t) = E[(t - Y)+] = t I_t(a, b) - mu I_t(a + 1, b), with I_t(a + 1, b) = I_t(a, b) -
-    # t^a (1 - t)^b / (a B(a, b)): G = (t - mu) I_t(a, b) + t^a (1 - t)^b / ((a + b) B(a, b)),
-    # linear beyond the support (t from -h to 1 + h)
-    t = np.arange(-1, per_q + 2) * h
-    z = np.clip(t, 0.0, 1.0)
-    a, b = succ[..., None], fail[..., None]
-    kernel = xlogy(a, z) + xlog1py(b, -z) - np.log(a + b) - betaln(a, b)
-    g = (t - mu[..., None]) * betainc(a, b, z) + np.exp(kernel)
-    pmf = np.clip((g[..., 2:] - 2.0 * g[..., 1:-1] + g[..., :-2]) / h, 0.0, None)
+    pmf = _level_pmf(par.reshape(-1, c.size), c, per_q).reshape(*par.shape[:2], per_q + 1)
     # the sum over the rows: over all its points, or (circular) over every node's mean +- 30 sd
     size = int(mult.sum()) * per_q + 1
     first = int(np.floor(max(0.0, float((mean_s - _BINARY_WINDOW * sd_s).min())) / h))
@@ -648,6 +686,75 @@ def _binary_correction(
         return weight @ f - betas.cdf(value)
 
     return correction
+
+
+def _beta_excess(a: NDArray, b: NDArray, s: NDArray) -> NDArray:
+    r""":math:`G(s) = E[(s - V)_+]` for :math:`V \sim \mathrm{Beta}(a, b)` and any real ``s``.
+
+    :math:`G(s) = (s - \mu) I_s(a, b) + s^a (1 - s)^b / ((a + b) B(a, b))` on ``[0, 1]``
+    (:math:`\mu = a/(a+b)`; from :math:`I_s(a + 1, b) = I_s(a, b) - s^a (1 - s)^b / (a B(a,
+    b))`, Abramowitz and Stegun, "Handbook of Mathematical Functions", §26.5), 0 below and
+    :math:`s - \mu` above (broadcast).
+    """
+    z = np.clip(s, 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        kernel = xlogy(a, z) + xlog1py(b, -z) - np.log(a + b) - betaln(a, b)
+    return (s - a / (a + b)) * betainc(a, b, z) + np.exp(kernel)
+
+
+def _level_pmf(par: NDArray, c: NDArray, n: int) -> NDArray:
+    r"""Linear binning of :math:`Y = c\cdot\pi`, :math:`\pi \sim \mathrm{Dir}(\nu)`, on the
+    points :math:`i/n`, :math:`i = 0, \dots, n` (one row of ``par`` per law; ``c`` ascending
+    from 0 to 1, every gap at least :math:`1/n`).
+
+    By stick-breaking from the lowest level, :math:`Y = c_0 + U_0 (Z_1 - c_0)` with
+    :math:`U_0 = 1 - \pi_0 \sim \mathrm{Beta}(\sum_{k>0}\nu_k, \nu_0)` independent of
+    :math:`Z_1 = \sum_{k\ge1} c_k \pi_k / U_0`, which has the same form over the levels above
+    (the Dirichlet is neutral: Connor and Mosimann, "Concepts of independence for proportions
+    with a generalization of the Dirichlet distribution"); the top two levels are a scaled
+    Beta. Each Beta is binned linearly in closed form (second differences of
+    :func:`_beta_excess`), and each stage from the binned :math:`\tilde U` and
+    :math:`\tilde Z`: every point :math:`c + u_l (z_i - c)` with mass :math:`r_l q_i` is
+    split between its two neighbours on the lattice. The binnings are independent with
+    :math:`E[\tilde U\mid U] = U` and :math:`E[\tilde Z\mid Z] = Z`, so :math:`E[\tilde
+    Y\mid\pi] = Y` at every stage: the lattice law has the exact mean, and its variance
+    exceeds the exact one by at most :math:`h^2/4` per binning (removed by the scaling of the
+    sum to its exact variance). Masses below 1e-11 are left out.
+    """
+    k_top = c.size - 1
+    h = 1.0 / n
+    t = np.arange(-1, n + 2) * h  # G at the points -1 .. n + 1: masses at 0 .. n
+
+    def binned_beta(a: NDArray, b: NDArray, base: float, d: float) -> NDArray:
+        g = d * _beta_excess(a[:, None], b[:, None], (t[None, :] - base) / d)
+        return np.clip((g[:, 2:] - 2.0 * g[:, 1:-1] + g[:, :-2]) / h, 0.0, None)
+
+    q = binned_beta(par[:, k_top], par[:, k_top - 1], float(c[k_top - 1]), 1.0 - c[k_top - 1])
+    laws = np.arange(par.shape[0])
+    for k in range(k_top - 2, -1, -1):
+        r = binned_beta(par[:, k + 1 :].sum(axis=1), par[:, k], 0.0, 1.0)
+        base = float(c[k])
+        r_law, r_at = np.nonzero(r > _NEGLIGIBLE_MASS)
+        q_law, q_at = np.nonzero(q > _NEGLIGIBLE_MASS)
+        q_count = np.bincount(q_law, minlength=laws.size)
+        q_start = np.cumsum(q_count) - q_count
+        count = q_count[r_law]  # every U point of a law meets every Z point of it
+        owner = np.repeat(np.arange(r_law.size), count)
+        pair = (
+            q_start[r_law[owner]]
+            + np.arange(owner.size)
+            - np.repeat(np.cumsum(count) - count, count)
+        )
+        law = r_law[owner]
+        mass = r[law, r_at[owner]] * q[law, q_at[pair]]
+        y = (base + r_at[owner] * h * (q_at[pair] * h - base)) / h
+        j = np.clip(np.floor(y).astype(int), 0, n)
+        frac = y - j
+        size = laws.size * (n + 2)
+        q = np.bincount(law * (n + 2) + j, mass * (1.0 - frac), size)
+        q += np.bincount(law * (n + 2) + j + 1, mass * frac, size)
+        q = q.reshape(laws.size, n + 2)[:, : n + 1]
+    return q
 
 
 def _int_power(z: NDArray, k: int) -> NDArray:

@@ -78,6 +78,7 @@ from bayes_eval.posteriors.exact import (
     exact_posterior,
     lattice_step,
     mixture_interval,
+    on_one_lattice,
     prob_greater,
 )
 from bayes_eval.posteriors.intervals import (
@@ -784,10 +785,10 @@ class Posterior:
         model's marginal (a mixture of Betas on the support); for a model's own posterior,
         where the mean lies within six posterior sd of an end of the support (there the law
         is skewed and the normal interval misses by a sizeable share of an sd, or leaves the
-        support) the exact interval, or for rubric and graded scores under a learned prior
-        (whose exact law takes seconds per model) the Beta on the support with the
-        posterior's mean and sd; elsewhere the normal one. It never leaves the support and is
-        never clipped to it (:meth:`interval_kinds` says which law each model got).
+        support) the exact interval, or for graded scores under a learned prior the Beta on
+        the support with the posterior's mean and sd; elsewhere the normal one. It never
+        leaves the support and is never clipped to it (:meth:`interval_kinds` says which law
+        each model got).
         ``kind="normal"`` (the paper's and scorio's): :math:`\mu \mp z\sigma`,
         :math:`z = \Phi^{-1}(1/2 + \mathrm{confidence}/2)` (Hariri et al., §2.5); it can
         cross an end of the support (``bounds`` clips it).
@@ -859,9 +860,10 @@ class Posterior:
     @property
     def _exact_is_cheap(self) -> bool:
         """Whether the exact law takes milliseconds: a fixed prior (one lattice
-        convolution), or binary results under a learned prior (one shared lattice); rubric and
-        graded scores under a learned prior take seconds per model."""
-        return self.n_nodes == 1 or (self.w.size == 2 and not self.fractional)
+        convolution), or binary and rubric results under a learned prior (one shared
+        lattice, :func:`~bayes_eval.posteriors.exact.mixture_interval`); graded scores under
+        a learned prior and rubric levels closer than 1/4096 of the range take longer."""
+        return self.n_nodes == 1 or (not self.fractional and on_one_lattice(self.w))
 
     def interval_kinds(self) -> NDArray[np.str_]:
         """Per model, the law ``interval(kind="auto")`` reports: ``"joint"`` (the joint
