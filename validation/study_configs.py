@@ -513,7 +513,7 @@ class CoverageStudyConfig:
     bootstrap_resamples: int | None = _opt(None, "bootstrap resamples, 0 = off (default 200)")
     empirical_exact_replicates: int | None = _opt(
         None,
-        "replicates with the exact learned-prior interval (default 0: off; ~20 ms per model each)",
+        "replicates with the exact learned-prior interval (default 0: off; 10-50 ms a model)",
     )
     confidence: float | None = _opt(None, "nominal level of the intervals (default 0.95)")
     alpha0: float | None = _opt(None, "Dirichlet alpha0 of the dirichlet scenario (default 0.5)")

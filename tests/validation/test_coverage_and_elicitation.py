@@ -24,7 +24,7 @@ def _config(**kw):
         replicates=400,
         exact_replicates=400,
         bootstrap_resamples=100,
-        empirical_exact_replicates=0,  # the exact learned-prior interval takes seconds each
+        empirical_exact_replicates=0,  # off unless a test asks for it
         seed=1,
     )
     base.update(kw)
@@ -55,6 +55,25 @@ def test_cell_well_specified_bayes_covers():
         "empirical_exact",
     }
     assert 0.0 <= float(ds["claim_error_bayes"]) <= 0.2
+
+
+def test_rubric_cells_take_the_exact_learned_prior_interval():
+    """Three categories: the exact learned-prior interval (one shared lattice, milliseconds a
+    model) is in the table beside the normal one; on the same 60 replicates the two agree
+    on coverage to within a few replicates (their endpoints differ by a share of an sd)."""
+    cfg = _config(
+        C=[2],
+        scenarios=["beta_mixture"],
+        replicates=60,
+        exact_replicates=0,
+        bootstrap_resamples=0,
+        empirical_exact_replicates=60,
+    )
+    ds = coverage.run_cell(("beta_mixture", 2, 15, 2), cfg).squeeze(drop=True)
+    cov = ds["coverage"]
+    exact, normal = float(cov.sel(interval="empirical_exact")), float(cov.sel(interval="empirical"))
+    assert 0.8 <= exact <= 1.0 and abs(exact - normal) <= 4 / 60
+    assert np.isfinite(float(ds["sd_over_rmse"].sel(interval="empirical_exact")))
 
 
 def test_report_separates_under_and_over_coverage():
