@@ -198,7 +198,32 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
                 "closed_form_prior": attrs.get("closed_form_prior"),
             }
         out["concentration_note"] = post.concentration_note() if post is not None else None
+        if "claim_better" in board.table:
+            out.update(claims_json(board))
     return out
+
+
+def claims_json(board) -> dict:
+    """The board's claims in the ``--json`` documents of ``rank`` and ``pairs``: the ordered
+    pairs at the posterior expected FDR, their rule and estimand, the tie groups, and the
+    whole-board probabilities' draws and the top k."""
+    from bayes_eval.ranking.claims import claims_rule, rank_joint_rule
+    from bayes_eval.ranking.leaderboard import claims_records, tie_groups
+
+    attrs = board.table.attrs
+    return {
+        "claims": claims_records(board.table),
+        "fdr": float(attrs["fdr"]),
+        "claims_expected_fdr": float(attrs["claims_fdr"]),
+        "claims_estimand": str(attrs["claims_estimand"]),
+        "claims_rule": claims_rule(float(attrs["fdr"])),
+        "tie_groups": tie_groups(board.table),
+        "top": attrs.get("top"),
+        "rank_joint_rule": rank_joint_rule(
+            float(attrs["confidence"]), float(attrs["rank_joint_coverage"])
+        ),
+        "claims_draws": int(attrs["claims_draws"]),
+    }
 
 
 def prob_matrix_json(board) -> dict:
@@ -211,6 +236,41 @@ def prob_matrix_json(board) -> dict:
         "rows": matrix.tolist(),
         "from": str(board.table.attrs.get("prob_better", prior_label(board))),
     }
+
+
+#: claims listed one by one up to this many (all of them in --json)
+_CLAIMS_SHOWN = 12
+
+
+def _claims_lines(board, pct: str) -> list[str]:
+    """The claims, the tie groups and the legend of the whole-board columns."""
+    doc = claims_json(board)
+    claims = doc["claims"]
+    n_models = len(board.models)
+    pairs = n_models * (n_models - 1) // 2
+    if len(claims) <= _CLAIMS_SHOWN:
+        listed, what = claims, ""
+    else:  # the least certain claims: the ones a reader should weigh
+        listed, what = claims[-_CLAIMS_SHOWN:], f"the {_CLAIMS_SHOWN} least certain: "
+    lines = [
+        f"claims ({doc['claims_estimand']}): {len(claims)} of {pairs} pairs ordered at "
+        f"posterior expected FDR {doc['claims_expected_fdr']:.3f} (<= --fdr {doc['fdr']:g}; "
+        "the mean of 1 - P over the claims, so a claim's own P can be far below 0.95); "
+        + what
+        + (
+            ", ".join(f"{c['better']} > {c['worse']} ({c['prob']:.3f})" for c in listed)
+            if listed
+            else "none"
+        )
+        + (" (--json lists them all)" if what else ""),
+        "tie groups, best first (models the claims leave unordered): "
+        + "; ".join("{" + ", ".join(g) + "}" for g in doc["tie_groups"]),
+        f"P(best), E[rank], joint {pct} ranks"
+        + (f", P(top {doc['top']})" if doc["top"] else "")
+        + f": from {doc['claims_draws']} joint draws of the same posterior; the joint rank "
+        "intervals hold for all models at once.",
+    ]
+    return lines
 
 
 def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
@@ -245,6 +305,12 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
     )
     columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank range"]
     columns.append(uncertain("P(> next)"))
+    claims = "p_best" in first
+    top = board.table.attrs.get("top") if claims else None
+    if claims:
+        columns += [uncertain("P(best)"), uncertain("E[rank]"), uncertain(f"joint {pct} ranks")]
+        if top is not None:
+            columns.append(uncertain(f"P(top {top})"))
     if "rank_draws" in first:
         columns.append(uncertain(f"rank {pct}"))
     if paper:
@@ -261,6 +327,11 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
         lo_r, hi_r = r["rank_range"]
         cells.append(f"{lo_r}" if lo_r == hi_r else f"{lo_r}-{hi_r}")
         cells.append("" if r.get("prob_next") is None else f"{r['prob_next']:.3f}")
+        if claims:
+            cells += [f"{r['p_best']:.3f}", f"{r['expected_rank']:.2f}"]
+            cells.append("{}-{}".format(*r["rank_joint"]))
+            if top is not None:
+                cells.append(f"{r['p_top']:.3f}")
         if "rank_draws" in r:
             cells.append("{}-{}".format(*r["rank_draws"]))
         if paper:
@@ -280,6 +351,8 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
         "that the model beats the next one "
         "listed (models are listed by mu, so it is >= 0.5)."
     )
+    if claims:
+        say(*_claims_lines(board, pct))
     if paper:
         say(
             "CI-aware rank (chains): Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie "

@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from bayes_eval.cli._types import (
+    fdr_level,
     nonnegative_int,
     numbers,
     positive_int,
@@ -20,8 +21,10 @@ from bayes_eval.cli._types import (
 )
 
 __all__ = [
+    "CLAIMS_FDR",
     "QUESTION_MODES",
     "HelpFormatter",
+    "claims_options",
     "cluster_labels",
     "cluster_option",
     "data_options",
@@ -181,6 +184,28 @@ def load_results(
         offer_fractional=offer_fractional,
         task=task,
     )
+
+
+#: the posterior expected false discovery rate of the claims when ``--fdr`` is not given
+CLAIMS_FDR = 0.05
+
+
+def claims_options() -> argparse.ArgumentParser:
+    """``--fdr Q`` (the posterior expected false discovery rate of the claims "A better than
+    B", :func:`bayes_eval.ranking.claims.fdr_claims`) and ``--top K`` (P(in the top K) per
+    model)."""
+    p = _parent()
+    p.add_argument(
+        "--fdr",
+        type=fdr_level,
+        metavar="Q",
+        help="claim the largest set of orderings 'A better than B' whose posterior expected "
+        "false discovery rate is at most Q (0.05)",
+    )
+    p.add_argument(
+        "--top", type=positive_int, metavar="K", help="also P(in the top K) for every model"
+    )
+    return p
 
 
 def cluster_option(help: str) -> argparse.ArgumentParser:

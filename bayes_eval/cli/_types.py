@@ -81,6 +81,17 @@ def nonnegative_int(text: str) -> int:
     return _count(text, 0, "non-negative integer")
 
 
+def fdr_level(text: str) -> float:
+    """An argparse type: a false discovery rate in (0, 1) (``--fdr``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate in (0, 1) such as 0.05.")
+    return value
+
+
 def _checked(text: str, *, folder: bool = False) -> str:
     from bayes_eval.files import OutputError, check_output
 

@@ -36,7 +36,12 @@ template) makes the new-questions comparison draw clusters, not questions (Mille
 Error Bars to Evals": questions of a group share their noise, and ignoring that makes
 new-questions statements too sure): Student's t with G - 1 degrees of freedom on the pair's
 cluster-level differences (Miller's clustered standard error, Jeffreys prior). It does not
-change these questions. `bayes-eval validate clusters` measures both treatments."""
+change these questions. `bayes-eval validate clusters` measures both treatments.
+
+The board's claims on these questions, as `rank` states them: the largest set of orderings
+"A better than B" at posterior expected false discovery rate --fdr (0.05), the tie groups,
+and with --json P(best), P(in the top --top K), expected ranks and simultaneous rank
+intervals (20,000 joint draws; --seed 0)."""
 
 _MATRIX_MAX = 10  # models up to which the matrices are printed
 
@@ -56,6 +61,8 @@ def add_parser(sub) -> None:
                 "new questions are drawn by cluster"
             ),
             opt.output_options(plot="write the matrices as heat maps (PNG)"),
+            opt.claims_options(),
+            opt.seed_options("random seed of the joint draws of P(best) (0)"),
         ],
     )
     p.set_defaults(func=run)
@@ -100,6 +107,9 @@ def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) 
         pair_prior=pair_prior,
         answered_only=(args.questions or "error") == "all",
         cluster=opt.cluster_labels(args, scored),
+        fdr=args.fdr or opt.CLAIMS_FDR,
+        top=args.top,
+        seed=args.seed,
     )
     names, doc = list(result.models), result.to_dict()
     name = opt.source_name(args) + (f" [task {task}]" if task else "")
@@ -155,6 +165,15 @@ def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) 
         "model beats the next. these questions: the benchmark's own questions; new questions: "
         "new questions from the same source (paired on the shared questions)."
     )
+    claims = result.claims or {}
+    if claims:
+        say(
+            f"claims ({claims['claims_estimand']}, as `rank`): {len(claims['claims'])} orderings "
+            f"at posterior expected FDR {claims['claims_expected_fdr']:.3f} (<= --fdr "
+            f"{claims['fdr']:g}); tie groups, best first: "
+            + "; ".join("{" + ", ".join(g) + "}" for g in claims["tie_groups"])
+            + " (--json: the claims, P(best), expected ranks)"
+        )
     if plot:
         say(f"heat maps written to {plot}")
     return None

@@ -19,6 +19,13 @@ comes from one posterior: on a board of binary results the joint posterior of th
 (ability minus shared question difficulty, Beta dispersion), so a model listed above another
 always has P(better) >= 0.5. --paper-ranks adds the paper's chaining CI-aware rank (§2.7.1).
 
+The board's claims as a set (closed form): the largest set of orderings "A better than B"
+whose posterior expected false discovery rate is at most --fdr (0.05; Müller, Parmigiani and
+Rice, "FDR and Bayesian multiple comparisons rules"), the tie groups they leave, and per
+model P(best), P(in the top --top K), the expected rank and a rank interval that holds for
+all models at once with probability --confidence (Besag et al. 1995), from --draws joint
+draws (20,000; --seed 0) of the posterior P(better) comes from.
+
 Every number is about these questions (the estimand: each model's mean score over the
 benchmark's own questions) under the prior the header names (default: learned from the
 questions, --prior-kind). Leaderboards as they are: --questions says what to do when some
@@ -59,6 +66,7 @@ def add_parser(sub) -> None:
             opt.prior_options(),
             opt.output_options(plot="write a forest plot (PNG)"),
             opt.nuts_options(),
+            opt.claims_options(),
             opt.cluster_option(
                 "long-table column holding each question's group (passage, subject, template); "
                 "for lm-eval output 'task' (each question's subtask: the subjects of a group "
@@ -116,6 +124,7 @@ def _check(args: argparse.Namespace) -> None:
                 "--estimator crossed scores these questions; --estimand new-questions has its "
                 "own model (leave --estimator out)."
             )
+        opt.refuse(opt.given(args, "fdr", "top"), "with --estimand new-questions (not yet)")
         return
     opt.refuse(
         opt.given(args, "cluster"),
@@ -128,8 +137,14 @@ def _check(args: argparse.Namespace) -> None:
             opt.given(args, "prior_kind", "pool", "interval", "prior_file", "prior_discount"),
             why,
         )
+        opt.refuse(opt.given(args, "fdr", "top"), "with --estimator crossed (not yet)")
     else:
-        opt.refuse(opt.given(args, *opt.NUTS), "with --estimator closed-form (nothing samples)")
+        sampled = [n for n in opt.NUTS if n not in ("draws", "seed")]
+        opt.refuse(
+            opt.given(args, *sampled),
+            "with --estimator closed-form (nothing runs NUTS; --draws and --seed set the joint "
+            "draws of P(best) and the rank intervals)",
+        )
         opt.refuse(
             opt.given(args, "interaction"),
             "with --estimator closed-form (it is an option of the crossed model)",
@@ -198,6 +213,10 @@ def _rank(args: argparse.Namespace, task: str | None, plot: str | None) -> dict 
             prior=prior,
             answered_only=questions == "all",
             fractional=scored.fractional,
+            fdr=args.fdr or opt.CLAIMS_FDR,
+            top=args.top,
+            draws=args.draws,
+            seed=args.seed or 0,
         )
     if plot:
         from bayes_eval.plotting.forest import forest_plot

@@ -16,22 +16,26 @@ from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
+from numpy.typing import NDArray
 from scipy.special import ndtri
 
 from bayes_eval import xr as bxr
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
+from bayes_eval.ranking.claims import BoardClaims, board_claims
 from bayes_eval.ranking.ranks import confidence_to_z, dense_ci_ranks, rank, rank_range
 
 __all__ = [
     "Leaderboard",
     "PairPlan",
+    "claims_records",
     "complete_pair",
     "leaderboard",
     "plan_pair",
     "rank_records",
     "rank_table",
+    "tie_groups",
 ]
 
 
@@ -77,7 +81,15 @@ def rank_table(
 
 
 def table_of(
-    post: Posterior, batch: bxr.Batch, *, confidence: float = 0.95, interval: str = "auto"
+    post: Posterior,
+    batch: bxr.Batch,
+    *,
+    confidence: float = 0.95,
+    interval: str = "auto",
+    fdr: float = 0.05,
+    top: int | None = None,
+    draws: int | None = None,
+    seed: int = 0,
 ) -> xr.Dataset:
     """The rank table of a posterior already built: every number from ``post``.
 
@@ -94,6 +106,14 @@ def table_of(
     larger ``mu`` has ``P >= 1/2``) and ``z = Phi^-1(P)``. On a board (the joint posterior)
     the per-model closed form's ``mu_closed_form``/``sigma_closed_form`` are kept beside, a
     diagnostic. ``attrs`` name the prior, the estimand and what P came from.
+
+    The claims of the board as a set (:func:`~bayes_eval.ranking.claims.board_claims`): the
+    ordered pairs "better > worse" at posterior expected FDR ``fdr`` (over ``claim``:
+    ``claim_better``, ``claim_worse``, ``claim_prob``; the tie groups in ``tie_group``, 1 the
+    best), and per model ``p_best``, ``p_top`` (P(in the top ``top``), when given),
+    ``expected_rank`` and the simultaneous rank interval at ``confidence``
+    (``rank_joint_lo``/``rank_joint_hi``), from ``draws`` joint draws seeded by ``seed``; for
+    two or more models.
     """
     kind = "normal" if interval == "normal" else interval
     bounds = "support" if kind == "normal" else None
@@ -134,6 +154,13 @@ def table_of(
         z = ndtri(prob)
     np.fill_diagonal(prob, np.nan)
     np.fill_diagonal(z, np.nan)
+    if mu.size > 1:  # the board's claims as a set
+        board = board_claims(
+            post, prob, q=fdr, top=top or 1, confidence=confidence, draws=draws, seed=seed
+        )
+        claims = _claims_dataset(board, models, top)
+        ds = ds.merge(claims)
+        ds.attrs.update(claims.attrs, claims_estimand=post.estimand)
     ds["z"] = xr.DataArray(z, dims=("model", "model_bis"), coords=coords)
     ds["prob_better"] = xr.DataArray(prob, dims=("model", "model_bis"), coords=coords)
     if post.has_board:
@@ -144,6 +171,62 @@ def table_of(
     ds.attrs["z_threshold"] = float(ndtri(confidence))
     ds.attrs["prob_better"] = post.prob_label(method)
     return ds
+
+
+def _claims_dataset(board: BoardClaims, models: NDArray, top: int | None) -> xr.Dataset:
+    """The claims, rank probabilities and simultaneous rank intervals as table variables."""
+    claims, ranks, ints = board
+    group = np.zeros(models.size, dtype=np.int64)
+    for g, members in enumerate(claims.groups):
+        group[members] = g + 1
+    ds = xr.Dataset(
+        {
+            "claim_better": ("claim", models[claims.better].astype(str)),
+            "claim_worse": ("claim", models[claims.worse].astype(str)),
+            "claim_prob": ("claim", claims.prob),
+            "tie_group": ("model", group),
+            "p_best": ("model", ranks.p_best),
+            "expected_rank": ("model", ranks.expected_rank),
+            "rank_joint_lo": ("model", ints.lo),
+            "rank_joint_hi": ("model", ints.hi),
+        },
+        coords={"model": models},
+        attrs={
+            "fdr": claims.q,
+            "claims_fdr": claims.expected_fdr,
+            "claims_draws": ranks.draws,
+            "rank_joint_coverage": ints.joint_coverage,
+        },
+    )
+    if top is not None:
+        ds["p_top"] = ("model", ranks.p_top)
+        ds.attrs["top"] = int(top)
+    return ds
+
+
+def claims_records(table: xr.Dataset) -> list[dict]:
+    """The claims of a rank table: ``{"better": A, "worse": B, "prob": P}``, the most
+    probable first (empty when the table has none)."""
+    if "claim_better" not in table:
+        return []
+    return [
+        {"better": str(a), "worse": str(b), "prob": float(p)}
+        for a, b, p in zip(
+            table["claim_better"].values,
+            table["claim_worse"].values,
+            table["claim_prob"].values,
+            strict=True,
+        )
+    ]
+
+
+def tie_groups(table: xr.Dataset) -> list[list[str]]:
+    """The tie groups of a rank table, best first, each listed by ``mu``."""
+    if "tie_group" not in table:
+        return []
+    order = np.argsort(-table["mu"].values, kind="stable")
+    names, group = table["model"].values[order], table["tie_group"].values[order]
+    return [[str(n) for n in names[group == g]] for g in np.unique(group)]
 
 
 def _number(x) -> float | None:
@@ -160,7 +243,8 @@ def rank_records(table: xr.Dataset) -> list[dict]:
     ``sigma``, ``lo``, ``hi`` are None where the data give no interval) and, when the table
     has them, ``questions``, ``rank_draws`` (the credible interval of the rank over posterior
     draws), ``mu_closed_form``/``sigma_closed_form`` (the per-model diagnostic), ``prior`` and
-    ``prior_alpha``."""
+    ``prior_alpha``; ``p_best``, ``p_top``, ``expected_rank``, ``rank_joint`` (the
+    simultaneous rank interval) and ``tie_group`` where the table has the board's claims."""
     order = np.argsort(-table["mu"].values, kind="stable")
     prob = table["prob_better"].values
     out = []
@@ -189,6 +273,16 @@ def rank_records(table: xr.Dataset) -> list[dict]:
         if "mu_closed_form" in table:
             record["mu_closed_form"] = float(table["mu_closed_form"].values[i])
             record["sigma_closed_form"] = float(table["sigma_closed_form"].values[i])
+        if "p_best" in table:
+            record["p_best"] = float(table["p_best"].values[i])
+            if "p_top" in table:
+                record["p_top"] = float(table["p_top"].values[i])
+            record["expected_rank"] = float(table["expected_rank"].values[i])
+            record["rank_joint"] = [
+                int(table["rank_joint_lo"].values[i]),
+                int(table["rank_joint_hi"].values[i]),
+            ]
+            record["tie_group"] = int(table["tie_group"].values[i])
         if "prior" in table:
             record["prior"] = str(table["prior"].values[i])
             record["prior_alpha"] = [float(a) for a in table["prior_alpha"].values[i]]
@@ -221,6 +315,10 @@ def leaderboard(
     pool: str | None = None,
     answered_only: bool = False,
     fractional: bool = False,
+    fdr: float = 0.05,
+    top: int | None = None,
+    draws: int | None = None,
+    seed: int = 0,
 ) -> Leaderboard:
     """Rank the models of ``R`` (NaN trials masked): :func:`rank_table` of their posterior
     (its table draws as a forest plot: :func:`bayes_eval.plotting.forest.forest_plot`).
@@ -229,7 +327,8 @@ def leaderboard(
     ``"empirical"``); ``R0`` are earlier runs aligned to ``R`` by label and join the prior.
     ``answered_only`` scores each model on the questions it answered (an incomplete design,
     :mod:`bayes_eval.logs.design`); ``fractional`` counts graded scores fractionally
-    (:func:`bayes_eval.inputs.fractional_tally`)."""
+    (:func:`bayes_eval.inputs.fractional_tally`). ``fdr``, ``top``, ``draws`` and ``seed``:
+    the board's claims (:func:`table_of`)."""
     batch = bxr.unpack(R, skipna=True)
     post = bxr.posterior(
         R,
@@ -241,7 +340,16 @@ def leaderboard(
         answered_only=answered_only,
         fractional=fractional,
     )
-    table = table_of(post, batch, confidence=confidence, interval=interval)
+    table = table_of(
+        post,
+        batch,
+        confidence=confidence,
+        interval=interval,
+        fdr=fdr,
+        top=top,
+        draws=draws,
+        seed=seed,
+    )
     return Leaderboard(
         table=table,
         models=rank_records(table),

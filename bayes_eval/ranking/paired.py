@@ -87,6 +87,7 @@ from bayes_eval.inputs import shown, tally
 from bayes_eval.posteriors.exact import IMHOF_LOG_T
 from bayes_eval.posteriors.intervals import mixture_support
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec, resolve_prior
+from bayes_eval.ranking.claims import board_claims, claims_document
 
 __all__ = [
     "SPLIT_KAPPA_PRIOR",
@@ -135,6 +136,11 @@ class PairedComparison(NamedTuple):
         What ``these_questions`` was computed from (:meth:`Posterior.prob_label
         <bayes_eval.posteriors.posterior.Posterior.prob_label>`): the board model, or the
         models' own posteriors under ``these_prior``.
+    claims : dict or None
+        The claims of the board on these questions, JSON-ready
+        (:func:`~bayes_eval.ranking.claims.claims_document`: the orderings at a posterior
+        expected FDR, P(best), P(top k), expected ranks, simultaneous rank intervals), the
+        same as ``bayes-eval rank`` states.
     """
 
     models: tuple[str, ...]
@@ -147,6 +153,7 @@ class PairedComparison(NamedTuple):
     these_prior: str | None = None
     clusters: int | None = None
     these_from: str | None = None
+    claims: dict | None = None
 
     @property
     def cluster_treatment(self) -> str:
@@ -193,6 +200,8 @@ class PairedComparison(NamedTuple):
                 "clusters": {"count": self.clusters, "treatment": self.cluster_treatment},
             }
         )
+        if self.claims is not None:
+            out.update(self.claims)
         return out
 
     def adjacent(self) -> list[dict[str, object]]:
@@ -770,6 +779,10 @@ def leaderboard_pairs(
     answered_only: bool = False,
     exact_levels: int = EXACT_LEVELS,
     cluster: ArrayLike | Mapping[object, object] | None = None,
+    fdr: float = 0.05,
+    top: int | None = None,
+    draws: int | None = None,
+    seed: int = 0,
 ) -> PairedComparison:
     """Every pair of the models of ``R[model, question, trial]`` (NaN = no trial), for both
     estimands, as ``bayes-eval pairs`` prints them.
@@ -788,7 +801,9 @@ def leaderboard_pairs(
     (binary results with one trial; the uniform corners for graded differences), which
     ``bayes-eval validate pairs`` measured calibrated (module docstring). The models are ordered by
     their posterior mean, best first, as ``rank`` orders them; ``answered_only`` scores each
-    model on the questions it answered (an incomplete design).
+    model on the questions it answered (an incomplete design). ``fdr``, ``top``, ``draws``
+    and ``seed``: the claims of the board on these questions, as ``rank`` states them
+    (:func:`~bayes_eval.ranking.claims.board_claims`).
     """
     R = R.transpose("model", "question", "trial")
     labels = None
@@ -812,7 +827,10 @@ def leaderboard_pairs(
         )
     order = np.argsort(-np.asarray(post.mean), kind="stable")
     method = post.prob_method()  # the posterior every other number of the board comes from
-    these = np.array(post.prob_better(method=method), dtype=float)[np.ix_(order, order)]
+    full = np.array(post.prob_better(method=method), dtype=float)
+    board = board_claims(post, full, q=fdr, top=top or 1, draws=draws, seed=seed)
+    claims = claims_document(board, [str(m) for m in R["model"].values], post.estimand, top=top)
+    these = full[np.ix_(order, order)]
     np.fill_diagonal(these, np.nan)
     values = R.values.astype(float)[order]
     names = [str(m) for m in R["model"].values[order]]
@@ -826,7 +844,10 @@ def leaderboard_pairs(
         cluster=labels,
     )
     return pc._replace(
-        these_questions=these, these_prior=post.prior_label, these_from=post.prob_label(method)
+        these_questions=these,
+        these_prior=post.prior_label,
+        these_from=post.prob_label(method),
+        claims=claims,
     )
 
 

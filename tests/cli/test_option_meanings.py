@@ -36,6 +36,8 @@ MEANINGS = {
     "--confidence": "credibility or ranking-confidence level",
     "--interval": "the law of the credible intervals: auto (default), normal or exact",
     "--paper-ranks": "also the paper's chaining CI-aware rank (Hariri et al., 2.7.1)",
+    "--fdr": "posterior expected false discovery rate of the claims 'A better than B'",
+    "--top": "the K of P(in the top K) per model",
     "--estimator": "the statistical model (choices depend on the command)",
     "--estimand": "these questions or new questions from the same source",
     "--cluster": "long-table column holding each question's cluster (new questions)",

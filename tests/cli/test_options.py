@@ -25,10 +25,13 @@ AUDITED = {
         DATA
         | PRIOR
         | {"--json", "--plot", "--confidence", "--interval", "--estimator", "--interaction"}
-        | {"--estimand", "--cluster", "--task", "--paper-ranks"}
+        | {"--estimand", "--cluster", "--task", "--paper-ranks", "--fdr", "--top"}
         | NUTS,
     ),
-    "pairs": (["file"], DATA | PRIOR | {"--json", "--plot", "--cluster"}),
+    "pairs": (
+        ["file"],
+        DATA | PRIOR | {"--json", "--plot", "--cluster", "--fdr", "--top", "--seed"},
+    ),
     "report": (
         ["file"],
         DATA | PRIOR | {"--html", "--json", "--confidence", "--interval", "--cluster", "--task"},
@@ -213,7 +216,17 @@ MATRIX = ["adaptive", "simulate", "--dataset", "matrix", "--matrix", "m.npy"]
 # (id, argv, a phrase): options that would do nothing in this use are refused, before any work
 REFUSED = [
     ("rank-pool-uniform", ["rank", AIME, "--prior-kind", "uniform", "--pool", "model"], "--pool"),
-    ("rank-nuts-closed-form", ["rank", AIME, "--draws", "200"], "--draws does nothing"),
+    ("rank-nuts-closed-form", ["rank", AIME, "--tune", "200"], "--tune does nothing"),
+    (
+        "rank-top-crossed",
+        ["rank", AIME, "--estimator", "crossed", "--top", "2"],
+        "--top does nothing with --estimator crossed",
+    ),
+    (
+        "rank-fdr-new-questions",
+        ["rank", AIME, "--estimand", "new-questions", "--fdr", "0.1"],
+        "--fdr does nothing with --estimand new-questions",
+    ),
     (
         "rank-interaction-closed-form",
         ["rank", AIME, "--interaction"],
