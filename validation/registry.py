@@ -114,6 +114,16 @@ STUDIES: dict[str, Study] = {
             _lazy("distinguishability"),
         ),
         Study(
+            "claims",
+            f"the leaderboard's claims as a set, beyond the pairwise ranking confidence of "
+            f"{_PAPER} (§2.5, §2.7.1): orderings at a posterior expected FDR (Müller, Parmigiani "
+            "and Rice) on boards with known truth, realised FDR and power beside the rule "
+            "P >= 0.95 and Benjamini-Hochberg on paired permutation p-values; ECE of P(best); "
+            "joint coverage of the simultaneous rank intervals",
+            sc.ClaimsConfig,
+            _lazy("claims_study"),
+        ),
+        Study(
             "pairs",
             f"calibration of `bayes-eval pairs` (the ranking confidence of {_PAPER}, §2.5, "
             "and the paired comparison of Bowyer et al.) for the estimand each matrix names, "

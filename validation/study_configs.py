@@ -27,6 +27,7 @@ __all__ = [
     "SBC_ESTIMATORS",
     "BiasedCoinConfig",
     "BoardConfig",
+    "ClaimsConfig",
     "ClustersConfig",
     "ConvergenceConfig",
     "CoverageStudyConfig",
@@ -254,6 +255,67 @@ class PairsConfig:
             f"n_models {self.n_models} ({pairs:.0f} pairs) with n_questions "
             f"{self.n_questions} and {self.replicates} replicates",
             "fewer models, questions or replicates",
+        )
+
+
+#: Board scenarios of the claims study (see :mod:`bayes_eval.validation.claims_study`).
+CLAIMS_SCENARIOS = ("spread", "close", "matharena")
+
+
+@dataclass(frozen=True)
+class ClaimsConfig:
+    """``claims``: realised FDR and power of the claims, calibration of P(best), joint
+    coverage of the simultaneous rank intervals, on boards with known truth."""
+
+    replicates: int = _opt(200, "simulated leaderboards (boards) per scenario and N")
+    n_models: int = _opt(8, "LLMs per board")
+    n_questions: int = _opt(30, "questions M per board")
+    N: tuple[int, ...] = _opt((1, 4), "trials per question (grid)")
+    scenarios: tuple[str, ...] = _opt(
+        CLAIMS_SCENARIOS,
+        "boards: spread and close (logit abilities of sd spread-sd or close-sd, shared question "
+        "difficulty and an LLM x question interaction); matharena (n-models of the 16 MathArena "
+        "AIME 2025 I models' real rates, questions resampled from its 15)",
+    )
+    spread_sd: float = _opt(0.7, "sd of the logit abilities of the spread scenario")
+    close_sd: float = _opt(0.25, "sd of the logit abilities of the close scenario")
+    difficulty_sd: float = _opt(1.5, "sd of the questions' logit difficulties, shared by all LLMs")
+    interaction_sd: float = _opt(0.7, "sd of the LLM x question logit interaction")
+    fdr: float = _opt(0.05, "posterior expected FDR q of the claims (and BH's level)")
+    confidence: float = _opt(0.95, "joint level of the simultaneous rank intervals")
+    draws: int = _opt(4000, "joint draws per board for P(best) and the rank intervals")
+    permutations: int = _opt(2000, "sign flips of the paired permutation test (BH's p-values)")
+    bins: int = _opt(10, "bins of the P(best) reliability diagram and its ECE")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_models", self.n_models, 2)
+        _int("n_questions", self.n_questions)
+        _ints("N", self.N, optional=False)
+        if not self.scenarios:
+            raise ValueError(f"scenarios is empty; expected some of {list(CLAIMS_SCENARIOS)}.")
+        for name in self.scenarios:
+            _choice("scenarios", name, CLAIMS_SCENARIOS)
+        if "matharena" in self.scenarios and self.n_models > 16:
+            raise ValueError(
+                f"n_models is {self.n_models}; the MathArena board has 16 models (expected <= 16)."
+            )
+        for name in ("spread_sd", "close_sd", "difficulty_sd", "interaction_sd"):
+            _sd(name, getattr(self, name))
+        _prob("fdr", self.fdr)
+        _prob("confidence", self.confidence)
+        _int("draws", self.draws, 100)
+        _int("permutations", self.permutations, 100)
+        _int("bins", self.bins, 2)
+        _seed(self.seed)
+        pairs = self.n_models * (self.n_models - 1) / 2
+        check_memory(  # per board: the draws and their ranks; the flips against every pair
+            8.0 * 6 * self.draws * self.n_models
+            + 8.0 * self.permutations * (self.n_questions + pairs),
+            f"--draws {self.draws} and --permutations {self.permutations} with --n-models "
+            f"{self.n_models}",
+            "fewer draws, permutations or models",
         )
 
 
@@ -956,8 +1018,8 @@ class CrossedStudyConfig:
         check_memory(  # the NUTS trace of one fit: theta, b, the interaction and the scales
             8.0 * (self.draws + self.tune) * self.chains * values,
             f"--draws {self.draws} and --tune {self.tune} x --chains {self.chains} of the crossed "
-            f"model ({self.n_models} models x {self.n_questions} questions)",
-            "fewer draws or chains",
+            f"model (--n-models {self.n_models} x --n-questions {self.n_questions})",
+            "fewer draws, chains, models or questions",
         )
 
     def study_fields(self) -> dict:

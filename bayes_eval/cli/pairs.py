@@ -41,7 +41,7 @@ change these questions. `bayes-eval validate clusters` measures both treatments.
 The board's claims on these questions, as `rank` states them: the largest set of orderings
 "A better than B" at posterior expected false discovery rate --fdr (0.05), the tie groups,
 and with --json P(best), P(in the top --top K), expected ranks and simultaneous rank
-intervals (20,000 joint draws; --seed 0)."""
+intervals (10,000 joint draws, fewer on large boards; --seed 0)."""
 
 _MATRIX_MAX = 10  # models up to which the matrices are printed
 

@@ -24,7 +24,7 @@ whose posterior expected false discovery rate is at most --fdr (0.05; Müller, P
 Rice, "FDR and Bayesian multiple comparisons rules"), the tie groups they leave, and per
 model P(best), P(in the top --top K), the expected rank and a rank interval that holds for
 all models at once with probability --confidence (Besag et al. 1995), from --draws joint
-draws (20,000; --seed 0) of the posterior P(better) comes from.
+draws (10,000, fewer on large boards; --seed 0) of the posterior P(better) comes from.
 
 Every number is about these questions (the estimand: each model's mean score over the
 benchmark's own questions) under the prior the header names (default: learned from the

@@ -18,7 +18,9 @@ One HTML page to share (figures embedded, no script, nothing loaded from the net
   leaderboard   Bayes@N with credible intervals and rank ranges, the prior and the
                 estimand named: the numbers `bayes-eval rank` prints for the same options
                 (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
-                Evaluation");
+                Evaluation"), with P(best), expected ranks and joint rank intervals;
+  claims        the orderings claimed at posterior expected FDR --fdr (0.05) and the tie
+                groups they leave, as `rank` states them;
   forest plot   as `rank --plot` draws it;
   pairs         P(row better than column) on these questions and, paired, on new questions,
                 as heat-map tables (every number legible) and each model against the next
@@ -51,6 +53,7 @@ def add_parser(sub) -> None:
                 "long-table column holding each question's group (passage, subject, template), "
                 "or 'task' for lm-eval output: the new-questions comparison draws clusters"
             ),
+            opt.claims_options(),
         ],
     )
     p.add_argument(
@@ -116,10 +119,12 @@ def _per_model(scored) -> list[dict[str, object]]:
 
 def _document(report, args: argparse.Namespace, name: str) -> dict:
     """The ``--json`` document: what the page says, and where it was written."""
+    from bayes_eval.cli._leaderboard import claims_json
     from bayes_eval.plotting.report import SECTIONS
 
     attrs = report.board.table.attrs
-    return {
+    claims = claims_json(report.board) if "claim_better" in report.board.table else {}
+    return claims | {
         "prior": str(attrs["prior"]),
         "estimand": str(attrs["estimand"]),
         "file": name,
@@ -182,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
         answered_only=questions == "all",
         fractional=scored.fractional,
         cluster=opt.cluster_labels(args, scored),
+        fdr=args.fdr or opt.CLAIMS_FDR,
+        top=args.top,
         title=name,
         summary=_summary(scored, args, name, questions),
         per_model=_per_model(scored),

@@ -17,7 +17,14 @@ from pathlib import Path
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, summary
-from bayes_eval.cli._types import integers, nonnegative_int, numbers, positive_int, words
+from bayes_eval.cli._types import (
+    fdr_level,
+    integers,
+    nonnegative_int,
+    numbers,
+    positive_int,
+    words,
+)
 
 HELP = "validation studies of the papers' claims (coverage, elicit, judges, ...)"
 DESCRIPTION = """\
@@ -28,8 +35,9 @@ study's options."""
 
 METAVARS = {int: "N", float: "X", str: "TEXT"}
 
-#: Integer options shared with other commands take their type (one flag, one meaning).
+#: Options shared with other commands take their type (one flag, one meaning).
 SHARED_TYPES = {
+    "fdr": fdr_level,
     "draws": positive_int,
     "chains": positive_int,
     "tune": nonnegative_int,
@@ -88,7 +96,7 @@ def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None
         kw["type"] = {int: integers, float: numbers}.get(item, words)
         kw["metavar"] = "A,B,.."
     elif base is not bool:
-        kw["type"] = SHARED_TYPES.get(field.name, base) if base is int else base
+        kw["type"] = SHARED_TYPES.get(field.name, base) if base in (int, float) else base
         if "choices" not in kw:
             kw["metavar"] = METAVARS.get(base, "VALUE")
     if meta.get("positional"):

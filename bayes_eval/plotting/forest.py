@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import xarray as xr
+from numpy.typing import NDArray
 
 from bayes_eval.inputs import percent
 from bayes_eval.plotting.figure import pyplot, save_png, short_labels
@@ -33,9 +34,11 @@ def forest_plot(
     table: xr.Dataset, path: str | Path, *, title: str | None = None, paper_ranks: bool = False
 ) -> Path:
     """Draw ``mu`` with ``[lo, hi]`` per model, best on top, and write each model's rank range
-    (every rank the pairwise statements leave open, no chaining) in the right margin; with
-    ``paper_ranks``, shade the CI-aware rank groups too (the chaining rule of Hariri et al.,
-    "Don't Pass@k", §2.7.1, named as such).
+    (every rank the pairwise statements leave open, no chaining) in the right margin; shade
+    the tie groups the board's claims leave (``tie_group``, groups of two or more models in a
+    run of the list; :func:`bayes_eval.ranking.claims.fdr_claims`) or, with ``paper_ranks``,
+    the CI-aware rank groups instead (the chaining rule of Hariri et al., "Don't Pass@k",
+    §2.7.1, named as such).
 
     Parameters
     ----------
@@ -54,18 +57,26 @@ def forest_plot(
     mu = table["mu"].values[order]
     lo = table["lo"].values[order]
     hi = table["hi"].values[order]
-    groups = table["rank_ci"].values[order] if paper_ranks else np.zeros(mu.size, int)
     y = np.arange(mu.size)[::-1]
     fig, ax = plt.subplots(figsize=(8.0, 0.45 * mu.size + 1.4))
-    for i, g in enumerate(np.unique(groups) if paper_ranks else ()):
-        rows = y[groups == g]
+    shaded: list[tuple[NDArray, str]] = []
+    if paper_ranks:
+        groups = table["rank_ci"].values[order]
+        shaded = [(y[groups == g], f"CI-aware rank {g}") for g in np.unique(groups)]
+    elif "tie_group" in table:
+        groups = table["tie_group"].values[order]
+        runs = np.flatnonzero(np.diff(groups) != 0) + 1  # runs of one group down the list
+        for rows_idx in np.split(np.arange(mu.size), runs):
+            if rows_idx.size > 1:
+                shaded.append((y[rows_idx], f"tie group {groups[rows_idx[0]]}"))
+    for i, (rows, label) in enumerate(shaded):
         ax.axhspan(
-            rows.min() - 0.5, rows.max() + 0.5, color="0.9" if i % 2 == 0 else "white", zorder=0
+            rows.min() - 0.5, rows.max() + 0.5, color="0.9" if i % 2 == 0 else "0.96", zorder=0
         )
         ax.text(
             0.995,
             rows.max() + 0.42,
-            f"CI-aware rank {g}",
+            label,
             transform=ax.get_yaxis_transform(),
             ha="right",
             va="top",

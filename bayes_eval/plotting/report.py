@@ -48,7 +48,7 @@ __all__ = [
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 #: The sections of the page, by ``id``, in order.
-SECTIONS = ("leaderboard", "forest", "pairs", "diagnostics", "data")
+SECTIONS = ("leaderboard", "claims", "forest", "pairs", "diagnostics", "data")
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
@@ -206,6 +206,11 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
     first = board.models[0] if board.models else {}
     show_questions = "questions" in first and len({r["questions"] for r in board.models}) > 1
     head = ["model", "mu", "sigma", f"{pct} CI lo", f"{pct} CI hi", "rank range", "P(> next)"]
+    claims = "p_best" in first
+    top = attrs.get("top") if claims else None
+    if claims:
+        head += ["P(best)", "E[rank]", f"joint {pct} ranks"]
+        head += [f"P(top {top})"] if top is not None else []
     if show_questions:
         head.append("questions")
     rows = []
@@ -215,6 +220,11 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
         lo_r, hi_r = r["rank_range"]
         cells.append(_cell(f"{lo_r}" if lo_r == hi_r else f"{lo_r}-{hi_r}"))
         cells.append(_num(r.get("prob_next"), 3))
+        if claims:
+            cells += [_num(r["p_best"], 3), _num(r["expected_rank"], 2)]
+            cells.append(_cell("{}-{}".format(*r["rank_joint"])))
+            if top is not None:
+                cells.append(_num(r["p_top"], 3))
         if show_questions:
             cells.append(_cell(r["questions"]))
         rows.append(cells)
@@ -230,10 +240,50 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
             f"<p>mu: Bayes@N, the posterior mean of the model's score; sigma: its posterior sd "
             f"(Hariri et al., &ldquo;Don't Pass@k&rdquo;). rank range: every rank the pairwise "
             f"statements P(better) &ge; {exact(conf)} leave open (no chaining); P(&gt; next): the "
-            f"posterior probability that the model beats the next one listed.</p>",
+            f"posterior probability that the model beats the next one listed."
+            + (
+                " P(best), E[rank] and the joint ranks (rank intervals that hold for all models "
+                f"at once with probability {exact(conf)}) come from joint draws of the same "
+                "posterior."
+                if claims
+                else ""
+            )
+            + "</p>",
             "</section>",
         ]
     )
+
+
+def _claims_section(board: Leaderboard, names: dict[str, str]) -> str:
+    """The claims the board makes as a set: the orderings at the posterior expected FDR, with
+    each claim's probability, and the tie groups they leave."""
+    from bayes_eval.ranking.leaderboard import claims_records, tie_groups
+
+    table = board.table
+    if "claim_better" not in table:
+        body = ["<p>One model: no claims to make.</p>"]
+    else:
+        attrs = table.attrs
+        records = claims_records(table)
+        rows = [
+            [_cell(c["better"], "text"), _cell(c["worse"], "text"), _num(c["prob"], 4)]
+            for c in records
+        ]
+        groups = "; ".join("{" + ", ".join(g) + "}" for g in tie_groups(table))
+        body = [
+            f'<p class="named">estimand: <span class="estimand">{_e(names["estimand"])}</span>; '
+            f"{len(records)} orderings claimed at posterior expected false discovery rate "
+            f"{float(attrs['claims_fdr']):.4f} (at most q = {float(attrs['fdr']):g})</p>",
+            _table(["better", "worse", "P(better > worse)"], rows, css_id="claims-table")
+            if rows
+            else "<p>No ordering is claimed.</p>",
+            "<p>The claims are the largest set of orderings whose posterior expected false "
+            "discovery rate, the mean of 1 - P over the set, is at most q (M&uuml;ller, "
+            "Parmigiani and Rice, &ldquo;FDR and Bayesian multiple comparisons rules&rdquo;): "
+            "one claim's own P can be far below 0.95 when the others are near-certain. "
+            f"Tie groups (models the claims leave unordered), best first: {_e(groups)}.</p>",
+        ]
+    return "\n".join(['<section id="claims">', "<h2>Claims</h2>", *body, "</section>"])
 
 
 def _interval_words(board: Leaderboard) -> str:
@@ -459,7 +509,8 @@ def report_page(
     conf = float(board.table.attrs.get("confidence", 0.95))
     forest_text = (
         f"Bayes@N with its {percent(conf)} credible interval per model, best on top; right "
-        "margin: each model's rank range (every rank the pairwise statements leave open)."
+        "margin: each model's rank range (every rank the pairwise statements leave open); "
+        "shaded: the tie groups the claims leave (more than one model)."
     )
     body = [
         f"<h1>Bayes@N report: {_e(title)}</h1>",
@@ -468,6 +519,7 @@ def report_page(
         "trials</p>",
         f'<p class="provenance" id="provenance">{_e(made_text)}</p>',
         _leaderboard_section(board, names),
+        _claims_section(board, names),
         _figure_section("forest", "Forest plot", figs["forest"], "forest plot", forest_text),
         _pairs_section(pairs, names),
         _diagnostics_section(board, names, notes),
@@ -525,6 +577,8 @@ def leaderboard_report(
     answered_only: bool = False,
     fractional: bool = False,
     cluster: ArrayLike | Mapping[object, object] | None = None,
+    fdr: float = 0.05,
+    top: int | None = None,
     title: str = "leaderboard",
     summary: Mapping[str, object] | None = None,
     per_model: Sequence[Mapping[str, object]] = (),
@@ -553,6 +607,9 @@ def leaderboard_report(
     cluster
         Question clusters of the new-questions comparison
         (:func:`~bayes_eval.ranking.paired.leaderboard_pairs`).
+    fdr, top
+        The claims' posterior expected FDR and the k of P(in the top k)
+        (:func:`~bayes_eval.ranking.leaderboard.table_of`).
     title, summary, per_model, notes, provenance
         As for :func:`report_page`.
 
@@ -578,6 +635,8 @@ def leaderboard_report(
             prior=spec,
             answered_only=answered_only,
             fractional=fractional,
+            fdr=fdr,
+            top=top,
         )
         pairs = leaderboard_pairs(
             R,
@@ -588,6 +647,8 @@ def leaderboard_report(
             pair_prior=table_prior(spec.kind),
             answered_only=answered_only,
             cluster=cluster,
+            fdr=fdr,
+            top=top,
         )
     listed = [*notes, *(" ".join(str(c.message).split()) for c in caught)]
     page = report_page(

@@ -92,6 +92,7 @@ __all__ = [
     "JointPosterior",
     "beta_interval",
     "joint_posterior",
+    "one_blas_thread",
 ]
 
 #: How every output names the board model.
@@ -793,7 +794,7 @@ def joint_posterior(counts: ArrayLike, answered: ArrayLike | None = None) -> Joi
     if key in _MEMO:
         _MEMO.move_to_end(key)
         return _MEMO[key]
-    with _one_thread():
+    with one_blas_thread():
         result = _joint(np.round(counts).astype(np.int64), answered)
     if result is not None:
         result.mean.flags.writeable = False
@@ -807,7 +808,7 @@ def joint_posterior(counts: ArrayLike, answered: ArrayLike | None = None) -> Joi
 _CONTROLLER = None
 
 
-def _one_thread():
+def one_blas_thread():
     """BLAS and LAPACK on one thread while a board is fitted (threadpoolctl): the many small
     factorisations and products of the fit lose far more to threads waiting for a busy core
     than they gain (a 200 x 200 Cholesky factor: 0.23 ms on one thread, 3-110 ms with two

@@ -250,17 +250,20 @@ def _places(d: NDArray) -> tuple[NDArray, NDArray]:
     """Per draw and model: how many models score strictly higher (g) and how many score the
     same, itself included (e); the model holds places g + 1 .. g + e, shared equally."""
     n_models = d.shape[1]
-    idx = np.argsort(d, axis=1, kind="stable")
+    idx = np.argsort(d, axis=1)
     s = np.take_along_axis(d, idx, axis=1)  # ascending
-    pos = np.broadcast_to(np.arange(n_models), s.shape)
     differs = s[:, 1:] != s[:, :-1]
+    g, e = np.empty(d.shape, dtype=np.int32), np.ones(d.shape, dtype=np.int32)
+    if differs.all():  # no tie (continuous draws): the places are the positions
+        np.put_along_axis(g, idx, np.arange(n_models - 1, -1, -1, dtype=np.int32)[None], axis=1)
+        return g, e
+    pos = np.broadcast_to(np.arange(n_models), s.shape)
     first = np.concatenate([np.ones((s.shape[0], 1), bool), differs], axis=1)
     last = np.concatenate([differs, np.ones((s.shape[0], 1), bool)], axis=1)
     start = np.maximum.accumulate(np.where(first, pos, 0), axis=1)
     end = np.minimum.accumulate(np.where(last, pos, n_models)[:, ::-1], axis=1)[:, ::-1]
-    g, e = np.empty_like(idx), np.empty_like(idx)
-    np.put_along_axis(g, idx, n_models - 1 - end, axis=1)
-    np.put_along_axis(e, idx, end - start + 1, axis=1)
+    np.put_along_axis(g, idx, (n_models - 1 - end).astype(np.int32), axis=1)
+    np.put_along_axis(e, idx, (end - start + 1).astype(np.int32), axis=1)
     return g, e
 
 
@@ -296,10 +299,15 @@ def rank_probabilities(draws: ArrayLike, *, top: int = 1) -> RankProbabilities:
     ([0.5, 0.1667, 0.3333], [1.8333, 1.8333, 2.3333])
     """
     d = _check_draws(draws)
-    n_draws, n_models = d.shape
+    n_models = d.shape[1]
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= n_models:
         raise ValueError(f"top is {shown(top)}; expected an integer from 1 to {n_models}.")
-    g, e = _places(d)
+    return _rank_probabilities(*_places(d), int(top))
+
+
+def _rank_probabilities(g: NDArray, e: NDArray, top: int) -> RankProbabilities:
+    """:func:`rank_probabilities` from the places of every draw (:func:`_places`)."""
+    n_draws, n_models = g.shape
     # each draw spreads 1/e over the places g + 1 .. g + e: a difference array per model
     model = np.broadcast_to(np.arange(n_models), g.shape)
     size = n_models * (n_models + 1)
@@ -331,18 +339,16 @@ class RankIntervals(NamedTuple):
     joint_coverage: float
 
 
-def simultaneous_rank_intervals(
-    draws: ArrayLike, confidence: float = 0.95, *, rng: np.random.Generator | int | None = None
-) -> RankIntervals:
+def simultaneous_rank_intervals(draws: ArrayLike, confidence: float = 0.95) -> RankIntervals:
     r"""Rank intervals that hold for all models at once with posterior probability at least
     ``confidence``.
 
-    Each draw ranks the models (1 the best; ties broken at random with ``rng``). The rank
-    draws of every model are sorted, and model a's interval is
-    :math:`[r_a^{(j)}, r_a^{(S + 1 - j)}]` (its j-th smallest and j-th largest rank draw)
-    with the same j for all models, the largest j for which the share of draws with every
-    rank inside its interval is still at least ``confidence`` (Besag, Green, Higdon and
-    Mengersen, "Bayesian computation and stochastic systems", 1995, §6).
+    Each draw ranks the models (1 the best; tied models share the best of their places, as
+    competition ranking does). The rank draws of every model are sorted, and model a's
+    interval is :math:`[r_a^{(j)}, r_a^{(S + 1 - j)}]` (its j-th smallest and j-th largest
+    rank draw) with the same j for all models, the largest j for which the share of draws
+    with every rank inside its interval is still at least ``confidence`` (Besag, Green,
+    Higdon and Mengersen, "Bayesian computation and stochastic systems", 1995, §6).
 
     Parameters
     ----------
@@ -350,8 +356,6 @@ def simultaneous_rank_intervals(
         Joint posterior draws of the models' scores (higher is better).
     confidence : float
         The joint level, in (0, 1); default 0.95.
-    rng : numpy.random.Generator or int, keyword-only
-        For breaking ties (seed 0 when None: the intervals repeat).
 
     Returns
     -------
@@ -361,12 +365,12 @@ def simultaneous_rank_intervals(
     d = _check_draws(draws)
     if not isinstance(confidence, (int, float, np.floating)) or not 0 < confidence < 1:
         raise ValueError(f"confidence is {shown(confidence)}; expected a level in (0, 1).")
-    rng = np.random.default_rng(0 if rng is None else rng)
-    n_draws, n_models = d.shape
-    jitter = rng.random(d.shape)
-    order = np.lexsort((jitter, -d), axis=1)  # best first; ties at random
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(1, n_models + 1)[None, :], axis=1)
+    return _joint_intervals(_places(d)[0] + 1, float(confidence))
+
+
+def _joint_intervals(ranks: NDArray, confidence: float) -> RankIntervals:
+    """:func:`simultaneous_rank_intervals` from the rank draws ``(S, L)``."""
+    n_draws = ranks.shape[0]
     sorted_ranks = np.sort(ranks, axis=0)
 
     def coverage(j: int) -> float:
@@ -380,10 +384,9 @@ def simultaneous_rank_intervals(
             lo_j = mid
         else:
             hi_j = mid - 1
-    lo, hi = sorted_ranks[lo_j - 1], sorted_ranks[n_draws - lo_j]
-    return RankIntervals(
-        lo.astype(np.int64), hi.astype(np.int64), float(confidence), coverage(lo_j)
-    )
+    lo = sorted_ranks[lo_j - 1].astype(np.int64)
+    hi = sorted_ranks[n_draws - lo_j].astype(np.int64)
+    return RankIntervals(lo, hi, confidence, coverage(lo_j))
 
 
 def score_moments(post) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -423,9 +426,9 @@ def score_moments(post) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 
 
 def default_draws(n_models: int) -> int:
-    """Joint draws for the whole-board probabilities: 20,000 (P(best) to 0.0035), fewer for
-    large boards (at most 4e6 scores, at least 2,000)."""
-    return int(np.clip(4_000_000 // max(n_models, 1), 2_000, 20_000))
+    """Joint draws for the whole-board probabilities: 10,000 (P(best) to a Monte Carlo sd of
+    0.005 at most), fewer for large boards (at most 1e6 scores, at least 2,000)."""
+    return int(np.clip(1_000_000 // max(n_models, 1), 2_000, 10_000))
 
 
 class BoardClaims(NamedTuple):
@@ -486,11 +489,19 @@ def board_claims(
     # the draws, their ranks and the places (six arrays of S x L)
     check_memory(6 * 8.0 * n * mean.size, f"{n} joint draws of {mean.size} models", "fewer draws")
     rng = np.random.default_rng(seed)
-    evals, evecs = np.linalg.eigh(cov)
-    root = evecs * np.sqrt(np.clip(evals, 0.0, None))
-    sample = mean[None, :] + rng.standard_normal((n, mean.size)) @ root.T
-    ranks = rank_probabilities(sample, top=top)
-    intervals = simultaneous_rank_intervals(sample, confidence, rng=rng)
+    from bayes_eval.posteriors.joint import one_blas_thread
+
+    with one_blas_thread():  # one small factorisation and product: threads cost more than they gain
+        evals, evecs = np.linalg.eigh(cov)
+        root = evecs * np.sqrt(np.clip(evals, 0.0, None))
+        sample = mean[None, :] + rng.standard_normal((n, mean.size)) @ root.T
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= mean.size:
+        raise ValueError(f"top is {shown(top)}; expected an integer from 1 to {mean.size}.")
+    if not isinstance(confidence, (int, float, np.floating)) or not 0 < confidence < 1:
+        raise ValueError(f"confidence is {shown(confidence)}; expected a level in (0, 1).")
+    g, e = _places(sample)  # once for both
+    ranks = _rank_probabilities(g, e, int(top))
+    intervals = _joint_intervals(g + 1, float(confidence))
     return BoardClaims(claims, ranks, intervals)
 
 

@@ -71,6 +71,9 @@ MEANINGS = {
     "--methods": "ranking metrics studied",
     "--replace": "resample trials with replacement",
     "--depths": "prior depths D studied",
+    "--spread-sd": "sd of the logit abilities of the spread boards (validate claims)",
+    "--close-sd": "sd of the logit abilities of the close boards (validate claims)",
+    "--permutations": "sign flips of a permutation test",
     # output
     "--json": "print JSON instead of tables",
     "--plot": "write a figure (PNG)",

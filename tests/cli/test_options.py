@@ -34,7 +34,10 @@ AUDITED = {
     ),
     "report": (
         ["file"],
-        DATA | PRIOR | {"--html", "--json", "--confidence", "--interval", "--cluster", "--task"},
+        DATA
+        | PRIOR
+        | {"--html", "--json", "--confidence", "--interval", "--cluster", "--task"}
+        | {"--fdr", "--top"},
     ),
     "schemas": (["file"], PRIOR | {"--format", "--json", "--plot", "--only", "--confidence"}),
     "plan": (
@@ -86,6 +89,12 @@ AUDITED = {
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
         | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--prior-kind", "--bins"}
         | {"--rates"},
+    ),
+    "validate claims": (
+        [],
+        {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
+        | {"--scenarios", "--spread-sd", "--close-sd", "--difficulty-sd", "--interaction-sd"}
+        | {"--fdr", "--confidence", "--draws", "--permutations", "--bins"},
     ),
     "validate clusters": (
         [],

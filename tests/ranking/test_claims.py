@@ -128,7 +128,7 @@ def test_simultaneous_intervals_cover_jointly():
     rng = np.random.default_rng(2)
     mean, sd = np.linspace(0, 0.7, 8), np.full(8, 0.2)
     draws = rng.normal(mean, sd, (20_000, 8))
-    ints = simultaneous_rank_intervals(draws, 0.95, rng=3)
+    ints = simultaneous_rank_intervals(draws, 0.95)
     assert ints.joint_coverage >= 0.95
     fresh = rng.normal(mean, sd, (20_000, 8))
     ranks = 9 - stats.rankdata(fresh, axis=1).astype(int)

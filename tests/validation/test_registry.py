@@ -30,6 +30,7 @@ def test_the_studies():
         "biased-coin",
         "prior-benefit",
         "distinguishability",
+        "claims",
         "pairs",
         "clusters",
         "board",
