@@ -265,10 +265,11 @@ def _claims_lines(board, pct: str) -> list[str]:
         + (" (--json lists them all)" if what else ""),
         "tie groups, best first (models the claims leave unordered): "
         + "; ".join("{" + ", ".join(g) + "}" for g in doc["tie_groups"]),
-        f"P(best), E[rank], joint {pct} ranks"
-        + (f", P(top {doc['top']})" if doc["top"] else "")
-        + f": from {doc['claims_draws']} joint draws of the same posterior; the joint rank "
-        "intervals hold for all models at once.",
+        "P(best): posterior probability that the model is the best; E[rank]: its expected "
+        f"rank; joint {pct} ranks: rank intervals that hold for all models at once with "
+        f"probability {pct}"
+        + (f"; P(top {doc['top']}): probability of a rank <= {doc['top']}" if doc["top"] else "")
+        + f" (from {doc['claims_draws']} joint draws of the same posterior).",
     ]
     return lines
 
