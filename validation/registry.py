@@ -124,6 +124,15 @@ STUDIES: dict[str, Study] = {
             _lazy("claims_study"),
         ),
         Study(
+            "plan",
+            f"does `bayes-eval plan` keep its promise ({_PAPER}, App. D, with assurance): "
+            "boards with known truth, the top two models planned, the plan carried out from "
+            "the truth and the board refitted; the share separated against the assurance "
+            "promised",
+            sc.PlanConfig,
+            _lazy("plan_study"),
+        ),
+        Study(
             "pairs",
             f"calibration of `bayes-eval pairs` (the ranking confidence of {_PAPER}, §2.5, "
             "and the paired comparison of Bowyer et al.) for the estimand each matrix names, "

@@ -39,6 +39,7 @@ __all__ = [
     "JudgesConfig",
     "JudgesSyntheticConfig",
     "PairsConfig",
+    "PlanConfig",
     "PriorBenefitConfig",
     "SbcConfig",
 ]
@@ -316,6 +317,52 @@ class ClaimsConfig:
             f"--draws {self.draws} and --permutations {self.permutations} with --n-models "
             f"{self.n_models}",
             "fewer draws, permutations or models",
+        )
+
+
+@dataclass(frozen=True)
+class PlanConfig:
+    """``plan``: does the assurance ``bayes-eval plan`` promises hold when the plan is carried
+    out on boards with known truth?"""
+
+    replicates: int = _opt(300, "simulated boards per N (those with a plan to check count)")
+    n_models: int = _opt(6, "LLMs per board (the plan separates the two with the largest means)")
+    n_questions: int = _opt(30, "questions M per board")
+    N: tuple[int, ...] = _opt((2, 4), "trials per question before the plan (grid)")
+    ability_sd: float = _opt(0.3, "sd of the LLMs' logit abilities (small: close models)")
+    difficulty_sd: float = _opt(1.5, "sd of the questions' logit difficulties, shared by all LLMs")
+    interaction_sd: float = _opt(0.7, "sd of the LLM x question logit interaction")
+    assurance: float = _opt(0.8, "assurance the plans aim at")
+    confidence: float = _opt(0.95, "ranking confidence that counts as separated")
+    simulations: int = _opt(1000, "simulations per plan")
+    max_trials: int = _opt(200, "largest number of trials per question a plan may ask for")
+    seed: int = _opt(0, "random seed")
+
+    def __post_init__(self):
+        _int("replicates", self.replicates)
+        _int("n_models", self.n_models, 2)
+        _int("n_questions", self.n_questions)
+        _ints("N", self.N, optional=False)
+        for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
+            _sd(name, getattr(self, name))
+        _prob("assurance", self.assurance)
+        _prob("confidence", self.confidence)
+        if self.confidence <= 0.5:
+            raise ValueError(f"confidence is {self.confidence!r}; expected a level in (0.5, 1).")
+        _int("simulations", self.simulations, 100)
+        _int("max_trials", self.max_trials, 2)
+        if max(self.N) >= self.max_trials:
+            raise ValueError(
+                f"max_trials is {self.max_trials}; expected more than the largest N "
+                f"({max(self.N)})."
+            )
+        _seed(self.seed)
+        check_memory(  # one board's trials up to max_trials; a plan's simulated futures
+            8.0 * self.n_models * self.n_questions * self.max_trials
+            + 8.0 * 8 * self.simulations * 2 * self.n_questions * 2,
+            f"--max-trials {self.max_trials} and --simulations {self.simulations} with "
+            f"--n-models {self.n_models} and --n-questions {self.n_questions}",
+            "fewer trials, simulations, models or questions",
         )
 
 

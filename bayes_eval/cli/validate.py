@@ -43,6 +43,7 @@ SHARED_TYPES = {
     "tune": nonnegative_int,
     "replicates": positive_int,
     "simulations": positive_int,
+    "max_trials": positive_int,
     "trials": positive_int,
     "n_questions": positive_int,
     "levels": positive_int,

@@ -96,6 +96,12 @@ AUDITED = {
         | {"--scenarios", "--spread-sd", "--close-sd", "--difficulty-sd", "--interaction-sd"}
         | {"--fdr", "--confidence", "--draws", "--permutations", "--bins"},
     ),
+    "validate plan": (
+        [],
+        {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
+        | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--assurance"}
+        | {"--confidence", "--simulations", "--max-trials"},
+    ),
     "validate clusters": (
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--clusters"}

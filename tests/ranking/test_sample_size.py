@@ -293,14 +293,12 @@ def test_swapping_the_models_swaps_the_leader(rng):
     ba = trials_to_separate(Rb, Ra, seed=4)
     assert {ab.leader, ba.leader} == {"a", "b"}
     assert ab.leader == ("a" if be.bayes(Ra)[0] > be.bayes(Rb)[0] else "b")
-    # the simulation is built leader-first, so the plans agree exactly; the joint posterior of
-    # the board (the default prior) is fitted in the data's order of the models, so its P and
-    # z agree to rounding
-    assert (ab.n_required, ab.assurance_at_required, ab.assurance_limit) == (
-        ba.n_required,
-        ba.assurance_at_required,
-        ba.assurance_limit,
-    )
+    # the simulation is built leader-first, so the plans agree; the joint posterior of the
+    # board (the default prior) is fitted in the data's order of the models, so its P, z and
+    # the simulations' weights agree to rounding
+    assert ab.n_required == ba.n_required
+    assert ab.assurance_at_required == pytest.approx(ba.assurance_at_required, rel=1e-9)
+    assert ab.assurance_limit == pytest.approx(ba.assurance_limit, rel=1e-9)
     assert ab.z_now == pytest.approx(ba.z_now, rel=1e-9)
     assert ab.prob_leader_better == pytest.approx(ba.prob_leader_better, rel=1e-9)
     assert ab.z_now > 0
@@ -419,3 +417,29 @@ def test_plan_command_reports_leader_and_assurance(tmp_path, capsys):
     assert "no finite number" in capsys.readouterr().out
     assert main(["plan", str(path), "m1", "m1"]) == 2
     assert "expected two models" in capsys.readouterr().err
+
+
+def test_on_a_board_the_plan_simulates_and_decides_as_the_joint_posterior(rng):
+    """Two models on a board (binary results, the learned prior: the joint posterior). With no
+    extra trial every simulation's z is the joint's own z now (the closed form's normal law
+    times the board's pseudo-prior reproduces the joint's moments; 0.03: the joint's z from
+    its P(better) against its moments), and the weighted simulations give the
+    joint's P(leader better) within Monte Carlo error of their effective number."""
+    from bayes_eval.ranking import sample_size
+
+    Ra, Rb = _pair(rng, m=30, n=4, gap=0.12)
+    post = be.posterior(np.stack([Ra, Rb]), prior="empirical")
+    assert post.has_board
+    _leader, z_now, n_now, fut, *_ = sample_size._setup(post, 1.645, 4000, 0)
+    assert fut.p0 is not None
+    np.testing.assert_allclose(fut.z(n_now), z_now, atol=0.03)
+    ess = fut.effective_draws
+    assert 0.2 * 4000 < ess <= 4000
+    p = float(ndtr(z_now))
+    assert abs(fut.prob_leader_better() - p) < 4 * np.sqrt(p * (1 - p) / ess) + 0.01
+    plan = sample_size.plan_separation(post, draws=1000)
+    assert plan.effective_draws < 1000
+    # the closed form alone (no board): every simulation counts once, z as before
+    own = be.posterior(np.stack([Ra, Rb]), prior="uniform")
+    _, _, _, plain, *_ = sample_size._setup(own, 1.645, 500, 0)
+    assert plain.p0 is None and plain.effective_draws == pytest.approx(500)

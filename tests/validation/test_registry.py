@@ -31,6 +31,7 @@ def test_the_studies():
         "prior-benefit",
         "distinguishability",
         "claims",
+        "plan",
         "pairs",
         "clusters",
         "board",

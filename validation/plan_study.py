@@ -1,0 +1,195 @@
+r"""Study ``plan``: does the assurance ``bayes-eval plan`` promises hold when the plan is
+carried out?
+
+``bayes-eval plan`` (:func:`bayes_eval.ranking.leaderboard.plan_pair`,
+:func:`bayes_eval.ranking.sample_size.plan_separation`) answers "how many trials per
+question until the leader of two models is separated at the ranking confidence, with
+assurance a" (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+Evaluation", App. D; O'Hagan, Stevens and Campbell, "Assurance in clinical trial design").
+The promise is a probability over the posterior predictive distribution; this study checks
+it against the truth.
+
+**Boards** as in :mod:`bayes_eval.validation.pairs_study`: :math:`p_{lq} =
+\mathrm{expit}(\theta_l - b_q + e_{lq})` with close logit abilities (``ability_sd``), a
+shared question difficulty and an LLM x question interaction, ``N`` trials per cell. The two
+models with the largest posterior means (the default learned prior: the board's joint
+posterior) are planned at ``assurance`` and ``confidence``; a board counts when the plan asks
+for more trials (not yet separated, and a plan exists within ``max_trials``). The plan is
+then carried out: both models' questions get ``n_required`` trials drawn from the truth, the
+other models keep theirs, the board is refitted, and the plan is *kept* when the refitted
+P(leader better) is at least ``confidence``. The share kept, with its binomial standard
+error, is compared with the mean assurance promised; plans of at most 9 trials are reported
+apart.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from bayes_eval import xr as bxr
+from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.ranking.leaderboard import plan_pair
+from bayes_eval.validation.pairs_study import simulate_board
+from bayes_eval.validation.registry import StudyResult
+from bayes_eval.validation.study_configs import PlanConfig
+
+__all__ = ["plot", "run", "run_study", "summary"]
+
+_SHORT = 9  # plans of at most this many trials per question are reported apart
+
+
+def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple | None:
+    """One board: (promised assurance, kept, n_required, P(leader better) now), or None when
+    there is no plan to check."""
+    names = [f"m{i}" for i in range(config.n_models)]
+    _, p, R = simulate_board(
+        rng,
+        n_models=config.n_models,
+        n_questions=config.n_questions,
+        trials=trials,
+        ability_sd=config.ability_sd,
+        difficulty_sd=config.difficulty_sd,
+        interaction_sd=config.interaction_sd,
+    )
+    da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+    post = bxr.posterior(da, skipna=True)
+    top = np.argsort(-np.asarray(post.mean), kind="stable")[:2]
+    pair = plan_pair(
+        da,
+        names[top[0]],
+        names[top[1]],
+        confidence=config.confidence,
+        assurance=config.assurance,
+        simulations=config.simulations,
+        max_trials=config.max_trials,
+        seed=int(rng.integers(2**31)),
+    )
+    plan = pair.plan
+    if plan.n_required is None or plan.n_required <= trials:
+        return None
+    n = plan.n_required
+    more = np.full((config.n_models, config.n_questions, n), np.nan)
+    more[:, :, :trials] = R
+    for name in (pair.leader, pair.other):
+        i = names.index(name)
+        more[i, :, trials:] = rng.random((config.n_questions, n - trials)) < p[i][:, None]
+    later = xr.DataArray(more, dims=("model", "question", "trial"), coords={"model": names})
+    refit = bxr.posterior(later, skipna=True)
+    prob = float(np.asarray(refit.prob_better())[names.index(pair.leader), names.index(pair.other)])
+    return plan.assurance_at_required, prob >= config.confidence, n, plan.prob_leader_better
+
+
+def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
+    """Every board of every N: whether it had a plan to check, the assurance promised,
+    whether the plan was kept, the trials it asked for."""
+    shape = (len(config.N), config.replicates)
+    planned = np.zeros(shape, dtype=bool)
+    promised = np.full(shape, np.nan)
+    kept = np.zeros(shape, dtype=bool)
+    required = np.zeros(shape, dtype=np.int64)
+    p_now = np.full(shape, np.nan)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=int(np.prod(shape)), desc="plan boards", unit="board")
+    for k, trials in enumerate(config.N):
+        rng = np.random.default_rng([config.seed, trials])
+        for r in range(config.replicates):
+            one = _board(config, trials, rng)
+            if one is not None:
+                planned[k, r] = True
+                promised[k, r], kept[k, r], required[k, r], p_now[k, r] = one
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    dims = ("N", "board")
+    attrs = {f: getattr(config, f) for f in ("replicates", "n_models", "n_questions", "seed")}
+    attrs |= {f: int(getattr(config, f)) for f in ("simulations", "max_trials")}
+    attrs |= {
+        f: float(getattr(config, f))
+        for f in ("ability_sd", "difficulty_sd", "interaction_sd", "assurance", "confidence")
+    }
+    return xr.Dataset(
+        {
+            "planned": (dims, planned),
+            "promised": (dims, promised),
+            "kept": (dims, kept),
+            "n_required": (dims, required),
+            "prob_leader_better": (dims, p_now),
+        },
+        coords={"N": list(config.N)},
+        attrs=attrs,
+    )
+
+
+def _share(kept: np.ndarray, promised: np.ndarray) -> dict:
+    n = int(kept.size)
+    if n == 0:
+        return {"plans": 0, "promised": None, "kept": None, "kept_se": None}
+    rate = float(kept.mean())
+    return {
+        "plans": n,
+        "promised": round(float(promised.mean()), 4),
+        "kept": round(rate, 4),
+        "kept_se": round(float(np.sqrt(max(rate * (1 - rate), 1e-12) / n)), 4),
+    }
+
+
+def summary(ds: xr.Dataset) -> dict:
+    """Per N: the plans checked, the mean assurance promised, the share kept with its
+    standard error, the median trials asked for, and the same for the short plans;
+    ``verdict``: whether every N keeps its promise within two standard errors."""
+    cells, ok = {}, True
+    for n in ds["N"].values:
+        cell = ds.sel(N=n)
+        mask = cell["planned"].values
+        kept, promised = cell["kept"].values[mask], cell["promised"].values[mask]
+        required = cell["n_required"].values[mask]
+        row = _share(kept, promised)
+        row["median_trials"] = float(np.median(required)) if required.size else None
+        short = required <= _SHORT
+        row["short_plans"] = _share(kept[short], promised[short])
+        if row["plans"]:
+            ok &= row["kept"] >= row["promised"] - 2 * row["kept_se"]
+        cells[f"N={int(n)}"] = row
+    return {"settings": dict(ds.attrs), "cells": cells, "verdict": {"promise_kept": bool(ok)}}
+
+
+def run_study(config: PlanConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
+    """Run the study with ``config`` and write ``OUT/plan.nc`` and ``OUT/plan.png``."""
+    from bayes_eval.validation.study_output import finish
+
+    start = time.perf_counter()
+    ds = run(config, progress=progress)
+    return finish(ds, out, "plan", plot, summary(ds), start)
+
+
+def plot(ds: xr.Dataset, path: str | Path) -> Path:
+    """The share of plans kept (two standard errors) beside the assurance promised, per N,
+    for all plans and for the short ones."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    numbers = summary(ds)["cells"]
+    x = np.arange(len(numbers))
+    for shift, key, label in ((-0.12, None, "all plans"), (0.12, "short_plans", "<= 9 trials")):
+        rows = [c if key is None else c[key] for c in numbers.values()]
+        kept = [np.nan if r["kept"] is None else r["kept"] for r in rows]
+        err = [0.0 if r["kept_se"] is None else 2 * r["kept_se"] for r in rows]
+        promised = [np.nan if r["promised"] is None else r["promised"] for r in rows]
+        ax.errorbar(x + shift, kept, yerr=err, fmt="o", capsize=3, label=f"kept, {label}")
+        ax.plot(x + shift, promised, "_", ms=18, mew=2, color="0.3")
+    ax.plot([], [], "_", ms=18, mew=2, color="0.3", label="assurance promised")
+    ax.set_xticks(x, list(numbers))
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("share of plans that separated the pair")
+    ax.set_title("bayes-eval plan: promised against kept")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return save_png(fig, path)
