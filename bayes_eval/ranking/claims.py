@@ -537,7 +537,10 @@ def claims_document(
         "claims_expected_fdr": claims.expected_fdr,
         "claims_estimand": estimand,
         "claims_rule": claims_rule(claims.q),
-        "tie_groups": [[str(label[i]) for i in g] for g in claims.groups],
+        "tie_groups": [  # each listed by expected rank, as the rank table lists them
+            [str(label[i]) for i in g[np.argsort(ranks.expected_rank[g], kind="stable")]]
+            for g in claims.groups
+        ],
         "top": top,
         "p_best": {str(n): float(p) for n, p in zip(label, ranks.p_best, strict=True)},
         "expected_rank": {

@@ -221,10 +221,11 @@ def claims_records(table: xr.Dataset) -> list[dict]:
 
 
 def tie_groups(table: xr.Dataset) -> list[list[str]]:
-    """The tie groups of a rank table, best first, each listed by ``mu``."""
+    """The tie groups of a rank table, best first, each listed by expected rank (as
+    :func:`~bayes_eval.ranking.claims.claims_document` lists them)."""
     if "tie_group" not in table:
         return []
-    order = np.argsort(-table["mu"].values, kind="stable")
+    order = np.argsort(table["expected_rank"].values, kind="stable")
     names, group = table["model"].values[order], table["tie_group"].values[order]
     return [[str(n) for n in names[group == g]] for g in np.unique(group)]
 

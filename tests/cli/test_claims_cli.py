@@ -98,3 +98,24 @@ def test_the_table_shows_the_claims(capsys):
 def test_bad_claims_options_are_one_line(capsys, argv, phrase):
     assert main(argv) == 2
     assert phrase in one_line_error(capsys)
+
+
+def test_rank_and_pairs_list_the_same_tie_groups(tmp_path, capsys):
+    """A board whose claims leave a group of two or more: the same groups, in the same
+    order, member by member (each listed by expected rank) from ``rank`` and ``pairs``."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    rows = [
+        (f"m{m}", f"q{q}", 0, round(float(rng.beta(2 + m, 3)), 3))
+        for m in range(4)
+        for q in range(25)
+    ]
+    path = tmp_path / "graded.csv"
+    pd.DataFrame(rows, columns=["model", "question", "trial", "score"]).to_csv(path, index=False)
+    docs = {}
+    for command in ("rank", "pairs"):
+        assert main([command, str(path), "--fractional", "--json"]) == 0
+        docs[command] = json.loads(capsys.readouterr().out)
+    assert docs["rank"]["tie_groups"] == docs["pairs"]["tie_groups"]
+    assert max(len(g) for g in docs["rank"]["tie_groups"]) >= 2
