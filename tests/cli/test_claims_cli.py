@@ -107,7 +107,7 @@ def test_rank_and_pairs_list_the_same_tie_groups(tmp_path, capsys):
 
     rng = np.random.default_rng(0)
     rows = [
-        (f"m{m}", f"q{q}", 0, round(float(rng.beta(2 + m, 3)), 3))
+        (f"m{m}", f"q{q}", 0, round(float(rng.beta(2 + 0.3 * m, 3)), 3))
         for m in range(4)
         for q in range(25)
     ]
