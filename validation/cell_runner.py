@@ -119,7 +119,8 @@ def _submit_to_dask(todo, run_cell, config, path_of, scheduler, n_workers, bar, 
             n_workers=n_workers or os.cpu_count() or 1,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            # a free port: None still tries 8787 and warns when another cluster holds it
+            dashboard_address=":0",
             # no worker chatter on stderr: a cell's error reaches us through its future, and
             # after Ctrl-C a worker whose scheduler closed first logs a failed heartbeat at
             # ERROR (seen once in a full test run)
