@@ -246,6 +246,16 @@ def _check_draws(draws: ArrayLike) -> NDArray[np.float64]:
     return d
 
 
+def _check_top(top: int, n_models: int) -> None:
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= n_models:
+        raise ValueError(f"top is {shown(top)}; expected an integer from 1 to {n_models}.")
+
+
+def _check_level(confidence: float) -> None:
+    if not isinstance(confidence, (int, float, np.floating)) or not 0 < confidence < 1:
+        raise ValueError(f"confidence is {shown(confidence)}; expected a level in (0, 1).")
+
+
 def _places(d: NDArray) -> tuple[NDArray, NDArray]:
     """Per draw and model: how many models score strictly higher (g) and how many score the
     same, itself included (e); the model holds places g + 1 .. g + e, shared equally."""
@@ -300,8 +310,7 @@ def rank_probabilities(draws: ArrayLike, *, top: int = 1) -> RankProbabilities:
     """
     d = _check_draws(draws)
     n_models = d.shape[1]
-    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= n_models:
-        raise ValueError(f"top is {shown(top)}; expected an integer from 1 to {n_models}.")
+    _check_top(top, n_models)
     return _rank_probabilities(*_places(d), int(top))
 
 
@@ -363,8 +372,7 @@ def simultaneous_rank_intervals(draws: ArrayLike, confidence: float = 0.95) -> R
         ``(lo, hi, confidence, joint_coverage)``.
     """
     d = _check_draws(draws)
-    if not isinstance(confidence, (int, float, np.floating)) or not 0 < confidence < 1:
-        raise ValueError(f"confidence is {shown(confidence)}; expected a level in (0, 1).")
+    _check_level(confidence)
     return _joint_intervals(_places(d)[0] + 1, float(confidence))
 
 
@@ -495,10 +503,8 @@ def board_claims(
         evals, evecs = np.linalg.eigh(cov)
         root = evecs * np.sqrt(np.clip(evals, 0.0, None))
         sample = mean[None, :] + rng.standard_normal((n, mean.size)) @ root.T
-    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 1 <= top <= mean.size:
-        raise ValueError(f"top is {shown(top)}; expected an integer from 1 to {mean.size}.")
-    if not isinstance(confidence, (int, float, np.floating)) or not 0 < confidence < 1:
-        raise ValueError(f"confidence is {shown(confidence)}; expected a level in (0, 1).")
+    _check_top(top, mean.size)
+    _check_level(confidence)
     g, e = _places(sample)  # once for both
     ranks = _rank_probabilities(g, e, int(top))
     intervals = _joint_intervals(g + 1, float(confidence))
