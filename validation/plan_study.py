@@ -20,6 +20,13 @@ other models keep theirs, the board is refitted, and the plan is *kept* when the
 P(leader better) is at least ``confidence``. The share kept, with its binomial standard
 error, is compared with the mean assurance promised; plans of at most 9 trials are reported
 apart.
+
+With ``target="top"`` the plan is ``bayes-eval plan --top K`` instead
+(:func:`bayes_eval.ranking.claims_plan.plan_top`): every model's questions get
+``n_required`` trials from the truth, and the plan is kept when the refitted board's claims
+at posterior expected FDR ``fdr`` name its top-k set (order each of its ``top`` models with
+the largest means above each of the others). The dataset's ``prob_now`` is P(leader
+better) (pair) or P(today's top-k set is the top k) (top) before the plan.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ import xarray as xr
 
 from bayes_eval import xr as bxr
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.ranking.leaderboard import plan_pair
+from bayes_eval.ranking.claims import fdr_claims
+from bayes_eval.ranking.leaderboard import plan_pair, plan_top_set
 from bayes_eval.validation.pairs_study import simulate_board
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import PlanConfig
@@ -43,8 +51,8 @@ _SHORT = 9  # plans of at most this many trials per question are reported apart
 
 
 def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple | None:
-    """One board: (promised assurance, kept, n_required, P(leader better) now), or None when
-    there is no plan to check."""
+    """One board: (promised assurance, kept, n_required, the probability the plan confirms
+    now), or None when there is no plan to check."""
     names = [f"m{i}" for i in range(config.n_models)]
     _, p, R = simulate_board(
         rng,
@@ -56,31 +64,44 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
         interaction_sd=config.interaction_sd,
     )
     da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
-    post = bxr.posterior(da, skipna=True)
-    top = np.argsort(-np.asarray(post.mean), kind="stable")[:2]
-    pair = plan_pair(
-        da,
-        names[top[0]],
-        names[top[1]],
-        confidence=config.confidence,
+    seed = int(rng.integers(2**31))
+    settings = dict(
         assurance=config.assurance,
         simulations=config.simulations,
         max_trials=config.max_trials,
-        seed=int(rng.integers(2**31)),
+        seed=seed,
     )
-    plan = pair.plan
+    if config.target == "top":
+        top = plan_top_set(da, top=config.top, fdr=config.fdr, **settings)
+        plan, movers, p_now = top.plan, range(config.n_models), top.plan.prob_top_set
+    else:
+        post = bxr.posterior(da, skipna=True)
+        best = np.argsort(-np.asarray(post.mean), kind="stable")[:2]
+        pair = plan_pair(
+            da, names[best[0]], names[best[1]], confidence=config.confidence, **settings
+        )
+        plan, p_now = pair.plan, pair.plan.prob_leader_better
+        planned = [names.index(pair.leader), names.index(pair.other)]
+        movers = planned
     if plan.n_required is None or plan.n_required <= trials:
         return None
     n = plan.n_required
     more = np.full((config.n_models, config.n_questions, n), np.nan)
     more[:, :, :trials] = R
-    for name in (pair.leader, pair.other):
-        i = names.index(name)
+    for i in movers:  # the plan carried out: its models' trials drawn from the truth
         more[i, :, trials:] = rng.random((config.n_questions, n - trials)) < p[i][:, None]
     later = xr.DataArray(more, dims=("model", "question", "trial"), coords={"model": names})
     refit = bxr.posterior(later, skipna=True)
-    prob = float(np.asarray(refit.prob_better())[names.index(pair.leader), names.index(pair.other)])
-    return plan.assurance_at_required, prob >= config.confidence, n, plan.prob_leader_better
+    prob = np.asarray(refit.prob_better())
+    if config.target == "top":  # the claims name the top k of the refitted board
+        claims = fdr_claims(prob, config.fdr)
+        made = set(zip(claims.better.tolist(), claims.worse.tolist(), strict=True))
+        best = np.argsort(-np.asarray(refit.mean), kind="stable")
+        inside, rest = best[: config.top].tolist(), best[config.top :].tolist()
+        kept = all((a, b) in made for a in inside for b in rest)
+    else:
+        kept = bool(prob[planned[0], planned[1]] >= config.confidence)
+    return plan.assurance_at_required, kept, n, p_now
 
 
 def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
@@ -109,11 +130,14 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     if bar is not None:
         bar.close()
     dims = ("N", "board")
-    attrs = {f: getattr(config, f) for f in ("replicates", "n_models", "n_questions", "seed")}
+    attrs = {
+        f: getattr(config, f)
+        for f in ("replicates", "n_models", "n_questions", "seed", "target", "top")
+    }
     attrs |= {f: int(getattr(config, f)) for f in ("simulations", "max_trials")}
     attrs |= {
         f: float(getattr(config, f))
-        for f in ("ability_sd", "difficulty_sd", "interaction_sd", "assurance", "confidence")
+        for f in ("ability_sd", "difficulty_sd", "interaction_sd", "assurance", "confidence", "fdr")
     }
     return xr.Dataset(
         {
@@ -121,7 +145,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
             "promised": (dims, promised),
             "kept": (dims, kept),
             "n_required": (dims, required),
-            "prob_leader_better": (dims, p_now),
+            "prob_now": (dims, p_now),
         },
         coords={"N": list(config.N)},
         attrs=attrs,
@@ -187,8 +211,13 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     ax.plot([], [], "_", ms=18, mew=2, color="0.3", label="assurance promised")
     ax.set_xticks(x, list(numbers))
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("share of plans that separated the pair")
-    ax.set_title("bayes-eval plan: promised against kept")
+    ax.set_ylabel("share of plans kept")
+    what = (
+        f"the top-{ds.attrs.get('top', 1)} set claimed at FDR {ds.attrs.get('fdr', 0.05):g}"
+        if ds.attrs.get("target") == "top"
+        else "the top two separated"
+    )
+    ax.set_title(f"bayes-eval plan ({what}): promised against kept")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -126,9 +126,9 @@ STUDIES: dict[str, Study] = {
         Study(
             "plan",
             f"does `bayes-eval plan` keep its promise ({_PAPER}, App. D, with assurance): "
-            "boards with known truth, the top two models planned, the plan carried out from "
-            "the truth and the board refitted; the share separated against the assurance "
-            "promised",
+            "boards with known truth, the top two models (or, --target top, the claims "
+            "naming the top-k set) planned, the plan carried out from the truth and the board "
+            "refitted; the share kept against the assurance promised",
             sc.PlanConfig,
             _lazy("plan_study"),
         ),

@@ -333,7 +333,15 @@ class PlanConfig:
     difficulty_sd: float = _opt(1.5, "sd of the questions' logit difficulties, shared by all LLMs")
     interaction_sd: float = _opt(0.7, "sd of the LLM x question logit interaction")
     assurance: float = _opt(0.8, "assurance the plans aim at")
-    confidence: float = _opt(0.95, "ranking confidence that counts as separated")
+    confidence: float = _opt(0.95, "ranking confidence that counts as separated (target pair)")
+    target: str = _opt(
+        "pair",
+        "what is planned: pair (the top two models separated at --confidence, as `plan A B`) "
+        "or top (the top --top set claimed at --fdr, as `plan --top K`)",
+        choices=("pair", "top"),
+    )
+    top: int = _opt(1, "k of the top-k set (target top)")
+    fdr: float = _opt(0.05, "posterior expected FDR of the claims (target top)")
     simulations: int = _opt(1000, "simulations per plan")
     max_trials: int = _opt(200, "largest number of trials per question a plan may ask for")
     seed: int = _opt(0, "random seed")
@@ -349,6 +357,13 @@ class PlanConfig:
         _prob("confidence", self.confidence)
         if self.confidence <= 0.5:
             raise ValueError(f"confidence is {self.confidence!r}; expected a level in (0.5, 1).")
+        _choice("target", self.target, ("pair", "top"))
+        _int("top", self.top)
+        if self.top >= self.n_models:
+            raise ValueError(
+                f"top is {self.top}; expected fewer than the {self.n_models} models per board."
+            )
+        _prob("fdr", self.fdr)
         _int("simulations", self.simulations, 100)
         _int("max_trials", self.max_trials, 2)
         if max(self.N) >= self.max_trials:

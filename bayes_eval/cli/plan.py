@@ -7,15 +7,22 @@ from dataclasses import asdict
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say
-from bayes_eval.cli._types import positive_int
+from bayes_eval.cli._types import fdr_level, positive_int
 
-HELP = "trials needed to separate two models with assurance (Hariri et al., App. D)"
+HELP = "trials needed to separate two models, or to claim the top K, with assurance"
 DESCRIPTION = """\
 How many trials per question confirm the current leader of two models: the smallest N at
 which the CI-aware ranks of Hariri et al., "Don't Pass@k" (§2.7.1, App. D) separate them with
 probability --assurance under the posterior predictive of both models. The posterior is the
 board's, under the prior the header names (the same as `rank`): P(leader better) is the
-number `rank` and `pairs` report for these questions."""
+number `rank` and `pairs` report for these questions. With --fdr Q the pair is planned to
+P(leader better) >= 1 - Q, where the claim "leader better" is among `rank --fdr Q`'s claims
+whatever the other pairs.
+
+With --top K instead of two models: how many trials per question of every model until the
+claims at posterior expected FDR --fdr (0.05) name the top-K set (order each of the K
+models with the largest means above each of the others), with probability --assurance under
+the normal preposterior law of the board's scores."""
 
 
 def add_parser(sub) -> None:
@@ -32,13 +39,27 @@ def add_parser(sub) -> None:
             opt.output_options(),
         ],
     )
-    p.add_argument("model_a", help="one LLM (a model name of FILE)")
-    p.add_argument("model_b", help="the other LLM")
+    p.add_argument("model_a", nargs="?", help="one LLM (a model name of FILE)")
+    p.add_argument("model_b", nargs="?", help="the other LLM")
     p.add_argument(
         "--confidence",
         type=float,
-        default=0.95,
-        help="ranking confidence to reach: z >= Phi^-1(confidence), 1.645 for 0.95 (default)",
+        help="ranking confidence to reach for two models: z >= Phi^-1(confidence), 1.645 for "
+        "0.95 (default)",
+    )
+    p.add_argument(
+        "--fdr",
+        type=fdr_level,
+        metavar="Q",
+        help="the posterior expected false discovery rate of the claims planned for: with two "
+        "models, confidence 1 - Q; with --top, the claims' level (0.05)",
+    )
+    p.add_argument(
+        "--top",
+        type=positive_int,
+        metavar="K",
+        help="plan until the claims name the top-K set (every model gets the trials), "
+        "instead of two models",
     )
     p.add_argument(
         "--assurance",
@@ -58,8 +79,23 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bayes_eval.ranking.leaderboard import plan_pair
-
+    named = [m for m in (args.model_a, args.model_b) if m is not None]
+    if args.top is None and len(named) != 2:
+        raise ValueError(
+            "plan needs two models (MODEL_A MODEL_B) to separate, or --top K to claim the top-K "
+            "set."
+        )
+    if args.top is not None:
+        if named:
+            raise ValueError(
+                "plan takes either two models or --top K, not both: --top plans the whole "
+                "board's top-K set."
+            )
+        opt.refuse(opt.given(args, "confidence"), "with --top (its claims are at --fdr)")
+    elif args.fdr is not None and args.confidence is not None:
+        raise ValueError(
+            "--fdr Q plans two models to confidence 1 - Q; give --fdr or --confidence, not both."
+        )
     prior = opt.prior_from(args)
     scored = opt.load_results(args, offer_fractional=False)
     if scored.fractional:  # the simulations draw categories; fractional counts have none
@@ -67,6 +103,11 @@ def run(args: argparse.Namespace) -> int:
             "plan simulates future trials as score categories; graded scores counted "
             "fractionally (--fractional) have none: use --score-levels K instead."
         )
+    if args.top is not None:
+        return _run_top(args, scored, prior)
+    from bayes_eval.ranking.leaderboard import plan_pair
+
+    confidence = 1.0 - args.fdr if args.fdr is not None else (args.confidence or 0.95)
     result = plan_pair(
         scored.R,
         args.model_a,
@@ -74,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         scored.weights,
         scored.R0,
         prior=prior,
-        confidence=args.confidence,
+        confidence=confidence,
         assurance=args.assurance,
         simulations=args.simulations,
         max_trials=args.max_trials,
@@ -91,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
                 "model_a": args.model_a,
                 "model_b": args.model_b,
                 "leader": leader,
-                "confidence": args.confidence,
+                "confidence": confidence,
+                "fdr": args.fdr,
                 **{k: v for k, v in asdict(plan).items() if k not in ("leader", "prior")},
                 "simulations": plan.draws,
                 "seed": args.seed,
@@ -103,15 +145,83 @@ def run(args: argparse.Namespace) -> int:
         f"leads {other}: z = {plan.z_now:.3f} with N = {plan.n_now}; "
         f"P({leader} better) = {plan.prob_leader_better:.3f}."
     )
+    goal = (
+        f"the claim '{leader} better than {other}' at FDR {args.fdr:g} (P >= {confidence:g})"
+        if args.fdr is not None
+        else f"z >= {plan.z_target:.3f} in {leader}'s favour"
+    )
     if plan.extra_trials == 0:
-        say(f"already separated at z >= {plan.z_target:.3f}.")
+        say(f"already reached: {goal}.")
     elif plan.n_required is None:
         say(f"no plan reaches assurance {plan.assurance_target}: {plan.reason}")
     else:
         say(
-            f"z >= {plan.z_target:.3f} in {leader}'s favour with probability "
-            f"{plan.assurance_at_required:.3f} (target {plan.assurance_target}, posterior "
-            f"predictive, {plan.draws} simulations) needs N = {plan.n_required} trials per "
-            f"question ({plan.extra_trials} more)."
+            f"{goal} with probability {plan.assurance_at_required:.3f} (target "
+            f"{plan.assurance_target}, posterior predictive, {plan.draws} simulations) needs "
+            f"N = {plan.n_required} trials per question ({plan.extra_trials} more)."
         )
+    return 0
+
+
+def _run_top(args: argparse.Namespace, scored, prior) -> int:
+    """``plan --top K``: trials per question until the claims name the top-K set."""
+    from bayes_eval.ranking.leaderboard import plan_top_set
+
+    q = args.fdr or opt.CLAIMS_FDR
+    result = plan_top_set(
+        scored.R,
+        scored.weights,
+        scored.R0,
+        prior=prior,
+        top=args.top,
+        fdr=q,
+        assurance=args.assurance,
+        simulations=args.simulations,
+        max_trials=args.max_trials,
+        seed=args.seed,
+        answered_only=(args.questions or "error") == "all",
+    )
+    plan, members = result.plan, result.members
+    if args.json:
+        emit_json(
+            {
+                "prior": plan.prior,
+                "estimand": plan.estimand,
+                "top": plan.top,
+                "fdr": plan.q,
+                "members": members,
+                **{
+                    k: v
+                    for k, v in asdict(plan).items()
+                    if k not in ("members", "prior", "estimand", "top", "q", "draws")
+                },
+                "simulations": plan.draws,
+                "seed": args.seed,
+            }
+        )
+        return 0
+    names = ", ".join(members)
+    say(
+        f"{opt.source_name(args)}: prior: {plan.prior}; estimand: {plan.estimand}; the top "
+        f"{plan.top} by posterior mean: {names} (P(this is the top-{plan.top} set) = "
+        f"{plan.prob_top_set:.3f}); N = {plan.n_now}."
+    )
+    goal = f"the claims at FDR {plan.q:g} to name the top-{plan.top} set"
+    if plan.claimed_now:
+        say(
+            f"already reached: the claims at FDR {plan.q:g} name the top-{plan.top} set "
+            f"({names}); the least certain of these orderings has P = {plan.weakest:.3f} (the "
+            "FDR budget is shared by all the claims)."
+        )
+    elif plan.n_required is None:
+        say(f"no plan reaches assurance {plan.assurance_target}: {plan.reason}")
+    else:
+        say(
+            f"for {goal} with probability {plan.assurance_at_required:.3f} (target "
+            f"{plan.assurance_target}, normal preposterior law of the board's scores, "
+            f"{plan.draws} simulations) needs N = {plan.n_required} trials per question of "
+            f"every model ({plan.extra_trials} more); the set named may differ from today's."
+        )
+    if plan.note and not plan.claimed_now:
+        say(plan.note)
     return 0

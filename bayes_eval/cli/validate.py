@@ -38,6 +38,7 @@ METAVARS = {int: "N", float: "X", str: "TEXT"}
 #: Options shared with other commands take their type (one flag, one meaning).
 SHARED_TYPES = {
     "fdr": fdr_level,
+    "top": positive_int,
     "draws": positive_int,
     "chains": positive_int,
     "tune": nonnegative_int,

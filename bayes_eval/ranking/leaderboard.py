@@ -29,10 +29,12 @@ from bayes_eval.ranking.ranks import confidence_to_z, dense_ci_ranks, rank, rank
 __all__ = [
     "Leaderboard",
     "PairPlan",
+    "TopPlan",
     "claims_records",
     "complete_pair",
     "leaderboard",
     "plan_pair",
+    "plan_top_set",
     "rank_records",
     "rank_table",
     "tie_groups",
@@ -423,6 +425,61 @@ def plan_pair(
     )
     leader, other = (model_a, model_b) if plan.leader == "a" else (model_b, model_a)
     return PairPlan(model_a, model_b, leader, other, plan)
+
+
+class TopPlan(NamedTuple):
+    """:func:`plan_top_set`: the top-k set's model names (best first) and the plan."""
+
+    members: list[str]
+    plan: object  # bayes_eval.ranking.claims_plan.ClaimsPlan
+
+
+def plan_top_set(
+    R: xr.DataArray,
+    w: Sequence[float] | None = None,
+    R0: xr.DataArray | None = None,
+    *,
+    prior: PriorSpec | Prior = DEFAULT_PRIOR,
+    top: int = 1,
+    fdr: float = 0.05,
+    assurance: float = 0.8,
+    simulations: int = 2000,
+    max_trials: int = 10_000,
+    seed: int = 0,
+    answered_only: bool = False,
+) -> TopPlan:
+    """Trials per question of every model of ``R`` until the leaderboard's claims at
+    posterior expected FDR ``fdr`` put its current top ``top`` models above the rest, with
+    probability ``assurance`` (:func:`bayes_eval.ranking.claims_plan.plan_top`).
+
+    The posterior is the board's, as :func:`leaderboard` builds it, so the top set and the
+    claims are those ``rank --fdr`` prints.
+
+    Raises
+    ------
+    ValueError
+        For a question some model never answered, ``top`` not below the number of models,
+        or a level outside (0, 1).
+    """
+    from bayes_eval.ranking.claims_plan import plan_top
+
+    board = bxr.posterior(R, w, R0, skipna=True, prior=prior, answered_only=answered_only)
+    if board.answered is not None:
+        raise ValueError(
+            "a plan for the top set needs every model to have answered every question (the "
+            "plan tops each question up to the same number of trials); some have none."
+        )
+    plan = plan_top(
+        board,
+        top=top,
+        q=fdr,
+        assurance=assurance,
+        draws=simulations,
+        max_trials=max_trials,
+        seed=seed,
+    )
+    names = [str(n) for n in R["model"].values]
+    return TopPlan([names[i] for i in plan.members], plan)
 
 
 def complete_pair(

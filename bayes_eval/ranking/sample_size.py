@@ -92,6 +92,7 @@ starts the search.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Literal
@@ -545,17 +546,40 @@ def plan_separation(
             return plan(n_now, a)
     if n_now >= max_trials:
         return plan(None, None, f"not within max_trials = {max_trials} (n_now = {n_now}).")
-    lo, hi, a_hi = n_now, None, None
     guess = _normal_guess(fut, n_now, max_trials, z_target, assurance)
-    a = fut.assurance(guess, z_target)
-    if a >= assurance:  # step down geometrically from the guess until below the target
+    n, a = first_reaching(lambda n: fut.assurance(n, z_target), n_now, guess, max_trials, assurance)
+    if n is None:
+        return plan(
+            None,
+            None,
+            f"not within max_trials = {max_trials}: the assurance there is {a:.3f} "
+            f"(its limit is P(leader better) = {p_better:.3f}).",
+        )
+    return plan(n, a)
+
+
+def first_reaching(
+    assure: Callable[[int], float], n_now: int, guess: int, max_trials: int, target: float
+) -> tuple[int | None, float]:
+    """The smallest ``n`` in ``(n_now, max_trials]`` (to 1% of ``n``, at least one trial) with
+    ``assure(n) >= target``, and ``assure`` there; ``(None, assure(max_trials))`` when even
+    ``max_trials`` falls short.
+
+    From ``guess`` the search steps geometrically (ratios 1.25, 1.25^2, ...) down or up until
+    ``assure`` crosses the target, then bisects: ``assure`` increases with ``n`` up to Monte
+    Carlo noise (common random numbers keep it smooth), and near the target its Monte Carlo
+    error is worth far more than 1% of ``n``.
+    """
+    lo, hi, a_hi = n_now, None, None
+    a = assure(guess)
+    if a >= target:  # step down geometrically from the guess until below the target
         hi, a_hi, ratio = guess, a, 1.25
         while hi - 1 > n_now:
             n = min(hi - 1, max(n_now, math.floor(hi / ratio)))
             if n == n_now:
                 break
-            a = fut.assurance(n, z_target)
-            if a < assurance:
+            a = assure(n)
+            if a < target:
                 lo = n
                 break
             hi, a_hi, ratio = n, a, ratio * ratio
@@ -563,28 +587,21 @@ def plan_separation(
         lo, ratio = guess, 1.25
         while hi is None:
             if lo >= max_trials:
-                return plan(
-                    None,
-                    None,
-                    f"not within max_trials = {max_trials}: the assurance there is {a:.3f} "
-                    f"(its limit is P(leader better) = {p_better:.3f}).",
-                )
+                return None, a
             n = min(max_trials, max(lo + 1, math.ceil(lo * ratio)))
-            a = fut.assurance(n, z_target)
-            if a >= assurance:
+            a = assure(n)
+            if a >= target:
                 hi, a_hi = n, a
             else:
                 lo, ratio = n, ratio * ratio
-    # bisect to 1% of n (at least one trial): the assurance increases with n up to Monte
-    # Carlo noise, and near the target its Monte Carlo error is worth far more than 1% of n
     while hi - lo > max(1, hi // 100):
         mid = (lo + hi) // 2
-        a_mid = fut.assurance(mid, z_target)
-        if a_mid >= assurance:
+        a_mid = assure(mid)
+        if a_mid >= target:
             hi, a_hi = mid, a_mid
         else:
             lo = mid
-    return plan(hi, a_hi)
+    return hi, float(a_hi)
 
 
 def _multinomial(rng: np.random.Generator, trials, p: NDArray[np.float64]) -> NDArray[np.int64]:

@@ -119,3 +119,70 @@ def test_rank_and_pairs_list_the_same_tie_groups(tmp_path, capsys):
         docs[command] = json.loads(capsys.readouterr().out)
     assert docs["rank"]["tie_groups"] == docs["pairs"]["tie_groups"]
     assert max(len(g) for g in docs["rank"]["tie_groups"]) >= 2
+
+
+@pytest.fixture(scope="module")
+def close_csv(tmp_path_factory):
+    """Five binary models x 40 questions x 2 trials whose top model is not yet claimed."""
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    p = np.array([0.75, 0.66, 0.6, 0.55, 0.5])
+    rows = [
+        (f"m{m}", f"q{q}", t, int(rng.random() < p[m]))
+        for m in range(5)
+        for q in range(40)
+        for t in range(2)
+    ]
+    path = tmp_path_factory.mktemp("plan") / "close.csv"
+    pd.DataFrame(rows, columns=["model", "question", "trial", "score"]).to_csv(path, index=False)
+    return str(path)
+
+
+def test_plan_top_plans_the_claims_rank_makes(close_csv, capsys):
+    """``plan --top K --json``: today's top set is ``rank``'s, and whether the claims name it
+    now agrees with ``rank --fdr``'s claims; the plan asks for more trials when they don't."""
+    assert main(["rank", close_csv, "--json"]) == 0
+    rank = json.loads(capsys.readouterr().out)
+    order = [m["model"] for m in sorted(rank["models"], key=lambda m: -m["mu"])]
+    claimed = {(c["better"], c["worse"]) for c in rank["claims"]}
+    for k in (1, 2):
+        assert main(["plan", close_csv, "--top", str(k), "--json", "--simulations", "500"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["members"] == order[:k] and doc["top"] == k and doc["fdr"] == 0.05
+        assert doc["prior"] == rank["prior"] and doc["estimand"] == "these questions"
+        named = all((a, b) in claimed for a in order[:k] for b in order[k:])
+        assert doc["claimed_now"] == named
+        if not named:
+            assert doc["n_required"] > doc["n_now"] == 2 and doc["assurance_at_required"] >= 0.8
+    assert main(["plan", close_csv, "--top", "1", "--fdr", "0.2", "--simulations", "500"]) == 0
+    out = capsys.readouterr().out
+    assert "already reached: the claims at FDR 0.2 name the top-1 set (m0); the least" in out
+
+
+def test_plan_pair_at_an_fdr_is_the_pair_at_confidence_one_minus_q(close_csv, capsys):
+    base = ["plan", close_csv, "m0", "m1", "--json", "--simulations", "500"]
+    assert main([*base, "--fdr", "0.1"]) == 0
+    at_fdr = json.loads(capsys.readouterr().out)
+    assert main([*base, "--confidence", "0.9"]) == 0
+    at_conf = json.loads(capsys.readouterr().out)
+    assert at_fdr["confidence"] == pytest.approx(0.9) and at_fdr["fdr"] == 0.1
+    assert at_fdr["n_required"] == at_conf["n_required"]
+    assert at_fdr["z_target"] == pytest.approx(at_conf["z_target"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "phrase"),
+    [
+        ([], "plan needs two models"),
+        (["m0"], "plan needs two models"),
+        (["m0", "m1", "--top", "2"], "either two models or --top K"),
+        (["--top", "2", "--confidence", "0.9"], "--confidence does nothing with --top"),
+        (["m0", "m1", "--fdr", "0.1", "--confidence", "0.9"], "give --fdr or --confidence"),
+        (["--top", "5"], "top is 5"),
+        (["--top", "2", "--fdr", "1"], "--fdr"),
+    ],
+)
+def test_bad_plan_claims_options_are_one_line(close_csv, capsys, extra, phrase):
+    assert main(["plan", close_csv, *extra]) == 2
+    assert phrase in one_line_error(capsys)

@@ -125,7 +125,7 @@ def test_rank_parquet_with_missing_trials(tmp_path, rng, capsys):
         (["rank", "{path}", "--weights", "0,1"], "contains category 2"),
         (["rank", "{path}", "--weights", "0,x,1"], "argument --weights: '0,x,1' is not a list"),
         (["rank", "{path}", "--nope"], "unrecognized arguments: --nope"),
-        (["plan", "{path}", "m1"], "required: model_b"),
+        (["plan", "{path}", "m1"], "plan needs two models"),
         (["rank", "{path}", "--weights", "0,0.5,1", "--confidence", "1.5"], "confidence is 1.5"),
         (["plan", "{path}", "m1", "nope", "--weights", "0,0.5,1"], "model 'nope' is not in"),
     ],

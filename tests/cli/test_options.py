@@ -45,7 +45,7 @@ AUDITED = {
         DATA
         | PRIOR
         | {"--seed", "--json", "--confidence", "--assurance", "--simulations"}
-        | {"--max-trials"},
+        | {"--max-trials", "--fdr", "--top"},
     ),
     "crosscheck": (
         ["file"],
@@ -100,7 +100,7 @@ AUDITED = {
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
         | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--assurance"}
-        | {"--confidence", "--simulations", "--max-trials"},
+        | {"--confidence", "--simulations", "--max-trials", "--target", "--top", "--fdr"},
     ),
     "validate clusters": (
         [],
