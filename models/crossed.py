@@ -46,7 +46,7 @@ binomial/multinomial coefficient (constant in the parameters; zero for the singl
 that make up a leaderboard): the pointwise log-likelihood is that of the ordered trials. The
 ordinal entries go through one compiled kernel (:mod:`bayes_eval.models.crossed_kernels`:
 one logarithm per entry, the value and its gradient in one pass), which made an ordinal
-gradient cheaper than a binomial one (2.0 against 2.4 ms on 93 x 1,136; it was 3.7 ms). A
+gradient cheaper than a binomial one (``benchmarks/README.md``). A
 *small complete binary* input (every cell answered, :math:`LM \le` :data:`SMALL_CELLS`) keeps
 the dense layout the rest of :mod:`bayes_eval.models` reads: ``successes`` and ``n_trials``
 over (model, question), observed ``successes_obs`` :math:`\sim \mathrm{Bin}` with its
@@ -69,17 +69,14 @@ default stays non-centred, and ``"auto"`` centres a block only when the data cle
 *Leaderboard scale* (93 models x 1,136 questions, 9.8% of pairs missing, nutpie, 4 chains x
 1,000 draws after 1,000 tuning steps on two cores, ``benchmarks/bench_crossed.py``): each
 ability is pinned by about 1,000 answers and each difficulty by about 84, so ``"auto"`` centres
-both blocks, at PyMC's target_accept 0.8. Measured, compile + sampling: binomial 16 + 238 s,
-fractional 12 + 239 s, ordinal (K = 5) 24 + 337 s; after ``models.crossed_kernels`` and on a
-quiet machine (``make bench``), binomial 4.5 + 179 s and ordinal 8.9 + 132 s, the same
-diagnostics; 15 gradient evaluations per draw; no
-divergence; max r-hat over every variable 1.0105 (one of the 1,136 difficulties; ``pi_bar``
-1.0056), 1.0094 and 1.0078; min bulk ESS 4,793, 5,873 and 3,029. The share of the 93 true
-mean scores inside the 90% intervals of ``pi_bar``: 0.90 (binomial), 0.99 (fractional:
-conservative, as above) and 0.84 (ordinal, on scores drawn as Binomial(K - 1, p) / (K - 1),
-which the cumulative-logit model fits only approximately). With only two models
-``sigma_theta`` is barely identified and every form diverges; raise ``target_accept`` there
-and check.
+both blocks, at PyMC's target_accept 0.8 (run times in ``benchmarks/README.md``): 15 gradient
+evaluations per draw; no divergence; max r-hat over every variable 1.0105 (one of the 1,136
+difficulties; ``pi_bar`` 1.0056), 1.0094 and 1.0078; min bulk ESS 4,793, 5,873 and 3,029. The
+share of the 93 true mean scores inside the 90% intervals of ``pi_bar``: 0.90 (binomial), 0.99
+(fractional: conservative, as above) and 0.84 (ordinal, on scores drawn as Binomial(K - 1, p) /
+(K - 1), which the cumulative-logit model fits only approximately). With only two models
+``sigma_theta`` is barely identified and every form diverges; raise ``target_accept`` there and
+check.
 
 **Interaction** (``interaction=True``). LLMs have question-specific strengths: one solves a
 question that its ability and the question's difficulty say it should not. The option adds a

@@ -3,7 +3,8 @@
 Every builder accepts the same inputs as :func:`bayes_eval.bayes` (arrays of shape
 ``(M, N)`` or ``(L, M, N)``, or DataArrays with dims ``model, question, trial``), tallies them
 with the core library, and puts the counts into the model as ``pm.Data`` so that one compiled
-graph serves every dataset of the same rank (PyTensor compiles once per graph, ~35 s cold).
+graph serves every dataset of the same rank (PyTensor compiles once per graph, tens of
+seconds cold).
 
 A built model is self-describing: besides its ``coords`` it holds its evaluation data in named
 ``pm.Data`` containers, the same in every Dirichlet-multinomial builder:

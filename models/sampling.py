@@ -422,7 +422,7 @@ def sample(
         CPUs this process may use (:func:`os.sched_getaffinity`), at most ``chains``. PyMC's
         own default halves ``os.cpu_count()`` on the guess that half the CPUs are hyper-threads,
         which on a 2-CPU machine samples every chain one after another (and PyMC passes the
-        same number to nutpie): 26 s instead of 15 s for the 11 x 30 x 80 cross-check.
+        same number to nutpie): nearly twice the wall time of the cross-check.
     target_accept : float, optional, keyword-only
         NUTS target acceptance rate in (0, 1); default: the model's own (0.8, PyMC's, except
         :func:`crossed_model`, 0.95; see its docstring).

@@ -124,8 +124,8 @@ class CoverageConfig:
 
     ``nuts_cells`` lists ``[scenario, C, M, N]`` cells where the hierarchical model is also
     fitted, with ``nuts_replicates`` replicates of ``nuts_draws`` draws each. The exact interval is
-    computed for binary cells (Beta convolutions, milliseconds); for rubrics (C > 1) it needs
-    Gil-Pelaez inversions, 0.1-1 s per interval, so it runs only with ``exact_categorical``.
+    computed for binary cells (Beta convolutions); for rubrics (C > 1) it needs Gil-Pelaez
+    inversions, hundreds of times slower, so it runs only with ``exact_categorical``.
     """
 
     M: list[int] = field(default_factory=lambda: [5, 15, 30, 100, 500])

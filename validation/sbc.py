@@ -71,10 +71,8 @@ Test quantities: ``pi_bar[model-l]`` for every model; ``w.pi[model-0,question-q]
 first two questions; and, with two or more models, ``rank[model-l]`` (the competition rank of
 model ``l`` by ``pi_bar``, 1 = best; discrete, so ties are randomised as in
 :func:`randomised_rank`). Everything is vectorised over chunks of simulations (one
-posterior for a chunk's ``S x L`` models). Measured (``benchmarks/bench_sbc.py``): 10,000
-simulations, M = 30, N = 8, 2 LLMs, 100 draws each, in about 6 s on one core (4 s when the
-draws came from a sampler of this module's own, before they came from the package's
-posterior); the mis-specified variant (truth from Dir(1), posterior with Dir(5)) gives
+posterior for a chunk's ``S x L`` models; its speed: ``benchmarks/bench_sbc.py``). The
+mis-specified variant (truth from Dir(1), posterior with Dir(5)) gives
 p-values below 1e-7 for every test quantity, p = 0 to double precision for ``pi_bar``.
 
 **NUTS SBC of the PyMC models**, with simuk and on one compiled model per worker. For every

@@ -57,8 +57,8 @@ class RootTable(NamedTuple):
     step_variance: list[float]
 
 
-#: The largest ``H x grid`` of :func:`root_table`: 2^28, about a minute (4 ms a stage at the
-#: default 2^14 grid points, 16384 stages).
+#: The largest ``H x grid`` of :func:`root_table`: 2^28, about a minute of work
+#: (``benchmarks/README.md``).
 ROOTS_WORK_LIMIT = 2**28
 
 

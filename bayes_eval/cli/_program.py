@@ -123,7 +123,7 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def _no_dask_probe() -> None:
-    """Spare xarray's imports of dask (about 1.4 s of CPU) when dask is not imported yet.
+    """Spare xarray's imports of dask (over a second of CPU) when dask is not imported yet.
 
     xarray asks whether each array it wraps is a dask array or collection, importing
     ``dask.array`` and ``dask.base`` to know (``xarray.namedarray.pycompat`` and

@@ -226,8 +226,8 @@ def rao_kupper_fit(
 
 def _one_blas_thread():
     """One BLAS thread while fitting: L-BFGS-B's linear algebra on K numbers gains nothing
-    from threads, and OpenBLAS threads waiting for busy cores made each fit ~20x slower
-    (measured: 200 MT-Bench resamples 7 s with 2 threads on 2 busy cores, 0.3 s with one)."""
+    from threads, and OpenBLAS threads waiting for busy cores made each fit about 20 times
+    slower (``benchmarks/README.md``)."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl ships with PyMC and scikit-learn

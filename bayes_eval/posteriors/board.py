@@ -33,12 +33,13 @@ compressed to Chebyshev points per panel (:func:`_chebyshev_panels`: on seven gr
 20-93 models x 300-2,000 questions, at every s of the grid, the compressed gradient and
 Hessian within 5e-8 of the Hessian's largest entry, the value within 1e-9 relative) and end on
 the exact objective, so the optimum is the exact one (the board's hyperpriors moved by at most
-2.5e-9 in log kappa, posterior means by 1e-9 posterior sd; 93 x 1,136: 41 -> 29 ms). The
+2.5e-9 in log kappa, posterior means by 1e-9 posterior sd). The
 grid of s is walked from a moment guess outward, each point warm-started from its neighbour,
 until the profile has fallen 50 below its maximum (:func:`_walk`): on large boards a handful
 of the 28 points, the last in each direction iterated only until Newton's estimate, with a
-margin, puts it that far below (93 x 1,136 graded: four points, 21 objective calls, 12 ms; the
-joint L-BFGS-B over all 28 took 2-4 s and stopped up to 1e-3 from the optimum in log kappa). Given
+margin, puts it that far below (93 x 1,136 graded: four points and 21 objective calls; a
+joint L-BFGS-B over all 28 was two orders of magnitude slower and stopped up to 1e-3 from the
+optimum in log kappa; timings in ``benchmarks/README.md``). Given
 :math:`s` and :math:`\theta_l`, model l's rates across questions are logit-normal, and the
 Beta with the same mean and variance has
 
@@ -112,11 +113,11 @@ def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=No
     product, and when every model answered every question (``n`` all ones) the first is one
     sum over models: no (S x J, L) by (L, M) product. The small products left go through
     :func:`_product`, in blocks one BLAS thread computes: OpenBLAS's threads wait for each
-    other, and unblocked BLAS calls made the board step 4 times slower on a busy machine
-    (24 s, not 6 s, at load 4.5 on 2 cores). ``gap``: the unanswered pairs ``1 - n`` as a
-    sparse matrix (``n`` binary, most pairs answered): the two products by ``n`` are then the
-    sums over every model less sparse products by the gaps, no BLAS call (on 93 x 1,136 with
-    10% missing, 84 ms per call through BLAS at load 3, 5 ms this way)."""
+    other, and unblocked BLAS calls made the board step 4 times slower on a busy machine.
+    ``gap``: the unanswered pairs ``1 - n`` as a sparse matrix (``n`` binary, most pairs
+    answered): the two products by ``n`` are then the sums over every model less sparse
+    products by the gaps, no BLAS call (on a busy machine an order of magnitude faster:
+    ``benchmarks/README.md``)."""
     theta = theta_flat.reshape(s.size, -1)  # (S, L)
     eta = theta[:, None, :] - s[:, None, None] * _NODES[None, :, None]  # (S, J, L)
     miss = n - y
@@ -179,9 +180,9 @@ def _product(a: NDArray, b: NDArray) -> NDArray:
     """``a @ b`` in blocks each small enough for one BLAS thread (:data:`_ONE_THREAD`).
 
     OpenBLAS splits a larger product over its threads, which wait for each other: on a
-    machine whose cores are busy a (31 x 1136) by (1136 x 31) product took 0.54 ms against
-    0.09 quiet (3 busy processes on 2 cores; 48 ms at load 4.5), while the blocks stay at their
-    quiet speed. Blocks of the inner dimension when the result is small, else of the rows."""
+    machine whose cores are busy such a product runs several times to hundreds of times slower
+    than quiet (``benchmarks/README.md``), while the blocks stay at their quiet speed. Blocks
+    of the inner dimension when the result is small, else of the rows."""
     m, k = a.shape
     n = b.shape[1]
     if m * n * k <= _ONE_THREAD:

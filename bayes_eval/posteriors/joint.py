@@ -811,8 +811,7 @@ _CONTROLLER = None
 def one_blas_thread():
     """BLAS and LAPACK on one thread while a board is fitted (threadpoolctl): the many small
     factorisations and products of the fit lose far more to threads waiting for a busy core
-    than they gain (a 200 x 200 Cholesky factor: 0.23 ms on one thread, 3-110 ms with two
-    at load 5), and one thread spends the least CPU time."""
+    than they gain (``benchmarks/README.md``), and one thread spends the least CPU time."""
     global _CONTROLLER
     from threadpoolctl import ThreadpoolController
 

@@ -909,9 +909,8 @@ def _packed_tables(methods: Sequence[Method], n_max: int, n_questions: int) -> _
 #: Largest size of the pair tables (:func:`_pair_tables`), bytes: 17 MB at 80 trials.
 _PAIR_BYTES = 32 * 2**20
 #: Pair tables are built when the look-ups of a run (replicates x models x questions x
-#: steps) are at least this many times their entries (2.1 million at 80 trials, built in
-#: about 25 ms): measured on 11 x 30 x 80, they break even near 4 look-ups per entry (300
-#: replicates) and save 12% of the run's time at 12 (1000 replicates), 19% at 124 (1e4).
+#: steps) are at least this many times their entries (2.1 million at 80 trials): they break
+#: even near 4 look-ups per entry (``benchmarks/README.md``).
 _PAIR_PAYBACK = 6
 
 

@@ -1,0 +1,61 @@
+"""Docstrings carry the formula and the reasons, not measurement history: no docstring (nor
+``#:`` attribute comment, which Sphinx reads as one) states a timing. Timings live in
+``benchmarks/README.md`` and the benchmarks themselves."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("bayes_eval", "models", "validation")
+#: a number (or range) followed by a unit of time: "12 ms", "0.1-1 s", "24 seconds"
+TIMING = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)?(?:\s*[-–]\s*\d+(?:\.\d+)?)?\s*"
+    r"(?:ms|µs|us|s|secs?|seconds?|minutes?|min)\b(?!\w|\.\w)"
+)
+
+
+def _docstrings(path: Path):
+    """(line, text) of every docstring and ``#:`` comment of a module."""
+    source = path.read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            text = ast.get_docstring(node, clean=False)
+            if text:
+                yield getattr(node, "lineno", 1), text
+    for number, line in enumerate(source.splitlines(), 1):
+        if line.strip().startswith("#:"):
+            yield number, line
+
+
+def _modules():
+    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize(
+    "text", ["took 12 ms", "0.1-1 s per interval", "in 24 seconds", "about 6 s. Then"]
+)
+def test_the_pattern_finds_timings(text):
+    assert TIMING.search(text)
+
+
+@pytest.mark.parametrize("text", ["N = 4 trials", "s = 0.5", "2 s.e.", "1e-9 sd", "Table 2"])
+def test_the_pattern_spares_other_numbers(text):
+    assert not TIMING.search(text)
+
+
+def test_no_docstring_carries_a_timing():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: ...{text[max(m.start() - 40, 0) : m.end() + 10]}..."
+        for path in _modules()
+        for line, text in _docstrings(path)
+        for m in TIMING.finditer(text)
+    ]
+    assert len(_modules()) > 50
+    assert not found, "timings in docstrings (move them to benchmarks/README.md):\n" + "\n".join(
+        found
+    )
