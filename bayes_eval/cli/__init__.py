@@ -16,8 +16,10 @@ first use.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import threading
 
 from bayes_eval.cli._status import INTERRUPTED
 
@@ -25,6 +27,30 @@ __all__ = ["run"]
 
 #: Names of :mod:`bayes_eval.cli._program` readable from this module (imported on first use).
 _PROGRAM = frozenset({"COMMANDS", "Parser", "UsageError", "main", "parser", "path_error"})
+
+#: Ctrl-C noted between the import of this module and :func:`run` (the console script's
+#: ``from bayes_eval.cli import run`` then ``run()``), where a raised KeyboardInterrupt would
+#: end in the script's traceback.
+_EARLY = {"seen": False}
+
+
+def _note_early(signum, frame) -> None:
+    _EARLY["seen"] = True
+
+
+def _guard_the_script() -> None:
+    """Under the ``bayes-eval`` console script, note Ctrl-C from now until :func:`run` installs
+    its own handler (nothing is changed when this module is imported by other programs)."""
+    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if (
+        script.startswith("bayes-eval")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ):
+        signal.signal(signal.SIGINT, _note_early)
+
+
+_guard_the_script()
 
 
 def run() -> int:
@@ -37,6 +63,8 @@ def run() -> int:
     only inside the ``try`` of :func:`_run`; the one before it is back when this returns. An
     interrupt that lands before the handler is installed ends the same way."""
     try:
+        if _EARLY["seen"]:  # Ctrl-C between this module's import and this call
+            raise KeyboardInterrupt
         return _run()
     except KeyboardInterrupt:  # Ctrl-C before the handler was installed (or after it left)
         print("bayes-eval: interrupted", file=sys.stderr)

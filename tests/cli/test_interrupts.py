@@ -324,3 +324,24 @@ def test_an_interrupt_before_the_handler_is_installed_prints_one_line(monkeypatc
     assert capsys.readouterr().err == "bayes-eval: interrupted\n"
     monkeypatch.undo()
     assert signal.getsignal(signal.SIGINT) is handler  # nothing was changed
+
+
+def test_sigint_between_the_console_script_import_and_run_exits_130():
+    """The console script runs ``from bayes_eval.cli import run`` and then ``run()``: a Ctrl-C
+    between the two (a window the import-log test above hits on a loaded machine) is noted
+    by the guard the import installs under ``bayes-eval`` and reported by ``run``: one line,
+    status 130, no traceback. Imported by any other program the module leaves SIGINT alone."""
+    code = (
+        "import os, signal, sys\n"
+        "sys.argv[0] = '/somewhere/bin/bayes-eval'\n"
+        "from bayes_eval.cli import run\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "sys.argv = ['bayes-eval', 'datasets']\n"
+        "sys.exit(run())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "bayes-eval: interrupted\n" and done.stdout == ""
+    other = "import signal, bayes_eval.cli; print(signal.getsignal(signal.SIGINT).__name__)"
+    done = subprocess.run([sys.executable, "-c", other], capture_output=True, text=True)
+    assert done.stdout.strip() == "default_int_handler", done.stderr
