@@ -48,10 +48,12 @@ __all__ = [
     "RankIntervals",
     "RankProbabilities",
     "board_claims",
+    "claimed_prefix",
     "claims_document",
     "claims_rule",
     "default_draws",
     "fdr_claims",
+    "psd_root",
     "rank_joint_rule",
     "rank_probabilities",
     "score_moments",
@@ -169,11 +171,28 @@ def fdr_claims(prob: ArrayLike, q: float = 0.05) -> Claims:
     v = np.maximum(p[i, j], p[j, i])
     order = np.lexsort((worse, better, -v))  # most probable first; ties by index
     better, worse, v = better[order], worse[order], v[order]
-    running = np.cumsum(1.0 - v) / np.arange(1, v.size + 1)
-    keep = int(np.count_nonzero((running <= q) & (v > 0.5)))
+    running, keep = claimed_prefix(v, q)
+    keep = int(keep)
     better, worse, v = better[:keep], worse[:keep], v[:keep]
     fdr = float(running[keep - 1]) if keep else 0.0
     return Claims(better, worse, v, fdr, q, _tie_groups(n, better, worse, p))
+
+
+def claimed_prefix(ordered: NDArray, q: float) -> tuple[NDArray, NDArray]:
+    r"""The rule of :func:`fdr_claims` on pair probabilities sorted in descending order along
+    the last axis (any leading axes: one set of pairs each): the running mean of
+    :math:`1 - v` and the number of pairs claimed, the longest prefix with that mean at most
+    ``q`` and :math:`v > 1/2`."""
+    running = np.cumsum(1.0 - ordered, axis=-1) / np.arange(1, ordered.shape[-1] + 1)
+    return running, np.count_nonzero((running <= q) & (ordered > 0.5), axis=-1)
+
+
+def psd_root(cov: NDArray) -> NDArray:
+    """A square root ``A`` of a covariance matrix, ``A @ A.T == cov``, through its eigen
+    decomposition (rounding's small negative eigenvalues set to zero): ``mean + z @ A.T`` for
+    standard normal rows ``z`` are draws of the normal law."""
+    evals, evecs = np.linalg.eigh(cov)
+    return evecs * np.sqrt(np.clip(evals, 0.0, None))
 
 
 def _tie_groups(n: int, better: NDArray, worse: NDArray, p: NDArray) -> list[NDArray[np.int64]]:
@@ -500,8 +519,7 @@ def board_claims(
     from bayes_eval.posteriors.joint import one_blas_thread
 
     with one_blas_thread():  # one small factorisation and product: threads cost more than they gain
-        evals, evecs = np.linalg.eigh(cov)
-        root = evecs * np.sqrt(np.clip(evals, 0.0, None))
+        root = psd_root(cov)
         sample = mean[None, :] + rng.standard_normal((n, mean.size)) @ root.T
     _check_top(top, mean.size)
     _check_level(confidence)

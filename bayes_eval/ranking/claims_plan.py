@@ -55,7 +55,7 @@ from scipy.special import ndtr
 
 from bayes_eval.inputs import check_memory, shown
 from bayes_eval.posteriors.posterior import THESE_QUESTIONS, DirichletPosterior, Posterior
-from bayes_eval.ranking.claims import _check_q, score_moments
+from bayes_eval.ranking.claims import _check_q, claimed_prefix, psd_root, score_moments
 from bayes_eval.ranking.sample_size import (
     _positive_int,
     _probability,
@@ -184,6 +184,8 @@ class _TopSet:
         self.mean, self.cov = score_moments(post)
         L = self.mean.size
         self.members = np.argsort(-self.mean, kind="stable")[:top]
+        self.inside = np.zeros(L, dtype=bool)  # today's top-k set
+        self.inside[self.members] = True
         self.i, self.j = np.triu_indices(L, k=1)
         closed = np.asarray(post.closed_form.sd, dtype=float).reshape(L)
         self.info_now = 1.0 / closed**2
@@ -196,8 +198,7 @@ class _TopSet:
         gain = np.maximum(1.0 / self.spread(n) - self.info_now, 0.0)
         cov_n = np.linalg.inv(self.precision + np.diag(gain))
         cov_n = 0.5 * (cov_n + cov_n.T)
-        evals, evecs = np.linalg.eigh(self.cov - cov_n)
-        return cov_n, evecs * np.sqrt(np.clip(evals, 0.0, None))
+        return cov_n, psd_root(self.cov - cov_n)
 
     def claimed(self, means: NDArray, cov: NDArray) -> NDArray[np.bool_]:
         """For each row s: whether the claims at FDR q under ``N(means[s], cov)`` order each
@@ -208,8 +209,7 @@ class _TopSet:
         p = ndtr((means[:, i] - means[:, j]) / sd)  # (S, pairs): P(i > j)
         v = np.maximum(p, 1.0 - p)
         ordered = -np.sort(-v, axis=1)
-        running = np.cumsum(1.0 - ordered, axis=1) / np.arange(1, v.shape[1] + 1)
-        keep = np.count_nonzero((running <= self.q) & (ordered > 0.5), axis=1)
+        _, keep = claimed_prefix(ordered, self.q)
         rows = np.arange(v.shape[0])
         thr = np.where(keep > 0, ordered[rows, np.maximum(keep - 1, 0)], 2.0)
         inside = np.zeros(means.shape, dtype=bool)
@@ -220,8 +220,7 @@ class _TopSet:
 
     def weakest(self) -> float:
         """The smallest P(s better than t) today, s in the top-k set and t not."""
-        inside = np.zeros(self.mean.size, dtype=bool)
-        inside[self.members] = True
+        inside = self.inside
         sd = np.sqrt(np.add.outer(np.diag(self.cov), np.diag(self.cov)) - 2.0 * self.cov)
         with np.errstate(divide="ignore", invalid="ignore"):
             p = ndtr(np.subtract.outer(self.mean, self.mean) / sd)
@@ -233,10 +232,8 @@ class _TopSet:
 
     def prob_top_set(self) -> float:
         """P(the current top-k set is the top-k set) over normal draws of the scores."""
-        evals, evecs = np.linalg.eigh(self.cov)
-        x = self.mean + self.z @ (evecs * np.sqrt(np.clip(evals, 0.0, None))).T
-        inside = np.zeros(x.shape[1], dtype=bool)
-        inside[self.members] = True
+        x = self.mean + self.z @ psd_root(self.cov).T
+        inside = self.inside
         return float((x[:, inside].min(axis=1) > x[:, ~inside].max(axis=1)).mean())
 
 
