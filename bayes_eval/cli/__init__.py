@@ -63,8 +63,6 @@ def run() -> int:
     only inside the ``try`` of :func:`_run`; the one before it is back when this returns. An
     interrupt that lands before the handler is installed ends the same way."""
     try:
-        if _EARLY["seen"]:  # Ctrl-C between this module's import and this call
-            raise KeyboardInterrupt
         return _run()
     except KeyboardInterrupt:  # Ctrl-C before the handler was installed (or after it left)
         print("bayes-eval: interrupted", file=sys.stderr)
@@ -91,6 +89,8 @@ def _run() -> int:
         if ours:
             sys.unraisablehook = quiet
             signal.signal(signal.SIGINT, handler)
+        if _EARLY["seen"]:  # Ctrl-C since this module's import, up to the line above
+            raise KeyboardInterrupt
         from bayes_eval.cli import _program
 
         if not state["seen"]:
