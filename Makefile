@@ -10,7 +10,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # two pytest workers: PyTensor compiles one graph per core, NUTS chains share the rest
 XDIST := -n 2 --dist loadgroup
 
-.PHONY: demo test test-fast lint format bench bench-smoke clean
+.PHONY: demo test test-fast lint format bench bench-smoke docs clean
 
 $(VENV)/.created:
 	@PYBIN=$$(.ci/find-python) || exit 1; \
@@ -22,6 +22,9 @@ $(VENV)/.base: $(VENV)/.created pyproject.toml
 
 $(VENV)/.dev: $(VENV)/.created pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev,pymc,inspect]" && touch $@ $(VENV)/.base
+
+$(VENV)/.docs: $(VENV)/.dev
+	$(PY) -m pip install --quiet -e ".[dev,pymc,inspect,docs]" && touch $@
 
 # ranks the shipped MathArena AIME 2025 I leaderboard, then the paper's biased-coin mimics
 demo: $(VENV)/.base
@@ -53,5 +56,13 @@ bench: $(VENV)/.dev
 bench-smoke: $(VENV)/.dev
 	$(PY) benchmarks/run_all.py
 
+# the documentation site into docs/_build/html: warnings are errors (nitpicky: every
+# cross-reference resolves), the notebooks and the guides' code cells execute, then
+# docs/check_site.py checks every internal link, that nothing loads from the network and that
+# every public name has its API entry
+docs: $(VENV)/.docs
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
+	$(PY) docs/check_site.py docs/_build/html
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info docs/_build

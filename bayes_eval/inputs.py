@@ -36,7 +36,7 @@ right, and its spread is that of a Bernoulli answer of the same mean, which is a
 on the variance of any score in ``[0, 1]`` with that mean (:math:`s^2 \le s`), so intervals are
 conservative when graded scores vary less than all-or-nothing ones.
 
-**Distinct count vectors** (:func:`unique_rows`, :func:`distinct_states`): the closed form's
+**Distinct count vectors** (:func:`unique_rows`, ``distinct_states``): the closed form's
 moments and the learned prior's fit depend on a question only through its count vector, so
 large leaderboards are computed once per distinct vector, weighted by how often it occurs.
 """
@@ -792,7 +792,7 @@ def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray
       Newton steps), one :math:`\hat\phi` for the board, over :math:`LM - L - M + 1` degrees of
       freedom. A model x question interaction adds to the residuals: then :math:`\hat\phi` is
       too large, and the intervals too wide, never too narrow.
-    * Otherwise (or with fewer than :data:`GRADE_DF_MIN` degrees of freedom), and for a model
+    * Otherwise (or with fewer than ``GRADE_DF_MIN`` degrees of freedom), and for a model
       whose every grade is 0 or 1: 1.
 
     The result is clipped to ``[1, GRADE_TRIALS_MAX]``.

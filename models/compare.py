@@ -241,7 +241,7 @@ def integrated_interaction_loglik(idata: xr.DataTree, model: pm.Model) -> xr.Dat
     r"""``idata`` whose ``log_likelihood`` is the interaction-integrated one of a binomial
     :func:`~bayes_eval.models.crossed_model` fitted with ``interaction=True`` (module
     docstring), per draw and cell, by the trapezoidal rule on :math:`x \in [-9, 9]` with step
-    0.1 (:data:`QUADRATURE_GRID`; 181 points). For an integrand analytic in a strip, as the
+    0.1 (``QUADRATURE_GRID``; 181 points). For an integrand analytic in a strip, as the
     logistic is (poles at imaginary distance :math:`\pi / (c\sigma_e)`), the rule's error
     falls geometrically with the step (Trefethen and Weideman, "The exponentially convergent
     trapezoidal rule", SIAM Review, 2014): measured against adaptive quadrature, 4e-15 at
@@ -412,7 +412,7 @@ def exact_hierarchical_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummar
 
 
 class Comparison(NamedTuple):
-    """Result of :func:`compare_models`.
+    """Result of :func:`~bayes_eval.models.compare.compare_models`.
 
     Attributes
     ----------
@@ -556,7 +556,7 @@ def compare_models(
     ------
     ValueError
         Before any fit: unknown estimators or unit, a single unit to leave out, or fewer than
-        :data:`LOO_MIN_DRAWS` posterior draws (``draws x chains``).
+        ``LOO_MIN_DRAWS`` posterior draws (``draws x chains``).
     """
     import arviz_stats
 

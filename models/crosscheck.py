@@ -62,7 +62,7 @@ EXACT_TOL = 0.002
 
 @dataclass
 class CrossCheck:
-    """Result of :func:`crosscheck`.
+    """Result of :func:`~bayes_eval.models.crosscheck.crosscheck`.
 
     Attributes
     ----------

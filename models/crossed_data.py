@@ -1,4 +1,5 @@
-"""Scores of a leaderboard checked and reduced to the cells of :func:`crossed_model`.
+"""Scores of a leaderboard checked and reduced to the cells of
+:func:`~bayes_eval.models.crossed.crossed_model`.
 
 :class:`CrossedData` validates ``R`` against the likelihood (binary 0/1, graded in ``[0, 1]``,
 or on K evenly spaced levels) and keeps, per answered (model, question) cell, its number of

@@ -24,11 +24,11 @@ __all__ = ["crossed_leaderboard", "crossed_likelihood_for"]
 def crossed_likelihood_for(
     R: xr.DataArray, w: Sequence[float] | None, *, fractional: bool = False
 ) -> tuple[str, xr.DataArray, int | None]:
-    """The likelihood of the crossed model for results as :func:`bayes_eval.logs.load_scored`
-    returns them, and the data it takes: ``("fractional", scores, None)`` for graded scores
-    counted fractionally, ``("binomial", R, None)`` for binary results, ``("ordinal",
-    values, K)`` for K evenly spaced levels (``--score-levels K``; the level indices become
-    their values ``k / (K - 1)``).
+    """The likelihood of the crossed model for results as
+    :func:`bayes_eval.logs.scored.load_scored` returns them, and the data it takes:
+    ``("fractional", scores, None)`` for graded scores counted fractionally, ``("binomial", R,
+    None)`` for binary results, ``("ordinal", values, K)`` for K evenly spaced levels
+    (``--score-levels K``; the level indices become their values ``k / (K - 1)``).
 
     Raises
     ------
@@ -72,7 +72,7 @@ def crossed_leaderboard(
     Parameters
     ----------
     R, w, fractional
-        As :func:`bayes_eval.logs.load_scored` returns them (see
+        As :func:`bayes_eval.logs.scored.load_scored` returns them (see
         :func:`crossed_likelihood_for`).
     confidence : float
         Level of the credible intervals and of the pairwise decisions behind the ranks.
@@ -91,7 +91,8 @@ def crossed_leaderboard(
     Returns
     -------
     Leaderboard
-        With ``estimator="crossed"``; the table is :func:`crossed_rank_table`'s (variables of
+        With ``estimator="crossed"``; the table is
+        :func:`~bayes_eval.models.crossed_rank.crossed_rank_table`'s (variables of
         :func:`bayes_eval.ranking.leaderboard.rank_table`, the rank's credible interval, and
         ``questions``: how many questions each model answered) and its ``attrs`` hold the
         likelihood and the convergence diagnostics.

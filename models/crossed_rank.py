@@ -76,7 +76,8 @@ def crossed_rank_table(idata: xr.DataTree, *, confidence: float = 0.95) -> xr.Da
         ``(model, model_bis)``: ``prob_better``. ``attrs``: ``estimator="crossed"``,
         ``likelihood`` (read from the fit's ``observed_data`` and ``constant_data``;
         "unknown" without them),
-        ``confidence``, ``draws`` and the convergence diagnostics :func:`sample` stored.
+        ``confidence``, ``draws`` and the convergence diagnostics
+        :func:`~bayes_eval.models.sampling.sample` stored.
 
     Raises
     ------

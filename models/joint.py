@@ -91,10 +91,11 @@ def joint_model(counts: ArrayLike, *, models: list[str] | None = None) -> pm.Mod
 def joint_pi_bar(
     posterior: xr.Dataset, counts: ArrayLike, *, answered: ArrayLike | None = None, seed: int = 0
 ) -> xr.DataArray:
-    r"""Draws of every model's :math:`\bar\pi` from a fit of :func:`joint_model`: for each
-    posterior draw of :math:`(\theta, b, \kappa)`, every rate from its Beta posterior given
-    its cell (module docstring), averaged over the questions each model answered (or
-    ``answered``). Dims ``(chain, draw, model)``."""
+    r"""Draws of every model's :math:`\bar\pi` from a fit of
+    :func:`~bayes_eval.models.joint.joint_model`: for each posterior draw of
+    :math:`(\theta, b, \kappa)`, every rate from its Beta posterior given its cell (module
+    docstring), averaged over the questions each model answered (or ``answered``). Dims
+    ``(chain, draw, model)``."""
     n, k = _counts(counts)
     share = np.asarray(n > 0 if answered is None else answered, float)
     share = share / share.sum(axis=1, keepdims=True)

@@ -1,5 +1,6 @@
-r"""Posterior predictive checks of the LLM-as-judge model (:func:`bayes_eval.models.judges.
-judge_model`; Vossler et al., "LLMs Judging LLMs: A Simplex Perspective", eq. 5.1 / B.3).
+r"""Posterior predictive checks of the LLM-as-judge model
+(:func:`bayes_eval.models.judges.judge_model`; Vossler et al., "LLMs Judging LLMs: A Simplex
+Perspective", eq. 5.1 / B.3).
 
 **What a replicate is.** The model's observed variable ``scores`` holds the count vectors
 ``N[j, k, :]`` of the (judge, candidate) pairs in the likelihood. A posterior predictive

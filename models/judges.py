@@ -354,7 +354,7 @@ class JudgeLoglik(Op):
     """Log-likelihood of the judges model (eq. B.3) and its gradient, from the sticks.
 
     Inputs: ``sticks`` (S,) of the DAG prior, ``pad`` (J, M, L, L - 1) from
-    :func:`_dag_structure`, ``pi_sticks`` (K, M - 1), the pairs ``jj``, ``kk`` (P,), ``counts``
+    ``_dag_structure``, ``pi_sticks`` (K, M - 1), the pairs ``jj``, ``kk`` (P,), ``counts``
     (P, L), and ``R`` (J,), ``W`` (K,), ``z_sticks`` (K, M - 1) (read only with
     ``random_effects``). Outputs: the log pmf (scalar; the sum over pairs of the multinomial
     log pmf) and its gradient with respect to ``sticks``, ``pi_sticks``, ``R``, ``W`` and
@@ -887,7 +887,7 @@ def fit_judges(
     structure; then only its ``counts``, ``values``, ``omega`` and ``beta_max`` data are set (no
     new graph). Without it, a model built by an earlier fit of the same structure (the same
     candidates, judges, levels, pairs and prior options) is reused the same way. Each model
-    is sampled through a frozen copy (:func:`_frozen`) that compiles its functions once, so
+    is sampled through a frozen copy (``_frozen``) that compiles its functions once, so
     repeated fits (the SummEval dimensions, a sensitivity grid, study replicates) spend their
     time sampling.
     """

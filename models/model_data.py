@@ -92,8 +92,8 @@ class ModelInfo:
         ``conditional(posterior, rng) -> pi`` draws ``pi`` given the sampled hyperparameters
         (models that integrate ``pi`` out).
     target_accept : float
-        NUTS target acceptance rate :func:`sample` uses unless told otherwise (PyMC's 0.8;
-        higher where the model's geometry needs smaller steps).
+        NUTS target acceptance rate :func:`~bayes_eval.models.sampling.sample` uses unless
+        told otherwise (PyMC's 0.8; higher where the model's geometry needs smaller steps).
     """
 
     kind: str

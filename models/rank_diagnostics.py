@@ -96,7 +96,7 @@ def rank_diagnostics(
 
     Parameters
     ----------
-    x : array_like, shape (chain, draw, *element)
+    x : array_like, shape ``(chain, draw, *element)``
         Posterior draws (numeric; booleans and integers are read as floats). Not modified.
     tail_prob : float, keyword-only
         The tail ESS uses the quantiles ``p`` and ``1 - p``, ``p = min(tail_prob,

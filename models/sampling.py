@@ -92,7 +92,8 @@ _READERS = (matching_info, power_prior_info, hierarchical_info, crossed_info)
 
 
 def model_info(model: pm.Model) -> ModelInfo:
-    """What :func:`sample` needs to know about a model built by :mod:`bayes_eval.models`.
+    """What :func:`~bayes_eval.models.sampling.sample` needs to know about a model built by
+    :mod:`bayes_eval.models`.
 
     Derived from the model itself, not stored on it: its ``coords``, its named ``pm.Data``
     containers (the counts, weights and prior of :mod:`bayes_eval.models.model_data`) and its
@@ -112,7 +113,8 @@ def model_info(model: pm.Model) -> ModelInfo:
 
 
 class ConvergenceWarning(RuntimeWarning):
-    """A fit failed a convergence check of :func:`diagnostics` (listed in the message)."""
+    """A fit failed a convergence check of :func:`~bayes_eval.models.sampling.diagnostics`
+    (listed in the message)."""
 
 
 class Diagnostics(NamedTuple):
@@ -130,7 +132,7 @@ class Diagnostics(NamedTuple):
         ``divergences`` over the number of post-warm-up draws (all chains).
     converged : bool
         True when no check failed, i.e. ``messages`` is empty: at least 2 chains of at least
-        :data:`MIN_DRAWS` draws, ``max_rhat <= RHAT_MAX``, both ESS at least
+        ``MIN_DRAWS`` draws, ``max_rhat <= RHAT_MAX``, both ESS at least
         ``ESS_PER_CHAIN_MIN`` per chain, and no divergence.
     messages : tuple of str
         One line per failed check, naming the variable, its value and the threshold.
@@ -237,7 +239,7 @@ def diagnostics(idata: xr.DataTree, var_names: Sequence[str] | None = None) -> D
     (one line in ``messages`` per variable) when r-hat exceeds :data:`RHAT_MAX` (1.01), a bulk
     or tail ESS is below :data:`ESS_PER_CHAIN_MIN` (100) times the number of chains, any
     transition diverged, there is a single chain (r-hat undefined) or fewer than
-    :data:`MIN_DRAWS` (100) draws per chain. These are the checks of PyMC's
+    ``MIN_DRAWS`` (100) draws per chain. These are the checks of PyMC's
     ``run_convergence_checks`` (which tests only the bulk ESS), following Vehtari, Gelman,
     Simpson, Carpenter and Bürkner, "Rank-normalization, folding, and localization: An
     improved R-hat for assessing convergence of MCMC" (Bayesian Analysis, 2021).
@@ -407,8 +409,10 @@ def sample(
     Parameters
     ----------
     model : pymc.Model
-        From :func:`matching_model`, :func:`hierarchical_model`, :func:`crossed_model` or
-        :func:`power_prior_model`.
+        From :func:`~bayes_eval.models.matching.matching_model`,
+        :func:`~bayes_eval.models.hierarchical.hierarchical_model`,
+        :func:`~bayes_eval.models.crossed.crossed_model` or
+        :func:`~bayes_eval.models.power_prior.power_prior_model`.
     draws, tune, chains : int, keyword-only
     seed : int, keyword-only
         Seeds the sampler and the exact conditional draws; with
@@ -425,7 +429,7 @@ def sample(
         same number to nutpie): nearly twice the wall time of the cross-check.
     target_accept : float, optional, keyword-only
         NUTS target acceptance rate in (0, 1); default: the model's own (0.8, PyMC's, except
-        :func:`crossed_model`, 0.95; see its docstring).
+        :func:`~bayes_eval.models.crossed.crossed_model`, 0.95; see its docstring).
     warn : bool, keyword-only
         Issue a :class:`ConvergenceWarning` when a check fails (default). Studies that run
         many fits and collect the diagnostics themselves may turn it off; the diagnostics are
@@ -565,7 +569,7 @@ def sampler_session() -> Iterator[None]:
     aborts and returns a partial trace, and an interrupt inside Numba-compiled code surfaces
     as ``SystemError``. A partial trace is not a finished fit, so when the block ends after an
     interrupt, whether normally or by any exception, it raises :class:`KeyboardInterrupt`
-    (from None). If the block is still running :data:`REDELIVER_SECONDS` after an interrupt
+    (from None). If the block is still running ``REDELIVER_SECONDS`` after an interrupt
     (compiled code swallowed it), the signal is delivered again to the main thread, once a
     second, until the block ends.
 
@@ -630,6 +634,6 @@ def save(idata: xr.DataTree, path: str | Path) -> Path:
 
 
 def load(path: str | Path) -> xr.DataTree:
-    """Read a DataTree written by :func:`save` into memory."""
+    """Read a DataTree written by :func:`~bayes_eval.models.sampling.save` into memory."""
     with xr.open_datatree(Path(path), engine="h5netcdf") as tree:
         return tree.load()

@@ -169,9 +169,10 @@ def prior_sensitivity(
 
 
 class SensitivityReport(NamedTuple):
-    """The prior-strength grid (:func:`prior_sensitivity`) and the power-scaling
-    sensitivity of pi-bar over ``(fit, component, model)`` with ``pi_bar_diagnosis`` over
-    ``(fit, model)`` (:func:`~bayes_eval.models.psense.power_scale_sensitivity`)."""
+    """The prior-strength grid (:func:`~bayes_eval.models.sensitivity.prior_sensitivity`) and
+    the power-scaling sensitivity of pi-bar over ``(fit, component, model)`` with
+    ``pi_bar_diagnosis`` over ``(fit, model)``
+    (:func:`~bayes_eval.models.psense.power_scale_sensitivity`)."""
 
     grid: xr.Dataset
     psense: xr.Dataset
@@ -193,7 +194,8 @@ def sensitivity_report(
     sampler: Sampler = "pymc",
     **grid_options,
 ) -> SensitivityReport:
-    """The grid of :func:`prior_sensitivity` beside power-scaling sensitivity of pi-bar.
+    """The grid of :func:`~bayes_eval.models.sensitivity.prior_sensitivity` beside
+    power-scaling sensitivity of pi-bar.
 
     Parameters
     ----------

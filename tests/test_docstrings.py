@@ -59,3 +59,24 @@ def test_no_docstring_carries_a_timing():
     assert not found, "timings in docstrings (move them to benchmarks/README.md):\n" + "\n".join(
         found
     )
+
+
+def test_no_docstring_is_generated():
+    """Every docstring is written in the source, where documentation tools read it: none is
+    assigned or edited at run time (``f.__doc__ = ...``, ``__doc__.replace``, ``__doc__ +=``)."""
+    found = []
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            if any(isinstance(t, ast.Attribute) and t.attr == "__doc__" for t in targets):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id == "setattr" and any(
+                    isinstance(a, ast.Constant) and a.value == "__doc__" for a in node.args
+                ):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, "generated docstrings:\n" + "\n".join(found)

@@ -11,7 +11,7 @@ prior), and scores the two kinds of statements it makes:
   the effective number is smaller) and *sharpness*, the mean posterior sd over the RMSE of the
   posterior mean (1 honest, below 0.9 overconfident, above 1.2 wasteful);
 * **P(better)** of every pair: the expected calibration error (each P folded to >= 1/2, ten
-  bins of width 0.05, ECE = sum of bin share x |mean P - hit rate|), beside its noise floor
+  bins of width 0.05, ECE = sum of bin share x ``|mean P - hit rate|``), beside its noise floor
   (the ECE of outcomes drawn from the reported P themselves, mean of 200 draws).
 
 Beside the joint posterior, each model's own closed form (the paper's Bayes@N with each

@@ -1,5 +1,6 @@
-"""Checks of configuration values by type and range, shared by :class:`CoverageConfig` (TOML
-keys) and the registry config of the coverage study (options). Every check raises
+"""Checks of configuration values by type and range, shared by
+:class:`~bayes_eval.validation.coverage.CoverageConfig` (TOML keys) and the registry config
+of the coverage study (options). Every check raises
 ``ValueError`` naming the key, what it must be and the value it got, e.g. ``M must be a list
 of positive integers, got 5``. Integers are never truncated: ``2.5`` is refused, and so is
 ``True`` (a bool is not a count)."""

@@ -2,7 +2,7 @@
 Language Model Evaluation", App. D (Fig. 6) — how many trials separate LLM10 and LLM9 (true
 pi-bar 0.6213 vs 0.608)?
 
-* Simulated: the probability that Bayes@N orders LLM10 above LLM9, and the mean |z| of §2.5,
+* Simulated: the probability that Bayes@N orders LLM10 above LLM9, and the mean ``|z|`` of §2.5,
   for N = 1..N_max over independent replicates (the paper: 83.7% and z ~ 1.14 at N = 80).
 * Expected: the z of the true gap with the posterior sd at the expected counts
   (nu = N pi + 1), and the N where it reaches 1.645 and 1.96 (paper: about 199 and 285).

@@ -47,22 +47,26 @@ the per-question prior given m sums to s, so :math:`D = s - 2`.
 a statement about the model's accuracy on the benchmark is a prior on pi-bar, via the
 benchmark mean m, and the implied prior on pi-bar is always computed and compared):
 
-=====================================================  =======================================
-statement                                              solver
-=====================================================  =======================================
-"accuracy in [lo, hi] with probability p", equal tails  scipy (:func:`elicit_beta`, the
-                                                       default and the CLI's): PreliZ has no
-                                                       equal-tailed solver
-same, maximum-entropy Beta with mass p in [lo, hi]     ``preliz.maxent`` (:func:`maxent_beta`,
-                                                       ``elicit_beta(..., method="maxent")``)
-quartiles "25% below q1, median q2, 75% below q3"      ``preliz.quartile``
-                                                       (:func:`elicit_quantiles`)
-rubric: one [lo, hi] interval per category             scipy least squares on the Beta
-                                                       marginals (:func:`elicit_dirichlet`):
-                                                       PreliZ has none
-rubric: mode of the shares, each within +-bound of it  ``preliz.dirichlet_mode``
-with probability p                                     (:func:`elicit_dirichlet_mode`)
-=====================================================  =======================================
++--------------------------------------------------------+-----------------------------------------+
+| statement                                              | solver                                  |
++========================================================+=========================================+
+| "accuracy in [lo, hi] with probability p", equal tails | scipy (:func:`elicit_beta`, the         |
+|                                                        | default and the CLI's): PreliZ has no   |
+|                                                        | equal-tailed solver                     |
++--------------------------------------------------------+-----------------------------------------+
+| same, maximum-entropy Beta with mass p in [lo, hi]     | ``preliz.maxent`` (:func:`maxent_beta`, |
+|                                                        | ``elicit_beta(..., method="maxent")``)  |
++--------------------------------------------------------+-----------------------------------------+
+| quartiles "25% below q1, median q2, 75% below q3"      | ``preliz.quartile``                     |
+|                                                        | (:func:`elicit_quantiles`)              |
++--------------------------------------------------------+-----------------------------------------+
+| rubric: one [lo, hi] interval per category             | scipy least squares on the Beta         |
+|                                                        | marginals (:func:`elicit_dirichlet`):   |
+|                                                        | PreliZ has none                         |
++--------------------------------------------------------+-----------------------------------------+
+| rubric: mode of the shares, each within +-bound of it  | ``preliz.dirichlet_mode``               |
+| with probability p                                     | (:func:`elicit_dirichlet_mode`)         |
++--------------------------------------------------------+-----------------------------------------+
 
 The maximum-entropy and equal-tailed criteria differ: both put mass p in [lo, hi], but maxent
 picks among those Betas the one of largest entropy and leaves the tails free, while the

@@ -5,11 +5,11 @@ matrices of :math:`P(A \text{ better than } B)`:
 
 * ``these_questions``: :meth:`Posterior.prob_better
   <bayes_eval.posteriors.posterior.Posterior.prob_better>` under the CLI's prior
-  (``--prior-kind``), the number ``rank`` and ``plan`` report: under the default learned prior
-  the board model (:func:`bayes_eval.posteriors.board.board_comparison`), under a fixed prior
-  the models' own posteriors; estimand *these questions*, the mean of the true per-question
-  success probabilities over the board's own questions, :math:`\bar p_l = \frac1M\sum_q
-  p_{lq}`;
+  (``--prior-kind``), the number ``rank`` and ``plan`` report: under the default learned
+  prior the board's joint posterior (:func:`bayes_eval.posteriors.joint.joint_posterior`),
+  under a fixed prior the models' own posteriors; estimand *these questions*, the mean of
+  the true per-question success probabilities over the board's own questions,
+  :math:`\bar p_l = \frac1M\sum_q p_{lq}`;
 * ``paired`` and ``independent``: the joint table of the pair's outcomes question by question
   (under the table prior ``pairs`` uses for ``--prior-kind``,
   :func:`~bayes_eval.ranking.paired.table_prior`: by default the learned prior of the split

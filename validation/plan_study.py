@@ -2,7 +2,7 @@ r"""Study ``plan``: does the assurance ``bayes-eval plan`` promises hold when th
 carried out?
 
 ``bayes-eval plan`` (:func:`bayes_eval.ranking.leaderboard.plan_pair`,
-:func:`bayes_eval.ranking.sample_size.plan_separation`) answers "how many trials per
+``bayes_eval.ranking.sample_size.plan_separation``) answers "how many trials per
 question until the leader of two models is separated at the ranking confidence, with
 assurance a" (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
 Evaluation", App. D; O'Hagan, Stevens and Campbell, "Assurance in clinical trial design").

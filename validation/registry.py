@@ -74,17 +74,22 @@ class StudyResult(NamedTuple):
     files: dict[str, Path]
 
 
-def _lazy(module: str, func: str = "run_study") -> Callable[..., StudyResult]:
-    """A run function that imports ``bayes_eval.validation.<module>`` when first called."""
-    target = f"bayes_eval.validation.{module}"
+@dataclass(frozen=True)
+class _LazyRun:
+    """A study's run function: ``bayes_eval.validation.<module>.<func>(config, out, progress)``,
+    its module imported on the first call (so that listing the studies imports none)."""
 
-    def run(config, out, *, progress: bool = True) -> StudyResult:
-        fn = getattr(importlib.import_module(target), func)
+    module: str
+    func: str = "run_study"
+
+    def __call__(self, config, out, *, progress: bool = True) -> StudyResult:
+        fn = getattr(importlib.import_module(f"bayes_eval.validation.{self.module}"), self.func)
         return fn(config, Path(out), progress=progress)
 
-    run.__name__ = run.__qualname__ = f"run_{module}"
-    run.__doc__ = f"Run the study with :func:`{target}.{func}` (imported on the first call)."
-    return run
+
+def _lazy(module: str, func: str = "run_study") -> Callable[..., StudyResult]:
+    """The run function of the study in ``bayes_eval.validation.<module>``."""
+    return _LazyRun(module, func)
 
 
 _PAPER = 'Hariri et al., "Don\'t Pass@k: A Bayesian Framework for Large Language Model Evaluation"'

@@ -321,7 +321,7 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     :func:`arviz_plots.plot_ecdf_pit` (its default
     ``pot_c`` test: Tesso & Vehtari's pointwise tests with a Cauchy combination, suspicious
     points highlighted), one panel per variable, with the 95% simultaneous band of the ECDF
-    difference shaded (:func:`_add_simultaneous_band`). Each panel states the study's own
+    difference shaded (``_add_simultaneous_band``). Each panel states the study's own
     result, the chi-square test (:func:`uniformity_test`) at the Bonferroni level, as the
     table does (arviz-plots' own p-value text is switched off: it is a different test at a
     different level).
@@ -677,7 +677,7 @@ def run_block(
     seed: int = 0,
     on_progress: Callable[[float], None] | None = None,
 ) -> xr.Dataset:
-    """Simulations ``start .. start + size - 1`` of a NUTS SBC on one compiled model.
+    """Simulations ``start`` to ``start + size - 1`` of a NUTS SBC on one compiled model.
 
     The prior predictive draws, the sampler seeds and the tie-breaking are seeded by
     ``(seed, start)``, so a block gives the same ranks on any worker, in any order.

@@ -34,7 +34,7 @@ def _block_seed(seed: int, start: int) -> int:
 
 
 def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
-    """Simulations ``start .. start + block - 1`` of the study (ranks and, for NUTS, the
+    """Simulations ``start`` to ``start + block - 1`` of the study (ranks and, for NUTS, the
     divergences of every fit)."""
     size = min(config.block_size, config.n_simulations - start)
     if config.exact:

@@ -213,7 +213,7 @@ def rao_kupper_fit(
 
     ``wins[k, l]`` counts k beating l; ``ties`` is symmetric (each tie counted once in
     ``[k, l]`` and once in ``[l, k]``). Returns log-strengths (mean 0) and ``nu``. L-BFGS-B
-    with the exact gradient (:func:`_rao_kupper_nll`), from zero or from ``start`` (the
+    with the exact gradient (``_rao_kupper_nll``), from zero or from ``start`` (the
     optimiser's ``x`` of an earlier fit, e.g. the full data's for a bootstrap resample).
     """
     K = wins.shape[0]

@@ -13,9 +13,9 @@ number is refused.
 
 Labels stay text (``2.1`` and ``2.10``, ``NA``, ``null`` are labels, never numbers or
 missing). A CSV file is read by pyarrow with dictionary-encoded labels and numeric columns
-parsed in Arrow (:func:`_read_csv_fast`); anything it does not read cleanly (a malformed row,
+parsed in Arrow (``_read_csv_fast``); anything it does not read cleanly (a malformed row,
 a non-numeric value, an empty label, a refused value) is read again by the row-by-row reader
-(:func:`_read_csv`), which names the file line in its message. Parquet labels are read
+(``_read_csv``), which names the file line in its message. Parquet labels are read
 dictionary-encoded.
 """
 

@@ -117,7 +117,8 @@ def detect_format(path: str | Path) -> str:
 def read_eval_log(
     paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options
 ) -> EvalLog:
-    """Read evaluation logs (one file, a directory or several files) into one :class:`EvalLog`.
+    """Read evaluation logs (one file, a directory or several files) into one
+    :class:`~bayes_eval.logs.eval_log.EvalLog`.
 
     Parameters
     ----------

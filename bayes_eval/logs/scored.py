@@ -68,7 +68,7 @@ def load_scored(
     files
         Log files or directories, or ``dataset:NAME`` (:mod:`bayes_eval.datasets`).
     format
-        One of :data:`bayes_eval.logs.FORMATS`; None detects it.
+        One of :data:`bayes_eval.logs.FORMATS <bayes_eval.logs.read.FORMATS>`; None detects it.
     weights
         Rubric weights ``w_0..w_C``; None takes the log's default weights (else binary).
     prior_files

@@ -157,70 +157,6 @@ __all__ = [
 ]
 
 
-def _ci_doc(name: str, eq: str, point: str) -> str:
-    return f"""Posterior mean, sd and credible interval of the latent {name}.
-
-    Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
-    App. H {eq}. Each question's success probability has the posterior
-    :math:`\\mathrm{{Beta}}(a_1 + c_\\alpha, a_0 + N_\\alpha - c_\\alpha)` under the
-    prior :math:`(a_0, a_1)` on (fail, success); the latent metric is the k-attempt i.i.d.
-    version :math:`g(p)` and the target the mean
-    :math:`\\bar g = \\frac1M\\sum_\\alpha g(p_\\alpha)` (formulas in the module
-    docstring).
-
-    ``posterior_mean`` is the posterior mean of the latent metric under the stated prior. It
-    is not the unbiased estimate :func:`{point}` and can differ from it by several posterior
-    sd when most questions are never (or always) solved: the uniform prior pulls each
-    question toward p = 1/2. ``prior="empirical"`` learns the prior from the questions and
-    closes most of the gap (module docstring: 0.3635 vs 0.161 under the uniform prior, 0.170
-    under the learned one).
-
-    Parameters
-    ----------
-    R : array_like of {{0, 1}}, shape ``(M, N)`` or ``(L, M, N)``
-        Binary results; a ``numpy.ma.MaskedArray`` marks missing trials.
-    k : int
-        ``1 <= k <= N`` (the smallest per-question trial count with missing trials).{{tau}}
-    confidence : float, keyword-only
-        Credibility level in (0, 1).
-    bounds : (float, float) or None, keyword-only
-        Clip both endpoints (default ``(0, 1)``, as scorio).
-    interval : {{"normal", "exact"}}, keyword-only
-        ``"normal"`` (default, scorio's): :math:`\\mu \\mp z\\sigma`, whose mass is not
-        ``confidence`` when the posterior is skewed. ``"exact"``: the equal-tailed interval of
-        the exact posterior of :math:`\\bar g` (numerical, see the module docstring); it
-        lies within the support of the metric.
-    prior : str, float or array_like, keyword-only
-        ``"empirical"`` (the default, also when None: a Beta prior learned from the
-        questions, integrated over its uncertainty, the default of every command),
-        ``"uniform"`` (Beta(1, 1), the paper's and scorio's), ``"jeffreys"`` (Beta(1/2,
-        1/2)), ``"empirical-plugin"`` (learned, plugged in), a positive number (both
-        parameters) or a vector ``(a_0, a_1)`` for (fail, success).
-    pool : {{"board", "model", "benchmark"}}, keyword-only
-        Learned priors: one per model with its concentration informed by the other models of
-        ``R`` (``"board"``, default), one per model alone, or one for all models of ``R``
-        (the Pass family reads each question's success probability, so it uses each model's
-        own closed form, never the joint posterior of a board).
-    alpha0, beta0 : float, keyword-only
-        The older way to give a fixed prior, :math:`\\mathrm{{Beta}}(\\alpha_0, \\beta_0)`
-        (``prior=[beta0, alpha0]``); a missing one is 1. Not together with another ``prior``.
-    mask : array_like of bool, keyword-only
-        ``True`` where a trial is missing.
-
-    Returns
-    -------
-    PassPosterior
-        ``(posterior_mean, sigma, lo, hi)``: floats, or arrays of shape ``(L,)``. Unpacks as
-        ``mu, sigma, lo, hi``.
-
-    Raises
-    ------
-    ValueError
-        Non-binary ``R``, ``k`` outside ``1..N``, an unknown ``interval``, ``prior`` or
-        ``pool``, or both ``prior`` and ``alpha0``/``beta0``.
-    """
-
-
 def _prior_spec(prior: PriorSpec | None, alpha0, beta0) -> PriorSpec:
     """``alpha0``/``beta0`` (scorio's Beta prior) as a Dirichlet vector over (fail, success);
     no prior at all is the default, the learned one."""
@@ -249,9 +185,15 @@ def pass_prior(
     return Prior.parse(_prior_spec(prior, alpha0, beta0), pool=pool)
 
 
-def _ci(R, k, metric, tau, *, confidence, bounds, interval, prior, pool, alpha0, beta0, mask):
-    """The posterior of a latent Pass metric: the binary tally, its
-    :class:`~bayes_eval.posteriors.posterior.Posterior`, asked for ``metric``."""
+def _ci(metric, R, k, tau, confidence, bounds, interval, prior, pool, alpha0, beta0, mask):
+    """The one implementation of the five ``*_ci`` functions: the posterior of the latent Pass
+    metric ``metric`` (a name :meth:`Posterior.pass_metric
+    <bayes_eval.posteriors.posterior.Posterior.pass_metric>` knows), from the binary tally of
+    ``R`` and its :class:`~bayes_eval.posteriors.posterior.Posterior` under the prior of
+    ``prior``/``pool``/``alpha0``/``beta0``. The other arguments are the public ones, in their
+    order; ``tau`` is None but for ``"g_pass_at_k_tau"``."""
+    if metric == "g_pass_at_k_tau":
+        tau = check_tau(tau)
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     check_interval(interval, ("normal", "exact"))
@@ -275,19 +217,101 @@ def pass_at_k_ci(
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
+    r"""Posterior mean, sd and credible interval of the latent Pass@k.
+
+    Pass@k is the probability that at least one of k attempts at a question succeeds
+    (Hariri et al. [1]_, App. H eq. 21). From :math:`c_\alpha` successes in :math:`N_\alpha`
+    trials of question :math:`\alpha`, its unbiased estimate is the estimator of Chen et
+    al. [2]_ averaged over the M questions, :func:`pass_at_k`:
+
+    .. math:: \widehat{\mathrm{Pass@}k}
+              = \frac1M\sum_\alpha 1 - \binom{N_\alpha - c_\alpha}{k}\Big/\binom{N_\alpha}{k}
+
+    This function gives the posterior of the latent metric instead. Under the prior
+    :math:`(a_0, a_1)` on (fail, success), the success probability of question
+    :math:`\alpha` has the posterior
+    :math:`p_\alpha \sim \mathrm{Beta}(a_1 + c_\alpha, a_0 + N_\alpha - c_\alpha)`, and the
+    target is the mean of the k-attempt i.i.d. metric (moments and intervals in
+    :mod:`bayes_eval.metrics.passk`):
+
+    .. math:: \bar g = \frac1M\sum_\alpha g(p_\alpha), \qquad g(p) = 1 - (1 - p)^k
+
+    ``posterior_mean`` is the posterior mean of :math:`\bar g` under the stated prior, not the
+    unbiased estimate, and can differ from it by several posterior sd when most questions are
+    never (or always) solved: the uniform prior pulls each question toward p = 1/2.
+    ``prior="empirical"`` learns the prior from the questions and closes most of the gap (the
+    module's example: 0.3635 against 0.161 under the uniform prior, 0.170 under the learned
+    one).
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+        Binary results; a ``numpy.ma.MaskedArray`` marks missing trials.
+    k : int
+        ``1 <= k <= N`` (the smallest per-question trial count with missing trials).
+    confidence : float, keyword-only, default 0.95
+        Credibility level in (0, 1).
+    bounds : (float, float) or None, keyword-only, default (0, 1)
+        Clip both endpoints to ``[lo, hi]`` (as scorio); None does not clip.
+    interval : {"normal", "exact"}, keyword-only, default "normal"
+        ``"normal"`` (scorio's): :math:`\mu \mp z\sigma`, whose mass is not ``confidence``
+        when the posterior is skewed. ``"exact"``: the equal-tailed interval of the exact
+        posterior of :math:`\bar g` (numerical, see :mod:`bayes_eval.metrics.passk`); it lies
+        within the support of the metric.
+    prior : str, float or array_like, keyword-only, optional
+        ``"empirical"`` (the default, also when None: a Beta prior learned from the
+        questions, integrated over its uncertainty, the default of every command),
+        ``"uniform"`` (Beta(1, 1), the paper's and scorio's), ``"jeffreys"`` (Beta(1/2,
+        1/2)), ``"empirical-plugin"`` (learned, plugged in), a positive number (both
+        parameters) or a vector ``(a_0, a_1)`` for (fail, success).
+    pool : {"board", "model", "benchmark"}, keyword-only, optional
+        Learned priors: one per model with its concentration informed by the other models of
+        ``R`` (``"board"``, default), one per model alone, or one for all models of ``R``
+        (the Pass family reads each question's success probability, so it uses each model's
+        own closed form, never the joint posterior of a board).
+    alpha0, beta0 : float, keyword-only, optional
+        The older way to give a fixed prior, :math:`\mathrm{Beta}(\alpha_0, \beta_0)`
+        (``prior=[beta0, alpha0]``); a missing one is 1. Not together with another ``prior``.
+    mask : array_like of bool, keyword-only, optional
+        ``True`` where a trial is missing.
+
+    Returns
+    -------
+    PassPosterior
+        ``(posterior_mean, sigma, lo, hi)``: floats, or arrays of shape ``(L,)``. Unpacks as
+        ``mu, sigma, lo, hi``.
+
+    Raises
+    ------
+    ValueError
+        Non-binary ``R``, ``k`` outside ``1..N``, an unknown ``interval``, ``prior`` or
+        ``pool``, or both ``prior`` and ``alpha0``/``beta0``.
+
+    See Also
+    --------
+    pass_at_k : The unbiased estimate of Pass@k.
+
+    References
+    ----------
+    .. [1] Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+       Evaluation", Appendix H, eq. 21 (Pass@k).
+    .. [2] Chen et al., "Evaluating Large Language Models Trained on Code".
+
+    Examples
+    --------
+    Two questions, four trials each. Under the uniform prior the posteriors are Beta(4, 2)
+    and Beta(2, 4), so the posterior mean is (6/7 + 11/21) / 2 = 29/42, below the unbiased
+    estimate 3/4:
+
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> [round(x, 4) for x in pass_at_k_ci(R, 2, prior="uniform")]
+    [0.6905, 0.1326, 0.4307, 0.9503]
+    >>> round(pass_at_k(R, 2), 6)
+    0.75
+    """
     return _ci(
-        R,
-        k,
-        "pass_at_k",
-        None,
-        confidence=confidence,
-        bounds=bounds,
-        interval=interval,
-        prior=prior,
-        pool=pool,
-        alpha0=alpha0,
-        beta0=beta0,
-        mask=mask,
+        "pass_at_k", R, k, None, confidence, bounds, interval, prior, pool, alpha0, beta0, mask
     )
 
 
@@ -304,19 +328,66 @@ def pass_hat_k_ci(
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
+    r"""Posterior mean, sd and credible interval of the latent Pass^k.
+
+    Pass^k is the probability that all k attempts at a question succeed (Hariri et al. [1]_,
+    App. H eq. 22; the metric of Yao et al. [2]_). Its unbiased estimate from
+    :math:`c_\alpha` successes in :math:`N_\alpha` trials, averaged over the M questions, is
+    :func:`pass_hat_k`:
+
+    .. math:: \widehat{\mathrm{Pass}^k}
+              = \frac1M\sum_\alpha \binom{c_\alpha}{k}\Big/\binom{N_\alpha}{k}
+
+    This function gives the posterior of the latent metric
+    :math:`\bar g = \frac1M\sum_\alpha g(p_\alpha)`, :math:`g(p) = p^k`, each :math:`p_\alpha`
+    having its Beta posterior as in :func:`pass_at_k_ci`, whose note on the posterior mean
+    against the unbiased estimate holds here too.
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+        Binary results; a ``numpy.ma.MaskedArray`` marks missing trials.
+    k : int
+        Number of attempts that must all succeed, ``1 <= k <= N``.
+    confidence, bounds, interval, prior, pool, alpha0, beta0, mask : keyword-only
+        As in :func:`pass_at_k_ci`; ``interval="exact"`` inverts :math:`g(p) = p^k` in
+        closed form.
+
+    Returns
+    -------
+    PassPosterior
+        ``(posterior_mean, sigma, lo, hi)`` of the latent Pass^k: floats, or arrays of shape
+        ``(L,)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`pass_at_k_ci`: non-binary ``R``, ``k`` outside ``1..N``, an unknown option or
+        two priors.
+
+    See Also
+    --------
+    pass_hat_k : The unbiased estimate of Pass^k.
+
+    References
+    ----------
+    .. [1] Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+       Evaluation", Appendix H, eq. 22 (Pass^k).
+    .. [2] Yao et al., "tau-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+       Domains".
+
+    Examples
+    --------
+    The questions of :func:`pass_at_k_ci`: the posterior mean is
+    (E[p^2 | Beta(4, 2)] + E[p^2 | Beta(2, 4)]) / 2 = (20/42 + 6/42) / 2 = 13/42:
+
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> [round(x, 4) for x in pass_hat_k_ci(R, 2, prior="uniform")]
+    [0.3095, 0.1326, 0.0497, 0.5693]
+    """
     return _ci(
-        R,
-        k,
-        "pass_hat_k",
-        None,
-        confidence=confidence,
-        bounds=bounds,
-        interval=interval,
-        prior=prior,
-        pool=pool,
-        alpha0=alpha0,
-        beta0=beta0,
-        mask=mask,
+        "pass_hat_k", R, k, None, confidence, bounds, interval, prior, pool, alpha0, beta0, mask
     )
 
 
@@ -333,19 +404,47 @@ def g_pass_at_k_ci(
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
+    r"""Posterior mean, sd and credible interval of the latent G-Pass@k at tau = 1 (Pass^k).
+
+    G-Pass@k (Hariri et al. [1]_, App. H eq. 23; Liu et al. [2]_) with tau = 1 asks all k
+    attempts to succeed, so it is Pass^k, :math:`g(p) = p^k`, with the unbiased estimate
+    :math:`\frac1M\sum_\alpha \binom{c_\alpha}{k}/\binom{N_\alpha}{k}`
+    (:func:`g_pass_at_k`). scorio's alias of :func:`pass_hat_k_ci`, with the same results;
+    :func:`g_pass_at_k_tau_ci` takes other thresholds.
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+        Binary results, as in :func:`pass_hat_k_ci`.
+    k : int
+        ``1 <= k <= N``.
+    confidence, bounds, interval, prior, pool, alpha0, beta0, mask : keyword-only
+        As in :func:`pass_hat_k_ci`.
+
+    Returns
+    -------
+    PassPosterior
+        The same as :func:`pass_hat_k_ci`.
+
+    See Also
+    --------
+    g_pass_at_k : The unbiased estimate of G-Pass@k (tau = 1).
+
+    References
+    ----------
+    .. [1] Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+       Evaluation", Appendix H, eq. 23 with tau = 1 (G-Pass@k).
+    .. [2] Liu et al., "Are Your LLMs Capable of Stable Reasoning?".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> g_pass_at_k_ci(R, 2, prior="uniform") == pass_hat_k_ci(R, 2, prior="uniform")
+    True
+    """
     return _ci(
-        R,
-        k,
-        "pass_hat_k",
-        None,
-        confidence=confidence,
-        bounds=bounds,
-        interval=interval,
-        prior=prior,
-        pool=pool,
-        alpha0=alpha0,
-        beta0=beta0,
-        mask=mask,
+        "pass_hat_k", R, k, None, confidence, bounds, interval, prior, pool, alpha0, beta0, mask
     )
 
 
@@ -363,20 +462,67 @@ def g_pass_at_k_tau_ci(
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
-    tau = check_tau(tau)
+    r"""Posterior mean, sd and credible interval of the latent G-Pass@k_tau.
+
+    G-Pass@k_tau is the probability that at least :math:`j_0 = \max(1, \lceil\tau k\rceil)` of
+    k attempts at a question succeed (Hariri et al. [1]_, App. H eq. 23; the metric of Liu et
+    al. [2]_). Its unbiased estimate from :math:`c_\alpha` successes in :math:`N_\alpha`
+    trials, averaged over the M questions, is :func:`g_pass_at_k_tau`:
+
+    .. math:: \frac1M\sum_\alpha \sum_{j=j_0}^{k}
+              \frac{\binom{c_\alpha}{j}\binom{N_\alpha-c_\alpha}{k-j}}{\binom{N_\alpha}{k}}
+
+    This function gives the posterior of the latent metric
+    :math:`\bar g = \frac1M\sum_\alpha g(p_\alpha)` with
+    :math:`g(p) = P(\mathrm{Binomial}(k, p) \ge j_0)`, each :math:`p_\alpha` having its Beta
+    posterior as in :func:`pass_at_k_ci`, whose note on the posterior mean against the
+    unbiased estimate holds here too.
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+        Binary results; a ``numpy.ma.MaskedArray`` marks missing trials.
+    k : int
+        ``1 <= k <= N``.
+    tau : float
+        Threshold in (0, 1]; see :func:`~bayes_eval.posteriors.latent_pass.tau_threshold`
+        for the exact ceiling.
+    confidence, bounds, interval, prior, pool, alpha0, beta0, mask : keyword-only
+        As in :func:`pass_at_k_ci`; ``interval="exact"`` inverts :math:`g` by Newton's method.
+
+    Returns
+    -------
+    PassPosterior
+        ``(posterior_mean, sigma, lo, hi)`` of the latent G-Pass@k_tau: floats, or arrays of
+        shape ``(L,)``.
+
+    Raises
+    ------
+    ValueError
+        ``tau`` outside (0, 1], or as :func:`pass_at_k_ci`.
+
+    See Also
+    --------
+    g_pass_at_k_tau : The unbiased estimate, from k of the N trials drawn without replacement.
+
+    References
+    ----------
+    .. [1] Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+       Evaluation", Appendix H, eq. 23 (G-Pass@k_tau).
+    .. [2] Liu et al., "Are Your LLMs Capable of Stable Reasoning?" (G-Pass@k_tau).
+
+    Examples
+    --------
+    At least 2 of 3 attempts (tau = 0.5) for the questions of :func:`pass_at_k_ci`; their
+    posteriors Beta(4, 2) and Beta(2, 4) mirror each other, so the mean is 1/2:
+
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> [round(x, 4) for x in g_pass_at_k_tau_ci(R, 3, 0.5, prior="uniform")]
+    [0.5, 0.1587, 0.1889, 0.8111]
+    """
     return _ci(
-        R,
-        k,
-        "g_pass_at_k_tau",
-        tau,
-        confidence=confidence,
-        bounds=bounds,
-        interval=interval,
-        prior=prior,
-        pool=pool,
-        alpha0=alpha0,
-        beta0=beta0,
-        mask=mask,
+        "g_pass_at_k_tau", R, k, tau, confidence, bounds, interval, prior, pool, alpha0, beta0, mask
     )
 
 
@@ -393,36 +539,69 @@ def mg_pass_at_k_ci(
     beta0: float | None = None,
     mask: ArrayLike | None = None,
 ) -> PassPosterior:
+    r"""Posterior mean, sd and credible interval of the latent mG-Pass@k.
+
+    mG-Pass@k is the discrete area of G-Pass@k_tau over tau in [0.5, 1] (Hariri et al. [1]_,
+    App. H eq. 24; Liu et al. [2]_): a question scores :math:`\frac2k\max(j - m, 0)` for j
+    successes among k attempts, :math:`m = \lceil k/2\rceil`. Its unbiased estimate from
+    :math:`c_\alpha` successes in :math:`N_\alpha` trials, averaged over the M questions, is
+    :func:`mg_pass_at_k`:
+
+    .. math:: \frac1M\sum_\alpha \sum_{j=0}^{k} \frac{2}{k}\max(j-m, 0)\,
+              \mathrm{Hyp}(j; N_\alpha, c_\alpha, k)
+
+    This function gives the posterior of the latent metric
+    :math:`\bar g = \frac1M\sum_\alpha g(p_\alpha)` with
+    :math:`g(p) = \frac2k\sum_j \max(j - m, 0)\binom{k}{j}p^j(1-p)^{k-j}`, each
+    :math:`p_\alpha` having its Beta posterior as in :func:`pass_at_k_ci`, whose note on the
+    posterior mean against the unbiased estimate holds here too.
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+        Binary results; a ``numpy.ma.MaskedArray`` marks missing trials.
+    k : int
+        ``1 <= k <= N``; credit starts above :math:`m = \lceil k/2\rceil` successes.
+    confidence, bounds, interval, prior, pool, alpha0, beta0, mask : keyword-only
+        As in :func:`pass_at_k_ci`; ``interval="exact"`` inverts :math:`g`, nondecreasing in
+        p, by Newton's method.
+
+    Returns
+    -------
+    PassPosterior
+        The posterior of mG-Pass@k, in [0, 1], as ``(posterior_mean, sigma, lo, hi)``: floats,
+        or arrays of shape ``(L,)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`pass_at_k_ci`.
+
+    See Also
+    --------
+    mg_pass_at_k : The unbiased estimate.
+    g_pass_at_k_tau_ci : The thresholds that mG-Pass@k averages.
+
+    References
+    ----------
+    .. [1] Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+       Evaluation", Appendix H, eq. 24 (mG-Pass@k).
+    .. [2] Liu et al., "Are Your LLMs Capable of Stable Reasoning?", for mG-Pass@k as the area
+       under G-Pass@k_tau.
+
+    Examples
+    --------
+    k = 4 (m = 2) for the questions of :func:`pass_at_k_ci`: the posterior mean is 17/63:
+
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> res = mg_pass_at_k_ci(R, 4, prior="uniform")
+    >>> round(res.posterior_mean, 4), round(res.sigma, 4)
+    (0.2698, 0.1373)
+    """
     return _ci(
-        R,
-        k,
-        "mg_pass_at_k",
-        None,
-        confidence=confidence,
-        bounds=bounds,
-        interval=interval,
-        prior=prior,
-        pool=pool,
-        alpha0=alpha0,
-        beta0=beta0,
-        mask=mask,
+        "mg_pass_at_k", R, k, None, confidence, bounds, interval, prior, pool, alpha0, beta0, mask
     )
-
-
-_TAU = "\n    tau : float\n        Threshold in (0, 1]; see :func:`tau_threshold`."
-pass_at_k_ci.__doc__ = _ci_doc("Pass@k, g(p) = 1 - (1 - p)^k", "eq. 21", "pass_at_k").replace(
-    "{tau}", ""
-)
-pass_hat_k_ci.__doc__ = _ci_doc("Pass^k, g(p) = p^k", "eq. 22", "pass_hat_k").replace("{tau}", "")
-g_pass_at_k_ci.__doc__ = _ci_doc(
-    "G-Pass@k (tau = 1, the same as Pass^k)", "eq. 23", "g_pass_at_k"
-).replace("{tau}", "")
-g_pass_at_k_tau_ci.__doc__ = _ci_doc(
-    "G-Pass@k_tau, g(p) = P(Binomial(k, p) >= max(1, ceil(tau k)))", "eq. 23", "g_pass_at_k_tau"
-).replace("{tau}", _TAU)
-mg_pass_at_k_ci.__doc__ = _ci_doc(
-    "mG-Pass@k, g(p) = (2/k) sum_j max(j - m, 0) Binomial(j; k, p)", "eq. 24", "mg_pass_at_k"
-).replace("{tau}", "")
 
 
 _CHUNK = 2**21  # elements per chunk of (states x terms) work arrays

@@ -145,10 +145,11 @@ def _prior_names(board: Leaderboard, pairs: PairedComparison) -> dict[str, str]:
 def report_figures(
     board: Leaderboard, pairs: PairedComparison, *, title: str = "leaderboard"
 ) -> dict[str, bytes]:
-    """The page's figure as PNG bytes: ``forest`` (:func:`bayes_eval.plotting.forest.
-    forest_plot` of the rank table, as ``bayes-eval rank --plot`` draws it), drawn headless
-    (matplotlib's Agg). The pairwise probabilities are HTML tables on the page (legible at any
-    size, every number selectable), not a picture."""
+    """The page's figure as PNG bytes: ``forest``
+    (:func:`bayes_eval.plotting.forest.forest_plot` of the rank table, as
+    ``bayes-eval rank --plot`` draws it), drawn headless (matplotlib's Agg). The pairwise
+    probabilities are HTML tables on the page (legible at any size, every number selectable),
+    not a picture."""
     from bayes_eval.plotting.forest import forest_plot
 
     with tempfile.TemporaryDirectory(prefix="bayes_eval_report_") as tmp:
@@ -609,7 +610,7 @@ def leaderboard_report(
         (:func:`~bayes_eval.ranking.paired.leaderboard_pairs`).
     fdr, top
         The claims' posterior expected FDR and the k of P(in the top k)
-        (:func:`~bayes_eval.ranking.leaderboard.table_of`).
+        (``table_of``).
     title, summary, per_model, notes, provenance
         As for :func:`report_page`.
 

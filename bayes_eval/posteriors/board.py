@@ -27,15 +27,15 @@ nothing; models that solved all or none of the shared questions, whose ability t
 cannot place, keep the hyperprior they came with), the integral by Gauss-Hermite quadrature.
 When every model answered every shared question the objective depends on the questions only
 through the distinct values of their summed misses, and the maximum is found by Newton's
-method with the analytic Hessian (:func:`_complete_objective`); otherwise by L-BFGS-B. With
+method with the analytic Hessian (``_complete_objective``); otherwise by L-BFGS-B. With
 graded results those values number about one per question; the iterations then run on them
-compressed to Chebyshev points per panel (:func:`_chebyshev_panels`: on seven graded boards of
+compressed to Chebyshev points per panel (``_chebyshev_panels``: on seven graded boards of
 20-93 models x 300-2,000 questions, at every s of the grid, the compressed gradient and
 Hessian within 5e-8 of the Hessian's largest entry, the value within 1e-9 relative) and end on
 the exact objective, so the optimum is the exact one (the board's hyperpriors moved by at most
 2.5e-9 in log kappa, posterior means by 1e-9 posterior sd). The
 grid of s is walked from a moment guess outward, each point warm-started from its neighbour,
-until the profile has fallen 50 below its maximum (:func:`_walk`): on large boards a handful
+until the profile has fallen 50 below its maximum (``_walk``): on large boards a handful
 of the 28 points, the last in each direction iterated only until Newton's estimate, with a
 margin, puts it that far below (93 x 1,136 graded: four points and 21 objective calls; a
 joint L-BFGS-B over all 28 was two orders of magnitude slower and stopped up to 1e-3 from the

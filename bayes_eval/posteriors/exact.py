@@ -95,15 +95,15 @@ interpolate the lattice; a value within 512 cells of an end is recomputed from t
 lattices of distances (:meth:`_Model.end_cdf`: each question's law truncated there, exact
 truncated products of transforms), a value within 64 cells of the sum of the most probable
 levels on nested finer lattices (:meth:`_Model.spike_cdf`), and with one question the exact
-CDF is inverted directly (:func:`_single_ppf`).
+CDF is inverted directly (``_single_ppf``).
 
 **Per-question lattice laws** (steps 1 and 3, linear binning). Questions are merged into
-groups of identical ones (:func:`_questions`), each in the form
-:math:`X = s\,w\cdot\pi + t` with :math:`s > 0` (:class:`_Question`). A question is
+groups of identical ones (``_questions``), each in the form
+:math:`X = s\,w\cdot\pi + t` with :math:`s > 0` (``_Question``). A question is
 discretised on a lattice of step ``h`` by linear binning: the mass at :math:`y` between
 lattice points :math:`x_j < y < x_{j+1}` is split in proportion
 :math:`(x_{j+1} - y) : (y - x_j)`, so that :math:`E[\tilde X \mid X] = X`
-(:func:`_lattice_pmf`, over the window of :func:`_window`); :func:`_near_pmf` bins the
+(``_lattice_pmf``, over the window of ``_window``); ``_near_pmf`` bins the
 distance from the most probable level for the refinements at the spike.
 
 **The exact CDF of one question's score** :math:`w\cdot\pi`,
@@ -118,11 +118,11 @@ levels :math:`v_0 < \dots < v_K`:
   :math:`P(X \le 0) = \tfrac12 - \tfrac1\pi\int_0^\infty \sin\theta(t)/(t\rho(t))\,dt`,
   :math:`\theta = \sum_k \nu_k \arctan(c_k t)`,
   :math:`\rho = \prod_k (1 + c_k^2 t^2)^{\nu_k/2}`, integrated by the trapezoidal rule in
-  :math:`\log t` (:func:`_imhof_exact`; absolute error below 1e-9).
+  :math:`\log t` (``_imhof_exact``; absolute error below 1e-9).
 
-Long vectors of points use a cubic spline through exact values (:func:`_interpolant`), and
+Long vectors of points use a cubic spline through exact values (``_interpolant``), and
 cell averages of the CDF (the lattice CDF under linear binning) the antiderivative of that
-spline or, for two levels, a closed form (:func:`_cell_means`).
+spline or, for two levels, a closed form (``_cell_means``).
 """
 
 from __future__ import annotations
@@ -464,9 +464,9 @@ def mixture_interval(
     ``[0, 1]``. Each distinct count row's law is binned linearly (step 3 of the module
     docstring) for all nodes at once: for two levels (binary results; :math:`J = 24`) a
     Beta, whose masses are second differences of :math:`G(t) = E[(t - Y)_+]` in closed form
-    (:func:`_beta_excess`); for three or more levels (:math:`J = 16`) the Dirichlet broken
+    (``_beta_excess``); for three or more levels (:math:`J = 16`) the Dirichlet broken
     into independent Betas, level by level from the lowest, each binned in closed form and
-    combined on the lattice (:func:`_level_pmf`). The rows are convolved by one batched FFT
+    combined on the lattice (``_level_pmf``). The rows are convolved by one batched FFT
     (the transforms raised to the rows' multiplicities by repeated squaring), over every
     node's mean :math:`\pm 30` sd; :math:`h` gives 50 cells per posterior sd of pi-bar for
     two levels, 20 for more (at least 16 per question, at most 4096, and no more than one
@@ -509,7 +509,7 @@ def mixture_interval(
         Gauss-Hermite nodes of the fitted prior).
     fine : (array_like, array_like), optional, keyword-only
         A fine grid of the hyperposterior (nodes and weights) for the smooth part
-        (:func:`bayes_eval.posteriors.priors._fine_grid`); default ``nodes`` themselves.
+        (``bayes_eval.posteriors.priors._fine_grid``); default ``nodes`` themselves.
     method : {"lattice", "laws"}, keyword-only
         The correction from the shared lattice (default) or from the exact laws of
         :func:`exact_posterior` (the reference; seconds per model for three or more levels).

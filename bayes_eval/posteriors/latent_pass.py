@@ -16,14 +16,14 @@ exact one below (:func:`pass_law`, asked by :meth:`Posterior.pass_metric
 .. math:: g(p) = \sum_j A_j \binom{k}{j}p^j(1-p)^{k-j}
           = \sum_{j \ge 1} (A_j - A_{j-1})\, I_p(j, k - j + 1),
 
-nondecreasing in p for all four members (:class:`_Metric`, with the inverses that
+nondecreasing in p for all four members (``_Metric``, with the inverses that
 ``interval="exact"`` needs). Under :math:`p \sim \mathrm{Beta}(a, b)`:
 :math:`E[g] = \sum_j A_j\,\mathrm{BB}(j; k, a, b)` and
 :math:`\mathrm{Var}[g] = \sum_t h_t\,\mathrm{BB}(t; 2k, a, b)` with :math:`h` the degree-2k
-Bernstein coefficients of :math:`(g - E g)^2` (:func:`_bernstein_moments`); for Pass@k and
+Bernstein coefficients of :math:`(g - E g)^2` (``_bernstein_moments``); for Pass@k and
 Pass^k the closed forms :math:`E[(1-p)^k] = \prod_{i<k}\frac{b+i}{a+b+i}` and
 :math:`E[(1-p)^{2k}]/E[(1-p)^k]^2 = \prod_{i<k}\big(1 + \frac{ak}{(a+b+k+i)(b+i)}\big)`
-(:func:`_log_power_moment`). See :mod:`bayes_eval.metrics.passk` for the whole method.
+(``_log_power_moment``). See :mod:`bayes_eval.metrics.passk` for the whole method.
 
 Exact credible intervals of a Pass family metric (``interval="exact"``).
 
@@ -33,15 +33,15 @@ prior), for the Pass family of Hariri et al., "Don't Pass@k: A Bayesian Framewor
 Language Model Evaluation", Appendix H. The method (module docstring of
 :mod:`bayes_eval.metrics.passk`, *Intervals*):
 
-* one question: :math:`g` of the Beta (mixture) quantiles (:func:`_beta_mixture_quantile`);
+* one question: :math:`g` of the Beta (mixture) quantiles (``_beta_mixture_quantile``);
 * a coarse lattice of 200 cells per posterior sd from exact cell probabilities
-  :math:`P(g(p) \le y) = I_{g^{-1}(y)}(a, b)` (:func:`_side_cdf`, :func:`_cell_cdf`),
+  :math:`P(g(p) \le y) = I_{g^{-1}(y)}(a, b)` (``_side_cdf``, ``_cell_cdf``),
   identical questions convolved by FFT in a circular window sized by a Chernoff bound
-  (:func:`_chernoff_window`, :func:`_coarse_bin`) and moment matched;
-* near either bound, nested finer lattices of the truncated laws (:func:`_ladder`), joined
-  to the coarse one (:func:`_combine`, :func:`_join`), so that tails piled up against a
+  (``_chernoff_window``, ``_coarse_bin``) and moment matched;
+* near either bound, nested finer lattices of the truncated laws (``_ladder``), joined
+  to the coarse one (``_combine``, ``_join``), so that tails piled up against a
   bound keep their mass;
-* the (mixture) CDF inverted by bisection in :math:`\log s` (:func:`_solve_tail`).
+* the (mixture) CDF inverted by bisection in :math:`\log s` (``_solve_tail``).
 """
 
 from __future__ import annotations

@@ -419,8 +419,8 @@ class BoardLink(NamedTuple):
     :mod:`~bayes_eval.posteriors.joint`: the binary counts of every model of the board, the
     questions each one's pi-bar averages over, and which of the board's models this posterior
     holds (an index array, or one int). Selections of one posterior share ``counts`` (the same
-    array): they are one board, fitted once (:func:`~bayes_eval.posteriors.joint.
-    joint_posterior` keeps its last results)."""
+    array): they are one board, fitted once
+    (:func:`~bayes_eval.posteriors.joint.joint_posterior` keeps its last results)."""
 
     counts: NDArray[np.float64]
     answered: NDArray[np.bool_] | None
@@ -991,8 +991,9 @@ class Posterior:
 
     def prob_label(self, method: str | None = None) -> str:
         """One line naming what :meth:`prob_better` computes with ``method``: the joint
-        posterior of the board (:data:`BOARD_MODEL`), or the models' own posteriors under
-        the prior's label."""
+        posterior of the board
+        (:data:`BOARD_MODEL <bayes_eval.posteriors.joint.JOINT_MODEL>`), or the models' own
+        posteriors under the prior's label."""
         if self.prob_method(method) == "board":
             return BOARD_MODEL
         return self.closed_form.prior.label

@@ -47,10 +47,10 @@ question is solved always or never, or all alike).
 
 **Statistics.** The likelihood is a sum of K + 1 one-dimensional sums over the values of each
 category's counts and of the totals, so it is computed from statistics of each group, not from
-its questions (:class:`_Data`): for whole-number counts the numbers of questions with more
+its questions (``_Data``): for whole-number counts the numbers of questions with more
 than j trials in each category (Minka, §2), sums of D logarithms; for fractional (graded)
 counts the distinct values, those of each dyadic panel replaced by its Chebyshev points when
-it holds more than 12 (:func:`_atoms`: the sums then agree with the sum over every question
+it holds more than 12 (``_atoms``: the sums then agree with the sum over every question
 to about 3e-8; the posterior moments moved by less than 1e-9 posterior sd on the shipped
 datasets and on graded boards). The posterior moments under each node need four sums per
 model and total (:func:`bayes_eval.posteriors.posterior.total_sums`, read under every
@@ -65,7 +65,7 @@ the posterior to the Gaussian, so
 the nodes :math:`a_j` carry weights :math:`\omega_j \propto g_j\,p(\eta_j\mid n)/\phi(\eta_j)`.
 At the nodes the fractional counts' atoms need not be as fine near zero as for any
 :math:`a`: the panels below half the nodes' smallest :math:`a_k` merge into one
-(:func:`_coarsen`, the same error bound; on graded boards 120 atoms per category become
+(``_coarsen``, the same error bound; on graded boards 120 atoms per category become
 24-72, the moments moved by at most 3.3e-10 posterior sd).
 Given :math:`a`, the posterior of every question is :math:`\mathrm{Dir}(a + n_\alpha)`
 (closed form), so the posterior of :math:`\bar\pi` is the mixture over the nodes:

@@ -424,8 +424,9 @@ def score_moments(post) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     (:math:`\mathrm{Cov}(\bar\pi_a, \bar\pi_b) = \mathrm{Cov}_j(\mu_{ja}, \mu_{jb})` for
     :math:`a \ne b`); otherwise independent models (a diagonal covariance). A normal law with
     these moments gives :math:`P(\bar\pi_a > \bar\pi_b) = \Phi(E[D]/\mathrm{sd}[D])`, the
-    number :meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.Posterior.
-    prob_better>` prints, so the whole-board probabilities drawn from it agree with the pairs.
+    number :meth:`Posterior.prob_better
+    <bayes_eval.posteriors.posterior.Posterior.prob_better>` prints, so the whole-board
+    probabilities drawn from it agree with the pairs.
 
     Parameters
     ----------

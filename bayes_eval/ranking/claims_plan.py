@@ -17,7 +17,7 @@ set is the one).
 Preposterior law (normal)
     More trials add to each model's own information and nothing else: with :math:`s_l^2` the
     closed form's variance of model l now (Hariri et al., "Don't Pass@k", eq. 15) and
-    :math:`s_l^2(n)` after its questions are topped up to n trials (:class:`_Spread`),
+    :math:`s_l^2(n)` after its questions are topped up to n trials (``_Spread``),
 
     .. math:: C(n)^{-1} = C^{-1} + \mathrm{diag}\big(s_l^{-2}(n) - s_l^{-2}\big),
 
@@ -34,10 +34,10 @@ Assurance
     Monte Carlo over ``draws`` simulations of :math:`m(n) = m + (C - C(n))^{1/2} z` with the
     same standard normal z at every n (common random numbers: A is smooth in n). It tends to
     1 as :math:`n \to \infty` (every score becomes known). The search is that of
-    :func:`~bayes_eval.ranking.sample_size.plan_separation`.
+    ``plan_separation``.
 
 For two named models, ``plan A B --fdr q`` plans the claim "A better than B" at FDR q with
-:func:`~bayes_eval.ranking.sample_size.plan_separation` at confidence :math:`1 - q`: a pair
+``plan_separation`` at confidence :math:`1 - q`: a pair
 with :math:`P \ge 1 - q` is in the claims whatever the other pairs, since every pair sorted
 before it has :math:`1 - v \le q`.
 
@@ -250,10 +250,10 @@ def plan_top(
     r"""Trials per question of every model until the claims at FDR ``q`` name the top-k set,
     with probability ``assurance``.
 
-    The claims at posterior expected FDR ``q`` (:func:`~bayes_eval.ranking.claims.
-    fdr_claims`: Müller, Parmigiani and Rice, "FDR and Bayesian multiple comparisons rules")
-    name the top-k set when they order each of the ``top`` models with the largest posterior
-    means above each of the others. The assurance is over the normal preposterior law of the
+    The claims at posterior expected FDR ``q`` (:func:`~bayes_eval.ranking.claims.fdr_claims`:
+    Müller, Parmigiani and Rice, "FDR and Bayesian multiple comparisons rules") name the
+    top-k set when they order each of the ``top`` models with the largest posterior means
+    above each of the others. The assurance is over the normal preposterior law of the
     scores (module docstring).
 
     Parameters

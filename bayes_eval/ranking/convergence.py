@@ -397,13 +397,13 @@ def stability(
 
     Notes
     -----
-    Bayes@N and the Pass family are scored from integer tables (:func:`_integer_table`,
+    Bayes@N and the Pass family are scored from integer tables (``_integer_table``,
     packed several methods to a 63-bit word, up to four words per look-up), so equal
     scores are exactly equal; when a run is long enough to repay them, the questions are
-    looked up two by two (:func:`_pair_tables`), which halves the look-ups and the sums.
+    looked up two by two (``_pair_tables``), which halves the look-ups and the sums.
     A method whose credits are not small fractions falls back to :func:`score_table` with
     scores rounded to ``TIE_DIGITS``. Kendall's tau and the exact match of every ranking
-    come from the pairs of models in gold order (:func:`_agreement`).
+    come from the pairs of models in gold order (``_agreement``).
     """
     arr = np.asarray(R)
     if arr.size == 0 or not np.isin(arr, (0, 1)).all():

@@ -54,7 +54,7 @@ def rank_table(
     fractional: bool = False,
     answered_only: bool = False,
 ) -> xr.Dataset:
-    """Everything a leaderboard needs, per model, from one posterior (:func:`table_of`).
+    """Everything a leaderboard needs, per model, from one posterior (``table_of``).
 
     ``R`` has dims ``("model", "question", "trial")``; ``questions`` counts the questions each
     model has a trial of; with ``answered_only`` each model is scored on those alone (then the
@@ -99,13 +99,14 @@ def table_of(
     posterior's own law, never outside the support; ``"normal"``, the paper's, clipped into
     it; ``"exact"``) and the law it came from (``interval_kind``); ``rank`` (position by
     ``mu``, competition); the *rank range* ``rank_lower``/``rank_upper``, every rank the
-    pairwise statements at ``confidence`` leave open (:func:`~bayes_eval.ranking.ranks.
-    rank_range`, no chaining); ``rank_ci``, the paper's CI-aware rank (Hariri et al., "Don't
-    Pass@k", §2.7.1: consecutive models tie unless P >= ``confidence``; it chains); the
-    prior of each model's own closed form (``prior_alpha``). Over ``(model, model_bis)``:
-    ``prob_better`` (:meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.
-    Posterior.prob_better>`, the posterior every other number comes from, so a model with a
-    larger ``mu`` has ``P >= 1/2``) and ``z = Phi^-1(P)``. On a board (the joint posterior)
+    pairwise statements at ``confidence`` leave open
+    (:func:`~bayes_eval.ranking.ranks.rank_range`, no chaining); ``rank_ci``, the paper's
+    CI-aware rank (Hariri et al., "Don't Pass@k", §2.7.1: consecutive models tie unless
+    P >= ``confidence``; it chains); the prior of each model's own closed form
+    (``prior_alpha``). Over ``(model, model_bis)``: ``prob_better``
+    (:meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.Posterior.prob_better>`,
+    the posterior every other number comes from, so a model with a larger ``mu`` has
+    ``P >= 1/2``) and ``z = Phi^-1(P)``. On a board (the joint posterior)
     the per-model closed form's ``mu_closed_form``/``sigma_closed_form`` are kept beside, a
     diagnostic. ``attrs`` name the prior, the estimand and what P came from.
 
@@ -331,7 +332,7 @@ def leaderboard(
     ``answered_only`` scores each model on the questions it answered (an incomplete design,
     :mod:`bayes_eval.logs.design`); ``fractional`` counts graded scores fractionally
     (:func:`bayes_eval.inputs.fractional_tally`). ``fdr``, ``top``, ``draws`` and ``seed``:
-    the board's claims (:func:`table_of`)."""
+    the board's claims (``table_of``)."""
     batch = bxr.unpack(R, skipna=True)
     post = bxr.posterior(
         R,
@@ -392,7 +393,7 @@ def plan_pair(
     """Trials per question that confirm the leader of two models of ``R`` at the ranking
     confidence ``confidence`` (z threshold ``Phi^{-1}(confidence)``: 1.645 for 0.95, as
     the CI-aware ranks of Hariri et al., §2.7.1) with probability ``assurance``
-    (:func:`bayes_eval.ranking.sample_size.plan_separation`, Hariri et al., App. D).
+    (``bayes_eval.ranking.sample_size.plan_separation``, Hariri et al., App. D).
 
     The posterior is the board's (every model of ``R`` under ``prior``, as
     :func:`leaderboard` builds it) restricted to the two models, so ``P(leader better)`` is

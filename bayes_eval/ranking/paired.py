@@ -52,7 +52,7 @@ the splits: a symmetric :math:`\mathrm{Beta}(\kappa/2, \kappa/2)` (symmetric so 
 ``P(A > B) = 1 - P(B > A)``), :math:`\kappa` learned from the discordant counts of every pair
 of the board by the Beta-binomial marginal likelihood under the hyperprior
 :math:`\log\kappa \sim N(\log 5, 1.5^2)` (:data:`SPLIT_KAPPA_PRIOR`), and
-integrated over (:func:`_split_prior`); the corner masses are then :math:`\kappa/2` each. On
+integrated over (``_split_prior``); the corner masses are then :math:`\kappa/2` each. On
 a board of close models the splits sit near one half and the learned prior says so; a
 board with wide gaps learns a small :math:`\kappa`, close to the uniform prior's 2.
 (Before, the paired prior was fitted to the pairs' whole tables, which measures how alike
@@ -68,7 +68,7 @@ Dirichlet vector :math:`\pi`, whose CDF the Gil-Pelaez/Imhof inversion gives
 "Computing the distribution of quadratic forms in normal variables"). A learned prior is a
 mixture over hyperparameter nodes that differ only in the two corner masses, so the data's
 terms of the characteristic function are computed once and each node adds two terms
-(:func:`_imhof_nodes`).
+(``_imhof_nodes``).
 """
 
 from __future__ import annotations
@@ -606,7 +606,7 @@ def compare_pairs(
     every new-questions statement too sure (Miller, "Adding Error Bars to Evals: A
     Statistical Approach to Language Model Evaluations", 2024: clustered standard errors).
     Each pair's per-question differences are summed by cluster and linearised
-    (:func:`cluster_values`: :math:`v_g`, whose mean is the mean difference
+    (``cluster_values``: :math:`v_g`, whose mean is the mean difference
     :math:`\bar d` and whose spread is Miller's cluster-robust one); with the normal
     model :math:`v_g \sim N(\delta, \sigma^2)` and the Jeffreys prior
     :math:`p(\delta, \sigma) \propto 1/\sigma` the posterior of the population difference

@@ -1,13 +1,13 @@
 r"""The leaderboard for new questions: each model's mean score on the population of questions
 the benchmark samples, with or without clusters.
 
-The estimand is *new questions from the same source* (:data:`bayes_eval.posteriors.posterior.
-NEW_QUESTIONS`): the mean score :math:`\mu_l` of model l over the distribution the questions
-were drawn from, not over the benchmark's own questions (what ``rank`` reports by default).
-The questions are a sample, so their sampling noise enters every model's interval, and it is
-shared: a hard draw of questions is hard for every model, so the draws of
-:math:`(\mu_1, \ldots, \mu_L)` are paired across models, and so are the ranks computed from
-them.
+The estimand is *new questions from the same source*
+(:data:`bayes_eval.posteriors.posterior.NEW_QUESTIONS`): the mean score :math:`\mu_l` of
+model l over the distribution the questions were drawn from, not over the benchmark's own
+questions (what ``rank`` reports by default). The questions are a sample, so their sampling
+noise enters every model's interval, and it is shared: a hard draw of questions is hard for
+every model, so the draws of :math:`(\mu_1, \ldots, \mu_L)` are paired across models, and
+so are the ranks computed from them.
 
 **Questions drawn independently** (no clusters). Rubin's Bayesian bootstrap ("The Bayesian
 bootstrap", 1981) over the M questions with the uniform prior's corners, as the unclustered
@@ -22,7 +22,7 @@ model shares the same question weights.
 **Questions drawn in clusters** (passages, subjects, templates; Miller, "Adding Error Bars to
 Evals: A Statistical Approach to Language Model Evaluations", 2024). The G clusters are the
 independent draws. Each model's cluster sums are linearised
-(:func:`~bayes_eval.ranking.paired.cluster_values`: values :math:`v_{lg}` with mean
+(``cluster_values``: values :math:`v_{lg}` with mean
 :math:`\bar x_l`, the model's mean score, and Miller's cluster-robust spread); under the
 normal model :math:`v_{lg} \sim N(\mu_l, \sigma_l^2)` with the Jeffreys prior
 :math:`p(\mu, \sigma) \propto 1/\sigma`, the posterior of :math:`\mu_l` is Student's
@@ -44,10 +44,10 @@ and 0.997-1.00 with sd/RMSE 1.3-2.0 with the uniform corners as pseudo-clusters,
 intervals cover 0.94-0.96. The t model assumes roughly normal cluster values, which averages
 of a few questions are; a model whose clusters all score the same gets a point mass.
 
-The probability that a model beats another is :func:`~bayes_eval.ranking.paired.
-compare_pairs` on their shared questions (exact, the number ``bayes-eval pairs`` prints, the
-learned split prior by default without clusters); the interval (without clusters) and the
-rank interval come from ``draws`` seeded draws.
+The probability that a model beats another is
+:func:`~bayes_eval.ranking.paired.compare_pairs` on their shared questions (exact, the
+number ``bayes-eval pairs`` prints, the learned split prior by default without clusters);
+the interval (without clusters) and the rank interval come from ``draws`` seeded draws.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ Monte Carlo with common random numbers
 
 Priors
     The posterior is a :class:`~bayes_eval.posteriors.posterior.Posterior` under any prior
-    (:func:`plan_separation` takes a board's posterior, so ``plan`` and ``rank`` speak of the
+    (``plan_separation`` takes a board's posterior, so ``plan`` and ``rank`` speak of the
     same one). Under a learned prior each simulation first draws the hyperparameters' node
     from their posterior; :math:`z(n)` mixes the nodes with their current weights.
 
@@ -82,9 +82,9 @@ and only :math:`T_\alpha` grows); it is a point projection of z, not an assuranc
 suggests, the audit that motivated this module found separation in only 69-88% of
 continuations, and a finite n even when the true gap was zero.
 
-The simulated futures are :class:`_Futures`: counts beyond the largest ``n`` drawn so far are
-added by multinomial draws (:func:`_multinomial`), counts between two drawn ``n`` split from
-their difference by multivariate hypergeometric draws (:func:`_split`); :func:`_normal_guess`
+The simulated futures are ``_Futures``: counts beyond the largest ``n`` drawn so far are
+added by multinomial draws (``_multinomial``), counts between two drawn ``n`` split from
+their difference by multivariate hypergeometric draws (``_split``); ``_normal_guess``
 starts the search.
 """
 

@@ -242,11 +242,13 @@ def categorize(
     Parameters
     ----------
     signals : mapping of str to array, or xarray.Dataset
-        Base signals (:data:`SIGNALS`; aliases :data:`SIGNAL_ALIASES`), one value per attempt,
-        all of one shape, usually ``(model, question, trial)``. ``NaN`` in every required
+        Base signals (:data:`~bayes_eval.rubrics.spec.SIGNALS`; aliases
+        :data:`~bayes_eval.rubrics.spec.SIGNAL_ALIASES`), one value per attempt, all of one
+        shape, usually ``(model, question, trial)``. ``NaN`` in every required
         signal marks a missing attempt.
     schema : Schema or str
-        A :class:`Schema` or the key/name of a built-in one (:data:`SCHEMATA`).
+        A :class:`Schema` or the key/name of a built-in one
+        (:data:`~bayes_eval.rubrics.catalog.SCHEMATA`).
     weights : array_like, optional
         ``w_0..w_C`` replacing the schema's default weights (length checked).
     thresholds : mapping, optional

@@ -10,7 +10,7 @@ and rubric variables) built from
 Table 4 of Hariri et al. ("Don't Pass@k: A Bayesian Framework for Large Language Model
 Evaluation") is written in this language (see :mod:`bayes_eval.rubrics.spec`), so the
 built-in schemata and user-defined ones go through the same parser and evaluator. Nothing is
-passed to :func:`eval`: the expression is parsed with :mod:`ast` and only the node types
+passed to ``eval``: the expression is parsed with ``ast`` and only the node types
 above are accepted, so a spec file cannot run code.
 
 Evaluation is vectorised: names are looked up in a mapping of numpy arrays (or scalars) and

@@ -120,8 +120,9 @@ INVALID_RULE = "repeated_pattern >= 0.5 or compass_context_C >= 0.5"
 class Schema:
     """A categorical schema: category rules ``1..C`` over signals, category 0 = invalid.
 
-    Build one with :func:`schema_from_spec` (or use :data:`SCHEMATA`); the constructor
-    arguments are already validated there.
+    Build one with :func:`schema_from_spec` (or use
+    :data:`~bayes_eval.rubrics.catalog.SCHEMATA`); the constructor arguments are already
+    validated there.
     """
 
     name: str
@@ -198,7 +199,7 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
     Raises ``ValueError`` naming ``source`` and the key for a missing or malformed entry,
     unknown names, cyclic variables, redefined Table 4 names and weights of the wrong length.
     Whether the categories partition the valid attempts depends on the thresholds and is
-    checked by :func:`categorize`.
+    checked by :func:`~bayes_eval.rubrics.categories.categorize`.
     """
     if not isinstance(spec, Mapping):
         raise ValueError(f"{source}: expected a table/mapping, got {type(spec).__name__}.")

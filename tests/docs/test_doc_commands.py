@@ -1,29 +1,38 @@
-"""Every ``bayes-eval`` command of README.md runs as written.
+"""Every ``bayes-eval`` command of README.md and of the documentation site runs as written.
 
-The commands are read from the README's ``bash`` blocks. The files they read are written the
-way the README's "Example files" section writes them (its ``datasets --export`` lines, its
-heredocs and its Python: shipped data where a real source exists), plus the logs of other tools
-(the shipped Inspect log, an lm-eval output folder). The sampler commands and the exact
-learned-prior intervals run on the first 3 models x 8 questions of the exported runs, and
-commands that would run for minutes at their defaults get size options appended (``SMALLER``:
-argparse keeps the last value of an option), so what is checked is the README's own spelling
-of every command and option. Each must exit 0.
+The commands are read from the ``bash`` blocks of README.md and of the pages under ``docs/``
+(the executed ``!bayes-eval`` cells of the site's pages run in ``test_docs_pages.py``). The
+files they read are written the way the "Example files" page writes them
+(``docs/_ext/doc_examples.py``: its ``datasets --export`` lines, its heredocs and its Python:
+shipped data where a real source exists), plus the logs of other tools (the shipped Inspect
+log, an lm-eval output folder). The sampler commands and the exact learned-prior intervals run
+on the first 3 models x 8 questions of the exported runs, and commands that would run for
+minutes at their defaults get size options appended (``SMALLER``: argparse keeps the last
+value of an option), so what is checked is the documentation's own spelling of every command
+and option. Each must exit 0.
 """
 
 from __future__ import annotations
 
 import glob
-import os
 import re
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+from doc_examples import EXAMPLE_PAGE, example_blocks, write_example_files  # noqa: E402
+
+#: README.md and every page of the site, in a fixed order
+DOCUMENTS = [
+    ROOT / "README.md",
+    *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts),
+]
 
 NUTS = "--draws 60 --tune 60 --chains 2 --no-progress"
 #: command prefix -> options appended to keep the run small
@@ -36,6 +45,8 @@ SMALLER = {
     "--cluster-sd 1 --draws 200",
     "validate graded": "--replicates 3 --n-models 3 --n-questions 12 --inflation 1,0",
     "validate convergence": "--replicates 20",
+    "validate plan": "--replicates 4 --n-questions 10 --simulations 200",
+    "validate claims": "--replicates 3 --n-questions 10 --permutations 50 --draws 500",
     "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",
     "validate elicit": "--simulations 2000",
     "validate judges-synthetic": "--replicates 1 --n-questions 30 --candidates 3 --judges 2 "
@@ -43,7 +54,7 @@ SMALLER = {
     "validate judges": "--draws 60 --tune 60 --chains 2 --no-integrated",
     "adaptive simulate": "--replicates 1",
     "judges": NUTS,
-    # crosscheck keeps the README's 4 x 1000 draws: its exit status is its verdict (PyMC's
+    # crosscheck keeps the documented 4 x 1000 draws: its exit status is its verdict (PyMC's
     # r-hat and ESS thresholds), which fewer draws would fail
     "crosscheck": "--no-progress",
     "priors": NUTS,
@@ -61,52 +72,23 @@ SMALL_DATA = (*SAMPLES, "rank runs.csv --weights")
 
 def _commands() -> list[str]:
     out = []
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S):
-        for line in block.splitlines():
-            line = line.split("  #")[0].strip()
-            if line.startswith("bayes-eval "):
-                out.append(line[len("bayes-eval ") :])
-    return out
+    for document in DOCUMENTS:
+        for block in re.findall(r"```bash\n(.*?)```", document.read_text(), flags=re.S):
+            for line in block.splitlines():
+                line = line.split("  #")[0].strip()
+                if line.startswith("bayes-eval "):
+                    out.append(line[len("bayes-eval ") :])
+    return list(dict.fromkeys(out))  # a command shown on two pages runs once
 
 
 COMMANDS = _commands()
 
 
-def _example_section() -> str:
-    text = README.read_text()
-    start = text.index("## Example files")
-    return text[start : text.index("\n## ", start + 1)]
-
-
-def _run_example_section(folder: Path) -> None:
-    """Write the README's example files as its "Example files" section does: its
-    ``bayes-eval datasets ... --export`` lines, its heredocs and its Python, in ``folder``."""
-    from bayes_eval.cli import main
-
-    section = _example_section()
-    for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S):
-        for name, body in re.findall(r"cat > (\S+) <<'EOF'\n(.*?)\nEOF", block, flags=re.S):
-            (folder / name).write_text(body + "\n")
-        for line in block.splitlines():
-            line = line.split("  #")[0].strip()
-            if line.startswith("bayes-eval datasets ") and "--export" in line:
-                argv = shlex.split(line)[1:]
-                argv[argv.index("--export") + 1] = str(folder / argv[argv.index("--export") + 1])
-                assert main(argv) == 0, line
-    (python,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    here = Path.cwd()
-    try:
-        os.chdir(folder)
-        exec(compile(python, str(README), "exec"), {})
-    finally:
-        os.chdir(here)
-
-
 def _write_inputs(folder: Path) -> None:
-    _run_example_section(folder)
+    write_example_files(folder)
     # the sampler commands and the exact learned-prior intervals run on the first 3 models x 8
     # questions of the exported MathArena runs (the shape of the fits in tests/models, whose
-    # compiled graphs they share): the README's own files, cut to the test's time budget
+    # compiled graphs they share): the example page's own files, cut to the test's time budget
     small = folder / "small"
     small.mkdir()
     runs = pd.read_csv(folder / "runs.csv", dtype={"question": str})
@@ -130,7 +112,7 @@ def inputs(tmp_path_factory):
     return folder
 
 
-def test_the_readme_shows_commands():
+def test_the_documentation_shows_commands():
     assert len(COMMANDS) >= 25
 
 
@@ -144,7 +126,7 @@ def _marks(command: str):
 
 
 @pytest.mark.parametrize("command", [pytest.param(c, marks=_marks(c), id=c[:60]) for c in COMMANDS])
-def test_readme_command_runs_as_written(command, inputs, tmp_path, monkeypatch):
+def test_documented_command_runs_as_written(command, inputs, tmp_path, monkeypatch):
     from bayes_eval.cli import main
 
     work = tmp_path / "work"
@@ -167,8 +149,8 @@ def test_readme_command_runs_as_written(command, inputs, tmp_path, monkeypatch):
     assert status == 0, command
 
 
-def test_the_example_files_are_written_by_the_readme(inputs):
-    """Every file a README command reads is one the "Example files" section writes (or a
+def test_the_example_files_are_written_by_the_example_page(inputs):
+    """Every file a documented command reads is one the "Example files" page writes (or a
     log of another tool: the shipped Inspect log, an lm-eval output folder)."""
     named = set()
     for command in COMMANDS:
@@ -178,10 +160,10 @@ def test_the_example_files_are_written_by_the_readme(inputs):
     reads = {w for w in named if not w.endswith((".png", ".nc"))} - outputs
     reads -= {w for w in reads if w.startswith("validation/configs/")}
     assert reads <= written, sorted(reads - written)
-    section = _example_section()
+    section = EXAMPLE_PAGE.read_text()
     for name in reads:
         assert name in section, name
-    # the first rows the README shows are those the export wrote
-    (shown,) = re.findall(r"```text\n(.*?)```", section, flags=re.S)
+    # the first rows the page shows are those the export wrote
+    (shown,) = example_blocks("text")
     head = (inputs / "runs.csv").read_text().splitlines()[: len(shown.splitlines())]
     assert shown.splitlines() == head
