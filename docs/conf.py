@@ -21,6 +21,8 @@ os.environ.setdefault("PYTENSOR_FLAGS", "numba__fastmath=False")
 os.environ.setdefault("MPLBACKEND", "Agg")
 # the tables that `!bayes-eval` cells print: wide enough for a leaderboard's columns
 os.environ["COLUMNS"] = "140"
+# progress bars are for a terminal: the executed cells show the results only
+os.environ["TQDM_DISABLE"] = "1"
 
 project = "bayes_eval"
 author = "the bayes_eval developers"

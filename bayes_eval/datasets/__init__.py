@@ -19,7 +19,7 @@ Examples
 >>> from bayes_eval import datasets
 >>> ds = datasets.load("phi4_aime25")
 >>> R = ds["results"].isel(model=0).values.astype(int)
->>> [round(x, 3) for x in be.bayes_ci(R)]
+>>> [round(x, 3) for x in be.bayes_ci(R, prior="uniform")]  # as the authors published
 [0.598, 0.007, 0.584, 0.613]
 """
 

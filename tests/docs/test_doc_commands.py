@@ -46,7 +46,7 @@ SMALLER = {
     "validate graded": "--replicates 3 --n-models 3 --n-questions 12 --inflation 1,0",
     "validate convergence": "--replicates 20",
     "validate plan": "--replicates 4 --n-questions 10 --simulations 200",
-    "validate claims": "--replicates 3 --n-questions 10 --permutations 50 --draws 500",
+    "validate claims": "--replicates 3 --n-questions 10 --permutations 100 --draws 500",
     "validate coverage": "--workers 0 --replicates 40 --exact-replicates 0 --bootstrap-resamples 0",
     "validate elicit": "--simulations 2000",
     "validate judges-synthetic": "--replicates 1 --n-questions 30 --candidates 3 --judges 2 "

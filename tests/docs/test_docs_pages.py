@@ -25,7 +25,7 @@ PAGES = sorted(
     if "_build" not in p.parts and p.read_text().startswith("---\nfile_format: mystnb")
 )
 #: pages whose cells compile or sample PyMC models
-PYMC = {"pymc", "workflow"}
+PYMC = {"pymc", "judges"}
 
 
 def _param(path: Path):
@@ -41,9 +41,10 @@ def execute_page(path: Path):
     """The page executed in its folder, as myst-nb executes it; returns the notebook."""
     nb = jupytext.read(path, fmt="md:myst")
     env = dict(os.environ)
-    # `!bayes-eval` is this install's; tables as wide as docs/conf.py sets them
+    # `!bayes-eval` is this install's; tables and progress bars as docs/conf.py sets them
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["COLUMNS"] = "140"
+    env["TQDM_DISABLE"] = "1"
     NotebookClient(
         nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute(env=env)
