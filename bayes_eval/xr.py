@@ -89,7 +89,16 @@ class Batch(NamedTuple):
 
 
 def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
-    """Wrap a ``(L, M, N)`` or ``(M, N)`` array as a DataArray with the standard dims."""
+    """Wrap a ``(L, M, N)`` or ``(M, N)`` array as a DataArray with the standard dims.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.xr import results_array
+    >>> R = results_array(np.zeros((2, 3, 4)), models=["a", "b"])
+    >>> R.dims, R["model"].values.tolist()
+    (('model', 'question', 'trial'), ['a', 'b'])
+    """
     arr = np.asarray(R)
     dims = _DIMS if arr.ndim == 3 else _DIMS[1:]
     coords = {}

@@ -204,7 +204,16 @@ def _info(name: str) -> DatasetInfo:
 
 
 def list_datasets() -> dict[str, str]:
-    """Names of the shipped datasets, each with a one-line description."""
+    """Names of the shipped datasets, each with a one-line description.
+
+    Examples
+    --------
+    >>> from bayes_eval.datasets.registry import list_datasets
+    >>> "taubench_airline_gpt4o" in list_datasets()
+    True
+    >>> list_datasets()["taubench_airline_gpt4o"]
+    'tau-bench airline, gpt-4o: 50 tasks x 4 trials, reward 0/1 (no trajectories)'
+    """
     return {name: d.description for name, d in DATASETS.items()}
 
 
@@ -240,6 +249,15 @@ def load(name: str) -> xr.Dataset:
     ------
     ValueError
         ``name`` is not a shipped dataset (the message lists the valid names).
+
+    Examples
+    --------
+    >>> from bayes_eval.datasets.registry import load
+    >>> ds = load("taubench_airline_gpt4o")
+    >>> dict(ds["results"].sizes)
+    {'model': 1, 'question': 50, 'trial': 4}
+    >>> ds.attrs["name"]
+    'taubench_airline_gpt4o'
     """
     info = _info(name)
     ds = info.loader(DATA_DIR / info.folder)

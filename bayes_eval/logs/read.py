@@ -139,6 +139,15 @@ def read_eval_log(
     ValueError
         Unknown format, unreadable files, malformed records (the message names the file and
         the line or record), a task the log does not have (the message lists its tasks).
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.read import read_eval_log
+    >>> log = read_eval_log("dataset:taubench_airline_gpt4o")
+    >>> log.format, log.table.shape
+    ('dataset', (200, 6))
+    >>> log.table[["model", "task"]].drop_duplicates().values.tolist()
+    [['gpt-4o', 'airline']]
     """
     task = options.pop("task", None)
     if isinstance(paths, (str, Path)):

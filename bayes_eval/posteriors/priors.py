@@ -1116,6 +1116,16 @@ class Prior:
     kappa_prior : (float, float) or None
         Median and log-sd of the hyperprior on the concentration (learned priors); None:
         :data:`KAPPA_PRIOR`.
+
+    Examples
+    --------
+    >>> from bayes_eval.posteriors.priors import Prior
+    >>> Prior().label
+    'uniform'
+    >>> Prior("fixed", alpha=[1.0, 3.0]).label
+    'Dirichlet(1, 3)'
+    >>> Prior("fixed", alpha=0.5).kind  # the named priors, named
+    'jeffreys'
     """
 
     kind: str = "uniform"
@@ -1213,6 +1223,16 @@ class Prior:
         ValueError
             For an unknown name, a non-positive concentration, ``pool`` with a fixed prior or
             a bad ``discount``.
+
+        Examples
+        --------
+        >>> from bayes_eval.posteriors.priors import Prior
+        >>> Prior.parse("uniform").label
+        'uniform'
+        >>> Prior.parse([0.5, 2]).label
+        'Dirichlet(0.5, 2)'
+        >>> Prior.parse("empirical", pool="model").label
+        'empirical (per model, integrated)'
         """
         if isinstance(spec, Prior):
             base = spec

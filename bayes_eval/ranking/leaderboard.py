@@ -63,6 +63,17 @@ def rank_table(
     model (:mod:`bayes_eval.posteriors.joint`), elsewhere each model's learned prior
     integrated over its uncertainty (:mod:`bayes_eval.posteriors.priors`); ``prior="uniform"``
     is the paper's.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> t = rank_table(R, prior="uniform")
+    >>> t["mu"].round(4).values.tolist(), t["rank"].values.tolist()
+    ([0.6, 0.7], [2, 1])
+    >>> round(float(t["prob_better"].sel(model="b", model_bis="a")), 4)
+    0.6992
     """
     if "model" not in R.dims:
         raise ValueError("rank_table needs several models: R must have a 'model' dim.")

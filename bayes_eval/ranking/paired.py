@@ -804,6 +804,17 @@ def leaderboard_pairs(
     model on the questions it answered (an incomplete design). ``fdr``, ``top``, ``draws``
     and ``seed``: the claims of the board on these questions, as ``rank`` states them
     (:func:`~bayes_eval.ranking.claims.board_claims`).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> pc = leaderboard_pairs(R, prior="uniform", pair_prior="uniform")
+    >>> pc.models  # best first
+    ('b', 'a')
+    >>> round(float(pc.these_questions[0, 1]), 4)  # P(b better than a), these questions
+    0.6992
     """
     R = R.transpose("model", "question", "trial")
     labels = None

@@ -178,6 +178,13 @@ def rank_with_ci(
     z-score between them is below ``z_threshold`` (1.645: 95% ranking confidence). Ties chain
     along the order. ``method="dense"`` numbers the groups 1, 2, 3, ... as Table 1 does;
     ``"competition"`` gives each group 1 + the number of models in better groups.
+
+    Examples
+    --------
+    >>> rank_with_ci([0.9, 0.85, 0.5], [0.02, 0.03, 0.05]).tolist()
+    [1, 1, 2]
+    >>> rank_with_ci([0.9, 0.85, 0.5], [0.02, 0.03, 0.05], method="competition").tolist()
+    [1, 1, 3]
     """
     mu, sigma = _vectors(mu, sigma)
     order = np.argsort(-mu, kind="stable")
@@ -274,6 +281,14 @@ def prob_better(
     order of the means; ``"exact"`` convolves the exact posteriors
     (:mod:`bayes_eval.posteriors.exact`). The models may have different numbers of questions
     and trials.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R_a = np.array([[1, 1, 1], [1, 1, 0]])
+    >>> R_b = np.array([[0, 1, 0], [0, 0, 1]])
+    >>> round(prob_better(R_a, R_b, prior="uniform"), 4)
+    0.9414
     """
     if alpha0 is not None:
         if prior is not None:
