@@ -16,13 +16,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
+from doc_examples import KERNEL_ENV  # noqa: E402
+
 # the same draws for the same seed (the notebooks sample PyMC models)
 os.environ.setdefault("PYTENSOR_FLAGS", "numba__fastmath=False")
 os.environ.setdefault("MPLBACKEND", "Agg")
-# the tables that `!bayes-eval` cells print: wide enough for a leaderboard's columns
-os.environ["COLUMNS"] = "140"
-# progress bars are for a terminal: the executed cells show the results only
-os.environ["TQDM_DISABLE"] = "1"
+# the executed cells' kernels inherit this process's environment
+os.environ.update(KERNEL_ENV)
 
 project = "bayes_eval"
 author = "the bayes_eval developers"

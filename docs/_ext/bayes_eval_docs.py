@@ -68,10 +68,9 @@ def public_modules() -> list[str]:
     out = []
     for package in PACKAGES:
         pkg = importlib.import_module(package)
-        names = [package] + [
-            m.name for m in pkgutil.walk_packages(pkg.__path__, package + ".") if not m.ispkg
-        ]
-        names += [m.name for m in pkgutil.walk_packages(pkg.__path__, package + ".") if m.ispkg]
+        found = list(pkgutil.walk_packages(pkg.__path__, package + "."))  # imports each package
+        names = [package, *(m.name for m in found if not m.ispkg)]
+        names += [m.name for m in found if m.ispkg]
         for name in names:
             if _private(name) or name.startswith("bayes_eval.cli"):
                 continue

@@ -17,6 +17,10 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1]
 EXAMPLE_PAGE = DOCS / "getting_started" / "example_files.md"
+#: what the executed pages' kernels see beside the environment (``docs/conf.py`` and the page
+#: tests): tables as wide as a leaderboard's columns, and no progress bars (they are for a
+#: terminal; the cells show the results)
+KERNEL_ENV = {"COLUMNS": "140", "TQDM_DISABLE": "1"}
 
 
 def example_blocks(kind: str) -> list[str]:

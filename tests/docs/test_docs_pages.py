@@ -19,6 +19,9 @@ import pytest
 from nbclient import NotebookClient
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+from doc_examples import KERNEL_ENV  # noqa: E402
+
 PAGES = sorted(
     p
     for p in DOCS.rglob("*.md")
@@ -43,8 +46,7 @@ def execute_page(path: Path):
     env = dict(os.environ)
     # `!bayes-eval` is this install's; tables and progress bars as docs/conf.py sets them
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["COLUMNS"] = "140"
-    env["TQDM_DISABLE"] = "1"
+    env.update(KERNEL_ENV)
     NotebookClient(
         nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute(env=env)
