@@ -35,6 +35,40 @@ class Demo(NamedTuple):
     intervals) and ``rank_ci``. ``plan_llm10_vs_llm9``: the separation plan at z 1.645 with
     80% assurance under the paper's uniform prior, as App. D
     (:class:`bayes_eval.ranking.sample_size.SeparationPlan`).
+
+    Attributes
+    ----------
+    prior : str
+        The leaderboard's prior (the CLI's default, the learned one).
+    estimand : str
+        The leaderboard's estimand (``"these questions"``).
+    leaderboard : dict
+        ``dataset``, ``M``, ``N``, ``prior``, ``rank_groups`` and ``models`` of the
+        MathArena leaderboard, as above.
+    mimics_prior : str
+        The prior of the mimics' table (``"uniform"``).
+    models : list of dict
+        One record per simulated LLM, best true accuracy first, as above.
+    kendall_tau_b : float
+        Kendall's tau-b between the mimics' posterior means and their true accuracies.
+    plan_llm10_vs_llm9 : SeparationPlan
+        The trials that separate LLM10 from LLM9.
+    M, N : int
+        The mimics' questions and trials (``n_questions`` and ``trials`` of
+        :func:`bayes_eval.demo.run_demo`).
+    seed : int
+        The seed of the simulation.
+    plots : list of Path
+        The forest plots written (empty without ``plot``).
+    seconds : float
+        The wall time of the run.
+
+    Examples
+    --------
+    >>> from bayes_eval.demo import Demo
+    >>> Demo._fields
+    ('prior', 'estimand', 'leaderboard', 'mimics_prior', 'models', 'kendall_tau_b',
+     'plan_llm10_vs_llm9', 'M', 'N', 'seed', 'plots', 'seconds')
     """
 
     prior: str
@@ -55,7 +89,39 @@ def run_demo(
     n_questions: int = 30, trials: int = 80, seed: int = 0, plot: str | Path | None = None
 ) -> Demo:
     """Run the demo; with ``plot`` write the leaderboard's forest plot there and the
-    mimics' next to it (``<stem>_biased_coin<suffix>``)."""
+    mimics' next to it (``<stem>_biased_coin<suffix>``).
+
+    Parameters
+    ----------
+    n_questions : int, optional
+        Questions of the simulated LLMs, default 30.
+    trials : int, optional
+        Trials per question of the simulated LLMs, default 80.
+    seed : int, optional
+        Seed of the mimics' accuracies (``seed``) and their results (``seed + 1``), default 0.
+    plot : str or Path, optional
+        Where to write the leaderboard's forest plot (the mimics' goes next to it); default
+        no plot.
+
+    Returns
+    -------
+    Demo
+        The leaderboard, the mimics' table against their true ranks, Kendall's tau-b and the
+        LLM10-versus-LLM9 plan.
+
+    Examples
+    --------
+    >>> from bayes_eval.demo import run_demo
+    >>> demo = run_demo(n_questions=30, trials=80, seed=0)
+    >>> [(m["model"], m["gold_rank"], m["rank_ci"]) for m in demo.models[:3]]
+    [('LLM11', 1, 1), ('LLM10', 2, 2), ('LLM9', 3, 3)]
+    >>> round(demo.kendall_tau_b, 4), demo.plan_llm10_vs_llm9.extra_trials
+    (0.9542, 0)
+    >>> demo.leaderboard["dataset"], demo.leaderboard["M"], demo.leaderboard["N"]
+    ('matharena_aime25_i', 15, 4)
+    >>> demo.leaderboard["models"][0]["model"], demo.plots
+    ('o3-mini (high)', [])
+    """
     from bayes_eval.datasets import load
     from bayes_eval.ranking.convergence import kendall_tau_b
     from bayes_eval.ranking.leaderboard import rank_records, rank_table

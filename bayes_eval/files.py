@@ -30,7 +30,24 @@ _REASONS = {
 
 
 class OutputError(ValueError):
-    """An output file that cannot be written (the message names the option and the path)."""
+    """An output file that cannot be written (the message names the option and the path).
+
+    A ``ValueError``, raised by :func:`bayes_eval.files.check_output` and
+    :func:`bayes_eval.files.write_file`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.files import OutputError, check_output
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     try:
+    ...         check_output(folder, option="--out")
+    ...     except OutputError as exc:
+    ...         print(str(exc).replace(folder, "FOLDER"))
+    --out 'FOLDER' is a folder; expected a file name.
+    >>> issubclass(OutputError, ValueError)
+    True
+    """
 
 
 def _shown(path: str | Path, width: int = 80) -> str:
@@ -51,7 +68,27 @@ def _reason(exc: OSError) -> str:
 
 def describe_os_error(exc: OSError) -> str:
     """One line for an OS error: ``'missing.csv': no such file or directory.`` (the path
-    shortened when long; the reason in plain words)."""
+    shortened when long; the reason in plain words).
+
+    Parameters
+    ----------
+    exc : OSError
+        The error, with or without a ``filename``.
+
+    Returns
+    -------
+    str
+        The path (when the error names one) and the reason, ending with a period.
+
+    Examples
+    --------
+    >>> from bayes_eval.files import describe_os_error
+    >>> try:
+    ...     open("missing.csv")
+    ... except OSError as exc:
+    ...     print(describe_os_error(exc))
+    missing.csv: no such file or directory.
+    """
     reason = _reason(exc)
     if exc.filename is None:
         return f"{reason}."
@@ -60,7 +97,32 @@ def describe_os_error(exc: OSError) -> str:
 
 def same_file(a: str | Path, b: str | Path) -> bool:
     """Whether paths ``a`` and ``b`` name one file (links and ``..`` resolved; hard links
-    compared by device and inode when both exist)."""
+    compared by device and inode when both exist).
+
+    Parameters
+    ----------
+    a, b : str or Path
+        The two paths; either may not exist yet.
+
+    Returns
+    -------
+    bool
+        ``True`` if both name the same file; ``False`` otherwise, or if a path cannot be
+        resolved.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.files import same_file
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     a = Path(folder) / "results.csv"
+    ...     _ = a.write_text("model,question,trial,score\\n")
+    ...     print(same_file(a, Path(folder) / ".." / a.parent.name / "results.csv"))
+    ...     print(same_file(a, Path(folder) / "other.csv"))
+    True
+    False
+    """
     try:
         if os.path.exists(a) and os.path.exists(b):
             return os.path.samefile(a, b)
@@ -133,6 +195,26 @@ def check_output(
     -------
     Path
         ``path`` with ``~`` expanded.
+
+    Raises
+    ------
+    OutputError
+        If ``path`` cannot be written as an output, for one of the reasons above.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.files import OutputError, check_output
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     source = Path(folder) / "results.csv"
+    ...     print(check_output(Path(folder) / "report.html", option="--html").name)
+    ...     try:
+    ...         check_output(source, option="--html", inputs=[source])
+    ...     except OutputError as exc:
+    ...         print("refused:", "is the input file" in str(exc))
+    report.html
+    refused: True
     """
     text = str(path)
     where = _label(text, option)
@@ -212,6 +294,16 @@ def write_file(
     OutputError
         If the file cannot be written (no space, permission, a read-only file system, a name
         too long, a folder in the way), naming ``option`` and ``path``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.files import write_file
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = write_file(Path(folder) / "table.csv", lambda tmp: tmp.write_text("a,b\\n1,2\\n"))
+    ...     print(out.name, repr(out.read_text()), sorted(p.name for p in Path(folder).iterdir()))
+    table.csv 'a,b\\n1,2\\n' ['table.csv']
     """
     p = Path(path).expanduser()
     where = _label(path, option)

@@ -85,7 +85,25 @@ __all__ = [
 def exact(x: float) -> str:
     """A number as short as it can be written and still be the same float: ``0``, ``0.5``,
     ``1e-06``, but ``1.0000000000000002`` (where ``:g`` would say ``1`` and hide why it was
-    refused)."""
+    refused).
+
+    Parameters
+    ----------
+    x : float
+        The number, as given in a message.
+
+    Returns
+    -------
+    str
+        ``x`` formatted with ``:g`` when that reads back as the same float, else its
+        ``repr`` (``str(x)`` for a value that is not a number).
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import exact
+    >>> exact(0.5), exact(1e-6), exact(1 + 2**-52)
+    ('0.5', '1e-06', '1.0000000000000002')
+    """
     short = f"{x:g}"
     try:
         return short if float(short) == x else repr(float(x))
@@ -95,14 +113,53 @@ def exact(x: float) -> str:
 
 def percent(level: float) -> str:
     """A credible level as a percentage, to ten significant digits: ``95%``, ``99.99999%``
-    (never ``100%`` for a level below 1)."""
+    (``100%`` for a level below 1 only when it is within about ``5e-11`` of 1).
+
+    Parameters
+    ----------
+    level : float
+        The level, e.g. ``0.95``.
+
+    Returns
+    -------
+    str
+        ``100 * level`` to ten significant digits, followed by ``%``.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import percent
+    >>> percent(0.95), percent(0.9999999)
+    ('95%', '99.99999%')
+    """
     return f"{100 * float(level):.10g}%"
 
 
 def shown(value: object, limit: int = 60) -> str:
     """``repr`` of a value as the user wrote it, for messages: numpy scalars and small arrays
     as plain Python values (``1.5``, not ``np.float64(1.5)``), on one line and at most about
-    ``limit`` characters."""
+    ``limit`` characters.
+
+    Parameters
+    ----------
+    value : object
+        The value to show.
+    limit : int, optional
+        The longest text, default 60; a longer one is cut and ends with ``...``.
+
+    Returns
+    -------
+    str
+        The ``repr`` on one line, at most ``limit`` characters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import shown
+    >>> shown(np.float64(1.5)), shown(np.array([1, 2]))
+    ('1.5', '[1, 2]')
+    >>> shown(list(range(100)), limit=20)
+    '[0, 1, 2, 3, 4, 5...'
+    """
     if isinstance(value, np.generic):
         value = value.item()
     elif isinstance(value, np.ndarray) and value.size <= 20:
@@ -136,12 +193,25 @@ def check_memory(nbytes: float, what: str, expected: str, *, limit: float | None
         The request as the user wrote it, e.g. ``"--score-levels 1000000"``.
     expected : str
         What to do instead, e.g. ``"fewer levels"``.
+    limit : float, optional
+        The largest size allowed, in bytes; default :data:`MEMORY_LIMIT` (4 GiB).
 
     Raises
     ------
     ValueError
         ``"<what> needs about 7.3 TiB of memory, above the limit of 4 GiB; expected
         <expected>."``
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import check_memory
+    >>> check_memory(2**20, "--score-levels 5", "fewer levels")  # 1 MiB: accepted
+    >>> try:
+    ...     check_memory(8 * 2**40, "--score-levels 1000000", "fewer levels")
+    ... except ValueError as exc:
+    ...     print(exc)
+    --score-levels 1000000 needs about 8 TiB of memory, above the limit of 4 GiB; expected
+    fewer levels.
     """
     limit = MEMORY_LIMIT if limit is None else limit
     if not nbytes <= limit:
@@ -200,6 +270,14 @@ class Tally:
         ``C + 1``.
     batched : bool
         Whether the input had a leading model axis ``L``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import tally
+    >>> t, w = tally(np.array([[0, 1, 2, 2], [1, 1, 0, 2]]), w=[0, 0.5, 1])
+    >>> t.counts.tolist(), t.n_trials.tolist(), t.n_categories, t.batched
+    ([[1, 1, 2], [1, 2, 1]], [4, 4], 3, False)
     """
 
     counts: NDArray[np.int64]
@@ -210,7 +288,28 @@ class Tally:
 
 def one_dimensional(name: str, shape: tuple[int, ...]) -> str:
     """The message for a 1-D array of results: which of the two readings is meant is not
-    ours to guess."""
+    ours to guess.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, e.g. ``"R"``.
+    shape : tuple of int
+        Its shape, ``(n,)``.
+
+    Returns
+    -------
+    str
+        The message, offering both reshapes.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import one_dimensional
+    >>> print(one_dimensional("R", (5,)))
+    R has shape (5,) (one dimension); expected (M, N) questions x trials or (L, M, N). For one
+    question of 5 trials pass R.reshape(1, -1); for 5 questions of one trial each,
+    R.reshape(-1, 1).
+    """
     return (
         f"{name} has shape {shape} (one dimension); expected (M, N) questions x trials or "
         f"(L, M, N). For one question of {shape[0]} trials pass {name}.reshape(1, -1); for "
@@ -433,13 +532,38 @@ def tally(
         Rubric weights; ``None`` means binary results with ``w = (0, 1)``.
     mask : array_like of bool, optional
         ``True`` where a trial is missing; same shape as ``R``.
+    name : str, optional
+        The argument's name in messages, default ``"R"``.
     n_categories : int, optional
-        Force ``C + 1`` (used for ``R0``, whose categories are fixed by ``w``).
+        Force ``C + 1`` (used for ``R0``, whose categories are fixed by ``w``); ``w`` is then
+        not checked and an empty weight vector is returned.
+    allow_empty_trials : bool, optional
+        Accept ``N = 0`` trials, default ``False``.
+    allow_empty_questions : bool, optional
+        Accept a question whose every trial is missing, default ``False``.
+    label_hint : str, optional
+        Appended to the message for a label beyond ``n_categories``, default ``""``.
 
     Returns
     -------
     Tally, ndarray
         The counts and the validated weight vector.
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape or dtype, a NaN not marked missing, a label outside ``0..C`` or
+        not covered by ``w``, or (unless ``allow_empty_questions``) a question without an
+        observed trial.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import tally
+    >>> R = np.ma.masked_invalid([[1, 0, np.nan], [1, 1, 1]])  # one missing trial
+    >>> t, w = tally(R)
+    >>> t.counts.tolist(), t.n_trials.tolist(), w.tolist()
+    ([[1, 1], [0, 3]], [2, 3], [0.0, 1.0])
     """
     values, missing = _validated_results(
         R, name=name, mask=mask, allow_empty_trials=allow_empty_trials
@@ -473,7 +597,34 @@ def labels(
     counting: ``(values, weights, top)``, the labels as an integer array of shape ``(M, N)``
     or ``(L, M, N)`` (the input itself where it is one: booleans viewed as ``uint8``, no
     copy), the weight vector and the largest label. For the one-pass moments
-    (:mod:`bayes_eval.posteriors.onepass`); a masked array is refused (use :func:`tally`)."""
+    (:mod:`bayes_eval.posteriors.onepass`); a masked array is refused (use :func:`tally`).
+
+    Parameters
+    ----------
+    R : array_like of int, shape ``(M, N)`` or ``(L, M, N)``
+        Category labels in ``0..C``, no missing trial.
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; ``None`` means binary results with ``w = (0, 1)``.
+    name : str, optional
+        The argument's name in messages, default ``"R"``.
+
+    Returns
+    -------
+    values : numpy.ndarray of int
+        The labels, of the shape of ``R``.
+    weights : numpy.ndarray of float, shape ``(C + 1,)``
+        The validated weight vector.
+    top : int
+        The largest label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import labels
+    >>> values, weights, top = labels(np.array([[True, False], [True, True]]))
+    >>> values.dtype.name, values.tolist(), weights.tolist(), top
+    ('uint8', [[1, 0], [1, 1]], [0.0, 1.0], 1)
+    """
     if isinstance(R, np.ma.MaskedArray):
         raise ValueError(f"{name} is a masked array; expected results without missing trials.")
     values, _ = _validated_results(R, name=name, mask=None)
@@ -522,7 +673,31 @@ def prior_counts(
 
 
 def check_alpha0(alpha0: ArrayLike, n_categories: int) -> NDArray[np.float64]:
-    """Validate a Dirichlet prior concentration: a positive scalar or one value per category."""
+    """Validate a Dirichlet prior concentration: a positive scalar or one value per category.
+
+    Parameters
+    ----------
+    alpha0 : float or array_like of float
+        The concentration, one number for every category or one per category.
+    n_categories : int
+        ``C + 1``.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape ``(C + 1,)``
+        The concentration per category.
+
+    Raises
+    ------
+    ValueError
+        For a value that is not finite and positive, or a vector of another length.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import check_alpha0
+    >>> check_alpha0(1.0, 3).tolist(), check_alpha0([1, 2, 3], 3).tolist()
+    ([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])
+    """
     arr = np.asarray(alpha0, dtype=np.float64) if _is_real(alpha0) else None
     if arr is None:
         try:
@@ -545,7 +720,29 @@ def check_alpha0(alpha0: ArrayLike, n_categories: int) -> NDArray[np.float64]:
 
 
 def check_beta_prior(alpha0: float, beta0: float) -> tuple[float, float]:
-    """Validate the Beta prior of the Pass family posteriors."""
+    """Validate the Beta prior of the Pass family posteriors.
+
+    Parameters
+    ----------
+    alpha0, beta0 : float
+        The Beta prior's parameters, finite and positive.
+
+    Returns
+    -------
+    tuple of float
+        ``(alpha0, beta0)`` as floats.
+
+    Raises
+    ------
+    ValueError
+        For a value that is not a finite number > 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import check_beta_prior
+    >>> check_beta_prior(1, 2)
+    (1.0, 2.0)
+    """
     out = []
     for name, value in (("alpha0", alpha0), ("beta0", beta0)):
         if not _is_real(value) or not math.isfinite(float(value)) or float(value) <= 0:
@@ -561,7 +758,34 @@ def _is_real(value: object) -> bool:
 
 
 def check_confidence(confidence: float) -> float:
-    """Credibility level of an interval: a number strictly between 0 and 1."""
+    """Credibility level of an interval: a number strictly between 0 and 1.
+
+    Parameters
+    ----------
+    confidence : float
+        The level, e.g. ``0.95``.
+
+    Returns
+    -------
+    float
+        ``confidence`` as a float.
+
+    Raises
+    ------
+    ValueError
+        For a value that is not a number strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import check_confidence
+    >>> check_confidence(0.95)
+    0.95
+    >>> try:
+    ...     check_confidence(95)
+    ... except ValueError as exc:
+    ...     print(exc)
+    confidence is 95; expected a probability strictly between 0 and 1 (e.g. 0.95).
+    """
     if type(confidence) is float and 0.0 < confidence < 1.0:  # the common case, at once
         return confidence
     if not _is_real(confidence) or not (0.0 < float(confidence) < 1.0):
@@ -573,7 +797,29 @@ def check_confidence(confidence: float) -> float:
 
 
 def check_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
-    """Optional clipping bounds ``(lo, hi)`` with ``lo <= hi``."""
+    """Optional clipping bounds ``(lo, hi)`` with ``lo <= hi``.
+
+    Parameters
+    ----------
+    bounds : tuple of float, optional
+        ``(lo, hi)``, or ``None`` for no bounds.
+
+    Returns
+    -------
+    tuple of float or None
+        ``(lo, hi)`` as floats, or ``None``.
+
+    Raises
+    ------
+    ValueError
+        For something other than a pair of numbers, or ``lo > hi`` or NaN.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import check_bounds
+    >>> check_bounds((0, 1)), check_bounds(None)
+    ((0.0, 1.0), None)
+    """
     if bounds is None:
         return None
     try:
@@ -586,7 +832,38 @@ def check_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | No
 
 
 def check_k(k: int, n_trials: NDArray[np.int64]) -> int:
-    """The Pass family's budget ``k``: an integer with ``1 <= k <= N_alpha`` for every question."""
+    """The Pass family's budget ``k``: an integer with ``1 <= k <= N_alpha`` for every question.
+
+    Parameters
+    ----------
+    k : int
+        The budget.
+    n_trials : numpy.ndarray of int
+        Observed trials per question, ``N_alpha`` (e.g. ``Tally.n_trials``).
+
+    Returns
+    -------
+    int
+        ``k`` as a Python integer.
+
+    Raises
+    ------
+    ValueError
+        For a ``k`` that is not an integer, below 1, or above the smallest ``N_alpha`` (the
+        message names that question's index).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import check_k
+    >>> check_k(4, np.array([8, 6]))
+    4
+    >>> try:
+    ...     check_k(8, np.array([8, 6]))
+    ... except ValueError as exc:
+    ...     print(exc)
+    k is 8; expected 1 <= k <= N = 6 (the smallest per-question trial count, at index (1,)).
+    """
     if isinstance(k, bool | np.bool_) or not isinstance(k, Integral):
         raise ValueError(f"k is {shown(k)}; expected an integer with 1 <= k <= N.")
     k = int(k)
@@ -601,7 +878,29 @@ def check_k(k: int, n_trials: NDArray[np.int64]) -> int:
 
 
 def check_tau(tau: float) -> float:
-    """G-Pass threshold ``tau`` in ``(0, 1]`` (Hariri et al., "Don't Pass@k", App. H, eq. 23)."""
+    """G-Pass threshold ``tau`` in ``(0, 1]`` (Hariri et al., "Don't Pass@k", App. H, eq. 23).
+
+    Parameters
+    ----------
+    tau : float
+        The threshold.
+
+    Returns
+    -------
+    float
+        ``tau`` as a float.
+
+    Raises
+    ------
+    ValueError
+        For a value that is not a number in ``(0, 1]``.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import check_tau
+    >>> check_tau(0.5), check_tau(1)
+    (0.5, 1.0)
+    """
     if not _is_real(tau) or not (0.0 < float(tau) <= 1.0):
         raise ValueError(f"tau is {shown(tau)}; expected a number in (0, 1].")
     return float(tau)
@@ -625,6 +924,13 @@ class LevelScores(NamedTuple):
         The level values ``k / (K - 1)``: the rubric weights.
     max_shift : float
         The largest distance between a score and its level (0 on the grid).
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import score_levels
+    >>> levels = score_levels([[0.1, 0.5, 0.9]], 3)
+    >>> type(levels).__name__, levels.R.tolist(), levels.w.tolist(), round(levels.max_shift, 4)
+    ('LevelScores', [[0.0, 1.0, 2.0]], [0.0, 0.5, 1.0], 0.1)
     """
 
     R: NDArray[np.float64]
@@ -635,11 +941,34 @@ class LevelScores(NamedTuple):
 def graded_values(scores: ArrayLike, *, name: str = "scores") -> NDArray[np.float64]:
     """``scores`` as floats, checked to lie in ``[0, 1]`` where not NaN (NaN = no trial).
 
+    Parameters
+    ----------
+    scores : array_like of float
+        Graded scores, any shape.
+    name : str, optional
+        The argument's name in messages, default ``"scores"``.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The scores, of their own shape.
+
     Raises
     ------
     ValueError
         For non-numeric input, an infinite value or a value outside ``[0, 1]`` (naming its
         index).
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import graded_values
+    >>> graded_values([[0, 0.5, float("nan")]]).tolist()
+    [[0.0, 0.5, nan]]
+    >>> try:
+    ...     graded_values([[0.0, 1.5]])
+    ... except ValueError as exc:
+    ...     print(exc)
+    scores contain 1.5 at index (0, 1); expected graded scores in [0, 1] (NaN for a missing trial).
     """
     try:
         arr = np.asarray(scores, dtype=float)
@@ -660,7 +989,27 @@ def levels_bytes(shape: tuple[int, ...], levels: int) -> float:
     r"""Memory (bytes) that K levels need for results of ``shape`` ``(L, M, N)``: the level
     indices (``L M N``), the count vectors (``L M K``) and the learned prior's Newton step
     (an ``K x K`` Hessian per model, :mod:`bayes_eval.posteriors.priors`), 8 bytes each,
-    times 4 for working copies: :math:`32\,(LMN + LMK + LK^2)`."""
+    times 4 for working copies: :math:`32\,(LMN + LMK + LK^2)`.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The shape of the scores, ``(M, N)`` or ``(L, M, N)``.
+    levels : int
+        K, the number of levels.
+
+    Returns
+    -------
+    float
+        The estimate in bytes (a float: it may exceed any integer type), for
+        :func:`check_memory`.
+
+    Examples
+    --------
+    >>> from bayes_eval.inputs import levels_bytes
+    >>> levels_bytes((2, 30, 80), 5)
+    164800.0
+    """
     n_models = float(shape[0]) if len(shape) == 3 else 1.0
     questions = float(np.prod([float(x) for x in shape[:-1]]))  # L M
     k = float(levels)
@@ -715,6 +1064,8 @@ def fractional_tally(
         Scores in ``[0, 1]``; NaN or ``mask`` marks a missing trial.
     mask : array_like of bool, optional
         ``True`` where a trial is missing.
+    name : str, optional
+        The argument's name in messages, default ``"R"``.
     allow_empty_questions : bool, keyword-only
         Accept a question with no observed trial (as :func:`tally`).
 
@@ -728,6 +1079,14 @@ def fractional_tally(
     ValueError
         For a score outside ``[0, 1]``, a wrong shape, a mask of another shape, or (unless
         ``allow_empty_questions``) a question without an observed trial.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import fractional_tally
+    >>> t = fractional_tally(np.array([[0.25, 1.0, 0.5], [0.0, np.nan, 1.0]]))
+    >>> t.counts.tolist(), t.n_trials.tolist()
+    ([[1.25, 1.75], [1.0, 1.0]], [3, 2])
     """
     if isinstance(scores, np.ma.MaskedArray):
         extra = np.ma.getmaskarray(scores)
@@ -802,11 +1161,22 @@ def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray
     scores : array_like of float, shape ``(M, N)`` or ``(L, M, N)``
         Grades in ``[0, 1]``; NaN (or ``mask``) marks a missing trial.
     mask : array_like of bool, optional
+        ``True`` where a trial is missing; default only the NaN scores.
 
     Returns
     -------
     ndarray, shape ``()`` or ``(L,)``
         Trials per grade, per model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import grade_trials
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.beta(2, 2, size=(40, 1))  # 40 questions, 5 grades each
+    >>> s = np.clip(rng.normal(p, 0.1, size=(40, 5)), 0, 1)
+    >>> grade_trials(np.stack([s, (s > 0.5).astype(float)])).round(4).tolist()
+    [18.4499, 1.0]
     """
     arr = np.asarray(scores, dtype=float)
     missing = np.isnan(arr) if mask is None else (np.isnan(arr) | np.asarray(mask, bool))
@@ -877,7 +1247,33 @@ def unique_rows(arr: NDArray, *, sort: bool = True) -> tuple[NDArray, NDArray, N
     Every column is coded by its distinct values and the codes are combined into one integer
     key, both by hashing (:func:`pandas.factorize`, linear time; pandas comes with xarray),
     so only the distinct rows are sorted; a byte view of the rows is used when the key would
-    not fit in 62 bits. Several times faster than :func:`numpy.unique` with ``axis=0``."""
+    not fit in 62 bits. Several times faster than :func:`numpy.unique` with ``axis=0``.
+
+    Parameters
+    ----------
+    arr : numpy.ndarray of shape (M, K)
+        The rows, e.g. the count vectors of the questions (compared as float64).
+    sort : bool, optional
+        Sort the distinct rows lexicographically, default ``True``; else they come in order
+        of first occurrence.
+
+    Returns
+    -------
+    rows : numpy.ndarray of float, shape (U, K)
+        The distinct rows.
+    inverse : numpy.ndarray of int64, shape (M,)
+        For each row, the index of its distinct row: ``rows[inverse]`` gives ``arr`` back.
+    counts : numpy.ndarray of int, shape (U,)
+        How many rows equal each distinct row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.inputs import unique_rows
+    >>> rows, inverse, counts = unique_rows(np.array([[2, 1], [0, 3], [2, 1]]))
+    >>> rows.tolist(), inverse.tolist(), counts.tolist()
+    ([[0.0, 3.0], [2.0, 1.0]], [1, 0, 1], [1, 2])
+    """
     import pandas as pd
 
     a = np.ascontiguousarray(arr, dtype=np.float64) + 0.0  # -0.0 and 0.0 are one value

@@ -63,7 +63,31 @@ _POSTERIOR_OPTIONS = ("prior", "pool", "alpha0", "fractional", "answered_only")
 class Batch(NamedTuple):
     """Results unpacked for the numpy core: ``values`` of shape ``(L, M, N)`` (or ``(M, N)``
     without batch dims), the missing-trial ``mask`` (or None), the batch dims and their
-    shape, and ``R`` transposed to ``(*dims, "question", "trial")``."""
+    shape, and ``R`` transposed to ``(*dims, "question", "trial")``.
+
+    Attributes
+    ----------
+    R : xarray.DataArray
+        The results, transposed to ``(*dims, "question", "trial")``.
+    values : numpy.ndarray
+        Their values with the batch dims stacked into one axis: shape ``(L, M, N)``, or
+        ``(M, N)`` without batch dims.
+    mask : numpy.ndarray of bool or None
+        ``True`` where a trial is missing (NaN); None when none is.
+    dims : tuple of str
+        The batch dims (``model`` first when present).
+    shape : tuple of int
+        Their sizes.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.zeros((2, 3, 4)), dims=("model", "question", "trial"),
+    ...                  coords={"model": ["a", "b"]})
+    >>> batch = unpack(R)
+    >>> batch.values.shape, batch.mask, batch.dims, batch.shape, batch.names
+    ((2, 3, 4), None, ('model',), (2,), ['a', 'b'])
+    """
 
     R: xr.DataArray
     values: np.ndarray
@@ -91,6 +115,20 @@ class Batch(NamedTuple):
 def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
     """Wrap a ``(L, M, N)`` or ``(M, N)`` array as a DataArray with the standard dims.
 
+    Parameters
+    ----------
+    R : array_like of shape (L, M, N) or (M, N)
+        Results of L models (or of one) on M questions with N trials.
+    models : sequence of str, optional
+        Labels of the ``model`` dim (for a 3-d ``R``); default None, no coordinate.
+    questions : sequence, optional
+        Labels of the ``question`` dim; default None, no coordinate.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``R`` with dims ``("model", "question", "trial")`` (or ``("question", "trial")``).
+
     Examples
     --------
     >>> import numpy as np
@@ -113,10 +151,33 @@ def unpack(R: xr.DataArray, *, skipna: bool = False, name: str = "R") -> Batch:
     """Check ``R`` and unpack it for the numpy core (every non-core dim stacked into one
     batch axis).
 
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with the core dims ``("question", "trial")`` and any batch dims.
+    skipna : bool, optional
+        NaN marks a missing trial (default False: NaN is an error).
+    name : str, optional
+        How error messages name ``R``; default ``"R"``.
+
+    Returns
+    -------
+    Batch
+        The transposed results, their values for the core, the missing-trial mask and the
+        batch dims and shape.
+
     Raises
     ------
     ValueError
         If ``R`` is not a DataArray, lacks a core dim, or holds NaN without ``skipna``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray([[[1.0, np.nan], [0.0, 1.0]]], dims=("model", "question", "trial"))
+    >>> batch = unpack(R, skipna=True)
+    >>> batch.values.shape, batch.dims, batch.mask.tolist()
+    ((1, 2, 2), ('model',), [[[False, True], [False, False]]])
     """
     if not isinstance(R, xr.DataArray):
         raise ValueError(f"{name} is a {type(R).__name__}; expected an xarray.DataArray.")
@@ -146,7 +207,42 @@ def unpack(R: xr.DataArray, *, skipna: bool = False, name: str = "R") -> Batch:
 
 def align_runs(R0: xr.DataArray | None, batch: Batch):
     """Earlier runs ``R0`` aligned to the batch's labels: ``(values, mask)`` for the core, or
-    ``(None, None)``. Absent (batch, question) entries get no trials."""
+    ``(None, None)``. Absent (batch, question) entries get no trials.
+
+    Parameters
+    ----------
+    R0 : xarray.DataArray or None
+        Earlier runs with the dims of ``R`` (trials aside); their questions a subset of
+        ``R``'s.
+    batch : Batch
+        The unpacked results ``R`` (:func:`unpack`).
+
+    Returns
+    -------
+    values : numpy.ndarray or None
+        The runs as floats in the batch's order (0 where missing), shape ``(L, M, N0)``.
+    mask : numpy.ndarray of bool or None
+        ``True`` where a run's trial is missing; None when none is.
+
+    Raises
+    ------
+    ValueError
+        For dims other than those of ``R``, or questions ``R`` does not have.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> dims = ("model", "question", "trial")
+    >>> R = xr.DataArray(np.ones((2, 2, 3)), dims=dims,
+    ...                  coords={"model": ["a", "b"], "question": [0, 1]})
+    >>> R0 = xr.DataArray([[[0, 1]], [[1, 1]]], dims=dims,
+    ...                   coords={"model": ["b", "a"], "question": [1]})
+    >>> values, mask = align_runs(R0, unpack(R))
+    >>> values.tolist()
+    [[[0.0, 0.0], [1.0, 1.0]], [[0.0, 0.0], [0.0, 1.0]]]
+    >>> mask[:, :, 0].tolist()
+    [[True, False], [True, False]]
+    """
     if R0 is None:
         return None, None
     r0 = unpack(R0, skipna=True, name="R0").R
@@ -196,14 +292,74 @@ def posterior(
 ) -> Posterior:
     """The :class:`~bayes_eval.posteriors.posterior.Posterior` of labelled results, with the
     model names of ``R`` (options of :func:`bayes_eval.posterior`: ``prior``, ``pool``,
-    ``fractional``, ``answered_only``; default prior ``"empirical"``)."""
+    ``fractional``, ``answered_only``; default prior ``"empirical"``).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("question", "trial")`` and any batch dims (``model``, ...).
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    **options
+        ``prior``, ``pool``, ``alpha0``, ``fractional``, ``answered_only``, as in
+        :func:`bayes_eval.posterior`.
+
+    Returns
+    -------
+    Posterior
+        The posterior of every batch entry, named by ``model`` when that is the only batch
+        dim.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> post = posterior(R, prior="uniform")
+    >>> post.mean.round(4).tolist(), post.prior_label
+    ([0.6, 0.7], 'uniform')
+    """
     return _build(unpack(R, skipna=skipna), w, R0, dict(options))
 
 
 def bayes(
     R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
 ) -> xr.Dataset:
-    """Bayes@N ``mu`` and ``sigma`` over the batch dims (:func:`bayes_eval.bayes`)."""
+    """Bayes@N ``mu`` and ``sigma`` over the batch dims (:func:`bayes_eval.bayes`).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("question", "trial")`` and any batch dims (``model``, ...).
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    **options
+        The posterior's options (``prior``, ``pool``, ``alpha0``, ``fractional``,
+        ``answered_only``; :func:`bayes_eval.posterior`).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mu`` and ``sigma`` over the batch dims; ``attrs`` name the prior, the estimand and
+        the estimator.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> ds = bayes(R, prior="uniform")
+    >>> ds["mu"].round(4).values.tolist(), ds["sigma"].round(4).values.tolist()
+    ([0.6, 0.7], [0.1414, 0.1291])
+    """
     batch = unpack(R, skipna=skipna)
     post = _build(batch, w, R0, dict(options))
     data = {"mu": batch.label(post.mean), "sigma": batch.label(post.sd)}
@@ -215,7 +371,43 @@ def bayes_ci(
 ) -> xr.Dataset:
     """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` over the batch dims
     (:func:`bayes_eval.bayes_ci`: ``confidence``, ``bounds``, ``interval`` and the posterior
-    options)."""
+    options).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("question", "trial")`` and any batch dims (``model``, ...).
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    **options
+        ``confidence`` (default 0.95), ``interval`` (default ``"auto"``), ``bounds`` and the
+        posterior's options (``prior``, ``pool``, ``alpha0``, ``fractional``,
+        ``answered_only``).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mu``, ``sigma``, ``lo``, ``hi`` over the batch dims; ``attrs`` name the prior, the
+        estimand, the confidence and the interval.
+
+    Raises
+    ------
+    ValueError
+        For an option that is neither an interval's nor the posterior's.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> ds = bayes_ci(R, prior="uniform", confidence=0.9)
+    >>> ds["lo"].round(4).values.tolist(), ds["hi"].round(4).values.tolist()
+    ([0.3573, 0.473], [0.824, 0.8954])
+    """
     batch = unpack(R, skipna=skipna)
     post_opts, rest = _split(dict(options))
     confidence = rest.pop("confidence", 0.95)
@@ -238,14 +430,44 @@ def bayes_ci(
 def avg_ci(R: xr.DataArray, w=None, *, skipna: bool = False, **options) -> xr.Dataset:
     """avg@N ``a`` with ``sigma``, ``lo``, ``hi`` over the batch dims
     (:func:`bayes_eval.avg_ci`: the posterior of pi-bar, or the paper's latent scale with
-    ``scale="latent"``)."""
+    ``scale="latent"``).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("question", "trial")`` and any batch dims (``model``, ...).
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    **options
+        The options of :func:`bayes_eval.avg_ci`: ``confidence``, ``bounds``, ``interval``,
+        ``scale``, ``prior``, ``pool``, ``alpha0``.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``a``, ``sigma``, ``lo``, ``hi`` over the batch dims; ``attrs`` name the estimator,
+        the prior, the estimand, the confidence, the interval and the scale.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> ds = avg_ci(R, prior="uniform")
+    >>> ds["a"].round(4).values.tolist(), ds["lo"].round(4).values.tolist()
+    ([0.6667, 0.8333], [0.3122, 0.4251])
+    """
     batch = unpack(R, skipna=skipna)
-    out = _avg.avg_ci(batch.values, w, mask=batch.mask, **options)
+    prior_options = {k: options.pop(k) for k in ("prior", "pool", "alpha0") if k in options}
+    scale = options.get("scale", "pi_bar")
+    post = _avg.avg_posterior(batch.values, w, scale=scale, mask=batch.mask, **prior_options)
+    out = _avg.avg_interval(post, **options)
     data = {n: batch.label(v) for n, v in zip(("a", "sigma", "lo", "hi"), out, strict=True)}
-    prior = prior_of(options.get("prior"), alpha0=options.get("alpha0"))
     attrs = {
         "estimator": "avg@N",
-        "prior": prior.label,
+        "prior": post.prior_label,
         "estimand": Posterior.estimand,
         "confidence": options.get("confidence", 0.95),
         "interval": options.get("interval", "auto"),
@@ -278,6 +500,46 @@ def pass_family_ci(
 
     ``metric`` is one of ``pass_at_k``, ``pass_hat_k``, ``g_pass_at_k_tau`` (needs ``tau``),
     ``mg_pass_at_k``; the options are those of :func:`bayes_eval.pass_at_k_ci`.
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Binary results with dims ``("question", "trial")`` and any batch dims.
+    k : int or sequence of int
+        The ``k`` of the metric, at most the number of trials.
+    metric : str, optional
+        ``"pass_at_k"`` (default), ``"pass_hat_k"``, ``"g_pass_at_k_tau"`` or
+        ``"mg_pass_at_k"``.
+    tau : float, optional
+        The threshold of ``g_pass_at_k_tau``, in (0, 1]; default None.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    **options
+        The options of :func:`bayes_eval.pass_at_k_ci`: ``confidence``, ``bounds``,
+        ``interval``, ``prior``, ``pool``, ``alpha0``, ``beta0``.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``estimate``, ``posterior_mean``, ``sigma``, ``lo``, ``hi`` over the batch dims and
+        ``k``; ``attrs`` name the metric, the prior, the estimand, the confidence and the
+        interval.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``metric``, or ``g_pass_at_k_tau`` without ``tau``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> ds = pass_family_ci(R, [1, 2], prior="uniform")
+    >>> dict(ds.sizes), ds["estimate"].round(4).values.tolist()
+    ({'model': 2, 'k': 2}, [[0.6667, 1.0], [0.8333, 1.0]])
+    >>> ds["posterior_mean"].round(4).values.tolist()
+    [[0.6, 0.8], [0.7, 0.8667]]
     """
     if metric not in _POINT:
         raise ValueError(f"metric is {shown(metric)}; expected one of {sorted(_POINT)}.")
@@ -322,7 +584,39 @@ def prior_table(
     the CLI's): ``prior`` (label), ``prior_alpha`` over ``(..., category)`` (the fixed
     prior, or the mode of a learned one), ``prior_kappa`` (its concentration
     :math:`\kappa = \sum_k a_k`: small means questions are solved always or never) and
-    ``prior_converged``. See :mod:`bayes_eval.posteriors.priors`."""
+    ``prior_converged``. See :mod:`bayes_eval.posteriors.priors`.
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("question", "trial")`` and any batch dims (``model``, ...).
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    **options
+        The posterior's options (``prior``, ``pool``, ``alpha0``, ``fractional``,
+        ``answered_only``).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``prior``, ``prior_alpha``, ``prior_kappa`` and ``prior_converged`` over the batch
+        dims (``prior_alpha`` also over ``category``).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> pt = prior_table(R, prior="uniform")
+    >>> pt["prior_alpha"].values.tolist(), pt["prior_kappa"].values.tolist()
+    ([[1.0, 1.0], [1.0, 1.0]], [2.0, 2.0])
+    >>> sorted(pt.data_vars)
+    ['prior', 'prior_alpha', 'prior_converged', 'prior_kappa']
+    """
     options = {"prior": DEFAULT_PRIOR, **options}
     batch = unpack(R, skipna=skipna)
     return prior_dataset(batch, _build(batch, w, R0, options))
@@ -366,12 +660,58 @@ def posterior_tree(
     skipna: bool = False,
     **options,
 ) -> xr.DataTree:
-    r"""Exact draws of the closed-form posterior as an ArviZ-style ``DataTree``
+    """Exact draws of the closed-form posterior as an ArviZ-style ``DataTree``
     (:meth:`Posterior.to_datatree <bayes_eval.posteriors.posterior.Posterior.to_datatree>`).
 
     ``R`` is a DataArray with dims ``("model", "question", "trial")`` (one model without a
     ``model`` dim gets a model dim of length 1), or an array labelled with ``models``. The
     options are those of :func:`bayes_eval.posterior` (``prior``, ``pool``, ...).
+
+    Parameters
+    ----------
+    R : xarray.DataArray or array_like
+        Results with dims ``("model", "question", "trial")`` or ``("question", "trial")``, or
+        an array of shape ``(L, M, N)`` or ``(M, N)``.
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    draws : int, optional
+        Draws per chain; default 1000.
+    chains : int, optional
+        Number of chains; default 4.
+    seed : int, optional
+        Seed of the draws; default 0.
+    include_pi : bool, optional
+        Also store the per-question ``pi`` draws; default False.
+    include_prior : bool, optional
+        Also store draws of the prior (group ``prior``); default True.
+    models : sequence of str, optional
+        Model names of an array ``R``; default None.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    **options
+        The posterior's options (``prior``, ``pool``, ``alpha0``, ``fractional``,
+        ``answered_only``).
+
+    Returns
+    -------
+    xarray.DataTree
+        Groups ``posterior`` (and ``prior``) with ``pi_bar`` over ``(chain, draw, model)``.
+
+    Raises
+    ------
+    ValueError
+        For batch dims other than ``model``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> tree = posterior_tree(R, prior="uniform", draws=100, chains=2)
+    >>> sorted(tree.children), dict(tree["posterior"]["pi_bar"].sizes)
+    (['posterior', 'prior'], {'chain': 2, 'draw': 100, 'model': 2})
     """
     if not isinstance(R, xr.DataArray):
         R = results_array(R, models=models)

@@ -119,6 +119,32 @@ def add_log_likelihood(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
     :func:`pymc.compute_log_likelihood` on the posterior; needed after nutpie, which stores
     none. The variable has the observed variable's name and dims ``(chain, draw, model,
     question)`` (module docstring for its scale). The input is not changed.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        A fit of ``model`` (its ``posterior`` group is used).
+    model : pymc.Model
+        The model it was sampled from.
+
+    Returns
+    -------
+    xarray.DataTree
+        A copy of ``idata`` with a ``log_likelihood`` group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import matching_model
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> pi = np.random.default_rng(0).dirichlet([2, 4], size=(2, 200, 1, 3))  # made-up draws
+    >>> dims = ("chain", "draw", "model", "question", "category")
+    >>> fit = xr.DataTree.from_dict({"posterior": xr.Dataset({"pi": (dims, pi)})})
+    >>> from bayes_eval.models import add_log_likelihood
+    >>> ll = add_log_likelihood(fit, model)["log_likelihood"]["counts"]
+    >>> ll.dims, ll.shape
+    (('chain', 'draw', 'model', 'question'), (2, 200, 1, 3))
     """
     out = idata.copy()
     pm.compute_log_likelihood(out, model=model, progressbar=False)
@@ -128,7 +154,34 @@ def add_log_likelihood(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
 def add_log_prior(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
     """``idata`` with a ``log_prior`` group (:func:`pymc.stats.compute_log_prior`), the prior
     log-density of every free variable per draw, as power-scaling sensitivity
-    (:func:`arviz_stats.psense`) needs. The input is not changed."""
+    (:func:`arviz_stats.psense`) needs. The input is not changed.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        A fit of ``model`` (its ``posterior`` group is used).
+    model : pymc.Model
+        The model it was sampled from.
+
+    Returns
+    -------
+    xarray.DataTree
+        A copy of ``idata`` with a ``log_prior`` group (one variable per free variable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import matching_model
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> pi = np.random.default_rng(0).dirichlet([2, 4], size=(2, 200, 1, 3))  # made-up draws
+    >>> dims = ("chain", "draw", "model", "question", "category")
+    >>> fit = xr.DataTree.from_dict({"posterior": xr.Dataset({"pi": (dims, pi)})})
+    >>> from bayes_eval.models import add_log_prior
+    >>> with_prior = add_log_prior(fit, model)
+    >>> sorted(with_prior.children), with_prior["log_prior"]["pi"].dims
+    (['log_prior', 'posterior'], ('chain', 'draw', 'model', 'question'))
+    """
     out = idata.copy()
     pm.stats.compute_log_prior(out, model=model, progressbar=False)
     return out
@@ -158,6 +211,16 @@ class LooSummary(NamedTuple):
         Largest :math:`\\hat k` (NaN for exact).
     elpd_data : arviz_stats ELPDData
         The pointwise result (``elpd_i``, ``pareto_k``) as :func:`arviz_stats.compare` takes it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import exact_matching_loo, matching_model
+    >>> summary = exact_matching_loo(matching_model(np.array([[0, 1, 1], [1, 1, 0]])))
+    >>> type(summary).__name__, summary.method, summary.unit, summary.n_units
+    ('LooSummary', 'exact', 'cell', 2)
+    >>> sorted(summary.to_dict())[:4]
+    ['elpd', 'good_k', 'max_k', 'method']
     """
 
     elpd: float
@@ -193,6 +256,41 @@ def loo(idata: xr.DataTree, *, unit: Unit = "cell") -> LooSummary:
     The relative efficiency ``reff`` is the mean ESS over the *sampled* posterior variables
     (``pi`` drawn exactly after sampling would inflate it). Pareto :math:`\\hat k` counts are
     always part of the result.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        A fit with ``posterior`` and a ``log_likelihood`` group holding one variable
+        (:func:`~bayes_eval.models.compare.add_log_likelihood`, or
+        ``sample(..., log_likelihood=True)``).
+    unit : {"cell", "question"}, keyword-only
+        What is left out: one (model, question) cell (default) or a whole question (module
+        docstring).
+
+    Returns
+    -------
+    LooSummary
+        The PSIS-LOO ELPD, its standard error, ``p`` and the Pareto :math:`\\hat k` counts.
+
+    Examples
+    --------
+    Made-up draws of a matching model's ``pi``: leaving a cell out moves its ``pi`` back to
+    the prior, and PSIS flags it with a high Pareto k (module docstring):
+
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import matching_model
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> pi = np.random.default_rng(0).dirichlet([2, 4], size=(2, 200, 1, 3))  # made-up draws
+    >>> dims = ("chain", "draw", "model", "question", "category")
+    >>> fit = xr.DataTree.from_dict({"posterior": xr.Dataset({"pi": (dims, pi)})})
+    >>> from bayes_eval.models import add_log_likelihood, loo
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # arviz-stats warns of the high Pareto k
+    ...     summary = loo(add_log_likelihood(fit, model))
+    >>> summary.method, summary.unit, summary.n_units, summary.max_k > summary.good_k
+    ('psis', 'cell', 3, True)
     """
     import arviz_stats
 
@@ -250,10 +348,47 @@ def integrated_interaction_loglik(idata: xr.DataTree, model: pm.Model) -> xr.Dat
     convention as the observed variable (dense layout: with it; cell layout: without). The
     input is not changed.
 
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        A fit of ``model``: ``posterior`` with ``theta``, ``b`` and ``sigma_e`` (and
+        ``chain``/``draw`` coords); an existing ``log_likelihood`` lends its coords.
+    model : pymc.Model
+        The binomial :func:`~bayes_eval.models.crossed.crossed_model` with
+        ``interaction=True`` it was sampled from.
+
+    Returns
+    -------
+    xarray.DataTree
+        A copy of ``idata`` whose ``log_likelihood`` group holds the integrated pointwise
+        log-likelihood under the observed variable's name.
+
     Raises
     ------
     ValueError
         For a model without ``sigma_e`` or not binomial.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import crossed_model
+    >>> from bayes_eval.models.compare import integrated_interaction_loglik
+    >>> R = np.array([[[1, 0, 1], [0, 0, 1], [1, 1, 1]], [[1, 1, 1], [0, 1, 0], [0, 0, 0]]])
+    >>> model = crossed_model(R, interaction=True)
+    >>> rng = np.random.default_rng(0)  # made-up draws in place of a fit
+    >>> posterior = xr.Dataset(
+    ...     {
+    ...         "theta": (("chain", "draw", "model"), rng.normal(size=(1, 50, 2))),
+    ...         "b": (("chain", "draw", "question"), rng.normal(size=(1, 50, 3))),
+    ...         "sigma_e": (("chain", "draw"), np.abs(rng.normal(size=(1, 50)))),
+    ...     },
+    ...     coords={"chain": [0], "draw": np.arange(50)},
+    ... )
+    >>> fit = integrated_interaction_loglik(xr.DataTree.from_dict({"posterior": posterior}), model)
+    >>> ll = fit["log_likelihood"]["successes_obs"]
+    >>> ll.dims, ll.shape
+    (('chain', 'draw', 'model', 'question'), (1, 50, 2, 3))
     """
     from scipy.special import log_expit
 
@@ -322,6 +457,38 @@ def exact_matching_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummary:
     \log B(a + n)`, the posterior mean of the multinomial pmf under
     :math:`\mathrm{Dir}(a + n)`. ``unit="question"`` sums the cells of each question (the
     cells are independent). ``se`` follows ArviZ: :math:`\sqrt{n\,\mathrm{var}(\mathrm{elpd}_i)}`.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        A :func:`~bayes_eval.models.matching.matching_model` (any fixed ``a0``); no fit is
+        needed.
+    unit : {"cell", "question"}, keyword-only
+        Leave out one (model, question) cell (default) or a whole question.
+
+    Returns
+    -------
+    LooSummary
+        ``method="exact"``, no Pareto k (``good_k`` and ``max_k`` NaN).
+
+    Raises
+    ------
+    ValueError
+        For another kind of model (a learned ``a0`` included) or an unknown ``unit``.
+
+    Examples
+    --------
+    Under the uniform prior every count vector of N trials has prior predictive
+    :math:`1/(N + 1)`, so each of these cells of 4 trials contributes :math:`\log(1/5)`:
+
+    >>> import numpy as np
+    >>> from bayes_eval.models import exact_matching_loo, matching_model
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> summary = exact_matching_loo(model)
+    >>> round(summary.elpd, 4), round(3 * float(np.log(1 / 5)), 4), summary.n_units
+    (-4.8283, -4.8283, 3)
+    >>> round(summary.p, 4)
+    1.3861
     """
     from bayes_eval.models.sampling import model_info
 
@@ -380,6 +547,33 @@ def exact_hierarchical_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummar
     the first because :math:`p(a \mid n_{-l\alpha}) \propto p(a \mid n)/\mathrm{DirMult}
     (n_{l\alpha}\mid a)` (module docstring). ``p`` is lpd minus elpd; cells without trials
     contribute 0; ``unit="question"`` sums the cells of each question; ``se`` as ArviZ.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        A :func:`~bayes_eval.models.hierarchical.hierarchical_model`; no fit is needed.
+    unit : {"cell", "question"}, keyword-only
+        Leave out one (model, question) cell (default) or a whole question.
+
+    Returns
+    -------
+    LooSummary
+        ``method="exact"``, no Pareto k (``good_k`` and ``max_k`` NaN).
+
+    Raises
+    ------
+    ValueError
+        For another kind of model or an unknown ``unit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import hierarchical_model
+    >>> from bayes_eval.models.compare import exact_hierarchical_loo
+    >>> model = hierarchical_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> summary = exact_hierarchical_loo(model)
+    >>> summary.method, summary.n_units, round(summary.elpd, 4), round(summary.p, 4)
+    ('exact', 3, -5.1859, 0.7512)
     """
     from bayes_eval.models.model_data import data_value
     from bayes_eval.models.sampling import model_info
@@ -431,8 +625,17 @@ class Comparison(NamedTuple):
     fits : dict of str to xarray.DataTree
         The fits, with ``log_likelihood`` groups (and ``posterior_predictive`` with ``ppc``).
     models : dict of str to pymc.Model
+        The built models, by estimator name.
     ppc : dict of str to xarray.Dataset
         :func:`bayes_eval.models.predictive.ppc_statistics` per model (empty without ``ppc``).
+
+    Examples
+    --------
+    >>> from bayes_eval.models import Comparison
+    >>> Comparison._fields
+    ('table', 'loo', 'exact', 'verdict', 'fits', 'models', 'ppc')
+
+    :func:`~bayes_eval.models.compare.compare_models` returns one (its example fits a model).
     """
 
     table: Any
@@ -448,7 +651,34 @@ def verdict(table) -> str:
     """One sentence on the comparison table: the best model, its ELPD lead over the second
     with the standard error of the difference, and whether the lead is decisive (at least
     2 SE; differences under about 2 SE are not: Sivula, Magnusson, Matamoros and Vehtari,
-    "Uncertainty in Bayesian leave-one-out cross-validation based model comparison")."""
+    "Uncertainty in Bayesian leave-one-out cross-validation based model comparison").
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`~bayes_eval.models.compare.compare_models`, best model first,
+        indexed by estimator, with columns ``elpd_diff``, ``dse``, ``method`` and
+        ``psis_k_bad`` (and ``attrs`` ``n_units``).
+
+    Returns
+    -------
+    str
+        The verdict; it warns where a PSIS estimate is unreliable (Pareto k above 0.7) and
+        says which models use their exact LOO.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.models.compare import verdict
+    >>> table = pd.DataFrame(
+    ...     {"elpd_diff": [0.0, -6.2], "dse": [2.1, 2.1], "method": ["psis", "psis"],
+    ...      "psis_k_bad": [0, 0]},
+    ...     index=["hierarchical", "crossed"],
+    ... )
+    >>> print(verdict(table))
+    The data support hierarchical: elpd difference hierarchical - crossed = 6.2 ± 2.1 (SE of
+    the difference), 3.0 SE.
+    """
     names = list(table.index)
     best = names[0]  # columns: compare's plus method, psis_k_bad (compare_models)
     if len(names) < 2:
@@ -552,11 +782,34 @@ def compare_models(
         NUTS target acceptance rate in (0, 1); default: each model's own
         (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
 
+    Returns
+    -------
+    Comparison
+        The table (best model first, ``method`` saying which ELPD it holds), the PSIS and
+        exact LOO summaries, the verdict, the fits and models, and the predictive checks.
+
     Raises
     ------
     ValueError
         Before any fit: unknown estimators or unit, a single unit to leave out, or fewer than
         ``LOO_MIN_DRAWS`` posterior draws (``draws x chains``).
+
+    Examples
+    --------
+    A toy run fitting a single model (so there is nothing to compare; its convergence
+    warning is silenced here):
+
+    >>> import warnings
+    >>> import numpy as np
+    >>> from bayes_eval.models import compare_models
+    >>> R = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     result = compare_models(R, ("matching",), draws=100, tune=50, chains=1)
+    >>> list(result.table.index), result.table["method"].tolist()
+    (['matching'], ['exact'])
+    >>> result.verdict
+    'Only matching was fitted: nothing to compare.'
     """
     import arviz_stats
 

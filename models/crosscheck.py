@@ -73,6 +73,14 @@ class CrossCheck:
         One row per model (dim ``model``).
     pairs : xarray.Dataset
         One entry per ordered pair (dims ``model``, ``model_bis``).
+
+    Examples
+    --------
+    >>> from bayes_eval.models import CrossCheck
+    >>> [name for name in CrossCheck.__dataclass_fields__]
+    ['idata', 'models', 'pairs']
+
+    :func:`~bayes_eval.models.crosscheck.crosscheck` returns one (its example runs NUTS).
     """
 
     idata: xr.DataTree
@@ -153,11 +161,44 @@ def matching_pymc_model(
     ``a0``), the hierarchical model for the learned prior integrated over its
     hyperparameters (one per model: the same hyperprior as the quadrature).
 
+    Parameters
+    ----------
+    R : array_like of int or xarray.DataArray, shape ``(M, N)`` or ``(L, M, N)``
+        Results, categories 0..C.
+    w : array_like or None
+        Rubric weights (None: binary ``(0, 1)``).
+    R0 : array_like or None
+        Earlier runs on the same questions (fixed priors only).
+    prior : Prior
+        The closed form's prior (:class:`bayes_eval.posteriors.priors.Prior`).
+    mask : array_like of bool, optional, keyword-only
+        True where a trial is missing.
+    models : list of str, optional, keyword-only
+        Names of the L models.
+
+    Returns
+    -------
+    pymc.Model
+        A :func:`~bayes_eval.models.matching.matching_model` (fixed prior: ``alpha0`` and
+        the discount ``a0``) or a :func:`~bayes_eval.models.hierarchical.hierarchical_model`
+        (the learned prior, with its ``kappa`` hyperprior).
+
     Raises
     ------
     ValueError
         For a plug-in or benchmark-pooled learned prior, or a learned prior with earlier
         runs: no PyMC model here matches them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval import Prior
+    >>> from bayes_eval.models.crosscheck import matching_pymc_model
+    >>> R = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]])
+    >>> [v.name for v in matching_pymc_model(R, None, None, Prior.parse("jeffreys")).free_RVs]
+    ['pi']
+    >>> [v.name for v in matching_pymc_model(R, None, None, Prior.parse("empirical")).free_RVs]
+    ['beta_top', 'log_kappa']
     """
     if not prior.learned:
         alpha0 = 1.0 if prior.kind == "uniform" else 0.5 if prior.kind == "jeffreys" else None
@@ -210,8 +251,10 @@ def crosscheck(
         As in :func:`bayes_eval.models.matching_model`.
     prior : Prior or its words, keyword-only
         The closed form's prior (:func:`bayes_eval.posterior`); the PyMC model is the one
-        that matches it (:func:`matching_pymc_model`). ``alpha0``: the older name of a fixed
-        prior.
+        that matches it (:func:`~bayes_eval.models.crosscheck.matching_pymc_model`).
+    alpha0 : float or array_like, optional, keyword-only
+        The older name of a fixed prior (a Dirichlet concentration); when given it replaces
+        ``prior``.
     draws, tune, chains, seed, sampler, progress
         Passed to :func:`bayes_eval.models.sample`.
     target_accept : float, optional, keyword-only
@@ -224,6 +267,25 @@ def crosscheck(
     Returns
     -------
     CrossCheck
+        The fit, one row per model (closed form, NUTS and exact Monte Carlo, with their
+        z-scores, diagnostics and ``passed``) and one entry per pair.
+
+    Examples
+    --------
+    A toy run (one short chain: the closed form matches, but the convergence checks fail
+    and say so; the warning is silenced here):
+
+    >>> import warnings
+    >>> import numpy as np
+    >>> from bayes_eval.models import crosscheck
+    >>> R = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     check = crosscheck(R, draws=100, tune=50, chains=1, mc_draws=2000)
+    >>> check.models["mu"].values.round(4).tolist(), check.passed
+    ([0.5556], False)
+    >>> check.models["failed_checks"].values.tolist()
+    ['r_hat, ess_bulk, ess_tail']
     """
     if isinstance(mc_draws, bool) or not isinstance(mc_draws, (int, np.integer)) or mc_draws < 2:
         raise ValueError(f"mc_draws is {mc_draws!r}; expected an integer of at least 2.")

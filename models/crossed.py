@@ -283,6 +283,23 @@ def crossed_model(
         ``[0, 1]``, off the K-level grid), no observed trial, a model without any, a
         ``mask``/``models`` of the wrong size, or ``interaction`` with a single model or
         question.
+
+    Examples
+    --------
+    Two models, model ``b`` without trials on question 1:
+
+    >>> import numpy as np
+    >>> from bayes_eval.models import crossed_model
+    >>> R = np.array([[[1, 0, 1], [0, 0, np.nan]], [[1, 1, 1], [np.nan] * 3]])
+    >>> model = crossed_model(R, models=["a", "b"])
+    >>> [v.name for v in model.free_RVs]
+    ['mu_theta', 'sigma_theta', 'sigma_b', 'z_theta', 'z_b']
+    >>> [v.name for v in model.deterministics], [v.name for v in model.observed_RVs]
+    (['theta', 'b', 'p', 'pi_bar'], ['successes_obs'])
+    >>> graded = np.array([[0, 0.5, 1], [1, 1, 0.5]])  # one model, scores on 3 levels
+    >>> ordinal = crossed_model(graded, likelihood="ordinal", levels=3)
+    >>> [v.name for v in ordinal.deterministics]
+    ['theta', 'b', 'cutpoints', 'p', 'pi_bar']
     """
     if parametrization not in PARAMETRIZATIONS:
         raise ValueError(
@@ -396,7 +413,30 @@ def _dense(
 def crossed_likelihood(names) -> str | None:
     """The likelihood of a crossed model from the names of its ``pm.Data`` containers, or of
     a fit's ``constant_data`` and ``observed_data`` variables; None if they are not a crossed
-    model's."""
+    model's.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Names of the model's ``pm.Data`` containers, or of the variables of a fit's
+        ``constant_data`` and ``observed_data`` groups.
+
+    Returns
+    -------
+    str or None
+        ``"binomial"``, ``"fractional"`` or ``"ordinal"``; None if the names are not those of
+        a crossed model.
+
+    Examples
+    --------
+    >>> from bayes_eval.models.crossed import crossed_likelihood
+    >>> crossed_likelihood(["successes", "n_trials"])
+    'binomial'
+    >>> crossed_likelihood(["level_count", "level_index", "cell_model", "cell_question"])
+    'ordinal'
+    >>> crossed_likelihood(["count_data", "w"]) is None
+    True
+    """
     names = set(names)
     if {"scores_obs"} <= names or {"score_sum", "n_trials", "cell_model"} <= names:
         return "fractional"
@@ -415,6 +455,29 @@ def crossed_info(model: pm.Model) -> ModelInfo | None:
     fractional counts; ordinal, the Dirichlet over the K levels with the uniform prior. NUTS
     runs at ``target_accept`` 0.95 when ``theta`` is non-centred (module docstring), at
     PyMC's 0.8 when it is centred.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        Any PyMC model; recognised by its ``pm.Data`` containers and free variables.
+
+    Returns
+    -------
+    ModelInfo or None
+        Kind ``crossed``, the counts per (model, question, category), the unpooled
+        closed-form reference and the ``target_accept``; ``None`` for another kind of model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import crossed_model
+    >>> from bayes_eval.models.crossed import crossed_info
+    >>> R = np.array([[[1, 0, 1], [0, 0, np.nan]], [[1, 1, 1], [np.nan] * 3]])
+    >>> info = crossed_info(crossed_model(R))
+    >>> info.kind, info.target_accept
+    ('crossed', 0.95)
+    >>> info.reference[""].tolist()  # Beta(1 + failures, 1 + successes) per cell
+    [[[2.0, 3.0], [3.0, 1.0]], [[1.0, 4.0], [1.0, 1.0]]]
     """
     free = {v.name for v in model.free_RVs}
     likelihood = crossed_likelihood(v.name for v in model.data_vars)

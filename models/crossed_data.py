@@ -28,6 +28,21 @@ AUTO_SHRINKAGE = 0.5
 class CrossedData:
     """Validated scores: per answered cell its model, question, trials and score sum.
 
+    Parameters
+    ----------
+    R : array_like or xarray.DataArray, shape ``(M, N)`` or ``(L, M, N)``
+        Scores of L models on M questions over N trials; NaN (or ``mask``, or a masked
+        array's mask) marks a trial without a score. A DataArray with dims ``model``
+        (optional), ``question`` and ``trial`` gives its labels to the coords.
+    likelihood : {"binomial", "fractional", "ordinal"}
+        What the scores are: binary 0/1, graded in [0, 1], or on ``levels`` levels.
+    levels : int or None
+        K >= 2 evenly spaced levels ``0, 1/(K-1), ..., 1`` for ``"ordinal"``; None otherwise.
+    mask : array_like of bool or None
+        True where a trial is missing, shape of ``R``.
+    models : list of str or None
+        Names of the L models (default: the DataArray's labels, else ``model_0``, ...).
+
     Attributes
     ----------
     shape : (int, int)
@@ -45,6 +60,24 @@ class CrossedData:
     entries : tuple of ndarray
         ``"ordinal"`` only: model, question, level and count of every observed
         (cell, level).
+
+    Raises
+    ------
+    ValueError
+        If a score does not fit ``likelihood``, a model has no observed trial, or the names,
+        mask or shape do not match.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.crossed_data import CrossedData
+    >>> R = np.array([[[1, 0, 1], [0, 0, np.nan]], [[1, 1, 1], [np.nan] * 3]])
+    >>> data = CrossedData(R, "binomial", None, None, ["a", "b"])
+    >>> data.shape, data.n.tolist(), data.S.tolist(), data.complete
+    ((2, 2), [3, 2, 3], [2.0, 0.0, 3.0], False)
+    >>> graded = CrossedData(np.array([[0, 0.5, 1], [1, 1, 0.5]]), "ordinal", 3, None, None)
+    >>> graded.K, [e.tolist() for e in graded.entries]
+    (3, [[0, 0, 0, 0, 0], [0, 0, 0, 1, 1], [0, 1, 2, 1, 2], [1, 1, 1, 1, 2]])
     """
 
     def __init__(self, R, likelihood, levels, mask, models):
@@ -215,6 +248,24 @@ def auto_centering(n: np.ndarray, S: np.ndarray) -> tuple[bool, bool]:
     n, S : ndarray, shape ``(L, M)``
         Trials and score sums per (model, question) pair (0 where unanswered); graded scores
         count as fractional successes.
+
+    Returns
+    -------
+    (bool, bool)
+        Whether to centre the abilities ``theta`` and whether to centre the difficulties
+        ``b`` (a block of fewer than 3 units is never centred).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.crossed_data import auto_centering
+    >>> theta, b = np.array([-2.0, -0.5, 0.5, 2.0]), np.linspace(-1, 1, 6)
+    >>> n = np.full((4, 6), 50)  # many trials per pair: the data pin every unit
+    >>> S = np.random.default_rng(0).binomial(n, 1 / (1 + np.exp(b - theta[:, None])))
+    >>> auto_centering(n, S)
+    (True, True)
+    >>> auto_centering(np.full((2, 3), 4), np.array([[1, 2, 3], [2, 3, 4]]))
+    (False, False)
     """
     n, S = np.asarray(n, float), np.asarray(S, float)
     theta, v_theta, b, v_b = _rasch_map(n, S)

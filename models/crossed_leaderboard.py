@@ -30,10 +30,38 @@ def crossed_likelihood_for(
     None)`` for binary results, ``("ordinal", values, K)`` for K evenly spaced levels
     (``--score-levels K``; the level indices become their values ``k / (K - 1)``).
 
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``model``, ``question``, ``trial`` (NaN = no trial): 0/1, level
+        indices 0..K-1, or graded scores in [0, 1] with ``fractional``.
+    w : sequence of float or None
+        Rubric weights of the levels (None or ``(0, 1)``: binary results).
+    fractional : bool, keyword-only
+        The scores are graded and counted fractionally (``--fractional``); default False.
+
+    Returns
+    -------
+    (str, xarray.DataArray, int or None)
+        The likelihood of :func:`bayes_eval.models.crossed_model`, the scores it takes and the
+        number of levels K (None unless ``"ordinal"``).
+
     Raises
     ------
     ValueError
         For rubric weights that are not K evenly spaced levels from 0 to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.crossed_leaderboard import crossed_likelihood_for
+    >>> R = xr.DataArray(np.array([[[0, 1, 2], [2, 2, 1]]]), dims=("model", "question", "trial"))
+    >>> likelihood, scores, K = crossed_likelihood_for(R, [0, 0.5, 1])
+    >>> likelihood, K, scores.values.tolist()
+    ('ordinal', 3, [[[0.0, 0.5, 1.0], [1.0, 1.0, 0.5]]])
+    >>> crossed_likelihood_for(R / 2, None, fractional=True)[0]
+    'fractional'
     """
     if fractional:
         return "fractional", R, None
@@ -96,6 +124,27 @@ def crossed_leaderboard(
         :func:`bayes_eval.ranking.leaderboard.rank_table`, the rank's credible interval, and
         ``questions``: how many questions each model answered) and its ``attrs`` hold the
         likelihood and the convergence diagnostics.
+
+    Examples
+    --------
+    A toy fit (far too short to converge, so its convergence warning is silenced here):
+
+    >>> import warnings
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.crossed_leaderboard import crossed_leaderboard
+    >>> R = xr.DataArray(
+    ...     np.array([[[1, 0, 1], [0, 0, np.nan]], [[1, 1, 1], [np.nan] * 3]]),
+    ...     dims=("model", "question", "trial"),
+    ...     coords={"model": ["a", "b"]},
+    ... )
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     board = crossed_leaderboard(R, draws=20, tune=20, chains=1, sampler="pymc")
+    >>> board.estimator, board.table.attrs["likelihood"], board.missing_trials
+    ('crossed', 'binomial', 4)
+    >>> sorted(board.table["model"].values.tolist()), board.table["questions"].values.tolist()
+    (['a', 'b'], [2, 1])
     """
     from bayes_eval.models.crossed import crossed_model
     from bayes_eval.models.crossed_rank import crossed_rank_table

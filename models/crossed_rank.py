@@ -43,7 +43,27 @@ _DIAGNOSTICS = (
 
 def draw_prob_better(draws: np.ndarray) -> np.ndarray:
     r"""``P(row > column)`` for every pair of models from draws of shape ``(S, L)`` (module
-    docstring; ties count one half, so the diagonal is 0.5)."""
+    docstring; ties count one half, so the diagonal is 0.5).
+
+    Parameters
+    ----------
+    draws : numpy.ndarray of shape (S, L)
+        S posterior draws of the scores of L models.
+
+    Returns
+    -------
+    numpy.ndarray of shape (L, L)
+        The share of draws in which the row's model scores above the column's, ties
+        counting one half.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.crossed_rank import draw_prob_better
+    >>> draws = np.array([[0.6, 0.5], [0.7, 0.5], [0.4, 0.5], [0.5, 0.5]])
+    >>> draw_prob_better(draws).tolist()
+    [[0.5, 0.625], [0.375, 0.5]]
+    """
     x = np.asarray(draws, dtype=float)
     out = np.empty((x.shape[1], x.shape[1]))
     for i in range(x.shape[1]):  # L rows of an (S, L) comparison: memory S * L, not S * L^2
@@ -84,6 +104,23 @@ def crossed_rank_table(idata: xr.DataTree, *, confidence: float = 0.95) -> xr.Da
     ValueError
         For a ``confidence`` outside (0, 1), or no ``pi_bar`` over ``chain``, ``draw`` and
         ``model`` in the posterior.
+
+    Examples
+    --------
+    Made-up draws of three models' ``pi_bar`` in place of a fit:
+
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import crossed_rank_table
+    >>> draws = np.random.default_rng(0).normal([0.6, 0.5, 0.3], 0.05, size=(2, 200, 3))
+    >>> posterior = xr.Dataset(
+    ...     {"pi_bar": (("chain", "draw", "model"), draws)}, coords={"model": ["a", "b", "c"]}
+    ... )
+    >>> table = crossed_rank_table(xr.DataTree.from_dict({"posterior": posterior}))
+    >>> table["mu"].values.round(3).tolist(), table["rank"].values.tolist()
+    ([0.593, 0.501, 0.302], [1, 2, 3])
+    >>> table["rank_ci"].values.tolist(), table["prob_better"].values[0].round(3).tolist()
+    ([1, 1, 2], [0.5, 0.908, 1.0])
     """
     if isinstance(confidence, bool) or not (
         isinstance(confidence, (int, float)) and 0 < confidence < 1

@@ -56,6 +56,37 @@ def dirichlet_conditional(concentration_fn, counts: np.ndarray, w: np.ndarray):
 
     ``concentration_fn(posterior)`` returns the prior concentration as an array of shape
     ``(chain, draw, L, M or 1, C + 1)``.
+
+    Parameters
+    ----------
+    concentration_fn : callable
+        ``concentration_fn(posterior)``: the prior concentration of ``pi`` for every draw of
+        the posterior ``xarray.Dataset``, shape ``(chain, draw, L, M or 1, C + 1)``.
+    counts : numpy.ndarray of int, shape ``(L, M, C + 1)``
+        Category counts ``n`` of the L models on the M questions.
+    w : numpy.ndarray, shape ``(C + 1,)``
+        Rubric weights.
+
+    Returns
+    -------
+    callable
+        ``conditional(posterior, rng)`` returning a dict of DataArrays: ``pi`` with dims
+        ``(chain, draw, model, question, category)`` and ``pi_bar`` with dims
+        ``(chain, draw, model)``, the weighted mean of ``pi`` over the questions
+        (the ``conditional`` of :class:`~bayes_eval.models.model_data.ModelInfo`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.hierarchical import dirichlet_conditional
+    >>> counts = np.array([[[1, 2], [0, 3]]])  # one model, two questions, binary
+    >>> uniform = lambda posterior: np.ones((1, 4, 1, 1, 2))
+    >>> conditional = dirichlet_conditional(uniform, counts, np.array([0.0, 1.0]))
+    >>> posterior = xr.Dataset(coords={"chain": [0], "draw": np.arange(4)})
+    >>> draws = conditional(posterior, np.random.default_rng(0))
+    >>> draws["pi"].dims, draws["pi_bar"].shape
+    (('chain', 'draw', 'model', 'question', 'category'), (1, 4, 1))
     """
 
     def conditional(posterior: xr.Dataset, rng: np.random.Generator) -> dict[str, xr.DataArray]:
@@ -96,7 +127,20 @@ def hierarchical_model(
     -------
     pymc.Model
         Variables ``beta`` (model, category), ``kappa`` (model) and the observed ``counts``;
-        :func:`bayes_eval.models.sample` adds ``pi`` and ``pi_bar`` drawn exactly.
+        :func:`bayes_eval.models.sample` adds ``pi`` and ``pi_bar`` drawn exactly. The free
+        variables are ``log_kappa`` and ``beta`` (``beta_top`` with two categories, where
+        ``beta`` is a Deterministic).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import hierarchical_model
+    >>> R = np.array([[0, 1, 2], [2, 2, 1], [1, 2, 2]])
+    >>> model = hierarchical_model(R, w=[0, 0.5, 1])
+    >>> [v.name for v in model.free_RVs], [v.name for v in model.deterministics]
+    (['beta', 'log_kappa'], ['kappa'])
+    >>> [v.name for v in hierarchical_model(np.array([[0, 1, 1], [1, 1, 0]])).free_RVs]
+    ['beta_top', 'log_kappa']
     """
     data = model_data(R, w, None, mask=mask, models=models)
     if kappa_prior is None:
@@ -150,6 +194,27 @@ def hierarchical_info(model: pm.Model) -> ModelInfo | None:
 
     ``pi`` is drawn from ``Dir(kappa beta + n)`` per draw; the reference is the closed form
     with the uniform prior, without pooling.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        Any PyMC model; recognised by its ``pm.Data`` containers (``count_data``,
+        ``kappa_median``, ``kappa_log_sd``, ``w``) and free variable ``log_kappa``.
+
+    Returns
+    -------
+    ModelInfo or None
+        Kind ``hierarchical``, the stored data, the unpooled closed-form reference and the
+        exact conditional draw of ``pi``; ``None`` for another kind of model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import hierarchical_model
+    >>> from bayes_eval.models.hierarchical import hierarchical_info
+    >>> info = hierarchical_info(hierarchical_model(np.array([[0, 1, 1], [1, 1, 0], [1, 1, 1]])))
+    >>> info.kind, info.reference[""].tolist()
+    ('hierarchical', [[[2.0, 3.0], [2.0, 3.0], [1.0, 4.0]]])
     """
     if not built_with(model, **HIERARCHICAL):
         return None

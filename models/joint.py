@@ -55,8 +55,29 @@ def joint_model(counts: ArrayLike, *, models: list[str] | None = None) -> pm.Mod
     Parameters
     ----------
     counts : array_like, shape ``(L, M, 2)``
+        Failures and successes of each of the L >= 2 models on each of the M questions
+        (whole numbers).
     models : list of str, keyword-only, optional
-        Names of the L models.
+        Names of the L models (default ``model_0``, ``model_1``, ...).
+
+    Returns
+    -------
+    pymc.Model
+        Free variables ``mu``, ``sigma``, ``difficulty_sd``, ``kappa``, ``z`` (model) and
+        ``u`` (question); Deterministics ``theta`` (model) and ``b`` (question); the observed
+        successes ``k`` over the cells with trials (coord ``cell``, data ``trials`` and
+        ``successes``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import joint_model
+    >>> counts = np.array([[[1, 2], [0, 3], [2, 1]], [[3, 0], [1, 2], [2, 1]]])
+    >>> model = joint_model(counts, models=["a", "b"])
+    >>> [v.name for v in model.free_RVs]
+    ['mu', 'sigma', 'difficulty_sd', 'kappa', 'z', 'u']
+    >>> [v.name for v in model.deterministics], len(model.coords["cell"])
+    (['theta', 'b'], 6)
     """
     n, k = _counts(counts)
     n_models, n_questions = n.shape
@@ -95,10 +116,66 @@ def joint_pi_bar(
     :func:`~bayes_eval.models.joint.joint_model`: for each posterior draw of
     :math:`(\theta, b, \kappa)`, every rate from its Beta posterior given its cell (module
     docstring), averaged over the questions each model answered (or ``answered``). Dims
-    ``(chain, draw, model)``."""
+    ``(chain, draw, model)``.
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        Posterior of the fit, with ``theta`` (chain, draw, model), ``b`` (chain, draw,
+        question) and ``kappa`` (chain, draw).
+    counts : array_like, shape ``(L, M, 2)``
+        The failures and successes the model was fitted to.
+    answered : array_like of bool or float, shape ``(L, M)``, optional, keyword-only
+        Weights of the questions in each model's mean (normalised per model); default the
+        questions with trials.
+    seed : int, keyword-only
+        Seed of the Beta draws of the rates, default 0.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``pi_bar`` with dims ``(chain, draw, model)``.
+
+    Raises
+    ------
+    ValueError
+        If ``answered`` has the wrong shape or negative weights, or a model has no question
+        to average over.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import joint_pi_bar
+    >>> counts = np.array([[[1, 2], [0, 3], [2, 1]], [[3, 0], [1, 2], [2, 1]]])
+    >>> rng = np.random.default_rng(0)
+    >>> posterior = xr.Dataset(
+    ...     {
+    ...         "theta": (("chain", "draw", "model"), rng.normal(size=(1, 5, 2))),
+    ...         "b": (("chain", "draw", "question"), rng.normal(size=(1, 5, 3))),
+    ...         "kappa": (("chain", "draw"), np.full((1, 5), 10.0)),
+    ...     },
+    ...     coords={"model": ["a", "b"]},
+    ... )
+    >>> pi_bar = joint_pi_bar(posterior, counts, seed=0)
+    >>> pi_bar.dims, pi_bar.mean("draw").values.round(4).tolist()
+    (('chain', 'draw', 'model'), [[0.6153, 0.4393]])
+    """
     n, k = _counts(counts)
     share = np.asarray(n > 0 if answered is None else answered, float)
-    share = share / share.sum(axis=1, keepdims=True)
+    if share.shape != n.shape or not np.all(np.isfinite(share)) or np.any(share < 0):
+        raise ValueError(
+            f"answered has shape {share.shape} with values {share.min():g} to {share.max():g}; "
+            f"expected non-negative finite weights of shape {n.shape} (models, questions)."
+        )
+    total = share.sum(axis=1, keepdims=True)
+    if np.any(total <= 0):
+        empty = int(np.flatnonzero(total[:, 0] <= 0)[0])
+        raise ValueError(
+            f"model {empty} has no question to average over (no trials, or zero weight in "
+            "answered); expected at least one answered question per model."
+        )
+    share = share / total
     theta = posterior["theta"].values  # (C, D, L)
     b = posterior["b"].values  # (C, D, M)
     kappa = posterior["kappa"].values[..., None, None]

@@ -132,6 +132,19 @@ def judge_statistics(
     dict
         ``level_share`` (..., J, L), ``pair_mean`` (..., J, K) and each of
         :data:`JUDGE_STATISTICS` (..., J).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> from bayes_eval.models.judge_predictive import judge_statistics
+    >>> stats = judge_statistics(data.counts, np.asarray(data.values, float), data.mask)
+    >>> stats["mean_score"].round(4).tolist(), stats["overlap_others"].round(4).tolist()
+    ([1.6667, 1.8333], [0.8333, 0.8333])
+    >>> stats["level_share"].round(4).tolist()  # per judge, over the assigned levels
+    [[0.5, 0.3333, 0.1667], [0.5, 0.1667, 0.3333]]
     """
     c = np.asarray(counts, dtype=float)
     if c.ndim < 3:
@@ -225,6 +238,38 @@ def judge_posterior_predictive(
     excluded same-family pairs) get ``held_out_scores`` (chain, draw, held_out, assigned):
     multinomial draws with the observed totals from the posterior ``gamma_jk``
     (``numpy.random.default_rng([seed, 1])``), and ``held_out_observed`` their counts.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        A fit of ``model`` (:func:`bayes_eval.models.judges.fit_judges`).
+    model : pymc.Model
+        The :func:`~bayes_eval.models.judges.judge_model` that was sampled.
+    data : JudgeData, optional, keyword-only
+        The fitted data, to replicate the scored pairs left out of the likelihood too.
+    seed : int, keyword-only
+        Random seed of the replicates, default 0.
+
+    Returns
+    -------
+    xarray.DataTree
+        A copy of ``idata`` with ``posterior_predictive`` (``scores``, and with ``data``
+        ``held_out_scores`` and ``held_out_observed`` where pairs were held out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
+    >>> model = judge_model(data)
+    >>> settings = FitSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
+    >>> fit = fit_judges(data, model=model, settings=settings)
+    >>> from bayes_eval.models import judge_posterior_predictive
+    >>> rep = judge_posterior_predictive(fit, model, seed=0)["posterior_predictive"]["scores"]
+    >>> rep.dims, rep.shape
+    (('chain', 'draw', 'pair', 'assigned'), (1, 20, 6, 3))
     """
     if "posterior" not in idata.children:
         raise ValueError("idata has no posterior group; expected a fit from fit_judges.")
@@ -329,8 +374,10 @@ def judge_ppc_statistics(
         The fitted data: gives the same-family marks (``self_preference``, held-out
         same-family pairs) and the assigned-level values (needed with abstention, ``L != M``).
     seed : int, keyword-only
+        Random seed of the replicates, default 0
+        (:func:`~bayes_eval.models.judge_predictive.judge_posterior_predictive`).
     prob : float, keyword-only
-        Mass of the central replicated interval ``rep_lo``, ``rep_hi``.
+        Mass of the central replicated interval ``rep_lo``, ``rep_hi`` (default 0.95).
 
     Returns
     -------
@@ -339,6 +386,23 @@ def judge_ppc_statistics(
         ``rep_sd``, ``rep_lo``, ``rep_hi``, ``p_value``; the same with prefix ``share_`` over
         ``(judge, assigned)`` (``level_share``) and ``pair_`` over ``(judge, candidate)``
         (``pair_mean``), with ``in_likelihood`` over ``(judge, candidate)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
+    >>> model = judge_model(data)
+    >>> settings = FitSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
+    >>> fit = fit_judges(data, model=model, settings=settings)
+    >>> from bayes_eval.models import judge_ppc_statistics
+    >>> checks = judge_ppc_statistics(fit, model)
+    >>> checks["statistic"].values.tolist()
+    ['mean_score', 'spearman_others', 'overlap_others', 'self_preference']
+    >>> checks["observed"].sel(statistic="mean_score").values.round(4).tolist()
+    [1.6667, 1.8333]
     """
     if not 0 < prob < 1:
         raise ValueError(f"prob is {prob!r}; expected a number in (0, 1).")

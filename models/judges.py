@@ -138,7 +138,29 @@ CHOICES = {
 def delta_preset(name: str | Sequence[float], M: int) -> np.ndarray:
     """Concentration ``delta`` of ``Z_k`` (App. B.2.3): ``"inflation"`` (default,
     ``10^((m-1)/(M-1))``), ``"deflation"`` (its reverse), ``"uniform"`` (ones), ``"central"``
-    (peaked in the middle), or explicit values."""
+    (peaked in the middle), or explicit values.
+
+    Parameters
+    ----------
+    name : str or sequence of float
+        ``"inflation"``, ``"deflation"``, ``"uniform"`` or ``"central"``, or M positive
+        numbers.
+    M : int
+        Number of true levels.
+
+    Returns
+    -------
+    numpy.ndarray of shape (M,)
+        The concentrations.
+
+    Examples
+    --------
+    >>> from bayes_eval.models.judges import delta_preset
+    >>> delta_preset("inflation", 3).round(4).tolist()
+    [1.0, 3.1623, 10.0]
+    >>> delta_preset("central", 3).tolist(), delta_preset("uniform", 2).tolist()
+    ([1.0, 10.0, 1.0], [1.0, 1.0])
+    """
     if not isinstance(name, str):
         d = np.asarray(name, dtype=float)
         if d.shape != (M,) or (d <= 0).any():
@@ -359,6 +381,20 @@ class JudgeLoglik(Op):
     ``random_effects``). Outputs: the log pmf (scalar; the sum over pairs of the multinomial
     log pmf) and its gradient with respect to ``sticks``, ``pi_sticks``, ``R``, ``W`` and
     ``z_sticks``, which :meth:`pullback` returns (first derivatives only; NUTS needs no more).
+
+    Parameters
+    ----------
+    random_effects : bool, optional
+        Whether the prevalences have random effects (``R``, ``W`` and ``z_sticks`` are read);
+        default False. :func:`~bayes_eval.models.judges.judge_model` sets it when
+        ``omega > 0`` or ``integrated``.
+
+    Examples
+    --------
+    >>> from bayes_eval.models.judges import JudgeLoglik
+    >>> op = JudgeLoglik(random_effects=True)
+    >>> op.random_effects, op == JudgeLoglik(True), op == JudgeLoglik()
+    (True, True, False)
     """
 
     __props__ = ("random_effects",)
@@ -552,9 +588,16 @@ def judge_model(
 ) -> pm.Model:
     """Build the judges model (module docstring) for ``data``.
 
+    The sampled variables are ``rho``, the sticks ``dag_sticks`` and ``pi_sticks`` and, with
+    random effects, ``Z_sticks``, ``R``, ``W`` (module docstring); ``theta``, ``pi``, ``Z`` and
+    ``expected_score`` are deterministic. The observed ``scores`` (pair, assigned) are the
+    multinomial counts.
+
     Parameters
     ----------
     data : JudgeData
+        Counts per judge, candidate and assigned level
+        (:class:`bayes_eval.judges.data.JudgeData`).
     omega : float, keyword-only
         Random-effect strength (0 = strong constancy, no random effects). A ``pm.Data``
         variable, so fits over an ``omega`` grid (> 0) reuse one compiled graph.
@@ -569,10 +612,24 @@ def judge_model(
     exclude_same_family : bool, keyword-only
         Drop same-family pairs from the likelihood (footnote 1 of Vossler et al.).
 
-    The sampled variables are ``rho``, the sticks ``dag_sticks`` and ``pi_sticks`` and, with
-    random effects, ``Z_sticks``, ``R``, ``W`` (module docstring); ``theta``, ``pi``, ``Z`` and
-    ``expected_score`` are deterministic. The observed ``scores`` (pair, assigned) are the
-    multinomial counts.
+    Returns
+    -------
+    pymc.Model
+        With coords ``candidate``, ``judge``, ``level``, ``assigned``, ``pair``, ``stick``
+        and ``dag_stick``, and the data ``counts``, ``values``, ``omega`` and ``beta_max``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> from bayes_eval.models.judges import judge_model
+    >>> model = judge_model(data)
+    >>> [v.name for v in model.free_RVs], [v.name for v in model.deterministics]
+    (['rho', 'dag_sticks', 'pi_sticks'], ['theta', 'pi', 'expected_score'])
+    >>> [v.name for v in judge_model(data, omega=1.0).free_RVs]
+    ['rho', 'dag_sticks', 'pi_sticks', 'Z_sticks', 'R', 'W']
     """
     if not (np.isfinite(omega) and omega >= 0):
         raise ValueError(f"omega is {omega!r}; expected a number >= 0.")
@@ -686,7 +743,42 @@ def dag_prior_draws(
 ) -> np.ndarray:
     """Prior draws ``(draws, J, M, L)`` of the confusion matrices (for checks and plots): the
     model's own prior graph (:func:`judge_model`), drawn by PyTensor's Python backend (a few
-    thousand draws of a small graph need no compiled code)."""
+    thousand draws of a small graph need no compiled code).
+
+    Parameters
+    ----------
+    M : int
+        Number of true levels (rows).
+    L : int, optional
+        Number of assigned levels (columns); default ``M``.
+    J : int, keyword-only
+        Number of judges, default 1.
+    beta_max : float, keyword-only
+        DAG prior strength, default 5.
+    draws : int, keyword-only
+        Number of draws, default 1000.
+    correct_level : sequence of int, optional, keyword-only
+        The correct assigned level of each true level; default ``0, 1, ..., M - 1``.
+    root : {"boosted", "uniform"}, keyword-only
+        Prior of the root row ``theta_1`` (default ``"boosted"``).
+    seed : int, keyword-only
+        Random seed, default 0.
+
+    Returns
+    -------
+    numpy.ndarray of shape (draws, J, M, L)
+        Confusion matrices, each row a distribution over the assigned levels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.judges import dag_prior_draws
+    >>> theta = dag_prior_draws(3, draws=200, seed=0)
+    >>> theta.shape, bool(np.allclose(theta.sum(-1), 1.0))
+    ((200, 1, 3, 3), True)
+    >>> theta.mean(0)[0].round(2).tolist()  # mass near the diagonal: a reliable judge
+    [[0.61, 0.2, 0.19], [0.11, 0.53, 0.36], [0.02, 0.14, 0.83]]
+    """
     L = M if L is None else L
     correct = np.arange(M) if correct_level is None else np.asarray(correct_level)
     with pm.Model():
@@ -714,6 +806,32 @@ class FitSettings:
     (:data:`FIXED_SETTINGS`, :data:`INTEGRATED_SETTINGS`; :meth:`resolved`). ``warn`` issues
     a :class:`bayes_eval.models.sampling.ConvergenceWarning` when a fit fails a check of
     :func:`fit_diagnostics` (default); the diagnostics are stored either way.
+
+    Parameters
+    ----------
+    draws, tune : int or None
+        Draws kept and tuning steps per chain (None: the model's own).
+    chains : int
+        Number of chains, default 4.
+    seed : int
+        Random seed, default 0.
+    target_accept : float or None
+        NUTS target acceptance rate (None: the model's own).
+    progress : bool
+        Show the sampler's progress bar; default False.
+    cores : int or None
+        Chains run at the same time (None: the usable CPUs, at most ``chains``).
+    sampler : {"pymc", "nutpie"} or None
+        The NUTS implementation (None: the model's own).
+    warn : bool
+        Issue a ConvergenceWarning when a check fails; default True.
+
+    Examples
+    --------
+    >>> from bayes_eval.models.judges import FitSettings
+    >>> settings = FitSettings(draws=50, tune=50, chains=1).resolved(integrated=False)
+    >>> settings.draws, settings.target_accept, settings.sampler
+    (50, 0.9, 'pymc')
     """
 
     draws: int | None = None
@@ -755,6 +873,28 @@ def fit_diagnostics(idata: xr.DataTree) -> Diagnostics:
     at most 1.01, bulk and tail ESS at least 100 per chain and *no* divergence (PyMC's
     thresholds): a divergence means NUTS could not explore part of the posterior, which can
     bias every estimate, so no rate of them is treated as negligible.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        A fit of :func:`~bayes_eval.models.judges.fit_judges` (``posterior`` and ``sample_stats``).
+
+    Returns
+    -------
+    Diagnostics
+        The convergence summary (:class:`bayes_eval.models.sampling.Diagnostics`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> from bayes_eval.models.judges import FitSettings, fit_diagnostics, fit_judges
+    >>> fit = fit_judges(data, settings=FitSettings(draws=20, tune=20, chains=1, warn=False))
+    >>> diag = fit_diagnostics(fit)
+    >>> diag.converged, diag.messages[0]
+    (False, '1 chain: r-hat needs at least 2 chains to compare; run more chains')
     """
     names = [v for v in idata["posterior"].to_dataset().data_vars if v != "rank"]
     return diagnostics(idata, var_names=names)
@@ -869,6 +1009,28 @@ def fit_judges(
 ) -> xr.DataTree:
     """Fit the judges model with NUTS and summarise the ranking.
 
+    ``model`` may be a model built earlier by :func:`~bayes_eval.models.judges.judge_model`
+    for the same data and structure; then only its ``counts``, ``values``, ``omega`` and
+    ``beta_max`` data are set (no new graph). Without it, a model built by an earlier fit of
+    the same structure (the same candidates, judges, levels, pairs and prior options) is
+    reused the same way. Each model is sampled through a frozen copy (``_frozen``) that
+    compiles its functions once, so repeated fits (the SummEval dimensions, a sensitivity
+    grid, study replicates) spend their time sampling.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Counts per judge, candidate and assigned level.
+    omega, beta_max, integrated, delta, root, exclude_same_family : keyword-only
+        The model, as in :func:`~bayes_eval.models.judges.judge_model` (defaults
+        ``omega=0``, ``beta_max=5``, ``integrated=False``, ``delta="inflation"``,
+        ``root="boosted"``, ``exclude_same_family=True``).
+    settings : FitSettings, optional, keyword-only
+        NUTS settings (default :class:`~bayes_eval.models.judges.FitSettings`, the model's own).
+    model : pymc.Model, optional, keyword-only
+        A model built earlier by :func:`~bayes_eval.models.judges.judge_model` for the same
+        pairs, to reuse.
+
     Returns
     -------
     xarray.DataTree
@@ -883,13 +1045,23 @@ def fit_judges(
         without divergences and with every checked variable within PyMC's r-hat and ESS
         thresholds.
 
-    ``model`` may be a model built earlier by :func:`judge_model` for the same data and
-    structure; then only its ``counts``, ``values``, ``omega`` and ``beta_max`` data are set (no
-    new graph). Without it, a model built by an earlier fit of the same structure (the same
-    candidates, judges, levels, pairs and prior options) is reused the same way. Each model
-    is sampled through a frozen copy (``_frozen``) that compiles its functions once, so
-    repeated fits (the SummEval dimensions, a sensitivity grid, study replicates) spend their
-    time sampling.
+    Examples
+    --------
+    A toy fit (one short chain, so it does not pass the convergence checks; ``warn=False``
+    keeps it quiet):
+
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> from bayes_eval.models.judges import FitSettings, fit_judges
+    >>> fit = fit_judges(data, settings=FitSettings(draws=20, tune=20, chains=1, warn=False))
+    >>> sorted(fit.children)
+    ['constant_data', 'observed_data', 'posterior', 'ranking', 'sample_stats']
+    >>> list(fit["ranking"].data_vars)
+    ['mu_mean', 'mu_sd', 'mu_lo', 'mu_hi', 'rank', 'rank_lo', 'rank_hi', 'rank_mean']
+    >>> fit["posterior"]["expected_score"].dims, bool(fit.attrs["converged"])
+    (('chain', 'draw', 'candidate'), False)
     """
     s = (settings or FitSettings()).resolved(integrated)
     used = data.with_mask(exclude_same_family)
@@ -971,6 +1143,44 @@ def judge_sensitivity(
     The omega grid runs at the base ``beta_max``, the beta_max grid at the base ``omega``.
     Fits with ``omega = 0`` share one compiled model and fits with ``omega > 0`` another
     (also with earlier fits of the same data structure, :func:`fit_judges`).
+
+    Parameters
+    ----------
+    data : JudgeData
+        Counts per judge, candidate and assigned level.
+    omegas : sequence of float, keyword-only
+        The omega grid (at the base ``beta_max``); default 0, 1, 2, 4, 8.
+    beta_maxes : sequence of float, keyword-only
+        The beta_max grid (at the base ``omega``); default 0, 1, 5, 10, 20.
+    base : (float, float), keyword-only
+        The base ``(omega, beta_max)``, default ``(0, 5)``.
+    settings : FitSettings, optional, keyword-only
+        NUTS settings of every fit (default 2 chains x (500 + 500)).
+    progress : bool, keyword-only
+        Show a progress bar over the fits; default False.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``setting`` (coords ``axis`` and ``value``): ``spearman_vs_base``; over
+        ``(setting, candidate)``: ``rank``, ``rank_lo`` and ``rank_hi``.
+
+    Examples
+    --------
+    A toy grid of two fits (one short chain each; convergence warnings silenced here):
+
+    >>> import warnings
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> from bayes_eval.models.judges import FitSettings, judge_sensitivity
+    >>> settings = FitSettings(draws=20, tune=20, chains=1, warn=False)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     grid = judge_sensitivity(data, omegas=(0,), beta_maxes=(1, 5), settings=settings)
+    >>> grid["setting"].values.tolist(), dict(grid.sizes)
+    (['omega=0', 'beta_max=1', 'beta_max=5'], {'setting': 3, 'candidate': 3})
     """
     from scipy import stats
 

@@ -65,6 +65,17 @@ def matching_model(
         Variables ``pi`` (model, question, category), observed ``counts`` and the
         Deterministic ``pi_bar`` (model); data ``count_data``, ``prior_count_data``,
         ``alpha0``, ``a0`` (a scalar) and ``w`` (:mod:`bayes_eval.models.model_data`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model
+    >>> R = np.array([[0, 1, 1], [1, 1, 0]])
+    >>> model = matching_model(R, models=["gpt"])
+    >>> dict(model.coords)
+    {'model': ('gpt',), 'question': (0, 1), 'category': (0, 1)}
+    >>> [v.name for v in model.free_RVs], [v.name for v in model.deterministics]
+    (['pi'], ['pi_bar'])
     """
     if not (np.isfinite(a0) and 0.0 <= a0 <= 1.0):
         raise ValueError(f"a0 is {a0!r}; expected a weight in [0, 1] for the prior runs R0.")
@@ -86,6 +97,29 @@ def matching_info(model: pm.Model) -> ModelInfo | None:
 
     The reference is the closed form with the model's own prior,
     ``Dir(alpha0 + a0 n0 + n)``; the kind is ``matching``, or ``power_prior`` for ``a0 < 1``.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        Any PyMC model; recognised by its ``pm.Data`` containers and free variable ``pi``.
+
+    Returns
+    -------
+    ModelInfo or None
+        The kind, the stored data and the closed-form concentrations ``alpha0 + a0 n0 + n``
+        (key ``""``); ``None`` if ``model`` is not a matching model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model
+    >>> from bayes_eval.models.matching import matching_info
+    >>> info = matching_info(matching_model(np.array([[0, 1, 1], [1, 1, 0]])))
+    >>> info.kind, info.reference[""].tolist()
+    ('matching', [[[2.0, 3.0], [2.0, 3.0]]])
+    >>> R0 = np.array([[1, 1], [0, 1]])
+    >>> matching_info(matching_model(np.array([[0, 1, 1], [1, 1, 0]]), R0=R0, a0=0.5)).kind
+    'power_prior'
     """
     if not built_with(model, data=DATA, free=("pi",)):
         return None

@@ -57,6 +57,14 @@ class ModelData:
     alpha0 : ndarray, shape ``(C + 1,)``
     coords : dict
         ``model``, ``question`` and ``category`` labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.model_data import model_data
+    >>> data = model_data(np.array([[0, 1, 1], [1, 1, 0]]))
+    >>> type(data).__name__, data.shape, data.counts.tolist(), data.n_trials.tolist()
+    ('ModelData', (1, 2, 2), [[[1, 2], [1, 2]]], [[3, 3]])
     """
 
     counts: NDArray[np.int64]
@@ -94,6 +102,16 @@ class ModelInfo:
     target_accept : float
         NUTS target acceptance rate :func:`~bayes_eval.models.sampling.sample` uses unless
         told otherwise (PyMC's 0.8; higher where the model's geometry needs smaller steps).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, model_info
+    >>> info = model_info(matching_model(np.array([[0, 1, 1], [1, 1, 0]])))
+    >>> type(info).__name__, info.kind, info.data.shape, info.target_accept
+    ('ModelInfo', 'matching', (1, 2, 2), 0.8)
+    >>> info.reference_note
+    'Bayes@N closed form with the same prior'
     """
 
     kind: str
@@ -130,7 +148,42 @@ def model_data(
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
 ) -> ModelData:
-    """Validate and tally results for a builder (always with a leading model axis)."""
+    """Validate and tally results for a builder (always with a leading model axis).
+
+    Parameters
+    ----------
+    R : array_like of int or xarray.DataArray, shape ``(M, N)`` or ``(L, M, N)``
+        Results, categories 0..C (see :func:`bayes_eval.bayes`); a DataArray with dims
+        ``model`` (optional), ``question`` and ``trial`` may use NaN for missing trials and
+        gives its labels to the coords.
+    w : array_like, optional
+        Rubric weights of the C + 1 categories (binary ``(0, 1)`` when omitted).
+    R0 : array_like or xarray.DataArray, optional
+        Prior runs on the same questions (counts ``n0``; zeros when omitted).
+    alpha0 : float or array_like, keyword-only
+        Dirichlet concentration of the base prior, default 1 (uniform).
+    mask : array_like of bool, optional, keyword-only
+        True where a trial is missing.
+    models : list of str, optional, keyword-only
+        Names of the L models (default: the DataArray's labels, else ``model_0``, ...).
+
+    Returns
+    -------
+    ModelData
+        Counts of shape ``(L, M, C + 1)`` (L = 1 for a single model), trials, prior counts,
+        weights, ``alpha0`` and the coords ``model``, ``question``, ``category``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.model_data import model_data
+    >>> R = np.array([[[0, 1, 2]], [[2, 2, 1]]])
+    >>> data = model_data(R, w=[0, 0.5, 1], models=["a", "b"])
+    >>> data.shape, data.counts.tolist(), data.w.tolist()
+    ((2, 1, 3), [[[1, 1, 1]], [[0, 1, 2]]], [0.0, 0.5, 1.0])
+    >>> data.coords
+    {'model': ['a', 'b'], 'question': [0], 'category': [0, 1, 2]}
+    """
     values, mask, labels = _unwrap(R, mask)
     t, weights = tally(values, w, mask=mask)
     if R0 is not None:
@@ -154,12 +207,60 @@ def model_data(
 
 
 def data_value(model: pm.Model, name: str) -> np.ndarray:
-    """Current value of the ``pm.Data`` container ``name`` of ``model``."""
+    """Current value of the ``pm.Data`` container ``name`` of ``model``.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        A built model.
+    name : str
+        Name of one of its ``pm.Data`` containers (e.g. ``count_data``, ``w``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The container's current value (what ``pm.set_data`` last put there).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model
+    >>> from bayes_eval.models.model_data import data_value
+    >>> model = matching_model(np.array([[0, 1, 1], [1, 1, 0]]))
+    >>> data_value(model, "count_data").tolist(), data_value(model, "w").tolist()
+    ([[[1, 2], [1, 2]]], [0.0, 1.0])
+    """
     return np.asarray(model[name].get_value())
 
 
 def built_with(model: pm.Model, *, data: Iterable[str] = (), free: Iterable[str] = ()) -> bool:
-    """Whether ``model`` has all the named ``pm.Data`` containers and free variables."""
+    """Whether ``model`` has all the named ``pm.Data`` containers and free variables.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        Any PyMC model.
+    data : iterable of str, keyword-only
+        Names of ``pm.Data`` containers it must have (default none).
+    free : iterable of str, keyword-only
+        Names of free random variables it must have (default none).
+
+    Returns
+    -------
+    bool
+        True when every named container and variable is in ``model``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model
+    >>> from bayes_eval.models.model_data import built_with
+    >>> model = matching_model(np.array([[0, 1, 1], [1, 1, 0]]))
+    >>> built_with(model, data=("count_data", "w"), free=("pi",))
+    True
+    >>> built_with(model, free=("log_kappa",))
+    False
+    """
     data_names = {v.name for v in model.data_vars}
     free_names = {v.name for v in model.free_RVs}
     return set(data) <= data_names and set(free) <= free_names
@@ -170,6 +271,26 @@ def stored_data(model: pm.Model) -> ModelData:
 
     Reads ``count_data`` and ``w``; ``alpha0`` defaults to ones (the uniform prior) and
     ``prior_count_data`` to zeros when the model has no such container.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        A model with the containers ``count_data`` and ``w`` (and coords ``model`` and
+        ``question``).
+
+    Returns
+    -------
+    ModelData
+        The counts, trials, prior counts, weights, ``alpha0`` and coords the model holds now.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model
+    >>> from bayes_eval.models.model_data import stored_data
+    >>> data = stored_data(matching_model(np.array([[0, 1, 1], [1, 1, 0]]), models=["gpt"]))
+    >>> data.counts.tolist(), data.coords
+    ([[[1, 2], [1, 2]]], {'model': ['gpt'], 'question': [0, 1], 'category': [0, 1]})
     """
     names = {v.name for v in model.data_vars}
     counts = data_value(model, "count_data").astype(np.int64)

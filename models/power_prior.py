@@ -61,6 +61,17 @@ def power_prior_model(
     pymc.Model
         Fixed ``a0``: the matching model. Learned: ``a0`` (model) and observed ``counts``;
         :func:`bayes_eval.models.sample` adds ``pi`` and ``pi_bar``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import power_prior_model
+    >>> R = np.array([[0, 1, 1], [1, 1, 0]])
+    >>> R0 = np.array([[1, 1], [0, 1]])
+    >>> [v.name for v in power_prior_model(R, R0=R0).free_RVs]
+    ['a0']
+    >>> [v.name for v in power_prior_model(R, R0=R0, a0=0.5).free_RVs]
+    ['pi']
     """
     if R0 is None:
         raise ValueError("power_prior_model needs the prior runs R0; expected an array, got None.")
@@ -87,6 +98,31 @@ def power_prior_info(model: pm.Model) -> ModelInfo | None:
 
     ``pi`` is drawn from ``Dir(alpha0 + a0 n0 + n)`` per draw; the references are the closed
     forms with ``a0 = 1`` (``mu``, ``sigma``) and ``a0 = 0`` (``*_without_R0``).
+
+    Parameters
+    ----------
+    model : pymc.Model
+        Any PyMC model; recognised by its ``pm.Data`` containers and free variable ``a0``.
+
+    Returns
+    -------
+    ModelInfo or None
+        Kind ``power_prior``, the stored data, the references (keys ``""`` and
+        ``"without_R0"``) and the exact conditional draw of ``pi``; ``None`` for another
+        kind of model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, power_prior_model
+    >>> from bayes_eval.models.power_prior import power_prior_info
+    >>> R = np.array([[0, 1, 1], [1, 1, 0]])
+    >>> R0 = np.array([[1, 1], [0, 1]])
+    >>> info = power_prior_info(power_prior_model(R, R0=R0))
+    >>> info.kind, sorted(info.reference)
+    ('power_prior', ['', 'without_R0'])
+    >>> power_prior_info(matching_model(R)) is None
+    True
     """
     if not built_with(model, data=DATA, free=("a0",)):
         return None

@@ -66,7 +66,33 @@ _SAMPLE = ("chain", "draw")
 
 
 def observed_name(model: pm.Model) -> str:
-    """The name of the one observed variable of a bayes_eval model."""
+    """The name of the one observed variable of a bayes_eval model.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        A model built by :mod:`bayes_eval.models`.
+
+    Returns
+    -------
+    str
+        ``counts`` (matching, hierarchical, power prior) or the crossed model's
+        ``successes_obs``, ``scores_obs`` or ``levels_obs``.
+
+    Raises
+    ------
+    ValueError
+        If the model has no observed variable or several.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import crossed_model, matching_model
+    >>> from bayes_eval.models.predictive import observed_name
+    >>> R = np.array([[0, 1, 1], [1, 1, 0]])
+    >>> observed_name(matching_model(R)), observed_name(crossed_model(R))
+    ('counts', 'successes_obs')
+    """
     names = [v.name for v in model.observed_RVs]
     if len(names) != 1:
         raise ValueError(f"model has observed variables {names}; expected exactly one.")
@@ -81,11 +107,31 @@ def _check_positive(name: str, value: int) -> None:
 def prior_predictive(model: pm.Model, *, draws: int = 500, seed: int = 0) -> xr.DataTree:
     """Prior predictive draws of a bayes_eval model (:func:`pymc.sample_prior_predictive`).
 
+    Parameters
+    ----------
+    model : pymc.Model
+        A model built by :mod:`bayes_eval.models`.
+    draws : int, keyword-only
+        Number of prior draws, default 500.
+    seed : int, keyword-only
+        Random seed, default 0.
+
     Returns
     -------
     xarray.DataTree
         Groups ``prior``, ``prior_predictive`` (the observed variable, ``chain`` of size 1),
         ``observed_data`` and ``constant_data``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, ppc_statistics, prior_predictive
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> prior = prior_predictive(model, draws=50, seed=0)
+    >>> sorted(prior.children)
+    ['constant_data', 'observed_data', 'prior', 'prior_predictive']
+    >>> prior["prior_predictive"]["counts"].shape  # (chain, draw, model, question, category)
+    (1, 50, 1, 3, 2)
     """
     _check_positive("draws", draws)
     return pm.sample_prior_predictive(draws=int(draws), model=model, random_seed=int(seed))
@@ -103,6 +149,37 @@ def posterior_predictive(idata: xr.DataTree, model: pm.Model, *, seed: int = 0) 
         draw (:func:`pymc.sample_posterior_predictive`; see the module docstring for what a
         replicate is for each model).
     seed : int, keyword-only
+        Random seed of the replicates, default 0.
+
+    Returns
+    -------
+    xarray.DataTree
+        A copy of ``idata`` with the ``posterior_predictive`` group (the observed variable
+        over ``chain``, ``draw`` and its own dims).
+
+    Examples
+    --------
+    Made-up draws of ``pi`` in place of a fit, with the data groups a fit has:
+
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, ppc_statistics, prior_predictive
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> prior = prior_predictive(model, draws=50, seed=0)
+    >>> import xarray as xr
+    >>> from bayes_eval.models import posterior_predictive
+    >>> pi = np.random.default_rng(0).dirichlet([2, 4], size=(1, 100, 1, 3))
+    >>> dims = ("chain", "draw", "model", "question", "category")
+    >>> posterior = xr.Dataset({"pi": (dims, pi)}, coords={"chain": [0], "draw": np.arange(100)})
+    >>> fit = xr.DataTree.from_dict({
+    ...     "posterior": posterior,
+    ...     "observed_data": prior["observed_data"].to_dataset(),
+    ...     "constant_data": prior["constant_data"].to_dataset(),
+    ... })
+    >>> pred = posterior_predictive(fit, model, seed=0)
+    >>> pred["posterior_predictive"]["counts"].shape
+    (1, 100, 1, 3, 2)
+    >>> ppc_statistics(pred)["p_value"].sel(statistic="mean_score").values.round(2).tolist()
+    [0.7]
     """
     if "posterior" not in idata.children:
         raise ValueError("idata has no posterior group; expected a fit from models.sample.")
@@ -190,8 +267,9 @@ def ppc_statistics(
         :func:`prior_predictive`), and ``constant_data`` (rubric weights ``w``; ``n_trials``
         of the crossed model).
     group : {"posterior_predictive", "prior_predictive"}, keyword-only
+        Which predictive group to compare with the data (default the posterior's).
     prob : float, keyword-only
-        Mass of the central predictive interval ``rep_lo``, ``rep_hi``.
+        Mass of the central predictive interval ``rep_lo``, ``rep_hi`` (default 0.95).
 
     Returns
     -------
@@ -200,6 +278,20 @@ def ppc_statistics(
         ``rep_hi`` and the mid-p value ``p_value`` (module docstring); over ``(model, count)``:
         ``hist_observed``, ``hist_rep_mean``, ``hist_rep_lo``, ``hist_rep_hi`` and
         ``hist_p_value`` for the number of questions with each correct count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, ppc_statistics, prior_predictive
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> prior = prior_predictive(model, draws=50, seed=0)
+    >>> checks = ppc_statistics(prior, group="prior_predictive")
+    >>> checks["statistic"].values.tolist()
+    ['mean_score', 'sd_score', 'frac_none', 'frac_all', 'corr_others']
+    >>> checks["observed"].sel(statistic="mean_score").values.round(4).tolist()
+    [0.5833]
+    >>> checks["hist_observed"].values.tolist()  # questions with 0, 1, ..., 4 correct trials
+    [[0, 1, 0, 2, 0]]
     """
     if group not in pred.children or "observed_data" not in pred.children:
         raise ValueError(f"pred needs the groups observed_data and {group!r}.")
@@ -259,6 +351,36 @@ def plot_ppc(pred: xr.DataTree, path: str | Path, *, group: str = "posterior_pre
     Data Regressions Using Rootograms", The American Statistician, 2016): for every count
     ``k`` the observed number of questions with ``k`` correct trials against the predictive
     mean and interval, on a square-root scale.
+
+    Parameters
+    ----------
+    pred : xarray.DataTree
+        With ``observed_data`` and ``group`` (from
+        :func:`~bayes_eval.models.predictive.posterior_predictive` or
+        :func:`~bayes_eval.models.predictive.prior_predictive`), and ``constant_data``.
+    path : str or pathlib.Path
+        The image to write; its suffix gives the format (PNG when it has none).
+    group : {"posterior_predictive", "prior_predictive"}, keyword-only
+        Which predictive group to draw (default the posterior's).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, ppc_statistics, prior_predictive
+    >>> model = matching_model(np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]]))
+    >>> prior = prior_predictive(model, draws=50, seed=0)
+    >>> import os
+    >>> import tempfile
+    >>> from bayes_eval.models import plot_ppc
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = plot_ppc(prior, os.path.join(tmp, "ppc.png"), group="prior_predictive")
+    ...     print(path.name, path.exists())
+    ppc.png True
     """
     import arviz_plots
 

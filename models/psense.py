@@ -111,6 +111,29 @@ def power_scale_sensitivity(
         For each variable ``v`` of ``var_names``: ``v`` over ``(component, *dims of v)`` with
         ``component = ["prior", "likelihood"]``, and ``v_diagnosis`` (str) over the dims of
         ``v``. ``attrs``: ``threshold``, ``alphas``, ``per_model``, ``model_kind``.
+
+    Examples
+    --------
+    A tree with its log densities already computed (here made up: a Beta(3, 1) prior and a
+    likelihood of 6 successes and 3 failures on draws of ``pi_bar``):
+
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.psense import power_scale_sensitivity
+    >>> p = np.random.default_rng(0).beta(7, 4, size=(2, 200, 1))
+    >>> dims, coords = ("chain", "draw", "model"), {"model": ["gpt"]}
+    >>> fit = xr.DataTree.from_dict({
+    ...     "posterior": xr.Dataset({"pi_bar": (dims, p)}, coords=coords),
+    ...     "log_prior": xr.Dataset({"pi_bar": (dims, 2 * np.log(p))}, coords=coords),
+    ...     "log_likelihood": xr.Dataset(
+    ...         {"counts": (dims, 6 * np.log(p) + 3 * np.log1p(-p))}, coords=coords
+    ...     ),
+    ... })
+    >>> sens = power_scale_sensitivity(fit)
+    >>> sens["pi_bar"].dims, sens["pi_bar"].values.round(3).tolist()
+    (('component', 'model'), [[0.103], [0.114]])
+    >>> sens["pi_bar_diagnosis"].values.tolist()
+    ['potential prior-data conflict']
     """
     from arviz_stats import psense
 

@@ -69,6 +69,14 @@ class RankDiagnostics(NamedTuple):
         ESS of the rank-normalised split draws.
     ess_tail : numpy.ndarray
         The smaller ESS of the indicators of the ``p`` and ``1 - p`` quantiles.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.rank_diagnostics import rank_diagnostics
+    >>> diag = rank_diagnostics(np.random.default_rng(0).normal(size=(2, 100, 3)))
+    >>> type(diag).__name__, diag._fields
+    ('RankDiagnostics', ('r_hat', 'ess_bulk', 'ess_tail'))
     """
 
     r_hat: np.ndarray
@@ -118,6 +126,17 @@ def rank_diagnostics(
     ValueError
         If ``x`` has fewer than 2 dimensions or is not numeric, ``tail_prob`` is not in
         (0, 1), or ``max_bytes`` is not positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models.rank_diagnostics import rank_diagnostics
+    >>> draws = np.random.default_rng(0).normal(size=(2, 100, 3))  # 2 chains, 3 elements
+    >>> diag = rank_diagnostics(draws)
+    >>> diag.r_hat.shape, diag.r_hat.round(2).tolist()
+    ((3,), [1.04, 1.0, 1.03])
+    >>> bool((diag.ess_bulk > 100).all())
+    True
     """
     arr = np.asarray(x)
     if arr.ndim < 2:

@@ -21,9 +21,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import signal
 import sys
-import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -35,6 +33,7 @@ import pymc as pm
 import xarray as xr
 
 from bayes_eval.inputs import check_memory
+from bayes_eval.interrupts import InterruptGuard
 from bayes_eval.models.crossed import crossed_info
 from bayes_eval.models.hierarchical import hierarchical_info
 from bayes_eval.models.matching import matching_info
@@ -100,10 +99,32 @@ def model_info(model: pm.Model) -> ModelInfo:
     free variables, which tell the builders apart. Data changed with ``pm.set_data`` are
     therefore what the closed-form reference and the exact conditional draws use.
 
+    Parameters
+    ----------
+    model : pymc.Model
+        A model built by :func:`~bayes_eval.models.matching.matching_model`,
+        :func:`~bayes_eval.models.power_prior.power_prior_model`,
+        :func:`~bayes_eval.models.hierarchical.hierarchical_model` or
+        :func:`~bayes_eval.models.crossed.crossed_model`.
+
+    Returns
+    -------
+    ModelInfo
+        Its kind, data, closed-form reference and (where ``pi`` is integrated out) the exact
+        conditional draw of ``pi``.
+
     Raises
     ------
     ValueError
         If no builder recognises the model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import hierarchical_model, matching_model, model_info
+    >>> R = np.array([[0, 1, 1], [1, 1, 0]])
+    >>> model_info(matching_model(R)).kind, model_info(hierarchical_model(R)).kind
+    ('matching', 'hierarchical')
     """
     for read in _READERS:
         info = read(model)
@@ -114,7 +135,23 @@ def model_info(model: pm.Model) -> ModelInfo:
 
 class ConvergenceWarning(RuntimeWarning):
     """A fit failed a convergence check of :func:`~bayes_eval.models.sampling.diagnostics`
-    (listed in the message)."""
+    (listed in the message).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from bayes_eval.models.sampling import ConvergenceWarning, Diagnostics, warn_if_unconverged
+    >>> issubclass(ConvergenceWarning, RuntimeWarning)
+    True
+    >>> diag = Diagnostics(1.2, 50.0, 40.0, 0, 0.0, False, ("r-hat of 'pi' is 1.200 > 1.01",))
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", ConvergenceWarning)  # unconverged fits raise
+    ...     warn_if_unconverged(diag)
+    Traceback (most recent call last):
+    ...
+    bayes_eval.models.sampling.ConvergenceWarning: NUTS fit did not pass the convergence checks:
+      r-hat of 'pi' is 1.200 > 1.01
+    """
 
 
 class Diagnostics(NamedTuple):
@@ -136,6 +173,22 @@ class Diagnostics(NamedTuple):
         ``ESS_PER_CHAIN_MIN`` per chain, and no divergence.
     messages : tuple of str
         One line per failed check, naming the variable, its value and the threshold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.sampling import Diagnostics, diagnostics
+    >>> theta = np.random.default_rng(0).normal(size=(2, 200, 3))
+    >>> fit = xr.DataTree.from_dict({
+    ...     "posterior": xr.Dataset({"theta": (("chain", "draw", "x"), theta)}),
+    ...     "sample_stats": xr.Dataset({"diverging": (("chain", "draw"), np.zeros((2, 200)) > 0)}),
+    ... })
+    >>> diag = diagnostics(fit)
+    >>> diag.converged, diag.divergences, round(diag.max_rhat, 3)
+    (True, 0, 1.002)
+    >>> Diagnostics.from_attrs(diag.to_attrs()) == diag
+    True
     """
 
     max_rhat: float
@@ -171,7 +224,32 @@ class Diagnostics(NamedTuple):
 
 
 def closed_form_dataset(info: ModelInfo) -> xr.Dataset:
-    """``mu``/``sigma`` (and ``mu_<key>``/``sigma_<key>``) over ``model`` for a built model."""
+    """``mu``/``sigma`` (and ``mu_<key>``/``sigma_<key>``) over ``model`` for a built model.
+
+    Parameters
+    ----------
+    info : ModelInfo
+        What :func:`~bayes_eval.models.sampling.model_info` read from the model: its data
+        and the Dirichlet concentrations of the closed-form posteriors (``info.reference``).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mu`` and ``sigma`` (plus ``mu_<key>``, ``sigma_<key>`` for every other reference)
+        over ``model``, with the attribute ``note`` (``info.reference_note``): the
+        ``closed_form`` group of :func:`~bayes_eval.models.sampling.sample`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, model_info
+    >>> from bayes_eval.models.sampling import closed_form_dataset
+    >>> ds = closed_form_dataset(model_info(matching_model(np.array([[0, 1, 1], [1, 1, 0]]))))
+    >>> ds["mu"].values.round(4).tolist(), ds["sigma"].values.round(4).tolist()
+    ([0.6], [0.1414])
+    >>> ds.attrs["note"]
+    'Bayes@N closed form with the same prior'
+    """
     data = info.data
     out = {}
     for key, nu in info.reference.items():
@@ -195,6 +273,27 @@ def element_diagnostics(da: xr.DataArray) -> xr.Dataset:
     the tail ESS at the 5% and 95% quantiles of Vehtari et al., ``prob=0.05``, where ArviZ's
     default takes 11% and 89%). Elements that never change (a fixed entry of a structured
     array) have no r-hat and say nothing about mixing: they are NaN.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Draws of one posterior variable, with dims ``chain``, ``draw`` and any others.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``r_hat``, ``ess_bulk`` and ``ess_tail`` over the dims of ``da`` other than ``chain``
+        and ``draw`` (NaN for elements that never change).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.sampling import element_diagnostics
+    >>> draws = np.random.default_rng(0).normal(size=(2, 200, 3))
+    >>> per = element_diagnostics(xr.DataArray(draws, dims=("chain", "draw", "x")))
+    >>> list(per.data_vars), per["r_hat"].dims, per["r_hat"].values.round(2).tolist()
+    (['r_hat', 'ess_bulk', 'ess_tail'], ('x',), [1.0, 1.0, 1.0])
     """
     from bayes_eval.models.rank_diagnostics import TAIL_PROB, rank_diagnostics
 
@@ -260,6 +359,20 @@ def diagnostics(idata: xr.DataTree, var_names: Sequence[str] | None = None) -> D
         ``max_rhat``/``min_ess_*`` are NaN when nothing could be computed (e.g. r-hat with one
         chain). Without ``sample_stats.diverging`` the divergences count as 0 and a message
         says they are unknown, so ``converged`` is False.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.sampling import diagnostics
+    >>> theta = np.random.default_rng(0).normal(size=(1, 200))
+    >>> fit = xr.DataTree.from_dict({
+    ...     "posterior": xr.Dataset({"theta": (("chain", "draw"), theta)}),
+    ...     "sample_stats": xr.Dataset({"diverging": (("chain", "draw"), np.zeros((1, 200)) > 0)}),
+    ... })
+    >>> diag = diagnostics(fit)
+    >>> diag.converged, diag.messages
+    (False, ('1 chain: r-hat needs at least 2 chains to compare; run more chains',))
     """
     post = idata["posterior"].to_dataset()
     names = list(post.data_vars) if var_names is None else list(var_names)
@@ -336,6 +449,25 @@ def warn_if_unconverged(diag: Diagnostics, what: str = "NUTS fit") -> None:
 
     The warning is attributed to the first caller outside ``bayes_eval`` (the user's code),
     not to the library frame that sampled.
+
+    Parameters
+    ----------
+    diag : Diagnostics
+        The checks of a fit (:func:`~bayes_eval.models.sampling.diagnostics`).
+    what : str, optional
+        What was fitted, the start of the message; default ``"NUTS fit"``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from bayes_eval.models.sampling import Diagnostics, warn_if_unconverged
+    >>> diag = Diagnostics(1.2, 50.0, 40.0, 0, 0.0, False, ("r-hat of 'pi' is 1.200 > 1.01",))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_unconverged(diag, "toy fit")
+    >>> print(caught[0].message)
+    toy fit did not pass the convergence checks:
+      r-hat of 'pi' is 1.200 > 1.01
     """
     if diag.messages:
         text = f"{what} did not pass the convergence checks:\n  " + "\n  ".join(diag.messages)
@@ -370,12 +502,32 @@ def check_trace_memory(model: pm.Model, *, draws: int, tune: int, chains: int) -
     (free variables and deterministics): the trace holds the tuning steps too while it is
     sampled.
 
+    Parameters
+    ----------
+    model : pymc.Model
+        The model to sample.
+    draws, tune, chains : int, keyword-only
+        Draws and tuning steps per chain, and the number of chains, as given to
+        :func:`~bayes_eval.models.sampling.sample`.
+
     Raises
     ------
     ValueError
         Above :data:`bayes_eval.inputs.MEMORY_LIMIT`, naming ``--draws``, ``--tune`` and
         ``--chains``; or more than :data:`MAX_CHAINS` chains (each is initialised, tuned
         and sampled in turn: a time bomb even when the trace fits).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model
+    >>> from bayes_eval.models.sampling import check_trace_memory
+    >>> model = matching_model(np.array([[0, 1, 1], [1, 1, 0]]))
+    >>> check_trace_memory(model, draws=1000, tune=1000, chains=4)  # fits: returns None
+    >>> check_trace_memory(model, draws=1000, tune=1000, chains=100)
+    Traceback (most recent call last):
+    ...
+    ValueError: --chains is 100; expected at most 64 ...
     """
     if float(chains) > MAX_CHAINS:
         raise ValueError(
@@ -414,6 +566,8 @@ def sample(
         :func:`~bayes_eval.models.crossed.crossed_model` or
         :func:`~bayes_eval.models.power_prior.power_prior_model`.
     draws, tune, chains : int, keyword-only
+        Draws kept and tuning steps per chain (default 1000 each), and the number of chains
+        (default 4).
     seed : int, keyword-only
         Seeds the sampler and the exact conditional draws; with
         ``PYTENSOR_FLAGS=numba__fastmath=False`` (set by :mod:`bayes_eval.models` unless you
@@ -421,6 +575,7 @@ def sample(
     sampler : {"pymc", "nutpie"}, keyword-only
         PyMC's NUTS or nutpie's.
     progress : bool, keyword-only
+        Show the sampler's progress bar (on stderr); default False.
     cores : int, optional, keyword-only
         Chains run at the same time (PyMC: worker processes; nutpie: threads). Default: the
         CPUs this process may use (:func:`os.sched_getaffinity`), at most ``chains``. PyMC's
@@ -462,6 +617,19 @@ def sample(
     ConvergenceWarning
         When ``warn`` and a check of :func:`diagnostics` fails: r-hat above 1.01, bulk or tail
         ESS below 100 per chain, any divergence, one chain, or fewer than 100 draws per chain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import matching_model, sample
+    >>> model = matching_model(np.array([[0, 1, 1], [1, 1, 0]]))
+    >>> idata = sample(model, draws=20, tune=20, chains=1, warn=False)  # a toy run
+    >>> sorted(idata.children)
+    ['closed_form', 'constant_data', 'observed_data', 'posterior', 'sample_stats']
+    >>> idata["posterior"]["pi_bar"].shape, idata.attrs["bayes_eval_model"]
+    ((1, 20, 1), 'matching')
+    >>> bool(idata.attrs["converged"])  # one chain of 20 draws cannot pass the checks
+    False
     """
     info = model_info(model)
     if sampler not in ("pymc", "nutpie"):
@@ -531,7 +699,20 @@ def sample(
 
 def usable_cpus() -> int:
     """The number of CPUs this process may run on (its affinity mask where the platform has
-    one, else :func:`os.cpu_count`); at least 1."""
+    one, else :func:`os.cpu_count`); at least 1.
+
+    Returns
+    -------
+    int
+        The number of usable CPUs, the default ``cores`` of
+        :func:`~bayes_eval.models.sampling.sample` (at most its ``chains``).
+
+    Examples
+    --------
+    >>> from bayes_eval.models.sampling import usable_cpus
+    >>> usable_cpus() >= 1
+    True
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -563,15 +744,15 @@ def sampler_session() -> Iterator[None]:
     other text the samplers print reach the terminal while stdout stays free for the caller's
     results (e.g. JSON redirected to a file). nutpie draws its own bar on stderr.
 
-    SIGINT (Ctrl-C) is handled by a handler of this block, installed when it is entered in the
-    main thread: it records the interrupt and raises :class:`KeyboardInterrupt`. The samplers
-    do not let that through as it is: PyMC catches it and returns the draws so far, nutpie
-    aborts and returns a partial trace, and an interrupt inside Numba-compiled code surfaces
-    as ``SystemError``. A partial trace is not a finished fit, so when the block ends after an
-    interrupt, whether normally or by any exception, it raises :class:`KeyboardInterrupt`
-    (from None). If the block is still running ``REDELIVER_SECONDS`` after an interrupt
-    (compiled code swallowed it), the signal is delivered again to the main thread, once a
-    second, until the block ends.
+    SIGINT (Ctrl-C) is handled by :class:`bayes_eval.interrupts.InterruptGuard`, installed
+    when the block is entered in the main thread: it records the interrupt and raises
+    :class:`KeyboardInterrupt`. The samplers do not let that through as it is: PyMC catches it
+    and returns the draws so far, nutpie aborts and returns a partial trace, and an interrupt
+    inside Numba-compiled code surfaces as ``SystemError``. A partial trace is not a finished
+    fit, so when the block ends after an interrupt, whether normally or by any exception, it
+    raises :class:`KeyboardInterrupt` (from None). If the block is still running
+    ``REDELIVER_SECONDS`` after an interrupt (compiled code swallowed it), the signal is
+    delivered again to the main thread, once a second, until the block ends.
 
     Elsewhere than in the main thread (where Python cannot install signal handlers) only
     stdout is redirected.
@@ -580,60 +761,89 @@ def sampler_session() -> Iterator[None]:
     ------
     KeyboardInterrupt
         When SIGINT arrived while the block ran.
+
+    Examples
+    --------
+    >>> from bayes_eval.models.sampling import sampler_session
+    >>> with sampler_session():
+    ...     print("sampler chatter")  # goes to stderr, not stdout
+    >>> print("results")
+    results
     """
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.getsignal(signal.SIGINT) if main else None
-    if previous in (None, signal.SIG_IGN):  # not the main thread, or Ctrl-C ignored
-        with contextlib.redirect_stdout(sys.stderr):
+    guard = InterruptGuard(redeliver=REDELIVER_SECONDS)
+    with guard, contextlib.redirect_stdout(sys.stderr):
+        try:
             yield
-        return
-    interrupted = threading.Event()
-    leaving = threading.Event()
-
-    def handler(signum, frame):
-        if leaving.is_set():
-            return
-        if not interrupted.is_set():
-            interrupted.set()
-            threading.Thread(target=redeliver, daemon=True).start()
-        raise KeyboardInterrupt
-
-    def redeliver() -> None:
-        while not leaving.wait(REDELIVER_SECONDS):
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-
-    hook = sys.unraisablehook
-
-    def quiet(unraisable) -> None:
-        # an interrupt that landed in a finaliser or a weakref callback is reported by Python
-        # as "Exception ignored in ..." with a traceback; it is already noted here
-        if not (interrupted.is_set() and isinstance(unraisable.exc_value, KeyboardInterrupt)):
-            hook(unraisable)
-
-    signal.signal(signal.SIGINT, handler)
-    sys.unraisablehook = quiet
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    except BaseException:
-        if not interrupted.is_set():
-            raise
-    finally:
-        leaving.set()
-        signal.signal(signal.SIGINT, previous)
-        sys.unraisablehook = hook
-    if interrupted.is_set():
+        except BaseException:
+            if not guard.seen.is_set():
+                raise
+    if guard.seen.is_set():
         raise KeyboardInterrupt from None
 
 
 def save(idata: xr.DataTree, path: str | Path) -> Path:
-    """Write a DataTree to NetCDF (h5netcdf)."""
+    """Write a DataTree to NetCDF (h5netcdf).
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        A fit (e.g. from :func:`~bayes_eval.models.sampling.sample`); its ``attrs`` must be
+        NetCDF-safe.
+    path : str or pathlib.Path
+        The file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import load, save
+    >>> fit = xr.DataTree.from_dict(
+    ...     {"posterior": xr.Dataset({"mu": (("chain", "draw"), np.zeros((1, 5)))})}
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = save(fit, os.path.join(tmp, "fit.nc"))
+    ...     print(path.name, load(path)["posterior"]["mu"].shape)
+    fit.nc (1, 5)
+    """
     from bayes_eval.files import write_file
 
     return write_file(path, lambda tmp: idata.to_netcdf(tmp, engine="h5netcdf"))
 
 
 def load(path: str | Path) -> xr.DataTree:
-    """Read a DataTree written by :func:`~bayes_eval.models.sampling.save` into memory."""
+    """Read a DataTree written by :func:`~bayes_eval.models.sampling.save` into memory.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A NetCDF file written by :func:`~bayes_eval.models.sampling.save`.
+
+    Returns
+    -------
+    xarray.DataTree
+        The fit, loaded into memory (the file is closed).
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models import load, save
+    >>> fit = xr.DataTree.from_dict(
+    ...     {"posterior": xr.Dataset({"mu": (("chain", "draw"), np.zeros((1, 5)))})}
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     loaded = load(save(fit, os.path.join(tmp, "fit.nc")))
+    >>> sorted(loaded.children), loaded["posterior"]["mu"].shape
+    (['posterior'], (1, 5))
+    """
     with xr.open_datatree(Path(path), engine="h5netcdf") as tree:
         return tree.load()

@@ -90,9 +90,16 @@ def prior_sensitivity(
     R, w, R0, mask, models
         As in :func:`bayes_eval.models.matching_model`. The ``a0`` and ``depth`` axes need
         ``R0``.
-    alpha0_grid, a0_grid : sequence of float, keyword-only
+    alpha0_grid : sequence of float, keyword-only
+        Dirichlet concentrations of the base prior (all > 0); default 0.1, 0.5, 1, 2, 5.
+    a0_grid : sequence of float, keyword-only
+        Power-prior weights of ``R0`` in [0, 1]; default 0, 0.25, 0.5, 0.75, 1 (used only
+        with ``R0``).
     depth_grid : sequence of int, optional, keyword-only
         Default: 0, 1, 2, 4, ... up to the number of prior columns.
+    kappa_log_sd : float, keyword-only
+        Log-sd of the ``kappa`` prior on the NUTS axis; default the closed form's,
+        ``KAPPA_PRIOR[1]`` (:data:`bayes_eval.posteriors.priors.KAPPA_PRIOR`).
     kappa_grid : sequence of float, optional, keyword-only
         Medians of the log-normal ``kappa`` prior (log-sd ``kappa_log_sd``); ``None`` skips
         the NUTS axis. ``mu_kappa``/``sigma_kappa`` are posterior mean and sd of pi-bar, and
@@ -107,6 +114,24 @@ def prior_sensitivity(
     Returns
     -------
     xarray.Dataset
+        ``mu_<axis>``, ``sigma_<axis>`` and ``rank_<axis>`` over ``(model, <axis>)`` for the
+        axes ``alpha0``, ``a0`` and ``depth`` (with ``R0``) and ``kappa`` (with
+        ``kappa_grid``, plus its fits' diagnostics over ``kappa``); ``attrs``
+        ``kappa_log_sd``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import prior_sensitivity
+    >>> R = np.array([[[0, 1, 1, 1], [1, 1, 0, 1]], [[1, 1, 1, 1], [0, 1, 1, 1]]])  # 2 models
+    >>> R0 = np.array([[[1, 1], [0, 1]], [[1, 0], [1, 1]]])  # 2 prior runs each
+    >>> grid = prior_sensitivity(R, R0=R0, models=["a", "b"])
+    >>> dict(grid.sizes)
+    {'model': 2, 'alpha0': 5, 'a0': 5, 'depth': 3}
+    >>> grid["mu_alpha0"].sel(model="a").values.round(4).tolist()
+    [0.7381, 0.7, 0.6667, 0.625, 0.5714]
+    >>> grid["rank_alpha0"].values.tolist()  # b ranks first under every alpha0
+    [[2, 2, 2, 2, 2], [1, 1, 1, 1, 1]]
     """
     data = model_data(R, w, R0, mask=mask, models=models)
     out: dict = {}
@@ -172,7 +197,22 @@ class SensitivityReport(NamedTuple):
     """The prior-strength grid (:func:`~bayes_eval.models.sensitivity.prior_sensitivity`) and
     the power-scaling sensitivity of pi-bar over ``(fit, component, model)`` with
     ``pi_bar_diagnosis`` over ``(fit, model)``
-    (:func:`~bayes_eval.models.psense.power_scale_sensitivity`)."""
+    (:func:`~bayes_eval.models.psense.power_scale_sensitivity`).
+
+    Attributes
+    ----------
+    grid : xarray.Dataset
+        mu, sigma and ranks over the prior-strength grids.
+    psense : xarray.Dataset
+        ``pi_bar`` over ``(fit, component, model)`` and ``pi_bar_diagnosis`` over
+        ``(fit, model)``.
+
+    Examples
+    --------
+    >>> from bayes_eval.models.sensitivity import SensitivityReport
+    >>> SensitivityReport._fields
+    ('grid', 'psense')
+    """
 
     grid: xr.Dataset
     psense: xr.Dataset
@@ -214,6 +254,24 @@ def sensitivity_report(
     Returns
     -------
     SensitivityReport
+        The grid, and the power-scaling sensitivity of every fit in ``fits``.
+
+    Examples
+    --------
+    A toy run (one short chain, so its convergence warning is silenced here); the uniform
+    prior is flat, so its prior sensitivity is exactly 0:
+
+    >>> import warnings
+    >>> import numpy as np
+    >>> from bayes_eval.models import sensitivity_report
+    >>> R = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     report = sensitivity_report(R, fits=("matching",), draws=100, tune=50, chains=1)
+    >>> list(report.grid.data_vars), report.psense["pi_bar"].dims
+    (['mu_alpha0', 'sigma_alpha0', 'rank_alpha0'], ('fit', 'component', 'model'))
+    >>> report.psense["pi_bar"].sel(component="prior").values.tolist()
+    [[0.0]]
     """
     unknown = sorted(set(fits) - {"matching", "hierarchical"})
     if unknown or not fits:
@@ -235,7 +293,36 @@ def sensitivity_report(
 def plot_prior_sensitivity(ds: xr.Dataset | SensitivityReport, path: str | Path) -> Path:
     """One panel per axis: mu -/+ sigma of every model against the prior strength, and for
     a :class:`SensitivityReport` a last panel with the power-scaling sensitivity of pi-bar
-    (prior and likelihood per fit and model, the 0.05 threshold dashed) (PNG)."""
+    (prior and likelihood per fit and model, the 0.05 threshold dashed) (PNG).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset or SensitivityReport
+        The grid of :func:`~bayes_eval.models.sensitivity.prior_sensitivity`, or a report of
+        :func:`~bayes_eval.models.sensitivity.sensitivity_report`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import prior_sensitivity
+    >>> R = np.array([[[0, 1, 1, 1], [1, 1, 0, 1]], [[1, 1, 1, 1], [0, 1, 1, 1]]])  # 2 models
+    >>> R0 = np.array([[[1, 1], [0, 1]], [[1, 0], [1, 1]]])  # 2 prior runs each
+    >>> grid = prior_sensitivity(R, R0=R0, models=["a", "b"])
+    >>> import os
+    >>> import tempfile
+    >>> from bayes_eval.models.sensitivity import plot_prior_sensitivity
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = plot_prior_sensitivity(grid, os.path.join(tmp, "sensitivity.png"))
+    ...     print(path.name, path.exists())
+    sensitivity.png True
+    """
     plt = pyplot()
 
     ps = ds.psense if isinstance(ds, SensitivityReport) else None

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from docstring_audit import audit, public_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("bayes_eval", "models", "validation")
@@ -80,3 +81,22 @@ def test_no_docstring_is_generated():
                 ):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, "generated docstrings:\n" + "\n".join(found)
+
+
+#: the packages whose public names are audited, with the marks of their imports' cost
+AUDITED = [
+    pytest.param("bayes_eval", id="core"),
+    pytest.param("bayes_eval.models", id="models", marks=[pytest.mark.pymc, pytest.mark.slow]),
+    pytest.param("bayes_eval.validation", id="validation", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("package", AUDITED)
+def test_public_docstrings_are_complete(package):
+    """Every public function and class (in its module's ``__all__``) has numpydoc's sections:
+    a one-line summary, every parameter with a description, the returned value with a
+    description, and an example (run by ``tests/test_doctests.py``). ``python
+    tests/docstring_audit.py PACKAGE`` lists what is missing."""
+    assert len(public_modules(package)) > 10
+    missing = audit(package)
+    assert not missing, "\n".join(f"{name}: {'; '.join(m)}" for name, m in missing.items())

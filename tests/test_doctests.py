@@ -1,8 +1,9 @@
-"""Every example in a docstring of the core package runs and prints what it shows.
+"""Every example in a docstring runs and prints what it shows.
 
 The examples are part of the API reference (``make docs``); here each module's doctests run
-as ``python -m doctest`` would, with NumPy printing as it does by default. The PyMC models and
-the studies (``models/``, ``validation/``) show their use on the site's guides instead.
+as ``python -m doctest`` would, with NumPy printing as it does by default. Those of the PyMC
+models (``bayes_eval.models``) are marked ``pymc``, those of the studies
+(``bayes_eval.validation``) ``slow``.
 """
 
 from __future__ import annotations
@@ -13,15 +14,27 @@ import pkgutil
 
 import pytest
 
-import bayes_eval
-
 
 def _modules() -> list[str]:
-    names = ["bayes_eval"]
-    for info in pkgutil.walk_packages(bayes_eval.__path__, "bayes_eval."):
-        if not info.name.startswith("bayes_eval.cli"):
-            names.append(info.name)
-    return names
+    """The core package's modules, then those of ``bayes_eval.models`` and
+    ``bayes_eval.validation`` (which an editable install maps from ``models/`` and
+    ``validation/``, so they are walked on their own)."""
+    names = []
+    for package in ("bayes_eval", "bayes_eval.models", "bayes_eval.validation"):
+        root = importlib.import_module(package)
+        names.append(package)
+        for info in pkgutil.walk_packages(root.__path__, package + "."):
+            if not info.name.startswith("bayes_eval.cli"):
+                names.append(info.name)
+    return sorted(set(names))
+
+
+def _marks(name: str) -> list[pytest.MarkDecorator]:
+    if name.startswith("bayes_eval.models"):
+        return [pytest.mark.pymc, pytest.mark.slow]
+    if name.startswith("bayes_eval.validation"):
+        return [pytest.mark.slow]
+    return []
 
 
 def _tests():
@@ -31,7 +44,7 @@ def _tests():
         module = importlib.import_module(name)
         for test in finder.find(module, name):
             if test.examples and test.name.startswith(name):
-                out.append(pytest.param(test, id=test.name))
+                out.append(pytest.param(test, id=test.name, marks=_marks(name)))
     return out
 
 

@@ -46,7 +46,44 @@ def run(
     seed: int = 0,
     progress: bool = True,
 ) -> xr.Dataset:
-    """Run the study; returns tau curves ``(panel, method, n)`` and Table 1 ``(model)``."""
+    """Run the study; returns tau curves ``(panel, method, n)`` and Table 1 ``(model)``.
+
+    Parameters
+    ----------
+    independent : int, optional
+        Panel a: fresh R matrices of ``n_max`` trials each, default 1000.
+    bootstrap : int, optional
+        Panels b and c: column and row bootstrap replicates of the single matrix,
+        default 10000.
+    n_max : int, optional
+        Trials per question, N_max, default 80.
+    n_questions : int, optional
+        Questions M of the mimics, default 30.
+    methods : sequence of str, optional
+        The ranking methods (``"bayes"``, ``"pass_at_k:2"``, ...), default
+        ``bayes_eval.ranking.convergence.DEFAULT_METHODS``.
+    seed : int, optional
+        Random seed, default 0.
+    progress : bool, optional
+        Show progress bars, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``tau_mean`` and ``tau_se`` over ``(panel, metric, n)``; Table 1 over ``model``
+        (``pi_bar``, ``gold_rank``, ``mu``, ``sigma``, ``rank_without_ci``, ``rank_with_ci``);
+        ``max_gap_vs_independent`` over ``(panel_b, metric)`` and
+        ``mc_se_independent_max`` over ``metric``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.biased_coin_study import run
+    >>> ds = run(independent=20, bootstrap=20, n_max=4, methods=["bayes"], progress=False)
+    >>> dict(ds.sizes)
+    {'panel': 3, 'metric': 1, 'n': 4, 'model': 11, 'panel_b': 2}
+    >>> ds["tau_mean"].sel(panel="independent", metric="bayes").round(4).values.tolist()
+    [0.754, 0.8196, 0.8658, 0.8774]
+    """
     p = mimic_probabilities(n_questions=n_questions, seed=seed)
     gold = np.asarray(PAPER_PI_BAR)
     fresh = simulate_results(np.broadcast_to(p, (independent, *p.shape)), n_max, seed=seed + 1)
@@ -113,7 +150,37 @@ def run(
 
 
 def run_study(config: BiasedCoinConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config`` and write ``OUT/biased_coin.nc`` and ``.png``."""
+    """Run the study with ``config`` and write ``OUT/biased_coin.nc`` and ``.png``.
+
+    Parameters
+    ----------
+    config : BiasedCoinConfig
+        The study's options (``bayes_eval.validation.study_configs.BiasedCoinConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show progress bars, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.biased_coin_study.run`, the summary of
+        :func:`bayes_eval.validation.biased_coin_study.summary` with the files written and
+        the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.biased_coin_study import run_study
+    >>> from bayes_eval.validation.study_configs import BiasedCoinConfig
+    >>> config = BiasedCoinConfig(independent=20, replicates=20, methods=("bayes",), n_max=4)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] biased_coin.nc
+    >>> result.summary["table1"]["LLM11"]
+    {'gold': 1, 'without_ci': 1, 'with_ci': 1}
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -130,7 +197,31 @@ def run_study(config: BiasedCoinConfig, out: str | Path, *, progress: bool = Tru
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Fig. 2: mean tau versus n, one panel per replicate scheme."""
+    """Fig. 2: mean tau versus n, one panel per replicate scheme.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.biased_coin_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.biased_coin_study import plot, run
+    >>> ds = run(independent=20, bootstrap=20, n_max=4, methods=["bayes"], progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "biased_coin.png")
+    ...     print(png.name, png.exists())
+    biased_coin.png True
+    """
     plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), sharey=True)
@@ -154,7 +245,28 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
 
 def summary(ds: xr.Dataset) -> dict:
     """JSON-friendly summary: tau at selected n (one labelled row per panel and n, one column
-    per metric; None where a metric needs more trials), gaps between panels, Table 1."""
+    per metric; None where a metric needs more trials), gaps between panels, Table 1.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.biased_coin_study.run`.
+
+    Returns
+    -------
+    dict
+        ``tau_mean`` (rows ``"PANEL, n = N"``, a value per metric), ``n`` (the selected n),
+        ``max_gap_vs_independent`` (per bootstrap panel and metric) and ``table1`` (per
+        model: ``gold``, ``without_ci`` and ``with_ci`` ranks).
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.biased_coin_study import run, summary
+    >>> ds = run(independent=20, bootstrap=20, n_max=4, methods=["bayes"], progress=False)
+    >>> s = summary(ds)
+    >>> s["n"], s["tau_mean"]["independent, n = 4"]
+    ([1, 2, 4], {'bayes': 0.8774})
+    """
     picks = [n for n in (1, 2, 4, 8, 16, 32, 80) if n <= ds.sizes["n"]]
     return {
         "tau_mean": {

@@ -72,7 +72,36 @@ def _real_rates() -> np.ndarray:
 
 def run(config: BoardConfig, *, progress: bool = True) -> xr.Dataset:
     """``replicates`` boards for each N: per estimator and model the interval, the posterior
-    mean and sd; per pair the reported P; and the truths."""
+    mean and sd; per pair the reported P; and the truths.
+
+    Parameters
+    ----------
+    config : BoardConfig
+        The study's options (``bayes_eval.validation.study_configs.BoardConfig``): boards per
+        N, models, questions, the grid ``N``, the true ``rates`` and the interval level.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``lo``, ``hi``, ``mean`` and ``sd`` over ``(N, estimator, board, model)``, ``prob``
+        (P(better) of each pair ``i < j``) over ``(N, estimator, board, pair)`` and ``truth``
+        (each model's mean rate over the board's questions) over ``(N, board, model)``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.board_study import run
+    >>> from bayes_eval.validation.study_configs import BoardConfig
+    >>> config = BoardConfig(replicates=3, n_models=4, n_questions=10, N=(1, 4), rates="rasch")
+    >>> ds = run(config, progress=False)
+    >>> dict(ds.sizes)
+    {'N': 2, 'estimator': 3, 'board': 3, 'model': 4, 'pair': 6}
+    >>> ds["estimator"].values.tolist()
+    ['joint', 'closed form', 'uniform']
+    >>> ds["truth"].sel(N=4).round(4).values.tolist()[0]
+    [0.5131, 0.4516, 0.5827, 0.6369]
+    """
     L, n_n = config.n_models, len(config.N)
     pairs = np.triu_indices(L, 1)
     shape = (n_n, len(ESTIMATORS), config.replicates, L)
@@ -117,7 +146,32 @@ def run(config: BoardConfig, *, progress: bool = True) -> xr.Dataset:
 
 
 def ece(prob: np.ndarray, hit: np.ndarray) -> float:
-    """Expected calibration error of probabilities folded to >= 1/2 (module docstring)."""
+    """Expected calibration error of probabilities folded to >= 1/2 (module docstring).
+
+    Parameters
+    ----------
+    prob : numpy.ndarray
+        Reported probabilities that the event happens (e.g. P(better) of each pair).
+    hit : numpy.ndarray of bool
+        Whether each event happened, same shape as ``prob``.
+
+    Returns
+    -------
+    float
+        The ECE: over ten bins of width 0.05 of the folded probabilities, the sum of each
+        bin's share times ``|mean P - hit rate|``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.board_study import ece
+    >>> rng = np.random.default_rng(0)
+    >>> prob = rng.uniform(0, 1, 1000)
+    >>> round(ece(prob, rng.random(1000) < prob), 4)
+    0.031
+    >>> round(ece(prob, prob >= 0.5), 4)
+    0.2535
+    """
     prob, hit = np.asarray(prob, float), np.asarray(hit, bool)
     folded = np.where(prob >= 0.5, prob, 1.0 - prob)
     right = np.where(prob >= 0.5, hit, ~hit)
@@ -138,7 +192,31 @@ def _floor(prob: np.ndarray, seed: int) -> float:
 
 def summary(ds: xr.Dataset) -> dict:
     """Per N and estimator: coverage (and its Monte Carlo standard error), sd/RMSE, RMSE,
-    the ECE of P(better) and its noise floor."""
+    the ECE of P(better) and its noise floor.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.board_study.run`.
+
+    Returns
+    -------
+    dict
+        ``settings`` (the dataset's attributes), ``estimand`` and ``cells``: per
+        ``"N=N ESTIMATOR"``, ``coverage``, ``coverage_se``, ``sd_over_rmse``, ``rmse``,
+        ``ece`` and ``ece_floor``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.board_study import run, summary
+    >>> from bayes_eval.validation.study_configs import BoardConfig
+    >>> config = BoardConfig(replicates=3, n_models=4, n_questions=10, N=(1, 4), rates="rasch")
+    >>> s = summary(run(config, progress=False))
+    >>> list(s["cells"])
+    ['N=1 joint', 'N=1 closed form', 'N=1 uniform', 'N=4 joint', 'N=4 closed form', 'N=4 uniform']
+    >>> {k: s["cells"]["N=4 joint"][k] for k in ("coverage", "sd_over_rmse", "ece")}
+    {'coverage': 1.0, 'sd_over_rmse': 1.166, 'ece': 0.1381}
+    """
     L = int(ds.attrs["n_models"])
     i, j = np.triu_indices(L, 1)
     from bayes_eval.validation.study_output import interval_scores
@@ -163,7 +241,37 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def run_study(config: BoardConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config``; write ``OUT/board.nc`` and ``OUT/board.png``."""
+    """Run the study with ``config``; write ``OUT/board.nc`` and ``OUT/board.png``.
+
+    Parameters
+    ----------
+    config : BoardConfig
+        The study's options (``bayes_eval.validation.study_configs.BoardConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.board_study.run`, the summary of
+        :func:`bayes_eval.validation.board_study.summary` with the files written and the seconds
+        taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.board_study import run_study
+    >>> from bayes_eval.validation.study_configs import BoardConfig
+    >>> config = BoardConfig(replicates=3, n_models=4, n_questions=10, N=(1, 4), rates="rasch")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] board.nc
+    >>> result.summary["cells"]["N=4 joint"]["coverage"]
+    1.0
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -172,7 +280,33 @@ def run_study(config: BoardConfig, out: str | Path, *, progress: bool = True) ->
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Coverage, sd/RMSE and the ECE of P(better) against N, one line per estimator."""
+    """Coverage, sd/RMSE and the ECE of P(better) against N, one line per estimator.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.board_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.board_study import plot, run
+    >>> from bayes_eval.validation.study_configs import BoardConfig
+    >>> config = BoardConfig(replicates=3, n_models=4, n_questions=10, N=(1, 4), rates="rasch")
+    >>> ds = run(config, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "board.png")
+    ...     print(png.name, png.exists())
+    board.png True
+    """
     plt = pyplot()
     rows = summary(ds)["cells"]
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))

@@ -41,11 +41,40 @@ __all__ = [
 class StudyInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`run_cells`: the cluster is closed, the finished cells are saved.
     The message is the line to print: ``interrupted: K of N cells saved; run the same
-    command again to resume``."""
+    command again to resume``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.cell_runner import StudyInterrupted
+    >>> issubclass(StudyInterrupted, KeyboardInterrupt)
+    True
+    >>> try:
+    ...     raise StudyInterrupted("interrupted: 2 of 5 cells saved; run the same command again")
+    ... except KeyboardInterrupt as e:
+    ...     print(e)
+    interrupted: 2 of 5 cells saved; run the same command again
+    """
 
 
 class CellRun(NamedTuple):
-    """What :func:`run_cells` did: cells computed now, found finished, still pending."""
+    """What :func:`run_cells` did: cells computed now, found finished, still pending.
+
+    Attributes
+    ----------
+    computed : list
+        The cells computed (and written) by this call.
+    skipped : list
+        The cells found finished in ``OUT/cells/`` and not run again.
+    pending : int
+        How many cells are still to run (after a ``max_cells`` stop).
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.cell_runner import CellRun
+    >>> run = CellRun(computed=[1, 2], skipped=[0], pending=3)
+    >>> run.pending, len(run.computed)
+    (3, 2)
+    """
 
     computed: list
     skipped: list
@@ -55,7 +84,28 @@ class CellRun(NamedTuple):
 def write_atomic(ds: xr.Dataset, path: Path) -> None:
     """Write ``ds`` to ``path`` through a temporary file. String variables and coordinates are
     written as variable-length strings: a fixed width read back from the first cell (``<U8``
-    for ``anchored``) would truncate the longer labels of a merged study (``beta_mix``)."""
+    for ``anchored``) would truncate the longer labels of a merged study (``beta_mix``).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The cell's results.
+    path : pathlib.Path
+        The NetCDF file to write (h5netcdf); it exists complete or not at all.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.cell_runner import write_atomic
+    >>> ds = xr.Dataset({"scenario": ("cell", ["anchored", "beta_mix"])})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_atomic(ds, Path(tmp) / "cell.nc")
+    ...     with xr.open_dataset(Path(tmp) / "cell.nc", engine="h5netcdf") as back:
+    ...         print(back["scenario"].values.tolist())
+    ['anchored', 'beta_mix']
+    """
     ds = ds.copy()
     for var in ds.variables.values():
         if var.dtype.kind in "USO":
@@ -76,10 +126,33 @@ def _conflict(out: Path, stored: dict, new: dict) -> str:
 def check_manifest(out: Path, digest: str, config: dict) -> None:
     """Write ``OUT/study.json``, or check that the one there has the same ``digest``.
 
+    Parameters
+    ----------
+    out : pathlib.Path
+        The study folder.
+    digest : str
+        The digest of the study's configuration.
+    config : dict
+        The configuration's JSON-ready fields, stored with the digest and compared to name the
+        keys that differ.
+
     Raises
     ------
     ValueError
         The folder holds a study with another configuration (the keys that differ named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.cell_runner import check_manifest
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     check_manifest(Path(tmp), "d1", {"replicates": 200})
+    ...     try:
+    ...         check_manifest(Path(tmp), "d2", {"replicates": 400})
+    ...     except ValueError as e:
+    ...         print(e)
+    /... holds a study with another configuration (replicates = 200 there, 400 now); ...
     """
     manifest = Path(out) / "study.json"
     if manifest.exists():
@@ -233,9 +306,9 @@ def run_cells(
         The grid, in a fixed order.
     run_cell : callable
         ``run_cell(cell, config) -> xarray.Dataset``; picklable for Dask.
-    config
+    config : object
         Passed to every cell.
-    out_dir : path
+    out_dir : str or pathlib.Path
         Holds ``study.json`` and ``cells/NAME.nc``.
     cell_name : callable
         ``cell_name(cell) -> str``, the file stem of a cell (unique per cell).
@@ -248,6 +321,15 @@ def run_cells(
         after the other in this process, without Dask.
     max_cells : int, optional
         Stop after this many new cells (a controlled interruption; resume later).
+    progress : bool, optional
+        Show a progress bar (tqdm), default True.
+    desc : str, optional
+        The progress bar's label, default ``"cells"``.
+
+    Returns
+    -------
+    CellRun
+        The cells computed now, those found finished, and how many are still pending.
 
     Raises
     ------
@@ -255,6 +337,22 @@ def run_cells(
         ``out_dir`` holds a study with another configuration.
     StudyInterrupted
         Ctrl-C (a ``KeyboardInterrupt`` subclass); running the same call again resumes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.cell_runner import merge_cells, run_cells
+    >>> def square(cell, config):
+    ...     return xr.Dataset({"y": ("x", [cell**config])}, coords={"x": [cell]})
+    >>> kw = dict(cell_name=str, digest="d1", manifest={"power": 2}, n_workers=0, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(run_cells([1, 2, 3], square, 2, tmp, max_cells=2, **kw))
+    ...     print(run_cells([1, 2, 3], square, 2, tmp, **kw))
+    ...     print(merge_cells(tmp)["y"].values.tolist())
+    CellRun(computed=[1, 2], skipped=[], pending=1)
+    CellRun(computed=[3], skipped=[1, 2], pending=0)
+    [1.0, 4.0, 9.0]
     """
     out = Path(out_dir)
     (out / "cells").mkdir(parents=True, exist_ok=True)
@@ -305,8 +403,33 @@ def run_cells(
 def merge_cells(out_dir: str | Path, combine: str = "merge") -> xr.Dataset | None:
     """The finished cells of a study folder as one Dataset (``None`` before the first).
 
-    ``combine="merge"`` merges them (cells on disjoint coordinates, as coverage's);
-    ``"concat:DIM"`` concatenates them along ``DIM`` in file-name order.
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path
+        The study folder (its ``cells/*.nc`` are read).
+    combine : str, optional
+        ``"merge"`` (the default) merges the cells (on disjoint coordinates, as coverage's);
+        ``"concat:DIM"`` concatenates them along ``DIM`` in file-name order.
+
+    Returns
+    -------
+    xarray.Dataset or None
+        The cells combined, or ``None`` when no cell is finished.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.cell_runner import merge_cells, write_atomic
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(merge_cells(tmp))
+    ...     (Path(tmp) / "cells").mkdir()
+    ...     for i in range(3):
+    ...         write_atomic(xr.Dataset({"y": ("block", [i])}), Path(tmp) / "cells" / f"b{i}.nc")
+    ...     print(merge_cells(tmp, combine="concat:block")["y"].values.tolist())
+    None
+    [0, 1, 2]
     """
     files = sorted((Path(out_dir) / "cells").glob("*.nc"))
     if not files:

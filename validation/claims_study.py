@@ -75,6 +75,32 @@ def permutation_pvalues(
     signs. For the pair (a, b) with differences :math:`d_q`, the statistic is
     :math:`|\\sum_q d_q|` and the p-value :math:`(1 + \\#\\{k: |\\sum_q s_{kq} d_q| \\ge
     |\\sum_q d_q|\\}) / (K + 1)`. Returns the pairs ``(a, b)`` (``a < b``) and their p-values.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of shape (L, M)
+        The models' per-question mean scores.
+    flips : numpy.ndarray of shape (K, M)
+        Random signs (+1 or -1), shared by the pairs.
+
+    Returns
+    -------
+    a, b : numpy.ndarray of int
+        The pairs' first and second models, ``a < b`` (the upper triangle, row by row).
+    p : numpy.ndarray
+        The pairs' two-sided p-values, in (0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.claims_study import permutation_pvalues
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.array(
+    ...     [[1, 1, 1, 1, 0, 1, 1, 1], [0, 1, 0, 0, 0, 1, 0, 0], [0, 1, 0, 1, 0, 1, 0, 0]]
+    ... )
+    >>> a, b, p = permutation_pvalues(scores, rng.choice([-1.0, 1.0], size=(999, 8)))
+    >>> a.tolist(), b.tolist(), p.round(3).tolist()
+    ([0, 0, 1], [1, 2, 2], [0.069, 0.142, 1.0])
     """
     a, b = np.triu_indices(scores.shape[0], 1)
     d = scores[a] - scores[b]  # (pairs, M)
@@ -86,7 +112,34 @@ def permutation_pvalues(
 
 def bh_claims(scores: np.ndarray, p: np.ndarray, a: np.ndarray, b: np.ndarray, q: float):
     """Benjamini-Hochberg at level ``q`` on the pairs' p-values; each rejected pair claims the
-    order of its observed means. Returns (better, worse)."""
+    order of its observed means. Returns (better, worse).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of shape (L, M)
+        The models' per-question mean scores.
+    p : numpy.ndarray
+        The pairs' p-values (:func:`bayes_eval.validation.claims_study.permutation_pvalues`).
+    a, b : numpy.ndarray of int
+        The pairs' first and second models, aligned with ``p``.
+    q : float
+        The level of the false discovery rate.
+
+    Returns
+    -------
+    better, worse : numpy.ndarray of int
+        For each rejected pair, the model with the larger observed mean and the other.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.claims_study import bh_claims
+    >>> scores = np.array([[0.9, 0.8, 1.0], [0.2, 0.1, 0.3], [0.5, 0.6, 0.4]])
+    >>> a, b = np.array([0, 0, 1]), np.array([1, 2, 2])
+    >>> better, worse = bh_claims(scores, np.array([0.001, 0.02, 0.3]), a, b, q=0.05)
+    >>> better.tolist(), worse.tolist()
+    ([0, 0], [1, 2])
+    """
     m = p.size
     order = np.argsort(p, kind="stable")
     below = p[order] <= q * np.arange(1, m + 1) / m
@@ -158,7 +211,40 @@ def _board(config: ClaimsConfig, scenario: str, trials: int, rng, rates) -> dict
 
 def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
     """Every board of every scenario and N: claims and false claims per rule, the truly
-    ordered pairs, the joint coverage, P(best) and the truth."""
+    ordered pairs, the joint coverage, P(best) and the truth.
+
+    Parameters
+    ----------
+    config : ClaimsConfig
+        The study's options (``bayes_eval.validation.study_configs.ClaimsConfig``): boards per
+        scenario and N, models, questions, the scenarios, q and the draws.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``claims`` and ``false_claims`` over ``(scenario, N, board, rule)``;
+        ``ordered_pairs``, ``expected_fdr`` and ``joint_covered`` over
+        ``(scenario, N, board)``; ``p_best`` and ``is_best`` over
+        ``(scenario, N, board, model)``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.claims_study import run
+    >>> from bayes_eval.validation.study_configs import ClaimsConfig
+    >>> config = ClaimsConfig(
+    ...     replicates=2, n_models=3, n_questions=10, N=(1,), scenarios=("spread",),
+    ...     draws=200, permutations=100,
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> dict(ds.sizes)
+    {'scenario': 1, 'N': 1, 'board': 2, 'rule': 3, 'model': 3}
+    >>> ds["rule"].values.tolist()
+    ['bayes_fdr', 'naive', 'bh']
+    >>> ds["claims"].sel(scenario="spread", N=1).values.tolist()
+    [[0, 0, 0], [2, 2, 0]]
+    """
     shape = (len(config.scenarios), len(config.N), config.replicates)
     claims = np.zeros((*shape, len(RULES)), dtype=np.int64)
     false = np.zeros_like(claims)
@@ -246,7 +332,34 @@ def summary(ds: xr.Dataset) -> dict:
     power and claims per board; the claims' mean posterior expected FDR; the joint coverage of
     the rank intervals; the ECE of P(best) with its noise floor. ``verdict``: whether the
     claims' realised FDR is within two standard errors of q, the largest P(best) ECE and the
-    smallest joint coverage over the cells."""
+    smallest joint coverage over the cells.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.claims_study.run`.
+
+    Returns
+    -------
+    dict
+        ``settings`` (the dataset's attributes), ``cells`` (per ``"SCENARIO N=N"``: ``rules``,
+        ``expected_fdr``, ``joint_coverage``, ``joint_coverage_se``, ``p_best_ece``,
+        ``p_best_ece_floor``, ``boards``) and ``verdict``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.claims_study import run, summary
+    >>> from bayes_eval.validation.study_configs import ClaimsConfig
+    >>> config = ClaimsConfig(
+    ...     replicates=2, n_models=3, n_questions=10, N=(1,), scenarios=("spread",),
+    ...     draws=200, permutations=100,
+    ... )
+    >>> s = summary(run(config, progress=False))
+    >>> s["cells"]["spread N=1"]["rules"]["bayes_fdr"]
+    {'realised_fdr': 0.0, 'fdr_se': 0.0, 'power': 0.3333, 'claims_per_board': 1.0}
+    >>> s["verdict"]
+    {'claims_fdr_within_q': True, 'largest_p_best_ece': 0.2433, 'smallest_joint_coverage': 1.0}
+    """
     cells = {
         f"{sc} N={int(n)}": _cell(ds.sel(scenario=sc, N=n))
         for sc in ds["scenario"].values
@@ -266,7 +379,40 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def run_study(config: ClaimsConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config`` and write ``OUT/claims.nc`` and ``OUT/claims.png``."""
+    """Run the study with ``config`` and write ``OUT/claims.nc`` and ``OUT/claims.png``.
+
+    Parameters
+    ----------
+    config : ClaimsConfig
+        The study's options (``bayes_eval.validation.study_configs.ClaimsConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.claims_study.run`,
+        the summary of :func:`bayes_eval.validation.claims_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.claims_study import run_study
+    >>> from bayes_eval.validation.study_configs import ClaimsConfig
+    >>> config = ClaimsConfig(
+    ...     replicates=2, n_models=3, n_questions=10, N=(1,), scenarios=("spread",),
+    ...     draws=200, permutations=100,
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] claims.nc
+    >>> result.summary["cells"]["spread N=1"]["boards"]
+    2
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -276,7 +422,36 @@ def run_study(config: ClaimsConfig, out: str | Path, *, progress: bool = True) -
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Three panels: the realised FDR of each rule per cell (two standard errors, q dashed),
-    their power, and the reliability of P(best) per cell."""
+    their power, and the reliability of P(best) per cell.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.claims_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.claims_study import plot, run
+    >>> from bayes_eval.validation.study_configs import ClaimsConfig
+    >>> config = ClaimsConfig(
+    ...     replicates=2, n_models=3, n_questions=10, N=(1,), scenarios=("spread",),
+    ...     draws=200, permutations=100,
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "claims.png")
+    ...     print(png.name, png.exists())
+    claims.png True
+    """
     plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
     cells = [(sc, n) for sc in ds["scenario"].values for n in ds["N"].values]

@@ -60,7 +60,29 @@ _HERMITE = np.polynomial.hermite_e.hermegauss(80)
 
 def population_means(theta: np.ndarray, sd: float) -> np.ndarray:
     r""":math:`E[\mathrm{expit}(\theta + Z)]`, :math:`Z \sim N(0, sd^2)`, for every
-    :math:`\theta` (Gauss-Hermite quadrature, probabilists' weights)."""
+    :math:`\theta` (Gauss-Hermite quadrature, probabilists' weights).
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        Logit abilities, one per model.
+    sd : float
+        The sd of :math:`Z`, the total logit spread of the questions.
+
+    Returns
+    -------
+    numpy.ndarray
+        The population means, the same length as ``theta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.cluster_study import population_means
+    >>> population_means(np.array([-1.0, 0.0, 1.0]), 1.5).round(4).tolist()
+    [0.3293, 0.5, 0.6707]
+    >>> population_means(np.array([-1.0, 0.0, 1.0]), 0.0).round(4).tolist()
+    [0.2689, 0.5, 0.7311]
+    """
     x, wt = _HERMITE
     return (expit(np.asarray(theta)[:, None] + sd * x[None]) * wt).sum(axis=1) / wt.sum()
 
@@ -80,7 +102,55 @@ def simulate(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One clustered board (module docstring): abilities ``(L,)``, the cluster of every
     question ``(M,)`` (question q in cluster ``q mod G``), true rates ``(L, M)`` and binary
-    results ``(L, M, N)``."""
+    results ``(L, M, N)``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator.
+    n_models : int
+        Models (LLMs) L.
+    n_questions : int
+        Questions M.
+    n_clusters : int
+        Clusters G.
+    cluster_sd : float
+        The sd ``s`` of the cluster effects on the logit difficulty.
+    question_sd : float
+        The sd of the question effects within a cluster.
+    ability_sd : float
+        The sd of the models' logit abilities.
+    interaction_sd : float
+        The sd of the LLM x question logit interaction.
+    trials : int
+        Trials N per question.
+    cluster_interaction_sd : float, optional
+        The sd of an LLM x cluster logit interaction, default 0 (none, and nothing drawn).
+
+    Returns
+    -------
+    theta : numpy.ndarray of shape (L,)
+        The logit abilities.
+    group : numpy.ndarray of shape (M,)
+        The cluster of every question.
+    p : numpy.ndarray of shape (L, M)
+        The true rates.
+    R : numpy.ndarray of shape (L, M, N)
+        The binary results (floats 0 and 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.cluster_study import simulate
+    >>> theta, group, p, R = simulate(
+    ...     np.random.default_rng(0), n_models=3, n_questions=6, n_clusters=2, cluster_sd=1.0,
+    ...     question_sd=1.0, ability_sd=0.5, interaction_sd=1.0, trials=4,
+    ... )
+    >>> theta.round(4).tolist(), group.tolist()
+    ([0.0629, -0.0661, 0.3202], [0, 1, 0, 1, 0, 1])
+    >>> p.shape, R.shape
+    ((3, 6), (3, 6, 4))
+    """
     theta = rng.normal(0.0, ability_sd, n_models)
     group = np.arange(n_questions) % n_clusters
     b = rng.normal(0.0, cluster_sd, n_clusters)[group] + rng.normal(0.0, question_sd, n_questions)
@@ -95,7 +165,41 @@ def simulate(
 def run(config: ClustersConfig, *, progress: bool = True) -> xr.Dataset:
     """Every cell (cluster sd x number of clusters) with ``replicates`` boards: per model the
     interval and posterior mean and sd, per pair the paired P(better), for both treatments,
-    and the truths."""
+    and the truths.
+
+    Parameters
+    ----------
+    config : ClustersConfig
+        The study's options (``bayes_eval.validation.study_configs.ClustersConfig``): boards
+        per cell, models, questions, the grids ``clusters`` and ``cluster_sd``, the other sd's
+        and the bootstrap draws.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``lo``, ``hi``, ``mean`` and ``sd`` over
+        ``(cluster_sd, clusters, treatment, board, model)``, ``p_paired`` over
+        ``(cluster_sd, clusters, treatment, board, pair)``, and the truths ``truth_mu`` and
+        ``truth_pair`` over ``(cluster_sd, clusters, board, model)`` and ``(..., pair)``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.cluster_study import run
+    >>> from bayes_eval.validation.study_configs import ClustersConfig
+    >>> config = ClustersConfig(
+    ...     replicates=2, n_models=3, n_questions=12, clusters=(4,), cluster_sd=(0.0, 1.0),
+    ...     draws=200,
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> dict(ds.sizes)
+    {'cluster_sd': 2, 'clusters': 1, 'treatment': 2, 'board': 2, 'model': 3, 'pair': 3}
+    >>> ds["treatment"].values.tolist()
+    ['clustered', 'unclustered']
+    >>> ds["truth_mu"].sel(cluster_sd=1.0, clusters=4).round(4).values.tolist()
+    [[0.6172, 0.4662, 0.5404], [0.4461, 0.4386, 0.3242]]
+    """
     S, G = len(config.cluster_sd), len(config.clusters)
     L, B = config.n_models, config.replicates
     n_pairs = L * (L - 1) // 2
@@ -181,7 +285,35 @@ def summary(ds: xr.Dataset) -> dict:
     """Per cell and treatment: coverage of the population means (with its Monte Carlo
     standard error; over the intervals given, the share of models without one apart), mean
     posterior sd / RMSE of the posterior mean, and the ECE (with its
-    floor) of the paired P(better)."""
+    floor) of the paired P(better).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.cluster_study.run`.
+
+    Returns
+    -------
+    dict
+        ``settings`` (the dataset's attributes), ``estimand`` and ``cells``: per
+        ``"s=SD G=CLUSTERS TREATMENT"``, ``coverage``, ``coverage_se``, ``no_interval``,
+        ``sd_over_rmse``, ``ece``, ``ece_floor`` and ``brier``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.cluster_study import run, summary
+    >>> from bayes_eval.validation.study_configs import ClustersConfig
+    >>> config = ClustersConfig(
+    ...     replicates=2, n_models=3, n_questions=12, clusters=(4,), cluster_sd=(0.0, 1.0),
+    ...     draws=200,
+    ... )
+    >>> s = summary(run(config, progress=False))
+    >>> {k: v["coverage"] for k, v in s["cells"].items()}
+    {'s=0 G=4 clustered': 1.0, 's=0 G=4 unclustered': 1.0,
+     's=1 G=4 clustered': 1.0, 's=1 G=4 unclustered': 0.8333}
+    >>> s["cells"]["s=1 G=4 clustered"]["sd_over_rmse"]
+    1.079
+    """
     rows = {}
     bins = int(ds.attrs["bins"])
     for s in ds["cluster_sd"].values:
@@ -211,7 +343,40 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def run_study(config: ClustersConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config``; write ``OUT/clusters.nc`` and ``OUT/clusters.png``."""
+    """Run the study with ``config``; write ``OUT/clusters.nc`` and ``OUT/clusters.png``.
+
+    Parameters
+    ----------
+    config : ClustersConfig
+        The study's options (``bayes_eval.validation.study_configs.ClustersConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.cluster_study.run`,
+        the summary of :func:`bayes_eval.validation.cluster_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.cluster_study import run_study
+    >>> from bayes_eval.validation.study_configs import ClustersConfig
+    >>> config = ClustersConfig(
+    ...     replicates=2, n_models=3, n_questions=12, clusters=(4,), cluster_sd=(0.0, 1.0),
+    ...     draws=200,
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] clusters.nc
+    >>> result.summary["estimand"]
+    'new questions'
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -221,7 +386,36 @@ def run_study(config: ClustersConfig, out: str | Path, *, progress: bool = True)
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Coverage (left) and ECE of P(better) (right) against the number of clusters, one line
-    per cluster sd and treatment (solid: clustered, dashed: unclustered)."""
+    per cluster sd and treatment (solid: clustered, dashed: unclustered).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.cluster_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.cluster_study import plot, run
+    >>> from bayes_eval.validation.study_configs import ClustersConfig
+    >>> config = ClustersConfig(
+    ...     replicates=2, n_models=3, n_questions=12, clusters=(4,), cluster_sd=(0.0, 1.0),
+    ...     draws=200,
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "clusters.png")
+    ...     print(png.name, png.exists())
+    clusters.png True
+    """
     plt = pyplot()
     rows = summary(ds)["cells"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))

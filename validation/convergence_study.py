@@ -44,7 +44,46 @@ def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, li
     """Binary, complete results ``(L, M, N)`` and model names from a results file in any
     format :func:`bayes_eval.logs.read_eval_log` reads (a long table: ``model, question,
     trial, score``), or from a shipped dataset written ``dataset:NAME`` whose trial order is
-    recorded. Trials keep the order of the ``trial`` column."""
+    recorded. Trials keep the order of the ``trial`` column.
+
+    Parameters
+    ----------
+    path : str
+        A results file (any log format), or ``dataset:NAME`` of a shipped dataset.
+    file_format : str, optional
+        The log format, default None (detected from the file).
+
+    Returns
+    -------
+    R : numpy.ndarray of int8, shape (L, M, N)
+        The binary results, every model with the same N trials on every question.
+    names : list of str
+        The model names.
+
+    Raises
+    ------
+    ValueError
+        When the results have missing trials, scores other than 0/1, a single model, or a
+        shipped dataset without a recorded trial order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.convergence_study import from_file
+    >>> lines = ["model,question,trial,score"] + [
+    ...     f"{m},q{q},{t},{int(m == 'b' or t == q)}"
+    ...     for m in "ab" for q in range(3) for t in range(2)
+    ... ]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "results.csv"
+    ...     _ = path.write_text("\\n".join(lines) + "\\n")
+    ...     R, names = from_file(str(path))
+    >>> R.shape, names
+    ((2, 3, 2), ['a', 'b'])
+    >>> R[0].tolist()
+    [[1, 0], [0, 1], [0, 0]]
+    """
     from bayes_eval.logs.dataset import dataset_name
     from bayes_eval.logs.scored import load_scored
 
@@ -57,8 +96,9 @@ def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, li
             if "unknown" in str(order):
                 raise ValueError(
                     f"{path} publishes correct counts only, so the trial order this study "
-                    "resamples is not defined; use a dataset with recorded trials "
-                    "(dataset:taubench_airline_gpt4o, dataset:cruxeval_codellama7b)."
+                    "resamples is not defined; expected results of two or more models with "
+                    "their trials in the order they were run (e.g. a CSV with columns model, "
+                    "question, trial, score)."
                 )
     # the data treatment of every command: graded scores are refused (this study needs 0/1)
     da = load_scored(str(path), format=file_format, cli_names=True).R
@@ -91,7 +131,61 @@ def run(
     seed: int = 0,
     progress: bool = True,
 ) -> xr.Dataset:
-    """convergence@n distributions, tau curves and worst trajectories (module docstring)."""
+    """convergence@n distributions, tau curves and worst trajectories (module docstring).
+
+    Parameters
+    ----------
+    R : numpy.ndarray of shape (L, M, N)
+        Binary results of L >= 2 models, M questions x N trials.
+    models : sequence of str, optional
+        The model names, default None (``model_0``, ``model_1``, ...).
+    methods : sequence of str, optional
+        The ranking methods (``"bayes"``, ``"pass_at_k:2"``, ...), default
+        ``bayes_eval.ranking.convergence.DEFAULT_METHODS``.
+    replicates : int, optional
+        Permutations (or resamples) of each model's trials, default 10000.
+    replace : bool, optional
+        Resample the trials with replacement instead of permuting them, default False.
+    confidence : float, optional
+        Level of the percentile bootstrap band of the tau curves, default 0.95.
+    subset_size : int, optional
+        Also study random subsets of this many models, default None (no subsets).
+    subset_count : int, optional
+        Largest number of random model subsets, default 20.
+    seed : int, optional
+        Random seed, default 0.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``pmf``, ``cdf``, ``tau_mean``, ``tau_lo`` and ``tau_hi`` over ``(metric, n)``;
+        ``p_no_convergence``, ``mean_convergence`` and ``worst_replicate`` over ``metric``;
+        ``worst_ranks`` over ``(metric, n, model)``; ``gold_rank`` over ``model``; with
+        ``subset_size``, ``subset_mean_convergence``, ``subset_p_no_convergence`` and
+        ``subset_members``.
+
+    Raises
+    ------
+    ValueError
+        When ``R`` is not three-dimensional with at least two models.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.convergence_study import run
+    >>> rng = np.random.default_rng(0)
+    >>> R = (rng.random((3, 20, 8)) < np.array([0.3, 0.5, 0.7])[:, None, None]).astype(np.int8)
+    >>> ds = run(R, ["a", "b", "c"], methods=["bayes", "pass_at_k:2"], replicates=200,
+    ...          progress=False)
+    >>> dict(ds.sizes)
+    {'metric': 2, 'n': 8, 'model': 3}
+    >>> ds["gold_rank"].values.tolist(), ds["p_no_convergence"].round(4).values.tolist()
+    ([3, 2, 1], [0.0, 0.0])
+    >>> ds["tau_mean"].sel(metric="bayes").round(4).values.tolist()
+    [0.9229, 0.9954, 0.9982, 1.0, 1.0, 1.0, 1.0, 1.0]
+    """
     R = np.asarray(R)
     if R.ndim != 3 or R.shape[0] < 2:
         raise ValueError(
@@ -172,7 +266,48 @@ def run(
 
 
 def run_study(config: ConvergenceConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Read ``config.file``, run the study and write ``OUT/convergence.nc`` and ``.png``."""
+    """Read ``config.file``, run the study and write ``OUT/convergence.nc`` and ``.png``.
+
+    Parameters
+    ----------
+    config : ConvergenceConfig
+        The study's options (``bayes_eval.validation.study_configs.ConvergenceConfig``): the
+        results ``file`` and its ``format``, and the options of
+        :func:`bayes_eval.validation.convergence_study.run`.
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.convergence_study.run`,
+        the summary of :func:`bayes_eval.validation.convergence_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from bayes_eval.validation.convergence_study import run_study
+    >>> from bayes_eval.validation.study_configs import ConvergenceConfig
+    >>> rng = np.random.default_rng(0)
+    >>> lines = ["model,question,trial,score"] + [
+    ...     f"{m},q{q},{t},{int(rng.random() < p)}"
+    ...     for m, p in (("a", 0.3), ("b", 0.7)) for q in range(10) for t in range(4)
+    ... ]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "results.csv"
+    ...     _ = path.write_text("\\n".join(lines) + "\\n")
+    ...     config = ConvergenceConfig(file=str(path), replicates=100, methods=("bayes",))
+    ...     result = run_study(config, Path(tmp) / "out", progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] convergence.nc
+    >>> result.summary["gold_ranking"]
+    {'a': 2, 'b': 1}
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -194,6 +329,35 @@ def run_study(config: ConvergenceConfig, out: str | Path, *, progress: bool = Tr
 
 
 def summary(ds: xr.Dataset) -> dict:
+    """JSON-friendly summary: the prior, the estimand, the gold ranking, and per method the
+    mean convergence@n, P(no convergence) and mean tau_b at selected n; with subsets, their
+    mean convergence@n and P(no convergence) per method.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.convergence_study.run`.
+
+    Returns
+    -------
+    dict
+        ``prior``, ``estimand``, ``gold_ranking`` (model -> rank), ``methods`` (per method:
+        ``mean_convergence``, ``p_no_convergence`` and ``tau_at_n``) and, with subsets,
+        ``subsets``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.convergence_study import run, summary
+    >>> rng = np.random.default_rng(0)
+    >>> R = (rng.random((3, 20, 8)) < np.array([0.3, 0.5, 0.7])[:, None, None]).astype(np.int8)
+    >>> s = summary(run(R, ["a", "b", "c"], methods=["bayes"], replicates=200, progress=False))
+    >>> s["gold_ranking"]
+    {'a': 3, 'b': 2, 'c': 1}
+    >>> s["methods"]["bayes"]
+    {'mean_convergence': 1.24, 'p_no_convergence': 0.0,
+     'tau_at_n': {1: 0.9229, 2: 0.9954, 4: 1.0, 8: 1.0}}
+    """
     out = {
         "prior": "uniform (Bayes@N ranks as avg@N under any fixed prior, Hariri et al. §2.6)",
         "estimand": THESE_QUESTIONS,
@@ -239,7 +403,34 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """PMF (Fig. 1) and CDF (Fig. 11) of convergence@n, with the no-convergence mass."""
+    """PMF (Fig. 1) and CDF (Fig. 11) of convergence@n, with the no-convergence mass.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.convergence_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from bayes_eval.validation.convergence_study import plot, run
+    >>> rng = np.random.default_rng(0)
+    >>> R = (rng.random((3, 20, 8)) < np.array([0.3, 0.5, 0.7])[:, None, None]).astype(np.int8)
+    >>> ds = run(R, ["a", "b", "c"], methods=["bayes"], replicates=200, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "convergence.png")
+    ...     print(png.name, png.exists())
+    convergence.png True
+    """
     plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))

@@ -66,7 +66,28 @@ _CHECKED = ("theta", "pi_bar", "sigma_theta", "sigma_b", "sigma_e")
 
 
 def cells(config: CrossedStudyConfig) -> list[tuple[int, int, str, int]]:
-    """``(N, tau index, fit, first board)`` of every block, in a fixed order."""
+    """``(N, tau index, fit, first board)`` of every block, in a fixed order.
+
+    Parameters
+    ----------
+    config : CrossedStudyConfig
+        The study's options (``bayes_eval.validation.study_configs.CrossedStudyConfig``):
+        the grids ``N`` and ``interaction_sds``, ``replicates`` and ``block``.
+
+    Returns
+    -------
+    list of tuple of (int, int, str, int)
+        One ``(N, tau index, fit, first board)`` per block of ``block`` boards, the two fits
+        of a block next to each other.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.crossed_study import cells
+    >>> from bayes_eval.validation.study_configs import CrossedStudyConfig
+    >>> config = CrossedStudyConfig(replicates=20, N=(4, 1), interaction_sds=(0.0, 1.0), block=10)
+    >>> len(cells(config)), cells(config)[:3]
+    (16, [(4, 0, 'rasch', 0), (4, 0, 'interaction', 0), (4, 0, 'rasch', 10)])
+    """
     starts = range(0, config.replicates, config.block)
     return [
         (n, t, fit, s)
@@ -119,7 +140,45 @@ def board_fit(posterior: xr.Dataset, expected: np.ndarray, level: float) -> dict
     """The checks of one fit (module docstring) from its ``posterior`` (``pi_bar`` over
     ``model``, ``p`` over ``(model, question)``, optionally ``sigma_e``) and the true rates
     ``expected`` ``(L, M)``: posterior mean, sd and interval of ``pi_bar`` and ``p``, the
-    rank interval, and ``sigma_e``'s mean and interval (NaN without it)."""
+    rank interval, and ``sigma_e``'s mean and interval (NaN without it).
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        The fit's draws over ``(chain, draw, ...)``: ``pi_bar`` over ``model``, ``p`` over
+        ``(model, question)``, optionally ``sigma_e``.
+    expected : numpy.ndarray of shape (L, M)
+        The true rates.
+    level : float
+        The credible level of the equal-tailed intervals.
+
+    Returns
+    -------
+    dict
+        ``pibar_*`` and ``rank_*`` (arrays over models), ``p_*`` (arrays ``(L, M)``) with
+        suffixes ``true``, ``mean``, ``sd``, ``lo``, ``hi`` (ranks: ``true``, ``lo``, ``hi``),
+        and ``sigma_e_mean``, ``sigma_e_lo``, ``sigma_e_hi`` (floats).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.crossed_study import board_fit
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.uniform(0.2, 0.8, (3, 4))
+    >>> draws = np.clip(truth + rng.normal(0.0, 0.1, (2, 100, 3, 4)), 0.0, 1.0)
+    >>> posterior = xr.Dataset({
+    ...     "p": (("chain", "draw", "model", "question"), draws),
+    ...     "pi_bar": (("chain", "draw", "model"), draws.mean(-1)),
+    ... })
+    >>> out = board_fit(posterior, truth, 0.9)
+    >>> out["pibar_true"].round(4).tolist(), out["pibar_mean"].round(4).tolist()
+    ([0.3446, 0.6593, 0.5446], [0.3438, 0.6561, 0.5412])
+    >>> out["rank_true"].tolist(), out["rank_lo"].tolist(), out["rank_hi"].tolist()
+    ([3, 1, 2], [3, 1, 1], [3, 2, 2])
+    >>> out["sigma_e_mean"]
+    nan
+    """
     tail = (1.0 - level) / 2.0
     post = posterior.stack(sample=("chain", "draw"))
     pb = post["pi_bar"].transpose("sample", "model").values
@@ -151,7 +210,36 @@ def board_fit(posterior: xr.Dataset, expected: np.ndarray, level: float) -> dict
 
 
 def run_cell(cell, config: CrossedStudyConfig) -> xr.Dataset:
-    """Fit one block of boards (module docstring) and return its checks per board."""
+    """Fit one block of boards (module docstring) and return its checks per board.
+
+    Parameters
+    ----------
+    cell : tuple of (int, int, str, int)
+        The block, ``(N, tau index, fit, first board)``
+        (:func:`bayes_eval.validation.crossed_study.cells`).
+    config : CrossedStudyConfig
+        The study's options (``bayes_eval.validation.study_configs.CrossedStudyConfig``).
+
+    Returns
+    -------
+    xarray.Dataset
+        The checks of :func:`bayes_eval.validation.crossed_study.board_fit` and the sampler's
+        ``divergences``, ``max_rhat`` and ``min_ess_bulk``, over
+        ``(N, tau, fit, board[, model[, question]])``.
+
+    Examples
+    --------
+    The crossed model is compiled and sampled by NUTS, so the example is shown, not run::
+
+        from bayes_eval.validation.crossed_study import cells, run_cell
+        from bayes_eval.validation.study_configs import CrossedStudyConfig
+        config = CrossedStudyConfig(
+            replicates=2, n_models=3, n_questions=4, N=(2,), interaction_sds=(1.0,),
+            draws=50, tune=50, chains=2, block=2,
+        )
+        ds = run_cell(cells(config)[0], config)
+        dict(ds.sizes)  # {'N': 1, 'tau': 1, 'fit': 1, 'board': 2, 'model': 3, 'question': 4}
+    """
     import nutpie
 
     from bayes_eval.models.sampling import diagnostics
@@ -217,7 +305,46 @@ def summary(ds: xr.Dataset) -> dict:
     """Per (N, tau, fit): coverage of ``pi_bar``, of the cell rates ``p`` and of the ranks with
     their Monte Carlo se (over boards), sd/RMSE of ``pi_bar`` and ``p``, the mean rank-interval
     width, ``sigma_e``'s posterior mean, the median upper end of its interval and (tau > 0)
-    how often the interval holds tau, and the sampler's record."""
+    how often the interval holds tau, and the sampler's record.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The merged blocks of :func:`bayes_eval.validation.crossed_study.run_cell`.
+
+    Returns
+    -------
+    dict
+        ``settings`` (the dataset's attributes), ``estimand`` and ``coverage``: per
+        ``"N=N tau=TAU FIT"``, the boards, coverages with their standard errors, sd/RMSE,
+        ``rank_width``, ``sigma_e`` (interaction fit) and the sampler's record.
+
+    Examples
+    --------
+    A dataset of the layout :func:`bayes_eval.validation.crossed_study.run_study` merges, from four
+    fake posteriors of one cell (sampling the crossed model is slow):
+
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.crossed_study import board_fit, summary
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.uniform(0.2, 0.8, (3, 4))
+    >>> def one_board():
+    ...     centre = truth + rng.normal(0.0, 0.1, truth.shape)
+    ...     p = np.clip(centre + rng.normal(0.0, 0.1, (2, 100, 3, 4)), 0.0, 1.0)
+    ...     post = xr.Dataset({"p": (("chain", "draw", "model", "question"), p),
+    ...                        "pi_bar": (("chain", "draw", "model"), p.mean(-1))})
+    ...     row = board_fit(post, truth, 0.9)
+    ...     row |= {"divergences": 0, "max_rhat": 1.01, "min_ess_bulk": 150.0}
+    ...     return xr.Dataset({k: (("model", "question")[: np.ndim(v)], v) for k, v in row.items()})
+    >>> ds = xr.concat([one_board() for _ in range(4)], "board")
+    >>> ds = ds.expand_dims(N=[4], tau=[0.0], fit=["rasch"])
+    >>> row = summary(ds)["coverage"]["N=4 tau=0 rasch"]
+    >>> {k: row[k] for k in ("boards", "pibar_coverage", "p_coverage", "p_sd_over_rmse")}
+    {'boards': 4, 'pibar_coverage': 0.9167, 'p_coverage': 0.9375, 'p_sd_over_rmse': 1.126}
+    >>> row["rank_width"], row["divergent_boards"], row["max_rhat"]
+    (1.417, 0, 1.01)
+    """
     rows = {}
     for n in ds["N"].values:
         for tau in ds["tau"].values:
@@ -257,7 +384,36 @@ def summary(ds: xr.Dataset) -> dict:
 
 def run_study(config: CrossedStudyConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Run (or resume) the study; writes ``OUT/study.json``, ``OUT/cells/``, and once every
-    block is done ``OUT/crossed.nc`` and ``OUT/crossed.png``."""
+    block is done ``OUT/crossed.nc`` and ``OUT/crossed.png``.
+
+    Parameters
+    ----------
+    config : CrossedStudyConfig
+        The study's options (``bayes_eval.validation.study_configs.CrossedStudyConfig``);
+        ``max_cells`` stops after that many new blocks.
+    out : str or pathlib.Path
+        Folder to write into; the blocks already in it are resumed.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The merged dataset (empty before the first block), the summary of
+        :func:`bayes_eval.validation.crossed_study.summary` with ``cells_computed``,
+        ``cells_resumed``, ``cells_pending``, the files and the seconds taken, and the files
+        (``manifest``, ``cells``, and once every block is done ``netcdf`` and ``plot``).
+
+    Examples
+    --------
+    Every board is fitted twice by NUTS, so the example is shown, not run::
+
+        from bayes_eval.validation.crossed_study import run_study
+        from bayes_eval.validation.study_configs import CrossedStudyConfig
+        config = CrossedStudyConfig(replicates=4, N=(4,), interaction_sds=(1.0,), block=2)
+        result = run_study(config, "crossed-out")
+        result.summary["cells_pending"]  # 0: every cell finished
+    """
     start = time.perf_counter()
     out = Path(out)
     done = run_cells(
@@ -297,7 +453,47 @@ def run_study(config: CrossedStudyConfig, out: str | Path, *, progress: bool = T
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Coverage of ``pi_bar``, the cell rates and the ranks per (N, tau), both fits side by
-    side, with 2-se error bars and the nominal level."""
+    side, with 2-se error bars and the nominal level.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The merged blocks of :func:`bayes_eval.validation.crossed_study.run_cell`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    A dataset of the layout :func:`bayes_eval.validation.crossed_study.run_study` merges, from four
+    fake posteriors of one cell (sampling the crossed model is slow):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.crossed_study import board_fit, plot
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.uniform(0.2, 0.8, (3, 4))
+    >>> def one_board():
+    ...     centre = truth + rng.normal(0.0, 0.1, truth.shape)
+    ...     p = np.clip(centre + rng.normal(0.0, 0.1, (2, 100, 3, 4)), 0.0, 1.0)
+    ...     post = xr.Dataset({"p": (("chain", "draw", "model", "question"), p),
+    ...                        "pi_bar": (("chain", "draw", "model"), p.mean(-1))})
+    ...     row = board_fit(post, truth, 0.9)
+    ...     row |= {"divergences": 0, "max_rhat": 1.01, "min_ess_bulk": 150.0}
+    ...     return xr.Dataset({k: (("model", "question")[: np.ndim(v)], v) for k, v in row.items()})
+    >>> ds = xr.concat([one_board() for _ in range(4)], "board")
+    >>> ds = ds.expand_dims(N=[4], tau=[0.0], fit=["rasch"])
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "crossed.png")
+    ...     print(png.name, png.exists())
+    crossed.png True
+    """
     plt = pyplot()
     rows = summary(ds)["coverage"]
     level = float(ds.attrs.get("confidence", 0.9))

@@ -56,7 +56,40 @@ def run(
     seed: int = 0,
     progress: bool = True,
 ) -> xr.Dataset:
-    """Simulate LLM10 vs LLM9 for N = 1..n_max."""
+    """Simulate LLM10 vs LLM9 for N = 1..n_max.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated evaluations, default 10000.
+    n_max : int, optional
+        Largest N, trials per question, default 400.
+    chunk : int, optional
+        Replicates simulated at once (memory), default 200.
+    seed : int, optional
+        Random seed, default 0.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``p_correct`` (probability that Bayes@N orders LLM10 above LLM9, ties counting one
+        half), ``z_mean`` (mean ``|z|``) and ``z_expected`` over ``n``; the attributes hold
+        the true pi-bars, the first N where the expected z reaches 1.645 and 1.96, and the
+        planner's answers on one 80-trial matrix.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.distinguishability import run
+    >>> ds = run(replicates=50, n_max=20, chunk=25, progress=False)
+    >>> dict(ds.sizes), list(ds.data_vars)
+    ({'n': 20}, ['p_correct', 'z_mean', 'z_expected'])
+    >>> ds["p_correct"].sel(n=20).round(4).item(), ds["z_expected"].sel(n=20).round(4).item()
+    (0.56, 0.4928)
+    >>> ds.attrs["n_expected_z_1.645"], ds.attrs["planner_n_for_1.645"]
+    ('none up to N = 20', "beyond the planner's range")
+    """
     p = mimic_probabilities(seed=seed)
     p10, p9 = p[9], p[8]
     m = p.shape[1]
@@ -116,7 +149,37 @@ def run(
 def run_study(
     config: DistinguishabilityConfig, out: str | Path, *, progress: bool = True
 ) -> StudyResult:
-    """Run the study with ``config`` and write ``OUT/distinguishability.nc`` and ``.png``."""
+    """Run the study with ``config`` and write ``OUT/distinguishability.nc`` and ``.png``.
+
+    Parameters
+    ----------
+    config : DistinguishabilityConfig
+        The study's options (``bayes_eval.validation.study_configs.DistinguishabilityConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.distinguishability.run`,
+        the summary of :func:`bayes_eval.validation.distinguishability.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.distinguishability import run_study
+    >>> from bayes_eval.validation.study_configs import DistinguishabilityConfig
+    >>> config = DistinguishabilityConfig(replicates=50, n_max=20)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] distinguishability.nc
+    >>> result.summary["p_correct"]
+    {20: 0.64}
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -125,6 +188,30 @@ def run_study(
 
 
 def summary(ds: xr.Dataset) -> dict:
+    """JSON-friendly summary: P(correct order), mean ``|z|`` and expected z at N = 80, 199 and
+    285 (those up to the largest N, else at the largest N), the dataset's attributes, and the
+    paper's numbers.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.distinguishability.run`.
+
+    Returns
+    -------
+    dict
+        ``p_correct``, ``z_mean`` and ``z_expected`` (N -> value), the attributes of ``ds``
+        (floats rounded) and ``paper``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.distinguishability import run, summary
+    >>> s = summary(run(replicates=50, n_max=20, chunk=25, progress=False))
+    >>> s["p_correct"], s["z_mean"], s["z_expected"]
+    ({20: 0.56}, {20: 0.833}, {20: 0.493})
+    >>> s["n_expected_z_1.96"], s["paper"]["n_for_1.96"]
+    ('none up to N = 20', 285)
+    """
     last = int(ds["n"].values[-1])
     at = {n: n for n in (80, 199, 285) if n <= last} or {last: last}  # short: at its largest N
     return {
@@ -137,7 +224,31 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Fig. 6: probability of the correct order, and z, versus N."""
+    """Fig. 6: probability of the correct order, and z, versus N.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.distinguishability.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.distinguishability import plot, run
+    >>> ds = run(replicates=50, n_max=20, chunk=25, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "distinguishability.png")
+    ...     print(png.name, png.exists())
+    distinguishability.png True
+    """
     plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))

@@ -193,6 +193,35 @@ def run_study(config: ElicitConfig, out: str | Path, *, progress: bool = True) -
     ``note`` (how the statement was read), ``maxent`` (PreliZ's maximum-entropy Beta for an
     interval statement, beside the equal-tailed fit used; when PreliZ is installed) and
     ``report`` (the lines to print).
+
+    Parameters
+    ----------
+    config : ElicitConfig
+        The statement and settings (:class:`bayes_eval.validation.study_configs.ElicitConfig`).
+    out : str or pathlib.Path
+        The output folder.
+    progress : bool, optional
+        Not used (the study has no progress bar); default True.
+
+    Returns
+    -------
+    StudyResult
+        The Dataset (stated and implied intervals, the prior's parameters, the prior predictive
+        quantiles and draws, and with FILE ``mu``, ``sigma`` and ``rank`` per prior), the
+        summary and the files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.elicit_study import run_study
+    >>> from bayes_eval.validation.study_configs import ElicitConfig
+    >>> cfg = ElicitConfig(lo=0.3, hi=0.6, prob=0.9, simulations=2000)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(cfg, tmp)
+    >>> result.summary["level"], result.summary["n_questions"], sorted(result.files)
+    ('benchmark', 30, ['netcdf', 'plot'])
+    >>> result.dataset["stated"].values.tolist()
+    [0.3, 0.6]
     """
     from bayes_eval.validation.study_output import finish
 
@@ -281,7 +310,32 @@ def _dataset(prior: ElicitedPrior, pred: dict, pi_bar, per_q, warning: str | Non
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Prior predictive of pi-bar (stated and implied intervals marked) and of one question's
-    score; with results, mu -/+ sigma of every model under both priors."""
+    score; with results, mu -/+ sigma of every model under both priors.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The Dataset of :func:`run_study`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.elicit_study import plot, run_study
+    >>> from bayes_eval.validation.study_configs import ElicitConfig
+    >>> cfg = ElicitConfig(lo=0.3, hi=0.6, prob=0.9, simulations=2000)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     ds = run_study(cfg, tmp).dataset
+    ...     print(plot(ds, Path(tmp) / "again.png").name)
+    again.png
+    """
     plt = pyplot()
     panels = 3 if "mu" in ds else 2
     fig, axes = plt.subplots(1, panels, figsize=(4.6 * panels, 3.8))

@@ -147,7 +147,18 @@ _EXACT_CONDITIONAL_MAX_M = 200
 
 
 class ElicitationWarning(UserWarning):
-    """The prior implied for pi-bar is much narrower (or wider) than the statement."""
+    """The prior implied for pi-bar is much narrower (or wider) than the statement.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from bayes_eval.validation.elicitation import ElicitationWarning, elicit_beta
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     prior = elicit_beta(0.3, 0.6, 0.9, level="question", n_questions=30)
+    >>> caught[0].category is ElicitationWarning, round(prior.width_ratio, 3)
+    (True, 0.182)
+    """
 
 
 @dataclass(frozen=True)
@@ -192,6 +203,15 @@ class ElicitedPrior:
     fit : str
         Which criterion fitted the prior to the statement ("equal-tailed quantiles", "maximum
         entropy (preliz.maxent)", "quartiles (preliz.quartile)", ...).
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import elicit_beta
+    >>> prior = elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30, draws=2000)
+    >>> prior.level, prior.hyper_alpha.round(3).tolist(), prior.concentration
+    ('benchmark', [15.923, 12.919], 1.0)
+    >>> prior.stated.tolist(), prior.implied.round(3).tolist()
+    ([0.3, 0.6], [0.272, 0.637])
     """
 
     level: Level
@@ -750,6 +770,19 @@ def elicit_dirichlet(
     Returns
     -------
     ElicitedPrior
+        At question level, ``alpha`` the fitted per-question Dirichlet concentration, with
+        the intervals ``achieved`` per category and the implied interval of pi-bar.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from bayes_eval.validation.elicitation import elicit_dirichlet
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # the implied pi-bar is far narrower: a warning
+    ...     p = elicit_dirichlet([[0.1, 0.4], [0.1, 0.3], [0.4, 0.7]], 0.9, level="question",
+    ...                          n_questions=30)
+    >>> p.alpha.round(3).tolist(), p.stated.round(3).tolist()
+    ([7.116, 5.392, 15.892], [0.521, 0.777])
     """
     level = _check_level(level, "elicit_dirichlet")
     if level == "benchmark":
@@ -824,10 +857,28 @@ def maxent_beta(lo: float, hi: float, prob: float = 0.9) -> tuple[float, float]:
     """``(a, b)`` of the maximum-entropy Beta with mass ``prob`` in ``[lo, hi]``
     (``preliz.maxent(pz.Beta(), lo, hi, mass=prob, plot=False)``).
 
+    Parameters
+    ----------
+    lo, hi : float
+        The stated interval, ``0 < lo < hi < 1``.
+    prob : float, optional
+        The mass in ``[lo, hi]``, default 0.9.
+
+    Returns
+    -------
+    tuple of float
+        ``(a, b)``.
+
     Raises
     ------
     ValueError
         When the fitted Beta's mass in ``[lo, hi]`` misses ``prob`` by more than 1e-3.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import maxent_beta
+    >>> [round(x, 1) for x in maxent_beta(0.05, 0.2, 0.9)]
+    [6.1, 42.2]
     """
     _check(lo, hi, prob)
     pz = _preliz()
@@ -848,12 +899,28 @@ def quartile_beta(q1: float, q2: float, q3: float) -> tuple[float, float]:
     """``(a, b)`` of the Beta with quartiles ``q1 < q2 < q3``, least squares
     (``preliz.quartile(pz.Beta(), q1, q2, q3, plot=False)``).
 
+    Parameters
+    ----------
+    q1, q2, q3 : float
+        The stated quartiles (below each with probability 1/4, 1/2, 3/4), in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(a, b)``.
+
     Raises
     ------
     ValueError
         When a quartile is outside (0, 1) or out of order, or the fitted Beta's CDF at the
         three values misses 0.25, 0.5, 0.75 by more than 0.01 (a Beta has two parameters, so
         three quartiles only hold together approximately).
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import quartile_beta
+    >>> [round(x, 3) for x in quartile_beta(0.4, 0.5, 0.6)]
+    [5.816, 5.816]
     """
     q = np.array([q1, q2, q3], dtype=float)
     if not (np.all((q > 0) & (q < 1)) and q1 < q2 < q3):
@@ -874,7 +941,28 @@ def quartile_beta(q1: float, q2: float, q3: float) -> tuple[float, float]:
 
 
 class BetaFits(NamedTuple):
-    """The two Beta fits of one interval statement (:func:`beta_fits`)."""
+    """The two Beta fits of one interval statement (:func:`beta_fits`).
+
+    Attributes
+    ----------
+    equal_tailed : tuple of float
+        ``(a, b)`` of the Beta whose central ``prob`` interval is ``[lo, hi]`` (scipy).
+    maxent : tuple of float
+        ``(a, b)`` of PreliZ's maximum-entropy Beta with mass ``prob`` in ``[lo, hi]``.
+    tails_equal_tailed : tuple of float
+        The mass the equal-tailed Beta leaves below ``lo`` and above ``hi``.
+    tails_maxent : tuple of float
+        The mass the maximum-entropy Beta leaves below ``lo`` and above ``hi``.
+    max_relative_difference : float
+        The largest relative difference of ``(a, b)`` between the two fits.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import beta_fits
+    >>> fits = beta_fits(0.05, 0.2, 0.9)
+    >>> [round(x, 2) for x in fits.tails_maxent], round(fits.max_relative_difference, 2)
+    ([0.03, 0.07], 0.13)
+    """
 
     equal_tailed: tuple[float, float]
     maxent: tuple[float, float]
@@ -886,7 +974,27 @@ class BetaFits(NamedTuple):
 def beta_fits(lo: float, hi: float, prob: float = 0.9) -> BetaFits:
     """Equal-tailed (scipy) and maximum-entropy (PreliZ) Beta for ``[lo, hi]`` at ``prob``,
     with the mass each leaves below ``lo`` and above ``hi``, and the largest relative
-    difference of ``(a, b)``."""
+    difference of ``(a, b)``.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The stated interval, ``0 < lo < hi < 1``.
+    prob : float, optional
+        Its probability, default 0.9.
+
+    Returns
+    -------
+    BetaFits
+        Both fits, their tail masses and their largest relative difference.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import beta_fits
+    >>> fits = beta_fits(0.05, 0.2, 0.9)
+    >>> [round(x, 3) for x in fits.equal_tailed], [round(x, 1) for x in fits.maxent]
+    ([5.426, 41.489], [6.1, 42.2])
+    """
     et = _fit_beta(lo, hi, prob)
     me = maxent_beta(lo, hi, prob)
 
@@ -909,7 +1017,7 @@ def elicit_quantiles(
     draws: int = 20_000,
     seed: int = 0,
 ) -> ElicitedPrior:
-    r"""Prior from quartiles: "accuracy is below q1, q2, q3 with probability 1/4, 1/2, 3/4".
+    """Prior from quartiles: "accuracy is below q1, q2, q3 with probability 1/4, 1/2, 3/4".
 
     The Beta comes from ``preliz.quartile`` (:func:`quartile_beta`); ``level``,
     ``n_questions``, ``concentration``, ``warn_ratio``, ``draws`` and ``seed`` are as in
@@ -917,6 +1025,25 @@ def elicit_quantiles(
     accuracy on the benchmark is ``level="benchmark"``, a prior on the benchmark mean m).
     The stated interval is the interquartile range ``[q1, q3]`` with probability 1/2, and the
     implied central 50% interval of pi-bar is compared with it.
+
+    Parameters
+    ----------
+    q1, q2, q3 : float
+        The stated quartiles of the accuracy, ``0 < q1 < q2 < q3 < 1``.
+    level : {"benchmark", "question"}, keyword-only, required
+        What the statement is about, as in ``elicit_beta``.
+    n_questions : int, keyword-only, required
+        M, the number of questions of the benchmark.
+    concentration : float, keyword-only
+        Benchmark level: s, the spread of accuracies across questions; default
+        :data:`DEFAULT_CONCENTRATION`.
+    warn_ratio : float, keyword-only
+        Width ratio that triggers an :class:`ElicitationWarning`; default
+        :data:`DEFAULT_WARN_RATIO`.
+    draws : int, keyword-only
+        Monte Carlo draws of the benchmark-level implied interval, default 20000.
+    seed : int, keyword-only
+        Their seed, default 0.
 
     Returns
     -------
@@ -952,7 +1079,33 @@ def elicit_quantiles(
 def dirichlet_mode_alpha(mode: ArrayLike, mass: float = 0.9, bound: float = 0.01) -> np.ndarray:
     """Concentration of ``preliz.dirichlet_mode(mode, mass, bound, plot=False)`` (module
     docstring), after checking the inputs (PreliZ renormalises a mode that does not sum to 1;
-    here that is an error)."""
+    here that is an error).
+
+    Parameters
+    ----------
+    mode : array_like of shape (C + 1,)
+        The most likely category shares, each > 0, summing to 1.
+    mass : float, optional
+        The probability that each share lies within ``bound`` of its mode, default 0.9.
+    bound : float, optional
+        The half-width around each mode, in ``(0, min(mode))``; default 0.01.
+
+    Returns
+    -------
+    numpy.ndarray of shape (C + 1,)
+        The Dirichlet concentration ``alpha``.
+
+    Raises
+    ------
+    ValueError
+        A mode that is not a vector of shares, or ``mass`` or ``bound`` out of range.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import dirichlet_mode_alpha
+    >>> dirichlet_mode_alpha([0.2, 0.3, 0.5], mass=0.9, bound=0.1).round(3).tolist()
+    [10.946, 15.92, 25.866]
+    """
     m = np.asarray(mode, dtype=float)
     if m.ndim != 1 or m.size < 2 or not np.all(m > 0) or abs(m.sum() - 1) > 1e-9:
         raise ValueError(f"mode is {m.tolist()}; expected C + 1 >= 2 shares > 0 that sum to 1.")
@@ -985,12 +1138,40 @@ def elicit_dirichlet_mode(
     Question level only, as :func:`~bayes_eval.validation.elicitation.elicit_dirichlet`
     (which fits one ``[lo, hi]`` interval per category by least squares instead).
 
+    Parameters
+    ----------
+    mode : array_like of shape (C + 1,)
+        The most likely category shares, each > 0, summing to 1.
+    mass : float, optional
+        The probability that each share lies within ``bound`` of its mode, default 0.9.
+    bound : float, keyword-only
+        The half-width around each mode, in ``(0, min(mode))``; default 0.01.
+    level : {"question"}, keyword-only, required
+        Only ``"question"`` is supported, as in ``elicit_dirichlet``.
+    n_questions : int, keyword-only, required
+        M for the implied prior on pi-bar.
+    w : array_like of shape (C + 1,), keyword-only
+        Weights of the score; default evenly spaced in ``[0, 1]``.
+    warn_ratio : float, keyword-only
+        As in :func:`elicit_beta`; default :data:`DEFAULT_WARN_RATIO`.
+
     Returns
     -------
     ElicitedPrior
         ``achieved`` holds each category's central ``mass`` interval; ``stated`` the central
         ``mass`` interval of one question's score :math:`w\cdot\pi`; ``implied`` that of
         pi-bar over M questions.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from bayes_eval.validation.elicitation import elicit_dirichlet_mode
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # the implied pi-bar is far narrower: a warning
+    ...     p = elicit_dirichlet_mode([0.2, 0.3, 0.5], 0.9, bound=0.1, level="question",
+    ...                               n_questions=30)
+    >>> p.alpha.round(3).tolist(), p.stated.round(3).tolist(), p.implied.round(3).tolist()
+    ([10.946, 15.92, 25.866], [0.551, 0.727], [0.625, 0.657])
     """
     level = _check_level(level, "elicit_dirichlet_mode")
     if level == "benchmark":
@@ -1035,13 +1216,13 @@ def prior_predictive(
     draws: int = 20_000,
     seed: int = 0,
 ) -> dict:
-    """Prior predictive distribution of pi-bar for M questions, and of one question's score.
+    r"""Prior predictive distribution of pi-bar for M questions, and of one question's score.
 
     Parameters
     ----------
     prior : ElicitedPrior
-        Question level: each :math:`\\pi_q \\sim \\mathrm{Dir}(\\alpha)`; benchmark level:
-        m from the hyperprior, then each :math:`\\pi_q \\mid m` independently.
+        Question level: each :math:`\pi_q \sim \mathrm{Dir}(\alpha)`; benchmark level:
+        m from the hyperprior, then each :math:`\pi_q \mid m` independently.
     w : array_like, optional
         Score weights; default ``prior.w``.
     n_questions : int, keyword-only
@@ -1054,6 +1235,14 @@ def prior_predictive(
     dict
         ``level``, ``n_questions``, quantiles, mean and sd of pi-bar, and quantiles of one
         question's score.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import elicit_beta, prior_predictive
+    >>> prior = elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30, draws=2000)
+    >>> pred = prior_predictive(prior, draws=2000, seed=0)
+    >>> pred["pi_bar_mean"], pred["pi_bar_sd"], pred["pi_bar_quantiles"]["0.05"]
+    (0.4472, 0.1118, 0.2723)
     """
     pi_bar, per_q = predictive_draws(prior, w, n_questions=n_questions, draws=draws, seed=seed)
     m_questions = prior.n_questions if n_questions is None else int(n_questions)
@@ -1061,7 +1250,35 @@ def prior_predictive(
 
 
 def predictive_summary(prior: ElicitedPrior, pi_bar, per_q, m_questions: int) -> dict:
-    """The dict of :func:`prior_predictive` from the draws of :func:`predictive_draws`."""
+    """The dict of :func:`prior_predictive` from the draws of :func:`predictive_draws`.
+
+    Parameters
+    ----------
+    prior : ElicitedPrior
+        The prior the draws come from (its ``level`` is reported).
+    pi_bar : numpy.ndarray
+        Draws of pi-bar over M questions.
+    per_q : numpy.ndarray
+        Draws of one question's score.
+    m_questions : int
+        M, reported as ``n_questions``.
+
+    Returns
+    -------
+    dict
+        ``level``, ``n_questions``, ``pi_bar_quantiles``, ``pi_bar_mean``, ``pi_bar_sd`` and
+        ``question_score_quantiles`` (quantiles 0.025 to 0.975, keyed by their level).
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import (
+    ...     elicit_beta, predictive_draws, predictive_summary)
+    >>> prior = elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30, draws=2000)
+    >>> pi_bar, per_q = predictive_draws(prior, draws=2000, seed=0)
+    >>> summary = predictive_summary(prior, pi_bar, per_q, 30)
+    >>> summary["pi_bar_mean"], summary["pi_bar_quantiles"]["0.5"]
+    (0.4472, 0.4418)
+    """
     qs = [0.025, 0.05, 0.25, 0.5, 0.75, 0.95, 0.975]
     return {
         "level": prior.level,
@@ -1086,7 +1303,36 @@ def predictive_draws(
     seed: int = 0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The draws behind :func:`prior_predictive` (same arguments, same seed: same draws):
-    ``pi_bar`` over M questions and one question's score, each of shape ``(draws,)``."""
+    ``pi_bar`` over M questions and one question's score, each of shape ``(draws,)``.
+
+    Parameters
+    ----------
+    prior : ElicitedPrior
+        The elicited prior.
+    w : array_like, optional
+        Score weights; default ``prior.w``.
+    n_questions : int, keyword-only
+        M; default ``prior.n_questions``.
+    draws : int, keyword-only
+        Monte Carlo draws, default 20000.
+    seed : int, keyword-only
+        Their seed, default 0.
+
+    Returns
+    -------
+    pi_bar : numpy.ndarray of shape (draws,)
+        Draws of pi-bar over M questions.
+    per_q : numpy.ndarray of shape (draws,)
+        Draws of one question's score.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.elicitation import elicit_beta, predictive_draws
+    >>> prior = elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30, draws=2000)
+    >>> pi_bar, per_q = predictive_draws(prior, draws=2000, seed=0)
+    >>> pi_bar.shape, per_q.shape, round(float(pi_bar.mean()), 4)
+    ((2000,), (2000,), 0.4472)
+    """
     w = prior.w if w is None else np.asarray(w, float)
     m_questions = (
         prior.n_questions if n_questions is None else _check_m(n_questions, "prior_predictive")
@@ -1190,6 +1436,17 @@ def sensitivity(
     xarray.Dataset
         ``mu``, ``sigma`` and ``rank`` with dims ``(prior, model)``,
         ``prior = ["uniform", "elicited"]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.elicitation import elicit_beta, sensitivity
+    >>> rates = np.array([0.3, 0.5, 0.7])[:, None, None]
+    >>> R = (np.random.default_rng(0).random((3, 30, 4)) < rates).astype(int)
+    >>> prior = elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30, draws=2000)
+    >>> ds = sensitivity(R, prior, models=["a", "b", "c"])
+    >>> ds["mu"].values.round(4).tolist(), ds["rank"].sel(prior="elicited").values.tolist()
+    ([[0.2763, 0.4662, 0.6168], [0.2867, 0.4672, 0.6097]], [3, 2, 1])
     """
     if np.ndim(R) != 3:
         raise ValueError(f"R has shape {np.shape(R)}; expected (L, M, N).")

@@ -59,13 +59,62 @@ PRIORS: dict[str, dict] = {
 def variance_share(inflation: float, precision: float) -> float:
     r"""The grades' variance as a share of the Bernoulli variance :math:`p(1 - p)`:
     :math:`\iota + (1 - \iota)/(1 + \phi)` (a Beta(:math:`p\phi, (1 - p)\phi`) draw has
-    variance :math:`p(1 - p)/(1 + \phi)`; rounding to 0.001 is ignored)."""
+    variance :math:`p(1 - p)/(1 + \phi)`; rounding to 0.001 is ignored).
+
+    Parameters
+    ----------
+    inflation : float
+        The probability :math:`\iota` that a grade is all-or-nothing (a Bernoulli draw).
+    precision : float
+        The Beta precision :math:`\phi` of the other grades.
+
+    Returns
+    -------
+    float
+        The share, in (0, 1]; 1 for binary grades.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.graded_study import variance_share
+    >>> [round(variance_share(x, 8.0), 4) for x in (0.0, 0.3, 1.0)]
+    [0.1111, 0.3778, 1.0]
+    """
     return float(inflation + (1.0 - inflation) / (1.0 + precision))
 
 
 def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
     """Every inflation with ``replicates`` boards: per prior and model the interval, the
-    posterior mean and sd, and the true mean over the board's questions."""
+    posterior mean and sd, and the true mean over the board's questions.
+
+    Parameters
+    ----------
+    config : GradedConfig
+        The study's options (``bayes_eval.validation.study_configs.GradedConfig``): boards per
+        inflation, models, questions, the grid ``inflation``, the Beta precision, the sd's
+        and the grades per question.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``lo``, ``hi``, ``mean`` and ``sd`` over ``(inflation, prior, board, model)``,
+        ``truth`` over ``(inflation, board, model)`` and ``variance_share`` over
+        ``inflation``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.graded_study import run
+    >>> from bayes_eval.validation.study_configs import GradedConfig
+    >>> config = GradedConfig(replicates=2, n_models=4, n_questions=20, inflation=(0.0, 1.0))
+    >>> ds = run(config, progress=False)
+    >>> dict(ds.sizes)
+    {'inflation': 2, 'prior': 3, 'board': 2, 'model': 4}
+    >>> ds["prior"].values.tolist()
+    ['uniform', 'empirical pool=model', 'empirical pool=board']
+    >>> ds["variance_share"].round(4).values.tolist()
+    [0.1111, 1.0]
+    """
     cells, names = config.inflation, list(PRIORS)
     shape = (len(cells), len(names), config.replicates, config.n_models)
     out = {k: np.full(shape, np.nan) for k in ("lo", "hi", "mean", "sd")}
@@ -121,7 +170,30 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
 
 def summary(ds: xr.Dataset) -> dict:
     """Per inflation and prior: coverage (with its Monte Carlo standard error), mean posterior
-    sd / RMSE of the posterior mean, the RMSE and the grades' variance share."""
+    sd / RMSE of the posterior mean, the RMSE and the grades' variance share.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.graded_study.run`.
+
+    Returns
+    -------
+    dict
+        ``settings`` (the dataset's attributes), ``estimand`` and ``cells``: per
+        ``"inflation=X PRIOR"``, ``coverage``, ``coverage_se``, ``sd_over_rmse``, ``rmse`` and
+        ``variance_share``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.graded_study import run, summary
+    >>> from bayes_eval.validation.study_configs import GradedConfig
+    >>> config = GradedConfig(replicates=2, n_models=4, n_questions=20, inflation=(0.0, 1.0))
+    >>> s = summary(run(config, progress=False))
+    >>> s["cells"]["inflation=0 uniform"]
+    {'coverage': 0.75, 'coverage_se': 0.1531, 'sd_over_rmse': 0.599, 'rmse': 0.04546,
+     'variance_share': 0.111}
+    """
     from bayes_eval.validation.study_output import interval_scores
 
     rows = {}
@@ -139,7 +211,37 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def run_study(config: GradedConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config``; write ``OUT/graded.nc`` and ``OUT/graded.png``."""
+    """Run the study with ``config``; write ``OUT/graded.nc`` and ``OUT/graded.png``.
+
+    Parameters
+    ----------
+    config : GradedConfig
+        The study's options (``bayes_eval.validation.study_configs.GradedConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.graded_study.run`,
+        the summary of :func:`bayes_eval.validation.graded_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.graded_study import run_study
+    >>> from bayes_eval.validation.study_configs import GradedConfig
+    >>> config = GradedConfig(replicates=2, n_models=4, n_questions=20, inflation=(0.0, 1.0))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] graded.nc
+    >>> result.summary["cells"]["inflation=1 uniform"]["variance_share"]
+    1.0
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -149,7 +251,33 @@ def run_study(config: GradedConfig, out: str | Path, *, progress: bool = True) -
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Coverage (left) and sd/RMSE (right) against the share of all-or-nothing grades, one
-    line per prior."""
+    line per prior.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.graded_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.graded_study import plot, run
+    >>> from bayes_eval.validation.study_configs import GradedConfig
+    >>> config = GradedConfig(replicates=2, n_models=4, n_questions=20, inflation=(0.0, 1.0))
+    >>> ds = run(config, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "graded.png")
+    ...     print(png.name, png.exists())
+    graded.png True
+    """
     plt = pyplot()
     rows = summary(ds)["cells"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))

@@ -102,7 +102,25 @@ _LWZ = np.log(_WZ / _WZ.sum())
 
 
 class Unit(NamedTuple):
-    """One model on one benchmark: binary ``counts`` (M, 2) = (failures, successes)."""
+    """One model on one benchmark: binary ``counts`` (M, 2) = (failures, successes).
+
+    Attributes
+    ----------
+    source : str
+        The shipped dataset (benchmark) the unit comes from.
+    model : str
+        The model's name (with `` [TASK]`` for a dataset with tasks).
+    counts : numpy.ndarray of shape (M, 2)
+        Failures and successes per question (questions with at least one trial).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.hyperprior_study import Unit
+    >>> u = Unit("phi4_aime25", "phi-4", np.array([[3.0, 1.0], [0.0, 4.0]]))
+    >>> u.model, u.counts.sum(axis=-1).tolist()
+    ('phi-4', [4.0, 4.0])
+    """
 
     source: str
     model: str
@@ -110,7 +128,33 @@ class Unit(NamedTuple):
 
 
 class MetaFit(NamedTuple):
-    """The meta-analysis: predictive hyperprior for a new benchmark and its parts."""
+    r"""The meta-analysis: predictive hyperprior for a new benchmark and its parts.
+
+    Attributes
+    ----------
+    median : float
+        The predictive median of :math:`\kappa` for a unit of a new source,
+        :math:`e^{E\mu}`.
+    log_sd : float
+        The predictive sd of :math:`\log\kappa`.
+    mu : float
+        The posterior mean of :math:`\mu`.
+    tau : float
+        The posterior mean of :math:`\tau`, the sd within a source.
+    omega : float
+        The posterior mean of :math:`\omega`, the sd between sources.
+    units : int
+        The units fitted.
+    sources : int
+        The sources fitted.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.hyperprior_study import MetaFit
+    >>> fit = MetaFit(median=1.6, log_sd=1.3, mu=0.47, tau=0.5, omega=1.0, units=40, sources=4)
+    >>> fit.kappa_prior
+    (1.6, 1.3)
+    """
 
     median: float
     log_sd: float
@@ -128,7 +172,29 @@ class MetaFit(NamedTuple):
 
 def units(sources: tuple[str, ...] = SOURCES) -> list[Unit]:
     """Every (source, model) with binary results; a dataset with a ``task`` coordinate (CRUXEval
-    input and output prediction) gives one unit per task."""
+    input and output prediction) gives one unit per task.
+
+    Parameters
+    ----------
+    sources : tuple of str, optional
+        Shipped datasets of binary results, default ``SOURCES``.
+
+    Returns
+    -------
+    list of Unit
+        One per (source, model, task) with at least one question of two or more trials.
+
+    Raises
+    ------
+    ValueError
+        When a source holds no results or scores other than 0 and 1.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.hyperprior_study import units
+    >>> [(u.source, u.model, u.counts.shape) for u in units(("phi4_aime25",))]
+    [('phi4_aime25', 'Phi-4-reasoning', (30, 2))]
+    """
     from bayes_eval import datasets
 
     out = []
@@ -171,10 +237,22 @@ def unit_log_likelihood(counts: np.ndarray, log_kappa: np.ndarray = LOG_KAPPA) -
     counts : ndarray, shape ``(M, 2)``
         Failures and successes per question.
     log_kappa : ndarray, shape ``(K,)``
+        The grid of :math:`\log\kappa`, default ``LOG_KAPPA`` (-6 to 8).
 
     Returns
     -------
     ndarray, shape ``(K,)``
+        :math:`\log L_u(\kappa)` at each grid point, up to a constant in :math:`\kappa`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.hyperprior_study import LOG_KAPPA, unit_log_likelihood
+    >>> rng = np.random.default_rng(0)
+    >>> k = rng.binomial(4, rng.beta(2.0, 2.0, 30))
+    >>> ll = unit_log_likelihood(np.stack([4 - k, k], axis=-1))
+    >>> ll.shape, round(float(LOG_KAPPA[np.argmax(ll)]), 2)
+    ((281,), 1.4)
     """
     rows, mult = np.unique(np.asarray(counts, dtype=float), axis=0, return_counts=True)
     f, k = rows[:, 0], rows[:, 1]
@@ -199,10 +277,27 @@ def meta_analysis(
         Each unit's log likelihood of :math:`\log\kappa` on ``log_kappa``.
     source : array_like, shape ``(U,)``
         Each unit's source.
+    log_kappa : ndarray, shape ``(K,)``
+        The grid of ``loglik``, default ``LOG_KAPPA``.
 
     Returns
     -------
     MetaFit
+        The predictive hyperprior for a new benchmark (``median``, ``log_sd``) and the
+        posterior means of :math:`\mu`, :math:`\tau` and :math:`\omega`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.hyperprior_study import meta_analysis, unit_log_likelihood
+    >>> rng = np.random.default_rng(0)
+    >>> def unit(kappa):
+    ...     k = rng.binomial(4, rng.beta(kappa / 2, kappa / 2, 30))
+    ...     return unit_log_likelihood(np.stack([4 - k, k], axis=-1))
+    >>> loglik = np.stack([unit(2.0), unit(3.0), unit(5.0), unit(8.0)])
+    >>> fit = meta_analysis(loglik, np.array(["a", "a", "b", "b"]))
+    >>> fit.units, fit.sources, round(fit.median, 3), round(fit.log_sd, 3)
+    (4, 2, 9.714, 1.787)
     """
     loglik = np.asarray(loglik, dtype=float)
     source = np.asarray(source)
@@ -257,7 +352,50 @@ def heldout_table(
     progress: bool = False,
 ) -> tuple[xr.Dataset, dict[str, MetaFit]]:
     """Coverage and sharpness on each source's real rates, the hyperprior learned without it
-    (module docstring); also the default weakly informative hyperprior, for comparison."""
+    (module docstring); also the default weakly informative hyperprior, for comparison.
+
+    Parameters
+    ----------
+    unit_list : list of Unit
+        The units (:func:`bayes_eval.validation.hyperprior_study.units`).
+    loglik : numpy.ndarray of shape (U, K)
+        Their log likelihoods on ``LOG_KAPPA``
+        (:func:`bayes_eval.validation.hyperprior_study.unit_log_likelihood`).
+    N : tuple of int
+        Trials per question (grid).
+    M : tuple of int
+        Questions per benchmark (grid).
+    replicates : int
+        Real-rate benchmarks per (source, N, M) cell.
+    confidence : float
+        Level of the intervals.
+    seed : int
+        Random seed.
+    progress : bool, optional
+        Print each held-out fit, default False.
+
+    Returns
+    -------
+    ds : xarray.Dataset
+        ``coverage``, ``coverage_mc_se`` and ``sd_over_rmse`` over
+        ``(source, hyperprior, N, M)``, ``hyperprior`` being ``held-out`` and ``default``.
+    fits : dict of str to MetaFit
+        The fit learned without each source.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.hyperprior_study import heldout_table, unit_log_likelihood, units
+    >>> us = units(("phi4_aime25", "taubench_airline_gpt4o"))
+    >>> loglik = np.stack([unit_log_likelihood(u.counts) for u in us])
+    >>> ds, fits = heldout_table(
+    ...     us, loglik, N=(1, 4), M=(15,), replicates=50, confidence=0.95, seed=0
+    ... )
+    >>> dict(ds.sizes), len(fits)
+    ({'source': 2, 'hyperprior': 2, 'N': 2, 'M': 1}, 2)
+    >>> ds["coverage"].sel(M=15).round(3).values.tolist()
+    [[[0.94, 0.9], [1.0, 0.9]], [[0.96, 0.94], [0.98, 0.94]]]
+    """
     from scipy.special import ndtri
 
     z = float(ndtri(0.5 + confidence / 2))
@@ -331,7 +469,36 @@ def board_table(
 ) -> xr.Dataset:
     """Coverage and sd/RMSE of every model's interval on simulated and real-rate boards, with
     the concentration learned from the board (``pool="board"``, the default) and from each
-    model alone (``pool="model"``)."""
+    model alone (``pool="model"``).
+
+    Parameters
+    ----------
+    N : tuple of int
+        Trials per question (grid).
+    M : int
+        Questions per board.
+    replicates : int
+        Boards per (board kind, N).
+    confidence : float
+        Level of the intervals.
+    seed : int
+        Random seed.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``board_coverage`` and ``board_sd_over_rmse`` over ``(board, pool, N)``, the boards
+        being ``BOARDS``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.hyperprior_study import board_table
+    >>> ds = board_table(N=(1,), M=10, replicates=2, confidence=0.95, seed=0)
+    >>> dict(ds.sizes), ds["board"].values.tolist()
+    ({'board': 3, 'pool': 2, 'N': 1}, ['rasch tau=0', 'rasch tau=1', 'matharena (real rates)'])
+    >>> ds["board_coverage"].sel(N=1).round(3).values.tolist()
+    [[0.917, 0.917], [1.0, 1.0], [1.0, 1.0]]
+    """
     from scipy.special import ndtri
 
     from bayes_eval import datasets
@@ -368,7 +535,38 @@ def board_table(
 def run(config: HyperpriorConfig, *, progress: bool = True) -> xr.Dataset:
     """The fit and the held-out table as one dataset: ``coverage``, ``coverage_mc_se``,
     ``sd_over_rmse`` over (source, hyperprior, N, M); each unit's flat-prior ``log_kappa_mean``
-    and ``log_kappa_sd``; the fits (all sources and each held-out one) as attributes."""
+    and ``log_kappa_sd``; the fits (all sources and each held-out one) as attributes.
+
+    Parameters
+    ----------
+    config : HyperpriorConfig
+        The study's options (``bayes_eval.validation.study_configs.HyperpriorConfig``): the
+        sources, the replicates of both tables, the grids ``N`` and ``M``, the level.
+    progress : bool, optional
+        Print each held-out fit, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        The held-out table of :func:`bayes_eval.validation.hyperprior_study.heldout_table`;
+        with ``board_replicates``, the board table of
+        :func:`bayes_eval.validation.hyperprior_study.board_table` (over ``board_N``); and over
+        ``unit``: ``log_kappa_mean``, ``log_kappa_sd``, ``unit_source`` and ``unit_questions``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.hyperprior_study import run
+    >>> from bayes_eval.validation.study_configs import HyperpriorConfig
+    >>> config = HyperpriorConfig(
+    ...     sources=("phi4_aime25", "taubench_airline_gpt4o"), replicates=50, board_replicates=0,
+    ...     N=(1,), M=(15,),
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> dict(ds.sizes)
+    {'source': 2, 'hyperprior': 2, 'N': 1, 'M': 1, 'unit': 2}
+    >>> ds["coverage"].sel(N=1, M=15).round(3).values.tolist()
+    [[0.94, 1.0], [0.96, 0.98]]
+    """
     unit_list = units(config.sources)
     loglik = np.stack([unit_log_likelihood(u.counts) for u in unit_list])
     sources = np.array([u.source for u in unit_list])
@@ -414,7 +612,32 @@ def run(config: HyperpriorConfig, *, progress: bool = True) -> xr.Dataset:
 def summary(ds: xr.Dataset) -> dict:
     """The fit, the shipped constant (``META_KAPPA_PRIOR``), and per held-out source and cell:
     coverage and sd/RMSE under the held-out and the default hyperprior; and the boards'
-    table."""
+    table.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.hyperprior_study.run`.
+
+    Returns
+    -------
+    dict
+        ``estimand``, ``prior``, ``fit``, ``shipped_kappa_prior``, ``heldout_fits``, the
+        coverage and sd/RMSE per hyperprior (rows ``"SOURCE N=N"``, columns ``"M=M"``) and,
+        with boards, the board table.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.hyperprior_study import run, summary
+    >>> from bayes_eval.validation.study_configs import HyperpriorConfig
+    >>> config = HyperpriorConfig(
+    ...     sources=("phi4_aime25", "taubench_airline_gpt4o"), replicates=50, board_replicates=0,
+    ...     N=(1,), M=(15,),
+    ... )
+    >>> s = summary(run(config, progress=False))
+    >>> s["coverage, one model, held-out hyperprior"]
+    {'phi4_aime25 N=1': {'M=15': 0.94}, 'taubench_airline_gpt4o N=1': {'M=15': 0.96}}
+    """
     out = {
         "estimand": ds.attrs["estimand"],
         "prior": ds.attrs["prior"],
@@ -448,7 +671,36 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Each unit's log kappa (flat prior, 95% band) and the predictive for a new benchmark."""
+    """Each unit's log kappa (flat prior, 95% band) and the predictive for a new benchmark.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.hyperprior_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.hyperprior_study import plot, run
+    >>> from bayes_eval.validation.study_configs import HyperpriorConfig
+    >>> config = HyperpriorConfig(
+    ...     sources=("phi4_aime25", "taubench_airline_gpt4o"), replicates=50, board_replicates=0,
+    ...     N=(1,), M=(15,),
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "hyperprior.png")
+    ...     print(png.name, png.exists())
+    hyperprior.png True
+    """
     from bayes_eval.plotting.figure import pyplot, save_png
 
     plt = pyplot()
@@ -475,7 +727,40 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
 
 
 def run_study(config: HyperpriorConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config`` and write ``OUT/hyperprior.nc`` and ``OUT/hyperprior.png``."""
+    """Run the study with ``config`` and write ``OUT/hyperprior.nc`` and ``OUT/hyperprior.png``.
+
+    Parameters
+    ----------
+    config : HyperpriorConfig
+        The study's options (``bayes_eval.validation.study_configs.HyperpriorConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.hyperprior_study.run`,
+        the summary of :func:`bayes_eval.validation.hyperprior_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.hyperprior_study import run_study
+    >>> from bayes_eval.validation.study_configs import HyperpriorConfig
+    >>> config = HyperpriorConfig(
+    ...     sources=("phi4_aime25", "taubench_airline_gpt4o"), replicates=50, board_replicates=0,
+    ...     N=(1,), M=(15,),
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] hyperprior.nc
+    >>> result.summary["fit"]["units"]
+    2
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()

@@ -130,6 +130,40 @@ def run_table1(
     ``mtbench`` is a count table in the layout of the shipped ``dataset:mtbench_judges``;
     ``summeval_path`` a SummEval table (:func:`bayes_eval.judges.data.summeval_table`); both
     default to the datasets shipped with the package.
+
+    Parameters
+    ----------
+    mtbench : str or pathlib.Path, optional
+        The MT-Bench count table, default ``"dataset:mtbench_judges"``.
+    summeval_path : str or pathlib.Path, optional
+        The SummEval table, default ``"dataset:summeval_judges"``.
+    settings : FitSettings, optional
+        NUTS settings (``bayes_eval.models.judges.FitSettings``), default None (the
+        models' own, with ``seed`` and ``progress``).
+    integrated : bool, optional
+        Also fit the integrated model (hyperpriors on ``beta_max`` and ``omega``), default
+        True.
+    progress : bool, optional
+        Show the samplers' progress when ``settings`` is None, default False.
+    seed : int, optional
+        Random seed of the fits (when ``settings`` is None) and the baselines, default 0.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``value`` over ``(dataset, estimator, metric)`` (Spearman correlation with the true
+        ranking and coverage of the rank intervals; NaN where a method does not apply) and
+        ``fit_seconds`` over ``(dataset, fit)``; the samplers' diagnostics as the attribute
+        ``diagnostics``.
+
+    Examples
+    --------
+    Every dataset is fitted by NUTS, so the example is shown, not run::
+
+        from bayes_eval.models.judges import FitSettings
+        from bayes_eval.validation.judges_study import run_table1
+        ds = run_table1(settings=FitSettings(draws=500, tune=500))
+        dict(ds.sizes)  # {'dataset': 5, 'estimator': 7, 'metric': 2, 'fit': 2}
     """
     from bayes_eval.models.judges import FitSettings, fit_judges
 
@@ -188,7 +222,44 @@ def synthetic_judges(
     like the DAG prior with ``beta_max`` (numpy, no PyMC); judge ``j`` belongs to the family of
     candidate ``j`` (``j < J``) and raises that candidate's score by one level with
     probability ``self_preference``. Truth = expected true score ``sum_m m pi_{k,m}``.
+
+    Parameters
+    ----------
+    K : int, optional
+        Candidates, default 8.
+    J : int, optional
+        Judges (judge ``j`` favours candidate ``j``; at most ``K``), default 3.
+    M : int, optional
+        Score levels, default 3.
+    n : int, optional
+        Questions, default 400.
+    self_preference : float, optional
+        Probability that a judge raises its own family's score by one level, default 0.8.
+    beta_max : float, optional
+        Strength of the confusion matrices' diagonal, default 10.
+    seed : int, optional
+        Random seed, default 0.
+
+    Returns
+    -------
+    JudgeData
+        The scores (levels 1..M) with ``same_family`` and ``truth``; ``meta`` holds the
+        confusion matrices ``theta`` ``(J, M, M)`` and the prevalences ``pi`` ``(K, M)``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.judges_study import synthetic_judges
+    >>> data = synthetic_judges(K=4, J=2, M=3, n=50, seed=0)
+    >>> type(data).__name__, list(data.candidates), list(data.judges)
+    ('JudgeData', ['cand0', 'cand1', 'cand2', 'cand3'], ['judge0', 'judge1'])
+    >>> data.truth.round(4).tolist(), data.meta["theta"].shape
+    ([1.8423, 1.4073, 2.6654, 1.6702], (2, 3, 3))
     """
+    if not 1 <= J <= K:
+        raise ValueError(
+            f"J is {J} judges for K = {K} candidates; expected 1 <= J <= K (judge j favours "
+            "candidate j's family)."
+        )
     rng = np.random.default_rng(seed)
     pi = rng.dirichlet(np.full(M, 1.5), size=K)
     theta = np.empty((J, M, M))
@@ -234,7 +305,39 @@ def synthetic_judges(
 def run_synthetic(
     *, replicates: int = 10, settings=None, progress: bool = False, seed: int = 0, **kwargs
 ) -> xr.Dataset:
-    """Appendix E.3's protocol on synthetic judges (module docstring)."""
+    """Appendix E.3's protocol on synthetic judges (module docstring).
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Synthetic data sets, default 10.
+    settings : FitSettings, optional
+        NUTS settings (``bayes_eval.models.judges.FitSettings``), default None (4 chains x
+        1000 draws + 1000 tuning steps, with ``seed``).
+    progress : bool, optional
+        Show a progress bar over the replicates, default False.
+    seed : int, optional
+        Random seed: replicate ``r`` uses data seed ``1000 seed + r``, default 0.
+    **kwargs
+        Options of :func:`bayes_eval.validation.judges_study.synthetic_judges` (``K``, ``J``, ``M``,
+        ``n``, ``self_preference``, ``beta_max``).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``value`` over ``(replicate, estimator, metric)``: the Spearman correlation with
+        the true ranking and the coverage of the rank intervals of each method.
+
+    Examples
+    --------
+    Every replicate is fitted twice by NUTS, so the example is shown, not run::
+
+        from bayes_eval.models.judges import FitSettings
+        from bayes_eval.validation.judges_study import run_synthetic
+        settings = FitSettings(draws=20, tune=20, chains=1, sampler="pymc", warn=False)
+        ds = run_synthetic(replicates=1, settings=settings, K=3, J=2, M=2, n=20)
+        dict(ds.sizes)  # {'replicate': 1, 'estimator': 6, 'metric': 2}
+    """
     from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
 
     settings = settings or FitSettings(draws=1000, tune=1000, chains=4, seed=seed)
@@ -293,7 +396,33 @@ def _settings(config, progress: bool):
 
 
 def run_study(config: JudgesConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Table 1 (:func:`run_table1`) with ``config``; writes ``OUT/judges.nc`` and ``.png``."""
+    """Table 1 (:func:`run_table1`) with ``config``; writes ``OUT/judges.nc`` and ``.png``.
+
+    Parameters
+    ----------
+    config : JudgesConfig
+        The study's options (``bayes_eval.validation.study_configs.JudgesConfig``): the
+        tables, whether to fit the integrated model, and the NUTS settings.
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show the samplers' progress, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset, the summary of :func:`bayes_eval.validation.judges_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    Every dataset is fitted by NUTS, so the example is shown, not run::
+
+        from bayes_eval.validation.judges_study import run_study
+        from bayes_eval.validation.study_configs import JudgesConfig
+        result = run_study(JudgesConfig(draws=500, tune=500), "out")
+        sorted(result.files)  # ['netcdf', 'plot']
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -311,7 +440,34 @@ def run_synthetic_study(
     config: JudgesSyntheticConfig, out: str | Path, *, progress: bool = True
 ) -> StudyResult:
     """App. E.3 (:func:`run_synthetic`) with ``config``; writes ``OUT/judges_synthetic.nc``
-    and ``.png``."""
+    and ``.png``.
+
+    Parameters
+    ----------
+    config : JudgesSyntheticConfig
+        The study's options (``bayes_eval.validation.study_configs.JudgesSyntheticConfig``):
+        replicates, the synthetic judges' sizes and the NUTS settings.
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show progress, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset, the summary of :func:`bayes_eval.validation.judges_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    Every replicate is fitted twice by NUTS, so the example is shown, not run::
+
+        from bayes_eval.validation.judges_study import run_synthetic_study
+        from bayes_eval.validation.study_configs import JudgesSyntheticConfig
+        config = JudgesSyntheticConfig(replicates=2, n_questions=50, draws=200, tune=200)
+        result = run_synthetic_study(config, "out")
+        sorted(result.files)  # ['netcdf', 'plot']
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -331,7 +487,38 @@ def run_synthetic_study(
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Mean Spearman and coverage per method (and dataset / SummEval mean)."""
+    """Mean Spearman and coverage per method (and dataset / SummEval mean).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.judges_study.run_table1` or
+        :func:`bayes_eval.validation.judges_study.run_synthetic`.
+
+    Returns
+    -------
+    dict
+        Synthetic: per method, ``spearman`` and ``coverage`` as [mean, standard error] over
+        the replicates. Table 1: per dataset and method, [Spearman, coverage], the same
+        averaged over the SummEval dimensions (``summeval_mean``), ``fit_seconds`` and
+        ``diagnostics``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> values = np.array([[[0.9, 1.0], [0.7, 0.5]], [[0.8, 1.0], [0.5, 0.5]]])
+    >>> ds = xr.Dataset(
+    ...     {"value": (("replicate", "estimator", "metric"), values)},
+    ...     coords={"estimator": ["bayes_adjusted", "simple_average"],
+    ...             "metric": ["spearman", "coverage"]},
+    ...     attrs={"study": "judges-synthetic"},
+    ... )
+    >>> from bayes_eval.validation.judges_study import summary
+    >>> summary(ds)
+    {'bayes_adjusted': {'spearman': [0.85, 0.05], 'coverage': [1.0, 0.0]},
+     'simple_average': {'spearman': [0.6, 0.1], 'coverage': [0.5, 0.0]}}
+    """
     if ds.attrs.get("study") == "judges-synthetic":
         m = ds["value"].mean("replicate")
         se = ds["value"].std("replicate", ddof=1) / np.sqrt(ds.sizes["replicate"])
@@ -362,7 +549,40 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Grouped bars of Spearman and coverage per method."""
+    """Grouped bars of Spearman and coverage per method.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.judges_study.run_table1` or
+        :func:`bayes_eval.validation.judges_study.run_synthetic` (averaged over the replicates).
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> values = np.array([[[0.9, 1.0], [0.7, 0.5]], [[0.8, 1.0], [0.5, 0.5]]])
+    >>> ds = xr.Dataset(
+    ...     {"value": (("replicate", "estimator", "metric"), values)},
+    ...     coords={"estimator": ["bayes_adjusted", "simple_average"],
+    ...             "metric": ["spearman", "coverage"]},
+    ...     attrs={"study": "judges-synthetic"},
+    ... )
+    >>> from bayes_eval.validation.judges_study import plot
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "judges_synthetic.png")
+    ...     print(png.name, png.exists())
+    judges_synthetic.png True
+    """
     from bayes_eval.plotting.figure import pyplot, save_png
 
     plt = pyplot()

@@ -91,7 +91,45 @@ def simulate_board(
     interaction_sd: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""One board: abilities :math:`\theta` ``(L,)``, true rates :math:`p` ``(L, M)`` and
-    binary results ``(L, M, N)`` (module docstring)."""
+    binary results ``(L, M, N)`` (module docstring).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator.
+    n_models : int
+        Models (LLMs) L.
+    n_questions : int
+        Questions M.
+    trials : int
+        Trials N per (model, question) cell.
+    ability_sd : float
+        The sd of the models' logit abilities.
+    difficulty_sd : float
+        The sd of the questions' logit difficulties, shared by all models.
+    interaction_sd : float
+        The sd of the LLM x question logit interaction.
+
+    Returns
+    -------
+    theta : numpy.ndarray of shape (L,)
+        The logit abilities.
+    p : numpy.ndarray of shape (L, M)
+        The true rates.
+    R : numpy.ndarray of shape (L, M, N)
+        The binary results (floats 0 and 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.pairs_study import simulate_board
+    >>> theta, p, R = simulate_board(
+    ...     np.random.default_rng(0), n_models=3, n_questions=5, trials=4,
+    ...     ability_sd=0.5, difficulty_sd=2.0, interaction_sd=1.0,
+    ... )
+    >>> theta.round(4).tolist(), p.shape, R.shape
+    ([0.0629, -0.0661, 0.3202], (3, 5), (3, 5, 4))
+    """
     theta = rng.normal(0.0, ability_sd, n_models)
     b = rng.normal(0.0, difficulty_sd, n_questions)
     e = rng.normal(0.0, interaction_sd, (n_models, n_questions))
@@ -106,7 +144,40 @@ def real_board(
     """One board on real rates ``(L0, M0)``: ``n_models`` of the L0 models (without
     replacement) on ``n_questions`` questions drawn from the M0 with replacement. Returns each
     model's mean over the M0 questions (the new-questions truth: a question drawn from them),
-    the board's rates ``(L, M)`` and binary results ``(L, M, N)``."""
+    the board's rates ``(L, M)`` and binary results ``(L, M, N)``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator.
+    rates : numpy.ndarray of shape (L0, M0)
+        The real rates of L0 models on M0 questions.
+    n_models : int
+        Models L drawn from the L0 (at most L0).
+    n_questions : int
+        Questions M drawn from the M0.
+    trials : int
+        Trials N per (model, question) cell.
+
+    Returns
+    -------
+    mean : numpy.ndarray of shape (L,)
+        Each drawn model's mean rate over the M0 questions.
+    p : numpy.ndarray of shape (L, M)
+        The board's rates.
+    R : numpy.ndarray of shape (L, M, N)
+        The binary results (floats 0 and 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.pairs_study import real_board
+    >>> rates = np.array([[0.9, 0.5, 0.1], [0.8, 0.2, 0.0], [1.0, 0.6, 0.3], [0.4, 0.4, 0.4]])
+    >>> rng = np.random.default_rng(0)
+    >>> mean, p, R = real_board(rng, rates, n_models=2, n_questions=4, trials=3)
+    >>> mean.round(4).tolist(), p.tolist(), R.shape
+    ([0.6333, 0.4], [[1.0, 1.0, 1.0, 1.0], [0.4, 0.4, 0.4, 0.4]], (2, 4, 3))
+    """
     models = rng.choice(rates.shape[0], n_models, replace=False)
     questions = rng.integers(0, rates.shape[1], n_questions)
     p = rates[np.ix_(models, questions)]
@@ -158,7 +229,35 @@ def _one_board(
 
 
 def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
-    """Every pair of ``replicates`` boards for each N: reported probabilities and truths."""
+    """Every pair of ``replicates`` boards for each N: reported probabilities and truths.
+
+    Parameters
+    ----------
+    config : PairsConfig
+        The study's options (``bayes_eval.validation.study_configs.PairsConfig``): boards per
+        N, models, questions, the grid ``N``, the sd's or real ``rates``, the prior kind and
+        the bins.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``(N, board, pair)``: ``p_these_questions``, ``p_paired`` and
+        ``p_independent`` (NaN for ties), ``truth_these`` and ``truth_new``; over ``N``: the
+        priors used, ``prior_these_questions`` and ``prior_new_questions``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.pairs_study import run
+    >>> from bayes_eval.validation.study_configs import PairsConfig
+    >>> config = PairsConfig(replicates=3, n_models=3, n_questions=10, N=(2,))
+    >>> ds = run(config, progress=False)
+    >>> dict(ds.sizes)
+    {'N': 1, 'board': 3, 'pair': 3}
+    >>> ds["p_paired"].round(4).values.tolist()
+    [[[0.723, 0.7778, 0.617], [0.6389, 0.8657, 0.7847], [0.6389, 0.7037, 0.6019]]]
+    """
     n_pairs = config.n_models * (config.n_models - 1) // 2
     shape = (len(config.N), config.replicates, n_pairs)
     values = {name: np.full(shape, np.nan) for name in OUTPUTS}
@@ -205,6 +304,40 @@ def calibration(p: np.ndarray, truth: np.ndarray, bins: int, *, seed: int = 0) -
     Returns ``ece`` (module docstring), ``ece_floor`` (mean ECE of Bernoulli(p) outcomes:
     what a calibrated forecaster scores with these pairs), ``brier``, ``n``, and per bin the
     ``count``, ``mean_p`` and ``frequency`` (NaN for empty bins).
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Reported probabilities (any shape; NaN dropped).
+    truth : numpy.ndarray of bool
+        Whether each event is true, same shape as ``p``.
+    bins : int
+        Equal-width bins of the reported probability.
+    seed : int, optional
+        Random seed of the noise floor's draws, default 0.
+
+    Returns
+    -------
+    dict
+        ``ece``, ``ece_floor``, ``brier`` (floats), ``n`` (the pairs kept), and
+        ``count``, ``mean_p`` and ``frequency`` (arrays of length ``bins``).
+
+    Raises
+    ------
+    ValueError
+        When every probability is NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.pairs_study import calibration
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0, 1, 2000)
+    >>> c = calibration(p, rng.random(2000) < p, bins=10)
+    >>> round(c["ece"], 4), round(c["ece_floor"], 4), round(c["brier"], 4), c["n"]
+    (0.0296, 0.0242, 0.1633, 2000)
+    >>> c["count"].tolist()
+    [210, 209, 185, 211, 192, 202, 185, 194, 213, 199]
     """
     p = np.asarray(p, dtype=float).ravel()
     y = np.asarray(truth, dtype=float).ravel()
@@ -244,7 +377,32 @@ def _truth(ds: xr.Dataset, name: str) -> xr.DataArray:
 def summary(ds: xr.Dataset) -> dict:
     """ECE, its noise floor and the Brier score of every matrix at every N, with the estimand
     and prior it names; and the largest gap between reported and observed frequency among the
-    bins holding at least 2% of the pairs."""
+    bins holding at least 2% of the pairs.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.pairs_study.run`.
+
+    Returns
+    -------
+    dict
+        ``settings`` (the dataset's attributes) and ``calibration``: per ``"N=N MATRIX"``,
+        ``estimand``, ``prior``, ``ece``, ``ece_floor``, ``brier``, ``max_bin_gap`` and
+        ``pairs``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.pairs_study import run, summary
+    >>> from bayes_eval.validation.study_configs import PairsConfig
+    >>> config = PairsConfig(replicates=3, n_models=3, n_questions=10, N=(2,))
+    >>> s = summary(run(config, progress=False))
+    >>> list(s["calibration"])
+    ['N=2 these_questions', 'N=2 paired', 'N=2 independent']
+    >>> row = s["calibration"]["N=2 paired"]
+    >>> row["estimand"], row["ece"], row["ece_floor"], row["pairs"]
+    ('new questions', 0.1808, 0.1922, 9)
+    """
     bins = int(ds.attrs["bins"])
     rows = {}
     for n in ds["N"].values:
@@ -266,7 +424,37 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def run_study(config: PairsConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config`` and write ``OUT/pairs.nc`` and ``OUT/pairs.png``."""
+    """Run the study with ``config`` and write ``OUT/pairs.nc`` and ``OUT/pairs.png``.
+
+    Parameters
+    ----------
+    config : PairsConfig
+        The study's options (``bayes_eval.validation.study_configs.PairsConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.pairs_study.run`,
+        the summary of :func:`bayes_eval.validation.pairs_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.pairs_study import run_study
+    >>> from bayes_eval.validation.study_configs import PairsConfig
+    >>> config = PairsConfig(replicates=3, n_models=3, n_questions=10, N=(2,))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] pairs.nc
+    >>> result.summary["calibration"]["N=2 these_questions"]["pairs"]
+    9
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -276,7 +464,33 @@ def run_study(config: PairsConfig, out: str | Path, *, progress: bool = True) ->
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Reliability diagrams: observed frequency against reported probability, one panel per
-    N, one line per matrix, with the ECE in the legend."""
+    N, one line per matrix, with the ECE in the legend.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.pairs_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.pairs_study import plot, run
+    >>> from bayes_eval.validation.study_configs import PairsConfig
+    >>> config = PairsConfig(replicates=3, n_models=3, n_questions=10, N=(2,))
+    >>> ds = run(config, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "pairs.png")
+    ...     print(png.name, png.exists())
+    pairs.png True
+    """
     plt = pyplot()
     bins = int(ds.attrs["bins"])
     n_values = ds["N"].values

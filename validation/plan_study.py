@@ -106,7 +106,39 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
 
 def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     """Every board of every N: whether it had a plan to check, the assurance promised,
-    whether the plan was kept, the trials it asked for."""
+    whether the plan was kept, the trials it asked for.
+
+    Parameters
+    ----------
+    config : PlanConfig
+        The study's options (``bayes_eval.validation.study_configs.PlanConfig``): boards per
+        N, models, questions, the grid ``N``, the sd's, the assurance, confidence and target
+        of the plans, their simulations and ``max_trials``.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``(N, board)``: ``planned`` (the board had a plan to check), ``promised`` (the
+        assurance at the trials required, NaN without a plan), ``kept``, ``n_required`` (0
+        without a plan) and ``prob_now``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.plan_study import run
+    >>> from bayes_eval.validation.study_configs import PlanConfig
+    >>> config = PlanConfig(
+    ...     replicates=4, n_models=3, n_questions=10, N=(2,), simulations=100, max_trials=20
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> dict(ds.sizes)
+    {'N': 1, 'board': 4}
+    >>> ds["planned"].values.tolist(), ds["kept"].values.tolist(), ds["n_required"].values.tolist()
+    ([[False, False, True, False]], [[False, False, True, False]], [[0, 0, 6, 0]])
+    >>> ds["promised"].round(4).values.tolist()
+    [[nan, nan, 0.8455, nan]]
+    """
     shape = (len(config.N), config.replicates)
     planned = np.zeros(shape, dtype=bool)
     promised = np.full(shape, np.nan)
@@ -168,7 +200,33 @@ def _share(kept: np.ndarray, promised: np.ndarray) -> dict:
 def summary(ds: xr.Dataset) -> dict:
     """Per N: the plans checked, the mean assurance promised, the share kept with its
     standard error, the median trials asked for, and the same for the short plans;
-    ``verdict``: whether every N keeps its promise within two standard errors."""
+    ``verdict``: whether every N keeps its promise within two standard errors.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.plan_study.run`.
+
+    Returns
+    -------
+    dict
+        ``settings`` (the dataset's attributes), ``cells`` (per ``"N=N"``: ``plans``,
+        ``promised``, ``kept``, ``kept_se``, ``median_trials`` and ``short_plans``) and
+        ``verdict`` (``promise_kept``).
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.plan_study import run, summary
+    >>> from bayes_eval.validation.study_configs import PlanConfig
+    >>> config = PlanConfig(
+    ...     replicates=4, n_models=3, n_questions=10, N=(2,), simulations=100, max_trials=20
+    ... )
+    >>> s = summary(run(config, progress=False))
+    >>> {k: s["cells"]["N=2"][k] for k in ("plans", "promised", "kept", "median_trials")}
+    {'plans': 1, 'promised': 0.8455, 'kept': 1.0, 'median_trials': 6.0}
+    >>> s["verdict"]
+    {'promise_kept': True}
+    """
     cells, ok = {}, True
     for n in ds["N"].values:
         cell = ds.sel(N=n)
@@ -186,7 +244,39 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def run_study(config: PlanConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config`` and write ``OUT/plan.nc`` and ``OUT/plan.png``."""
+    """Run the study with ``config`` and write ``OUT/plan.nc`` and ``OUT/plan.png``.
+
+    Parameters
+    ----------
+    config : PlanConfig
+        The study's options (``bayes_eval.validation.study_configs.PlanConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.plan_study.run`,
+        the summary of :func:`bayes_eval.validation.plan_study.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.plan_study import run_study
+    >>> from bayes_eval.validation.study_configs import PlanConfig
+    >>> config = PlanConfig(
+    ...     replicates=4, n_models=3, n_questions=10, N=(2,), simulations=100, max_trials=20
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] plan.nc
+    >>> result.summary["verdict"]
+    {'promise_kept': True}
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -196,7 +286,35 @@ def run_study(config: PlanConfig, out: str | Path, *, progress: bool = True) -> 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """The share of plans kept (two standard errors) beside the assurance promised, per N,
-    for all plans and for the short ones."""
+    for all plans and for the short ones.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.plan_study.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.plan_study import plot, run
+    >>> from bayes_eval.validation.study_configs import PlanConfig
+    >>> config = PlanConfig(
+    ...     replicates=4, n_models=3, n_questions=10, N=(2,), simulations=100, max_trials=20
+    ... )
+    >>> ds = run(config, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "plan.png")
+    ...     print(png.name, png.exists())
+    plan.png True
+    """
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     numbers = summary(ds)["cells"]

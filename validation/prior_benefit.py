@@ -49,7 +49,42 @@ def run(
     seed: int = 0,
     progress: bool = True,
 ) -> xr.Dataset:
-    """Mean tau versus N for each prior depth D, and the original-vs-updated tau histogram."""
+    """Mean tau versus N for each prior depth D, and the original-vs-updated tau histogram.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated model updates, default 50000.
+    n_max : int, optional
+        Largest N, trials of the updated model, default 30.
+    depths : sequence of int, optional
+        Prior depths D, trials of the original model used as R0 (0: the uniform prior),
+        default (0, 1, 2, 4, 8, 16).
+    n_questions : int, optional
+        Questions M, default 30.
+    chunk : int, optional
+        Replicates simulated at once (memory), default 250.
+    seed : int, optional
+        Random seed, default 0.
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``tau_mean``, ``tau_se`` and ``delta_tau`` (against D = 0, NaN without it) over
+        ``(depth, n)``, ``tau_original_vs_updated`` over ``replicate`` and
+        ``original_pi_bar`` over ``original_model``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.prior_benefit import run
+    >>> ds = run(replicates=100, n_max=5, depths=(0, 2, 8), chunk=50, progress=False)
+    >>> dict(ds.sizes)
+    {'depth': 3, 'n': 5, 'replicate': 100, 'original_model': 8}
+    >>> ds["tau_mean"].sel(depth=2).round(4).values.tolist()
+    [0.8391, 0.8731, 0.8809, 0.8863, 0.8941]
+    """
     rng = np.random.default_rng(seed)
     i = np.arange(1, 9)
     original = rng.beta((i + 3)[:, None], (12 - i)[:, None], size=(8, n_questions))
@@ -119,7 +154,37 @@ def run(
 
 
 def run_study(config: PriorBenefitConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run the study with ``config`` and write ``OUT/prior_benefit.nc`` and ``.png``."""
+    """Run the study with ``config`` and write ``OUT/prior_benefit.nc`` and ``.png``.
+
+    Parameters
+    ----------
+    config : PriorBenefitConfig
+        The study's options (``bayes_eval.validation.study_configs.PriorBenefitConfig``).
+    out : str or pathlib.Path
+        Folder to write into (created when missing).
+    progress : bool, optional
+        Show a progress bar, default True.
+
+    Returns
+    -------
+    StudyResult
+        The dataset of :func:`bayes_eval.validation.prior_benefit.run`,
+        the summary of :func:`bayes_eval.validation.prior_benefit.summary`
+        with the files written and the seconds taken, and the files (``netcdf``, ``plot``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.prior_benefit import run_study
+    >>> from bayes_eval.validation.study_configs import PriorBenefitConfig
+    >>> config = PriorBenefitConfig(replicates=100, n_max=5, depths=(0, 2, 8))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(config, tmp, progress=False)
+    ...     print(sorted(result.files), result.files["netcdf"].name)
+    ['netcdf', 'plot'] prior_benefit.nc
+    >>> result.summary["best_depth_by_n"]
+    {1: 8, 2: 8, 3: 2, 4: 2, 5: 2}
+    """
     from bayes_eval.validation.study_output import finish
 
     start = time.perf_counter()
@@ -135,7 +200,29 @@ def run_study(config: PriorBenefitConfig, out: str | Path, *, progress: bool = T
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Mean tau at selected N per D, the D with the best tau at each N, and Fig. 5a's mean."""
+    """Mean tau at selected N per D, the D with the best tau at each N, and Fig. 5a's mean.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.prior_benefit.run`.
+
+    Returns
+    -------
+    dict
+        ``n`` (the selected N), ``tau_mean`` and ``delta_tau`` (D -> values at those N),
+        ``best_depth_by_n``, ``mean_tau_original_vs_updated`` and
+        ``fraction_of_updates_that_change_the_ranking``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.prior_benefit import run, summary
+    >>> s = summary(run(replicates=100, n_max=5, depths=(0, 2, 8), chunk=50, progress=False))
+    >>> s["n"], s["delta_tau"][2]
+    ([1, 2, 3, 5], [0.079, 0.0547, 0.0229, 0.0063])
+    >>> s["best_depth_by_n"], s["mean_tau_original_vs_updated"]
+    ({1: 8, 2: 8, 3: 2, 4: 2, 5: 2}, 0.8843)
+    """
     picks = [n for n in (1, 2, 3, 5, 10, 20, 30) if n <= ds.sizes["n"]]
     best = ds["depth"].values[np.nanargmax(ds["tau_mean"].values, axis=0)]
     return {
@@ -157,7 +244,31 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Fig. 5: (a) tau between original and updated rankings, (b) tau vs N per D, (c) delta tau."""
+    """Fig. 5: (a) tau between original and updated rankings, (b) tau vs N per D, (c) delta tau.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of :func:`bayes_eval.validation.prior_benefit.run`.
+    path : str or pathlib.Path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.prior_benefit import plot, run
+    >>> ds = run(replicates=100, n_max=5, depths=(0, 2, 8), chunk=50, progress=False)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = plot(ds, Path(tmp) / "prior_benefit.png")
+    ...     print(png.name, png.exists())
+    prior_benefit.png True
+    """
     plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))

@@ -5,7 +5,7 @@ fields of the study's config dataclass) and from Python:
 
 >>> from bayes_eval.validation import registry
 >>> sorted(registry.STUDIES)[:3]
-['biased-coin', 'convergence', 'coverage']
+['biased-coin', 'board', 'claims']
 >>> cfg = registry.make_config("distinguishability", replicates=200, n_max=100)
 >>> cfg.replicates, cfg.seed
 (200, 0)
@@ -56,6 +56,13 @@ class Study:
         and ``"choices"``.
     run : callable
         ``run(config, out, *, progress=True) -> StudyResult``; writes its files to ``out``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.registry import STUDIES
+    >>> study = STUDIES["distinguishability"]
+    >>> study.name, study.config.__name__
+    ('distinguishability', 'DistinguishabilityConfig')
     """
 
     name: str
@@ -65,7 +72,25 @@ class Study:
 
 
 class StudyResult(NamedTuple):
-    """What a study returns after writing its files."""
+    """What a study returns after writing its files.
+
+    Attributes
+    ----------
+    dataset : xarray.Dataset
+        The study's results.
+    summary : dict
+        JSON-ready numbers (what ``bayes-eval validate`` prints), with the files and seconds.
+    files : dict of str to pathlib.Path
+        What was written, e.g. ``{"netcdf": ..., "plot": ...}``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.registry import StudyResult
+    >>> result = StudyResult(xr.Dataset(), {"replicates": 200}, {})
+    >>> result.summary["replicates"]
+    200
+    """
 
     dataset: xarray.Dataset
     #: JSON-ready numbers (what ``bayes-eval validate`` prints), with the files and seconds
@@ -242,7 +267,29 @@ STUDIES: dict[str, Study] = {
 
 
 def get_study(name: str) -> Study:
-    """The study called ``name``; ``ValueError`` listing the valid names otherwise."""
+    """The study called ``name``; ``ValueError`` listing the valid names otherwise.
+
+    Parameters
+    ----------
+    name : str
+        The study's command-line name, e.g. ``"coverage"``.
+
+    Returns
+    -------
+    Study
+        The study's name, help line, config type and run function.
+
+    Raises
+    ------
+    ValueError
+        No study has that name.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.registry import get_study
+    >>> get_study("sbc").config.__name__
+    'SbcConfig'
+    """
     try:
         return STUDIES[name]
     except (KeyError, TypeError):
@@ -334,11 +381,30 @@ def make_config(name: str, **options):
     Values are checked against the field types (strings such as ``"200"`` or ``"5,30"``
     are converted, as from the command line) and then by the config itself.
 
+    Parameters
+    ----------
+    name : str
+        The study's command-line name.
+    **options
+        Fields of the study's config dataclass, as values or command-line strings.
+
+    Returns
+    -------
+    object
+        An instance of the study's config dataclass (``Study.config``).
+
     Raises
     ------
     ValueError
         An unknown study or option, a missing positional option, or a bad value (the
         message names the option and what was expected).
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.registry import make_config
+    >>> cfg = make_config("distinguishability", replicates="200", n_max=100)
+    >>> cfg.replicates, cfg.n_max, cfg.seed
+    (200, 100, 0)
     """
     study = get_study(name)
     fields = {f.name: f for f in dataclasses.fields(study.config)}
@@ -375,6 +441,32 @@ def make_config(name: str, **options):
 
 
 def run_study(name: str, out, *, progress: bool = True, **options) -> StudyResult:
-    """Run study ``name`` with ``options`` (:func:`make_config`), writing its files to ``out``."""
+    """Run study ``name`` with ``options`` (:func:`make_config`), writing its files to ``out``.
+
+    Parameters
+    ----------
+    name : str
+        The study's command-line name.
+    out : str or pathlib.Path
+        The output folder.
+    progress : bool, optional
+        Show progress bars, default True.
+    **options
+        Fields of the study's config dataclass (:func:`make_config`).
+
+    Returns
+    -------
+    StudyResult
+        The Dataset, a JSON-ready summary and the files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.registry import run_study
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study("distinguishability", tmp, progress=False, replicates=20, n_max=10)
+    ...     print(sorted(result.files), dict(result.dataset.sizes))
+    ['netcdf', 'plot'] {'n': 10}
+    """
     config = make_config(name, **options)
     return get_study(name).run(config, Path(out), progress=progress)

@@ -171,6 +171,30 @@ def randomised_rank(
 
     ``#{draws < truth} + U`` with ``U`` uniform on ``0..#{draws == truth}`` (module
     docstring). ``truth`` has the shape of ``draws`` without ``axis``.
+
+    Parameters
+    ----------
+    truth : array_like
+        The true test quantities.
+    draws : array_like
+        The posterior draws of the same quantities, along ``axis``.
+    rng : numpy.random.Generator
+        Breaks the ties.
+    axis : int, optional
+        The axis of ``draws`` holding the draws, default -1.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The ranks, in ``0..L`` for ``L`` draws, of the shape of ``truth``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.sbc import randomised_rank
+    >>> rng = np.random.default_rng(0)
+    >>> randomised_rank([0.5, 2.0], [[0.1, 0.7, 0.3], [2.0, 2.0, 1.0]], rng).tolist()
+    [2, 3]
     """
     draws = np.moveaxis(np.asarray(draws), axis, -1)
     truth = np.asarray(truth)[..., None]
@@ -189,6 +213,7 @@ def uniformity_test(ranks: ArrayLike, n_draws: int, *, bins: int | None = None) 
     Parameters
     ----------
     ranks : array_like of int, shape ``(S,)`` or ``(S, V)``
+        The ranks of ``S`` simulations (of ``V`` variables), integers in ``0..n_draws``.
     n_draws : int
         ``L``; ranks take the ``L + 1`` values ``0..L``.
     bins : int, optional
@@ -201,6 +226,16 @@ def uniformity_test(ranks: ArrayLike, n_draws: int, *, bins: int | None = None) 
         bin ``b`` holds ranks ``floor(r B / (L + 1)) = b`` and :math:`E_b = S \cdot
         |\{r : r \in b\}| / (L + 1)` (Talts et al., "Validating Bayesian Inference
         Algorithms with Simulation-Based Calibration").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.sbc import uniformity_test
+    >>> ranks = np.random.default_rng(0).integers(0, 11, size=(200, 2))
+    >>> uniformity_test(ranks, 10).round(4).tolist()
+    [0.692, 0.2079]
+    >>> bool(uniformity_test(np.full(100, 10), 10) < 1e-6)  # every truth above every draw
+    True
     """
     r = np.asarray(ranks)
     if r.ndim not in (1, 2) or r.shape[0] < 2:
@@ -234,6 +269,41 @@ def sbc_dataset(
     """The SBC result of ``ranks`` ``(S, V)`` of ``variables``, with the uniformity test.
 
     See the module docstring for the variables and attributes.
+
+    Parameters
+    ----------
+    ranks : array_like of int, shape ``(S, V)``
+        The ranks of ``S`` simulations of ``V`` test quantities, in ``0..n_draws``.
+    variables : list of str
+        The names of the ``V`` test quantities.
+    n_draws : int
+        ``L``, the posterior draws each truth was ranked among.
+    estimator : str
+        What was calibrated, e.g. ``"matching-exact"``.
+    seed : int or None
+        The run's seed (stored as -1 when None).
+    threshold : float, optional
+        The family-wise level, default :data:`THRESHOLD` (0.01), split over the variables
+        (Bonferroni).
+    attrs : dict, optional
+        More attributes to store.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``rank`` (``simulation``, ``variable``), ``p_value`` and ``passed`` (``variable``), and
+        the attributes of the test.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.sbc import sbc_dataset
+    >>> ranks = np.random.default_rng(0).integers(0, 11, size=(200, 2))
+    >>> ds = sbc_dataset(ranks, ["theta", "pi_bar"], n_draws=10, estimator="demo", seed=0)
+    >>> ds["p_value"].values.round(4).tolist(), ds.attrs["passed_all"]
+    ([0.692, 0.2079], 1)
+    >>> ds.attrs["test"]
+    'chi-square on 11 equal-width bins of the ranks 0..10'
     """
     r = np.asarray(ranks, dtype=np.int64)
     if r.ndim != 2 or r.shape[1] != len(variables):
@@ -265,7 +335,29 @@ def sbc_dataset(
 
 
 def sbc_summary(ds: xr.Dataset) -> dict:
-    """JSON-ready per-variable p-values and PASS/FAIL of an SBC result."""
+    """JSON-ready per-variable p-values and PASS/FAIL of an SBC result.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        An SBC result (:func:`sbc_dataset`).
+
+    Returns
+    -------
+    dict
+        ``estimator``, ``simulations``, ``n_draws``, ``test``, ``threshold`` (in words),
+        ``passed_all`` and ``variables`` (``{name: {"p_value": ..., "result": ...}}``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.sbc import sbc_dataset, sbc_summary
+    >>> ranks = np.random.default_rng(0).integers(0, 11, size=(200, 2))
+    >>> ds = sbc_dataset(ranks, ["theta", "pi_bar"], n_draws=10, estimator="demo", seed=0)
+    >>> s = sbc_summary(ds)
+    >>> s["threshold"], s["variables"]["pi_bar"]["result"]
+    ('FAIL if p < 0.01 / 2 = 0.005 (Bonferroni)', 'PASS')
+    """
     rows = {
         str(v): {"p_value": float(p), "result": "PASS" if ok else "FAIL"}
         for v, p, ok in zip(
@@ -287,7 +379,28 @@ def sbc_summary(ds: xr.Dataset) -> dict:
 def pit_values(ds: xr.Dataset) -> NDArray:
     """Randomised PIT values ``(rank + U) / (L + 1)``, shape ``(simulation, variable)``:
     continuous uniform on (0, 1) when the ranks are uniform on ``0..L`` (:func:`plot_sbc`).
-    ``U`` is seeded by the result's ``seed``."""
+    ``U`` is seeded by the result's ``seed``.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        An SBC result (:func:`sbc_dataset`).
+
+    Returns
+    -------
+    numpy.ndarray of shape (S, V)
+        The PIT values, in (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.sbc import pit_values, sbc_dataset
+    >>> ranks = np.random.default_rng(0).integers(0, 11, size=(200, 2))
+    >>> ds = sbc_dataset(ranks, ["theta", "pi_bar"], n_draws=10, estimator="demo", seed=0)
+    >>> pit = pit_values(ds)
+    >>> pit.shape, bool(((pit > 0) & (pit < 1)).all())
+    ((200, 2), True)
+    """
     rng = np.random.default_rng([int(ds.attrs.get("seed", 0)), 7])
     ranks = ds["rank"].values
     return (ranks + rng.uniform(size=ranks.shape)) / (ds.attrs["n_draws"] + 1)
@@ -325,6 +438,28 @@ def plot_sbc(ds: xr.Dataset, path: str | Path) -> Path:
     result, the chi-square test (:func:`uniformity_test`) at the Bonferroni level, as the
     table does (arviz-plots' own p-value text is switched off: it is a different test at a
     different level).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        An SBC result (:func:`sbc_dataset`).
+    path : str or pathlib.Path
+        The image file to write (its suffix gives the format, PNG by default).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.validation.sbc import exact_sbc, plot_sbc
+    >>> ds = exact_sbc(5, 4, simulations=200, draws=20, seed=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(plot_sbc(ds, Path(tmp) / "sbc.png").name)
+    sbc.png
     """
     import arviz_plots as azp
     from arviz_base import from_dict
@@ -377,7 +512,29 @@ def _check_int(name: str, value, minimum: int) -> int:
 
 
 def exact_variables(M: int, n_models: int) -> list[str]:
-    """Names of the test quantities of :func:`exact_sbc` (module docstring)."""
+    """Names of the test quantities of :func:`exact_sbc` (module docstring).
+
+    Parameters
+    ----------
+    M : int
+        Questions per simulated benchmark (the first two get a ``w.pi`` quantity).
+    n_models : int
+        LLMs per simulated benchmark (ranks with two or more).
+
+    Returns
+    -------
+    list of str
+        ``pi_bar[model-l]``, ``w.pi[model-0,question-q]`` and ``rank[model-l]``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.sbc import exact_variables
+    >>> exact_variables(30, 2)
+    ['pi_bar[model-0]', 'pi_bar[model-1]', 'w.pi[model-0,question-0]',
+     'w.pi[model-0,question-1]', 'rank[model-0]', 'rank[model-1]']
+    >>> exact_variables(1, 1)
+    ['pi_bar[model-0]', 'w.pi[model-0,question-0]']
+    """
     names = [f"pi_bar[model-{i}]" for i in range(n_models)]
     names += [f"w.pi[model-0,question-{q}]" for q in range(min(M, 2))]
     if n_models >= 2:
@@ -411,7 +568,7 @@ def exact_sbc(
     seed: int = 0,
     on_progress: Callable[[float], None] | None = None,
 ) -> xr.Dataset:
-    r"""Exact SBC of the matching model (module docstring).
+    """Exact SBC of the matching model (module docstring).
 
     Parameters
     ----------
@@ -433,6 +590,7 @@ def exact_sbc(
     w : array_like of length C + 1, keyword-only
         Rubric weights (default ``linspace(0, 1, C + 1)``).
     seed : int, keyword-only
+        Seeds the truth, the data, the posterior draws and the tie-breaking; default 0.
     on_progress : callable, keyword-only
         Called with the fraction of the simulations done after each chunk (a progress bar).
 
@@ -441,6 +599,16 @@ def exact_sbc(
     xarray.Dataset
         :func:`sbc_dataset` with estimator ``matching-exact`` and attrs ``M``, ``N``,
         ``n_models``, ``C``, ``alpha0``, ``posterior_alpha0``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.sbc import exact_sbc
+    >>> ds = exact_sbc(5, 4, simulations=200, draws=20, seed=0)
+    >>> dict(ds["rank"].sizes), ds.attrs["passed_all"]
+    ({'simulation': 200, 'variable': 6}, 1)
+    >>> bad = exact_sbc(5, 4, simulations=200, draws=20, posterior_alpha0=5.0, seed=0)
+    >>> bad["passed"].values.tolist()
+    [False, False, False, False, True, True]
     """
     M = _check_int("M", M, 1)
     N = _check_int("N", N, 1)
@@ -516,7 +684,33 @@ _COMPILED: dict = {}
 
 
 def template_model(estimator: str, M: int, N: int, n_models: int = 2, *, seed: int = 0):
-    """The model of ``estimator`` on ``n_models x M x N`` binary trials (all failures)."""
+    """The model of ``estimator`` on ``n_models x M x N`` binary trials (all failures).
+
+    Parameters
+    ----------
+    estimator : str
+        One of :data:`ESTIMATORS`.
+    M : int
+        Questions.
+    N : int
+        Trials per question (not used by ``judges``).
+    n_models : int, optional
+        LLMs (candidates for ``judges``), default 2.
+    seed : int, optional
+        Seeds the prior runs ``R0`` of ``power-prior``, default 0.
+
+    Returns
+    -------
+    pymc.Model
+        The estimator's model; each simulation replaces its observed data.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.sbc import template_model
+    >>> model = template_model("matching", 3, 4)
+    >>> [v.name for v in model.free_RVs], {k: len(v) for k, v in model.coords.items()}
+    (['pi'], {'model': 2, 'question': 3, 'category': 2})
+    """
     from bayes_eval import models
 
     if estimator not in ESTIMATORS:
@@ -571,6 +765,38 @@ def quantities(
 
     ``successes`` ``(..., L, M)`` are the simulated data the draws condition on (broadcast
     against the draws' leading axes); ``None`` skips the quantities that need them.
+
+    Parameters
+    ----------
+    estimator : str
+        One of :data:`ESTIMATORS`.
+    values : dict of str to numpy.ndarray
+        The draws of the model's variables, leading axes first (``pi`` for ``matching``,
+        ``kappa`` and ``beta`` for ``hierarchical``, ...).
+    successes : numpy.ndarray or None
+        The simulated successes ``(..., L, M)``, or None.
+    n_trials : int
+        Trials per question ``N``.
+    rng : numpy.random.Generator
+        Draws ``pi`` from its conditional (``hierarchical``, ``power-prior``).
+    prior_counts : numpy.ndarray, optional
+        The successes of the prior runs ``R0`` (``power-prior`` only).
+
+    Returns
+    -------
+    quantities : numpy.ndarray of shape (..., V)
+        The test quantities.
+    names : list of str
+        Their names, e.g. ``pi_bar[model-0]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.sbc import quantities
+    >>> pi = np.random.default_rng(0).dirichlet([1, 1], size=(50, 2, 3))  # draws, L, M, 2
+    >>> q, names = quantities("matching", {"pi": pi}, None, 4, np.random.default_rng(0))
+    >>> q.shape, names[:3]
+    ((50, 6), ['pi_bar[model-0]', 'pi_bar[model-1]', 'w.pi[model-0,question-0]'])
     """
     parts: list = []
     names: list[str] = []
@@ -683,12 +909,49 @@ def run_block(
     ``(seed, start)``, so a block gives the same ranks on any worker, in any order.
     ``on_progress``, if given, is called with the fraction of the block done after each fit.
 
+    Parameters
+    ----------
+    estimator : str
+        One of :data:`ESTIMATORS`.
+    M : int
+        Questions per simulated benchmark.
+    N : int
+        Trials per question.
+    n_models : int, optional
+        LLMs per simulated benchmark, default 2.
+    start : int, optional
+        The global number of the block's first simulation, default 0.
+    size : int, optional
+        Simulations in the block, default 10.
+    draws : int, optional
+        NUTS draws per chain, default 200.
+    tune : int, optional
+        NUTS tuning steps per chain, default 200.
+    chains : int, optional
+        Chains per fit, default 2.
+    thin : int, optional
+        Keep every ``thin``-th draw for the ranks, default 4.
+    seed : int, optional
+        The study's seed, default 0.
+    on_progress : callable, optional
+        Called with the fraction of the block done after each fit.
+
     Returns
     -------
     xarray.Dataset
         ``rank`` (simulation, variable) with global simulation numbers, ``divergences``
         (simulation), and attrs ``n_draws`` (``chains * draws // thin``) and ``variable``
         names.
+
+    Examples
+    --------
+    The model is compiled with nutpie (once per process) and fitted ``size`` times, so
+    the example is shown, not run::
+
+        from bayes_eval.validation.sbc import run_block
+        kw = dict(size=2, draws=20, tune=20, chains=1, thin=2)
+        ds = run_block("matching", 3, 4, **kw)
+        dict(ds["rank"].sizes), ds.attrs["n_draws"]  # ({'simulation': 2, 'variable': 6}, 10)
     """
     import nutpie
     import pymc as pm
@@ -760,6 +1023,49 @@ def simuk_sbc(
     posterior fits it keeps are thinned by ``thin`` and the test quantities of
     :func:`quantities` are ranked (ties randomised), those needing the simulated counts
     excepted. ``sample_kwargs`` go to ``pymc.sample`` (nutpie by default when installed).
+
+    Parameters
+    ----------
+    estimator : str
+        One of :data:`ESTIMATORS`.
+    M : int
+        Questions per simulated benchmark.
+    N : int
+        Trials per question.
+    n_models : int, optional
+        LLMs per simulated benchmark, default 2.
+    simulations : int, optional
+        SBC simulations, default 20.
+    draws : int, optional
+        NUTS draws per chain, default 200.
+    tune : int, optional
+        NUTS tuning steps per chain, default 200.
+    chains : int, optional
+        Chains per fit, default 2.
+    thin : int, optional
+        Keep every ``thin``-th draw for the ranks, default 4.
+    seed : int, optional
+        Seeds simuk and the tie-breaking, default 0.
+    sample_kwargs : dict, optional
+        More arguments of ``pymc.sample``.
+
+    Returns
+    -------
+    xarray.Dataset
+        :func:`sbc_dataset` with attrs ``M``, ``N``, ``n_models`` and ``method``.
+
+    Raises
+    ------
+    RuntimeError
+        simuk finished fewer simulations than asked.
+
+    Examples
+    --------
+    Each simulation rebuilds and samples the model, so the example is shown, not run::
+
+        from bayes_eval.validation.sbc import simuk_sbc
+        ds = simuk_sbc("matching", 3, 4, simulations=20, draws=100, chains=2)
+        ds.attrs["method"]  # 'simuk.SBC (NUTS)'
     """
     import simuk
 

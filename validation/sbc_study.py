@@ -35,7 +35,30 @@ def _block_seed(seed: int, start: int) -> int:
 
 def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
     """Simulations ``start`` to ``start + block - 1`` of the study (ranks and, for NUTS, the
-    divergences of every fit)."""
+    divergences of every fit).
+
+    Parameters
+    ----------
+    start : int
+        The index of the block's first simulation.
+    config : SbcConfig
+        The study's settings (:class:`bayes_eval.validation.study_configs.SbcConfig`).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``rank`` (dims ``simulation``, ``variable``) and ``divergences`` (``simulation``; zeros
+        for ``matching-exact``), with the number of ranked draws in ``attrs["n_draws"]``.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.sbc_study import run_cell
+    >>> from bayes_eval.validation.study_configs import SbcConfig
+    >>> cfg = SbcConfig(simulations=40, n_questions=5, trials=4, draws=20, block=20)
+    >>> ds = run_cell(20, cfg)
+    >>> dict(ds["rank"].sizes), ds["simulation"].values[[0, -1]].tolist()
+    ({'simulation': 20, 'variable': 6}, [20, 39])
+    """
     size = min(config.block_size, config.n_simulations - start)
     if config.exact:
         ds = exact_sbc(
@@ -70,7 +93,32 @@ def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
 
 
 def sbc_result(blocks: xr.Dataset, config: SbcConfig) -> xr.Dataset:
-    """The study's result (:func:`.sbc.sbc_dataset`) from the concatenated blocks."""
+    """The study's result (:func:`.sbc.sbc_dataset`) from the concatenated blocks.
+
+    Parameters
+    ----------
+    blocks : xarray.Dataset
+        The blocks of :func:`run_cell` concatenated along ``simulation`` (in any order).
+    config : SbcConfig
+        The study's settings.
+
+    Returns
+    -------
+    xarray.Dataset
+        The ranks with the uniformity test of every variable (``p_value``, ``passed``), the
+        ``divergences`` per simulation, and the study's settings in ``attrs``.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> from bayes_eval.validation.sbc_study import run_cell, sbc_result
+    >>> from bayes_eval.validation.study_configs import SbcConfig
+    >>> cfg = SbcConfig(simulations=40, n_questions=5, trials=4, draws=20, block=20)
+    >>> blocks = xr.concat([run_cell(20, cfg), run_cell(0, cfg)], dim="simulation")
+    >>> ds = sbc_result(blocks, cfg)
+    >>> ds.sizes["simulation"], ds.attrs["method"]
+    (40, 'exact Dirichlet posterior draws (no MCMC)')
+    """
     blocks = blocks.sortby("simulation")
     fits = 0 if config.exact else blocks.sizes["simulation"] * config.n_chains
     attrs = {
@@ -99,7 +147,30 @@ def sbc_result(blocks: xr.Dataset, config: SbcConfig) -> xr.Dataset:
 
 
 def report_lines(summary: dict) -> list[str]:
-    """The printed report: one line per variable with its p-value and PASS/FAIL."""
+    """The printed report: one line per variable with its p-value and PASS/FAIL.
+
+    Parameters
+    ----------
+    summary : dict
+        :func:`bayes_eval.validation.sbc.sbc_summary` with ``method`` (and optionally
+        ``divergences`` and ``cells_pending``), as :func:`run_study` builds it.
+
+    Returns
+    -------
+    list of str
+        The lines to print: the header, the test, one line per variable and the verdict.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.sbc import sbc_summary
+    >>> from bayes_eval.validation.sbc_study import report_lines, run_cell, sbc_result
+    >>> from bayes_eval.validation.study_configs import SbcConfig
+    >>> cfg = SbcConfig(simulations=20, n_questions=5, trials=4, draws=20, block=20)
+    >>> ds = sbc_result(run_cell(0, cfg), cfg)
+    >>> lines = report_lines(sbc_summary(ds) | {"method": ds.attrs["method"]})
+    >>> lines[2].split(), lines[-1]
+    (['variable', 'p-value', 'result'], 'overall: PASS')
+    """
     width = max(len(v) for v in summary["variables"])
     lines = [
         f"SBC of {summary['estimator']}: {summary['simulations']} simulations, ranks among "
@@ -120,7 +191,37 @@ def report_lines(summary: dict) -> list[str]:
 
 def run_study(config: SbcConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
     """Run (or resume) the study; writes ``OUT/study.json``, ``OUT/cells/``, and once every
-    block is done ``OUT/sbc.nc`` and ``OUT/sbc.png``."""
+    block is done ``OUT/sbc.nc`` and ``OUT/sbc.png``.
+
+    Parameters
+    ----------
+    config : SbcConfig
+        The study's settings (:class:`bayes_eval.validation.study_configs.SbcConfig`).
+    out : str or pathlib.Path
+        The output folder; running again with the same settings resumes it.
+    progress : bool, optional
+        Show a progress bar over the blocks, default True.
+
+    Returns
+    -------
+    StudyResult
+        The Dataset of :func:`sbc_result` (empty before the first block), the summary
+        (:func:`bayes_eval.validation.sbc.sbc_summary`, the cells computed, resumed and pending,
+        ``report``, the files and seconds) and the files written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_eval.validation.sbc_study import run_study
+    >>> from bayes_eval.validation.study_configs import SbcConfig
+    >>> cfg = SbcConfig(simulations=40, n_questions=5, trials=4, draws=20, block=20)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     result = run_study(cfg, tmp, progress=False)
+    >>> result.summary["cells_computed"], result.summary["passed_all"]
+    (2, True)
+    >>> print(result.summary["report"][-1])
+    overall: PASS
+    """
     start = time.perf_counter()
     out = Path(out)
     workers = config.workers

@@ -133,7 +133,32 @@ def _seed(value) -> None:
 
 @dataclass(frozen=True)
 class BiasedCoinConfig:
-    """``biased-coin``: tau_b of every metric versus n on the 11 biased-coin mimics."""
+    """``biased-coin``: tau_b of every metric versus n on the 11 biased-coin mimics.
+
+    Parameters
+    ----------
+    independent : int, optional
+        Panel a: fresh results matrices of n-max trials each; default 1000.
+    replicates : int, optional
+        Panels b and c: column and row bootstrap replicates; default 10000.
+    methods : tuple of str, optional
+        Metrics, e.g. bayes,pass_at_k:4,g_pass_at_k_tau:4:0.5; default ``('bayes',
+        'pass_at_k:2', 'pass_at_k:4', 'pass_at_k:8', 'pass_hat_k:4', 'g_pass_at_k_tau:4:0.5',
+        'mg_pass_at_k:4')``.
+    n_max : int, optional
+        Trials per question, N_max; default 80.
+    n_questions : int, optional
+        Questions M of the mimics; default 30.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import BiasedCoinConfig
+    >>> cfg = BiasedCoinConfig(replicates=200, n_max=8, methods=("bayes", "pass_at_k:4"))
+    >>> cfg.n_max, cfg.methods
+    (8, ('bayes', 'pass_at_k:4'))
+    """
 
     independent: int = _opt(1000, "panel a: fresh results matrices of n-max trials each")
     replicates: int = _opt(10_000, "panels b and c: column and row bootstrap replicates")
@@ -158,7 +183,28 @@ class BiasedCoinConfig:
 
 @dataclass(frozen=True)
 class PriorBenefitConfig:
-    """``prior-benefit``: earlier runs of the original models as an informative prior."""
+    """``prior-benefit``: earlier runs of the original models as an informative prior.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated model updates; default 50000.
+    n_max : int, optional
+        Largest N, trials of the updated model; default 30.
+    depths : tuple of int, optional
+        Prior depths D (0: uniform prior); default ``(0, 1, 2, 4, 8, 16)``.
+    n_questions : int, optional
+        Questions M; default 30.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import PriorBenefitConfig
+    >>> cfg = PriorBenefitConfig(replicates=1000, depths=(0, 4))
+    >>> cfg.depths, cfg.n_max
+    ((0, 4), 30)
+    """
 
     replicates: int = _opt(50_000, "simulated model updates")
     n_max: int = _opt(30, "largest N, trials of the updated model")
@@ -186,7 +232,24 @@ class PriorBenefitConfig:
 
 @dataclass(frozen=True)
 class DistinguishabilityConfig:
-    """``distinguishability``: how many trials separate LLM10 from LLM9."""
+    """``distinguishability``: how many trials separate LLM10 from LLM9.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated evaluations; default 10000.
+    n_max : int, optional
+        Largest N, trials per question; default 400.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import DistinguishabilityConfig
+    >>> cfg = DistinguishabilityConfig(replicates=200, n_max=100)
+    >>> cfg.replicates, cfg.n_max, cfg.seed
+    (200, 100, 0)
+    """
 
     replicates: int = _opt(10_000, "simulated evaluations")
     n_max: int = _opt(400, "largest N, trials per question")
@@ -205,7 +268,43 @@ class DistinguishabilityConfig:
 
 @dataclass(frozen=True)
 class PairsConfig:
-    """``pairs``: calibration of ``bayes-eval pairs`` on boards with shared question difficulty."""
+    """``pairs``: calibration of ``bayes-eval pairs`` on boards with shared question difficulty.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated leaderboards (boards); default 500.
+    n_models : int, optional
+        LLMs per board (every pair of them is compared); default 8.
+    n_questions : int, optional
+        Questions M per board; default 30.
+    N : tuple of int, optional
+        Trials per question (grid); default ``(1, 4)``.
+    ability_sd : float, optional
+        sd of the LLMs' logit abilities (small: close models); default 0.5.
+    difficulty_sd : float, optional
+        sd of the questions' logit difficulties, shared by all LLMs; default 2.0.
+    interaction_sd : float, optional
+        sd of the LLM x question logit interaction; default 1.0.
+    rates : str, optional
+        True rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME 2025
+        I models, each model's mean over its 4 runs, on questions resampled from its 15);
+        default ``'rasch'``.
+    prior_kind : str, optional
+        ``--prior-kind`` of pairs: the per-question prior (these questions, as rank and plan)
+        and the prior of the joint table (new questions); default ``'empirical'``.
+    bins : int, optional
+        Bins of the reliability diagram and of the ECE; default 10.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import PairsConfig
+    >>> cfg = PairsConfig(replicates=50, N=(4,))
+    >>> cfg.rates, cfg.prior_kind
+    ('rasch', 'empirical')
+    """
 
     replicates: int = _opt(500, "simulated leaderboards (boards)")
     n_models: int = _opt(8, "LLMs per board (every pair of them is compared)")
@@ -266,7 +365,51 @@ CLAIMS_SCENARIOS = ("spread", "close", "matharena")
 @dataclass(frozen=True)
 class ClaimsConfig:
     """``claims``: realised FDR and power of the claims, calibration of P(best), joint
-    coverage of the simultaneous rank intervals, on boards with known truth."""
+    coverage of the simultaneous rank intervals, on boards with known truth.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated leaderboards (boards) per scenario and N; default 200.
+    n_models : int, optional
+        LLMs per board; default 8.
+    n_questions : int, optional
+        Questions M per board; default 30.
+    N : tuple of int, optional
+        Trials per question (grid); default ``(1, 4)``.
+    scenarios : tuple of str, optional
+        Boards: spread and close (logit abilities of sd spread-sd or close-sd, shared question
+        difficulty and an LLM x question interaction); matharena (n-models of the 16 MathArena
+        AIME 2025 I models' real rates, questions resampled from its 15); default
+        ``('spread', 'close', 'matharena')``.
+    spread_sd : float, optional
+        sd of the logit abilities of the spread scenario; default 0.7.
+    close_sd : float, optional
+        sd of the logit abilities of the close scenario; default 0.25.
+    difficulty_sd : float, optional
+        sd of the questions' logit difficulties, shared by all LLMs; default 1.5.
+    interaction_sd : float, optional
+        sd of the LLM x question logit interaction; default 0.7.
+    fdr : float, optional
+        Posterior expected FDR q of the claims (and BH's level); default 0.05.
+    confidence : float, optional
+        Joint level of the simultaneous rank intervals; default 0.95.
+    draws : int, optional
+        Joint draws per board for P(best) and the rank intervals; default 4000.
+    permutations : int, optional
+        Sign flips of the paired permutation test (BH's p-values); default 2000.
+    bins : int, optional
+        Bins of the P(best) reliability diagram and its ECE; default 10.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import ClaimsConfig
+    >>> cfg = ClaimsConfig(replicates=20, scenarios=("close",))
+    >>> cfg.scenarios, cfg.fdr, cfg.N
+    (('close',), 0.05, (1, 4))
+    """
 
     replicates: int = _opt(200, "simulated leaderboards (boards) per scenario and N")
     n_models: int = _opt(8, "LLMs per board")
@@ -323,7 +466,50 @@ class ClaimsConfig:
 @dataclass(frozen=True)
 class PlanConfig:
     """``plan``: does the assurance ``bayes-eval plan`` promises hold when the plan is carried
-    out on boards with known truth?"""
+    out on boards with known truth?
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated boards per N (those with a plan to check count); default 300.
+    n_models : int, optional
+        LLMs per board (the plan separates the two with the largest means); default 6.
+    n_questions : int, optional
+        Questions M per board; default 30.
+    N : tuple of int, optional
+        Trials per question before the plan (grid); default ``(2, 4)``.
+    ability_sd : float, optional
+        sd of the LLMs' logit abilities (small: close models); default 0.3.
+    difficulty_sd : float, optional
+        sd of the questions' logit difficulties, shared by all LLMs; default 1.5.
+    interaction_sd : float, optional
+        sd of the LLM x question logit interaction; default 0.7.
+    assurance : float, optional
+        Assurance the plans aim at; default 0.8.
+    confidence : float, optional
+        Ranking confidence that counts as separated (target pair); default 0.95.
+    target : str, optional
+        What is planned: pair (the top two models separated at ``--confidence``, as
+        ``plan A B``) or top (the top ``--top`` set claimed at ``--fdr``, as ``plan --top K``);
+        default ``'pair'``.
+    top : int, optional
+        k of the top-k set (target top); default 1.
+    fdr : float, optional
+        Posterior expected FDR of the claims (target top); default 0.05.
+    simulations : int, optional
+        Simulations per plan; default 1000.
+    max_trials : int, optional
+        Largest number of trials per question a plan may ask for; default 200.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import PlanConfig
+    >>> cfg = PlanConfig(replicates=30, target="top", top=2)
+    >>> cfg.target, cfg.top, cfg.fdr
+    ('top', 2, 0.05)
+    """
 
     replicates: int = _opt(300, "simulated boards per N (those with a plan to check count)")
     n_models: int = _opt(6, "LLMs per board (the plan separates the two with the largest means)")
@@ -384,7 +570,34 @@ class PlanConfig:
 @dataclass(frozen=True)
 class HyperpriorConfig:
     """``hyperprior``: the hyperprior on the concentration, learned from real benchmarks and
-    checked on held-out ones."""
+    checked on held-out ones.
+
+    Parameters
+    ----------
+    sources : tuple of str, optional
+        Shipped binary datasets with repeated trials to learn from (at least two); default
+        ``('matharena_aime25_i', 'phi4_aime25', 'taubench_airline_gpt4o',
+        'cruxeval_codellama7b')``.
+    replicates : int, optional
+        Real-rate benchmarks per held-out cell; default 400.
+    board_replicates : int, optional
+        Boards per cell of the board table (0: skip it); default 60.
+    N : tuple of int, optional
+        Trials per question (grid); default ``(1, 2, 4)``.
+    M : tuple of int, optional
+        Questions per benchmark (grid); default ``(15, 30, 100)``.
+    confidence : float, optional
+        Level of the intervals; default 0.95.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import HyperpriorConfig
+    >>> cfg = HyperpriorConfig(replicates=50, board_replicates=0)
+    >>> cfg.sources[:2], cfg.M
+    (('matharena_aime25_i', 'phi4_aime25'), (15, 30, 100))
+    """
 
     sources: tuple[str, ...] = _opt(
         ("matharena_aime25_i", "phi4_aime25", "taubench_airline_gpt4o", "cruxeval_codellama7b"),
@@ -420,7 +633,47 @@ class HyperpriorConfig:
 
 @dataclass(frozen=True)
 class ClustersConfig:
-    """``clusters``: the new-questions estimand with clustered questions (rank and pairs)."""
+    """``clusters``: the new-questions estimand with clustered questions (rank and pairs).
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated boards per cell; default 200.
+    n_models : int, optional
+        LLMs per board; default 6.
+    n_questions : int, optional
+        Questions M per board (split evenly into the clusters); default 60.
+    clusters : tuple of int, optional
+        Numbers of clusters G (grid); default ``(5, 10, 30)``.
+    cluster_sd : tuple of float, optional
+        sd s of the cluster effects c_g on the logit difficulty (grid); default
+        ``(0.0, 1.0, 2.0)``.
+    question_sd : float, optional
+        sd of the question effects u_q within a cluster; default 1.0.
+    ability_sd : float, optional
+        sd of the LLMs' logit abilities (small: close models); default 0.5.
+    interaction_sd : float, optional
+        sd of the LLM x question logit interaction; default 1.0.
+    cluster_interaction_sd : float, optional
+        sd of an LLM x cluster logit interaction (models strong on some clusters); default 0.0.
+    trials : int, optional
+        Trials per question; default 1.
+    confidence : float, optional
+        Level of the population-mean intervals; default 0.95.
+    draws : int, optional
+        Bayesian bootstrap draws per board; default 2000.
+    bins : int, optional
+        Bins of the reliability diagram and of the ECE; default 10.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import ClustersConfig
+    >>> cfg = ClustersConfig(replicates=20, clusters=(5,), cluster_sd=(0.0, 1.0))
+    >>> cfg.clusters, cfg.cluster_sd, cfg.n_questions
+    ((5,), (0.0, 1.0), 60)
+    """
 
     replicates: int = _opt(200, "simulated boards per cell")
     n_models: int = _opt(6, "LLMs per board")
@@ -489,7 +742,40 @@ class ClustersConfig:
 
 @dataclass(frozen=True)
 class BoardConfig:
-    """``board``: coverage, sharpness and calibration of what ``rank`` prints on a board."""
+    """``board``: coverage, sharpness and calibration of what ``rank`` prints on a board.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated boards per N; default 100.
+    n_models : int, optional
+        LLMs per board; default 12.
+    n_questions : int, optional
+        Questions M per board (every LLM answers every one); default 30.
+    N : tuple of int, optional
+        Trials per question (grid); default ``(1, 2, 4)``.
+    rates : str, optional
+        True rates: rasch (the sd's below) or matharena (n_models of the 16 MathArena AIME 2025
+        I models, each model's mean over its 4 runs, on questions resampled from its 15);
+        default ``'matharena'``.
+    ability_sd : float, optional
+        Rasch: sd of the LLMs' logit abilities (0.25: close models); default 0.5.
+    difficulty_sd : float, optional
+        Rasch: sd of the questions' logit difficulties; default 1.5.
+    interaction_sd : float, optional
+        Rasch: sd of the LLM x question logit interaction; default 0.7.
+    confidence : float, optional
+        Level of the intervals; default 0.95.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import BoardConfig
+    >>> cfg = BoardConfig(replicates=20, N=(1, 4))
+    >>> cfg.N, cfg.rates, cfg.confidence
+    ((1, 4), 'matharena', 0.95)
+    """
 
     replicates: int = _opt(100, "simulated boards per N")
     n_models: int = _opt(12, "LLMs per board")
@@ -533,7 +819,39 @@ class BoardConfig:
 
 @dataclass(frozen=True)
 class GradedConfig:
-    """``graded``: coverage and width of the ``--fractional`` intervals on graded boards."""
+    """``graded``: coverage and width of the ``--fractional`` intervals on graded boards.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated boards per cell; default 100.
+    n_models : int, optional
+        LLMs per board; default 20.
+    n_questions : int, optional
+        Questions M per board (every LLM answers every one); default 200.
+    inflation : tuple of float, optional
+        Shares of full-or-no-credit grades (grid; 1: binary, 0: every grade a Beta draw);
+        default ``(1.0, 0.3, 0.0)``.
+    precision : float, optional
+        Beta precision phi of the other grades; default 8.0.
+    difficulty_sd : float, optional
+        sd of the questions' logit difficulties; default 1.5.
+    interaction_sd : float, optional
+        sd of the LLM x question logit interaction; default 0.0.
+    trials : int, optional
+        Grades per question and LLM (repeated grading); default 1.
+    confidence : float, optional
+        Level of the intervals; default 0.95.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import GradedConfig
+    >>> cfg = GradedConfig(replicates=20, inflation=(1.0, 0.0))
+    >>> cfg.inflation, cfg.precision
+    ((1.0, 0.0), 8.0)
+    """
 
     replicates: int = _opt(100, "simulated boards per cell")
     n_models: int = _opt(20, "LLMs per board")
@@ -581,7 +899,39 @@ class GradedConfig:
 
 @dataclass(frozen=True)
 class ConvergenceConfig:
-    """``convergence``: convergence@n of the rankings of a results file."""
+    """``convergence``: convergence@n of the rankings of a results file.
+
+    Parameters
+    ----------
+    file : str
+        Binary results: a long table (model, question, trial, score), any log format
+        bayes_eval.logs reads, or dataset:NAME with recorded trial order (required).
+    format : str or None, optional
+        Log format (default: detected from the file).
+    replicates : int, optional
+        Permutations (or resamples) of each model's trials; default 10000.
+    methods : tuple of str, optional
+        Metrics, e.g. bayes,pass_at_k:4,g_pass_at_k_tau:4:0.5; default ``('bayes',
+        'pass_at_k:2', 'pass_at_k:4', 'pass_at_k:8', 'pass_hat_k:4', 'g_pass_at_k_tau:4:0.5',
+        'mg_pass_at_k:4')``.
+    replace : bool, optional
+        Resample trials with replacement instead of permuting them; default False.
+    subset_size : int or None, optional
+        Also study random subsets of this many models; default None.
+    subset_count : int, optional
+        Number of random model subsets (with subset-size); default 20.
+    confidence : float, optional
+        Level of the bootstrap band of the tau curves; default 0.95.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import ConvergenceConfig
+    >>> cfg = ConvergenceConfig("dataset:matharena_aime25_i", replicates=200)
+    >>> cfg.file, cfg.replicates, cfg.replace
+    ('dataset:matharena_aime25_i', 200, False)
+    """
 
     file: str = _req(
         "binary results: a long table (model, question, trial, score), any log format "
@@ -616,6 +966,60 @@ class CoverageStudyConfig:
     Options left at ``None`` take the value of the TOML file ``config`` if it sets it,
     else the default of :class:`bayes_eval.validation.coverage.CoverageConfig`; an option
     given explicitly overrides the TOML.
+
+    Parameters
+    ----------
+    config : str or None, optional
+        TOML grid (keys: M, N, C, scenarios, replicates, ...); an option given here replaces the
+        file's key, with a warning; default None.
+    M : tuple of int or None, optional
+        Questions per benchmark (default 5,15,30,100,500).
+    N : tuple of int or None, optional
+        Trials per question (default 1,4,16,80).
+    C : tuple of int or None, optional
+        Rubric categories minus one (default 1,2,4).
+    scenarios : tuple of str or None, optional
+        True-rate scenarios, some of uniform,dirichlet,beta_mixture,anchored,u_shaped,clustered
+        (default all).
+    replicates : int or None, optional
+        Simulated benchmarks per cell (default 2000).
+    exact_replicates : int or None, optional
+        Replicates with the exact interval (default replicates).
+    exact_categorical : bool or None, optional
+        Exact interval for rubrics too (slow; default no).
+    bootstrap_resamples : int or None, optional
+        Bootstrap resamples, 0 = off (default 200).
+    empirical_exact_replicates : int or None, optional
+        Replicates with the exact learned-prior interval (default 0: off).
+    confidence : float or None, optional
+        Nominal level of the intervals (default 0.95).
+    alpha0 : float or None, optional
+        Dirichlet alpha0 of the dirichlet scenario (default 0.5).
+    anchors : tuple of str or None, optional
+        Real evaluations of the anchored scenario: dataset names or result files; default None.
+    nuts_cells : tuple of str or None, optional
+        Cells also fitted with the hierarchical NUTS model, SCENARIO:C:M:N each; default None.
+    nuts_replicates : int or None, optional
+        Replicates per NUTS cell (default 20).
+    nuts_draws : int or None, optional
+        NUTS draws (and tuning steps) per fit (default 300).
+    seed : int or None, optional
+        Random seed (default 0).
+    scheduler : str or None, optional
+        Address of a running Dask scheduler, tcp://HOST:PORT; default None.
+    workers : int or None, optional
+        Workers of the local Dask cluster (default: the cores; 0: no Dask, in-process).
+    max_cells : int or None, optional
+        Stop after this many new cells (resume later); default None.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import CoverageStudyConfig
+    >>> cfg = CoverageStudyConfig(M=(30, 100), replicates=100)
+    >>> cfg.M, cfg.N
+    ((30, 100), None)
+    >>> cfg.overrides()
+    {'M': [30, 100], 'replicates': 100, 'exact_replicates': 100}
     """
 
     config: str | None = _opt(
@@ -713,7 +1117,55 @@ class CoverageStudyConfig:
 
 @dataclass(frozen=True)
 class ElicitConfig:
-    """``elicit``: a prior from a statement about accuracy, its implied prior on pi-bar."""
+    """``elicit``: a prior from a statement about accuracy, its implied prior on pi-bar.
+
+    Parameters
+    ----------
+    file : str or None, optional
+        Results (any log format) for the sensitivity of mu, sigma and ranks to the prior;
+        default None.
+    format : str or None, optional
+        Log format of FILE (default: detected).
+    lo : float or None, optional
+        Lower end of the stated accuracy interval; default None.
+    hi : float or None, optional
+        Upper end of the stated accuracy interval; default None.
+    prob : float, optional
+        Probability of the stated interval(s); default 0.9.
+    method : str, optional
+        Beta fit of the stated interval: equal-tailed (prob/2 below lo and above hi) or maxent
+        (PreliZ: the maximum-entropy Beta with mass prob in [lo, hi]); default
+        ``'equal-tailed'``.
+    level : str or None, optional
+        The statement is about the model's accuracy on the benchmark (default) or about every
+        single question.
+    categories : tuple of str or None, optional
+        Per-category lo:hi pairs for a rubric, e.g. 0.1:0.4,0.1:0.3,0.4:0.7 (level question);
+        default None.
+    weights : tuple of float or None, optional
+        Rubric weights w_0..w_C (default 0..1).
+    score_levels : int or None, optional
+        Graded scores in [0, 1] of FILE: round to K evenly spaced levels, whose values are the
+        weights; default None.
+    n_questions : int or None, optional
+        M for the implied prior (default: FILE's, else 30).
+    concentration : float or None, optional
+        Benchmark level: spread s of accuracies across questions (default 1.0).
+    simulations : int, optional
+        Monte Carlo simulations of the prior predictive; default 20000.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import ElicitConfig
+    >>> cfg = ElicitConfig(lo=0.3, hi=0.6, prob=0.9)
+    >>> cfg.method, cfg.simulations
+    ('equal-tailed', 20000)
+    >>> rubric = ElicitConfig(categories=("0.1:0.4", "0.1:0.3", "0.4:0.7"), level="question")
+    >>> rubric.category_intervals()
+    [[0.1, 0.4], [0.1, 0.3], [0.4, 0.7]]
+    """
 
     file: str | None = _opt(
         None,
@@ -827,7 +1279,32 @@ class ElicitConfig:
 
 @dataclass(frozen=True)
 class JudgesConfig:
-    """``judges``: Table 1 of Vossler et al. on MT-Bench and SummEval (NUTS fits)."""
+    """``judges``: Table 1 of Vossler et al. on MT-Bench and SummEval (NUTS fits).
+
+    Parameters
+    ----------
+    mtbench : str, optional
+        MT-Bench count table (Table D.2 layout); default ``'dataset:mtbench_judges'``.
+    summeval : str, optional
+        SummEval table; default ``'dataset:summeval_judges'``.
+    integrated : bool, optional
+        Also fit the integrated model (hyperpriors on beta_max, omega); default True.
+    draws : int or None, optional
+        NUTS draws per chain (default the model's own: 1000; 16000 for the integrated fits).
+    tune : int or None, optional
+        NUTS tuning steps per chain (default the model's own: 1000; 4000 for integrated).
+    chains : int, optional
+        NUTS chains; default 4.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import JudgesConfig
+    >>> cfg = JudgesConfig(integrated=False, draws=500)
+    >>> cfg.draws, cfg.tune, cfg.chains
+    (500, None, 4)
+    """
 
     mtbench: str = _opt("dataset:mtbench_judges", "MT-Bench count table (Table D.2 layout)")
     summeval: str = _opt("dataset:summeval_judges", "SummEval table")
@@ -850,7 +1327,40 @@ class JudgesConfig:
 
 @dataclass(frozen=True)
 class JudgesSyntheticConfig:
-    """``judges-synthetic``: the self-preference protocol of Vossler et al., App. E.3."""
+    """``judges-synthetic``: the self-preference protocol of Vossler et al., App. E.3.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Synthetic data sets; default 10.
+    n_questions : int, optional
+        Questions n per data set; default 400.
+    candidates : int, optional
+        Candidates K; default 8.
+    judges : int, optional
+        Judges J (judge j favours candidate j); default 3.
+    levels : int, optional
+        Score levels M; default 3.
+    self_preference : float, optional
+        Probability a judge raises its own family's score; default 0.8.
+    beta_max : float, optional
+        Strength of the judges' confusion-matrix diagonal; default 10.0.
+    draws : int, optional
+        NUTS draws per chain; default 1000.
+    tune : int, optional
+        NUTS tuning steps per chain; default 1000.
+    chains : int, optional
+        NUTS chains; default 4.
+    seed : int, optional
+        Random seed; default 0.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import JudgesSyntheticConfig
+    >>> cfg = JudgesSyntheticConfig(replicates=2, n_questions=100)
+    >>> cfg.candidates, cfg.judges, cfg.self_preference
+    (8, 3, 0.8)
+    """
 
     replicates: int = _opt(10, "synthetic data sets")
     n_questions: int = _opt(400, "questions n per data set")
@@ -894,7 +1404,54 @@ class JudgesSyntheticConfig:
 
 @dataclass(frozen=True)
 class SbcConfig:
-    """``sbc``: simulation-based calibration of one estimator, in resumable blocks on Dask."""
+    """``sbc``: simulation-based calibration of one estimator, in resumable blocks on Dask.
+
+    Parameters
+    ----------
+    estimator : str, optional
+        What to calibrate: matching-exact (closed-form posterior, no MCMC) or a PyMC model
+        fitted with NUTS; default ``'matching-exact'``.
+    simulations : int or None, optional
+        SBC simulations (default 10000 for matching-exact, 200 with NUTS).
+    n_questions : int, optional
+        Questions M per simulated benchmark; default 30.
+    trials : int or None, optional
+        Trials N per question (default 8; not for judges).
+    n_models : int, optional
+        LLMs evaluated on the same questions (ranks need 2 or more); default 2.
+    draws : int or None, optional
+        Posterior draws: ranked draws for matching-exact (default 100), NUTS draws per chain
+        otherwise (default 200).
+    tune : int or None, optional
+        NUTS tuning steps per chain (default 200).
+    chains : int or None, optional
+        NUTS chains (default 2).
+    thin : int or None, optional
+        Keep every THIN-th NUTS draw for the ranks (near-independent draws; default 4).
+    posterior_alpha0 : float or None, optional
+        Matching-exact only: the prior of the posterior (default the true alpha0 = 1; another
+        value is the deliberately mis-specified check, which must fail).
+    block : int or None, optional
+        Simulations per cell (default 2000 for matching-exact, 10 with NUTS).
+    seed : int, optional
+        Random seed; default 0.
+    scheduler : str or None, optional
+        Address of a running Dask scheduler, tcp://HOST:PORT; default None.
+    workers : int or None, optional
+        Workers of the local Dask cluster (default: the cores, or 0 for matching-exact; 0: no
+        Dask, in-process).
+    max_cells : int or None, optional
+        Stop after this many new cells (resume later); default None.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import SbcConfig
+    >>> cfg = SbcConfig(simulations=40, block=20)
+    >>> cfg.n_draws, cfg.cells()
+    (100, [0, 20])
+    >>> SbcConfig(estimator="matching").n_draws
+    200
+    """
 
     estimator: str = _opt(
         "matching-exact",
@@ -1039,7 +1596,46 @@ CROSSED_EXECUTION = ("max_cells",)
 
 @dataclass(frozen=True)
 class CrossedStudyConfig:
-    """``crossed``: coverage of the crossed model with and without its interaction option."""
+    """``crossed``: coverage of the crossed model with and without its interaction option.
+
+    Parameters
+    ----------
+    replicates : int, optional
+        Simulated boards per (N, interaction sd), each fitted twice; default 50.
+    n_models : int, optional
+        LLMs per board; default 6.
+    n_questions : int, optional
+        Questions M per board; default 30.
+    N : tuple of int, optional
+        Trials per (LLM, question) cell (grid); default ``(4, 1)``.
+    interaction_sds : tuple of float, optional
+        True sd tau of the LLM x question logit interaction (grid); default ``(0.0, 1.0)``.
+    ability_sd : float, optional
+        sd of the LLMs' logit abilities; default 0.5.
+    difficulty_sd : float, optional
+        sd of the questions' logit difficulties; default 2.0.
+    confidence : float, optional
+        Credible level of the intervals checked; default 0.9.
+    draws : int, optional
+        NUTS draws per chain; default 500.
+    tune : int, optional
+        NUTS tuning steps per chain; default 500.
+    chains : int, optional
+        NUTS chains; default 4.
+    block : int, optional
+        Boards per saved cell (the unit of resumption); default 10.
+    seed : int, optional
+        Random seed; default 0.
+    max_cells : int or None, optional
+        Stop after this many new cells (resume later); default None.
+
+    Examples
+    --------
+    >>> from bayes_eval.validation.study_configs import CrossedStudyConfig
+    >>> cfg = CrossedStudyConfig(replicates=20, N=(4,))
+    >>> cfg.N, cfg.interaction_sds, cfg.chains
+    ((4,), (0.0, 1.0), 4)
+    """
 
     replicates: int = _opt(50, "simulated boards per (N, interaction sd), each fitted twice")
     n_models: int = _opt(6, "LLMs per board")

@@ -91,6 +91,13 @@ class GittinsConfig(NamedTuple):
         The order in which each arm's examples are proposed.
     seed, grid_size : int
         Seed of ``order``; grid of the root-schedule program.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.gittins import GittinsPolicy
+    >>> config = GittinsPolicy().init(3, 8, batch_size=4, cost_scale=1e-3).config
+    >>> config.horizon, config.stage_examples, config.roots.shape
+    (2, 4, (1, 3))
     """
 
     n_arms: int
@@ -131,6 +138,17 @@ class GittinsState(NamedTuple):
         :meth:`GittinsPolicy.propose` is one ``argmax``. It is used only while it refers to
         this very ``mean`` and ``n_cells`` (an identity check, in constant time); for a state
         built by hand or with ``_replace`` the index is recomputed (:func:`indices`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.gittins import GittinsPolicy
+    >>> policy = GittinsPolicy()
+    >>> state = policy.init(3, 8, batch_size=4, cost_scale=1e-3, seed=0)
+    >>> proposal = policy.propose(state)
+    >>> state = policy.observe(state, proposal, np.array([0.0, 0.0, 1.0, 0.0]))
+    >>> state.mean.round(4).tolist(), state.n_cells.tolist(), state.cells, state.steps
+    ([0.4024, 0.5, 0.5], [4, 0, 0], 4, 1)
     """
 
     config: GittinsConfig
@@ -158,6 +176,13 @@ class GittinsCache(NamedTuple):
         The first completed arm with the largest index (-1 while none is completed).
     done_index : float
         Its index, its posterior mean (``-inf`` while none is completed).
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.gittins import GittinsPolicy
+    >>> cache = GittinsPolicy().init(3, 8, batch_size=4, cost_scale=1e-3).cache
+    >>> cache.open_index.round(4).tolist(), cache.done_arm
+    ([0.7146, 0.7146, 0.7146], -1)
     """
 
     mean: NDArray[np.float64]
@@ -222,10 +247,22 @@ def _cache_of(state: GittinsState) -> GittinsCache:
 def indices(state: GittinsState) -> NDArray[np.float64]:
     """Gittins index of every arm (the paper's eq. 4).
 
+    Parameters
+    ----------
+    state : GittinsState
+        A state of :class:`GittinsPolicy` (from ``init`` or ``observe``).
+
     Returns
     -------
-    (K,) array
+    numpy.ndarray of float, shape (K,)
         ``G_k = mu_k - r_{n_k}`` for unfinished arms, ``mu_k`` for completed ones.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.gittins import GittinsPolicy, indices
+    >>> state = GittinsPolicy().init(3, 8, batch_size=4, cost_scale=1e-3, seed=0)
+    >>> indices(state).round(4).tolist()
+    [0.7146, 0.7146, 0.7146]
     """
     cfg = state.config
     stage = np.minimum(_stage(state), cfg.horizon)
@@ -258,6 +295,29 @@ class GittinsPolicy:
         cost (``cost_scale`` per example).
     grid_size : int
         Grid of the root-schedule program.
+
+    See Also
+    --------
+    bayes_eval.adaptive.simulation.simulate : Simple regret of policies on a response matrix.
+
+    Examples
+    --------
+    Evaluate three arms on a 0/1 response matrix ``R`` (arms x examples) until the Gittins
+    stopping signal:
+
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive import GittinsPolicy
+    >>> rng = np.random.default_rng(0)
+    >>> R = (rng.random((3, 8)) < np.array([[0.3], [0.5], [0.8]])).astype(float)
+    >>> policy = GittinsPolicy(belief_mean=0.5, belief_var=0.04)
+    >>> state = policy.init(3, 8, batch_size=4, costs=1.0, cost_scale=1e-3, seed=0)
+    >>> while True:
+    ...     proposal = policy.propose(state)
+    ...     if proposal.arm < 0 or proposal.stop:
+    ...         break
+    ...     state = policy.observe(state, proposal, R[proposal.arm, proposal.examples])
+    >>> policy.recommend(state), state.n_cells.tolist()
+    (2, [4, 4, 8])
     """
 
     belief_mean: ArrayLike = 0.5

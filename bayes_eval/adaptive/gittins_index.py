@@ -61,7 +61,28 @@ __all__ = [
 
 
 def posterior_variances(v0: float, tau2: float, H: int) -> NDArray[np.float64]:
-    """``v_0, ..., v_H`` of eq. (2): ``v_{n+1} = 1 / (1/v_n + 1/tau^2)``."""
+    """``v_0, ..., v_H`` of eq. (2): ``v_{n+1} = 1 / (1/v_n + 1/tau^2)``.
+
+    Parameters
+    ----------
+    v0 : float
+        Prior variance of the arm mean.
+    tau2 : float
+        Observation variance of one stage.
+    H : int
+        Horizon in stages.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (H + 1,)
+        Posterior variance of the arm mean after ``0, ..., H`` stages.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.gittins_index import posterior_variances
+    >>> posterior_variances(0.25, 0.25, 3).round(4).tolist()
+    [0.25, 0.125, 0.0833, 0.0625]
+    """
     n = np.arange(H + 1)
     return 1.0 / (1.0 / v0 + n / tau2)
 
@@ -82,6 +103,32 @@ class RootSchedule:
     """Roots ``r_0..r_{H-1}`` of the centred program for one ``(cost, v0, tau2, H)``.
 
     ``index(s, n) = s - roots[n]`` for ``n < H``; a completed arm (``n = H``) has index ``s``.
+    Built by :func:`root_schedule` rather than directly.
+
+    Attributes
+    ----------
+    roots : numpy.ndarray of float, shape (horizon,)
+        Root ``r_n`` of each stage ``n = 0, ..., H-1`` (read-only).
+    cost : float
+        Effective cost of one stage, in score units.
+    v0 : float
+        Prior variance of the arm mean.
+    tau2 : float
+        Observation variance of one stage.
+    horizon : int
+        Horizon ``H`` in stages.
+    grid_size : int
+        Grid points of the dynamic program.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.gittins_index import root_schedule
+    >>> schedule = root_schedule(0.01, 0.25, 0.025, 3)
+    >>> schedule.horizon, schedule.roots.round(4).tolist()
+    (3, [-0.7829, -0.1, -0.0389])
+    >>> schedule.index(np.array([0.5, 0.5]), np.array([0, 3])).round(4).tolist()
+    [1.2829, 0.5]
     """
 
     roots: NDArray[np.float64]
@@ -134,6 +181,16 @@ def root_schedule(
     -------
     RootSchedule
         Cached by ``(cost, v0, tau2, H, grid_size)``; the arrays are read-only.
+
+    See Also
+    --------
+    brute_force_roots : The same roots by quadrature, as an independent check.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.gittins_index import root_schedule
+    >>> root_schedule(0.01, v0=0.25, tau2=0.025, H=3).roots.round(4).tolist()
+    [-0.7829, -0.1, -0.0389]
     """
     return _root_schedule_cached(*_checked(cost, v0, tau2, H, grid_size))
 
@@ -174,6 +231,30 @@ def last_stage_root(cost: float, sigma2: float) -> float:
 
     For ``cost = 0`` the root is ``-inf`` (observing is free); otherwise the unique root of
     the increasing function ``x Phi(x/sigma) + sigma phi(x/sigma) - c`` (solved by brentq).
+
+    Parameters
+    ----------
+    cost : float
+        Effective cost ``c`` of the last stage, in score units.
+    sigma2 : float
+        Step variance ``sigma_{H-1}^2`` of the posterior mean at the last stage.
+
+    Returns
+    -------
+    float
+        The root ``r_{H-1}``; ``-inf`` when ``cost <= 0``.
+
+    Examples
+    --------
+    The closed form agrees with the last root of :func:`root_schedule`:
+
+    >>> from bayes_eval.adaptive.gittins_index import (
+    ...     last_stage_root, posterior_variances, root_schedule)
+    >>> v = posterior_variances(0.25, 0.025, 3)[2]
+    >>> round(last_stage_root(0.01, v**2 / (v + 0.025)), 4)
+    -0.0389
+    >>> round(float(root_schedule(0.01, 0.25, 0.025, 3).roots[-1]), 4)
+    -0.0389
     """
     if cost <= 0:
         return -np.inf
@@ -196,6 +277,32 @@ def brute_force_roots(
     of ``points`` values (denser near 0) and extended with slopes 0 and 1; each root is found by
     ``brentq`` on the interpolated ``q_n``. No FFT and no closed-form kernel, so it checks
     both the convolution and the extension. Slow (``O(H x points x nodes)``); for tests.
+
+    Parameters
+    ----------
+    cost : float
+        Effective cost of one stage, in score units.
+    v0 : float
+        Prior variance of the arm mean.
+    tau2 : float
+        Observation variance of one stage.
+    H : int
+        Horizon in stages.
+    points : int, optional
+        Points of the grid on which ``W_{n+1}`` is stored, default 3001.
+    nodes : int, optional
+        Simpson nodes in ``z`` (made odd), default 4001.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (H,)
+        The roots ``r_0, ..., r_{H-1}``.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.gittins_index import brute_force_roots
+    >>> brute_force_roots(0.01, 0.25, 0.025, 3, points=301, nodes=401).round(3).tolist()
+    [-0.783, -0.1, -0.039]
     """
     cost, v0, tau2, H, _ = _checked(cost, v0, tau2, H, 65)
     s2 = _step_variances(v0, tau2, H)
@@ -241,6 +348,35 @@ def stage_setup(
     ``granularity="batch"``: ``H = ceil(N/B)``, ``tau2 = cell_variance / B``, ``B`` examples per
     stage. ``granularity="cell"``: ``H = N``, ``tau2 = cell_variance``, one example per stage.
     ``cell_variance`` is ``1/4`` (worst-case Bernoulli) by default.
+
+    Parameters
+    ----------
+    n_examples : int
+        Number ``N`` of examples per arm.
+    batch_size : int
+        Number ``B`` of examples per proposal, in ``[1, N]``.
+    granularity : {"batch", "cell"}, optional
+        One stage per batch (the paper's text) or per cell (its experiments), default
+        ``"batch"``.
+    cell_variance : float, optional
+        Observation variance of one cell, default 0.25.
+
+    Returns
+    -------
+    H : int
+        Horizon in stages.
+    tau2 : float
+        Observation variance of one stage.
+    per_stage : int
+        Examples per stage.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.gittins_index import stage_setup
+    >>> stage_setup(100, 10)
+    (10, 0.025, 10)
+    >>> stage_setup(100, 10, granularity="cell")
+    (100, 0.25, 1)
     """
     if int(n_examples) != n_examples or n_examples < 1:
         raise ValueError(f"n_examples is {n_examples}; expected a positive integer.")

@@ -49,6 +49,13 @@ class LRFState(NamedTuple):
         The last fit (None before the first).
     fitted_at, cells, steps : int
         Step of the last fit; examples observed and observations made so far.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.lrf import LRFPolicy
+    >>> state = LRFPolicy(ensemble=8).init(3, 8, batch_size=2, seed=0)
+    >>> state.observed.shape, state.warmup_cells, state.u is None
+    ((3, 8), 2, True)
     """
 
     observed: NDArray[np.float64]
@@ -127,6 +134,20 @@ class LRFPolicy:
         Ensemble standard deviations added to the ensemble mean in the bound.
     refit_every : int
         Observations between fits (1 = every observation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive import LRFPolicy
+    >>> rng = np.random.default_rng(0)
+    >>> R = (rng.random((3, 8)) < np.array([[0.3], [0.5], [0.8]])).astype(float)
+    >>> policy = LRFPolicy(ensemble=8)
+    >>> state = policy.init(3, 8, batch_size=2, seed=0)
+    >>> for _ in range(8):
+    ...     proposal = policy.propose(state)
+    ...     state = policy.observe(state, proposal, R[proposal.arm, proposal.examples])
+    >>> state.cells, state.u.shape, policy.recommend(state)
+    (16, (8, 3), 2)
     """
 
     warmup: float = 0.05

@@ -58,6 +58,20 @@ class Proposal(NamedTuple):
         The policy's own stopping signal (the Gittins policy: the arm with the largest index
         is completed). Evaluation may go on regardless; policies without a stopping rule
         leave it ``False``.
+
+    See Also
+    --------
+    check_proposal : Validate a proposal against the problem's size.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.protocol import Proposal
+    >>> p = Proposal(1, np.array([3, 0]))
+    >>> p.arm, p.examples.tolist(), p.stop
+    (1, [3, 0], False)
+    >>> Proposal.done().arm
+    -1
     """
 
     arm: int
@@ -76,6 +90,20 @@ class Policy(Protocol[StateT]):
 
     The protocol is structural: any object with these four methods follows it (checked by
     ``isinstance(obj, Policy)``, which tests that the methods exist, not their signatures).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol is not instantiated (``Policy()`` raises ``TypeError``); a policy
+        is any object with the four methods.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive import GittinsPolicy, Policy
+    >>> isinstance(GittinsPolicy(), Policy)
+    True
+    >>> isinstance(object(), Policy)
+    False
     """
 
     def init(
@@ -125,9 +153,25 @@ def example_order(n_arms: int, n_examples: int, seed: int) -> NDArray[np.int64]:
     Row ``k`` is a permutation of ``range(n_examples)``; policies that evaluate random
     unobserved examples take each arm's examples in this order (without replacement).
 
+    Parameters
+    ----------
+    n_arms : int
+        Number ``K`` of arms.
+    n_examples : int
+        Number ``N`` of examples per arm.
+    seed : int
+        Key of the random orders: the same seed gives the same orders.
+
     Returns
     -------
     numpy.ndarray of int, shape (n_arms, n_examples)
+        Row ``k``: the order in which arm ``k``'s examples are taken.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.protocol import example_order
+    >>> example_order(2, 5, seed=0).tolist()
+    [[0, 3, 1, 2, 4], [1, 3, 2, 4, 0]]
     """
     rng = np.random.default_rng([int(seed), 7])
     order = np.argsort(rng.random((int(n_arms), int(n_examples))), axis=1)
@@ -161,7 +205,9 @@ def check_proposal(
     Returns
     -------
     arm : int
+        The proposed arm, as a Python ``int``.
     examples : numpy.ndarray of int
+        The proposed examples, as a 1-D integer array.
 
     Raises
     ------
@@ -169,6 +215,14 @@ def check_proposal(
         If ``arm`` is not an integer in ``[0, n_arms)``, or ``examples`` is not a non-empty
         1-D array of distinct integers in ``[0, n_examples)``, asks for more examples than the
         arm has left, or (with ``order``) is not the arm's next examples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.protocol import Proposal, check_proposal
+    >>> arm, examples = check_proposal(Proposal(1, np.array([3, 0])), n_arms=2, n_examples=5)
+    >>> arm, examples.tolist()
+    (1, [3, 0])
     """
     try:
         arm, examples = proposal.arm, proposal.examples
@@ -223,11 +277,29 @@ def check_proposal(
 def check_outcomes(outcomes: ArrayLike, n: int) -> NDArray[np.float64]:
     """Validate the scores of ``n`` proposed examples: a 1-D float array in [0, 1].
 
+    Parameters
+    ----------
+    outcomes : array_like of float
+        The scores observed, one per proposed example, each in [0, 1].
+    n : int
+        Number of proposed examples.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+        The scores as a float array.
+
     Raises
     ------
     ValueError
         If ``outcomes`` is not 1-D, does not hold ``n`` scores, or has a score that is not a
         finite number in [0, 1].
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.protocol import check_outcomes
+    >>> check_outcomes([1, 0, 0.5], 3).tolist()
+    [1.0, 0.0, 0.5]
     """
     y = np.asarray(outcomes, dtype=np.float64)
     if y.ndim != 1:

@@ -44,7 +44,38 @@ CHECKPOINTS = (0.01, 0.02, 0.05, 0.1)
 class RootTable(NamedTuple):
     """Root schedule ``r_n`` (index ``G_n(s) = s - r_n``) with the posterior variance
     ``v_n`` and the variance of the posterior-mean step ``sigma_n^2 = v_n^2 / (v_n + tau^2)``
-    at each stage ``n = 0..H-1``."""
+    at each stage ``n = 0..H-1``.
+
+    Attributes
+    ----------
+    cost_per_stage : float
+        Effective cost of one stage, in score units.
+    v0 : float
+        Prior variance of the arm mean.
+    tau2 : float
+        Observation variance of one stage.
+    horizon : int
+        Horizon ``H`` in stages.
+    grid : int
+        Grid points of the dynamic program.
+    seconds : float
+        Wall-clock time of the dynamic program.
+    roots : list of float
+        The roots ``r_0, ..., r_{H-1}``.
+    posterior_variance : list of float
+        The posterior variances ``v_0, ..., v_{H-1}``.
+    step_variance : list of float
+        The step variances ``sigma_0^2, ..., sigma_{H-1}^2``.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.runs import root_table
+    >>> table = root_table(cost=1e-3, v0=0.25, tau2=0.025, horizon=3)
+    >>> table.horizon, [round(r, 4) for r in table.roots]
+    (3, [-1.2216, -0.2367, -0.1085])
+    >>> [round(s, 4) for s in table.step_variance]
+    [0.2273, 0.0108, 0.0038]
+    """
 
     cost_per_stage: float
     v0: float
@@ -57,8 +88,8 @@ class RootTable(NamedTuple):
     step_variance: list[float]
 
 
-#: The largest ``H x grid`` of :func:`root_table`: 2^28, about a minute of work
-#: (``benchmarks/README.md``).
+#: The largest ``H x grid`` of :func:`root_table`: 2^28 cells (its cost is measured in
+#: ``benchmarks/README.md``).
 ROOTS_WORK_LIMIT = 2**28
 
 
@@ -80,6 +111,46 @@ def root_table(
     or ``horizon`` and ``tau2`` (one stage costs ``cost``). A ``batch`` larger than
     ``examples``, or more than :data:`ROOTS_WORK_LIMIT` stages x grid points, is refused
     (ValueError naming the options) before any work.
+
+    Parameters
+    ----------
+    cost : float, optional
+        Effective cost of one example (with ``examples``) or of one stage (with
+        ``horizon``), in score units; default ``1e-4``.
+    v0 : float, optional
+        Prior variance of the arm mean, default 0.04.
+    tau2 : float, optional
+        Observation variance of one stage (with ``horizon``).
+    horizon : int, optional
+        Horizon in stages (with ``tau2``).
+    examples : int, optional
+        Examples per arm; the stages follow from ``batch`` and ``granularity``.
+    batch : int, optional
+        Examples per proposal (with ``examples``), default 4.
+    granularity : {"cell", "batch"}, optional
+        One stage per cell or per batch (with ``examples``), default ``"cell"``.
+    grid : int, optional
+        Grid points of the dynamic program, default ``2**14``.
+
+    Returns
+    -------
+    RootTable
+        The roots, posterior variances and step variances of every stage.
+
+    Raises
+    ------
+    ValueError
+        If neither ``examples`` nor both ``horizon`` and ``tau2`` are given, ``batch`` is
+        larger than ``examples``, or the work exceeds :data:`ROOTS_WORK_LIMIT`.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.runs import root_table
+    >>> table = root_table(cost=1e-3, examples=20, batch=4)
+    >>> table.horizon, table.tau2, len(table.roots)
+    (20, 0.25, 20)
+    >>> [round(r, 4) for r in table.roots[:3]]
+    [-0.2722, -0.2357, -0.2069]
     """
     from bayes_eval.adaptive.gittins_index import posterior_variances, root_schedule, stage_setup
 
@@ -133,6 +204,46 @@ def load_bandit(
     ``.csv`` matrix, per-arm ``costs`` (CSV) and the dataset prior ``N(belief_mean,
     belief_var)`` for Gittins-S (default ``N(0.5, 0.04)``). ``seed`` seeds the synthetic
     matrices (0). An option the source does not use is refused (ValueError), not ignored.
+
+    Parameters
+    ----------
+    source : {"mmlu", "gsm8k", "piqa", "matrix"}, optional
+        Where the matrix comes from (:data:`BANDIT_SOURCES`), default ``"mmlu"``.
+    arms : str, optional
+        Arm metadata CSV (``gsm8k``, ``piqa``).
+    meta : str, optional
+        MMLU metadata JSON (``mmlu``).
+    subject : str, optional
+        MMLU subject (``mmlu``; required there).
+    examples : int, optional
+        Examples per arm of a mimic (``gsm8k``, ``piqa``, ``mmlu``).
+    matrix : str, optional
+        Your ``.npy`` or ``.csv`` matrix (``matrix``; required there).
+    costs : str, optional
+        File of per-arm costs read by :func:`read_costs` (``matrix``).
+    belief_mean : float, optional
+        Mean of the dataset prior (``matrix``), default 0.5.
+    belief_var : float, optional
+        Variance of the dataset prior (``matrix``), default 0.04.
+    seed : int, optional
+        Seed of a mimic (``gsm8k``, ``piqa``, ``mmlu``), default 0.
+
+    Returns
+    -------
+    bayes_eval.adaptive.synthetic.BanditDataset
+        The matrix, per-arm costs, dataset prior and arm labels.
+
+    Raises
+    ------
+    ValueError
+        For an unknown source, an option the source does not use, or a missing file.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.runs import load_bandit
+    >>> data = load_bandit("piqa", examples=50, seed=0)
+    >>> data.name, data.matrix.shape
+    ('piqa-like', (103, 50))
     """
     from bayes_eval.adaptive import synthetic as sb
 
@@ -189,7 +300,53 @@ def simulate_policies(
     (:func:`bayes_eval.adaptive.simulation.simulate`, seeds ``0..replicates-1``), write
     ``adaptive.nc`` and ``adaptive_regret.png`` to ``out`` and return a JSON-ready summary:
     per policy the simple regret (mean, SE) at 1, 2, 5 and 10% of the budget and where the
-    Gittins stopping signal fired."""
+    Gittins stopping signal fired.
+
+    Parameters
+    ----------
+    data : bayes_eval.adaptive.synthetic.BanditDataset
+        The oracle matrix, prices and prior (e.g. from :func:`load_bandit`).
+    out : str or pathlib.Path
+        Output folder, created if needed.
+    batch : int, optional
+        Examples per proposal, default 4.
+    budget : float, optional
+        Fraction in (0, 1] of all cells or of the total cost, default 0.1.
+    budget_kind : {"cells", "cost"}, optional
+        What the budget counts, default ``"cells"``.
+    cost_scale : float, optional
+        Lambda turning costs into score units, default ``1e-4``.
+    replicates : int, optional
+        Number of seeds, default 10.
+    granularity : {"cell", "batch"}, optional
+        Stage of the Gittins policies' program, default ``"cell"``.
+    lrf : bool, optional
+        Add UCB-E-LRF, default ``False``.
+    progress : bool, optional
+        Show a progress bar, default ``False``.
+
+    Returns
+    -------
+    dict
+        The data set's name and size, the options, ``regret_mean_se`` (per policy: regret
+        ``[mean, SE]`` per budget checkpoint, ``stop_fraction_mean`` and ``stopped_runs``),
+        the paths ``netcdf`` and ``plot`` written and the wall-clock ``seconds``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.synthetic import BanditDataset, logistic_matrix
+    >>> from bayes_eval.adaptive.runs import simulate_policies
+    >>> R = logistic_matrix([0.3, 0.5, 0.7], 20, rng=np.random.default_rng(0))
+    >>> data = BanditDataset("toy", R, np.ones(3), (0.5, 0.04), ("a", "b", "c"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     summary = simulate_policies(data, out=folder, batch=2, budget=0.5, replicates=2)
+    >>> list(summary["regret_mean_se"])
+    ['Gittins-G', 'Gittins-S', 'UCB-E']
+    >>> summary["regret_mean_se"]["UCB-E"]["10%"]
+    [0.4, 0.0]
+    """
     from bayes_eval.adaptive.simulation import default_policies, plot_regret, simulate
 
     integer = isinstance(replicates, (int, np.integer)) and not isinstance(replicates, bool)
@@ -253,11 +410,31 @@ def read_costs(path: str | Path) -> np.ndarray:
     or without a header line (e.g. ``cost_usd``); a table with several columns must name its
     cost column ``cost`` or ``cost_*`` in the header.
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The text file of costs.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (K,)
+        One cost per arm.
+
     Raises
     ------
     ValueError
         For an empty file, a cell that is not a number, or several columns and no header
         naming the cost column; the message names the file and the line.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.runs import read_costs
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     np.savetxt(folder + "/costs.csv", [0.5, 1, 2], header="cost_usd", comments="")
+    ...     read_costs(folder + "/costs.csv").tolist()
+    [0.5, 1.0, 2.0]
     """
     p = Path(path)
     bad = f"{p}: could not read the per-arm costs"

@@ -46,6 +46,19 @@ class PolicySpec:
     policy : Policy
         Any object following :class:`~bayes_eval.adaptive.protocol.Policy`, e.g.
         ``GittinsPolicy(granularity="cell")``.
+
+    Raises
+    ------
+    ValueError
+        If ``policy`` lacks one of the four methods of the protocol.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive import GittinsPolicy
+    >>> from bayes_eval.adaptive.simulation import PolicySpec
+    >>> spec = PolicySpec("Gittins-cell", GittinsPolicy(granularity="cell"))
+    >>> spec.name, type(spec.policy).__name__
+    ('Gittins-cell', 'GittinsPolicy')
     """
 
     name: str
@@ -80,6 +93,18 @@ def default_policies(
     Returns
     -------
     list of PolicySpec
+        Named ``"Gittins-G"``, ``"Gittins-S"``, ``"UCB-E"`` (and ``"UCB-E-LRF"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.synthetic import BanditDataset
+    >>> from bayes_eval.adaptive.simulation import default_policies
+    >>> data = BanditDataset("toy", np.eye(3), np.ones(3), (0.4, 0.02), ("a", "b", "c"))
+    >>> [spec.name for spec in default_policies(data)]
+    ['Gittins-G', 'Gittins-S', 'UCB-E']
+    >>> default_policies(data)[1].policy.belief_mean
+    0.4
     """
     specs = [
         PolicySpec(
@@ -119,6 +144,18 @@ class RunTrace:
         The recommended arm (-1 = none).
     stop_step : int or None
         First step at which the policy's stopping signal was raised.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive import UCBEPolicy
+    >>> from bayes_eval.adaptive.synthetic import BanditDataset, logistic_matrix
+    >>> from bayes_eval.adaptive.simulation import run_policy
+    >>> R = logistic_matrix([0.3, 0.5, 0.7], 20, rng=np.random.default_rng(0))
+    >>> data = BanditDataset("toy", R, np.ones(3), (0.5, 0.04), ("a", "b", "c"))
+    >>> trace = run_policy(data, UCBEPolicy(), batch_size=2, budget=0.5, seed=0)
+    >>> int(trace.cells[-1]), int(trace.recommended[-1]), float(trace.regret[-1])
+    (30, 2, 0.0)
     """
 
     cells: NDArray[np.int64]
@@ -160,6 +197,7 @@ def run_policy(
     Returns
     -------
     RunTrace
+        The cells, cost, recommendation and simple regret after every step.
 
     Raises
     ------
@@ -167,6 +205,21 @@ def run_policy(
         For a bad budget, or a proposal that is invalid (see
         :func:`~bayes_eval.adaptive.protocol.check_proposal`) or asks for a cell already
         evaluated.
+
+    Examples
+    --------
+    Half of the cells of a 3 x 20 matrix, two examples per proposal:
+
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive import GittinsPolicy
+    >>> from bayes_eval.adaptive.synthetic import BanditDataset, logistic_matrix
+    >>> from bayes_eval.adaptive.simulation import run_policy
+    >>> R = logistic_matrix([0.3, 0.5, 0.7], 20, rng=np.random.default_rng(0))
+    >>> data = BanditDataset("toy", R, np.ones(3), (0.5, 0.04), ("a", "b", "c"))
+    >>> policy = GittinsPolicy(granularity="cell")
+    >>> trace = run_policy(data, policy, batch_size=2, budget=0.5, seed=0)
+    >>> trace.cells.tolist()[-3:], trace.recommended.tolist()[-3:], float(trace.regret[-1])
+    ([26, 28, 30], [2, 2, 2], 0.0)
     """
     policy = spec.policy if isinstance(spec, PolicySpec) else spec
     Y = dataset.matrix
@@ -268,6 +321,21 @@ def simulate(
         ``stop_fraction`` (policy, seed): where the policy's stopping signal
         (``Proposal.stop``) first fired, NaN if it did not; ``final_regret``; ``theta`` per
         arm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive import GittinsPolicy, UCBEPolicy
+    >>> from bayes_eval.adaptive.synthetic import BanditDataset, logistic_matrix
+    >>> from bayes_eval.adaptive.simulation import simulate
+    >>> R = logistic_matrix([0.3, 0.5, 0.7], 20, rng=np.random.default_rng(0))
+    >>> data = BanditDataset("toy", R, np.ones(3), (0.5, 0.04), ("a", "b", "c"))
+    >>> policies = {"Gittins": GittinsPolicy(granularity="cell"), "UCB-E": UCBEPolicy()}
+    >>> ds = simulate(data, policies, batch_size=2, budget=0.5, seeds=2, grid_points=11)
+    >>> dict(ds["regret"].sizes)
+    {'policy': 2, 'seed': 2, 'fraction': 11}
+    >>> ds["regret_mean"].sel(fraction=0.5).values.tolist()
+    [0.0, 0.0]
     """
     policies = _specs(default_policies(dataset) if policies is None else policies)
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
@@ -343,7 +411,23 @@ def plot_regret(ds: xr.Dataset, path: str | Path) -> Path:
 
     Returns
     -------
-    Path
+    pathlib.Path
+        The path of the PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive import UCBEPolicy
+    >>> from bayes_eval.adaptive.synthetic import BanditDataset, logistic_matrix
+    >>> from bayes_eval.adaptive.simulation import plot_regret, simulate
+    >>> R = logistic_matrix([0.3, 0.5, 0.7], 20, rng=np.random.default_rng(0))
+    >>> data = BanditDataset("toy", R, np.ones(3), (0.5, 0.04), ("a", "b", "c"))
+    >>> ds = simulate(data, [UCBEPolicy()], batch_size=2, budget=0.5, seeds=2, grid_points=11)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_regret(ds, folder + "/regret.png")
+    ...     png.name, png.is_file()
+    ('regret.png', True)
     """
     from bayes_eval.plotting.figure import pyplot, save_png
 

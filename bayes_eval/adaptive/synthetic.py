@@ -50,10 +50,28 @@ __all__ = [
 class BanditDataset:
     """A response matrix with what the policies need to know about it.
 
-    ``matrix`` (K, N) scores in [0, 1]; ``costs`` raw cost per example and arm (e.g. USD per
-    1M tokens); ``belief`` the dataset-specific common prior belief ``(mean, variance)`` of
-    an arm's accuracy (Gittins-S); ``arms``
-    one label per arm.
+    Attributes
+    ----------
+    name : str
+        Label of the data set.
+    matrix : numpy.ndarray of shape (K, N)
+        Scores in [0, 1] of ``K`` arms on ``N`` examples.
+    costs : numpy.ndarray of shape (K,)
+        Raw cost per example of each arm (e.g. USD per 1M tokens).
+    belief : tuple of float
+        The dataset-specific common prior belief ``(mean, variance)`` of an arm's accuracy
+        (Gittins-S).
+    arms : tuple of str
+        One label per arm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.synthetic import BanditDataset
+    >>> R = np.array([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    >>> data = BanditDataset("toy", R, np.array([1.0, 2.0]), (0.5, 0.04), ("small", "large"))
+    >>> data.matrix.mean(axis=1).round(4).tolist(), data.arms
+    ([0.6667, 0.3333], ('small', 'large'))
     """
 
     name: str
@@ -97,7 +115,32 @@ def _calibrated_matrix(z, mean, sd, n_examples, rng):
 def logistic_matrix(
     theta: ArrayLike, n_examples: int, *, difficulty_sd: float = 1.5, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """0/1 matrix with ``P(Z_kj = 1) = sigmoid(a_k - d_j)``, ``mean_j`` of it ``= theta_k``."""
+    """0/1 matrix with ``P(Z_kj = 1) = sigmoid(a_k - d_j)``, ``mean_j`` of it ``= theta_k``.
+
+    Parameters
+    ----------
+    theta : array_like of float, shape (K,)
+        Accuracy of each arm, strictly between 0 and 1.
+    n_examples : int
+        Number ``N`` of examples (columns).
+    difficulty_sd : float, optional
+        Standard deviation of the example difficulties ``d_j``, default 1.5.
+    rng : numpy.random.Generator
+        Source of the difficulties and of the cells.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (K, N)
+        The 0/1 response matrix (arms x examples).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.synthetic import logistic_matrix
+    >>> R = logistic_matrix([0.2, 0.5, 0.8], 6, rng=np.random.default_rng(0))
+    >>> R.astype(int).tolist()
+    [[0, 0, 0, 0, 0, 1], [0, 1, 0, 1, 0, 0], [1, 1, 1, 1, 1, 1]]
+    """
     theta = np.asarray(theta, dtype=np.float64)
     if ((theta <= 0) | (theta >= 1)).any():
         raise ValueError("arm accuracies must lie strictly between 0 and 1.")
@@ -147,7 +190,33 @@ def gsm8k_like(
     arms_csv: str | Path = "dataset:bandit_gsm8k_arms", *, n_examples: int = 1000, seed: int = 0
 ) -> BanditDataset:
     """122 x 1000 GSM8K mimic from the arm metadata (default: the shipped
-    ``bandit_gsm8k_arms``; cost = input + 2 x output price)."""
+    ``bandit_gsm8k_arms``; cost = input + 2 x output price).
+
+    Parameters
+    ----------
+    arms_csv : str or pathlib.Path, optional
+        The arm metadata CSV (columns ``model``, ``prompt``, ``temperature``,
+        ``max_tokens``, ``cost_usd_per_1m``), default the shipped
+        ``"dataset:bandit_gsm8k_arms"``.
+    n_examples : int, optional
+        Examples per arm, default 1000.
+    seed : int, optional
+        Seed of the arm effects and of the matrix, default 0.
+
+    Returns
+    -------
+    BanditDataset
+        Named ``"gsm8k-like"``, with the dataset prior ``(0.2, 0.01)``.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.synthetic import gsm8k_like
+    >>> data = gsm8k_like(n_examples=50, seed=0)
+    >>> data.name, data.matrix.shape, data.belief
+    ('gsm8k-like', (122, 50), (0.2, 0.01))
+    >>> data.arms[0]
+    'gpt2|step_by_step|T=0.0|128'
+    """
     return _from_arms_csv(arms_csv, "gsm8k-like", 0.2, 0.1, n_examples, seed, (0.2, 0.01))
 
 
@@ -155,7 +224,31 @@ def piqa_like(
     arms_csv: str | Path = "dataset:bandit_piqa_arms", *, n_examples: int = 1000, seed: int = 0
 ) -> BanditDataset:
     """103 x 1000 PIQA mimic from the arm metadata (default: the shipped ``bandit_piqa_arms``;
-    input price only)."""
+    input price only).
+
+    Parameters
+    ----------
+    arms_csv : str or pathlib.Path, optional
+        The arm metadata CSV (columns ``model``, ``prompt``, ``temperature``,
+        ``max_tokens``, ``cost_usd_per_1m``), default the shipped
+        ``"dataset:bandit_piqa_arms"``.
+    n_examples : int, optional
+        Examples per arm, default 1000.
+    seed : int, optional
+        Seed of the arm effects and of the matrix, default 0.
+
+    Returns
+    -------
+    BanditDataset
+        Named ``"piqa-like"``, with the dataset prior ``(0.4, 0.02)``.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.synthetic import piqa_like
+    >>> data = piqa_like(n_examples=50, seed=0)
+    >>> data.name, data.matrix.shape, data.belief
+    ('piqa-like', (103, 50), (0.4, 0.02))
+    """
     return _from_arms_csv(arms_csv, "piqa-like", 0.4, np.sqrt(0.02), n_examples, seed, (0.4, 0.02))
 
 
@@ -176,6 +269,29 @@ def mmlu_like(
     ``n_examples`` defaults to the subject's number of questions. The dataset prior is the
     subject's bucket prior (``prior_buckets_code``: low N(0.4, 0.02), medium N(0.6, 0.02),
     high N(0.75, 0.01)); costs are the models' input prices.
+
+    Parameters
+    ----------
+    meta_json : str or pathlib.Path, optional
+        The MMLU metadata JSON, default the shipped ``"dataset:bandit_mmlu_meta"``.
+    subject : str, optional
+        The MMLU subject, default ``"anatomy"``.
+    n_examples : int, optional
+        Examples per arm, default the subject's number of questions.
+    seed : int, optional
+        Seed of the arm effects and of the matrix, default 0.
+
+    Returns
+    -------
+    BanditDataset
+        Named ``"mmlu-like:<subject>"``, 1500 arms labelled ``"<model>|prompt<p>"``.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.synthetic import mmlu_like
+    >>> data = mmlu_like(subject="anatomy", n_examples=20, seed=0)
+    >>> data.name, data.matrix.shape, data.belief
+    ('mmlu-like:anatomy', (1500, 20), (0.6, 0.02))
     """
     from bayes_eval.datasets import table_path
 
@@ -212,7 +328,34 @@ def from_matrix(
     costs: ArrayLike | None = None,
     belief: tuple[float, float] = (0.5, 0.04),
 ) -> BanditDataset:
-    """A user-supplied matrix (``.npy`` or ``.csv`` without header, arms x examples)."""
+    """A user-supplied matrix (``.npy`` or ``.csv`` without header, arms x examples).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The matrix file: ``.npy``, or comma-separated text without header; at least two
+        rows (arms), scores in [0, 1].
+    costs : array_like of float, shape (K,), optional
+        Cost per example of each arm, all > 0; default 1 for every arm.
+    belief : tuple of float, optional
+        The dataset prior ``(mean, variance)`` of an arm's accuracy, default ``(0.5, 0.04)``.
+
+    Returns
+    -------
+    BanditDataset
+        Named after the file's stem, arms labelled ``"0"``, ``"1"``, ...
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.synthetic import from_matrix
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     np.save(folder + "/toy.npy", np.array([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]]))
+    ...     data = from_matrix(folder + "/toy.npy", costs=[1.0, 3.0])
+    >>> data.name, data.matrix.shape, data.costs.tolist(), data.arms
+    ('toy', (2, 3), [1.0, 3.0], ('0', '1'))
+    """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file.")

@@ -42,6 +42,13 @@ class UCBEState(NamedTuple):
         Sum of the observed scores and number of observed examples per arm.
     cells, steps : int
         Examples observed and observations made so far.
+
+    Examples
+    --------
+    >>> from bayes_eval.adaptive.ucbe import UCBEPolicy
+    >>> state = UCBEPolicy().init(3, 8, batch_size=2, seed=0)
+    >>> state.counts.tolist(), state.order.shape
+    ([0, 0, 0], (3, 8))
     """
 
     n_examples: int
@@ -57,10 +64,27 @@ class UCBEState(NamedTuple):
 def bounds(state: UCBEState) -> NDArray[np.float64]:
     """Upper confidence bounds of every arm.
 
+    Parameters
+    ----------
+    state : UCBEState
+        A state of :class:`UCBEPolicy` (from ``init`` or ``observe``).
+
     Returns
     -------
-    (K,) array
+    numpy.ndarray of float, shape (K,)
         ``mean + sqrt(a / n)``; ``+inf`` for unpulled arms, ``-inf`` for completed ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive.ucbe import UCBEPolicy, bounds
+    >>> policy = UCBEPolicy()
+    >>> state = policy.init(3, 8, batch_size=2, seed=0)
+    >>> bounds(state).tolist()
+    [inf, inf, inf]
+    >>> state = policy.observe(state, policy.propose(state), np.array([1.0, 0.0]))
+    >>> bounds(state).round(4).tolist()
+    [1.2071, inf, inf]
     """
     n = state.counts
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -76,7 +100,21 @@ class UCBEPolicy:
     Parameters
     ----------
     exploration : float
-        ``a > 0``, the exploration parameter of the bound (per cell).
+        ``a > 0``, the exploration parameter of the bound (per cell), default 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.adaptive import UCBEPolicy
+    >>> rng = np.random.default_rng(0)
+    >>> R = (rng.random((3, 8)) < np.array([[0.3], [0.5], [0.8]])).astype(float)
+    >>> policy = UCBEPolicy()
+    >>> state = policy.init(3, 8, batch_size=2, seed=0)
+    >>> for _ in range(4):
+    ...     proposal = policy.propose(state)
+    ...     state = policy.observe(state, proposal, R[proposal.arm, proposal.examples])
+    >>> state.counts.tolist(), policy.recommend(state)
+    ([2, 4, 2], 1)
     """
 
     exploration: float = 1.0

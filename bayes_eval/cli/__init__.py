@@ -22,6 +22,7 @@ import sys
 import threading
 
 from bayes_eval.cli._status import INTERRUPTED
+from bayes_eval.interrupts import InterruptGuard
 
 __all__ = ["run"]
 
@@ -70,43 +71,24 @@ def run() -> int:
 
 
 def _run() -> int:
-    state = {"seen": False, "raise": True}
-
-    def handler(signum, frame):
-        state["seen"] = True
-        if state["raise"]:
-            state["raise"] = False
-            raise KeyboardInterrupt
-
-    def quiet(unraisable) -> None:  # an interrupt that landed in a finaliser: noted already
-        if not (state["seen"] and isinstance(unraisable.exc_value, KeyboardInterrupt)):
-            hook(unraisable)
-
-    previous, hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
-    ours = previous not in (None, signal.SIG_IGN)  # None: installed outside Python
     status = INTERRUPTED
-    try:
-        if ours:
-            sys.unraisablehook = quiet
-            signal.signal(signal.SIGINT, handler)
-        if _EARLY["seen"]:  # Ctrl-C since this module's import, up to the line above
-            raise KeyboardInterrupt
-        from bayes_eval.cli import _program
+    with InterruptGuard(once=True) as guard:
+        try:
+            if _EARLY["seen"]:  # Ctrl-C since this module's import, up to the guard
+                raise KeyboardInterrupt
+            from bayes_eval.cli import _program
 
-        if not state["seen"]:
-            status = _program.run()  # main notes interrupts itself (its own handler)
-    except KeyboardInterrupt:
-        state["seen"] = True
-    except Exception:  # e.g. numpy's ImportError when Ctrl-C broke its C-level imports
-        if not state["seen"]:
-            raise
-    state["raise"] = False  # from here on an interrupt is only noted
-    if state["seen"]:
-        print("bayes-eval: interrupted", file=sys.stderr)
-        status = INTERRUPTED
-    if ours:
-        signal.signal(signal.SIGINT, previous)
-        sys.unraisablehook = hook
+            if not guard.seen.is_set():
+                status = _program.run()  # main notes interrupts itself (its own guard)
+        except KeyboardInterrupt:
+            guard.seen.set()
+        except Exception:  # e.g. numpy's ImportError when Ctrl-C broke its C-level imports
+            if not guard.seen.is_set():
+                raise
+        guard.stop_raising()  # from here on an interrupt is only noted
+        if guard.seen.is_set():
+            print("bayes-eval: interrupted", file=sys.stderr)
+            status = INTERRUPTED
     return status
 
 

@@ -7,12 +7,9 @@ line (the numerical stack takes seconds to import on a cold cache).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
-import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from bayes_eval.cli import (
     adaptive,
@@ -31,6 +28,7 @@ from bayes_eval.cli import (
 )
 from bayes_eval.cli._options import HelpFormatter
 from bayes_eval.cli._status import BAD_INPUT, INTERRUPTED
+from bayes_eval.interrupts import InterruptGuard
 
 __all__ = ["COMMANDS", "main", "parser", "path_error", "run"]
 
@@ -211,39 +209,6 @@ def run() -> int:
         return main()
 
 
-@contextlib.contextmanager
-def _noting_interrupts() -> Iterator[threading.Event]:
-    """SIGINT raises :class:`KeyboardInterrupt` as Python's default handler does, and is also
-    noted in the event this yields, so that :func:`main` recognises an interrupt that a
-    library turned into another exception (Numba's ``SystemError``, a sampler's partial
-    result rejected as bad data) or swallowed. Installed only in the main thread, and only
-    where Ctrl-C is not ignored."""
-    seen = threading.Event()
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.getsignal(signal.SIGINT) if main else None
-    if previous in (None, signal.SIG_IGN):
-        yield seen
-        return
-
-    def handler(signum, frame):
-        seen.set()
-        raise KeyboardInterrupt
-
-    hook = sys.unraisablehook
-
-    def quiet(unraisable) -> None:  # an interrupt that landed in a finaliser: noted already
-        if not (seen.is_set() and isinstance(unraisable.exc_value, KeyboardInterrupt)):
-            hook(unraisable)
-
-    signal.signal(signal.SIGINT, handler)
-    sys.unraisablehook = quiet
-    try:
-        yield seen
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        sys.unraisablehook = hook
-
-
 def _interrupted(exc: KeyboardInterrupt | None = None) -> int:
     text = str(exc) if exc is not None else ""  # a study's own line says what was saved
     print(f"bayes-eval: {text}" if text else "bayes-eval: interrupted", file=sys.stderr)
@@ -260,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Other exceptions are bugs and keep their traceback.
     """
     args: argparse.Namespace | None = None
-    with _noting_interrupts() as interrupted:
+    with InterruptGuard() as guard:
         try:
             words = list(sys.argv[1:] if argv is None else argv)
             args = parser(_command_of(words) or None).parse_args(words)
@@ -274,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
         except Exception as exc:
-            if interrupted.is_set():
+            if guard.seen.is_set():
                 return _interrupted()
             if isinstance(exc, ValueError):
                 return _error(_with_option(str(exc), args))
@@ -291,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "expected a flat table or log."
                 )
             raise
-        return _interrupted() if interrupted.is_set() else status
+        return _interrupted() if guard.seen.is_set() else status
 
 
 #: The options that name output paths (dest -> option).

@@ -49,6 +49,15 @@ class DatasetInfo:
     table_file : str, optional
         For judge scores and bandit metadata: the table a command reads when given
         ``dataset:NAME`` (``bayes-eval judges``, ``bayes-eval adaptive simulate``).
+
+    Examples
+    --------
+    >>> from bayes_eval.datasets.registry import DATASETS
+    >>> info = DATASETS["mtbench_judges"]
+    >>> info.folder, info.table_file, info.log_file
+    ('mtbench_judges', 'counts.csv', None)
+    >>> DATASETS["inspect_mmlu_log"].log_file
+    'mmlu-summary-choices.eval'
     """
 
     name: str
@@ -182,7 +191,35 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in _ENTRIES}
 
 def table_path(source: str | Path, kind: str | None = None) -> Path:
     """``source`` as a path: a file name as given, or ``dataset:NAME``'s table file; with
-    ``kind`` (``"judges"``, ``"bandit"``) only the tables whose name holds it are offered."""
+    ``kind`` (``"judges"``, ``"bandit"``) only the tables whose name holds it are offered.
+
+    Parameters
+    ----------
+    source : str or Path
+        A file name, or ``"dataset:NAME"`` for a shipped dataset with a table file.
+    kind : str, optional
+        A fragment the dataset's name must hold (``"judges"``, ``"bandit"``); default any
+        dataset with a table file.
+
+    Returns
+    -------
+    Path
+        ``source`` itself as a path, or the shipped table's file.
+
+    Raises
+    ------
+    ValueError
+        If ``NAME`` is not a shipped dataset, or has no table file of this ``kind`` (the
+        message lists those that have).
+
+    Examples
+    --------
+    >>> from bayes_eval.datasets.registry import table_path
+    >>> table_path("dataset:mtbench_judges", kind="judges").name
+    'counts.csv'
+    >>> str(table_path("my_scores.csv"))
+    'my_scores.csv'
+    """
     text = str(source)
     if not text.startswith("dataset:"):
         return Path(source)
@@ -206,6 +243,12 @@ def _info(name: str) -> DatasetInfo:
 def list_datasets() -> dict[str, str]:
     """Names of the shipped datasets, each with a one-line description.
 
+    Returns
+    -------
+    dict of str to str
+        Each dataset's name (for :func:`bayes_eval.datasets.registry.load` or
+        ``dataset:NAME``) and its description, in registry order.
+
     Examples
     --------
     >>> from bayes_eval.datasets.registry import list_datasets
@@ -219,7 +262,34 @@ def list_datasets() -> dict[str, str]:
 
 def files(name: str, filename: str | None = None):
     """The shipped files of a dataset (data, ``SOURCE.md``, ``LICENSE``), sorted; or, with
-    ``filename``, the path of that one file."""
+    ``filename``, the path of that one file.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`bayes_eval.datasets.registry.list_datasets`.
+    filename : str, optional
+        A file of the dataset's folder; default all of them.
+
+    Returns
+    -------
+    tuple of Path or Path
+        The dataset's files sorted by path, or, with ``filename``, that file's path.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a shipped dataset or has no file ``filename`` (the message lists
+        the valid names).
+
+    Examples
+    --------
+    >>> from bayes_eval.datasets.registry import files
+    >>> [p.name for p in files("taubench_airline_gpt4o")]
+    ['LICENSE', 'SOURCE.md', 'rewards.csv']
+    >>> files("taubench_airline_gpt4o", "rewards.csv").name
+    'rewards.csv'
+    """
     folder = DATA_DIR / _info(name).folder
     if filename is not None:
         path = folder / filename

@@ -51,7 +51,26 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RankIntervals:
-    """Point scores (higher = better), point ranks and rank intervals per candidate."""
+    """Point scores (higher = better), point ranks and rank intervals per candidate.
+
+    Attributes
+    ----------
+    scores : numpy.ndarray of float, shape (K,)
+        Point score of each candidate (higher = better).
+    rank : numpy.ndarray of int, shape (K,)
+        Point rank of each candidate (1 = best, competition ranks).
+    lo, hi : numpy.ndarray of int, shape (K,)
+        Bounds of each candidate's rank interval (``lo <= hi``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.baselines import RankIntervals
+    >>> ri = RankIntervals(np.array([3.1, 2.4]), np.array([1, 2]), np.array([1, 1]),
+    ...                    np.array([2, 2]))
+    >>> ri.rank.tolist(), ri.lo.tolist(), ri.hi.tolist()
+    ([1, 2], [1, 1], [2, 2])
+    """
 
     scores: NDArray[np.float64]
     rank: NDArray[np.int64]
@@ -60,22 +79,105 @@ class RankIntervals:
 
 
 def simple_average(data: JudgeData) -> NDArray[np.float64]:
-    """Average over judges of the per-judge mean assigned score (all pairs kept)."""
+    """Average over judges of the per-judge mean assigned score (all pairs kept).
+
+    Parameters
+    ----------
+    data : JudgeData
+        Judge scores of ``K`` candidates.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (K,)
+        The simple-average score of each candidate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.clip(np.round([2.0, 3.0, 4.0] + rng.normal(0, 1, (30, 2, 3))), 1, 5)
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=5)
+    >>> from bayes_eval.judges.baselines import simple_average
+    >>> simple_average(data).round(4).tolist()
+    [1.9667, 3.0333, 4.1]
+    """
     return np.nanmean(data.mean_scores(), axis=0)
 
 
 def single_judge_scores(data: JudgeData) -> NDArray[np.float64]:
-    """``(J, K)`` mean score of each judge for each candidate."""
+    """``(J, K)`` mean score of each judge for each candidate.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Judge scores of ``K`` candidates by ``J`` judges.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (J, K)
+        Mean assigned score of each judge for each candidate (NaN where a judge gave none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.clip(np.round([2.0, 3.0, 4.0] + rng.normal(0, 1, (30, 2, 3))), 1, 5)
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=5)
+    >>> from bayes_eval.judges.baselines import single_judge_scores
+    >>> single_judge_scores(data).round(4).tolist()
+    [[2.1333, 3.3, 3.9667], [1.8, 2.7667, 4.2333]]
+    """
     return data.mean_scores()
 
 
 def spearman(scores: ArrayLike, truth: ArrayLike) -> float:
-    """Spearman correlation of point scores with the true scores."""
+    """Spearman correlation of point scores with the true scores.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (K,)
+        Point score of each candidate.
+    truth : array_like of float, shape (K,)
+        True score of each candidate.
+
+    Returns
+    -------
+    float
+        Spearman's rank correlation, in [-1, 1].
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.baselines import spearman
+    >>> round(spearman([1.9, 3.0, 4.1, 2.5], [2.0, 3.0, 4.0, 1.5]), 4)
+    0.8
+    """
     return float(stats.spearmanr(np.asarray(scores), np.asarray(truth)).statistic)
 
 
 def rank_coverage(lo: ArrayLike, hi: ArrayLike, truth: ArrayLike) -> float:
-    """Share of candidates whose true rank (from ``truth`` scores) is inside ``[lo, hi]``."""
+    """Share of candidates whose true rank (from ``truth`` scores) is inside ``[lo, hi]``.
+
+    Parameters
+    ----------
+    lo, hi : array_like of int, shape (K,)
+        Bounds of each candidate's rank interval (1 = best).
+    truth : array_like of float, shape (K,)
+        True score of each candidate (higher = better); a tied candidate is covered when
+        any rank of its tie block is in its interval.
+
+    Returns
+    -------
+    float
+        The share of covered candidates, in [0, 1].
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.baselines import rank_coverage
+    >>> round(rank_coverage([1, 1, 2], [1, 3, 2], truth=[3.0, 2.5, 2.0]), 4)
+    0.6667
+    """
     truth = np.asarray(truth, dtype=float)
     r = rank(truth)
     block = np.array([(truth == t).sum() for t in truth])  # tie block size
@@ -140,6 +242,34 @@ def bootstrap_rank_intervals(
 
     A resample that leaves a candidate without any score (possible with missing scores)
     gives it no rank; its interval comes from the other resamples.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Judge scores; questions are resampled when per-question scores are known.
+    n_boot : int, optional
+        Bootstrap resamples, default 1000.
+    prob : float, optional
+        Probability of the equal-tailed percentile intervals, default 0.95.
+    seed : int, optional
+        Seed of the resamples, default 0.
+
+    Returns
+    -------
+    RankIntervals
+        Simple-average scores and ranks with the bootstrap rank intervals.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.clip(np.round([2.0, 3.0, 4.0] + rng.normal(0, 1, (30, 2, 3))), 1, 5)
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=5)
+    >>> from bayes_eval.judges.baselines import bootstrap_rank_intervals
+    >>> ri = bootstrap_rank_intervals(data, n_boot=200, seed=0)
+    >>> ri.rank.tolist(), ri.lo.tolist(), ri.hi.tolist()
+    ([3, 2, 1], [3, 2, 1], [3, 2, 1])
     """
     _check_scored(data)
     s = simple_average(data)
@@ -215,6 +345,32 @@ def rao_kupper_fit(
     ``[k, l]`` and once in ``[l, k]``). Returns log-strengths (mean 0) and ``nu``. L-BFGS-B
     with the exact gradient (``_rao_kupper_nll``), from zero or from ``start`` (the
     optimiser's ``x`` of an earlier fit, e.g. the full data's for a bootstrap resample).
+
+    Parameters
+    ----------
+    wins : numpy.ndarray of float, shape (K, K)
+        ``wins[k, l]``: how often ``k`` beat ``l``.
+    ties : numpy.ndarray of float, shape (K, K)
+        Symmetric tie counts.
+    start : numpy.ndarray of float, shape (K,), optional
+        Starting ``x = (log p_1 - log p_0, ..., log(nu - 1))``; default zeros.
+
+    Returns
+    -------
+    strength : numpy.ndarray of float, shape (K,)
+        Log-strengths ``log p_k``, centred to mean 0.
+    nu : float
+        The tie parameter, ``>= 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.baselines import rao_kupper_fit
+    >>> wins = np.array([[0, 8, 9], [2, 0, 6], [1, 4, 0]])
+    >>> ties = np.array([[0, 2, 1], [2, 0, 3], [1, 3, 0]])
+    >>> strength, nu = rao_kupper_fit(wins, ties)
+    >>> strength.round(4).tolist(), round(nu, 4)
+    ([1.0095, -0.2897, -0.7198], 1.584)
     """
     K = wins.shape[0]
     tie_half = np.triu(ties + ties.T, 1) / 2  # each unordered pair once
@@ -245,7 +401,37 @@ def bradley_terry_ties(
 ) -> RankIntervals:
     """Rao-Kupper strengths and bootstrap rank intervals (questions resampled, or counts
     resampled when only counts are known; then pairs use expected outcomes). Each resample's
-    fit starts from the full data's estimate."""
+    fit starts from the full data's estimate.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Judge scores; pairwise outcomes per question when per-question scores are known.
+    n_boot : int, optional
+        Bootstrap resamples, default 200.
+    prob : float, optional
+        Probability of the equal-tailed percentile intervals, default 0.95.
+    seed : int, optional
+        Seed of the resamples, default 0.
+
+    Returns
+    -------
+    RankIntervals
+        Log-strengths (:func:`rao_kupper_fit`) as scores, their ranks and the bootstrap
+        rank intervals.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.clip(np.round([2.0, 3.0, 4.0] + rng.normal(0, 1, (30, 2, 3))), 1, 5)
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=5)
+    >>> from bayes_eval.judges.baselines import bradley_terry_ties
+    >>> bt = bradley_terry_ties(data, n_boot=20, seed=0)
+    >>> bt.scores.round(2).tolist(), bt.lo.tolist(), bt.hi.tolist()
+    ([-1.58, 0.09, 1.5], [3, 2, 1], [3, 2, 1])
+    """
     from_scores = data.scores is not None
     base = data.scores if from_scores else data.counts
     wins, ties, _ = _pairwise_outcomes(base, data, from_scores)
@@ -285,6 +471,45 @@ def ppi_rank_intervals(
     ``labelled_fraction`` of the questions is labelled. The prediction is the judges' mean
     assigned score. A candidate's rank interval runs from one plus the number of candidates
     whose interval lies wholly above its own to ``K`` minus the number wholly below.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Judge scores with per-question scores (``data.scores``).
+    gold : numpy.ndarray of float, shape (n, K)
+        Gold score of each question and candidate.
+    labelled_fraction : float, optional
+        Share of the questions whose gold scores are used, in (0, 1); default 0.1.
+    prob : float, optional
+        Probability of the confidence intervals, default 0.95.
+    power_tuning : bool, optional
+        PPI++'s estimated ``lambda`` (default ``True``) or plain PPI (``lambda = 1``).
+    seed : int, optional
+        Seed of the choice of labelled questions, default 0.
+
+    Returns
+    -------
+    RankIntervals
+        Prediction-powered means as scores, their ranks and the rank intervals.
+
+    Raises
+    ------
+    ValueError
+        Without ppi-python, without per-question scores, for a ``gold`` of the wrong shape
+        or a ``labelled_fraction`` outside (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> rng = np.random.default_rng(0)
+    >>> scores = np.clip(np.round([2.0, 3.0, 4.0] + rng.normal(0, 1, (30, 2, 3))), 1, 5)
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=5)
+    >>> gold = [2.0, 3.0, 4.0] + rng.normal(0, 0.5, (30, 3))
+    >>> from bayes_eval.judges.baselines import ppi_rank_intervals
+    >>> ri = ppi_rank_intervals(data, gold, labelled_fraction=0.3, seed=0)
+    >>> ri.scores.round(4).tolist(), ri.lo.tolist(), ri.hi.tolist()
+    ([1.9756, 2.8707, 3.8479], [3, 2, 1], [3, 2, 1])
     """
     try:
         from ppi_py import ppi_mean_ci, ppi_mean_pointestimate

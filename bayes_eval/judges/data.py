@@ -51,7 +51,9 @@ class JudgeData:
     mask : (J, K) bool array
         ``True`` where the pair enters the Bayesian likelihood (not the same family).
     same_family : (J, K) bool array
+        ``True`` where judge ``j`` and candidate ``k`` are of the same model family.
     candidates, judges : tuple of str
+        Names of the ``K`` candidates and of the ``J`` judges.
     true_levels, assigned_levels : tuple of str
         Labels of the ``M`` true and ``L`` assigned levels (ordered low to high).
     values : (M,) array
@@ -63,6 +65,19 @@ class JudgeData:
         Per-question assigned levels as indices ``0..L-1`` (NaN = missing), if known.
     truth : (K,) array or None
         Ground-truth score per candidate (e.g. the expert mean), for evaluation only.
+    meta : dict
+        Provenance, e.g. ``{"source": ..., "dim": ...}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
+    >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
+    >>> data.counts.shape, data.true_levels
+    ((2, 3, 3), ('1', '2', '3'))
+    >>> data.mean_scores().tolist()
+    [[2.0, 1.5, 1.5], [2.0, 1.5, 2.0]]
     """
 
     counts: NDArray[np.int64]
@@ -140,6 +155,40 @@ def from_count_table(
     the layout of the shipped MT-Bench table (``"dataset:mtbench_judges"``, Table D.2 of
     Vossler et al., "LLMs Judging LLMs: A Simplex Perspective"). ``truth`` maps candidates to
     a ground-truth score (evaluation only).
+
+    Parameters
+    ----------
+    table : str, pathlib.Path or pandas.DataFrame
+        The long table, a CSV path or a shipped ``"dataset:..."`` name.
+    n_levels : int, optional
+        Number ``M`` of levels, default the largest score in the table.
+    values : sequence of float, optional
+        Score value of each level, default ``1..M``.
+    truth : dict of str to float, optional
+        Ground-truth score of every candidate.
+
+    Returns
+    -------
+    JudgeData
+        The counts ``N[j, k, s]`` with the same-family pairs masked out.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a score outside ``1..M``, a count that is not a non-negative
+        integer, or a candidate without a ``truth`` value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.judges.data import from_count_table
+    >>> table = pd.DataFrame({"candidate": ["a", "a", "b", "b"], "judge": ["j"] * 4,
+    ...                       "score": [1, 2, 1, 2], "count": [3, 1, 1, 3]})
+    >>> data = from_count_table(table)
+    >>> data.counts.tolist(), data.candidates
+    ([[[3, 1], [1, 3]]], ('a', 'b'))
+    >>> from_count_table("dataset:mtbench_judges").counts.shape
+    (2, 6, 5)
     """
     from bayes_eval.datasets import table_path
 
@@ -217,6 +266,45 @@ def from_scores(
     Fractional scores are rounded half up. With ``abstain=True`` (binary, ``M = 2``), the
     scores are ``-1`` (incorrect), ``0`` (abstain), ``1`` (correct), mapped to the ordered
     assigned levels incorrect < abstain < correct.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of shape (n, J, K)
+        Score of each question, judge and candidate on ``1..M`` (or ``-1, 0, 1`` with
+        ``abstain``).
+    candidates : sequence of str
+        Names of the ``K`` candidates.
+    judges : sequence of str
+        Names of the ``J`` judges.
+    n_levels : int
+        Number ``M`` of true levels.
+    same_family : numpy.ndarray of bool, shape (J, K), optional
+        Pairs of the same model family, excluded from the likelihood; default none.
+    abstain : bool, optional
+        Binary scores with an abstention level, default ``False``.
+    values : sequence of float, optional
+        Score value of each true level, default ``1..M`` (``0, 1`` with ``abstain``).
+    truth : sequence of float, optional
+        Ground-truth score per candidate, for evaluation only.
+
+    Returns
+    -------
+    JudgeData
+        The counts and the per-question assigned levels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.data import from_scores
+    >>> scores = np.array([[[5, 4]], [[3.5, 0]]])  # 2 questions, 1 judge, 2 candidates
+    >>> data = from_scores(scores, candidates=["a", "b"], judges=["gpt"], n_levels=5)
+    >>> data.counts.tolist()  # 3.5 rounds up to 4; 0 is missing
+    [[[0, 0, 0, 1, 1], [0, 0, 0, 1, 0]]]
+    >>> binary = np.array([[[1, 0, -1]], [[1, 1, np.nan]]])
+    >>> abst = from_scores(binary, candidates=["a", "b", "c"], judges=["gpt"], n_levels=2,
+    ...                    abstain=True)
+    >>> abst.assigned_levels, abst.counts.tolist()
+    (('incorrect', 'abstain', 'correct'), [[[0, 0, 2], [0, 1, 1], [1, 0, 0]]])
     """
     s = np.array(scores, dtype=np.float64)
     if s.ndim != 3 or s.shape[1:] != (len(judges), len(candidates)):
@@ -277,6 +365,23 @@ def summeval_table(path: str | Path = "dataset:summeval_judges") -> pd.DataFrame
 
     ``path`` is the shipped table (default) or a CSV with columns ``doc_id, system, dim``,
     judge columns, and ``expert_mean`` or ``expert1..3`` (their mean is computed).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        The table, default the shipped ``"dataset:summeval_judges"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table with an ``expert_mean`` column; ``attrs["source"]`` names the file.
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.data import summeval_table
+    >>> table = summeval_table()
+    >>> table.shape, sorted(table["dim"].unique())
+    ((4800, 17), ['coherence', 'consistency', 'fluency', 'relevance'])
     """
     from bayes_eval.datasets import table_path
 
@@ -305,7 +410,31 @@ def summeval(
     """One SummEval dimension (coherence, consistency, fluency, relevance): 12 systems x 100
     documents, 1-5 scores of the given judge columns; ground truth = the systems' mean expert
     score. No judge is a candidate, so no pair is excluded. ``path``: see
-    :func:`summeval_table` (default: the shipped ``"dataset:summeval_judges"``)."""
+    :func:`summeval_table` (default: the shipped ``"dataset:summeval_judges"``).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        The SummEval table, default the shipped ``"dataset:summeval_judges"``.
+    dim : str, optional
+        The dimension, default ``"coherence"``.
+    judges : sequence of str, optional
+        Judge columns, default ``SUMMEVAL_JUDGES`` (GPT-4, GPT-3.5 and Llama-2-70B).
+
+    Returns
+    -------
+    JudgeData
+        Scores of the 12 systems on 1..5, with the expert mean as ``truth``.
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.data import summeval
+    >>> data = summeval(dim="coherence")
+    >>> data.counts.shape, data.candidates[:3], data.meta["dim"]
+    ((3, 12, 5), ('M8', 'M9', 'M10'), 'coherence')
+    >>> data.truth.round(3)[:3].tolist()
+    [3.29, 2.383, 2.727]
+    """
     df = summeval_table(path)
     dims = sorted(df["dim"].unique())
     if dim not in dims:
@@ -330,7 +459,27 @@ def summeval(
 
 def collapse_levels(data: JudgeData, groups: Sequence[Sequence[int]]) -> JudgeData:
     """Merge assigned (and true) levels, e.g. ``[[0, 1], [2], [3, 4]]`` turns a 1-5 scale into
-    3 levels (low, middle, high) for a ternary plot. Values become group means."""
+    3 levels (low, middle, high) for a ternary plot. Values become group means.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Judge scores without an abstention level (``L = M``).
+    groups : sequence of sequence of int
+        A partition of the level indices ``0..M-1``, in order from low to high.
+
+    Returns
+    -------
+    JudgeData
+        The same data on ``len(groups)`` levels, labelled like ``"1+2"``.
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.data import collapse_levels, summeval
+    >>> three = collapse_levels(summeval(), [[0, 1], [2], [3, 4]])
+    >>> three.counts.shape, three.true_levels, three.values.tolist()
+    ((3, 12, 3), ('1+2', '3', '4+5'), [1.5, 3.0, 4.5])
+    """
     if data.n_assigned != data.n_true:
         raise ValueError("collapse_levels needs L = M (no abstention level).")
     flat = sorted(i for g in groups for i in g)

@@ -21,7 +21,35 @@ SHIPPED_WITH_TRUTH = "dataset:mtbench_judges"
 
 
 def read_truth(path: str | Path) -> dict[str, float]:
-    """Ground-truth scores from a CSV with columns ``candidate, score``."""
+    """Ground-truth scores from a CSV with columns ``candidate, score``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The CSV file.
+
+    Returns
+    -------
+    dict of str to float
+        The score of each candidate.
+
+    Raises
+    ------
+    ValueError
+        For a missing file or column, or a score that is not a number.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from bayes_eval.judges.load import read_truth
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     pd.DataFrame({"candidate": ["a", "b"], "score": [3.5, 2]}).to_csv(
+    ...         folder + "/truth.csv", index=False)
+    ...     truth = read_truth(folder + "/truth.csv")
+    >>> {k: float(v) for k, v in truth.items()}
+    {'a': 3.5, 'b': 2.0}
+    """
     import pandas as pd
 
     if not Path(path).is_file():
@@ -122,18 +150,23 @@ def load_judge_data(
 
     Parameters
     ----------
-    file
+    file : str or pathlib.Path
         Count table, per-question table or the SummEval CSV (module docstring).
-    truth
+    truth : str or pathlib.Path, optional
         CSV ``candidate, score`` of ground-truth scores; for the shipped MT-Bench table its
         human ranking is used when this is None.
-    dim
+    dim : str, optional
         SummEval dimension (default: one data set per dimension, labelled by it).
-    levels
+    levels : int, optional
         Number of true score levels ``M`` of a per-question table (default: the largest
         score, or 2 with ``abstain``).
-    abstain
-        Per-question binary scores -1/0/1 where 0 is an abstention.
+    abstain : bool, optional
+        Per-question binary scores -1/0/1 where 0 is an abstention; default ``False``.
+
+    Returns
+    -------
+    list of (str, JudgeData)
+        One labelled data set (``"all"``), or one per SummEval dimension (labelled by it).
 
     Raises
     ------
@@ -141,6 +174,15 @@ def load_judge_data(
         For a file that is not CSV or matches none of the layouts, or an option its layout
         does not use (``truth`` for SummEval, ``dim`` outside SummEval, ``levels`` and
         ``abstain`` outside a per-question table).
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.load import load_judge_data
+    >>> [(label, data.counts.shape) for label, data in load_judge_data("dataset:mtbench_judges")]
+    [('all', (2, 6, 5))]
+    >>> [(label, data.counts.shape)
+    ...  for label, data in load_judge_data("dataset:summeval_judges", dim="fluency")]
+    [('fluency', (3, 12, 5))]
     """
     import pandas as pd
 

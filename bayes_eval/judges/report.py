@@ -24,7 +24,30 @@ __all__ = [
 
 
 def numbered(path: str | Path, label: str, n: int) -> Path:
-    """``path`` for one of ``n`` data sets: ``<stem>_<label><suffix>`` when ``n > 1``."""
+    """``path`` for one of ``n`` data sets: ``<stem>_<label><suffix>`` when ``n > 1``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The output path of a single data set.
+    label : str
+        Label of the data set (e.g. a SummEval dimension).
+    n : int
+        Number of data sets written.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` itself when ``n == 1``, else ``path`` with ``_<label>`` added to its stem.
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.report import numbered
+    >>> numbered("out/judges.png", "coherence", 4).as_posix()
+    'out/judges_coherence.png'
+    >>> numbered("out/judges.png", "all", 1).as_posix()
+    'out/judges.png'
+    """
     path = Path(path)
     return path if n == 1 else path.with_name(f"{path.stem}_{label}{path.suffix}")
 
@@ -61,6 +84,53 @@ def fit_report(label: str, data, fit, *, seconds: float, baselines: bool, seed: 
     the truth is known, the ``bayesian`` Spearman correlation and rank-interval coverage,
     and with ``baselines`` those of the simple average, single judges, the bootstrap and
     Bradley-Terry with ties (seeded by ``seed``).
+
+    Parameters
+    ----------
+    label : str
+        Label of the data set in the report.
+    data : bayes_eval.judges.data.JudgeData
+        The data the model was fitted to.
+    fit : xarray.DataTree
+        The result of :func:`bayes_eval.models.judges.fit_judges` (its ``ranking`` group and
+        its attributes are read).
+    seconds : float
+        Wall-clock time of the fit, reported rounded to 0.1.
+    baselines : bool
+        Add the frequentist baselines (when the truth is known).
+    seed : int, optional
+        Seed of the baselines' bootstraps, default 0.
+
+    Returns
+    -------
+    dict
+        ``dataset``, ``seconds``, ``settings``, ``diagnostics``, ``candidates`` and, with a
+        truth, ``bayesian`` (and ``baselines``).
+
+    Examples
+    --------
+    A stand-in for a fit (the ``ranking`` group and the attributes that
+    :func:`bayes_eval.models.judges.fit_judges` writes):
+
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from bayes_eval.judges.data import from_count_table
+    >>> from bayes_eval.judges.report import fit_report
+    >>> table = pd.DataFrame({"candidate": ["a", "a", "b", "b"], "judge": ["j"] * 4,
+    ...                       "score": [1, 2, 1, 2], "count": [3, 1, 1, 3]})
+    >>> data = from_count_table(table, truth={"a": 1.0, "b": 2.0})
+    >>> ranking = xr.Dataset({"mu_mean": ("candidate", [1.3, 1.7]),
+    ...     "mu_lo": ("candidate", [1.1, 1.5]), "mu_hi": ("candidate", [1.5, 1.9]),
+    ...     "rank": ("candidate", [2, 1]), "rank_lo": ("candidate", [2, 1]),
+    ...     "rank_hi": ("candidate", [2, 1])})
+    >>> fit = xr.DataTree.from_dict({"ranking": ranking})
+    >>> fit.attrs.update(omega=0.0, beta_max=5.0, exclude_same_family=1, max_rhat=1.0,
+    ...                  min_ess_bulk=900.0, divergences=0, converged=True)
+    >>> report = fit_report("toy", data, fit, seconds=2.0, baselines=False)
+    >>> report["candidates"][0]
+    {'candidate': 'a', 'mu': 1.3, 'mu_interval': [1.1, 1.5], 'rank': 2, 'rank_interval': [2, 2]}
+    >>> report["bayesian"]["coverage"]
+    1.0
     """
     from bayes_eval.judges import baselines as jb
 
@@ -95,7 +165,29 @@ def fit_report(label: str, data, fit, *, seconds: float, baselines: bool, seed: 
 
 def mean_over_datasets(reports: Sequence[dict]) -> dict | None:
     """Mean ``bayesian`` Spearman and coverage over several reports that all have a truth
-    (e.g. the SummEval dimensions); None otherwise."""
+    (e.g. the SummEval dimensions); None otherwise.
+
+    Parameters
+    ----------
+    reports : sequence of dict
+        Reports of :func:`fit_report`.
+
+    Returns
+    -------
+    dict or None
+        The mean ``spearman`` and ``coverage``; ``None`` for fewer than two reports or
+        when one has no truth.
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.report import mean_over_datasets
+    >>> reports = [{"bayesian": {"spearman": 1.0, "coverage": 1.0}},
+    ...            {"bayesian": {"spearman": 0.5, "coverage": 0.5}}]
+    >>> mean_over_datasets(reports)
+    {'spearman': 0.75, 'coverage': 0.75}
+    >>> mean_over_datasets(reports[:1]) is None
+    True
+    """
     if len(reports) < 2 or not all("bayesian" in e for e in reports):
         return None
     return {
@@ -105,7 +197,28 @@ def mean_over_datasets(reports: Sequence[dict]) -> dict | None:
 
 def sensitivity_table(ds) -> dict[str, float]:
     """Spearman correlation with the base fit per setting, from
-    :func:`bayes_eval.models.judges.judge_sensitivity`."""
+    :func:`bayes_eval.models.judges.judge_sensitivity`.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The result of :func:`bayes_eval.models.judges.judge_sensitivity` (its
+        ``spearman_vs_base`` over ``setting`` is read).
+
+    Returns
+    -------
+    dict of str to float
+        The Spearman correlation with the base fit of each setting.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> from bayes_eval.judges.report import sensitivity_table
+    >>> ds = xr.Dataset({"spearman_vs_base": ("setting", [1.0, 0.9])},
+    ...                 coords={"setting": ["omega=0", "omega=8"]})
+    >>> sensitivity_table(ds)
+    {'omega=0': 1.0, 'omega=8': 0.9}
+    """
     return {
         str(k): float(v)
         for k, v in zip(ds["setting"].values, ds["spearman_vs_base"].values, strict=True)
@@ -123,10 +236,50 @@ def plot_fit(fit, data, path: str | Path, *, title: str | None = None) -> Path:
     (:func:`bayes_eval.judges.simplex.plot_simplex`). Three levels are drawn as they are;
     five are collapsed to {1, 2}, {3}, {4, 5} (true and scored levels alike).
 
+    Parameters
+    ----------
+    fit : xarray.DataTree
+        The result of :func:`bayes_eval.models.judges.fit_judges` (the posterior of
+        ``theta`` and ``pi`` is read).
+    data : bayes_eval.judges.data.JudgeData
+        The data the model was fitted to (names of the candidates and judges).
+    path : str or pathlib.Path
+        Where to write the PNG.
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the PNG written.
+
     Raises
     ------
     ValueError
         For a scale of other than 3 or 5 levels.
+
+    Examples
+    --------
+    A stand-in for a fit: one draw of ``theta`` (judge, true, assigned) and ``pi``
+    (candidate, true) on three levels.
+
+    >>> import tempfile
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.judges.data import from_scores
+    >>> from bayes_eval.judges.report import plot_fit
+    >>> rng = np.random.default_rng(0)
+    >>> data = from_scores(rng.integers(1, 4, (5, 1, 2)), candidates=["a", "b"],
+    ...                    judges=["j"], n_levels=3)
+    >>> theta = rng.dirichlet(np.ones(3), (1, 1, 1, 3))  # (chain, draw, judge, m, s)
+    >>> pi = rng.dirichlet(np.ones(3), (1, 1, 2))  # (chain, draw, candidate, m)
+    >>> post = xr.Dataset({"theta": (("chain", "draw", "judge", "m", "s"), theta),
+    ...                    "pi": (("chain", "draw", "candidate", "m"), pi)})
+    >>> fit = xr.DataTree.from_dict({"posterior": post})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_fit(fit, data, folder + "/judges.png")
+    ...     png.name, png.is_file()
+    ('judges.png', True)
     """
     from bayes_eval.judges.simplex import plot_simplex
 

@@ -36,14 +36,39 @@ __all__ = [
 
 
 def assumption3_holds(theta: ArrayLike) -> NDArray[np.bool_]:
-    """Assumption 3 per judge: ``theta[m, lowest]`` non-increasing in ``m``.
+    """Assumption 3 per judge: ``theta[m, lowest]`` strictly decreasing in ``m``.
+
+    As in Vossler et al., "LLMs Judging LLMs: A Simplex Perspective", Assumption 3 ("decreases
+    with respect to m"), and as Theorem 1 uses it: a judge whose rows tie on the lowest level
+    cannot tell those levels apart, and the ranking is not identifiable from it.
 
     ``theta`` is ``(M, L)`` or ``(J, M, L)``; returns one Boolean per judge.
+
+    Parameters
+    ----------
+    theta : array_like of float, shape (M, L) or (J, M, L)
+        Confusion matrix of one judge, or of each of ``J`` judges: row ``m`` is the
+        distribution of the assigned level when the true level is ``m``.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (J,)
+        Whether each judge satisfies Assumption 3 (shape ``(1,)`` for one judge).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.simplex import assumption3_holds
+    >>> theta = np.array([[0.8, 0.2], [0.3, 0.7]])
+    >>> assumption3_holds(theta).tolist()
+    [True]
+    >>> assumption3_holds([theta, theta[::-1]]).tolist()  # the second judge flips labels
+    [True, False]
     """
     t = np.asarray(theta, dtype=float)
     if t.ndim == 2:
         t = t[None]
-    return np.all(np.diff(t[:, :, 0], axis=1) <= 1e-12, axis=1)
+    return np.all(np.diff(t[:, :, 0], axis=1) < 0, axis=1)
 
 
 def two_level_identifiable(
@@ -53,6 +78,33 @@ def two_level_identifiable(
 
     ``constancy`` is ``"strong"`` (Assumption 1: a judge's confusion matrix is the same for
     all candidates) or ``"moderate"`` (Assumption 2: the same for all non-self candidates).
+
+    Parameters
+    ----------
+    n_judges : int
+        Number ``J`` of judges.
+    n_candidates : int
+        Number ``K`` of candidates.
+    constancy : {"strong", "moderate"}
+        Which constancy assumption holds.
+    assumption3 : bool
+        Whether the judges satisfy Assumption 3 (:func:`assumption3_holds`).
+
+    Returns
+    -------
+    dict
+        ``identifiable``, ``condition_i``, ``condition_ii`` (bool) and ``reason`` (str).
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.simplex import two_level_identifiable
+    >>> out = two_level_identifiable(n_judges=2, n_candidates=4, constancy="moderate",
+    ...                              assumption3=True)
+    >>> out["identifiable"], out["condition_ii"]
+    (True, True)
+    >>> two_level_identifiable(n_judges=1, n_candidates=4, constancy="moderate",
+    ...                        assumption3=True)["reason"]
+    'moderate constancy needs J >= 2 judges and K >= 4 candidates (Theorem 1 (ii)).'
     """
     if constancy not in ("strong", "moderate"):
         raise ValueError(f"constancy is {str(constancy)!r}; expected 'strong' or 'moderate'.")
@@ -76,7 +128,33 @@ def two_level_identifiable(
 
 def two_level_prevalence(gamma_high: ArrayLike, theta: ArrayLike) -> NDArray[np.float64]:
     """``pi_{k,high}`` from ``gamma_{k,high}`` and a 2-level confusion matrix ``theta (2, 2)``:
-    ``(gamma_high - theta[0, 1]) / (theta[1, 1] - theta[0, 1])`` (position on the segment)."""
+    ``(gamma_high - theta[0, 1]) / (theta[1, 1] - theta[0, 1])`` (position on the segment).
+
+    Parameters
+    ----------
+    gamma_high : array_like of float, shape (K,)
+        Share of high scores the judge gives each candidate.
+    theta : array_like of float, shape (2, 2)
+        The judge's confusion matrix (rows: true low, true high).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (K,)
+        Prevalence ``pi_{k,high}`` of the high true level for each candidate.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is not ``(2, 2)`` or violates Assumption 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.simplex import two_level_prevalence
+    >>> theta = np.array([[0.8, 0.2], [0.3, 0.7]])
+    >>> two_level_prevalence([0.25, 0.45, 0.65], theta).round(4).tolist()
+    [0.1, 0.5, 0.9]
+    """
     t = np.asarray(theta, dtype=float)
     if t.shape != (2, 2):
         raise ValueError(f"theta has shape {t.shape}; expected (2, 2).")
@@ -88,14 +166,53 @@ def two_level_prevalence(gamma_high: ArrayLike, theta: ArrayLike) -> NDArray[np.
 
 def two_level_ranks(gamma_high: ArrayLike) -> NDArray[np.int64]:
     """Candidate ranks (1 = best) from the share of high scores a judge gives them: under
-    Theorem 1 this is the true ranking, without knowing the judge's confusion matrix."""
+    Theorem 1 this is the true ranking, without knowing the judge's confusion matrix.
+
+    Parameters
+    ----------
+    gamma_high : array_like of float, shape (K,)
+        Share of high scores the judge gives each candidate.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (K,)
+        Competition ranks (ties share the smallest rank).
+
+    Examples
+    --------
+    >>> from bayes_eval.judges.simplex import two_level_ranks
+    >>> two_level_ranks([0.25, 0.65, 0.45, 0.65]).tolist()
+    [4, 1, 3, 1]
+    """
     g = np.asarray(gamma_high, dtype=float)
     return (1 + (g[None, :] > g[:, None]).sum(axis=1)).astype(np.int64)
 
 
 def barycentric_prevalence(gamma: ArrayLike, vertices: ArrayLike) -> NDArray[np.float64]:
     """Prevalences ``pi`` with ``gamma = pi @ vertices`` (``vertices`` is ``(M, M)``, rows on the
-    simplex, linearly independent): the barycentric coordinates of ``gamma``."""
+    simplex, linearly independent): the barycentric coordinates of ``gamma``.
+
+    Parameters
+    ----------
+    gamma : array_like of float, shape (M,) or (K, M)
+        Assigned-score distribution of one or ``K`` candidates.
+    vertices : array_like of float, shape (M, M)
+        The judge's confusion matrix ``theta`` (row ``m``: vertex of true level ``m``).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (K, M)
+        Prevalences ``pi`` of each candidate (one row for a single ``gamma``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.simplex import barycentric_prevalence
+    >>> V = np.array([[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.1, 0.2, 0.7]])
+    >>> gamma = np.array([0.2, 0.3, 0.5]) @ V
+    >>> barycentric_prevalence(gamma, V).round(4).tolist()
+    [[0.2, 0.3, 0.5]]
+    """
     V = np.asarray(vertices, dtype=float)
     g = np.atleast_2d(np.asarray(gamma, dtype=float))
     if V.ndim != 2 or V.shape[0] != V.shape[1]:
@@ -104,7 +221,27 @@ def barycentric_prevalence(gamma: ArrayLike, vertices: ArrayLike) -> NDArray[np.
 
 
 def ternary_xy(p: ArrayLike) -> NDArray[np.float64]:
-    """2-D coordinates of points on the 2-simplex (corners (0, 0), (1, 0), (1/2, sqrt(3)/2))."""
+    """2-D coordinates of points on the 2-simplex (corners (0, 0), (1, 0), (1/2, sqrt(3)/2)).
+
+    Parameters
+    ----------
+    p : array_like of float, shape (..., 3)
+        Points on the simplex of three levels.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (..., 2)
+        Their ``(x, y)`` coordinates in the equilateral triangle.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.judges.simplex import ternary_xy
+    >>> ternary_xy(np.eye(3)).round(4).tolist()
+    [[0.0, 0.0], [1.0, 0.0], [0.5, 0.866]]
+    >>> ternary_xy([1 / 3, 1 / 3, 1 / 3]).round(4).tolist()
+    [0.5, 0.2887]
+    """
     p = np.asarray(p, dtype=float)
     x = p[..., 1] + 0.5 * p[..., 2]
     y = np.sqrt(3) / 2 * p[..., 2]
@@ -126,6 +263,48 @@ def plot_simplex(
 
     ``theta`` is ``(J, 3, 3)``, ``gamma`` ``(J, K, 3)``. For ``M = 5`` collapse the levels first
     (:func:`bayes_eval.judges.data.collapse_levels`, e.g. {1, 2}, {3}, {4, 5}).
+
+    Parameters
+    ----------
+    theta : array_like of float, shape (J, 3, 3)
+        Confusion matrix of each judge (its three vertices).
+    gamma : array_like of float, shape (J, K, 3)
+        Assigned-score distribution of each candidate under each judge.
+    path : str or pathlib.Path
+        Where to write the PNG.
+    candidates : sequence of str
+        Names of the ``K`` candidates.
+    judges : sequence of str
+        Names of the ``J`` judges.
+    levels : sequence of str, optional
+        Labels of the three corners, default ``("low", "middle", "high")``.
+    title : str, optional
+        Title of the figure; default a description of the marks.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the PNG written.
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` or ``gamma`` is not on three levels.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bayes_eval.judges.simplex import plot_simplex
+    >>> V = np.array([[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.1, 0.2, 0.7]])
+    >>> theta = np.stack([V, V[::-1, ::-1]])  # two judges
+    >>> pi = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])  # two candidates
+    >>> gamma = np.einsum("km,jms->jks", pi, theta)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_simplex(theta, gamma, folder + "/simplex.png", candidates=["a", "b"],
+    ...                        judges=["j1", "j2"])
+    ...     png.name, png.is_file()
+    ('simplex.png', True)
     """
     from bayes_eval.plotting.figure import pyplot, save_png
 

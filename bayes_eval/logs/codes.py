@@ -152,6 +152,20 @@ def label_codes(
     ValueError
         A missing label, a list (or other non-scalar value), or an empty one unless
         ``empty_ok``; the message names the first row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.logs.codes import label_codes
+    >>> col = pd.Series(["gpt-4o", "claude", "gpt-4o"])
+    >>> codes, labels = label_codes(col, "model", "runs.csv", lambda i: f"row {i + 2}")
+    >>> codes.tolist(), labels.tolist()
+    ([1, 0, 1], ['claude', 'gpt-4o'])
+    >>> try:
+    ...     label_codes(pd.Series(["gpt-4o", None]), "model", "runs.csv", lambda i: f"row {i + 2}")
+    ... except ValueError as exc:
+    ...     print(exc)
+    row 3 has no model; expected a label.
     """
     bad = _non_scalar(col)
     if bad is not None:
@@ -202,7 +216,30 @@ def _code_type(n: int) -> type:
 def group_codes(*columns: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
     """One code per combination of ``(codes, n_codes)`` columns, and the number of codes:
     ``0..n - 1`` (some maybe unused, but ``n`` is at most a few times the rows; int32 when
-    they fit)."""
+    they fit).
+
+    Parameters
+    ----------
+    *columns : tuple of (numpy.ndarray of int, int)
+        Per label column, its codes (one per row, ``0..n_codes - 1``) and ``n_codes``; all
+        of the same length.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int32 or int64
+        One code per row: rows with the same combination of labels share a code.
+    n : int
+        The number of codes: every code is below it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.logs.codes import group_codes
+    >>> model, question = (np.array([0, 0, 1, 1]), 2), (np.array([0, 1, 0, 0]), 3)
+    >>> g, n = group_codes(model, question)
+    >>> g.tolist(), n
+    ([0, 1, 3, 3], 6)
+    """
     rows = len(columns[0][0])
     size = 1
     for _, k in columns:
@@ -255,7 +292,28 @@ def _run_ranks(g: np.ndarray, n_groups: int, trial: np.ndarray | None = None):
 
 
 def cumcount(g: np.ndarray, n_groups: int) -> np.ndarray:
-    """``0, 1, ...`` in row order within each group ``g`` (as ``groupby(g).cumcount()``)."""
+    """``0, 1, ...`` in row order within each group ``g`` (as ``groupby(g).cumcount()``).
+
+    Parameters
+    ----------
+    g : numpy.ndarray of int
+        The group of each row, ``0..n_groups - 1`` (e.g. from
+        :func:`bayes_eval.logs.codes.group_codes`).
+    n_groups : int
+        The number of groups: every code is below it.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Each row's number within its group, in row order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.logs.codes import cumcount
+    >>> cumcount(np.array([1, 0, 1, 1, 0]), 2).tolist()
+    [0, 0, 1, 2, 1]
+    """
     if g.size and (ranks := _run_ranks(g, n_groups)) is not None:
         return ranks.astype(np.int64, copy=False)
     order = np.argsort(g, kind="stable")  # timsort: near linear on rows mostly grouped
@@ -271,6 +329,30 @@ def positions(g: np.ndarray, n_groups: int, trial: np.ndarray) -> tuple[np.ndarr
     ``trial`` holds integers ``0 <= trial < 2**53``. This takes linear time when each group's
     rows are contiguous with rising trials, or its trials are consecutive (``t0, t0 + 1, ...``
     in any order); otherwise a sort.
+
+    Parameters
+    ----------
+    g : numpy.ndarray of int
+        The group of each row, ``0..n_groups - 1`` (e.g. a (model, question)).
+    n_groups : int
+        The number of groups: every code is below it.
+    trial : numpy.ndarray of int
+        Each row's trial number, as the log gives it.
+
+    Returns
+    -------
+    pos : numpy.ndarray of int
+        The rank of each row's trial within its group, ``0, 1, ...``.
+    duplicate : int
+        The first row repeating an earlier ``(g, trial)``, ``-1`` if none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.logs.codes import positions
+    >>> pos, duplicate = positions(np.array([0, 0, 1, 1]), 2, np.array([3, 1, 0, 0]))
+    >>> pos.tolist(), duplicate
+    ([1, 0, 0, 1], 3)
     """
     if g.size == 0:
         return np.zeros(0, dtype=np.int64), -1
@@ -302,7 +384,35 @@ def positions(g: np.ndarray, n_groups: int, trial: np.ndarray) -> tuple[np.ndarr
 
 
 class Grid(NamedTuple):
-    """Where each row of a log goes in ``R[model, question, trial]``."""
+    """Where each row of a log goes in ``R[model, question, trial]``.
+
+    Attributes
+    ----------
+    index : numpy.ndarray of int
+        The flat position of each row in ``(model, question, trial)``.
+    ok : numpy.ndarray of bool
+        ``status == "ok"`` per row.
+    model : numpy.ndarray of int
+        The model position of each row.
+    coords : dict
+        ``model``, ``question``, ``trial`` and ``task`` (along ``question``): the
+        coordinates of the grid.
+    shape : tuple of int
+        ``(models, questions, trials)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.logs.codes import table_grid
+    >>> t = pd.DataFrame({"model": ["b", "b", "a", "a"], "task": "math",
+    ...                   "question": ["q10", "q2", "q2", "q2"], "trial": [0, 0, 0, 1],
+    ...                   "status": ["ok", "ok", "ok", "error"]})
+    >>> grid = table_grid(t)
+    >>> grid.index.tolist(), grid.ok.tolist(), grid.model.tolist(), grid.shape
+    ([6, 4, 0, 1], [True, True, True, False], [1, 1, 0, 0], (2, 2, 2))
+    >>> grid.coords["question"].tolist()
+    ['q2', 'q10']
+    """
 
     index: np.ndarray  # flat position of each row in (model, question, trial)
     ok: np.ndarray  # status == "ok" per row
@@ -312,7 +422,31 @@ class Grid(NamedTuple):
 
 
 def text_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of a label column into its sorted distinct labels (text), unused ones dropped."""
+    """Codes of a label column into its sorted distinct labels (text), unused ones dropped.
+
+    Unlike :func:`bayes_eval.logs.codes.label_codes`, nothing is checked or cleaned: for a
+    table already checked (a log's).
+
+    Parameters
+    ----------
+    col : pandas.Series
+        The labels, any dtype (a categorical column's unused categories are dropped).
+
+    Returns
+    -------
+    codes : numpy.ndarray of int
+        One code per row (the smallest type that holds them).
+    labels : numpy.ndarray of object
+        The distinct labels as text, sorted.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.logs.codes import text_codes
+    >>> codes, labels = text_codes(pd.Series(["b", "a", "b"]))
+    >>> codes.tolist(), labels.tolist()
+    ([1, 0, 1], ['a', 'b'])
+    """
     codes, labels = _raw_codes(col)
     used = np.bincount(codes, minlength=len(labels)) > 0
     kept = labels[used]
@@ -323,7 +457,25 @@ def text_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def status_ok(col: pd.Series) -> np.ndarray:
-    """``status == "ok"`` per row."""
+    """``status == "ok"`` per row.
+
+    Parameters
+    ----------
+    col : pandas.Series
+        A log's ``status`` column (text or categorical; a missing status is not ok).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        ``True`` where the status is ``"ok"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.logs.codes import status_ok
+    >>> status_ok(pd.Series(["ok", "error", "ok"])).tolist()
+    [True, False, True]
+    """
     if isinstance(col.dtype, pd.CategoricalDtype):
         cats = np.asarray(col.cat.categories.astype(str) == "ok")
         return np.append(cats, False)[col.cat.codes.to_numpy()]  # code -1 -> False
@@ -331,7 +483,28 @@ def status_ok(col: pd.Series) -> np.ndarray:
 
 
 def table_grid(t: pd.DataFrame) -> Grid:
-    """:func:`build_grid` of a log's table."""
+    """:func:`build_grid` of a log's table.
+
+    Parameters
+    ----------
+    t : pandas.DataFrame
+        A log's table: columns ``model``, ``task``, ``question``, ``trial`` and ``status``.
+
+    Returns
+    -------
+    Grid
+        Where each row goes in ``R[model, question, trial]``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.logs.codes import table_grid
+    >>> t = pd.DataFrame({"model": ["a", "a", "b"], "task": "math", "question": ["q1", "q1", "q2"],
+    ...                   "trial": [0, 1, 0], "status": "ok"})
+    >>> grid = table_grid(t)
+    >>> grid.index.tolist(), grid.shape
+    ([0, 1, 6], (2, 2, 2))
+    """
     mc, models = text_codes(t["model"])
     tc, tasks = text_codes(t["task"])
     qc, questions = text_codes(t["question"])
@@ -353,6 +526,36 @@ def build_grid(
 
     ``(codes, labels)`` per label column with labels sorted and all used; ``pos``, the rank of
     each trial within its (model, task, question), saves a sort when given.
+
+    Parameters
+    ----------
+    model, task, question : tuple of (numpy.ndarray of int, numpy.ndarray of object)
+        Each column's codes (one per row) and its sorted labels, e.g. from
+        :func:`bayes_eval.logs.codes.text_codes`.
+    trial : numpy.ndarray of int
+        Each row's trial number.
+    ok : numpy.ndarray of bool
+        ``status == "ok"`` per row, kept in the result.
+    pos : numpy.ndarray of int, optional
+        The rank of each row's trial within its (model, task, question); default computed
+        with :func:`bayes_eval.logs.codes.positions`.
+
+    Returns
+    -------
+    Grid
+        The flat position of each row, ``ok``, each row's model, the coordinates and the
+        shape ``(models, questions, trials)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.logs.codes import build_grid
+    >>> model = (np.array([0, 0, 1]), np.array(["a", "b"], dtype=object))
+    >>> task = (np.array([0, 0, 0]), np.array(["math"], dtype=object))
+    >>> question = (np.array([0, 0, 1]), np.array(["q1", "q2"], dtype=object))
+    >>> grid = build_grid(model, task, question, np.array([0, 1, 0]), np.ones(3, dtype=bool))
+    >>> grid.index.tolist(), grid.shape, grid.coords["question"].tolist()
+    ([0, 1, 6], (2, 2, 2), ['q1', 'q2'])
     """
     (mc, models), (tc, tasks), (qc, questions) = model, task, question
     if len(tasks) > 1:  # task-qualified question ids

@@ -23,13 +23,50 @@ RESULT_DIMS = ("model", "question", "trial")
 
 
 def dataset_name(path: object) -> str | None:
-    """``NAME`` if ``path`` is written ``dataset:NAME``, else ``None``."""
+    """``NAME`` if ``path`` is written ``dataset:NAME``, else ``None``.
+
+    Parameters
+    ----------
+    path : object
+        A path or name as the user gave it (compared as text).
+
+    Returns
+    -------
+    str or None
+        The dataset's name, or ``None`` for anything else.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.dataset import dataset_name
+    >>> dataset_name("dataset:phi4_aime25"), dataset_name("runs.csv")
+    ('phi4_aime25', None)
+    """
     text = str(path)
     return text[len(PREFIX) :] if text.startswith(PREFIX) else None
 
 
 def shipped_log_file(name: str) -> Path | None:
-    """The log file of a dataset shipped as a log (read by its format's reader), else None."""
+    """The log file of a dataset shipped as a log (read by its format's reader), else None.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name, with or without the ``dataset:`` prefix.
+
+    Returns
+    -------
+    Path or None
+        The shipped log file, or ``None`` for a dataset shipped as arrays (or an unknown
+        name).
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.dataset import shipped_log_file
+    >>> shipped_log_file("dataset:inspect_mmlu_log").name
+    'mmlu-summary-choices.eval'
+    >>> shipped_log_file("phi4_aime25") is None
+    True
+    """
     name = dataset_name(name) or str(name)
     info = datasets.DATASETS.get(name)
     if info is None or not info.log_file:
@@ -40,7 +77,37 @@ def shipped_log_file(name: str) -> Path | None:
 def read_dataset(name: str, *, model: str | None = None, **options) -> EvalLog:
     """Read a shipped trial dataset by name (the ``dataset:`` prefix optional) as a log: one
     attempt per non-missing cell of its ``results``, other ``(model, question, trial)``
-    variables as signals."""
+    variables as signals.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name, with or without the ``dataset:`` prefix.
+    model : str, optional
+        A new name for the dataset's model (for a dataset of one model only).
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        The log, of format ``"dataset"``, its source ``dataset:NAME``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown dataset, one that is not trial results, a reader option, or
+        ``model`` for a dataset of several models.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.dataset import read_dataset
+    >>> log = read_dataset("dataset:taubench_airline_gpt4o")
+    >>> log.format, log.sources, len(log.table)
+    ('dataset', ('dataset:taubench_airline_gpt4o',), 200)
+    >>> read_dataset("gpt_oss_20b_aime25_q06", model="gpt-oss-20b").signals
+    ('verifier_prob',)
+    """
     name = dataset_name(name) or str(name)
     options = {k: v for k, v in options.items() if v is not None}
     if options:

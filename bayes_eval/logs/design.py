@@ -54,6 +54,19 @@ class QuestionSelection(NamedTuple):
         Answered questions of each model that ``"common"`` dropped (zeros otherwise).
     complete : bool
         Whether every model answered every kept question.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.logs.design import select_questions
+    >>> R = xr.DataArray([[[1.0], [0.0], [1.0]], [[1.0], [np.nan], [0.0]]],
+    ...                  dims=("model", "question", "trial"),
+    ...                  coords={"model": ["a", "b"], "question": ["q1", "q2", "q3"]})
+    >>> sel = select_questions(R, "common")
+    >>> sel.R["question"].values.tolist(), sel.answered, sel.covered
+    (['q1', 'q3'], {'a': 3, 'b': 2}, {'a': 2, 'b': 2})
+    >>> sel.summary()["complete"]
+    True
     """
 
     R: xr.DataArray
@@ -72,7 +85,27 @@ class QuestionSelection(NamedTuple):
 
 
 def answered(R: xr.DataArray) -> xr.DataArray:
-    """Boolean ``(model, question)``: the pairs with at least one scored trial (not NaN)."""
+    """Boolean ``(model, question)``: the pairs with at least one scored trial (not NaN).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``model``, ``question``, ``trial`` (any order); NaN = no trial.
+
+    Returns
+    -------
+    xarray.DataArray of bool
+        Dims ``model``, ``question``: whether the model answered the question.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.logs.design import answered
+    >>> R = xr.DataArray([[[1.0], [0.0]], [[1.0], [np.nan]]], dims=("model", "question", "trial"),
+    ...                  coords={"model": ["a", "b"], "question": ["q1", "q2"]})
+    >>> answered(R).values.tolist()
+    [[True, True], [True, False]]
+    """
     R = R.transpose("model", "question", "trial")
     seen = ~np.isnan(R.values.astype(float))
     return xr.DataArray(
@@ -119,6 +152,7 @@ def select_questions(
     Returns
     -------
     QuestionSelection
+        The kept results (and prior runs), and what each model answered and is scored on.
 
     Raises
     ------
@@ -180,9 +214,10 @@ def _refuse_incomplete(seen: xr.DataArray, everyone, source: str, option: str) -
     missing = ~seen.values
     m, q = np.argwhere(missing)[0]
     per_model = seen.values.sum(axis=1)
+    n = int(missing.sum())
     raise ValueError(
         f"{source}: model {shown(str(seen['model'].values[m]))} has no scored attempt on "
-        f"question {shown(str(seen['question'].values[q]))} ({int(missing.sum())} such pairs; "
+        f"question {shown(str(seen['question'].values[q]))} ({n} such pair{'s' if n > 1 else ''}; "
         f"the models answered {int(per_model.min())} to {int(per_model.max())} of "
         f"{seen.sizes['question']} questions); expected every model to answer every question. "
         f"Choose {_choice(option, 'common')} (rank on the {int(everyone.sum())} questions every "

@@ -72,8 +72,23 @@ class EvalLog:
     sources : tuple of str
         Files read.
     format : str
+        The format's name (``"csv"``, ``"inspect"``, ``"dataset"``, ...).
     meta : dict
         Importer details: category map, default weights, metric/filter/scorer chosen.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from bayes_eval.logs import make_log
+    >>> rows = pd.DataFrame({"model": ["a", "a", "a", "b", "b", "b"],
+    ...                      "question": ["q1", "q1", "q2", "q1", "q2", "q2"],
+    ...                      "score": [1, 0, 1, 1, 0, np.nan],
+    ...                      "status": ["ok", "ok", "ok", "ok", "ok", "error"]})
+    >>> log = make_log(rows, fmt="csv", sources=["runs.csv"])
+    >>> log.results().values.tolist()  # one failed attempt, two missing trials
+    [[[1.0, 0.0], [1.0, nan]], [[1.0, nan], [0.0, nan]]]
+    >>> {k: log.summary()[k] for k in ("attempts", "scored", "failed", "missing")}
+    {'attempts': 6, 'scored': 5, 'failed': 1, 'missing': 2}
     """
 
     table: pd.DataFrame
@@ -248,13 +263,43 @@ def _number(value) -> float:
 
 
 def check_all_answered(R: xr.DataArray, sources: Sequence[str]) -> None:
-    """Raise if some model has no scored attempt on some question (naming the pair)."""
+    """Raise if some model has no scored attempt on some question (naming the pair).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``model``, ``question``, ``trial`` in this order (NaN = failed or
+        missing).
+    sources : sequence of str
+        The files read, named in the message.
+
+    Raises
+    ------
+    ValueError
+        For a (model, question) pair without a scored trial: the first such pair and how
+        many there are.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.logs import check_all_answered
+    >>> R = xr.DataArray([[[1.0, 0.0], [np.nan, np.nan]]], dims=("model", "question", "trial"),
+    ...                  coords={"model": ["a"], "question": ["q1", "q2"]})
+    >>> try:
+    ...     check_all_answered(R, ["runs.csv"])
+    ... except ValueError as exc:
+    ...     print(exc)
+    runs.csv: model 'a' has no scored attempt on question 'q2'; expected every model to answer
+    every question (failed attempts do not count).
+    """
     empty = np.isnan(R.values).all(axis=-1)
     if empty.any():
         m, q = np.argwhere(empty)[0]
+        n = int(empty.sum())
+        more = f" ({n} such pairs)" if n > 1 else ""
         raise ValueError(
             f"{', '.join(sources)}: model {shown(R['model'].values[m])} has no scored attempt on "
-            f"question {shown(R['question'].values[q])} ({int(empty.sum())} such pairs); expected "
+            f"question {shown(R['question'].values[q])}{more}; expected "
             "every model to answer every question (failed attempts do not count)."
         )
 
@@ -326,6 +371,18 @@ def make_log(
         A missing column, label, trial or score, a malformed value, a repeated attempt with
         another score or status; the message names the first row concerned. (A row that
         repeats another exactly is dropped with a warning: module docstring.)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_eval.logs import make_log
+    >>> rows = pd.DataFrame({"model": ["a", "a", "b"], "question": ["q1", "q1", "q1"],
+    ...                      "score": [1, 0, 1], "token_ratio": [0.5, 0.2, 0.9]})
+    >>> log = make_log(rows, fmt="csv", sources=["runs.csv"])
+    >>> log.signals, log.table["trial"].tolist()  # trials numbered in row order
+    (('token_ratio',), [0, 1, 0])
+    >>> dict(log.results(require_all_questions=False).sizes)
+    {'model': 2, 'question': 1, 'trial': 2}
     """
     src = ", ".join(sources)
     if locate is None:

@@ -70,7 +70,51 @@ def read_helm(
     max_tokens: int | None = None,
     **options,
 ) -> EvalLog:
-    """Read HELM per-instance stats (see the module docstring)."""
+    """Read HELM per-instance stats (see the module docstring).
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        ``per_instance_stats.json`` files, or the run directories holding them.
+    model : str, optional
+        The model's name; default ``run_spec.json``'s, else the run name's ``model=``.
+    metric : str, optional
+        The 0/1 stat that gives the category, default ``"exact_match"``.
+    max_tokens : int, optional
+        The output budget dividing ``num_output_tokens`` into ``token_ratio``, default 32768.
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        One row per unperturbed record, of format ``"helm"``; ``meta`` names the metric.
+
+    Raises
+    ------
+    ValueError
+        For a missing file, a malformed record, a metric that is not 0/1, no record with the
+        metric, or an option of another reader.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.logs.helm import read_helm
+    >>> stat = lambda name, mean: {"name": {"name": name}, "count": 1, "mean": mean}
+    >>> records = [{"instance_id": f"id{q}", "train_trial_index": t,
+    ...             "stats": [stat("exact_match", float(q == t)), stat("num_output_tokens", 8)]}
+    ...            for q in range(2) for t in range(2)]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     run = Path(folder) / "mmlu:subject=anatomy,model=openai_gpt-4o"
+    ...     run.mkdir()
+    ...     _ = (run / "per_instance_stats.json").write_text(json.dumps(records))
+    ...     log = read_helm([run], max_tokens=64)
+    >>> log.table["model"][0], log.table["task"][0], log.signals
+    ('openai_gpt-4o', 'mmlu:subject=anatomy', ('is_correct', 'num_output_tokens', 'token_ratio'))
+    >>> log.results().values.tolist()
+    [[[1.0, 0.0], [0.0, 1.0]]]
+    """
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the helm reader does not take {sorted(options)}.")

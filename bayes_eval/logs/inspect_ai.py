@@ -358,7 +358,40 @@ def read_inspect(
     max_tokens: int | None = None,
     **options,
 ) -> EvalLog:
-    """Read Inspect AI logs (see the module docstring for the mapping)."""
+    """Read Inspect AI logs (see the module docstring for the mapping).
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        ``.eval`` or ``.json`` logs, or folders of ``.eval`` logs.
+    model : str, optional
+        The model's name; default each log's ``eval.model``.
+    scorer : str, optional
+        The primary scorer, which gives the category; default the first in the header.
+    value_map : mapping of str to int, optional
+        Score letter to category (e.g. ``{"I": 0, "P": 1, "C": 2}``); default Inspect's
+        conventions, as in the module docstring.
+    max_tokens : int, optional
+        The output budget dividing the output tokens into ``token_ratio``, default 32768.
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        One row per sample and epoch, of format ``"inspect"``; ``meta`` names the scorer, the
+        category map and the default weights.
+
+    Examples
+    --------
+    >>> from bayes_eval.datasets import files
+    >>> from bayes_eval.logs.inspect_ai import read_inspect
+    >>> log = read_inspect([files("inspect_mmlu_log", "mmlu-summary-choices.eval")])
+    >>> log.table["model"][0], log.table["task"][0], dict(log.results().sizes)
+    ('openai/gpt-4o', 'inspect_evals/mmlu_0_shot', {'model': 1, 'question': 1, 'trial': 1})
+    >>> log.signals
+    ('score_choice', 'is_correct', 'token_ratio', 'repeated_pattern')
+    """
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the inspect reader does not take {sorted(options)}.")

@@ -123,6 +123,20 @@ def bayes_at_n(
         At once for a bad prior, confidence, interval or levels; when the metric runs, for a
         score value it cannot read (a word, a list, a dict, a number outside [0, 1]) or a
         score without a sample id.
+
+    Examples
+    --------
+    Inspect calls the metric with one score per sample and epoch; here three samples, three
+    epochs each:
+
+    >>> from inspect_ai.scorer import SampleScore, Score
+    >>> from bayes_eval.logs.inspect_metric import bayes_at_n
+    >>> epochs = {1: ["C", "C", "I"], 2: ["I", "I", "C"], 3: ["C", "C", "C"]}
+    >>> scores = [SampleScore(score=Score(value=v), sample_id=i)
+    ...           for i, values in epochs.items() for v in values]
+    >>> result = bayes_at_n(prior="uniform")(scores)
+    >>> {key: round(value, 4) for key, value in result.items()}
+    {'bayes@N': 0.6, 'bayes_sd': 0.1089, 'bayes_lo': 0.3811, 'bayes_hi': 0.8056}
     """
     spec = prior_of(prior, pool=pool)
     return _bayes_at_n(

@@ -80,6 +80,15 @@ class EpochResults(NamedTuple):
         ``True`` where a question has fewer scored epochs than N; None when none is missing.
     fractional : bool
         Whether ``R`` holds graded scores (each adds ``s`` and ``1 - s`` to the counts).
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.inspect_scores import epoch_results
+    >>> found = epoch_results(["a", "a", "b"], [0.3, 0.7, 0.9])  # graded: on no grid
+    >>> found.questions.tolist(), found.R.tolist(), found.w, found.fractional
+    (['a', 'b'], [[0.3, 0.7], [0.9, nan]], None, True)
+    >>> found.mask.tolist()  # sample b has one scored epoch of two
+    [[False, False], [False, True]]
     """
 
     questions: NDArray[np.str_]
@@ -92,11 +101,28 @@ class EpochResults(NamedTuple):
 def score_value(value: object) -> float:
     """One Inspect score value as a number (module docstring: Values); NaN stays NaN.
 
+    Parameters
+    ----------
+    value : object
+        A score's value: a letter C/P/I/N, ``"yes"``/``"no"``/``"true"``/``"false"``, a
+        boolean, a number or a numeric string.
+
+    Returns
+    -------
+    float
+        The value as a number (not checked to lie in ``[0, 1]``: :func:`epoch_results` does).
+
     Raises
     ------
     ValueError
         For a string that is no letter, yes/no/true/false or number, a list, a dict, or
         another type.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.inspect_scores import score_value
+    >>> score_value("C"), score_value("P"), score_value(False), score_value("0.25")
+    (1.0, 0.5, 0.0, 0.25)
     """
     if isinstance(value, (bool, int, float, np.integer, np.floating)):
         return float(value)
@@ -155,11 +181,21 @@ def epoch_results(
     Returns
     -------
     EpochResults
+        The sample ids, the results ``(M, N)``, the weights, the mask of missing epochs and
+        whether the scores are graded.
 
     Raises
     ------
     ValueError
         For lengths that differ, a value outside ``[0, 1]``, or no scored value at all.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.inspect_scores import epoch_results, score_value
+    >>> values = [score_value(v) for v in ["C", "C", "I", "I", "P", "C"]]  # C/P/I: 3 levels
+    >>> found = epoch_results([1, 1, 1, 2, 2, 2], values)
+    >>> found.questions.tolist(), found.R.tolist(), found.w.tolist(), found.mask
+    (['1', '2'], [[2, 2, 0], [0, 1, 2]], [0.0, 0.5, 1.0], None)
     """
     ids = np.array([str(i) for i in sample_ids], dtype=str)
     v = graded_values(values, name="score values").ravel()
@@ -243,6 +279,14 @@ def epoch_bayes_ci(
     -------
     BayesCIResult
         ``(mu, sigma, lo, hi)`` of :math:`\bar\pi` on these questions.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.inspect_scores import epoch_bayes_ci
+    >>> ids = [0, 0, 0, 1, 1, 1, 2, 2, 2]  # three samples, three epochs each
+    >>> values = ["C", "C", "I", "I", "P", "C", "C", "C", "C"]
+    >>> [round(float(x), 4) for x in epoch_bayes_ci(ids, values, prior="uniform")]
+    [0.6111, 0.0903, 0.4277, 0.7798]
     """
     convert = score_value if to_float is None else to_float
     numbers = np.array([convert(x) for x in values], dtype=float)

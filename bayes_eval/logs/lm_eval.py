@@ -108,11 +108,36 @@ def lm_eval_files(paths: Sequence[Path]) -> list[Path]:
     """The samples files under ``paths``: a file itself, the ``samples_*.jsonl`` of a folder
     (a model's folder), else those of its subfolders (an ``--output_path`` folder).
 
+    Parameters
+    ----------
+    paths : sequence of Path
+        Samples files, model folders or ``--output_path`` folders.
+
+    Returns
+    -------
+    list of Path
+        The samples files, each once, in the order of ``paths`` (sorted within a folder).
+
     Raises
     ------
     ValueError
         A folder with no samples file in it or in its subfolders (the message says whether
         lm-eval wrote results without ``--log_samples``).
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> lines = [{"doc_id": q, "filter": "none", "metrics": ["exact_match"],
+    ...           "exact_match": float(q % 2), "filtered_resps": ["2"]} for q in range(3)]
+    >>> text = "".join(json.dumps(line) + "\\n" for line in lines)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     folder = Path(out) / "org__model"  # OUT/<model>/samples_<task>_<time>.jsonl
+    ...     folder.mkdir()
+    ...     _ = (folder / "samples_arith_2025-01-02T10-00-00.000001.jsonl").write_text(text)
+    ...     found = lm_eval_files([Path(out)])
+    >>> [f.name for f in found]
+    ['samples_arith_2025-01-02T10-00-00.000001.jsonl']
     """
     files: list[Path] = []
     for p in map(Path, paths):
@@ -273,7 +298,33 @@ def _unit(task: str, groups: dict[str, list[str]]) -> str:
 def lm_eval_tasks(paths: Sequence[Path]) -> list[str]:
     """The tasks to rank under ``paths``, sorted: the outermost groups lm-eval ran (their
     subtasks pooled) and the tasks outside any group. Reads the file names and the results
-    JSONs only."""
+    JSONs only.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        Samples files, model folders or ``--output_path`` folders.
+
+    Returns
+    -------
+    list of str
+        The task names, each a valid ``task=`` of :func:`read_lm_eval`.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> lines = [{"doc_id": q, "filter": "none", "metrics": ["exact_match"],
+    ...           "exact_match": float(q % 2), "filtered_resps": ["2"]} for q in range(3)]
+    >>> text = "".join(json.dumps(line) + "\\n" for line in lines)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     folder = Path(out) / "org__model"  # OUT/<model>/samples_<task>_<time>.jsonl
+    ...     folder.mkdir()
+    ...     _ = (folder / "samples_arith_2025-01-02T10-00-00.000001.jsonl").write_text(text)
+    ...     tasks = lm_eval_tasks([Path(out)])
+    >>> tasks
+    ['arith']
+    """
     catalog, groups = _catalog(lm_eval_files(paths))
     return sorted({_unit(c[1], groups) for c in catalog})
 
@@ -304,6 +355,14 @@ def read_lm_eval(
     cluster : str, optional
         ``"task"`` (each question's subtask) or ``"doc.FIELD"`` (a field of the document)
         gives each question its cluster (``meta["clusters"]``).
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        One row per attempt, of format ``"lm-eval"``; ``meta`` names the metric and filter
+        read (and the clusters).
 
     Raises
     ------
@@ -311,6 +370,23 @@ def read_lm_eval(
         No samples file, an unknown task, ``model=`` for several models, a ``cluster``
         other than ``"task"`` or ``"doc.FIELD"``, a document without that field or a question
         in two clusters, unreadable files or records (naming the file and line).
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> lines = [{"doc_id": q, "filter": "none", "metrics": ["exact_match"],
+    ...           "exact_match": float(q % 2), "filtered_resps": ["2"]} for q in range(3)]
+    >>> text = "".join(json.dumps(line) + "\\n" for line in lines)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     folder = Path(out) / "org__model"  # OUT/<model>/samples_<task>_<time>.jsonl
+    ...     folder.mkdir()
+    ...     _ = (folder / "samples_arith_2025-01-02T10-00-00.000001.jsonl").write_text(text)
+    ...     log = read_lm_eval([Path(out)])
+    >>> log.table["model"][0], log.table["task"][0], log.meta
+    ('org__model', 'arith', {'metric': 'exact_match', 'filter': 'none'})
+    >>> log.results().values.tolist()
+    [[[0.0], [1.0], [0.0]]]
     """
     options = {k: v for k, v in options.items() if v is not None}
     if options:

@@ -403,13 +403,72 @@ def _read_parquet(p: Path) -> pd.DataFrame:
 def read_csv_log(paths: Sequence[Path], *, cluster: str | None = None, **options) -> EvalLog:
     """Read long CSV tables (``.csv``, ``.csv.gz``, ``.tsv``). ``cluster`` names a column
     holding each question's group (read as text, one group per question); the log then
-    carries ``meta["clusters"]`` (question -> group) and ``meta["cluster_column"]``."""
+    carries ``meta["clusters"]`` (question -> group) and ``meta["cluster_column"]``.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        The tables, read one after the other as one log.
+    cluster : str, optional
+        The column of each question's group (not a signal); default none.
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        One row per attempt (module docstring), of format ``"csv"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from bayes_eval.logs.long_table import read_csv_log
+    >>> rows = pd.DataFrame({"model": ["a", "a", "a", "b", "b"],
+    ...                      "question": ["q1", "q1", "q2", "q1", "q2"], "score": [1, 0, 1, 0, 1],
+    ...                      "subject": ["algebra", "algebra", "geometry", "algebra", "geometry"]})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     rows.to_csv(Path(folder) / "runs.csv", index=False)
+    ...     log = read_csv_log([Path(folder) / "runs.csv"], cluster="subject")
+    >>> log.results(require_all_questions=False).values.tolist()  # a answered q1 twice
+    [[[1.0, 0.0], [1.0, nan]], [[0.0, nan], [1.0, nan]]]
+    >>> log.meta["clusters"]
+    {'q1': 'algebra', 'q2': 'geometry'}
+    """
     _no_options(options, "csv")
     return _read(paths, "csv", cluster)
 
 
 def read_parquet_log(paths: Sequence[Path], *, cluster: str | None = None, **options) -> EvalLog:
-    """Read long Parquet tables (``cluster`` as for :func:`read_csv_log`)."""
+    """Read long Parquet tables (``cluster`` as for :func:`read_csv_log`).
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        The tables (``.parquet``, ``.pq``; reading needs pyarrow, the ``parquet`` extra).
+    cluster : str, optional
+        The column of each question's group (not a signal); default none.
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        One row per attempt (module docstring), of format ``"parquet"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.logs.dataset import read_dataset
+    >>> from bayes_eval.logs.long_table import read_parquet_log, write_long_table
+    >>> log = read_dataset("taubench_airline_gpt4o")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     back = read_parquet_log([write_long_table(log, Path(folder) / "tau.parquet")])
+    >>> back.format, len(back.table), back.results().equals(log.results())
+    ('parquet', 200, True)
+    """
     _no_options(options, "parquet")
     return _read(paths, "parquet", cluster)
 
@@ -449,6 +508,20 @@ def write_long_table(log: EvalLog, path: str | Path, *, option: str | None = Non
     -------
     Path
         The file written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.logs.dataset import read_dataset
+    >>> from bayes_eval.logs.long_table import read_csv_log, write_long_table
+    >>> log = read_dataset("taubench_airline_gpt4o")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_long_table(log, Path(folder) / "tau.csv")
+    ...     header = path.read_text().splitlines()[:2]
+    ...     same = read_csv_log([path]).results().equals(log.results())
+    >>> header, same
+    (['model,task,question,trial,score,status', 'gpt-4o,airline,0,0,0,ok'], True)
     """
     from bayes_eval.files import check_output, write_file
 

@@ -62,7 +62,35 @@ READERS = {
 
 
 def detect_format(path: str | Path) -> str:
-    """Format of ``path`` from its suffix, or for ``.json`` from the shape of its content."""
+    """Format of ``path`` from its suffix, or for ``.json`` from the shape of its content.
+
+    A folder is HELM's (``per_instance_stats.json``), lm-eval's (``samples_*.jsonl`` in it or
+    its subfolders) or Inspect's (``*.eval``).
+
+    Parameters
+    ----------
+    path : str or Path
+        A log file or folder (only a ``.json`` file or a folder is looked into).
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`.
+
+    Raises
+    ------
+    ValueError
+        For a name or content of no known format (the message suggests ``--format``), or
+        lm-eval output without samples.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.read import detect_format
+    >>> detect_format("runs.csv"), detect_format("runs.parquet"), detect_format("mmlu.eval")
+    ('csv', 'parquet', 'inspect')
+    >>> detect_format("samples_gsm8k_2025-01-02T10-00-00.000001.jsonl")
+    'lm-eval'
+    """
     path = Path(path)
     if path.is_dir():
         if (path / "per_instance_stats.json").is_file():
@@ -133,6 +161,12 @@ def read_eval_log(
         ``value_map=`` (Inspect letter scores to categories), ``max_tokens=`` (token ratio),
         ``task=`` (read one task: the rows of that task, or for lm-eval the files of that task
         or group, :func:`bayes_eval.logs.lm_eval.read_lm_eval`).
+
+    Returns
+    -------
+    EvalLog
+        The log; several formats are joined into one table (format ``"csv+inspect"``, ...),
+        their signals by name.
 
     Raises
     ------
@@ -249,7 +283,30 @@ def _read_whole(fmt: str, paths: Sequence[Path], options: dict) -> EvalLog:
 def once(paths: Sequence[Path]) -> list[Path]:
     """``paths`` with every file reached once: a path given twice (under any spelling: its
     resolved form) or lying inside a folder also given is dropped, so that no log is read
-    twice and its attempts counted as more trials."""
+    twice and its attempts counted as more trials.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        Files and folders, as given.
+
+    Returns
+    -------
+    list of Path
+        The paths kept, in their order and spelling.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.logs.read import once
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     runs = Path(folder) / "runs.csv"
+    ...     print(once([runs, Path(folder) / "." / "runs.csv"]) == [runs])  # one file twice
+    ...     print(once([runs, Path(folder)]) == [Path(folder)])  # a file inside a folder given
+    True
+    True
+    """
     out: list[Path] = []
     resolved: list[Path] = []
     for p in paths:
@@ -311,7 +368,37 @@ def log_tasks(
     the log holds one task (or none is named). lm-eval's are its outermost groups and the tasks
     outside any group (:func:`bayes_eval.logs.lm_eval.lm_eval_tasks`, from the file names
     and results JSONs only); any other log's are the values of its task column, read once
-    (:func:`read_eval_log` keeps what it read for the next call)."""
+    (:func:`read_eval_log` keeps what it read for the next call).
+
+    Parameters
+    ----------
+    paths : str, Path or sequence of them
+        The log's files or folders; a ``dataset:NAME`` among them gives no tasks.
+    format : str, optional
+        One of :data:`FORMATS`; default detected from each path.
+    **options
+        The reader's options, as for :func:`read_eval_log`.
+
+    Returns
+    -------
+    list of str
+        The tasks, each a valid ``task=`` of :func:`read_eval_log`; empty for a log of one
+        task, a shipped dataset, or a path that does not exist.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from bayes_eval.logs.read import log_tasks
+    >>> rows = pd.DataFrame({"model": "m", "task": ["math", "math", "code", "code"],
+    ...                      "question": ["q1", "q2", "q1", "q2"], "score": [1, 0, 1, 1]})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     rows.to_csv(Path(folder) / "runs.csv", index=False)
+    ...     tasks = log_tasks(Path(folder) / "runs.csv")
+    >>> tasks
+    ['code', 'math']
+    """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files = [Path(p) for p in paths if dataset_name(p) is None]
@@ -330,7 +417,25 @@ def log_tasks(
 def input_digest(sources: Sequence[str]) -> str:
     """SHA-256 of the inputs a page was computed from: every file read (a folder: every file
     under it, in name order; ``dataset:NAME``: the shipped files), each as its name and
-    bytes, so that a reader can check they hold the same data."""
+    bytes, so that a reader can check they hold the same data.
+
+    Parameters
+    ----------
+    sources : sequence of str
+        The files, folders and ``dataset:NAME`` read, in order.
+
+    Returns
+    -------
+    str
+        The digest in hexadecimal (64 characters).
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.read import input_digest
+    >>> digest = input_digest(["dataset:taubench_airline_gpt4o"])
+    >>> len(digest), digest == input_digest(["dataset:taubench_airline_gpt4o"])
+    (64, True)
+    """
     import hashlib
 
     digest = hashlib.sha256()

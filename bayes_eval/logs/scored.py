@@ -28,7 +28,40 @@ class ScoredResults(NamedTuple):
     categories, weights, thresholds and counts (else None), the question selection
     (:meth:`bayes_eval.logs.design.QuestionSelection.summary`), the treatment of graded scores
     (None for categories), whether ``R`` holds graded scores to count fractionally, and the
-    cluster of every question (question -> label) when a cluster column was read."""
+    cluster of every question (question -> label) when a cluster column was read.
+
+    Attributes
+    ----------
+    R : xarray.DataArray
+        Results with dims ``model``, ``question``, ``trial`` (NaN = failed or missing): the
+        categories, or graded scores when ``fractional``.
+    weights : list of float or None
+        The rubric weights ``w_0..w_C``; None for binary results.
+    R0 : xarray.DataArray or None
+        The prior runs on the kept questions.
+    log : dict
+        The log's summary (attempts, failed, missing, per model).
+    schema : dict or None
+        Under a rubric schema: its name, categories, weights, thresholds and counts.
+    design : dict, optional
+        The question selection's summary.
+    graded : dict, optional
+        The treatment of graded scores (``treatment``, ``levels``, ``max_shift``,
+        ``distinct``); None for categories.
+    fractional : bool, optional
+        Whether ``R`` holds graded scores to count fractionally, default ``False``.
+    clusters : dict, optional
+        Question -> cluster label, when a cluster column was read.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.scored import load_scored
+    >>> scored = load_scored("dataset:taubench_airline_gpt4o")
+    >>> type(scored).__name__, scored.weights, scored.schema, scored.fractional
+    ('ScoredResults', None, None, False)
+    >>> scored.log["scored"], scored.design["complete"]
+    (200, True)
+    """
 
     R: xr.DataArray
     weights: list[float] | None
@@ -110,6 +143,21 @@ def load_scored(
         For unreadable input, both ``schema`` and ``schema_file``, an incomplete design under
         ``questions="error"``, graded scores without a treatment, or a treatment that does not
         fit the scores.
+
+    Returns
+    -------
+    ScoredResults
+        ``R``, the weights, ``R0``, the log's summary, the schema's details, the question
+        selection, the graded treatment and the clusters.
+
+    Examples
+    --------
+    >>> from bayes_eval.logs.scored import load_scored
+    >>> scored = load_scored("dataset:taubench_airline_gpt4o", questions="common")
+    >>> dict(scored.R.sizes), scored.weights, scored.R0
+    ({'model': 1, 'question': 50, 'trial': 4}, None, None)
+    >>> scored.design["mode"], scored.design["kept"]
+    ('common', 50)
     """
     from bayes_eval.logs import read_eval_log
 
@@ -240,7 +288,38 @@ def unused_weights(
 ) -> None:
     """Warn when the results never use the top categories of ``w``: 0/1 results scored with
     ``w = (0, 0.5, 1)`` count a correct answer as 0.5 (every score halved), which is seldom
-    what was meant."""
+    what was meant.
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results of integer categories (NaN = failed or missing).
+    w : sequence of float or None
+        The rubric weights ``w_0..w_C``; None: nothing to check.
+    source : str
+        The files read, named in the warning.
+    option : str, optional
+        How the warning names the weights, default ``"weights"`` (``"--weights"`` from the
+        command line).
+
+    Warns
+    -----
+    UserWarning
+        When the largest category in ``R`` is below ``C``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import xarray as xr
+    >>> from bayes_eval.logs.scored import unused_weights
+    >>> R = xr.DataArray([[[0.0, 1.0], [1.0, 1.0]]], dims=("model", "question", "trial"))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     unused_weights(R, [0, 0.5, 1], source="runs.csv")
+    >>> print(caught[0].message)
+    runs.csv: weights has 3 weights but the results use categories 0..1 only, scored 0, 0.5;
+    category 2 never occurs. For 0/1 results give 2 weights (or none).
+    """
     if w is None:
         return
     seen = R.values[~np.isnan(R.values)]
@@ -318,6 +397,38 @@ def graded_treatment(
     With ``cli_names`` messages name the command-line options (``--score-levels``); without
     ``offer_fractional`` they offer score levels only (a command without ``--fractional``).
 
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``model``, ``question``, ``trial``: integer categories or graded
+        scores in ``[0, 1]`` (NaN = failed or missing).
+    w : sequence of float or None
+        The rubric weights; must be None for graded scores.
+    R0 : xarray.DataArray, optional
+        Prior runs, treated as ``R`` is.
+    score_levels : int, optional
+        Round graded scores to K evenly spaced levels (:func:`bayes_eval.inputs.score_levels`).
+    fractional : bool, optional
+        Keep graded scores to count fractionally, default ``False``.
+    source : str, optional
+        How messages name ``R``, default ``"the results"``.
+    cli_names : bool, optional
+        Name the command-line options in messages, default ``False``.
+    offer_fractional : bool, optional
+        Offer fractional counts in the message that asks for a treatment, default ``True``.
+
+    Returns
+    -------
+    R : xarray.DataArray
+        The categories (level indices under ``score_levels``), or ``R`` unchanged.
+    w : list of float or None
+        The weights: the level values under ``score_levels``, None under ``fractional``, else
+        ``w`` as given.
+    R0 : xarray.DataArray or None
+        The prior runs, treated as ``R``.
+    info : dict or None
+        What was done; None for integer categories.
+
     Raises
     ------
     ValueError
@@ -325,6 +436,19 @@ def graded_treatment(
         treatments, a treatment for integer categories it does not fit, ``w`` with graded
         scores, fewer than 2 levels, or more levels than :data:`bayes_eval.inputs.MEMORY_LIMIT`
         allows (:func:`bayes_eval.inputs.levels_bytes`), checked before anything is allocated.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> from bayes_eval.logs.scored import graded_treatment
+    >>> R = xr.DataArray([[[0.25, 1.0], [0.5, 0.0]]], dims=("model", "question", "trial"))
+    >>> levels, w, R0, info = graded_treatment(R, None, score_levels=5)
+    >>> levels.values.tolist(), w
+    ([[[1.0, 4.0], [2.0, 0.0]]], [0.0, 0.25, 0.5, 0.75, 1.0])
+    >>> info
+    {'treatment': 'levels', 'levels': 5, 'max_shift': 0.0, 'distinct': 4}
+    >>> graded_treatment(R, None, fractional=True)[3]
+    {'treatment': 'fractional', 'distinct': 4}
     """
     from bayes_eval.inputs import check_memory, levels_bytes
     from bayes_eval.inputs import score_levels as to_levels

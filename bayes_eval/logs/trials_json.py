@@ -40,7 +40,44 @@ def _check_options(options: dict, fmt: str) -> None:
 
 
 def read_cruxeval(paths: Sequence[Path], *, model: str | None = None, **options) -> EvalLog:
-    """Read CRUXEval scored-sample files."""
+    """Read CRUXEval scored-sample files.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        ``sample_scored_<model>_temp<T>_<input|output>.json`` files (module docstring).
+    model : str, optional
+        The model's name; default ``<model>_temp<T>`` from the file name.
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        One row per problem and sample, of format ``"cruxeval"``; a ``null`` score is a
+        failed trial.
+
+    Raises
+    ------
+    ValueError
+        For a file without ``raw_scored_generations``, a score that is not 0/1, or an
+        option of another reader.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.logs.trials_json import read_cruxeval
+    >>> scores = {"sample_0": [True, False, True], "sample_1": [False, False, None]}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "sample_scored_codellama-7b_temp0.2_output.json"
+    ...     _ = path.write_text(json.dumps({"raw_scored_generations": scores}))
+    ...     log = read_cruxeval([path])
+    >>> log.table["model"][0], log.table["task"][0]
+    ('codellama-7b_temp0.2', 'output')
+    >>> log.results().values.tolist()
+    [[[1.0, 0.0, 1.0], [0.0, 0.0, nan]]]
+    """
     _check_options(options, "cruxeval")
     rows = []
     for p in paths:
@@ -103,7 +140,45 @@ def _turns(traj) -> float:
 
 
 def read_taubench(paths: Sequence[Path], *, model: str | None = None, **options) -> EvalLog:
-    """Read tau-bench trajectory files."""
+    """Read tau-bench trajectory files.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        ``<model>-<domain>.json`` files (module docstring).
+    model : str, optional
+        The model's name; default ``<model>`` from the file name.
+    **options
+        The reader options of the other formats: refused unless ``None``.
+
+    Returns
+    -------
+    EvalLog
+        One row per record, of format ``"taubench"``, with the signals ``num_turns`` and
+        ``is_correct``; a ``null`` reward is a failed trial.
+
+    Raises
+    ------
+    ValueError
+        For a record without ``task_id``, ``trial`` and ``reward``, a reward that is not
+        0/1, or an option of another reader.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> from bayes_eval.logs.trials_json import read_taubench
+    >>> records = [{"task_id": q, "trial": t, "reward": float(q == t), "traj": [{}, {}]}
+    ...            for q in range(2) for t in range(2)]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "gpt-4o-airline.json"
+    ...     _ = path.write_text(json.dumps(records))
+    ...     log = read_taubench([path])
+    >>> log.table["model"][0], log.table["task"][0], log.signals
+    ('gpt-4o', 'airline', ('num_turns', 'is_correct'))
+    >>> log.results().values.tolist()
+    [[[1.0, 0.0], [0.0, 1.0]]]
+    """
     _check_options(options, "taubench")
     rows, wheres = [], []
     for p in paths:

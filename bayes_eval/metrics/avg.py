@@ -51,10 +51,16 @@ from bayes_eval.inputs import check_bounds, check_confidence, shown
 from bayes_eval.metrics.bayes import prior_of
 from bayes_eval.posteriors.exact import exact_interval
 from bayes_eval.posteriors.intervals import Estimate, as_estimate, clip_interval, normal_interval
-from bayes_eval.posteriors.posterior import DirichletPosterior, Interval, check_interval, posterior
+from bayes_eval.posteriors.posterior import (
+    DirichletPosterior,
+    Interval,
+    Posterior,
+    check_interval,
+    posterior,
+)
 from bayes_eval.posteriors.priors import Pool, Prior, PriorSpec
 
-__all__ = ["AvgCIResult", "AvgResult", "avg", "avg_ci"]
+__all__ = ["AvgCIResult", "AvgResult", "avg", "avg_ci", "avg_interval", "avg_posterior"]
 
 
 Scale = Literal["pi_bar", "latent"]
@@ -70,6 +76,15 @@ class AvgResult(NamedTuple):
     sigma_a : float or ndarray
         :math:`\\sigma_a = \\frac{T}{N}\\sigma` (eq. 20), the sd of the latent quantity of
         the module docstring (not of pi-bar).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = avg(np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]))
+    >>> type(res).__name__, res._fields
+    ('AvgResult', ('a', 'sigma_a'))
+    >>> round(res.a, 4), round(res.sigma_a, 4)
+    (0.7, 0.1658)
     """
 
     a: Estimate
@@ -88,6 +103,15 @@ class AvgCIResult(NamedTuple):
         :math:`\\sigma_a`.
     lo, hi : float or ndarray
         Credible interval of pi-bar, or of the latent quantity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = avg_ci(np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]), prior="uniform")
+    >>> res._fields
+    ('a', 'sigma', 'lo', 'hi')
+    >>> [round(x, 4) for x in res]
+    [0.7, 0.1185, 0.398, 0.8559]
     """
 
     a: Estimate
@@ -216,11 +240,93 @@ def avg_ci(
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     check_interval(interval)
+    post = avg_posterior(R, w, scale=scale, prior=prior, pool=pool, alpha0=alpha0, mask=mask)
+    return avg_interval(post, confidence=confidence, bounds=bounds, interval=interval, scale=scale)
+
+
+def avg_posterior(
+    R: ArrayLike,
+    w: ArrayLike | None = None,
+    *,
+    scale: Scale = "pi_bar",
+    prior: PriorSpec | Prior | None = None,
+    pool: Pool | None = None,
+    alpha0: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+) -> Posterior:
+    """The posterior behind :func:`avg_ci`: that of :func:`bayes_eval.posterior` under the
+    prior the options name, the paper's uniform prior by default on the latent scale.
+
+    Its ``prior_label`` names the prior of :func:`avg_ci`'s numbers (on a board of binary
+    results, the board's joint posterior).
+
+    Parameters
+    ----------
+    R, w
+        As in :func:`bayes_eval.bayes`.
+    scale : {"pi_bar", "latent"}, keyword-only
+        As in :func:`avg_ci` (default ``"pi_bar"``).
+    prior, pool, alpha0
+        As in :func:`bayes_eval.bayes_ci`.
+    mask : array_like of bool, keyword-only
+        ``True`` where a trial is missing.
+
+    Returns
+    -------
+    Posterior
+        The posterior of pi-bar.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1, 0], [1, 1]])
+    >>> avg_posterior(R, scale="latent").prior_label
+    'uniform'
+    """
     if scale not in ("pi_bar", "latent"):
         raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
     if scale == "latent" and prior is None and alpha0 is None:
         prior = "uniform"  # the latent quantity needs a fixed prior: the paper's
-    post = posterior(R, w, prior=prior_of(prior, pool=pool, alpha0=alpha0), mask=mask)
+    return posterior(R, w, prior=prior_of(prior, pool=pool, alpha0=alpha0), mask=mask)
+
+
+def avg_interval(
+    post: Posterior,
+    *,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] | None = None,
+    interval: Interval = "auto",
+    scale: Scale = "pi_bar",
+) -> AvgCIResult:
+    """avg@N and its interval read from the posterior of :func:`avg_posterior`.
+
+    The computation of :func:`avg_ci` once its posterior is built (see there for the two
+    scales).
+
+    Parameters
+    ----------
+    post : Posterior
+        From :func:`avg_posterior` with the same ``scale``.
+    confidence, bounds, interval, scale : keyword-only
+        As in :func:`avg_ci`.
+
+    Returns
+    -------
+    AvgCIResult
+        ``(a, sigma, lo, hi)``: floats, or arrays of shape ``(L,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> post = avg_posterior(np.array([[1]]), prior="uniform")
+    >>> [round(x, 3) for x in avg_interval(post, interval="normal")]
+    [1.0, 0.236, 0.205, 1.0]
+    """
+    confidence = check_confidence(confidence)
+    bounds = check_bounds(bounds)
+    check_interval(interval)
+    if scale not in ("pi_bar", "latent"):
+        raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
     if scale == "pi_bar":
         t, weights = post.tally, post.w
         a = weights[0] + ((t.counts @ (weights - weights[0])) / t.n_trials).mean(axis=-1)
@@ -230,7 +336,7 @@ def avg_ci(
     if post.n_nodes != 1 or post.prior.learned:
         raise ValueError(
             f"scale='latent' needs a fixed prior (the latent quantity is defined through it); "
-            f"prior={shown(prior)} is learned: use scale='pi_bar'."
+            f"the prior, {post.prior.label}, is learned: use scale='pi_bar'."
         )
     dpost = post.dirichlet
     a, sigma, factor = _latent_moments(dpost)

@@ -40,6 +40,16 @@ class BayesCIResult(NamedTuple):
         As in :class:`~bayes_eval.posteriors.posterior.BayesResult`.
     lo, hi : float or ndarray
         Credible interval of pi-bar (normal or exact, see :func:`bayes_ci`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = bayes_ci(np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]), prior="uniform")
+    >>> res._fields
+    ('mu', 'sigma', 'lo', 'hi')
+    >>> mu, sigma, lo, hi = res
+    >>> round(mu, 4), round(sigma, 4), round(lo, 4), round(hi, 4)
+    (0.6429, 0.1185, 0.398, 0.8559)
     """
 
     mu: Estimate
@@ -63,7 +73,41 @@ def prior_of(
     """The :class:`~bayes_eval.posteriors.priors.Prior` of the scorio-style arguments:
     ``prior`` (None: the default, :data:`~bayes_eval.posteriors.priors.DEFAULT_PRIOR`, the
     learned prior) and ``pool``, ``alpha0`` (the older name of a fixed prior) and the earlier
-    runs ``R0`` (with ``R0_mask``)."""
+    runs ``R0`` (with ``R0_mask``).
+
+    Parameters
+    ----------
+    prior : Prior, str, float or array_like, optional
+        As in :func:`bayes_eval.bayes`; None (default) is ``"empirical"`` unless ``alpha0``
+        is given.
+    pool : {"board", "model", "benchmark"}, optional, keyword-only
+        How a learned prior is pooled across models (default ``"board"``).
+    alpha0 : float or array_like of shape ``(C + 1,)``, optional, keyword-only
+        Older name of a fixed prior; only with ``prior`` None or ``"uniform"``.
+    R0 : array_like of int, shape ``(M, D)`` or ``(L, M, D)``, optional, keyword-only
+        Earlier runs on the same questions, whose counts are added to the prior.
+    R0_mask : array_like of bool, optional, keyword-only
+        ``True`` where a trial of ``R0`` is missing.
+
+    Returns
+    -------
+    Prior
+        The parsed prior; the named priors without options are built once and shared.
+
+    Raises
+    ------
+    ValueError
+        Both ``alpha0`` and a ``prior`` other than ``"uniform"``.
+
+    Examples
+    --------
+    >>> prior_of().kind
+    'empirical'
+    >>> prior_of("uniform").learned
+    False
+    >>> prior_of(alpha0=2.0).kind
+    'fixed'
+    """
     if alpha0 is None and prior is None:
         prior = DEFAULT_PRIOR
     if (  # the named priors without options, built once
@@ -108,6 +152,18 @@ def dirichlet_posterior(
     Returns
     -------
     DirichletPosterior
+        The Dirichlet parameters ``nu`` of shape ``(M, C + 1)`` (or ``(L, M, C + 1)``), the
+        weights ``w`` and the tally they come from.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> post = dirichlet_posterior(np.array([[1, 1, 1, 0], [0, 1, 0, 0]]), alpha0=1.0)
+    >>> post.nu.tolist()
+    [[2.0, 4.0], [4.0, 2.0]]
+    >>> mu, sigma = post.moments()
+    >>> round(float(mu), 4), round(float(sigma), 4)
+    (0.5, 0.126)
     """
     prior = prior_of(alpha0, R0=R0, R0_mask=R0_mask)
     return posterior(R, w, prior=prior, mask=mask).dirichlet
@@ -282,6 +338,15 @@ def bayes_ci(
     Unlike scorio 0.2.3, ``confidence`` and ``bounds`` are keyword-only and the default prior
     is the learned one (scorio's numbers: ``prior="uniform", interval="normal"``). The uniform
     prior undercovers on real benchmarks (see the README's coverage section).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 1], [0, 1, 1, 1]])
+    >>> [round(x, 4) for x in bayes_ci(R, prior="uniform", interval="normal")]
+    [0.75, 0.1136, 0.5274, 0.9726]
+    >>> [round(x, 4) for x in bayes_ci(R, prior="uniform", interval="exact")]
+    [0.75, 0.1136, 0.5029, 0.9362]
     """
     confidence = check_confidence(confidence)
     support = isinstance(bounds, str) and bounds == "support"

@@ -181,7 +181,39 @@ def pass_prior(
 ) -> Prior:
     """The :class:`~bayes_eval.posteriors.priors.Prior` of the Pass family's scorio-style
     arguments (``alpha0``/``beta0``: the Beta prior of scorio, Beta(alpha0, beta0) on the
-    success probability)."""
+    success probability).
+
+    Parameters
+    ----------
+    prior : Prior, str, float or array_like, optional
+        As in :func:`~bayes_eval.metrics.passk.pass_at_k_ci`; None (default) is
+        ``"empirical"`` unless ``alpha0`` or ``beta0`` is given.
+    pool : {"board", "model", "benchmark"}, optional
+        How a learned prior is pooled across models (default ``"board"``).
+    alpha0, beta0 : float, optional
+        scorio's fixed prior Beta(alpha0, beta0) on the success probability, i.e. the
+        Dirichlet vector ``[beta0, alpha0]`` over (fail, success); a missing one is 1.
+    **_ignored
+        Other keyword arguments, accepted and ignored.
+
+    Returns
+    -------
+    Prior
+        The parsed prior.
+
+    Raises
+    ------
+    ValueError
+        Both ``prior`` and ``alpha0``/``beta0``.
+
+    Examples
+    --------
+    >>> pass_prior().kind
+    'empirical'
+    >>> p = pass_prior(alpha0=2.0, beta0=1.0)
+    >>> p.kind, p.alpha.tolist()
+    ('fixed', [1.0, 2.0])
+    """
     return Prior.parse(_prior_spec(prior, alpha0, beta0), pool=pool)
 
 
@@ -652,6 +684,8 @@ def pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estimat
     Returns
     -------
     float, or ndarray of shape ``(L,)``
+        The estimate of Pass@k averaged over the M questions, one per model for batched
+        ``R``.
 
     Examples
     --------
@@ -679,6 +713,17 @@ def pass_hat_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estima
     Returns
     -------
     float, or ndarray of shape ``(L,)``
+        The estimate of Pass^k averaged over the M questions, one per model for batched
+        ``R``.
+
+    Examples
+    --------
+    Question 1 has 3 of 4 trials correct (Pass^2 = 3/6), question 2 one (Pass^2 = 0):
+
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> round(pass_hat_k(R, 2), 6)
+    0.25
     """
     return _point(R, k, lambda kk: threshold_credit(kk, kk), mask)
 
@@ -687,7 +732,30 @@ def g_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Estim
     """G-Pass@k, the tau = 1 member of App. H eq. 23: identical to :func:`pass_hat_k`.
 
     scorio's alias (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
-    Model Evaluation", App. H). Parameters and returns as :func:`pass_at_k`.
+    Model Evaluation", App. H).
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+        Binary results.
+    k : int
+        Number of attempts that must all succeed, ``1 <= k <= N`` (the smallest
+        per-question trial count when trials are masked).
+    mask : array_like of bool, optional, keyword-only
+        ``True`` where a trial is missing.
+
+    Returns
+    -------
+    float, or ndarray of shape ``(L,)``
+        The estimate of G-Pass@k (= Pass^k) averaged over the M questions, one per model for
+        batched ``R``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> g_pass_at_k(R, 2) == pass_hat_k(R, 2)
+    True
     """
     return pass_hat_k(R, k, mask=mask)
 
@@ -707,11 +775,23 @@ def g_pass_at_k_tau(R: ArrayLike, k: int, tau: float, *, mask: ArrayLike | None 
     R, k, mask
         As in :func:`pass_at_k`.
     tau : float
-        Threshold in (0, 1]; see :func:`tau_threshold` for the exact ceiling.
+        Threshold in (0, 1]; see :func:`~bayes_eval.posteriors.latent_pass.tau_threshold`
+        for the exact ceiling.
 
     Returns
     -------
     float, or ndarray of shape ``(L,)``
+        The estimate of G-Pass@k_tau averaged over the M questions, one per model for
+        batched ``R``.
+
+    Examples
+    --------
+    At least 2 of 3 attempts (tau = 0.5): 3 of 4 trials correct gives 5/6, one gives 1/6:
+
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> round(g_pass_at_k_tau(R, 3, 0.5), 6)
+    0.5
     """
     tau = check_tau(tau)
     return _point(R, k, lambda kk: threshold_credit(kk, tau_threshold(tau, kk)), mask)
@@ -735,5 +815,16 @@ def mg_pass_at_k(R: ArrayLike, k: int, *, mask: ArrayLike | None = None) -> Esti
     Returns
     -------
     float, or ndarray of shape ``(L,)``
+        The estimate of mG-Pass@k averaged over the M questions, one per model for batched
+        ``R``.
+
+    Examples
+    --------
+    k = 4 (m = 2): 3 of 4 trials correct earns 2/4 x (3 - 2) = 0.5, one correct earns 0:
+
+    >>> import numpy as np
+    >>> R = np.array([[1, 1, 1, 0], [0, 1, 0, 0]])
+    >>> round(mg_pass_at_k(R, 4), 6)
+    0.25
     """
     return _point(R, k, mg_credit, mask)

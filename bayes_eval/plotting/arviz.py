@@ -115,10 +115,42 @@ def plot_forest(
         "NUTS": sample(matching_model(R))}``): they are drawn side by side in colours with a
         legend; the evaluated models' dim is then called ``llm`` (arviz-plots names the
         compared fits ``model``).
-    path : str or Path
-        File to write.
-    var_names, ci_prob, backend, title
-        Variables, outer interval probability, arviz-plots backend, figure title.
+    path : str or pathlib.Path
+        File to write (a PNG with the matplotlib backend).
+    var_names : sequence of str, optional
+        Variables to draw, default ``("pi_bar",)``.
+    ci_prob : float, optional
+        Probability of the outer interval, in (0, 1); default 0.95.
+    backend : str, optional
+        arviz-plots backend: ``"matplotlib"`` (default), ``"bokeh"`` or ``"plotly"``.
+    title : str, optional
+        Title of the figure (matplotlib backend).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    ValueError
+        If ``ci_prob`` is not in (0, 1), or a tree has no ``posterior`` group.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.xr import posterior_tree
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> dt = posterior_tree(R, draws=50, chains=2, prior="uniform")
+    >>> from bayes_eval.plotting.arviz import plot_forest
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_forest(dt, folder + "/forest.png")
+    ...     png.name, png.is_file()
+    ('forest.png', True)
     """
     if not 0 < ci_prob < 1:
         raise ValueError(f"ci_prob is {ci_prob!r}; expected a probability in (0, 1).")
@@ -186,7 +218,40 @@ def plot_trace(
     var_names: Sequence[str] = ("pi_bar",),
     backend: str = "matplotlib",
 ) -> Path:
-    """Trace and marginal density per chain (``arviz_plots.plot_trace_dist``)."""
+    """Trace and marginal density per chain (``arviz_plots.plot_trace_dist``).
+
+    Parameters
+    ----------
+    dt : xarray.DataTree
+        A fit with a ``posterior`` group (e.g. :func:`bayes_eval.xr.posterior_tree`).
+    path : str or pathlib.Path
+        File to write (a PNG with the matplotlib backend).
+    var_names : sequence of str, optional
+        Variables to draw, default ``("pi_bar",)``.
+    backend : str, optional
+        arviz-plots backend: ``"matplotlib"`` (default), ``"bokeh"`` or ``"plotly"``.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.xr import posterior_tree
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> dt = posterior_tree(R, draws=50, chains=2, prior="uniform")
+    >>> from bayes_eval.plotting.arviz import plot_trace
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_trace(dt, folder + "/trace.png")
+    ...     png.name, png.is_file()
+    ('trace.png', True)
+    """
     _check(dt, ["posterior"], "plot_trace")
     pc = _azp().plot_trace_dist(dt, var_names=list(var_names), backend=backend)
     return _save(pc, path, backend)
@@ -200,7 +265,40 @@ def plot_rank(
     backend: str = "matplotlib",
 ) -> Path:
     """Fractional rank ECDFs of every chain with their simultaneous envelope
-    (``arviz_plots.plot_rank``)."""
+    (``arviz_plots.plot_rank``).
+
+    Parameters
+    ----------
+    dt : xarray.DataTree
+        A fit with a ``posterior`` group of several chains.
+    path : str or pathlib.Path
+        File to write (a PNG with the matplotlib backend).
+    var_names : sequence of str, optional
+        Variables to draw, default ``("pi_bar",)``.
+    backend : str, optional
+        arviz-plots backend: ``"matplotlib"`` (default), ``"bokeh"`` or ``"plotly"``.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.xr import posterior_tree
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> dt = posterior_tree(R, draws=50, chains=2, prior="uniform")
+    >>> from bayes_eval.plotting.arviz import plot_rank
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_rank(dt, folder + "/rank.png")
+    ...     png.name, png.is_file()
+    ('rank.png', True)
+    """
     _check(dt, ["posterior"], "plot_rank")
     pc = _azp().plot_rank(dt, var_names=list(var_names), backend=backend)
     return _save(pc, path, backend)
@@ -217,6 +315,38 @@ def plot_prior_posterior(
 
     The tree needs a ``prior`` group: :func:`bayes_eval.xr.posterior_tree` adds one for
     fixed priors; for a NUTS fit use ``pm.sample_prior_predictive``.
+
+    Parameters
+    ----------
+    dt : xarray.DataTree
+        A fit with ``posterior`` and ``prior`` groups.
+    path : str or pathlib.Path
+        File to write (a PNG with the matplotlib backend).
+    var_names : sequence of str, optional
+        Variables to draw, default ``("pi_bar",)``.
+    backend : str, optional
+        arviz-plots backend: ``"matplotlib"`` (default), ``"bokeh"`` or ``"plotly"``.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.xr import posterior_tree
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> dt = posterior_tree(R, draws=50, chains=2, prior="uniform")
+    >>> from bayes_eval.plotting.arviz import plot_prior_posterior
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_prior_posterior(dt, folder + "/prior_posterior.png")
+    ...     png.name, png.is_file()
+    ('prior_posterior.png', True)
     """
     _check(dt, ["posterior", "prior"], "plot_prior_posterior")
     pc = _azp().plot_prior_posterior(dt, var_names=list(var_names), backend=backend)
@@ -234,7 +364,45 @@ def plot_ppc(
     """Posterior predictive against the observed data: for integer data such as the models'
     counts a rootogram (``arviz_plots.plot_ppc_rootogram``) of how often each count occurs
     over all cells (model, question, category pooled: arviz-plots' rootogram takes one
-    observation dim), the predictive densities (``arviz_plots.plot_ppc_dist``) otherwise."""
+    observation dim), the predictive densities (``arviz_plots.plot_ppc_dist``) otherwise.
+
+    Parameters
+    ----------
+    dt : xarray.DataTree
+        A fit with ``posterior_predictive`` and ``observed_data`` groups.
+    path : str or pathlib.Path
+        File to write (a PNG with the matplotlib backend).
+    var_names : sequence of str, optional
+        Observed variables to draw; default all of ``observed_data``.
+    num_samples : int, optional
+        Predictive draws drawn for continuous data, default 50.
+    backend : str, optional
+        arviz-plots backend: ``"matplotlib"`` (default), ``"bokeh"`` or ``"plotly"``.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    A rootogram of counts (a stand-in for ``pm.sample_posterior_predictive``):
+
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.plotting.arviz import plot_ppc
+    >>> rng = np.random.default_rng(0)
+    >>> observed = xr.Dataset({"y": ("model", np.array([3, 5]))})
+    >>> draws = rng.binomial(6, 0.6, (2, 50, 2))  # (chain, draw, model)
+    >>> predicted = xr.Dataset({"y": (("chain", "draw", "model"), draws)})
+    >>> dt = xr.DataTree.from_dict({"posterior_predictive": predicted, "observed_data": observed})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = plot_ppc(dt, folder + "/ppc.png")
+    ...     png.name, png.is_file()
+    ('ppc.png', True)
+    """
     _check(dt, ["posterior_predictive", "observed_data"], "plot_ppc")
     azp = _azp()
     names = list(dt["observed_data"].data_vars) if var_names is None else list(var_names)

@@ -25,7 +25,28 @@ ESTIMATOR_AXIS = {
 
 
 def estimator_label(table: xr.Dataset) -> str:
-    """The x-axis label of a rank table's forest plot: the posterior mean of its estimator."""
+    """The x-axis label of a rank table's forest plot: the posterior mean of its estimator.
+
+    Parameters
+    ----------
+    table : xarray.Dataset
+        A rank table (:func:`bayes_eval.ranking.leaderboard.rank_table`); its ``estimator``
+        attribute is read (default ``"Bayes@N"``).
+
+    Returns
+    -------
+    str
+        The label.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> from bayes_eval.plotting.forest import estimator_label
+    >>> estimator_label(xr.Dataset())
+    'Bayes@N posterior mean of pi-bar'
+    >>> estimator_label(xr.Dataset(attrs={"estimator": "crossed"}))
+    'crossed model posterior mean of pi-bar'
+    """
     estimator = str(table.attrs.get("estimator", "Bayes@N"))
     return ESTIMATOR_AXIS.get(estimator, f"{estimator} posterior mean")
 
@@ -48,8 +69,30 @@ def forest_plot(
     path : str or Path
         PNG file to write.
     title : str, optional
-    paper_ranks : bool, keyword-only
-        Shade the paper's chaining CI-aware rank groups.
+        Title of the figure; default ``"Leaderboard"`` (naming the shading with
+        ``paper_ranks``).
+    paper_ranks : bool, optional
+        Shade the paper's chaining CI-aware rank groups, default ``False``.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, xarray as xr
+    >>> from bayes_eval.ranking.leaderboard import rank_table
+    >>> from bayes_eval.plotting.forest import forest_plot
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = forest_plot(rank_table(R, prior="uniform"), folder + "/forest.png")
+    ...     png.name, png.is_file()
+    ('forest.png', True)
     """
     plt = pyplot()
     order = np.argsort(-table["mu"].values, kind="stable")

@@ -16,7 +16,24 @@ __all__ = ["pairs_plot", "text_colour"]
 
 def text_colour(p: float) -> str:
     """The colour of a cell's number on the RdBu_r scale 0..1: white on the dark ends (below
-    0.2 or above 0.8), black on the light middle."""
+    0.2 or above 0.8), black on the light middle.
+
+    Parameters
+    ----------
+    p : float
+        The cell's probability, in [0, 1].
+
+    Returns
+    -------
+    str
+        ``"white"`` or ``"black"``.
+
+    Examples
+    --------
+    >>> from bayes_eval.plotting.pairs import text_colour
+    >>> text_colour(0.1), text_colour(0.5), text_colour(0.95)
+    ('white', 'black', 'white')
+    """
     return "white" if abs(p - 0.5) > 0.3 else "black"
 
 
@@ -29,7 +46,38 @@ def pairs_plot(
 ) -> Path:
     """One heat map per matrix (e.g. ``{"independent": ..., "paired": ...}``), rows and
     columns in the order of ``models``, shared colour scale 0..1 (diverging around 1/2);
-    cells are annotated when there are at most 20 models. Returns the path written."""
+    cells are annotated when there are at most 20 models. Returns the path written.
+
+    Parameters
+    ----------
+    models : sequence of str
+        Names of the models, in the order of the rows and columns.
+    matrices : dict of str to array_like
+        Each a ``(L, L)`` matrix of ``P(row better than column)`` (NaN: not shown), by the
+        title of its heat map.
+    path : str or pathlib.Path
+        The PNG file to write.
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the PNG written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from bayes_eval.plotting.pairs import pairs_plot
+    >>> p = np.array([[np.nan, 0.3], [0.7, np.nan]])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     png = pairs_plot(["a", "b"], {"independent": p, "paired": p}, folder + "/pairs.png")
+    ...     png.name, png.is_file()
+    ('pairs.png', True)
+    """
     plt = pyplot()
     models = short_labels(models)
     n = len(models)

@@ -78,7 +78,31 @@ footer { margin-top: 3em; font-size: 0.8em; color: #777; }
 
 class Report(NamedTuple):
     """:func:`leaderboard_report`: the page, the leaderboard and pairwise comparisons its
-    numbers come from, and the notes and warnings it lists."""
+    numbers come from, and the notes and warnings it lists.
+
+    Attributes
+    ----------
+    html : str
+        The self-contained HTML page (:func:`report_page`).
+    board : bayes_eval.ranking.leaderboard.Leaderboard
+        The leaderboard the page shows.
+    pairs : bayes_eval.ranking.paired.PairedComparison
+        The pairwise comparisons the page shows.
+    notes : tuple of str
+        The notes and warnings listed on the page (:func:`page_notes`).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> from bayes_eval.plotting.report import leaderboard_report
+    >>> report = leaderboard_report(R, prior="uniform", title="toy")
+    >>> report.html.startswith("<!DOCTYPE html>"), report.notes
+    (True, ())
+    >>> report.board.table["model"].values.tolist()
+    ['a', 'b']
+    """
 
     html: str
     board: Leaderboard
@@ -88,7 +112,30 @@ class Report(NamedTuple):
 
 def page_notes(board: Leaderboard, notes: Sequence[str] = ()) -> tuple[str, ...]:
     """The notes a page lists under its diagnostics: the posterior's own note when a learned
-    prior's concentration is not identified, then ``notes``, each once."""
+    prior's concentration is not identified, then ``notes``, each once.
+
+    Parameters
+    ----------
+    board : bayes_eval.ranking.leaderboard.Leaderboard
+        The leaderboard of the page.
+    notes : sequence of str, optional
+        Further notes and warnings; default none.
+
+    Returns
+    -------
+    tuple of str
+        The notes, without repeats, in order.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> from bayes_eval.ranking.leaderboard import leaderboard
+    >>> from bayes_eval.plotting.report import page_notes
+    >>> page_notes(leaderboard(R, prior="uniform"), ["few questions", "few questions"])
+    ('few questions',)
+    """
     note = board.posterior.concentration_note() if board.posterior is not None else None
     return tuple(dict.fromkeys([*([note] if note else []), *notes]))
 
@@ -149,7 +196,35 @@ def report_figures(
     (:func:`bayes_eval.plotting.forest.forest_plot` of the rank table, as
     ``bayes-eval rank --plot`` draws it), drawn headless (matplotlib's Agg). The pairwise
     probabilities are HTML tables on the page (legible at any size, every number selectable),
-    not a picture."""
+    not a picture.
+
+    Parameters
+    ----------
+    board : bayes_eval.ranking.leaderboard.Leaderboard
+        The leaderboard whose rank table is drawn.
+    pairs : bayes_eval.ranking.paired.PairedComparison
+        The pairwise comparisons (shown as tables, not drawn).
+    title : str, optional
+        What the page is about, in the figure's title; default ``"leaderboard"``.
+
+    Returns
+    -------
+    dict of str to bytes
+        ``{"forest": PNG bytes}``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> from bayes_eval.ranking.leaderboard import leaderboard
+    >>> from bayes_eval.ranking.paired import leaderboard_pairs
+    >>> from bayes_eval.plotting.report import PNG_SIGNATURE, report_figures
+    >>> figures = report_figures(leaderboard(R, prior="uniform"),
+    ...                          leaderboard_pairs(R, prior="uniform"), title="toy")
+    >>> list(figures), figures["forest"].startswith(PNG_SIGNATURE)
+    (['forest'], True)
+    """
     from bayes_eval.plotting.forest import forest_plot
 
     with tempfile.TemporaryDirectory(prefix="bayes_eval_report_") as tmp:
@@ -175,7 +250,30 @@ def heat_table(models: Sequence[str], matrix: ArrayLike, *, css_id: str = "") ->
     """``P(row better than column)`` as an HTML heat map: one row per model (its number and
     name), columns numbered as the rows, each cell its probability to 2 decimals (the full
     value in ``data-value``) on a colour from red (0) through white (1/2) to blue (1); no
-    probability: a dash."""
+    probability: a dash.
+
+    Parameters
+    ----------
+    models : sequence of str
+        Names of the models, in the order of the rows and columns.
+    matrix : array_like of float, shape (L, L)
+        ``P(row better than column)``; NaN (and the diagonal) shown as a dash.
+    css_id : str, optional
+        ``id`` of the table element; default none.
+
+    Returns
+    -------
+    str
+        The HTML of the table, in a ``<div class="heat">``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.plotting.report import heat_table
+    >>> html = heat_table(["a", "b"], np.array([[np.nan, 0.25], [0.75, np.nan]]), css_id="p")
+    >>> html.count("<tr>"), html.count("<td>-</td>"), 'data-value="0.75"' in html
+    (3, 2, True)
+    """
     m = np.asarray(matrix, dtype=float)
     ident = f' id="{css_id}"' if css_id else ""
     head = '<th class="row">model</th>' + "".join(f"<th>{i + 1}</th>" for i in range(len(models)))
@@ -495,6 +593,27 @@ def report_page(
     str
         A complete HTML5 document: no script, no external reference (figures as ``data:``
         URIs), every text escaped.
+
+    Raises
+    ------
+    ValueError
+        If ``board`` is not a closed-form leaderboard, or ``figures["forest"]`` is not PNG
+        bytes.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> from bayes_eval.ranking.leaderboard import leaderboard
+    >>> from bayes_eval.ranking.paired import leaderboard_pairs
+    >>> from bayes_eval.plotting.report import report_page
+    >>> page = report_page(leaderboard(R, prior="uniform"), leaderboard_pairs(R, prior="uniform"),
+    ...                    title="toy", provenance={"command": "bayes-eval report toy.nc"})
+    >>> page.startswith("<!DOCTYPE html>"), "<title>Bayes@N report: toy</title>" in page
+    (True, True)
+    >>> [s for s in ("leaderboard", "forest", "pairs", "diagnostics") if f'id="{s}"' in page]
+    ['leaderboard', 'forest', 'pairs', 'diagnostics']
     """
     if board.posterior is None or board.estimator != "closed-form":
         raise ValueError(
@@ -619,6 +738,18 @@ def leaderboard_report(
     Report
         The page (``html``), the leaderboard and comparisons it shows, and the notes it
         lists (:func:`page_notes`).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> from bayes_eval.plotting.report import leaderboard_report
+    >>> report = leaderboard_report(R, prior="uniform", title="toy")
+    >>> "<h1>Bayes@N report: toy</h1>" in report.html
+    True
+    >>> [record["model"] for record in report.board.models]  # best first
+    ['b', 'a']
     """
     n_models = R.sizes.get("model", 1) if isinstance(R, xr.DataArray) else 1
     if n_models < 2:

@@ -96,6 +96,17 @@ class BoardConcentration(NamedTuple):
         Posterior mean of the question-difficulty sd s on the logit scale.
     models_used : int
         Models with at least one answered question (the board's size).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.beta(2, 2, size=(1, 20)) * np.array([[0.6], [0.8], [1.0]])  # 3 models
+    >>> R = (rng.random((3, 20, 4)) < p[..., None]).astype(int)
+    >>> counts = np.stack([(1 - R).sum(-1), R.sum(-1)], axis=-1)
+    >>> bc = board_concentration(counts, (10.0, 1.0))
+    >>> type(bc).__name__, bc.median.shape, bc.models_used
+    ('BoardConcentration', (3,), 3)
     """
 
     median: NDArray[np.float64]
@@ -502,6 +513,21 @@ def board_concentration(
     BoardConcentration or None
         ``None`` when the board cannot say anything: fewer than two models answered a common
         question, or the data are not binary.
+
+    Examples
+    --------
+    A board of 3 models on 20 questions (4 trials each) sharing the questions' difficulty:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.beta(2, 2, size=(1, 20)) * np.array([[0.6], [0.8], [1.0]])
+    >>> R = (rng.random((3, 20, 4)) < p[..., None]).astype(int)
+    >>> counts = np.stack([(1 - R).sum(-1), R.sum(-1)], axis=-1)  # (L, M, 2)
+    >>> bc = board_concentration(counts, (10.0, 1.0))
+    >>> bc.median.round(1).tolist(), bc.log_sd.round(2).tolist()
+    ([21.5, 20.0, 19.8], [0.78, 0.78, 0.78])
+    >>> board_concentration(counts[:1], (10.0, 1.0)) is None  # one model: no board
+    True
     """
     counts = np.asarray(counts, dtype=float)
     if counts.ndim != 3 or counts.shape[-1] != 2:

@@ -36,7 +36,26 @@ Estimate = float | NDArray[np.float64]
 
 
 def as_estimate(x: ArrayLike) -> Estimate:
-    """A Python float for one model, an ndarray of shape ``(L,)`` for a batch."""
+    """A Python float for one model, an ndarray of shape ``(L,)`` for a batch.
+
+    Parameters
+    ----------
+    x : float or array_like
+        An estimate: a scalar (0-d) for one model, shape ``(L,)`` for L models.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``float(x)`` when ``x`` is 0-d, else ``x`` as a float array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> type(as_estimate(np.float64(0.5))).__name__
+    'float'
+    >>> as_estimate([0.1, 0.2]).tolist()
+    [0.1, 0.2]
+    """
     x = np.asarray(x, dtype=float)
     return float(x) if x.ndim == 0 else x
 
@@ -53,6 +72,12 @@ class CredibleInterval(NamedTuple):
         Lower endpoint (one per model of a batch).
     hi : float or ndarray
         Upper endpoint.
+
+    Examples
+    --------
+    >>> lo, hi = normal_interval(0.5, 0.1, 0.95)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.304, 0.696)
     """
 
     lo: float | NDArray[np.float64]
@@ -78,6 +103,11 @@ def two_sided_z(confidence: float) -> float:
     -------
     float
         1.959964 for 0.95.
+
+    Examples
+    --------
+    >>> round(two_sided_z(0.95), 6), round(two_sided_z(0.9), 6)
+    (1.959964, 1.644854)
     """
     if type(confidence) is not float:  # numpy scalars, 0-d arrays: not cached
         return float(ndtri(0.5 + 0.5 * confidence))
@@ -105,6 +135,13 @@ def clip_interval(
     -------
     CredibleInterval
         ``(lo, hi)`` with ``lo = min(max(lo, b_lo), b_hi)`` and ``hi`` likewise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = clip_interval(np.array([-0.1, 0.3]), np.array([0.5, 1.2]), (0.0, 1.0))
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.3], [0.5, 1.0])
     """
     if bounds is None:
         return CredibleInterval(lo, hi)
@@ -140,6 +177,14 @@ def normal_interval(
     -------
     CredibleInterval
         ``(lo, hi)``.
+
+    Examples
+    --------
+    Near the top of ``[0, 1]`` the upper endpoint is clipped:
+
+    >>> lo, hi = normal_interval(0.9, 0.1, 0.95, bounds=(0.0, 1.0))
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.704, 1.0)
     """
     z = two_sided_z(confidence)
     mu = np.asarray(mu, dtype=float)
@@ -154,6 +199,25 @@ def mixture_moments(
 
     :math:`\mu = \sum_j\omega_j\mu_j`,
     :math:`\sigma^2 = \sum_j\omega_j\big(\sigma_j^2 + (\mu_j - \mu)^2\big)`.
+
+    Parameters
+    ----------
+    mean, sd : array_like, shape ``(J, ...)``
+        Mean and standard deviation of each of the J components (e.g. the posterior at each
+        node of a learned prior), for any trailing shape.
+    weights : array_like, shape ``(J,)`` or broadcastable to ``mean``
+        Mixture weights :math:`\omega_j`, summing to 1.
+
+    Returns
+    -------
+    mu, sigma : numpy.ndarray
+        Mean and sd of the mixture, with the trailing shape of ``mean``.
+
+    Examples
+    --------
+    >>> mu, sigma = mixture_moments([0.4, 0.6], [0.1, 0.1], [0.5, 0.5])
+    >>> round(float(mu), 4), round(float(sigma), 4)
+    (0.5, 0.1414)
     """
     mean = np.asarray(mean, dtype=float)
     sd = np.asarray(sd, dtype=float)
@@ -164,7 +228,27 @@ def mixture_moments(
 
 
 def mixture_support(weights: ArrayLike, mass: float = 1.0 - 1e-6) -> NDArray[np.int64]:
-    """Indices of the heaviest nodes that together hold ``mass`` of the weight."""
+    """Indices of the heaviest nodes that together hold ``mass`` of the weight.
+
+    Parameters
+    ----------
+    weights : array_like, shape ``(J,)``
+        Nonnegative node weights (need not sum to 1).
+    mass : float, optional
+        Fraction of the total weight to keep, default ``1 - 1e-6``.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Node indices, heaviest first (ties in index order).
+
+    Examples
+    --------
+    >>> mixture_support([0.2, 0.7, 0.1], mass=0.85).tolist()
+    [1, 0]
+    >>> mixture_support([0.2, 0.7, 0.1]).tolist()
+    [1, 0, 2]
+    """
     wts = np.asarray(weights, dtype=float)
     order = np.argsort(-wts, kind="stable")
     cum = np.cumsum(wts[order])
@@ -178,6 +262,33 @@ def mixture_quantiles(dists, weights: ArrayLike, q: ArrayLike) -> NDArray[np.flo
     The mixture CDF is evaluated on 1025 points spanning every component (within the union
     of their supports), each quantile is bracketed there and found on a 257-point grid
     inside its bracket by linear interpolation; the result lies in the support.
+
+    Parameters
+    ----------
+    dists : sequence of ExactPosterior
+        The components: objects with a ``cdf`` method and attributes ``x`` (lattice
+        points), ``step`` and optionally ``support``, such as
+        :class:`~bayes_eval.posteriors.exact.ExactPosterior`.
+    weights : array_like, shape ``(len(dists),)``
+        Mixture weights (normalised here).
+    q : float or array_like
+        Probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The quantiles, of shape ``(len(q),)`` (at least 1-d).
+
+    Examples
+    --------
+    An even mixture of two mirrored posteriors is symmetric about 1/2:
+
+    >>> import numpy as np
+    >>> from bayes_eval.posteriors.exact import exact_posterior
+    >>> a = exact_posterior(np.array([[2.0, 4.0], [3.0, 3.0]]), [0.0, 1.0])
+    >>> b = exact_posterior(np.array([[4.0, 2.0], [3.0, 3.0]]), [0.0, 1.0])
+    >>> mixture_quantiles([a, b], [0.5, 0.5], [0.025, 0.5, 0.975]).round(4).tolist()
+    [0.2065, 0.5, 0.7935]
     """
     wts = np.asarray(weights, dtype=float)
     wts = wts / wts.sum()

@@ -600,6 +600,28 @@ def beta_interval(
     :math:`a = m\nu`, :math:`b = (1 - m)\nu`, :math:`\nu = m(1 - m)/v - 1`; its quantiles
     never leave ``[lo, hi]``. Where :math:`v \ge m(1 - m)` (no Beta has that spread) the
     interval is the whole support; a zero sd gives the mean twice.
+
+    Parameters
+    ----------
+    mean, sd : float or array_like
+        Mean and standard deviation of the law (broadcast together).
+    confidence : float
+        Credibility level in (0, 1).
+    lo, hi : float, optional
+        The support, default ``[0, 1]``.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        The endpoints, with the broadcast shape of ``mean`` and ``sd``, within ``[lo, hi]``.
+
+    Examples
+    --------
+    >>> lower, upper = beta_interval([0.2, 0.9], [0.1, 0.05], 0.95)
+    >>> lower.round(4).tolist(), upper.round(4).tolist()
+    ([0.0466, 0.7829], [0.4281, 0.9745])
+    >>> [float(x) for x in beta_interval(0.5, 0.6, 0.95)]  # too wide for a Beta
+    [0.0, 1.0]
     """
     mean, sd = np.asarray(mean, float), np.asarray(sd, float)
     width = hi - lo
@@ -660,6 +682,7 @@ class JointPosterior:
         these moments (weights ``parts_weight``), whose mean and variance are ``mean`` and
         the diagonal of ``cov``.
     parts_weight : ndarray, shape ``(K,)``
+        Weights of the K quadrature points (sum to 1).
     difficulty_sd, ability_sd, dispersion : float
         Posterior modes of s, :math:`\sigma` and :math:`\kappa` (:math:`\kappa`: its
         hyperprior's median when it is not identified).
@@ -667,6 +690,20 @@ class JointPosterior:
         False when every cell has one trial: :math:`\kappa` then keeps its hyperprior.
     converged : bool
         Whether Newton's method converged at the hyperparameters' mode.
+    _cache : dict
+        Internal: the intervals and ``P(better)`` matrix once computed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.beta(2, 2, size=(1, 20)) * np.array([[0.6], [0.8], [1.0]])  # 3 models
+    >>> R = (rng.random((3, 20, 4)) < p[..., None]).astype(int)
+    >>> post = joint_posterior(np.stack([(1 - R).sum(-1), R.sum(-1)], axis=-1))
+    >>> type(post).__name__, post.cov.shape, post.parts_mean.shape[1]
+    ('JointPosterior', (3, 3), 3)
+    >>> bool(np.allclose(post.sd**2, np.diag(post.cov)))
+    True
     """
 
     mean: NDArray[np.float64]
@@ -780,6 +817,23 @@ def joint_posterior(counts: ArrayLike, answered: ArrayLike | None = None) -> Joi
         None when the data are not whole binary counts of at least two models sharing a
         question. The last 8 boards' results are kept (the same board asked again gets the
         same object).
+
+    Examples
+    --------
+    A board of 3 models on 20 questions, 4 trials each:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.beta(2, 2, size=(1, 20)) * np.array([[0.6], [0.8], [1.0]])
+    >>> R = (rng.random((3, 20, 4)) < p[..., None]).astype(int)
+    >>> counts = np.stack([(1 - R).sum(-1), R.sum(-1)], axis=-1)  # (L, M, 2)
+    >>> post = joint_posterior(counts)
+    >>> post.mean.round(2).tolist()
+    [0.26, 0.36, 0.39]
+    >>> post.prob_better().round(2).tolist()
+    [[0.5, 0.07, 0.03], [0.93, 0.5, 0.31], [0.97, 0.69, 0.5]]
+    >>> joint_posterior(counts[:1]) is None  # one model: no board
+    True
     """
     counts = np.asarray(counts, dtype=float)
     if counts.ndim != 3 or counts.shape[-1] != 2 or counts.shape[0] < 2:
@@ -811,7 +865,22 @@ _CONTROLLER = None
 def one_blas_thread():
     """BLAS and LAPACK on one thread while a board is fitted (threadpoolctl): the many small
     factorisations and products of the fit lose far more to threads waiting for a busy core
-    than they gain (``benchmarks/README.md``), and one thread spends the least CPU time."""
+    than they gain (``benchmarks/README.md``), and one thread spends the least CPU time.
+
+    Returns
+    -------
+    context manager
+        threadpoolctl's limiter: BLAS is limited to one thread from the call until the
+        ``with`` block it is used in exits (the previous limits are then restored).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with one_blas_thread():
+    ...     product = np.ones((4, 4)) @ np.ones((4, 4))
+    >>> float(product[0, 0])
+    4.0
+    """
     global _CONTROLLER
     from threadpoolctl import ThreadpoolController
 

@@ -102,6 +102,13 @@ def tau_threshold(tau: float, k: int) -> int:
     -------
     int
         ``j0`` in ``1..k``.
+
+    Examples
+    --------
+    >>> tau_threshold(0.5, 3), tau_threshold(1.0, 4)
+    (2, 4)
+    >>> tau_threshold(0.28, 25)  # 0.28 * 25 is 7.000000000000001 in floating point
+    7
     """
     j = math.ceil(tau * k)
     if j > 1 and (j - 1) / k >= tau:
@@ -112,14 +119,51 @@ def tau_threshold(tau: float, k: int) -> int:
 
 
 def threshold_credit(k: int, j0: int) -> NDArray[np.float64]:
-    """Credit ``A_j = 1[j >= j0]``, ``j = 0..k`` (Pass@k: j0 = 1, Pass^k: j0 = k; eqs. 21-23)."""
+    """Credit ``A_j = 1[j >= j0]``, ``j = 0..k`` (Pass@k: j0 = 1, Pass^k: j0 = k; eqs. 21-23).
+
+    Parameters
+    ----------
+    k : int
+        Attempts, ``k >= 1``.
+    j0 : int
+        Smallest number of successes that earns the credit, in ``0..k``
+        (:func:`tau_threshold` for G-Pass@k_tau).
+
+    Returns
+    -------
+    numpy.ndarray of shape (k + 1,)
+        ``A_j`` for ``j = 0..k``: 0 below ``j0``, 1 from it on.
+
+    Examples
+    --------
+    >>> threshold_credit(4, 1).tolist()  # Pass@4
+    [0.0, 1.0, 1.0, 1.0, 1.0]
+    >>> threshold_credit(4, 4).tolist()  # Pass^4
+    [0.0, 0.0, 0.0, 0.0, 1.0]
+    """
     credit = np.zeros(k + 1)
     credit[j0:] = 1.0
     return credit
 
 
 def mg_credit(k: int) -> NDArray[np.float64]:
-    """Credit ``A_j = (2/k) max(j - m, 0)``, ``m = ceil(k/2)``, of mG-Pass@k (eq. 24)."""
+    """Credit ``A_j = (2/k) max(j - m, 0)``, ``m = ceil(k/2)``, of mG-Pass@k (eq. 24).
+
+    Parameters
+    ----------
+    k : int
+        Attempts, ``k >= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (k + 1,)
+        ``A_j`` for ``j = 0..k``, nondecreasing, from 0 to ``2 (k - m) / k``.
+
+    Examples
+    --------
+    >>> mg_credit(4).tolist()
+    [0.0, 0.0, 0.0, 0.5, 1.0]
+    """
     m = (k + 1) // 2
     return (2.0 / k) * np.maximum(np.arange(k + 1) - m, 0.0)
 
@@ -128,7 +172,33 @@ def mg_credit(k: int) -> NDArray[np.float64]:
 
 
 def binary_tally(R, mask=None):
-    """Tally of binary results (labels 0/1 only), as the Pass family needs."""
+    """Tally of binary results (labels 0/1 only), as the Pass family needs.
+
+    Parameters
+    ----------
+    R : array_like of {0, 1}, shape ``(M, N)`` or ``(L, M, N)``
+        Binary results; a ``numpy.ma.MaskedArray`` marks missing trials.
+    mask : array_like of bool, optional
+        ``True`` where a trial is missing.
+
+    Returns
+    -------
+    Tally
+        The (fail, success) ``counts`` of shape ``(..., M, 2)`` and the ``n_trials`` of
+        each question (:class:`bayes_eval.inputs.Tally`).
+
+    Raises
+    ------
+    ValueError
+        A label other than 0 or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = binary_tally(np.array([[1, 1, 1, 0], [0, 1, 0, 0]]))
+    >>> t.counts.tolist(), t.n_trials.tolist()
+    ([[1, 3], [3, 1]], [4, 4])
+    """
     t, _ = tally(R, mask=mask, n_categories=2, label_hint=BINARY_HINT)
     return t
 
@@ -149,6 +219,17 @@ class PassPosterior(NamedTuple):
         Posterior standard deviation.
     lo, hi : float or ndarray
         Credible interval.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.metrics.passk import pass_at_k_ci
+    >>> res = pass_at_k_ci(np.array([[1, 1, 1, 0], [0, 1, 0, 0]]), 2, prior="uniform")
+    >>> type(res).__name__, res._fields
+    ('PassPosterior', ('posterior_mean', 'sigma', 'lo', 'hi'))
+    >>> mu, sigma, lo, hi = res
+    >>> round(mu, 4), round(lo, 4), round(hi, 4)
+    (0.6905, 0.4307, 0.9503)
     """
 
     posterior_mean: Estimate
@@ -179,11 +260,34 @@ def pass_law(
         Trials of the results themselves (``k`` may not exceed them).
     fitted : FittedPrior
         Nodes ``(J, G, 2)`` of the prior on (fail, success) and their weights.
-    kind : {"at", "hat", "g", "mg"}
+    kind : {"pass", "hat", "threshold", "mg"}
+        The metric: Pass@k, Pass^k, G-Pass@k_tau (``tau`` required) or mG-Pass@k.
     k, tau
-        Attempts and G-Pass threshold.
+        Attempts and G-Pass threshold (``tau`` None but for ``"threshold"``).
     confidence, bounds, interval
-        Checked by the caller.
+        Checked by the caller (``interval`` ``"normal"`` or ``"exact"``).
+
+    Returns
+    -------
+    PassPosterior
+        ``(posterior_mean, sigma, lo, hi)``: floats, or arrays of the leading shape of
+        ``data``.
+
+    Examples
+    --------
+    Pass@2 of two questions under the uniform prior, as
+    :func:`bayes_eval.metrics.passk.pass_at_k_ci` computes it:
+
+    >>> import numpy as np
+    >>> from bayes_eval.posteriors.priors import Prior
+    >>> t = binary_tally(np.array([[1, 1, 1, 0], [0, 1, 0, 0]]))
+    >>> fitted = Prior.parse("uniform").fit(t.counts)
+    >>> res = pass_law(
+    ...     t.counts.astype(float), t.n_trials, fitted, "pass", 2, None,
+    ...     confidence=0.95, bounds=(0.0, 1.0), interval="normal",
+    ... )
+    >>> [round(x, 4) for x in res]
+    [0.6905, 0.1326, 0.4307, 0.9503]
     """
     k = check_k(k, n_trials)
     metric = _metric(kind, k, tau)

@@ -59,7 +59,24 @@ _vecdot = getattr(np, "vecdot", None) or (lambda a, b: np.einsum("...i,...i->...
 
 def affine_step(w: NDArray[np.float64]) -> float | None:
     r"""``d`` if the weights are :math:`w_k = w_0 + d\,k` (to 16 ulps of the largest
-    :math:`|w_k|`), else None. At least two weights."""
+    :math:`|w_k|`), else None. At least two weights.
+
+    Parameters
+    ----------
+    w : numpy.ndarray of shape (C + 1,)
+        Rubric weights, one per category ``0..C``.
+
+    Returns
+    -------
+    float or None
+        The step ``d`` (always defined for binary weights), or None when the weights are
+        not evenly spaced or fewer than two.
+
+    Examples
+    --------
+    >>> affine_step([0.0, 0.5, 1.0]), affine_step([0.0, 0.3, 1.0]), affine_step([0.0, 1.0])
+    (0.5, None, 1.0)
+    """
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 1 or w.size < 2:
         return None
@@ -86,6 +103,26 @@ def question_sums(labels: NDArray[np.uint8], top: int) -> NDArray[np.unsignedint
     Eight labels are summed at once as a 64-bit word (``word * 0x0101010101010101 >> 56``)
     when ``8 * top <= 255``; the trials beyond the last whole word, and every trial for
     larger labels, are added column by column (or by :meth:`numpy.ndarray.sum` for many).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray of uint8, shape (rows, N)
+        Category labels, one row per question (of every model), C-contiguous rows.
+    top : int
+        The largest label, which decides whether eight labels fit in one word.
+
+    Returns
+    -------
+    numpy.ndarray of shape (rows,)
+        :math:`r_q`, ``uint64`` (``uint8``, the labels themselves, for N = 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = np.array([[1, 1, 1, 0, 1, 1, 1, 1, 0, 1], [0, 0, 1, 0, 0, 0, 0, 0, 0, 0]])
+    >>> r = question_sums(labels.astype(np.uint8), top=1)
+    >>> r.tolist(), r.dtype.name
+    ([8, 1], 'uint64')
     """
     rows, n = labels.shape
     if n == 1:
@@ -122,11 +159,34 @@ def one_pass_moments(
     apply: weights not affine in the category (or labels above 2^15, whose sums could
     overflow).
 
+    Parameters
+    ----------
+    values : numpy.ndarray of int, shape (M, N) or (L, M, N)
+        Validated labels ``R`` (as :func:`bayes_eval.inputs.labels` returns them).
+    w : numpy.ndarray of shape (C + 1,)
+        Rubric weights.
+    alpha : numpy.ndarray of shape (C + 1,)
+        The fixed Dirichlet prior of every question.
+    top : int
+        The largest label in ``values``.
+
     Returns
     -------
     BayesResult or None
         Floats for ``(M, N)``, arrays of shape ``(L,)`` for ``(L, M, N)``; equal to
         ``posterior(values, w, prior=alpha).moments()`` to rounding.
+
+    Examples
+    --------
+    The example of :func:`bayes_eval.bayes` under the uniform prior:
+
+    >>> import numpy as np
+    >>> R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+    >>> mu, sigma = one_pass_moments(R, np.array([0.0, 0.5, 1.0]), np.ones(3), top=2)
+    >>> round(mu, 6), round(sigma, 6)
+    (0.5625, 0.091998)
+    >>> one_pass_moments(R, np.array([0.0, 0.3, 1.0]), np.ones(3), top=2) is None
+    True
     """
     d = affine_step(w)
     ndim = values.ndim

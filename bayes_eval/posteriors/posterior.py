@@ -166,7 +166,35 @@ JOINT_PRIOR = "learned: " + JOINT_MODEL
 
 
 def check_interval(kind: str, kinds: tuple[str, ...] = INTERVAL_KINDS) -> str:
-    """Validate the kind of interval (one of ``kinds``)."""
+    """Validate the kind of interval (one of ``kinds``).
+
+    Parameters
+    ----------
+    kind : str
+        The ``interval=`` argument.
+    kinds : tuple of str, optional
+        The kinds allowed, default :data:`INTERVAL_KINDS` (``"auto"``, ``"normal"``,
+        ``"exact"``).
+
+    Returns
+    -------
+    str
+        ``kind`` itself.
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not one of ``kinds``.
+
+    Examples
+    --------
+    >>> check_interval("exact")
+    'exact'
+    >>> check_interval("auto", ("normal", "exact"))
+    Traceback (most recent call last):
+        ...
+    ValueError: interval is 'auto'; expected one of 'normal', 'exact'.
+    """
     if kind not in kinds:
         raise ValueError(
             f"interval is {shown(kind)}; expected one of {', '.join(map(repr, kinds))}."
@@ -183,6 +211,17 @@ class BayesResult(NamedTuple):
         :math:`\mu = E[\bar\pi \mid R]`.
     sigma : float or ndarray
         :math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+    >>> res = posterior(R, [0.0, 0.5, 1.0], prior="uniform").moments()
+    >>> type(res).__name__, res._fields
+    ('BayesResult', ('mu', 'sigma'))
+    >>> mu, sigma = res
+    >>> round(mu, 4), round(sigma, 4)
+    (0.5625, 0.092)
     """
 
     mu: Estimate
@@ -200,6 +239,14 @@ class QuestionMoments(NamedTuple):
     var : ndarray, shape ``(..., M)``
         :math:`\mathrm{Var}[w\cdot\pi_\alpha \mid R]
         = \sum_j p_{\alpha j}(w_j - \bar w_\alpha)^2 / (T_\alpha + 1)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+    >>> qm = posterior(R, [0.0, 0.5, 1.0], prior="uniform").dirichlet.question_moments()
+    >>> qm.mean.round(4).tolist(), qm.var.round(4).tolist()
+    ([0.5625, 0.5625], [0.0169, 0.0169])
     """
 
     mean: NDArray[np.float64]
@@ -221,6 +268,17 @@ class DirichletPosterior:
     answered : ndarray of bool, shape ``(..., M)``, or None
         With ``answered_only``: the questions each model has a trial of; pi-bar is the mean
         over those (None: over all M questions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]])
+    >>> dpost = posterior(R, [0.0, 0.5, 1.0], prior="uniform").dirichlet
+    >>> dpost.nu.tolist()  # counts (1, 2, 2) of each question plus Dirichlet(1, 1, 1)
+    [[2.0, 3.0, 3.0], [2.0, 3.0, 3.0]]
+    >>> mu, sigma = dpost.moments()
+    >>> round(float(mu), 4), round(float(sigma), 4)
+    (0.5625, 0.092)
     """
 
     nu: NDArray[np.float64]
@@ -293,6 +351,16 @@ class TotalSums(NamedTuple):
         Questions each model's pi-bar averages over.
     shape : tuple of int
         The leading (model) shape of the data: ``()`` or ``(L,)``.
+
+    Examples
+    --------
+    Two questions of 5 trials with counts (1, 2, 2) each, weights (0, 1/2, 1): one row,
+    :math:`S_1 = 2 (2 \cdot 0.5 + 2 \cdot 1) = 6`:
+
+    >>> import numpy as np
+    >>> sums = total_sums(np.array([[1, 2, 2], [1, 2, 2]]), np.array([0.0, 0.5, 1.0]))
+    >>> sums.total.tolist(), sums.q.tolist(), sums.s1.tolist(), sums.s11.tolist()
+    ([5.0], [2.0], [6.0], [18.0])
     """
 
     owner: NDArray[np.int64]
@@ -312,7 +380,33 @@ def total_sums(
     under any Dirichlet prior (:class:`TotalSums`, :func:`sums_moments`): one pass over the
     counts ``data`` (``(M, C + 1)`` or ``(L, M, C + 1)``, whole or fractional; integer
     arrays are not copied to floats), ``answered`` (same leading shape) the questions each
-    model's pi-bar averages over (None: all)."""
+    model's pi-bar averages over (None: all).
+
+    Parameters
+    ----------
+    data : numpy.ndarray of shape (M, C + 1) or (L, M, C + 1)
+        Category counts per question (and model), whole or fractional.
+    w : numpy.ndarray of shape (C + 1,)
+        Rubric weights.
+    answered : numpy.ndarray of bool, shape (M,) or (L, M), optional
+        The questions each model's pi-bar averages over; None (default): all.
+
+    Returns
+    -------
+    TotalSums
+        One row per model and distinct total N of its questions (one per model when every
+        question has the same total).
+
+    Examples
+    --------
+    Two models, two binary questions of 4 trials each:
+
+    >>> import numpy as np
+    >>> counts = np.array([[[1, 3], [3, 1]], [[0, 4], [2, 2]]])
+    >>> sums = total_sums(counts, np.array([0.0, 1.0]))
+    >>> sums.owner.tolist(), sums.total.tolist(), sums.s1.tolist(), sums.shape
+    ([0, 1], [4.0, 4.0], [4.0, 6.0], (2,))
+    """
     d3 = data if data.ndim == 3 else data[None]
     n_models, m, _ = d3.shape
     ans = np.ones((n_models, m), bool) if answered is None else answered.reshape(n_models, m)
@@ -375,7 +469,35 @@ def sums_moments(
     :math:`\sum V = (S_2 + Q A_2 - (S_{11} + 2A_1S_1 + QA_1^2)/T)/(T(T + 1))`. Four numbers
     per model and distinct total, however many distinct (e.g. graded) count vectors (eq. 15
     of Hariri et al., "Don't Pass@k", summed by totals). ``nodes``: ``(J, G, C + 1)``, G = 1
-    (shared by every model) or one per model."""
+    (shared by every model) or one per model.
+
+    Parameters
+    ----------
+    sums : TotalSums
+        The sums of the counts, from :func:`total_sums`.
+    nodes : numpy.ndarray of shape (J, G, C + 1)
+        Dirichlet prior parameters of the J nodes, for G = 1 group or one per model.
+    w : numpy.ndarray of shape (C + 1,)
+        Rubric weights (those ``sums`` were built with).
+
+    Returns
+    -------
+    mean, sd : numpy.ndarray of shape (J,) or (J, L)
+        Posterior mean and sd of each model's pi-bar under each node.
+
+    Examples
+    --------
+    The counts of :func:`total_sums` under the uniform and the Jeffreys prior (two nodes):
+
+    >>> import numpy as np
+    >>> w = np.array([0.0, 1.0])
+    >>> sums = total_sums(np.array([[[1, 3], [3, 1]], [[0, 4], [2, 2]]]), w)
+    >>> mean, sd = sums_moments(sums, np.array([[[1.0, 1.0]], [[0.5, 0.5]]]), w)
+    >>> mean.round(4).tolist()
+    [[0.5, 0.6667], [0.5, 0.7]]
+    >>> sd.shape
+    (2, 2)
+    """
     own, n_tot, q, s1, s2, s11 = sums[:6]
     n_models, size = sums.per_model.size, own.size
     d = w - w[0]
@@ -420,7 +542,30 @@ class BoardLink(NamedTuple):
     questions each one's pi-bar averages over, and which of the board's models this posterior
     holds (an index array, or one int). Selections of one posterior share ``counts`` (the same
     array): they are one board, fitted once
-    (:func:`~bayes_eval.posteriors.joint.joint_posterior` keeps its last results)."""
+    (:func:`~bayes_eval.posteriors.joint.joint_posterior` keeps its last results).
+
+    Attributes
+    ----------
+    counts : ndarray, shape ``(L, M, 2)``
+        Binary counts (failures, successes) of every model of the board.
+    answered : ndarray of bool, shape ``(L, M)``, or None
+        The questions each model's pi-bar averages over (None: all).
+    index : ndarray of int, or int
+        The board's models this posterior holds.
+
+    Examples
+    --------
+    A batch of binary results under the default prior sits on a board:
+
+    >>> import numpy as np
+    >>> R = np.array([[[0, 1, 1], [1, 1, 0]], [[1, 1, 1], [0, 1, 1]]])
+    >>> post = posterior(R)
+    >>> link = post.board
+    >>> type(link).__name__, link.counts.shape, link.index.tolist()
+    ('BoardLink', (2, 2, 2), [0, 1])
+    >>> link.same_board(post[1:].board)  # a selection stays on its board
+    True
+    """
 
     counts: NDArray[np.float64]
     answered: NDArray[np.bool_] | None
@@ -475,6 +620,9 @@ class Posterior:
         (:func:`bayes_eval.inputs.grade_trials`; 1 for all-or-nothing grades).
     models : tuple of str or None
         Names of the models of a batch (for labelled output).
+    board : BoardLink or None
+        The leaderboard of a joint posterior (binary results of several models under the
+        default learned prior), else None.
     estimand : str
         :data:`THESE_QUESTIONS`: pi-bar is the mean over these M questions.
 
@@ -1593,6 +1741,8 @@ def posterior(
     Returns
     -------
     Posterior
+        The posterior of each model's pi-bar, to ask for its mean, sd, intervals,
+        ``P(better)``, draws and the Pass family.
 
     Raises
     ------

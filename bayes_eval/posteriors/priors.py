@@ -154,6 +154,19 @@ class FittedPrior(NamedTuple):
     kappa_prior : ndarray, shape ``(G, 2)``, or None
         The (median, log-sd) of the hyperprior on each group's concentration the fit used
         (with ``pool="board"``, updated by the board); None for fixed priors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[1, 3], [3, 1], [2, 2], [0, 4], [4, 0]])  # M = 5 questions
+    >>> fixed = Prior.parse("uniform").fit(counts)
+    >>> fixed.kind, fixed.nodes.shape, fixed.weights.tolist()
+    ('uniform', (1, 1, 2), [[1.0]])
+    >>> learned = Prior.parse("empirical", pool="model").fit(counts)
+    >>> learned.label, learned.nodes.shape[1:], learned.alpha.shape
+    ('empirical (per model, integrated)', (1, 2), (1, 2))
+    >>> learned.plug_in().label
+    'empirical (per model, plug-in)'
     """
 
     kind: str
@@ -181,7 +194,28 @@ class FittedPrior(NamedTuple):
 
 
 def prior_label(prior: FittedPrior) -> str:
-    """A one-line description of a resolved prior for tables and JSON."""
+    """A one-line description of a resolved prior for tables and JSON.
+
+    Parameters
+    ----------
+    prior : FittedPrior
+        A prior resolved against data (:meth:`Prior.fit`, :func:`fit_prior`).
+
+    Returns
+    -------
+    str
+        ``"uniform"``, ``"jeffreys"``, ``"Dirichlet(a_0, ..., a_C)"`` for another fixed
+        prior, or ``"empirical (<pool>, integrated)"`` / ``"empirical (<pool>, plug-in)"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[1, 3], [3, 1], [2, 2], [0, 4], [4, 0]])
+    >>> prior_label(Prior.parse([1.0, 3.0]).fit(counts))
+    'Dirichlet(1, 3)'
+    >>> prior_label(fit_prior(counts, pool="benchmark", integrated=False))
+    'empirical (benchmark-pooled, plug-in)'
+    """
     if prior.kind in ("uniform", "jeffreys"):
         return prior.kind
     if prior.kind == "fixed":
@@ -997,6 +1031,8 @@ def fit_prior(
     Returns
     -------
     FittedPrior
+        The nodes and weights of the hyperposterior (one node, its mode, when
+        ``integrated=False``), the mode ``alpha`` of each group and its Laplace covariance.
 
     Examples
     --------
@@ -1100,6 +1136,8 @@ class Prior:
     Attributes
     ----------
     kind : {"uniform", "jeffreys", "fixed", "empirical", "empirical-plugin"}
+        Which prior (default ``"uniform"``); a fixed concentration of 1 or 1/2 for every
+        category is named ``"uniform"`` or ``"jeffreys"``.
     alpha : ndarray or None
         ``"fixed"``: the concentration, a scalar (every category) or one per category.
     pool : {"board", "model", "benchmark"}
@@ -1116,6 +1154,8 @@ class Prior:
     kappa_prior : (float, float) or None
         Median and log-sd of the hyperprior on the concentration (learned priors); None:
         :data:`KAPPA_PRIOR`.
+    name : str
+        The argument the user gave it as (``"prior"``, ``"alpha0"``), for messages.
 
     Examples
     --------
@@ -1342,6 +1382,12 @@ class Prior:
         Parameters
         ----------
         counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
+            Category counts per question (and model).
+
+        Returns
+        -------
+        FittedPrior
+            The nodes of the Dirichlet parameter and their weights.
         """
         if not self.learned:  # a fixed prior needs only the number of categories
             arr = np.asarray(counts)
@@ -1398,8 +1444,23 @@ def resolve_prior(
     prior : str, float, array_like or Prior
         As in :meth:`Prior.parse`.
     counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
+        Category counts per question (and model), those of earlier runs included.
     pool, kappa_prior
         As in :func:`fit_prior` (learned priors only).
+
+    Returns
+    -------
+    FittedPrior
+        One node for a fixed prior, the hyperposterior's nodes for a learned one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[1, 3], [3, 1], [2, 2], [0, 4], [4, 0]])
+    >>> resolve_prior("jeffreys", counts).alpha.tolist()
+    [[0.5, 0.5]]
+    >>> resolve_prior("empirical-plugin", counts, pool="benchmark").label
+    'empirical (benchmark-pooled, plug-in)'
     """
     spec = Prior.parse(prior)
     if spec.learned:

@@ -79,6 +79,18 @@ class Claims(NamedTuple):
     groups : list of ndarray of int
         The tie groups: models that the claims do not order, each group a connected part,
         listed best first (by the mean rank of their members' scores).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([[0.5, 0.99, 0.999], [0.01, 0.5, 0.8], [0.001, 0.2, 0.5]])
+    >>> c = fdr_claims(p, q=0.05)
+    >>> c.better.tolist(), c.worse.tolist(), round(c.expected_fdr, 4)
+    ([0, 0], [2, 1], 0.0055)
+    >>> print(c)
+    2 claims at posterior expected FDR 0.0055 (q = 0.05); 2 tie groups
+      0 > 2  P = 0.9990
+      0 > 1  P = 0.9900
     """
 
     better: NDArray[np.int64]
@@ -182,7 +194,31 @@ def claimed_prefix(ordered: NDArray, q: float) -> tuple[NDArray, NDArray]:
     r"""The rule of :func:`fdr_claims` on pair probabilities sorted in descending order along
     the last axis (any leading axes: one set of pairs each): the running mean of
     :math:`1 - v` and the number of pairs claimed, the longest prefix with that mean at most
-    ``q`` and :math:`v > 1/2`."""
+    ``q`` and :math:`v > 1/2`.
+
+    Parameters
+    ----------
+    ordered : numpy.ndarray of shape (..., D)
+        Pair probabilities :math:`v \ge 1/2`, sorted in descending order along the last axis.
+    q : float
+        The posterior expected false discovery rate, in (0, 1).
+
+    Returns
+    -------
+    running : numpy.ndarray of shape (..., D)
+        The running mean of :math:`1 - v`, the expected FDR of each prefix.
+    count : numpy.ndarray of int, shape (...)
+        The number of pairs claimed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> running, count = claimed_prefix(np.array([0.999, 0.99, 0.8]), 0.05)
+    >>> running.round(4).tolist(), int(count)
+    ([0.001, 0.0055, 0.0703], 2)
+    >>> claimed_prefix(np.array([[0.999, 0.99, 0.8], [0.9, 0.6, 0.5]]), 0.1)[1].tolist()
+    [3, 1]
+    """
     running = np.cumsum(1.0 - ordered, axis=-1) / np.arange(1, ordered.shape[-1] + 1)
     return running, np.count_nonzero((running <= q) & (ordered > 0.5), axis=-1)
 
@@ -190,7 +226,26 @@ def claimed_prefix(ordered: NDArray, q: float) -> tuple[NDArray, NDArray]:
 def psd_root(cov: NDArray) -> NDArray:
     """A square root ``A`` of a covariance matrix, ``A @ A.T == cov``, through its eigen
     decomposition (rounding's small negative eigenvalues set to zero): ``mean + z @ A.T`` for
-    standard normal rows ``z`` are draws of the normal law."""
+    standard normal rows ``z`` are draws of the normal law.
+
+    Parameters
+    ----------
+    cov : numpy.ndarray of shape (L, L)
+        A symmetric positive semi-definite covariance matrix.
+
+    Returns
+    -------
+    numpy.ndarray of shape (L, L)
+        A matrix ``A`` with ``A @ A.T`` equal to ``cov`` (up to rounding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cov = np.array([[1.0, 0.5], [0.5, 2.0]])
+    >>> A = psd_root(cov)
+    >>> A.shape, bool(np.allclose(A @ A.T, cov))
+    ((2, 2), True)
+    """
     evals, evecs = np.linalg.eigh(cov)
     return evecs * np.sqrt(np.clip(evals, 0.0, None))
 
@@ -234,6 +289,16 @@ class RankProbabilities(NamedTuple):
         The k of ``p_top``.
     draws : int
         The number of joint draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draws = np.array([[3.0, 2.0, 1.0], [1.0, 2.0, 3.0], [2.0, 2.0, 1.0]])
+    >>> r = rank_probabilities(draws, top=2)
+    >>> r.p_top.round(4).tolist(), r.top, r.draws
+    ([0.6667, 1.0, 0.3333], 2, 3)
+    >>> r.distribution.round(4).tolist()
+    [[0.5, 0.1667, 0.3333], [0.1667, 0.8333, 0.0], [0.3333, 0.0, 0.6667]]
     """
 
     p_best: NDArray[np.float64]
@@ -359,6 +424,14 @@ class RankIntervals(NamedTuple):
     joint_coverage : float
         The share of the draws in which every model's rank lies in its interval (at least
         ``confidence``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draws = np.random.default_rng(0).normal([0.8, 0.6, 0.59], 0.05, size=(4000, 3))
+    >>> ints = simultaneous_rank_intervals(draws, 0.95)
+    >>> ints.lo.tolist(), ints.hi.tolist(), round(ints.joint_coverage, 4)
+    ([1, 2, 2], [1, 3, 3], 0.9958)
     """
 
     lo: NDArray[np.int64]
@@ -389,6 +462,14 @@ def simultaneous_rank_intervals(draws: ArrayLike, confidence: float = 0.95) -> R
     -------
     RankIntervals
         ``(lo, hi, confidence, joint_coverage)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draws = np.random.default_rng(0).normal([0.8, 0.6, 0.59], 0.05, size=(4000, 3))
+    >>> ints = simultaneous_rank_intervals(draws, 0.95)
+    >>> ints.lo.tolist(), ints.hi.tolist()
+    ([1, 2, 2], [1, 3, 3])
     """
     d = _check_draws(draws)
     _check_level(confidence)
@@ -437,6 +518,17 @@ def score_moments(post) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     -------
     (ndarray, ndarray)
         Means ``(L,)`` and covariance ``(L, L)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.posteriors.posterior import posterior
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.9]], [[0.5]], [[0.4]]], size=(3, 20, 2))
+    >>> post = posterior(R, prior="uniform")
+    >>> mean, cov = score_moments(post)
+    >>> mean.round(4).tolist(), np.sqrt(np.diag(cov)).round(4).tolist()
+    ([0.6875, 0.4625, 0.5375], [0.0444, 0.0478, 0.0478])
     """
     if post.joint is not None:
         idx = np.atleast_1d(post._joint_index)
@@ -455,13 +547,50 @@ def score_moments(post) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 
 def default_draws(n_models: int) -> int:
     """Joint draws for the whole-board probabilities: 10,000 (P(best) to a Monte Carlo sd of
-    0.005 at most), fewer for large boards (at most 1e6 scores, at least 2,000)."""
+    0.005 at most), fewer for large boards (at most 1e6 scores, at least 2,000).
+
+    Parameters
+    ----------
+    n_models : int
+        The number of models L of the board.
+
+    Returns
+    -------
+    int
+        The number of joint draws.
+
+    Examples
+    --------
+    >>> default_draws(3), default_draws(300), default_draws(10_000)
+    (10000, 3333, 2000)
+    """
     return int(np.clip(1_000_000 // max(n_models, 1), 2_000, 10_000))
 
 
 class BoardClaims(NamedTuple):
     """Everything a leaderboard claims as a set (:func:`board_claims`): the pairs at a
-    posterior expected FDR, the rank probabilities and the simultaneous rank intervals."""
+    posterior expected FDR, the rank probabilities and the simultaneous rank intervals.
+
+    Attributes
+    ----------
+    claims : Claims
+        The ordered pairs at a posterior expected FDR (:func:`fdr_claims`).
+    ranks : RankProbabilities
+        P(best), P(in the top k), expected ranks (:func:`rank_probabilities`).
+    intervals : RankIntervals
+        The simultaneous rank intervals (:func:`simultaneous_rank_intervals`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.posteriors.posterior import posterior
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.9]], [[0.5]], [[0.4]]], size=(3, 20, 2))
+    >>> post = posterior(R, prior="uniform")
+    >>> board = board_claims(post, post.prob_better(), draws=2000, seed=0)
+    >>> [type(x).__name__ for x in board]
+    ['Claims', 'RankProbabilities', 'RankIntervals']
+    """
 
     claims: Claims
     ranks: RankProbabilities
@@ -500,11 +629,25 @@ def board_claims(
     draws : int, keyword-only
         Joint draws (default :func:`default_draws`).
     seed : int, keyword-only
+        Seed of the joint draws (default 0).
 
     Returns
     -------
     BoardClaims
         ``(claims, ranks, intervals)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.posteriors.posterior import posterior
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.9]], [[0.5]], [[0.4]]], size=(3, 20, 2))
+    >>> post = posterior(R, prior="uniform")
+    >>> board = board_claims(post, post.prob_better(), draws=2000, seed=0)
+    >>> [(c["better"], c["worse"]) for c in board.claims.records()]
+    [(0, 1), (0, 2), (2, 1)]
+    >>> board.ranks.p_best.round(4).tolist(), board.intervals.lo.tolist()
+    ([0.9895, 0.0, 0.0105], [1, 2, 2])
     """
     p = np.array(prob, dtype=float)
     np.fill_diagonal(p, 0.5)
@@ -531,7 +674,24 @@ def board_claims(
 
 
 def claims_rule(q: float) -> str:
-    """The claims' rule in words, as every output states it."""
+    """The claims' rule in words, as every output states it.
+
+    Parameters
+    ----------
+    q : float
+        The posterior expected false discovery rate of the claims.
+
+    Returns
+    -------
+    str
+        The rule, with ``q`` and its reference.
+
+    Examples
+    --------
+    >>> claims_rule(0.05)
+    "the largest set of orderings 'better > worse' whose posterior expected false discovery
+    rate (the mean of 1 - P over the set) is at most 0.05 (Müller, Parmigiani and Rice 2006)"
+    """
     return (
         "the largest set of orderings 'better > worse' whose posterior expected false "
         f"discovery rate (the mean of 1 - P over the set) is at most {q:g} (Müller, Parmigiani "
@@ -540,7 +700,26 @@ def claims_rule(q: float) -> str:
 
 
 def rank_joint_rule(confidence: float, achieved: float) -> str:
-    """The simultaneous rank intervals' rule in words."""
+    """The simultaneous rank intervals' rule in words.
+
+    Parameters
+    ----------
+    confidence : float
+        The joint level asked for.
+    achieved : float
+        The share of the draws the intervals cover (``RankIntervals.joint_coverage``).
+
+    Returns
+    -------
+    str
+        The rule, with both levels and its reference.
+
+    Examples
+    --------
+    >>> rank_joint_rule(0.95, 0.9512)
+    'rank intervals holding for all models at once with posterior probability 0.95 (Besag et
+    al. 1995; achieved 0.9512 of the draws)'
+    """
     return (
         "rank intervals holding for all models at once with posterior probability "
         f"{confidence:g} (Besag et al. 1995; achieved {achieved:.4f} of the draws)"
@@ -552,8 +731,40 @@ def claims_document(
 ) -> dict:
     """JSON-ready: the claims (``{"better", "worse", "prob"}`` with model names), ``fdr``,
     ``claims_expected_fdr``, ``claims_estimand``, ``claims_rule``, ``tie_groups`` (names),
-    and per model (name -> value) ``p_best``, ``p_top`` (with ``top``), ``expected_rank``
-    and ``rank_joint`` ([lo, hi])."""
+    ``top``, and per model (name -> value) ``p_best``, ``p_top`` (with ``top``),
+    ``expected_rank`` and ``rank_joint`` ([lo, hi]); ``rank_joint_rule`` and
+    ``claims_draws``.
+
+    Parameters
+    ----------
+    board : BoardClaims
+        The board's claims (:func:`board_claims`).
+    names : list of str
+        The model names, in the order of the posterior.
+    estimand : str
+        The estimand of the posterior the claims come from.
+    top : int, optional
+        The k of ``p_top`` (as given to :func:`board_claims`); default None, no ``p_top``.
+
+    Returns
+    -------
+    dict
+        The claims and the whole-board probabilities, keyed by model name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.posteriors.posterior import posterior
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.9]], [[0.5]], [[0.4]]], size=(3, 20, 2))
+    >>> post = posterior(R, prior="uniform")
+    >>> board = board_claims(post, post.prob_better(), draws=2000, seed=0)
+    >>> doc = claims_document(board, ["a", "b", "c"], post.estimand)
+    >>> [(c["better"], c["worse"]) for c in doc["claims"]], doc["tie_groups"]
+    ([('a', 'b'), ('a', 'c'), ('c', 'b')], [['a'], ['c'], ['b']])
+    >>> doc["rank_joint"], doc["claims_estimand"]
+    ({'a': [1, 1], 'b': [2, 3], 'c': [2, 3]}, 'these questions')
+    """
     claims, ranks, ints = board
     label = np.asarray(names, dtype=object)
     out = {

@@ -106,6 +106,19 @@ class ClaimsPlan:
     note : str or None
         A caution when the plan rests on one trial per question (checked by simulation:
         ``bayes-eval validate plan --target top --N 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval import posterior
+    >>> rng = np.random.default_rng(1)
+    >>> p = np.array([0.8, 0.6, 0.55, 0.5])[:, None] * np.ones((4, 40))
+    >>> R = (rng.random((4, 40, 2)) < p[..., None]).astype(int)
+    >>> plan = plan_top(posterior(R, prior="uniform"), top=1, draws=500)
+    >>> plan.members, plan.n_now, plan.n_required, plan.extra_trials, plan.claimed_now
+    ((0,), 2, 29, 27, False)
+    >>> round(plan.prob_top_set, 4), plan.prior, plan.estimand
+    (0.828, 'uniform', 'these questions')
     """
 
     members: tuple[int, ...]
@@ -272,10 +285,13 @@ def plan_top(
     max_trials : int, keyword-only
         Largest total trials per question considered.
     seed : int or numpy.random.Generator, keyword-only
+        Seed of the simulations (default 0); the plan is deterministic for an integer seed.
 
     Returns
     -------
     ClaimsPlan
+        Today's top-k set, the trials per question now and required, the assurance reached
+        and, when no plan exists, the reason.
 
     Examples
     --------

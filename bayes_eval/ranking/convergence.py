@@ -129,6 +129,7 @@ def prefix_counts(
     chunk : int
         Replicates per yielded block (100 keeps a block in cache).
     seed : int or Generator
+        Seed of the resampling (default 0).
     totals_only : bool
         Column scheme only: sum the questions first and yield shape ``(b, L, N, 1)``, which
         is all Bayes@N needs (same random indices, so the same replicates).
@@ -138,6 +139,16 @@ def prefix_counts(
     ndarray of int16, shape ``(b, L, N, M)``
         ``out[r, l, s - 1, alpha]`` = successes of model l on question alpha in its first s
         trials.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.2]], [[0.5]], [[0.8]]], size=(3, 10, 4))
+    >>> [block.shape for block in prefix_counts(R, replicates=250, seed=0)]
+    [(100, 3, 4, 10), (100, 3, 4, 10), (50, 3, 4, 10)]
+    >>> next(prefix_counts(R, replicates=2, seed=0, totals_only=True))[0, :, :, 0].tolist()
+    [[1, 4, 7, 10], [6, 9, 12, 15], [9, 13, 18, 22]]
     """
     rng = np.random.default_rng(seed)
     arr = np.asarray(R)
@@ -274,6 +285,11 @@ def convergence_at_n(matches: ArrayLike) -> NDArray[np.int64]:
     ndarray of int, shape ``(...)``
         The smallest ``s <= N_max - 1`` with a match at every step from s to N_max, or ``-1``
         (no convergence).
+
+    Examples
+    --------
+    >>> convergence_at_n([[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 0], [1, 1, 1, 1]]).tolist()
+    [2, 3, -1, 1]
     """
     m = np.asarray(matches, dtype=bool)
     n = m.shape[-1]
@@ -292,6 +308,12 @@ class ConvergencePMF(NamedTuple):
         ``pmf[n - 1]``: the fraction of replicates with convergence@n = n, n = 1..n_max.
     no_convergence : float
         The fraction with no convergence (coded ``-1``); ``pmf.sum() + no_convergence = 1``.
+
+    Examples
+    --------
+    >>> pmf, no_convergence = convergence_pmf([1, 2, 2, -1], 4)
+    >>> pmf.tolist(), no_convergence
+    ([0.25, 0.5, 0.0, 0.0], 0.25)
     """
 
     pmf: NDArray[np.float64]
@@ -316,6 +338,12 @@ def convergence_pmf(values: ArrayLike, n_max: int) -> ConvergencePMF:
     -------
     ConvergencePMF
         ``(pmf, no_convergence)``.
+
+    Examples
+    --------
+    >>> c = convergence_pmf([1, 2, 2, -1], 4)
+    >>> c.pmf.tolist(), c.no_convergence
+    ([0.25, 0.5, 0.0, 0.0], 0.25)
     """
     v = np.asarray(values).ravel()
     if v.size == 0:
@@ -331,6 +359,7 @@ class Stability:
     Attributes
     ----------
     methods : list of str
+        The method names, as given (:func:`parse_method`).
     tau_mean, tau_se : ndarray, shape ``(n_methods, N)``
         Mean of Kendall tau_b over replicates at each number of trials, and its Monte Carlo
         standard error (NaN where a method is undefined, ``n < k``).
@@ -341,6 +370,16 @@ class Stability:
     worst_scores : ndarray, shape ``(n_methods, N, L)``
         Score trajectory of the worst replicate (latest convergence, or none).
     worst_replicate : ndarray of int, shape ``(n_methods,)``
+        The index of that replicate, per method.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.2]], [[0.5]], [[0.8]]], size=(3, 10, 4))
+    >>> st = stability(R, ["bayes", "pass_at_k:2"], replicates=50, seed=0)
+    >>> st.methods, st.tau.shape, st.convergence.shape, st.worst_scores.shape
+    (['bayes', 'pass_at_k:2'], (2, 50, 4), (2, 50), (2, 4, 3))
     """
 
     methods: list[str]
@@ -394,6 +433,8 @@ def stability(
     Returns
     -------
     Stability
+        Per method: the mean tau_b curve and its standard error, every replicate's tau (with
+        ``keep_tau``), convergence@n per replicate and the worst replicate.
 
     Notes
     -----
@@ -404,6 +445,17 @@ def stability(
     A method whose credits are not small fractions falls back to :func:`score_table` with
     scores rounded to ``TIE_DIGITS``. Kendall's tau and the exact match of every ranking
     come from the pairs of models in gold order (``_agreement``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.2]], [[0.5]], [[0.8]]], size=(3, 10, 4))
+    >>> st = stability(R, ["bayes", "pass_at_k:2"], replicates=50, seed=0)
+    >>> st.tau_mean.round(4).tolist()
+    [[0.8769, 0.955, 0.9733, 0.983], [nan, 0.776, 0.9333, 0.8667]]
+    >>> convergence_pmf(st.convergence[0], 4).pmf.tolist()
+    [0.52, 0.34, 0.1, 0.0]
     """
     arr = np.asarray(R)
     if arr.size == 0 or not np.isin(arr, (0, 1)).all():
@@ -588,6 +640,12 @@ class TauInterval(NamedTuple):
     lo, hi : ndarray, shape ``(..., N)``
         The ``(1 - confidence)/2`` and ``(1 + confidence)/2`` quantiles of the replicate taus
         (NaN where a method is undefined).
+
+    Examples
+    --------
+    >>> lo, hi = tau_interval([[0.2, 1.0], [0.6, 1.0], [1.0, 1.0]], 0.5)
+    >>> lo.round(4).tolist(), hi.round(4).tolist()
+    ([0.4, 1.0], [0.8, 1.0])
     """
 
     lo: NDArray[np.float64]
@@ -611,6 +669,16 @@ def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> TauInterval:
     -------
     TauInterval
         ``(lo, hi)``, each of shape ``(..., N)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.2]], [[0.5]], [[0.8]]], size=(3, 10, 4))
+    >>> st = stability(R, ["bayes", "pass_at_k:2"], replicates=50, seed=0)
+    >>> ti = tau_interval(st.tau, 0.9)
+    >>> ti.lo.round(4).tolist()
+    [[0.3333, 0.8165, 1.0, 1.0], [nan, 0.3333, 0.3333, 0.3333]]
     """
     import warnings
 
@@ -631,11 +699,17 @@ def random_subsets(n_models: int, size: int, count: int, *, seed: int | np.rando
     n_models, size, count : int
         ``2 <= size <= n_models``; ``count`` at most the number of such subsets.
     seed : int or Generator, keyword-only
+        Seed of the draws (default 0).
 
     Returns
     -------
     list of ndarray
         Sorted index arrays, in lexicographic order.
+
+    Examples
+    --------
+    >>> [s.tolist() for s in random_subsets(5, 3, 2, seed=0)]
+    [[0, 3, 4], [2, 3, 4]]
     """
     from math import comb
 
@@ -667,6 +741,12 @@ class Method:
         Attempts of a Pass family metric (0 for bayes).
     tau : float
         Threshold of G-Pass@k_tau (1 otherwise).
+
+    Examples
+    --------
+    >>> m = parse_method("g_pass_at_k_tau:4:0.5")
+    >>> m.kind, m.k, m.tau, m.credit.tolist()
+    ('g_pass_at_k_tau', 4, 0.5, [0.0, 0.0, 1.0, 1.0, 1.0])
     """
 
     name: str
@@ -701,11 +781,19 @@ def parse_method(name: str) -> Method:
     Returns
     -------
     Method
+        The kind of metric, its ``k`` and ``tau``.
 
     Raises
     ------
     ValueError
         Any other name.
+
+    Examples
+    --------
+    >>> parse_method("pass_at_k:4")
+    Method(name='pass_at_k:4', kind='pass_at_k', k=4, tau=1.0)
+    >>> parse_method("bayes").kind
+    'bayes'
     """
     parts = name.split(":")
     kind = parts[0]
@@ -746,6 +834,11 @@ def score_table(method: Method, n_max: int) -> NDArray[np.float64]:
     -------
     ndarray, shape ``(n_max + 1, n_max + 1)``
         ``table[s, c]``; NaN where ``s < k`` or ``c > s``.
+
+    Examples
+    --------
+    >>> score_table(parse_method("pass_at_k:2"), 3).round(4).tolist()
+    [[nan, nan, nan, nan], [nan, nan, nan, nan], [0.0, 1.0, 1.0, nan], [0.0, 0.6667, 1.0, 1.0]]
     """
     table = np.full((n_max + 1, n_max + 1), np.nan)
     s = np.arange(method.k, n_max + 1)
@@ -773,6 +866,14 @@ def flat_index(counts: NDArray[np.int16]) -> NDArray[np.intp]:
     Returns
     -------
     ndarray of intp, the shape of ``counts``
+        ``s * (N + 1) + c`` for the c successes of the first s trials.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([1, 1, 2], dtype=np.int16).reshape(1, 1, 3, 1)
+    >>> flat_index(counts).ravel().tolist()
+    [5, 9, 14]
     """
     n = counts.shape[2]
     row = (np.arange(1, n + 1, dtype=np.intp) * (n + 1))[None, None, :, None]
@@ -796,12 +897,25 @@ def step_scores(
     counts : ndarray of int16, shape ``(b, L, N, M)``
         Prefix successes (:func:`bayes_eval.ranking.convergence.prefix_counts`).
     method : Method
+        The parsed method (:func:`parse_method`).
     table, flat : ndarray, optional
         :func:`score_table` and :func:`flat_index`, when already computed.
 
     Returns
     -------
     ndarray, shape ``(b, L, N)``
+        The score of every model after each number of trials (NaN where ``s < k``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.2]], [[0.5]], [[0.8]]], size=(3, 10, 4))
+    >>> counts = next(prefix_counts(R, replicates=2, seed=0))
+    >>> step_scores(counts, parse_method("bayes"))[0].tolist()
+    [[1.0, 4.0, 7.0, 10.0], [6.0, 9.0, 12.0, 15.0], [9.0, 13.0, 18.0, 22.0]]
+    >>> step_scores(counts, parse_method("pass_at_k:2"))[0].round(4).tolist()
+    [[nan, 3.0, 3.0, 3.5], [nan, 8.0, 6.3333, 5.5], [nan, 10.0, 8.3333, 7.5]]
     """
     if method.kind == "bayes":
         return counts.sum(axis=-1, dtype=np.int64).astype(float)
@@ -1017,6 +1131,13 @@ def pair_signs(scores: ArrayLike) -> NDArray[np.int8]:
     -------
     ndarray of int8, shape ``(..., L(L-1)/2)``
         Pairs in the order of ``numpy.triu_indices(L, 1)``.
+
+    Examples
+    --------
+    >>> pair_signs([0.3, 0.5, 0.5]).tolist()
+    [-1, -1, 0]
+    >>> pair_signs([[1, 2, 3], [3, 2, 1]]).tolist()
+    [[-1, -1, -1], [1, 1, 1]]
     """
     x = _round(np.asarray(scores, dtype=float))
     i, j = np.triu_indices(x.shape[-1], k=1)
@@ -1041,6 +1162,11 @@ def kendall_tau_b(scores: ArrayLike, gold: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape ``(...)``
         tau_b; NaN where a score vector contains NaN or is constant.
+
+    Examples
+    --------
+    >>> kendall_tau_b([[1, 2, 3], [3, 2, 1], [1, 1, 2]], [1, 2, 3]).round(4).tolist()
+    [1.0, -1.0, 0.8165]
     """
     scores = np.asarray(scores, dtype=float)
     gold = np.asarray(gold, dtype=float)
@@ -1072,12 +1198,22 @@ def ranking_matches(scores: ArrayLike, gold: ArrayLike) -> NDArray[np.bool_]:
     Parameters
     ----------
     scores : array_like, shape ``(..., L)``
+        Score vectors, higher is better (compared after rounding to ``TIE_DIGITS``).
     gold : array_like, shape ``(L,)``
+        Gold-standard scores (ties allowed).
 
     Returns
     -------
     ndarray of bool, shape ``(...)``
         NaN scores never match.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ranking_matches([[1, 2, 3], [1, 2, 2], [np.nan, 2, 3]], [1, 2, 3]).tolist()
+    [True, False, False]
+    >>> ranking_matches([1, 2, 2], [0, 5, 5]).tolist()  # ties where the gold has them
+    True
     """
     scores = np.asarray(scores, dtype=float)
     sg = pair_signs(gold)

@@ -64,6 +64,40 @@ def rank_table(
     integrated over its uncertainty (:mod:`bayes_eval.posteriors.priors`); ``prior="uniform"``
     is the paper's.
 
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("model", "question", "trial")``: category labels ``0..C`` (NaN a
+        missing trial, with ``skipna``), or graded scores in ``[0, 1]`` with ``fractional``.
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    confidence : float, optional
+        Level of the intervals and of the pairwise rank statements; default 0.95.
+    interval : str, optional
+        ``"auto"`` (default: the posterior's own law, never outside the support), ``"normal"``
+        (the paper's, clipped into the support) or ``"exact"``.
+    prior : Prior or str, optional
+        A :class:`~bayes_eval.posteriors.priors.Prior` or its words (``"uniform"``,
+        ``"jeffreys"``, ``"empirical"``, ...); default ``"empirical"``.
+    pool : str, optional
+        What a learned prior is pooled over: ``"board"``, ``"model"`` or ``"benchmark"``;
+        default None, the prior's own.
+    skipna : bool, optional
+        NaN in ``R`` marks a missing trial (default False: NaN is an error).
+    fractional : bool, optional
+        ``R`` holds graded scores counted fractionally; default False.
+    answered_only : bool, optional
+        Score each model on the questions it has a trial of; default False.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``model``: ``mu``, ``sigma``, ``lo``, ``hi``, ``interval_kind``, ``rank``,
+        ``rank_ci``, ``rank_lower``, ``rank_upper``, ``questions``, the prior's variables and the
+        board's claims; over ``(model, model_bis)``: ``prob_better`` and ``z``.
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -220,7 +254,28 @@ def _claims_dataset(board: BoardClaims, models: NDArray, top: int | None) -> xr.
 
 def claims_records(table: xr.Dataset) -> list[dict]:
     """The claims of a rank table: ``{"better": A, "worse": B, "prob": P}``, the most
-    probable first (empty when the table has none)."""
+    probable first (empty when the table has none).
+
+    Parameters
+    ----------
+    table : xarray.Dataset
+        A rank table (:func:`rank_table`, or ``Leaderboard.table``).
+
+    Returns
+    -------
+    list of dict
+        One record per claim "better > worse", with its posterior probability ``prob``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(3)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> board = leaderboard(R, prior="uniform")
+    >>> [(c["better"], c["worse"], round(c["prob"], 4)) for c in claims_records(board.table)]
+    [('c', 'a', 1.0), ('b', 'a', 0.9984), ('c', 'b', 0.8519)]
+    """
     if "claim_better" not in table:
         return []
     return [
@@ -236,7 +291,27 @@ def claims_records(table: xr.Dataset) -> list[dict]:
 
 def tie_groups(table: xr.Dataset) -> list[list[str]]:
     """The tie groups of a rank table, best first, each listed by expected rank (as
-    :func:`~bayes_eval.ranking.claims.claims_document` lists them)."""
+    :func:`~bayes_eval.ranking.claims.claims_document` lists them).
+
+    Parameters
+    ----------
+    table : xarray.Dataset
+        A rank table (:func:`rank_table`, or ``Leaderboard.table``).
+
+    Returns
+    -------
+    list of list of str
+        The model names of each tie group (empty when the table has no claims).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> tie_groups(leaderboard(R, prior="uniform").table)
+    [['c', 'b'], ['a']]
+    """
     if "tie_group" not in table:
         return []
     order = np.argsort(table["expected_rank"].values, kind="stable")
@@ -259,7 +334,30 @@ def rank_records(table: xr.Dataset) -> list[dict]:
     has them, ``questions``, ``rank_draws`` (the credible interval of the rank over posterior
     draws), ``mu_closed_form``/``sigma_closed_form`` (the per-model diagnostic), ``prior`` and
     ``prior_alpha``; ``p_best``, ``p_top``, ``expected_rank``, ``rank_joint`` (the
-    simultaneous rank interval) and ``tie_group`` where the table has the board's claims."""
+    simultaneous rank interval) and ``tie_group`` where the table has the board's claims.
+
+    Parameters
+    ----------
+    table : xarray.Dataset
+        A rank table (:func:`rank_table`).
+
+    Returns
+    -------
+    list of dict
+        One JSON-ready record per model, best ``mu`` first.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(3)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> records = rank_records(rank_table(R, prior="uniform"))
+    >>> [(r["model"], round(r["mu"], 4), r["rank"], r["rank_range"]) for r in records]
+    [('c', 0.65, 1, [1, 2]), ('b', 0.55, 2, [1, 2]), ('a', 0.275, 3, [3, 3])]
+    >>> round(records[0]["prob_next"], 4)
+    0.8519
+    """
     order = np.argsort(-table["mu"].values, kind="stable")
     prob = table["prob_better"].values
     out = []
@@ -308,7 +406,38 @@ def rank_records(table: xr.Dataset) -> list[dict]:
 class Leaderboard(NamedTuple):
     """The rank table, its records (best first), the number of questions, the largest number
     of trials, the masked (failed or missing) trials, the estimator (``"closed-form"`` or
-    ``"crossed"``) and, for the closed form, the posterior every number came from."""
+    ``"crossed"``) and, for the closed form, the posterior every number came from.
+
+    Attributes
+    ----------
+    table : xarray.Dataset
+        The rank table (:func:`rank_table`).
+    models : list of dict
+        Its records, best first (:func:`rank_records`).
+    questions : int
+        The number of questions of ``R``.
+    max_trials : int
+        The largest number of trials of a question (the ``trial`` size of ``R``).
+    missing_trials : int
+        The number of masked (NaN) trials.
+    estimator : str
+        ``"closed-form"`` (default) or ``"crossed"``.
+    posterior : Posterior or None
+        The :class:`~bayes_eval.posteriors.posterior.Posterior` every number came from (for
+        the closed form).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(3)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> board = leaderboard(R, prior="uniform")
+    >>> board.questions, board.max_trials, board.missing_trials, board.estimator
+    (8, 3, 0, 'closed-form')
+    >>> type(board.posterior).__name__
+    'Posterior'
+    """
 
     table: xr.Dataset
     models: list[dict]
@@ -343,7 +472,56 @@ def leaderboard(
     ``answered_only`` scores each model on the questions it answered (an incomplete design,
     :mod:`bayes_eval.logs.design`); ``fractional`` counts graded scores fractionally
     (:func:`bayes_eval.inputs.fractional_tally`). ``fdr``, ``top``, ``draws`` and ``seed``:
-    the board's claims (``table_of``)."""
+    the board's claims (``table_of``).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("model", "question", "trial")``; NaN marks a missing trial.
+    w : sequence of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    confidence : float, optional
+        Level of the intervals and of the rank statements; default 0.95.
+    interval : str, optional
+        ``"auto"`` (default), ``"normal"`` or ``"exact"``, as in :func:`rank_table`.
+    prior : Prior or str, optional
+        The prior or its words; default ``"empirical"``.
+    pool : str, optional
+        What a learned prior is pooled over (``"board"``, ``"model"``, ``"benchmark"``);
+        default None, the prior's own.
+    answered_only : bool, optional
+        Score each model on the questions it answered; default False.
+    fractional : bool, optional
+        ``R`` holds graded scores counted fractionally; default False.
+    fdr : float, optional
+        Posterior expected false discovery rate of the board's claims; default 0.05.
+    top : int, optional
+        Also report P(in the top ``top``) per model (``p_top``); default None.
+    draws : int, optional
+        Joint posterior draws of the claims' rank probabilities; default None, a size chosen
+        from the number of models (:func:`bayes_eval.ranking.claims.default_draws`).
+    seed : int, optional
+        Seed of those draws; default 0.
+
+    Returns
+    -------
+    Leaderboard
+        The rank table, its records (best first), the design's sizes and the posterior.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(3)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> board = leaderboard(R, prior="uniform")
+    >>> [(r["model"], round(r["mu"], 4), r["rank_range"]) for r in board.models]
+    [('c', 0.65, [1, 2]), ('b', 0.55, [1, 2]), ('a', 0.275, [3, 3])]
+    >>> tie_groups(board.table)
+    [['c'], ['b'], ['a']]
+    """
     batch = bxr.unpack(R, skipna=True)
     post = bxr.posterior(
         R,
@@ -376,7 +554,28 @@ def leaderboard(
 
 
 class PairPlan(NamedTuple):
-    """:func:`plan_pair`: the two models (``leader`` first in the message) and the plan."""
+    """:func:`plan_pair`: the two models (``leader`` first in the message) and the plan.
+
+    Attributes
+    ----------
+    model_a, model_b : str
+        The two models, as asked.
+    leader, other : str
+        The model the posterior puts ahead, and the other one.
+    plan : SeparationPlan
+        The plan (:class:`bayes_eval.ranking.sample_size.SeparationPlan`): trials per question
+        now and required, the assurance reached.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(3)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> p = plan_pair(R, "b", "c", prior="uniform", simulations=200)
+    >>> p.leader, p.other, type(p.plan).__name__
+    ('c', 'b', 'SeparationPlan')
+    """
 
     model_a: str
     model_b: str
@@ -410,10 +609,54 @@ def plan_pair(
     :func:`leaderboard` builds it) restricted to the two models, so ``P(leader better)`` is
     the number ``rank`` reports.
 
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("model", "question", "trial")``; NaN marks a missing trial (none
+        allowed for the two models).
+    model_a, model_b : str
+        The two models to separate (names along ``model``).
+    w : sequence of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    prior : Prior or str, optional
+        The prior or its words; default ``"empirical"``.
+    confidence : float, optional
+        The ranking confidence to reach, in (0.5, 1); default 0.95.
+    assurance : float, optional
+        The probability of reaching it at the planned number of trials; default 0.8.
+    simulations : int, optional
+        Posterior predictive simulations of the assurance; default 2000.
+    max_trials : int, optional
+        The largest number of trials per question searched; default 10000.
+    seed : int, optional
+        Seed of the simulations; default 0.
+    answered_only : bool, optional
+        Score each model on the questions it answered; default False.
+    source : str, optional
+        How error messages name ``R``; default ``"the results"``.
+
+    Returns
+    -------
+    PairPlan
+        The two models, the leader and the other, and the
+        :class:`~bayes_eval.ranking.sample_size.SeparationPlan`.
+
     Raises
     ------
     ValueError
         For an unknown or repeated model, or a missing trial of either model.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(3)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> p = plan_pair(R, "b", "c", prior="uniform", simulations=200)
+    >>> p.leader, p.plan.n_now, p.plan.n_required
+    ('c', 3, 491)
     """
     from bayes_eval.ranking.sample_size import plan_separation
 
@@ -440,7 +683,25 @@ def plan_pair(
 
 
 class TopPlan(NamedTuple):
-    """:func:`plan_top_set`: the top-k set's model names (best first) and the plan."""
+    """:func:`plan_top_set`: the top-k set's model names (best first) and the plan.
+
+    Attributes
+    ----------
+    members : list of str
+        The model names of the current top set, best first.
+    plan : ClaimsPlan
+        The plan (:class:`bayes_eval.ranking.claims_plan.ClaimsPlan`).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> tp = plan_top_set(R, prior="uniform", simulations=200)
+    >>> tp.members, type(tp.plan).__name__
+    (['c'], 'ClaimsPlan')
+    """
 
     members: list[str]
     plan: object  # bayes_eval.ranking.claims_plan.ClaimsPlan
@@ -467,11 +728,55 @@ def plan_top_set(
     The posterior is the board's, as :func:`leaderboard` builds it, so the top set and the
     claims are those ``rank --fdr`` prints.
 
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("model", "question", "trial")``; every model must have answered
+        every question.
+    w : sequence of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior.
+    prior : Prior or str, optional
+        The prior or its words; default ``"empirical"``.
+    top : int, optional
+        The size of the top set, below the number of models; default 1.
+    fdr : float, optional
+        Posterior expected false discovery rate of the claims, in (0, 1); default 0.05.
+    assurance : float, optional
+        The probability that the claims separate the top set at the planned number of
+        trials; default 0.8.
+    simulations : int, optional
+        Posterior predictive simulations of the assurance; default 2000.
+    max_trials : int, optional
+        The largest number of trials per question searched; default 10000.
+    seed : int, optional
+        Seed of the simulations; default 0.
+    answered_only : bool, optional
+        Build the posterior on the questions each model answered (the plan then fails if one
+        is missing); default False.
+
+    Returns
+    -------
+    TopPlan
+        The top set's model names (best first) and the
+        :class:`~bayes_eval.ranking.claims_plan.ClaimsPlan`.
+
     Raises
     ------
     ValueError
         For a question some model never answered, ``top`` not below the number of models,
         or a level outside (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> tp = plan_top_set(R, prior="uniform", simulations=200)
+    >>> tp.members, tp.plan.claimed_now, tp.plan.n_required
+    (['c'], False, 69)
     """
     from bayes_eval.ranking.claims_plan import plan_top
 
@@ -499,10 +804,37 @@ def complete_pair(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The complete ``(question, trial)`` integer results of two different models of ``R``.
 
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("model", "question", "trial")``.
+    model_a, model_b : str
+        Two different model names along ``model``.
+    source : str, optional
+        How error messages name ``R``; default ``"the results"``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The ``int64`` results of ``model_a`` and of ``model_b``, each of shape ``(M, N)``.
+
     Raises
     ------
     ValueError
         For a model not in ``R``, the same model twice, or a missing trial of either.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> R = xr.DataArray(np.array([[[0, 1], [1, 1]], [[1, 1], [0, np.nan]]]),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b"]})
+    >>> a, b = complete_pair(R.isel(question=[0]), "a", "b")
+    >>> a.tolist(), b.tolist()
+    ([[0, 1]], [[1, 1]])
+    >>> complete_pair(R, "a", "b")
+    Traceback (most recent call last):
+        ...
+    ValueError: planning needs complete results (no missing trials) for both models.
     """
     names = [str(m) for m in R["model"].values]
     for name in (model_a, model_b):

@@ -112,6 +112,7 @@ class PairedComparison(NamedTuple):
     Attributes
     ----------
     models : tuple of str
+        The model names, in the order of the matrices' rows and columns.
     independent, paired : ndarray, shape ``(L, L)``
         Estimand *new questions* (:func:`compare_pairs`): each model's own posterior of its
         mean score on the population of questions (``independent``, unpaired), or the joint
@@ -141,6 +142,22 @@ class PairedComparison(NamedTuple):
         (:func:`~bayes_eval.ranking.claims.claims_document`: the orderings at a posterior
         expected FDR, P(best), P(top k), expected ranks, simultaneous rank intervals), the
         same as ``bayes-eval rank`` states.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.3]], [[0.6]], [[0.8]]], size=(3, 20, 2)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> pc = leaderboard_pairs(R, prior="uniform", pair_prior="uniform")
+    >>> pc.models, pc.shared[0].tolist()
+    (('b', 'c', 'a'), [20, 20, 20])
+    >>> pc.estimands
+    {'these_questions': 'these questions', 'independent': 'new questions',
+     'paired': 'new questions'}
+    >>> {k: round(v, 4) if isinstance(v, float) else v for k, v in pc.adjacent()[0].items()}
+    {'model': 'b', 'next': 'c', 'shared': 20, 'these_questions': 0.5, 'paired': 0.4894,
+     'independent': 0.4963}
     """
 
     models: tuple[str, ...]
@@ -247,6 +264,27 @@ def question_scores(
         ``mask`` marks a missing trial.
     w : array_like, optional
         Rubric weights (binary by default).
+    mask : array_like of bool, optional
+        ``True`` where a trial of ``R`` is missing (besides NaN); default None.
+    fractional : bool, optional
+        ``R`` holds graded scores in [0, 1]; default False.
+
+    Returns
+    -------
+    numpy.ndarray of shape ``(L, M)`` or ``(M,)``
+        The mean scaled score of each model on each question; NaN for a question without
+        any trial.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[[1, 1], [0, 1], [1, 0]], [[0, 0], [1, 0], [1, 1]]])
+    >>> question_scores(R).tolist()
+    [[1.0, 0.5, 0.5], [0.0, 0.5, 1.0]]
+    >>> question_scores(np.array([[2, 1], [0, np.nan]]), [0, 0.5, 1]).tolist()
+    [0.75, 0.0]
+    >>> question_scores(np.array([[0.25, 0.75], [1.0, np.nan]]), fractional=True).tolist()
+    [0.5, 1.0]
     """
     values = np.asarray(R, dtype=float)
     seen = ~np.isnan(values)
@@ -285,10 +323,16 @@ def paired_probability(
     prior : (float, float), keyword-only
         Prior masses :math:`a_{10}` (only A right) and :math:`a_{01}` (only B right); the
         uniform Dirichlet(1, 1, 1, 1) gives (1, 1).
+    exact_levels : int, keyword-only
+        Exact computation up to this many distinct values of the differences (with the two
+        corners); a normal approximation with the exact mean and variance beyond; default
+        256.
 
     Returns
     -------
     float
+        The posterior probability that A's mean score on the population of questions is
+        above B's.
 
     Examples
     --------
@@ -299,6 +343,11 @@ def paired_probability(
     >>> b = [0] * 7 + [1] * 2 + [1] * 5
     >>> round(paired_probability(a, b), 6)
     0.945312
+
+    Mean scores of several trials (the Bayesian bootstrap with the uniform corners):
+
+    >>> round(paired_probability([1, 0.5, 0.75, 1], [0.5, 0.5, 0.25, 0.75]), 4)
+    0.8222
     """
     d = np.asarray(s_a, dtype=float) - np.asarray(s_b, dtype=float)
     if d.ndim != 1 or np.isnan(d).any() or (np.abs(d) > 1).any():
@@ -327,12 +376,28 @@ def cluster_codes(
     n_questions : int, optional
         M, checked against the length of an array ``cluster``.
 
+    Returns
+    -------
+    codes : numpy.ndarray of int, shape ``(M,)``
+        The cluster of each question, an index into ``labels``.
+    labels : tuple of str
+        The G cluster labels, sorted as text.
+
     Raises
     ------
     ValueError
         A length that is not M, a question without a cluster (missing from the mapping,
         None or NaN), or a single cluster: with one cluster the questions are one draw of
         the source, and nothing about new questions can be learned from them.
+
+    Examples
+    --------
+    >>> codes, labels = cluster_codes(["x", "y", "x", "z"])
+    >>> codes.tolist(), labels
+    ([0, 1, 0, 2], ('x', 'y', 'z'))
+    >>> codes, labels = cluster_codes({"q1": "b", "q2": "a", "q3": "b"}, ["q1", "q2", "q3"])
+    >>> codes.tolist(), labels
+    ([1, 0, 1], ('a', 'b'))
     """
     names = None if questions is None else [str(q) for q in questions]
     if isinstance(cluster, Mapping):
@@ -633,6 +698,7 @@ def compare_pairs(
     w : array_like, optional
         Rubric weights (binary by default); scores are scaled to ``[0, 1]``.
     mask : array_like of bool, optional
+        ``True`` where a trial of ``R`` is missing (besides NaN); default None.
     fractional : bool, keyword-only
         ``R`` holds graded scores.
     prior : str, float or array_like, keyword-only
@@ -654,12 +720,28 @@ def compare_pairs(
     Returns
     -------
     PairedComparison
+        The ``independent`` and ``paired`` matrices of P(row better than column) on new
+        questions, the shared question counts, the prior and the method of each matrix.
 
     Raises
     ------
     ValueError
         For fewer than two models, a model without any answered question, bad ``R``, or a
         bad ``cluster`` (:func:`cluster_codes`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> R = rng.binomial(1, [[[0.8]], [[0.6]], [[0.3]]], size=(3, 20, 4))
+    >>> pc = compare_pairs(R, models=["a", "b", "c"])
+    >>> pc.paired.round(4).tolist()
+    [[nan, 0.9883, 0.9993], [0.0117, nan, 0.954], [0.0007, 0.046, nan]]
+    >>> pc.independent.round(4).tolist()
+    [[nan, 0.9965, 1.0], [0.0035, nan, 0.9873], [0.0, 0.0127, nan]]
+    >>> pc = compare_pairs(R, models=["a", "b", "c"], cluster=np.repeat(np.arange(5), 4))
+    >>> pc.method, pc.clusters
+    ({'independent': 't (Welch)', 'paired': 't'}, 5)
     """
     values = np.asarray(R, dtype=float)
     if values.ndim != 3 or values.shape[0] < 2:
@@ -764,7 +846,26 @@ CLUSTER_PRIOR = "Jeffreys on the cluster-level normal model (mean and sd of the 
 def table_prior(kind: str) -> str:
     """The prior of the joint table for a per-question prior of kind ``kind``, as
     ``bayes-eval pairs --prior-kind`` chooses it: a learned prior gives the learned split
-    prior of the same kind, Jeffreys gives Jeffreys, anything else the uniform one."""
+    prior of the same kind, Jeffreys gives Jeffreys, anything else the uniform one.
+
+    Parameters
+    ----------
+    kind : str
+        The kind of the per-question prior (``"uniform"``, ``"jeffreys"``, ``"empirical"``,
+        ``"empirical-plugin"``, ...).
+
+    Returns
+    -------
+    str
+        The ``prior`` of :func:`compare_pairs` for the joint table.
+
+    Examples
+    --------
+    >>> table_prior("empirical"), table_prior("jeffreys"), table_prior("uniform")
+    ('empirical', 'jeffreys', 'uniform')
+    >>> table_prior("empirical-plugin"), table_prior("fixed")
+    ('empirical-plugin', 'uniform')
+    """
     return kind if kind in ("empirical", "empirical-plugin", "jeffreys") else "uniform"
 
 
@@ -804,6 +905,46 @@ def leaderboard_pairs(
     model on the questions it answered (an incomplete design). ``fdr``, ``top``, ``draws``
     and ``seed``: the claims of the board on these questions, as ``rank`` states them
     (:func:`~bayes_eval.ranking.claims.board_claims`).
+
+    Parameters
+    ----------
+    R : xarray.DataArray
+        Results with dims ``("model", "question", "trial")``: categories ``0..C`` (graded
+        scores with ``fractional``); NaN marks a missing trial.
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights; default None, binary results with ``w = (0, 1)``.
+    R0 : xarray.DataArray, optional
+        Earlier runs with the dims of ``R``, aligned to it by label; they join the prior of
+        *these questions*.
+    fractional : bool, optional
+        ``R`` holds graded scores in [0, 1]; default False.
+    prior : Prior or str, optional
+        The per-question prior of *these questions*; default ``"empirical"``.
+    pair_prior : str, float or array_like, optional
+        The prior of the joint table of the new-questions matrices (``prior`` of
+        :func:`compare_pairs`); default ``"empirical"``, the learned split prior.
+    answered_only : bool, optional
+        Score each model on the questions it answered; default False.
+    exact_levels : int, optional
+        Exact new-questions probabilities up to this many distinct values; default 256.
+    cluster : array_like of shape ``(M,)``, or mapping, optional
+        The cluster of every question (:func:`cluster_codes`); default None, questions
+        drawn independently.
+    fdr : float, optional
+        Posterior expected false discovery rate of the board's claims; default 0.05.
+    top : int, optional
+        Also report P(in the top ``top``) per model; default None.
+    draws : int, optional
+        Joint posterior draws of the claims; default None, a size chosen from the number
+        of models (:func:`bayes_eval.ranking.claims.default_draws`).
+    seed : int, optional
+        Seed of those draws; default 0.
+
+    Returns
+    -------
+    PairedComparison
+        The models best first, the three matrices (``these_questions``, ``paired``,
+        ``independent``), their priors and methods, and the board's ``claims``.
 
     Examples
     --------

@@ -112,6 +112,7 @@ def population_draws(
     corner : float
         Mass :math:`a` of each corner pseudo-unit (0: Rubin's bootstrap alone).
     seed : int, Generator or None
+        Seed of the draws (default 0; None: fresh entropy).
 
     Returns
     -------
@@ -122,6 +123,15 @@ def population_draws(
     ------
     ValueError
         For shapes that differ, negative sizes, a model with no question, or ``draws < 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.array([[8.0, 2.0], [5.0, 5.0]])  # two models, two units of 10 questions
+    >>> n = np.array([[10.0, 10.0], [10.0, 10.0]])
+    >>> mu = population_draws(T, n, draws=1000, seed=0)
+    >>> mu.shape, mu.mean(axis=0).round(4).tolist()
+    ((1000, 2), [0.509, 0.5072])
     """
     T = np.asarray(totals, dtype=float)
     n = np.asarray(sizes, dtype=float)
@@ -167,7 +177,9 @@ def cluster_draws(
         :math:`T_{lg}` (sum of model l's scores in ``[0, 1]`` over cluster g) and
         :math:`n_{lg}` (its questions answered there).
     draws : int
+        Number of paired draws (default 4000).
     seed : int, Generator or None
+        Seed of the draws (default 0; None: fresh entropy).
 
     Returns
     -------
@@ -181,6 +193,14 @@ def cluster_draws(
     ValueError
         For shapes that differ, fewer than two clusters, a model with no question, or
         ``draws < 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.array([[3.0, 2.0, 4.0, 1.0], [1.0, 2.0, 2.0, 1.0]])  # 4 clusters of 5
+    >>> mu = cluster_draws(T, np.full((2, 4), 5.0), draws=1000, seed=0)
+    >>> mu.shape, mu.mean(axis=0).round(4).tolist()
+    ((1000, 2), [0.4859, 0.2965])
     """
     T = np.asarray(totals, dtype=float)
     n = np.asarray(sizes, dtype=float)
@@ -215,7 +235,7 @@ class PopulationBoard(NamedTuple):
     Attributes
     ----------
     table : xarray.Dataset
-        Over ``model`` (best posterior mean first): ``mu`` (posterior mean of the
+        Over ``model`` (in the order of ``R``): ``mu`` (posterior mean of the
         population mean), ``sigma`` (its sd), ``lo``/``hi`` (equal-tailed interval),
         ``rank`` (by ``mu``), ``rank_ci`` (consecutive models tie unless P(better) >=
         ``confidence``), ``rank_lower``/``rank_upper`` (from all pairwise decisions, no
@@ -229,6 +249,18 @@ class PopulationBoard(NamedTuple):
         ``prob_better`` is NaN for two models that share no question.
     models : list of dict
         One record per model, best first (JSON-ready).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.3]], [[0.6]], [[0.8]]], size=(3, 20, 1)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> board = population_leaderboard(R, pair_prior="uniform", draws=1000)
+    >>> board.estimand, board.table["mu"].round(4).values.tolist()
+    ('new questions', [0.4116, 0.4455, 0.8173])
+    >>> [r["model"] for r in board.models]
+    ['c', 'b', 'a']
     """
 
     table: xr.Dataset
@@ -248,7 +280,25 @@ TAIL_DRAWS = 10
 def min_draws(confidence: float, tail_draws: int = TAIL_DRAWS) -> int:
     """The fewest posterior draws for ``confidence`` intervals from draws with ``tail_draws``
     draws beyond each end (400 at 95% and 2000 at 99% with the default 10; 40 at 95% with
-    one, below which an end of the interval is no draw at all)."""
+    one, below which an end of the interval is no draw at all).
+
+    Parameters
+    ----------
+    confidence : float
+        Level of the intervals, in (0, 1).
+    tail_draws : int, optional
+        Draws beyond each end of an interval; default :data:`TAIL_DRAWS` (10).
+
+    Returns
+    -------
+    int
+        The number of posterior draws.
+
+    Examples
+    --------
+    >>> min_draws(0.95), min_draws(0.99), min_draws(0.95, 1)
+    (400, 2000, 40)
+    """
     return int(np.ceil(tail_draws / ((1.0 - confidence) / 2) - 1e-9))
 
 
@@ -280,17 +330,19 @@ def population_leaderboard(
         Level of the intervals and of the pairwise decisions behind the ranks.
     fractional : bool, keyword-only
         ``R`` holds graded scores in ``[0, 1]``.
-    pair_prior : keyword-only
+    pair_prior : str, float or array_like, keyword-only
         Prior of the paired comparisons without clusters
         (:func:`~bayes_eval.ranking.paired.compare_pairs`; not used with clusters, whose t
         model has the Jeffreys prior).
     draws : int, keyword-only
         Posterior draws for the rank intervals (and, without clusters, the intervals).
     seed : int, Generator or None, keyword-only
+        Seed of the draws (default 0; None: fresh entropy).
 
     Returns
     -------
     PopulationBoard
+        The table over ``model`` and its records, best first.
 
     Raises
     ------
@@ -298,6 +350,20 @@ def population_leaderboard(
         Bad ``R``, ``confidence`` outside (0, 1), fewer ``draws`` than
         ``min_draws(confidence, 1)``, fewer than two models, a model without an
         answered question, or a bad ``cluster``.
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> R = xr.DataArray(rng.binomial(1, [[[0.3]], [[0.6]], [[0.8]]], size=(3, 20, 1)),
+    ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
+    >>> board = population_leaderboard(R, pair_prior="uniform", draws=1000)
+    >>> [(r["model"], round(r["mu"], 4), r["rank_range"]) for r in board.models]
+    [('c', 0.8173, [1, 1]), ('b', 0.4455, [2, 3]), ('a', 0.4116, [2, 3])]
+    >>> clusters = np.repeat(["u", "v", "x", "y", "z"], 4)  # five clusters of four questions
+    >>> board = population_leaderboard(R, cluster=clusters, draws=1000)
+    >>> board.table.attrs["cluster_treatment"]
+    'questions drawn in 5 clusters (t model over clusters)'
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence is {confidence!r}; expected a level in (0, 1).")

@@ -71,6 +71,25 @@ def z_score(mu_a, sigma_a, mu_b, sigma_b):
     r"""Absolute z-score of a difference, :math:`|\mu_a-\mu_b|/\sqrt{\sigma_a^2+\sigma_b^2}` (§2.5).
 
     Returns ``inf`` for a non-zero difference with zero uncertainty, 0 for equal means.
+
+    Parameters
+    ----------
+    mu_a, sigma_a : float or array_like
+        Posterior mean and sd of model a (arrays broadcast).
+    mu_b, sigma_b : float or array_like
+        Posterior mean and sd of model b.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The z-score, a float for scalar inputs, else an array of the broadcast shape.
+
+    Examples
+    --------
+    >>> round(z_score(0.70, 0.02, 0.66, 0.02), 4)
+    1.4142
+    >>> z_score(0.7, 0.0, 0.6, 0.0), z_score(0.7, 0.1, 0.7, 0.1)
+    (inf, 0.0)
     """
     diff = np.abs(np.asarray(mu_a, float) - np.asarray(mu_b, float))
     scale = np.sqrt(np.asarray(sigma_a, float) ** 2 + np.asarray(sigma_b, float) ** 2)
@@ -82,20 +101,72 @@ def z_score(mu_a, sigma_a, mu_b, sigma_b):
 
 
 def ranking_confidence(z):
-    r""":math:`\rho = \frac12(1 + \mathrm{erf}(z/\sqrt2)) = \Phi(z)` (§2.5)."""
+    r""":math:`\rho = \frac12(1 + \mathrm{erf}(z/\sqrt2)) = \Phi(z)` (§2.5).
+
+    Parameters
+    ----------
+    z : float or array_like
+        z-scores (:func:`z_score`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ranking confidence :math:`\Phi(z)`, a float for a scalar ``z``.
+
+    Examples
+    --------
+    >>> round(ranking_confidence(1.645), 4)
+    0.95
+    >>> ranking_confidence([0.0, 1.0]).round(4).tolist()
+    [0.5, 0.8413]
+    """
     out = ndtr(np.asarray(z, dtype=float))
     return float(out) if np.ndim(out) == 0 else out
 
 
 def confidence_to_z(confidence: float) -> float:
-    """One-sided threshold ``z = Phi^{-1}(confidence)``: 0.95 -> 1.645 (the paper's rule)."""
+    r"""One-sided threshold ``z = Phi^{-1}(confidence)``: 0.95 -> 1.645 (the paper's rule).
+
+    Parameters
+    ----------
+    confidence : float
+        Ranking confidence, in (0, 1).
+
+    Returns
+    -------
+    float
+        The z threshold :math:`\Phi^{-1}(\mathrm{confidence})`.
+
+    Examples
+    --------
+    >>> round(confidence_to_z(0.95), 4)
+    1.6449
+    """
     if not (0.0 < float(confidence) < 1.0):
         raise ValueError(f"confidence is {shown(confidence)}; expected a probability in (0, 1).")
     return float(ndtri(confidence))
 
 
 def pairwise_z(mu: ArrayLike, sigma: ArrayLike) -> NDArray[np.float64]:
-    """Matrix of pairwise z-scores, shape ``(L, L)`` (dims ``model`` x ``model_bis``)."""
+    """Matrix of pairwise z-scores, shape ``(L, L)`` (dims ``model`` x ``model_bis``).
+
+    Parameters
+    ----------
+    mu : array_like of shape (L,)
+        Posterior means of the L models.
+    sigma : array_like of shape (L,)
+        Their posterior sds.
+
+    Returns
+    -------
+    numpy.ndarray of shape (L, L)
+        ``z[i, j]``, the absolute z-score of models i and j (:func:`z_score`); 0 on the diagonal.
+
+    Examples
+    --------
+    >>> pairwise_z([0.70, 0.66, 0.62], [0.02, 0.02, 0.02]).round(2).tolist()
+    [[0.0, 1.41, 2.83], [1.41, 0.0, 1.41], [2.83, 1.41, 0.0]]
+    """
     mu, sigma = _vectors(mu, sigma)
     return np.asarray(z_score(mu[:, None], sigma[:, None], mu[None, :], sigma[None, :]))
 
@@ -104,6 +175,23 @@ def pairwise_confidence(mu: ArrayLike, sigma: ArrayLike) -> NDArray[np.float64]:
     r"""Gaussian :math:`P(\bar\pi_i > \bar\pi_j)` for every pair, shape ``(L, L)``.
 
     ``Phi((mu_i - mu_j) / sqrt(sigma_i^2 + sigma_j^2))``; the diagonal is 0.5.
+
+    Parameters
+    ----------
+    mu : array_like of shape (L,)
+        Posterior means of the L models.
+    sigma : array_like of shape (L,)
+        Their posterior sds.
+
+    Returns
+    -------
+    numpy.ndarray of shape (L, L)
+        ``P[i, j]``, the probability that model i is better than model j.
+
+    Examples
+    --------
+    >>> pairwise_confidence([0.70, 0.66, 0.62], [0.02, 0.02, 0.02]).round(4).tolist()
+    [[0.5, 0.9214, 0.9977], [0.0786, 0.5, 0.9214], [0.0023, 0.0786, 0.5]]
     """
     mu, sigma = _vectors(mu, sigma)
     diff = mu[:, None] - mu[None, :]
@@ -147,10 +235,31 @@ def rank(mu: ArrayLike, *, method: RankMethod = "competition", axis: int = -1) -
     own, vectorised, so ``rank(draws)`` with ``draws`` of shape ``(chain, draw, model)`` gives
     the ranks of every posterior draw. A vector of posterior means gives the point ranks.
 
+    Parameters
+    ----------
+    mu : array_like
+        The values to rank (e.g. posterior means, or posterior draws), finite.
+    method : {"competition", "dense"}, optional
+        How tied values are numbered; default ``"competition"``.
+    axis : int, optional
+        The axis of the models; default -1.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The ranks, of the shape of ``mu``.
+
     Raises
     ------
     ValueError
         For an empty ``mu`` (or an empty ``axis``), a scalar, or a non-finite value.
+
+    Examples
+    --------
+    >>> rank([0.9, 0.8, 0.8, 0.5]).tolist(), rank([0.9, 0.8, 0.8, 0.5], method="dense").tolist()
+    ([1, 2, 2, 4], [1, 2, 2, 3])
+    >>> rank([[0.2, 0.5, 0.3], [0.6, 0.1, 0.1]]).tolist()  # one ranking per row
+    [[3, 1, 2], [1, 2, 2]]
     """
     mu = np.asarray(mu, dtype=float)
     if mu.ndim == 0 or mu.size == 0:
@@ -179,6 +288,22 @@ def rank_with_ci(
     along the order. ``method="dense"`` numbers the groups 1, 2, 3, ... as Table 1 does;
     ``"competition"`` gives each group 1 + the number of models in better groups.
 
+    Parameters
+    ----------
+    mu : array_like of shape (L,)
+        Posterior means of the L models.
+    sigma : array_like of shape (L,)
+        Their posterior sds.
+    z_threshold : float, optional
+        The z-score that separates two consecutive models; default 1.645.
+    method : {"dense", "competition"}, optional
+        How the tie groups are numbered; default ``"dense"``.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (L,)
+        The CI-aware rank of each model.
+
     Examples
     --------
     >>> rank_with_ci([0.9, 0.85, 0.5], [0.02, 0.03, 0.05]).tolist()
@@ -197,7 +322,30 @@ def rank_with_ci(
 def dense_ci_ranks(mu: ArrayLike, prob: ArrayLike, confidence: float) -> NDArray[np.int64]:
     """Dense ranks by ``mu`` where consecutive models tie unless
     ``P(upper better than lower) >= confidence`` (``prob[i, j]``: P(i better than j); the
-    CI-aware ranking of Hariri et al., §2.7.1, for any pairwise probability)."""
+    CI-aware ranking of Hariri et al., §2.7.1, for any pairwise probability).
+
+    Parameters
+    ----------
+    mu : array_like of shape (L,)
+        Posterior means of the L models.
+    prob : array_like of shape (L, L)
+        ``P(model i better than model j)``.
+    confidence : float
+        The probability that separates two consecutive models.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (L,)
+        The dense CI-aware rank of each model (ties chain).
+
+    Examples
+    --------
+    >>> mu = [0.70, 0.66, 0.62, 0.58]
+    >>> dense_ci_ranks(mu, pairwise_confidence(mu, [0.02] * 4), 0.95).tolist()
+    [1, 1, 1, 1]
+    >>> dense_ci_ranks(mu, pairwise_confidence(mu, [0.01] * 4), 0.95).tolist()
+    [1, 2, 3, 4]
+    """
     mu = np.asarray(mu, dtype=float)
     order = np.argsort(-mu, kind="stable")
     separated = np.asarray(prob)[order[:-1], order[1:]] >= confidence
@@ -222,11 +370,19 @@ def rank_range(
     prob : array_like, shape ``(L, L)``
         ``P(model i better than model j)``; the diagonal is ignored.
     confidence : float
-        Level of a credible statement, in (1/2, 1).
+        Level of a credible statement, in (1/2, 1); default 0.95.
 
     Returns
     -------
     lower, upper : ndarray of int, shape ``(L,)``
+        The best and the worst rank each model may have.
+
+    Examples
+    --------
+    >>> mu = [0.70, 0.66, 0.62, 0.58]
+    >>> lower, upper = rank_range(pairwise_confidence(mu, [0.02] * 4), 0.95)
+    >>> lower.tolist(), upper.tolist()
+    ([1, 1, 2, 3], [2, 3, 4, 4])
     """
     prob = np.array(prob, dtype=float)
     if prob.ndim != 2 or prob.shape[0] != prob.shape[1]:
@@ -247,9 +403,25 @@ def rank_interval(
     Its rank interval is ``[1 + #better-than-i, L - #worse-than-i]``; the point rank by
     ``mu`` always lies inside it.
 
+    Parameters
+    ----------
+    mu : array_like of shape (L,)
+        Posterior means of the L models.
+    sigma : array_like of shape (L,)
+        Their posterior sds.
+    z_threshold : float, optional
+        The z-score of a confident decision; default 1.645.
+
     Returns
     -------
     lower, upper : ndarray of int, shape ``(L,)``
+        The best and the worst rank each model may have.
+
+    Examples
+    --------
+    >>> lower, upper = rank_interval([0.70, 0.66, 0.62, 0.58], [0.02] * 4)
+    >>> lower.tolist(), upper.tolist()
+    ([1, 1, 2, 3], [2, 3, 4, 4])
     """
     mu, sigma = _vectors(mu, sigma)
     z = pairwise_z(mu, sigma)
@@ -282,6 +454,26 @@ def prob_better(
     (:mod:`bayes_eval.posteriors.exact`). The models may have different numbers of questions
     and trials.
 
+    Parameters
+    ----------
+    R_a, R_b : array_like of shape (M, N)
+        Results of models a and b: category labels ``0..C`` (each its own M and N).
+    w : array_like of float, shape ``(C + 1,)``, optional
+        Rubric weights common to both; default None, binary results with ``w = (0, 1)``.
+    R0_a, R0_b : array_like, optional
+        Earlier runs of each model, which join its prior; default None.
+    alpha0 : float or array_like, optional
+        The older name of a fixed prior (not with ``prior``); default None.
+    prior : Prior or str, optional
+        The prior or its words; default None, ``"empirical"``.
+    method : {"normal", "exact"}, optional
+        Gaussian approximation (default) or exact convolution.
+
+    Returns
+    -------
+    float
+        :math:`P(\bar\pi_a > \bar\pi_b)`.
+
     Examples
     --------
     >>> import numpy as np
@@ -289,6 +481,8 @@ def prob_better(
     >>> R_b = np.array([[0, 1, 0], [0, 0, 1]])
     >>> round(prob_better(R_a, R_b, prior="uniform"), 4)
     0.9414
+    >>> round(prob_better(R_a, R_b, prior="uniform", method="exact"), 4)
+    0.9352
     """
     if alpha0 is not None:
         if prior is not None:

@@ -163,6 +163,19 @@ class SeparationPlan:
     effective_draws : float
         Kish's effective number of the simulations (``draws`` without a board; fewer on a
         board, whose joint posterior reweights them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(9)
+    >>> p = rng.random((30, 1))
+    >>> Ra = (rng.random((30, 8)) < np.clip(p + 0.1, 0, 1)).astype(int)
+    >>> Rb = (rng.random((30, 8)) < p).astype(int)
+    >>> plan = trials_to_separate(Ra, Rb, prior="uniform", draws=500)
+    >>> plan.leader, plan.n_now, plan.n_required, plan.extra_trials
+    ('a', 8, 31, 23)
+    >>> plan.prior, plan.estimand, plan.z_target
+    ('uniform', 'these questions', 1.645)
     """
 
     leader: Literal["a", "b"]
@@ -238,6 +251,16 @@ def projected_z(
     -------
     float
         :math:`z(n)`; ``inf`` for a gap with zero projected sd, 0 for no gap.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(9)
+    >>> p = rng.random((30, 1))
+    >>> Ra = (rng.random((30, 8)) < np.clip(p + 0.1, 0, 1)).astype(int)
+    >>> Rb = (rng.random((30, 8)) < p).astype(int)
+    >>> round(projected_z(Ra, Rb), 4), round(projected_z(Ra, Rb, extra_trials=24), 4)
+    (1.6115, 2.8746)
     """
     mu_a, v_a, t_a, m_a, _ = _projection(R_a, w, R0_a, alpha0)
     mu_b, v_b, t_b, m_b, _ = _projection(R_b, w, R0_b, alpha0)
@@ -375,10 +398,23 @@ def separation_assurance(
         As in :func:`bayes_eval.bayes`.
     z_target, draws, seed : keyword-only
         As in :func:`trials_to_separate`.
+    prior : Prior or str, keyword-only
+        The prior or its words (not with ``alpha0``); default None, ``"empirical"``.
 
     Returns
     -------
     ndarray of float, the shape of ``n``
+        The assurance at each ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(9)
+    >>> p = rng.random((30, 1))
+    >>> Ra = (rng.random((30, 8)) < np.clip(p + 0.1, 0, 1)).astype(int)
+    >>> Rb = (rng.random((30, 8)) < p).astype(int)
+    >>> separation_assurance(Ra, Rb, [8, 16, 32, 64], prior="uniform", draws=500).round(4).tolist()
+    [0.0, 0.72, 0.808, 0.852]
     """
     post = _pair_posterior(R_a, R_b, w, R0_a, R0_b, alpha0, prior)
     _leader, _z, n_now, futures, z_target, _, _ = _setup(post, z_target, draws, seed)
@@ -441,10 +477,14 @@ def trials_to_separate(
         Largest total trials per question considered.
     seed : int or numpy.random.Generator, keyword-only
         Seed of the simulations; the plan is deterministic for an integer seed.
+    prior : Prior or str, keyword-only
+        The prior or its words (not with ``alpha0``); default None, ``"empirical"``.
 
     Returns
     -------
     SeparationPlan
+        The leader, the trials per question now and required, the assurance reached and,
+        when no plan exists, the reason.
 
     Notes
     -----

@@ -169,7 +169,32 @@ SCHEMATA: dict[str, Schema] = {
 
 
 def get_schema(name: str | Schema) -> Schema:
-    """A built-in schema by key or display name (case, spaces and punctuation ignored)."""
+    """A built-in schema by key or display name (case, spaces and punctuation ignored).
+
+    Parameters
+    ----------
+    name : str or Schema
+        A key of :data:`SCHEMATA` (``"format_aware"``) or a display name (``"Format Aware"``);
+        a :class:`~bayes_eval.rubrics.spec.Schema` is returned as it is.
+
+    Returns
+    -------
+    Schema
+        The built-in schema.
+
+    Raises
+    ------
+    ValueError
+        No built-in schema has that key or name.
+
+    Examples
+    --------
+    >>> schema = get_schema("Format Aware")
+    >>> schema.key, schema.weights
+    ('format_aware', (0.0, 0.0, 1.0, 2.0, 3.0))
+    >>> get_schema("format-aware") is schema
+    True
+    """
     if isinstance(name, Schema):
         return name
     key = schema_key(str(name))
@@ -184,7 +209,23 @@ def get_schema(name: str | Schema) -> Schema:
 
 
 def describe_schemata() -> list[dict[str, object]]:
-    """One record per built-in schema: key, name, categories, weights, signals, note."""
+    """One record per built-in schema: key, name, categories, weights, signals, note.
+
+    Returns
+    -------
+    list of dict
+        One dict per schema of :data:`SCHEMATA`, in Table 5's order, with the keys ``key``,
+        ``name``, ``description``, ``categories``, ``weights``, ``required_signals``,
+        ``optional_signals``, ``thresholds`` (the names used) and ``note``.
+
+    Examples
+    --------
+    >>> records = describe_schemata()
+    >>> len(records), records[1]["key"]
+    (12, 'format_aware')
+    >>> records[1]["required_signals"], records[1]["optional_signals"]
+    (['has_box', 'is_correct'], ['compass_context_C', 'repeated_pattern'])
+    """
     out = []
     for s in SCHEMATA.values():
         req, opt = s.signals()

@@ -40,10 +40,25 @@ class RubricCategories:
     thresholds : dict
         Every threshold value the schema used, computed over all attempts of the dataset.
     schema : Schema
+        The schema the attempts were categorised with.
     counts : ndarray
         Number of attempts per category over the whole dataset.
     missing_signals : tuple of str
         Optional signals that were absent (their part of the invalid rule was false).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> signals = {
+    ...     "is_correct": rng.integers(0, 2, (2, 5, 4)),  # (model, question, trial)
+    ...     "has_box": rng.integers(0, 2, (2, 5, 4)),
+    ... }
+    >>> cats = categorize(signals, "format_aware")
+    >>> cats.R.shape, cats.counts.tolist(), cats.weights.tolist()
+    ((2, 5, 4), [0, 8, 9, 9, 14], [0.0, 0.0, 1.0, 2.0, 3.0])
+    >>> cats.schema.name, cats.missing_signals
+    ('Format Aware', ('compass_context_C', 'repeated_pattern'))
     """
 
     R: object
@@ -120,6 +135,37 @@ def rubric_thresholds(
 
     ``signals`` maps signal names to arrays of one shape, e.g. ``(model, question, trial)``:
     percentiles pool every model's attempts, so all models are scored on one scale.
+
+    Parameters
+    ----------
+    signals : mapping of str to array, or xarray.Dataset
+        Base signals, one value per attempt, as in :func:`categorize`.
+    schema : Schema or str
+        A :class:`~bayes_eval.rubrics.spec.Schema` or the key/name of a built-in one.
+    present : array_like of bool, optional, keyword-only
+        Which attempts exist; default: those where some required signal is not NaN.
+
+    Returns
+    -------
+    dict of str to float
+        The value of every threshold the schema uses, by name (empty when it uses none).
+
+    Raises
+    ------
+    ValueError
+        Absent required signals, or a threshold with no attempts to pool.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> signals = {
+    ...     "is_correct": rng.integers(0, 2, (2, 5, 4)),
+    ...     "completion_bpt": rng.random((2, 5, 4)),
+    ... }
+    >>> th = rubric_thresholds(signals, "conf_calibrated")
+    >>> {name: round(value, 3) for name, value in th.items()}
+    {'corr_p33': 0.313, 'corr_p66': 0.661, 'tau_low_wrong': 0.62}
     """
     schema = get_schema(schema)
     arrays, present_, _, _, _ = _signal_arrays(signals, schema, present)
@@ -271,6 +317,25 @@ def categorize(
         with an empty pool, categories that are not a partition of the valid attempts (the
         message gives a signal assignment where the rules overlap or leave a gap), weights of
         the wrong length.
+
+    Examples
+    --------
+    Conf-Wrong Penalty: wrong at high confidence (``completion_bpt`` at most its 60th
+    percentile among wrong attempts), other wrong, and correct attempts:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> signals = {
+    ...     "is_correct": rng.integers(0, 2, (2, 5, 4)),  # (model, question, trial)
+    ...     "completion_bpt": rng.random((2, 5, 4)),
+    ... }
+    >>> cats = categorize(signals, "conf_wrong_penalty")
+    >>> cats.schema.labels
+    ('invalid', 'wrong_high_conf', 'wrong and not wrong_high_conf', 'correct')
+    >>> cats.counts.tolist(), cats.weights.tolist()
+    ([0, 10, 7, 23], [0.0, -1.0, 0.0, 1.0])
+    >>> categorize(signals, "conf_wrong_penalty", thresholds={"tau_low_wrong": 0.5}).counts.tolist()
+    [0, 8, 9, 23]
     """
     schema = get_schema(schema)
     arrays, present_, shape, missing_opt, coords_like = _signal_arrays(signals, schema, present)

@@ -38,7 +38,8 @@ def compare_schemata(
     Parameters
     ----------
     signals : xarray.Dataset
-        Signals over ``(model, question, trial)`` (e.g. :meth:`EvalLog.signal_dataset`).
+        Signals over ``(model, question, trial)`` (e.g.
+        :meth:`bayes_eval.logs.eval_log.EvalLog.signal_dataset`).
     schemata : sequence, optional
         Schema keys, names or :class:`Schema` objects; default all twelve of Table 5.
     present : array of bool, optional
@@ -54,6 +55,30 @@ def compare_schemata(
     xarray.Dataset
         ``mu``, ``sigma``, ``rank``, ``rank_ci`` over ``(schema, model)``; thresholds per schema
         in ``attrs["thresholds"]`` (JSON-able), skipped schemata in ``attrs["skipped"]``.
+
+    Examples
+    --------
+    Three models with correctness and boxing signals; Conf-Wrong Penalty needs
+    ``completion_bpt`` and is skipped:
+
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> dims = ("model", "question", "trial")
+    >>> signals = xr.Dataset(
+    ...     {
+    ...         "is_correct": (dims, rng.integers(0, 2, (3, 8, 4))),
+    ...         "has_box": (dims, rng.integers(0, 2, (3, 8, 4))),
+    ...     },
+    ...     coords={"model": ["a", "b", "c"]},
+    ... )
+    >>> table = compare_schemata(
+    ...     signals, ["exact_match", "format_aware", "conf_wrong_penalty"], prior="uniform"
+    ... )
+    >>> dict(table.sizes), table["rank"].values.tolist()
+    ({'schema': 2, 'model': 3}, [[1, 3, 2], [1, 3, 2]])
+    >>> table.attrs["skipped"]
+    "['Conf-Wrong Penalty']"
     """
     from bayes_eval.ranking.leaderboard import rank_table
 
@@ -97,7 +122,38 @@ def compare_schemata(
 
 
 def plot_schema_ranks(table: xr.Dataset, path: str | Path, *, ci_aware: bool = False) -> Path:
-    """Figure 7's bump chart: each model's rank (``rank`` or ``rank_ci``) across schemata."""
+    """Figure 7's bump chart: each model's rank (``rank`` or ``rank_ci``) across schemata.
+
+    Parameters
+    ----------
+    table : xarray.Dataset
+        Ranks over ``(schema, model)``, as :func:`compare_schemata` returns them.
+    path : str or pathlib.Path
+        The PNG file to write.
+    ci_aware : bool, optional, keyword-only
+        Plot the CI-aware rank ``rank_ci`` instead of the competition rank ``rank``
+        (default False).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> table = xr.Dataset(
+    ...     {"rank": (("schema", "model"), np.array([[1, 2], [2, 1]]))},
+    ...     coords={"schema": ["Exact Match", "Format Aware"], "model": ["a", "b"]},
+    ... )
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = plot_schema_ranks(table, Path(folder) / "ranks.png")
+    ...     print(out.name, out.is_file())
+    ranks.png True
+    """
     plt = pyplot()
     var = "rank_ci" if ci_aware else "rank"
     ranks = table[var].transpose("schema", "model").values

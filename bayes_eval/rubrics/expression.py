@@ -50,6 +50,17 @@ class Expression:
         The source text.
     names : frozenset of str
         Every name the expression refers to (signals, thresholds or variables).
+    _fn : callable
+        Internal: the compiled evaluator, from a namespace of arrays to the result.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> expr = parse_expression("correct and not boxed")
+    >>> expr.text, sorted(expr.names)
+    ('correct and not boxed', ['boxed', 'correct'])
+    >>> expr.evaluate({"correct": np.array([1.0, 1.0, 0.0]), "boxed": np.array([0.0, 1.0, 0.0])})
+    array([ True, False, False])
     """
 
     text: str
@@ -70,6 +81,34 @@ def parse_expression(text: str, *, where: str = "expression") -> Expression:
 
     Raises ``ValueError`` naming ``where`` (for example ``"schema 'X', category 2"``) and the
     offending construct for a syntax error or an unsupported construct.
+
+    Parameters
+    ----------
+    text : str
+        A rubric expression (module docstring), e.g. ``"completion_bpt <= tau_high"``.
+    where : str, optional, keyword-only
+        What the expression is, for error messages (default ``"expression"``).
+
+    Returns
+    -------
+    Expression
+        The parsed expression, ready to evaluate on arrays.
+
+    Raises
+    ------
+    ValueError
+        Empty text, a syntax error or a construct outside the language.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> expr = parse_expression("completion_bpt <= tau_high")
+    >>> expr.evaluate({"completion_bpt": np.array([0.5, 2.0]), "tau_high": 1.0})
+    array([ True, False])
+    >>> parse_expression("a + b", where="category 1")
+    Traceback (most recent call last):
+        ...
+    ValueError: category 1: 'a + b' contains the unsupported construct 'a + b'; ...
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{where}: expected a non-empty rubric expression, got {text!r}.")

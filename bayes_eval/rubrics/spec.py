@@ -74,6 +74,23 @@ class Threshold:
     ``tau_low_wrong`` is the 60th percentile of ``completion_bpt`` among wrong attempts.
     Percentiles use numpy's default (linear interpolation, ``np.nanpercentile``) over the
     attempts that exist, of every model in the dataset.
+
+    Attributes
+    ----------
+    signal : str
+        The base signal whose percentile is taken.
+    percentile : float
+        The percentile, in ``[0, 100]``.
+    among : str or None, optional
+        A rubric expression over signals selecting the attempts pooled (default None: all).
+
+    Examples
+    --------
+    >>> th = TABLE4_THRESHOLDS["tau_low_wrong"]
+    >>> th.signal, th.percentile, th.among
+    ('completion_bpt', 60.0, 'is_correct < 0.5')
+    >>> Threshold("token_ratio", 33.0).among is None
+    True
     """
 
     signal: str
@@ -123,6 +140,48 @@ class Schema:
     Build one with :func:`schema_from_spec` (or use
     :data:`~bayes_eval.rubrics.catalog.SCHEMATA`); the constructor arguments are already
     validated there.
+
+    Attributes
+    ----------
+    name : str
+        Display name, e.g. ``"Format Aware"``.
+    key : str
+        Its key (:func:`schema_key`), e.g. ``"format_aware"``.
+    description : str
+        One line on what the schema rewards.
+    labels : tuple of str
+        The C + 1 category labels, ``"invalid"`` first.
+    rules : tuple of Expression
+        The rules of categories ``1..C``.
+    weights : tuple of float
+        Default weights ``w_0..w_C``.
+    invalid : Expression
+        The rule of category 0 (Table 4's :data:`INVALID_RULE` by default).
+    thresholds : mapping of str to Threshold
+        The dataset-level thresholds by name (Table 4's and the schema's own).
+    variables : mapping of str to Expression
+        The rubric variables by name (Table 4's and the schema's own).
+    note : str, optional
+        How the schema reads Table 5 where it is not a partition as printed (default empty).
+    _order : tuple of str, optional
+        Internal: the variables in an order in which each comes after those it uses.
+
+    Examples
+    --------
+    >>> schema = schema_from_spec(
+    ...     {
+    ...         "name": "Boxed Correct",
+    ...         "categories": [
+    ...             {"label": "wrong", "when": "wrong"},
+    ...             {"label": "correct", "when": "correct"},
+    ...         ],
+    ...         "weights": [0, 0, 1],
+    ...     }
+    ... )
+    >>> schema.key, schema.labels, schema.n_categories
+    ('boxed_correct', ('invalid', 'wrong', 'correct'), 3)
+    >>> schema.signals()  # (required, optional: the invalid rule's only)
+    (('is_correct',), ('compass_context_C', 'repeated_pattern'))
     """
 
     name: str
@@ -183,7 +242,24 @@ def _expand(exprs, schema: Schema, *, keep_thresholds: bool = False) -> set[str]
 
 
 def schema_key(name: str) -> str:
-    """The key of a schema name: lower case, runs of other characters as ``_``."""
+    """The key of a schema name: lower case, runs of other characters as ``_``.
+
+    Parameters
+    ----------
+    name : str
+        A schema's display name.
+
+    Returns
+    -------
+    str
+        Lower-case letters and digits, each run of other characters replaced by one ``_``,
+        none at either end.
+
+    Examples
+    --------
+    >>> schema_key("Conf-Wrong Penalty"), schema_key("Format+Confidence")
+    ('conf_wrong_penalty', 'format_confidence')
+    """
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
@@ -200,6 +276,50 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
     unknown names, cyclic variables, redefined Table 4 names and weights of the wrong length.
     Whether the categories partition the valid attempts depends on the thresholds and is
     checked by :func:`~bayes_eval.rubrics.categories.categorize`.
+
+    Parameters
+    ----------
+    spec : mapping
+        The schema's keys, as above.
+    source : str, optional, keyword-only
+        Where the spec comes from (a file name), for error messages; default
+        ``"schema spec"``.
+
+    Returns
+    -------
+    Schema
+        The validated schema.
+
+    Raises
+    ------
+    ValueError
+        A missing or malformed entry (the message names ``source`` and the key).
+
+    Examples
+    --------
+    Three categories of valid attempts, one with a threshold of its own:
+
+    >>> schema = schema_from_spec(
+    ...     {
+    ...         "name": "Short Correct",
+    ...         "thresholds": {"len_p50": {"signal": "token_ratio", "percentile": 50}},
+    ...         "variables": {"short": "token_ratio <= len_p50"},
+    ...         "categories": [
+    ...             {"label": "wrong", "when": "wrong"},
+    ...             {"label": "long", "when": "correct and not short"},
+    ...             {"label": "short", "when": "correct and short"},
+    ...         ],
+    ...         "weights": [0, 0, 1, 2],
+    ...     }
+    ... )
+    >>> schema.labels, schema.weights
+    (('invalid', 'wrong', 'long', 'short'), (0.0, 0.0, 1.0, 2.0))
+    >>> schema.thresholds["len_p50"]
+    Threshold(signal='token_ratio', percentile=50.0, among=None)
+    >>> schema_from_spec({"name": "X", "categories": [{"when": "correct"}]}, source="x.toml")
+    Traceback (most recent call last):
+        ...
+    ValueError: x.toml (schema 'X'): 'weights' is missing; expected 2 numbers (w_0..w_C).
     """
     if not isinstance(spec, Mapping):
         raise ValueError(f"{source}: expected a table/mapping, got {type(spec).__name__}.")
@@ -325,7 +445,42 @@ def _variable_order(schema: Schema, where: str) -> tuple[str, ...]:
 
 
 def load_schema(path: str | Path) -> Schema:
-    """Read a user-defined schema from a TOML file (keys as in :func:`schema_from_spec`)."""
+    """Read a user-defined schema from a TOML file (keys as in :func:`schema_from_spec`).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The TOML file (a byte-order mark is skipped).
+
+    Returns
+    -------
+    Schema
+        The validated schema.
+
+    Raises
+    ------
+    ValueError
+        No such file, invalid TOML, or a spec :func:`schema_from_spec` rejects.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> text = '''
+    ... name = "Boxed Correct"
+    ... weights = [0, 0, 1]
+    ... categories = [
+    ...     {label = "other", when = "wrong or unboxed"},
+    ...     {label = "boxed correct", when = "correct and boxed"},
+    ... ]
+    ... '''
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "boxed.toml"
+    ...     _ = path.write_text(text, encoding="utf-8")
+    ...     schema = load_schema(path)
+    >>> schema.key, schema.labels
+    ('boxed_correct', ('invalid', 'other', 'boxed correct'))
+    """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such schema file.")

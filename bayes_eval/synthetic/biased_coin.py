@@ -56,6 +56,26 @@ def mimic_probabilities(
     concentration : float, keyword-only
         ``kappa`` of the Beta draws (smaller: more heterogeneous questions).
     seed : int or numpy.random.Generator, keyword-only
+        Seed of the Beta draws, or a generator to draw from (default 0).
+
+    Returns
+    -------
+    numpy.ndarray of shape (L, M)
+        Success probability of each mimic on each question; row ``l`` has mean
+        ``pi_bar[l]`` (to root-finding precision).
+
+    Raises
+    ------
+    ValueError
+        ``pi_bar`` is not a vector of probabilities strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> p = mimic_probabilities()  # the paper's eleven mimics
+    >>> p.shape, p.mean(axis=1).round(4)[:3].tolist()
+    ((11, 30), [0.2332, 0.2545, 0.3604])
+    >>> mimic_probabilities([0.3, 0.7], n_questions=5).round(3).tolist()
+    [[0.485, 0.235, 0.437, 0.014, 0.329], [0.803, 0.893, 0.847, 0.585, 0.373]]
     """
     rng = np.random.default_rng(seed)
     pi_bar = np.asarray(pi_bar, dtype=float)
@@ -78,7 +98,30 @@ def mimic_probabilities(
 def simulate_results(
     probabilities: NDArray[np.float64], n_trials: int, *, seed: int | np.random.Generator = 0
 ) -> NDArray[np.int8]:
-    """Binary results ``R``, shape ``(L, M, N)`` (int8): ``R[l, a, i] ~ Bernoulli(p[l, a])``."""
+    """Binary results ``R``, shape ``(L, M, N)`` (int8): ``R[l, a, i] ~ Bernoulli(p[l, a])``.
+
+    Parameters
+    ----------
+    probabilities : numpy.ndarray of shape (L, M)
+        Success probability of each model on each question (:func:`mimic_probabilities`).
+    n_trials : int
+        N, the trials of every question.
+    seed : int or numpy.random.Generator, keyword-only
+        Seed of the draws, or a generator to draw from (default 0).
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (L, M, N)
+        The results, 1 for a correct trial and 0 for a wrong one.
+
+    Examples
+    --------
+    >>> R = simulate_results(mimic_probabilities([0.3, 0.7], n_questions=5), 4)
+    >>> R.shape, R.dtype.name
+    ((2, 5, 4), 'int8')
+    >>> R[0].tolist()
+    [[0, 1, 1, 1], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 1, 0]]
+    """
     rng = np.random.default_rng(seed)
     p = np.asarray(probabilities, dtype=float)
     check_memory(  # the uniforms (8 bytes), the comparison (1) and the results (1)

@@ -75,11 +75,22 @@ class SyntheticLeaderboard(NamedTuple):
     true_mean_answered : ndarray, shape ``(L,)``
         Mean expected score over each model's answered questions.
     models, questions : tuple of str
-        Labels (``model_00``, ``q0000``, ...; models in order of arrival).
+        Labels (``model_00``, ``q000``, ...: indices zero-padded to the width of the largest;
+        models in order of arrival).
     kind : str
         ``"binary"``, ``"graded"`` or ``"levels"``.
     levels : int or None
         K for ``"levels"``.
+
+    Examples
+    --------
+    >>> board = simulate_leaderboard(3, 10, n_trials=2, scores="levels", levels=3, seed=0)
+    >>> board.models, board.questions[:2], board.kind, board.levels
+    (('model_0', 'model_1', 'model_2'), ('q0', 'q1'), 'levels', 3)
+    >>> board.scores[0, :3].tolist()  # scores on the levels 0, 1/2, 1
+    [[1.0, 0.5], [1.0, 0.5], [0.5, 0.5]]
+    >>> board.to_dataarray().dims
+    ('model', 'question', 'trial')
     """
 
     scores: NDArray[np.float64]
@@ -225,10 +236,13 @@ def simulate_leaderboard(
         scale (default 0: none, and the random stream of earlier versions, so a seed gives
         the same board as before).
     seed : int or numpy.random.Generator, keyword-only
+        Seed of every draw, or a generator to draw from (default 0).
 
     Returns
     -------
     SyntheticLeaderboard
+        The observed scores with the truth that generated them (abilities, difficulties,
+        expected scores, answered pairs and true means).
 
     Raises
     ------
@@ -241,6 +255,8 @@ def simulate_leaderboard(
     >>> board = simulate_leaderboard(6, 40, question_sets=(30, 40), seed=1)
     >>> board.scores.shape, int(board.answered.sum(axis=1).min())
     ((6, 40, 1), 30)
+    >>> board.true_mean_answered.round(3).tolist()  # the first 3 models saw 30 questions
+    [0.649, 0.727, 0.646, 0.377, 0.771, 0.702]
     """
     n_models = _count("n_models", n_models)
     n_questions = _count("n_questions", n_questions)

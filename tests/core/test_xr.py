@@ -168,3 +168,16 @@ def test_extra_dims_pass_through_the_labelled_layer():
     assert ds.attrs["prior"] == "jeffreys" and ds.attrs["estimand"] == "these questions"
     one = bxr.bayes(R.isel(model=0, seed=0, drop=True))
     assert one["mu"].dims == () and float(one["mu"]) == pytest.approx(be.bayes(values[0, 0]).mu)
+
+
+@pytest.mark.parametrize("pool", ["model", "benchmark", "board"])
+def test_avg_ci_names_the_prior_it_used(pool):
+    """avg@N's ``prior`` attribute is the label of the prior its numbers come from, pool
+    included (the same label as Bayes@N's with the same options)."""
+    rng = np.random.default_rng(0)
+    R = xr.DataArray(
+        rng.integers(0, 2, size=(3, 12, 2)),
+        dims=("model", "question", "trial"),
+        coords={"model": ["a", "b", "c"]},
+    )
+    assert bxr.avg_ci(R, pool=pool).attrs["prior"] == bxr.bayes(R, pool=pool).attrs["prior"]

@@ -668,3 +668,22 @@ def test_judge_counts_and_truth_are_numbers(tmp_path):
     truth.write_text("candidate,score\nc1,1\nc2,\n")
     with pytest.raises(ValueError, match="line 3: the score cell is empty"):
         read_truth(truth)
+
+
+def test_assumption3_is_strict():
+    """A judge whose rows tie on the lowest level cannot tell the levels apart (Vossler et
+    al., Assumption 3: the probability "decreases"), as ``two_level_prevalence`` refuses."""
+    from bayes_eval.judges.simplex import two_level_prevalence
+
+    blind = np.array([[0.6, 0.4], [0.6, 0.4]])
+    assert not assumption3_holds(blind)[0]
+    with pytest.raises(ValueError, match="Assumption 3"):
+        two_level_prevalence([0.4], blind)
+
+
+@pytest.mark.parametrize("J", [0, 5])
+def test_synthetic_judges_needs_one_favoured_candidate_per_judge(J):
+    from bayes_eval.validation.judges_study import synthetic_judges
+
+    with pytest.raises(ValueError, match="expected 1 <= J <= K"):
+        synthetic_judges(K=4, J=J, M=3, n=10, seed=0)

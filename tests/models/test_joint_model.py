@@ -4,6 +4,7 @@ checked by sampling, hyperparameters included."""
 
 import numpy as np
 import pytest
+import xarray as xr
 from scipy.special import expit
 
 from bayes_eval.posteriors.joint import joint_posterior
@@ -57,3 +58,27 @@ def test_nuts_agrees_with_the_joint_posterior(fit):
     emp = (draws[:, :, None] > draws[:, None, :]).mean(0)
     i, j = np.triu_indices(5, 1)
     np.testing.assert_allclose(jp.prob_better()[i, j], emp[i, j], atol=0.06)
+
+
+@pytest.mark.parametrize(
+    ("counts", "answered", "message"),
+    [
+        (np.array([[[1, 2], [0, 3]], [[0, 0], [0, 0]]]), None, "model 1 has no question"),
+        (np.array([[[1, 2], [0, 3]], [[1, 1], [2, 1]]]), np.ones((2, 3)), "expected non-neg"),
+        (np.array([[[1, 2], [0, 3]], [[1, 1], [2, 1]]]), -np.ones((2, 2)), "expected non-neg"),
+    ],
+)
+def test_joint_pi_bar_refuses_a_model_without_questions(counts, answered, message):
+    from bayes_eval.models import joint_pi_bar
+
+    rng = np.random.default_rng(0)
+    posterior = xr.Dataset(
+        {
+            "theta": (("chain", "draw", "model"), rng.normal(size=(1, 3, 2))),
+            "b": (("chain", "draw", "question"), rng.normal(size=(1, 3, 2))),
+            "kappa": (("chain", "draw"), np.full((1, 3), 10.0)),
+        },
+        coords={"model": ["a", "b"]},
+    )
+    with pytest.raises(ValueError, match=message):
+        joint_pi_bar(posterior, counts, answered=answered)
