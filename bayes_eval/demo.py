@@ -1,6 +1,7 @@
-"""The demo behind ``bayes-eval demo`` and ``make demo``: a real leaderboard and the
-biased-coin mimics of Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language
-Model Evaluation" (§2.7, Table 1).
+"""The demo behind ``bayes-eval demo`` and ``make demo``: a real leaderboard and mimics.
+
+The mimics are the biased-coin mimics of Hariri et al., "Don't Pass@k: A Bayesian Framework
+for Large Language Model Evaluation" (§2.7, Table 1).
 
 :func:`run_demo` ranks the shipped MathArena AIME 2025 I leaderboard (Bayes@4, 16 models,
 the learned prior) and the paper's eleven simulated LLMs (its uniform prior), compares the
@@ -88,8 +89,10 @@ class Demo(NamedTuple):
 def run_demo(
     n_questions: int = 30, trials: int = 80, seed: int = 0, plot: str | Path | None = None
 ) -> Demo:
-    """Run the demo; with ``plot`` write the leaderboard's forest plot there and the
-    mimics' next to it (``<stem>_biased_coin<suffix>``).
+    """Run the demo, and write its forest plots when ``plot`` is given.
+
+    With ``plot``, the leaderboard's forest plot is written there and the mimics' next to it
+    (``<stem>_biased_coin<suffix>``).
 
     Parameters
     ----------

@@ -67,8 +67,10 @@ def _reason(exc: OSError) -> str:
 
 
 def describe_os_error(exc: OSError) -> str:
-    """One line for an OS error: ``'missing.csv': no such file or directory.`` (the path
-    shortened when long; the reason in plain words).
+    """One line for an OS error: the path and the reason, ending with a period.
+
+    For example ``missing.csv: no such file or directory.`` (the path shortened when long;
+    the reason in plain words).
 
     Parameters
     ----------
@@ -96,8 +98,9 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether paths ``a`` and ``b`` name one file (links and ``..`` resolved; hard links
-    compared by device and inode when both exist).
+    r"""Whether paths ``a`` and ``b`` name one file.
+
+    Links and ``..`` are resolved; hard links are compared by device and inode when both exist.
 
     Parameters
     ----------
@@ -117,7 +120,7 @@ def same_file(a: str | Path, b: str | Path) -> bool:
     >>> from bayes_eval.files import same_file
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     a = Path(folder) / "results.csv"
-    ...     _ = a.write_text("model,question,trial,score\\n")
+    ...     _ = a.write_text("model,question,trial,score\n")
     ...     print(same_file(a, Path(folder) / ".." / a.parent.name / "results.csv"))
     ...     print(same_file(a, Path(folder) / "other.csv"))
     True
@@ -152,8 +155,10 @@ def _existing_ancestor(p: Path) -> Path:
 
 
 def _new_file(folder: Path, suffix: str) -> Path:
-    """A new empty hidden file in ``folder``, created with mode 0o666 less the umask (as
-    ``open`` creates files; :func:`tempfile.mkstemp` would make it 0o600)."""
+    """A new empty hidden file in ``folder``, created with mode 0o666 less the umask.
+
+    As ``open`` creates files; :func:`tempfile.mkstemp` would make it 0o600.
+    """
     for _ in range(100):
         path = folder / f".be-{secrets.token_hex(6)}{suffix}"
         try:
@@ -264,7 +269,7 @@ def write_file(
     option: str | None = None,
     keep_suffix: bool = False,
 ) -> Path:
-    """Write an output file whole or not at all.
+    r"""Write an output file whole or not at all.
 
     ``write(tmp)`` writes the content to ``tmp``, a new hidden file in the destination's
     folder whose name ends in ``.part`` (so that no reader globbing the folder for the
@@ -301,9 +306,9 @@ def write_file(
     >>> from pathlib import Path
     >>> from bayes_eval.files import write_file
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     out = write_file(Path(folder) / "table.csv", lambda tmp: tmp.write_text("a,b\\n1,2\\n"))
+    ...     out = write_file(Path(folder) / "table.csv", lambda tmp: tmp.write_text("a,b\n1,2\n"))
     ...     print(out.name, repr(out.read_text()), sorted(p.name for p in Path(folder).iterdir()))
-    table.csv 'a,b\\n1,2\\n' ['table.csv']
+    table.csv 'a,b\n1,2\n' ['table.csv']
     """
     p = Path(path).expanduser()
     where = _label(path, option)

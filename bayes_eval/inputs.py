@@ -1,5 +1,7 @@
-r"""Validation of user inputs and the counts every estimator starts from: the category tally,
-the treatments of graded scores, and the distinct count vectors that compress them.
+r"""Validation of user inputs and the counts every estimator starts from.
+
+The counts: the category tally, the treatments of graded scores, and the distinct count
+vectors that compress them.
 
 Every public estimator funnels its arguments through this module, so a bad input gets one
 clear ``ValueError`` naming the argument, what was found and what was expected. Nothing the
@@ -83,9 +85,10 @@ __all__ = [
 
 
 def exact(x: float) -> str:
-    """A number as short as it can be written and still be the same float: ``0``, ``0.5``,
-    ``1e-06``, but ``1.0000000000000002`` (where ``:g`` would say ``1`` and hide why it was
-    refused).
+    """A number as short as it can be written and still be the same float.
+
+    ``0``, ``0.5``, ``1e-06``, but ``1.0000000000000002`` (where ``:g`` would say ``1`` and
+    hide why it was refused).
 
     Parameters
     ----------
@@ -112,8 +115,9 @@ def exact(x: float) -> str:
 
 
 def percent(level: float) -> str:
-    """A credible level as a percentage, to ten significant digits: ``95%``, ``99.99999%``
-    (``100%`` for a level below 1 only when it is within about ``5e-11`` of 1).
+    """A credible level as a percentage, to ten significant digits: ``95%``, ``99.99999%``.
+
+    ``100%`` for a level below 1 only when it is within about ``5e-11`` of 1.
 
     Parameters
     ----------
@@ -135,9 +139,10 @@ def percent(level: float) -> str:
 
 
 def shown(value: object, limit: int = 60) -> str:
-    """``repr`` of a value as the user wrote it, for messages: numpy scalars and small arrays
-    as plain Python values (``1.5``, not ``np.float64(1.5)``), on one line and at most about
-    ``limit`` characters.
+    """``repr`` of a value as the user wrote it, for messages.
+
+    Numpy scalars and small arrays as plain Python values (``1.5``, not ``np.float64(1.5)``),
+    on one line and at most about ``limit`` characters.
 
     Parameters
     ----------
@@ -182,8 +187,9 @@ def _gib(nbytes: float) -> str:
 
 
 def check_memory(nbytes: float, what: str, expected: str, *, limit: float | None = None) -> None:
-    """Refuse a request estimated to need more than ``limit`` bytes (default
-    :data:`MEMORY_LIMIT`), before anything is allocated.
+    """Refuse a request estimated to need more than ``limit`` bytes, before any allocation.
+
+    ``limit`` defaults to :data:`MEMORY_LIMIT`; nothing is allocated before the check.
 
     Parameters
     ----------
@@ -287,8 +293,9 @@ class Tally:
 
 
 def one_dimensional(name: str, shape: tuple[int, ...]) -> str:
-    """The message for a 1-D array of results: which of the two readings is meant is not
-    ours to guess.
+    """The message for a 1-D array of results.
+
+    Which of the two readings is meant is not ours to guess.
 
     Parameters
     ----------
@@ -317,7 +324,7 @@ def one_dimensional(name: str, shape: tuple[int, ...]) -> str:
     )
 
 
-def _validated_results(
+def _validated_results(  # noqa: C901 - one check per way results can be malformed, each with its message
     R: ArrayLike, *, name: str, mask: ArrayLike | None, allow_empty_trials: bool = False
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Return ``(values, missing)``: an integer array and a boolean mask or ``None``."""
@@ -593,10 +600,11 @@ def tally(
 def labels(
     R: ArrayLike, w: ArrayLike | None = None, *, name: str = "R"
 ) -> tuple[np.ndarray, NDArray[np.float64], int]:
-    """Validate results without missing trials (and ``w``) as :func:`tally` does, without
-    counting: ``(values, weights, top)``, the labels as an integer array of shape ``(M, N)``
-    or ``(L, M, N)`` (the input itself where it is one: booleans viewed as ``uint8``, no
-    copy), the weight vector and the largest label. For the one-pass moments
+    """Validate results without missing trials (and ``w``) as :func:`tally` does, uncounted.
+
+    Without counting: ``(values, weights, top)``, the labels as an integer array of shape
+    ``(M, N)`` or ``(L, M, N)`` (the input itself where it is one: booleans viewed as
+    ``uint8``, no copy), the weight vector and the largest label. For the one-pass moments
     (:mod:`bayes_eval.posteriors.onepass`); a masked array is refused (use :func:`tally`).
 
     Parameters
@@ -986,9 +994,10 @@ def graded_values(scores: ArrayLike, *, name: str = "scores") -> NDArray[np.floa
 
 
 def levels_bytes(shape: tuple[int, ...], levels: int) -> float:
-    r"""Memory (bytes) that K levels need for results of ``shape`` ``(L, M, N)``: the level
-    indices (``L M N``), the count vectors (``L M K``) and the learned prior's Newton step
-    (an ``K x K`` Hessian per model, :mod:`bayes_eval.posteriors.priors`), 8 bytes each,
+    r"""Memory (bytes) that K levels need for results of ``shape`` ``(L, M, N)``.
+
+    The level indices (``L M N``), the count vectors (``L M K``) and the learned prior's Newton
+    step (a ``K x K`` Hessian per model, :mod:`bayes_eval.posteriors.priors`), 8 bytes each,
     times 4 for working copies: :math:`32\,(LMN + LMK + LK^2)`.
 
     Parameters
@@ -1055,8 +1064,9 @@ def fractional_tally(
     name: str = "R",
     allow_empty_questions: bool = False,
 ) -> Tally:
-    r"""Fractional counts of graded scores: ``counts[..., 1] = sum s``, ``counts[..., 0] =
-    sum (1 - s)`` over the observed trials (module docstring).
+    r"""Fractional counts of graded scores (module docstring).
+
+    ``counts[..., 1] = sum s``, ``counts[..., 0] = sum (1 - s)`` over the observed trials.
 
     Parameters
     ----------
@@ -1130,9 +1140,10 @@ GRADE_DF_MIN = 10
 
 
 def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray[np.float64]:
-    r"""How many Bernoulli trials one graded score is worth, per model: :math:`1/\hat\phi`,
-    :math:`\hat\phi` the grades' quasi-binomial dispersion (McCullagh and Nelder, "Generalized
-    Linear Models", §4.5: Pearson's statistic over its degrees of freedom).
+    r"""How many Bernoulli trials one graded score is worth, per model: :math:`1/\hat\phi`.
+
+    :math:`\hat\phi` is the grades' quasi-binomial dispersion (McCullagh and Nelder,
+    "Generalized Linear Models", §4.5: Pearson's statistic over its degrees of freedom).
 
     A grade :math:`s \in [0, 1]` with mean :math:`p` has variance :math:`\phi\,p(1 - p)`,
     :math:`\phi \le 1`: 1 for all-or-nothing grades, :math:`1/(1 + \nu)` for grades
@@ -1211,8 +1222,10 @@ def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray
 
 
 def _board_dispersion(mean: NDArray, seen: NDArray, steps: int = 25) -> float | None:
-    """Pearson's dispersion of one grade per cell around a two-way logistic fit (see
-    :func:`grade_trials`), or None with fewer than ``GRADE_DF_MIN`` degrees of freedom."""
+    """Pearson's dispersion of one grade per cell around a two-way logistic fit.
+
+    See :func:`grade_trials`; None with fewer than ``GRADE_DF_MIN`` degrees of freedom.
+    """
     L, M = mean.shape
     df = int(seen.sum()) - L - M + 1
     if df < GRADE_DF_MIN:
@@ -1241,8 +1254,10 @@ def _board_dispersion(mean: NDArray, seen: NDArray, steps: int = 25) -> float | 
 
 
 def unique_rows(arr: NDArray, *, sort: bool = True) -> tuple[NDArray, NDArray, NDArray]:
-    """Distinct rows of a 2-D array (in lexicographic order when ``sort``), the index of each
-    row's distinct row, and how often each occurs.
+    """Distinct rows of a 2-D array, the index of each row's distinct row, and their counts.
+
+    The distinct rows are in lexicographic order when ``sort``; the counts say how often each
+    occurs.
 
     Every column is coded by its distinct values and the codes are combined into one integer
     key, both by hashing (:func:`pandas.factorize`, linear time; pandas comes with xarray),
@@ -1303,9 +1318,11 @@ def unique_rows(arr: NDArray, *, sort: bool = True) -> tuple[NDArray, NDArray, N
 
 
 def distinct_states(n: NDArray, c: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-    """Distinct ``(N_alpha, c_alpha)`` pairs (trials, successes) of binary results and the
-    inverse index: ``un[inverse], uc[inverse]`` give back ``n, c`` (the Pass family computes
-    once per distinct state)."""
+    """Distinct ``(N_alpha, c_alpha)`` pairs (trials, successes) of binary results.
+
+    With the inverse index: ``un[inverse], uc[inverse]`` give back ``n, c`` (the Pass family
+    computes once per distinct state).
+    """
     base = int(n.max()) + 1
     key = n.astype(np.int64) * base + c
     uniq, inverse = np.unique(key.ravel(), return_inverse=True)

@@ -61,9 +61,11 @@ _POSTERIOR_OPTIONS = ("prior", "pool", "alpha0", "fractional", "answered_only")
 
 
 class Batch(NamedTuple):
-    """Results unpacked for the numpy core: ``values`` of shape ``(L, M, N)`` (or ``(M, N)``
-    without batch dims), the missing-trial ``mask`` (or None), the batch dims and their
-    shape, and ``R`` transposed to ``(*dims, "question", "trial")``.
+    """Results unpacked for the numpy core.
+
+    ``values`` of shape ``(L, M, N)`` (or ``(M, N)`` without batch dims), the missing-trial ``mask``
+    (or None), the batch dims and their shape, and ``R`` transposed to
+    ``(*dims, "question", "trial")``.
 
     Attributes
     ----------
@@ -148,8 +150,9 @@ def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
 
 
 def unpack(R: xr.DataArray, *, skipna: bool = False, name: str = "R") -> Batch:
-    """Check ``R`` and unpack it for the numpy core (every non-core dim stacked into one
-    batch axis).
+    """Check ``R`` and unpack it for the numpy core.
+
+    Every non-core dim is stacked into one batch axis.
 
     Parameters
     ----------
@@ -206,8 +209,10 @@ def unpack(R: xr.DataArray, *, skipna: bool = False, name: str = "R") -> Batch:
 
 
 def align_runs(R0: xr.DataArray | None, batch: Batch):
-    """Earlier runs ``R0`` aligned to the batch's labels: ``(values, mask)`` for the core, or
-    ``(None, None)``. Absent (batch, question) entries get no trials.
+    """Earlier runs ``R0`` aligned to the batch's labels.
+
+    ``(values, mask)`` for the core, or ``(None, None)``. Absent (batch, question) entries get no
+    trials.
 
     Parameters
     ----------
@@ -290,9 +295,10 @@ def _attrs(post: Posterior, **extra) -> dict:
 def posterior(
     R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
 ) -> Posterior:
-    """The :class:`~bayes_eval.posteriors.posterior.Posterior` of labelled results, with the
-    model names of ``R`` (options of :func:`bayes_eval.posterior`: ``prior``, ``pool``,
-    ``fractional``, ``answered_only``; default prior ``"empirical"``).
+    """The :class:`~bayes_eval.posteriors.posterior.Posterior` of labelled results.
+
+    It carries the model names of ``R`` (options of :func:`bayes_eval.posterior`: ``prior``,
+    ``pool``, ``fractional``, ``answered_only``; default prior ``"empirical"``).
 
     Parameters
     ----------
@@ -369,9 +375,10 @@ def bayes(
 def bayes_ci(
     R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
 ) -> xr.Dataset:
-    """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` over the batch dims
-    (:func:`bayes_eval.bayes_ci`: ``confidence``, ``bounds``, ``interval`` and the posterior
-    options).
+    """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` over the batch dims.
+
+    See :func:`bayes_eval.bayes_ci`: ``confidence``, ``bounds``, ``interval`` and the posterior
+    options.
 
     Parameters
     ----------
@@ -428,9 +435,10 @@ def bayes_ci(
 
 
 def avg_ci(R: xr.DataArray, w=None, *, skipna: bool = False, **options) -> xr.Dataset:
-    """avg@N ``a`` with ``sigma``, ``lo``, ``hi`` over the batch dims
-    (:func:`bayes_eval.avg_ci`: the posterior of pi-bar, or the paper's latent scale with
-    ``scale="latent"``).
+    """avg@N ``a`` with ``sigma``, ``lo``, ``hi`` over the batch dims.
+
+    See :func:`bayes_eval.avg_ci`: the posterior of pi-bar, or the paper's latent scale with
+    ``scale="latent"``.
 
     Parameters
     ----------
@@ -493,10 +501,11 @@ def pass_family_ci(
     skipna: bool = False,
     **options,
 ) -> xr.Dataset:
-    """A Pass family metric for one or several ``k`` over the batch dims and ``k``:
-    ``estimate`` (the unbiased point estimate of the trials), ``posterior_mean`` (the
-    posterior mean of the latent metric: a different quantity, see
-    :mod:`bayes_eval.metrics.passk`), ``sigma``, ``lo``, ``hi``.
+    """A Pass family metric for one or several ``k`` over the batch dims and ``k``.
+
+    Variables: ``estimate`` (the unbiased point estimate of the trials), ``posterior_mean`` (the
+    posterior mean of the latent metric: a different quantity, see :mod:`bayes_eval.metrics.passk`),
+    ``sigma``, ``lo``, ``hi``.
 
     ``metric`` is one of ``pass_at_k``, ``pass_hat_k``, ``g_pass_at_k_tau`` (needs ``tau``),
     ``mg_pass_at_k``; the options are those of :func:`bayes_eval.pass_at_k_ci`.
@@ -580,10 +589,11 @@ def prior_table(
     skipna: bool = False,
     **options,
 ) -> xr.Dataset:
-    r"""The per-question prior each model's posterior used (default ``prior="empirical"``,
-    the CLI's): ``prior`` (label), ``prior_alpha`` over ``(..., category)`` (the fixed
-    prior, or the mode of a learned one), ``prior_kappa`` (its concentration
-    :math:`\kappa = \sum_k a_k`: small means questions are solved always or never) and
+    r"""The per-question prior each model's posterior used.
+
+    The default is ``prior="empirical"``, the CLI's. Variables: ``prior`` (label), ``prior_alpha``
+    over ``(..., category)`` (the fixed prior, or the mode of a learned one), ``prior_kappa`` (its
+    concentration :math:`\kappa = \sum_k a_k`: small means questions are solved always or never) and
     ``prior_converged``. See :mod:`bayes_eval.posteriors.priors`.
 
     Parameters
@@ -623,8 +633,10 @@ def prior_table(
 
 
 def prior_dataset(batch: Batch, post: Posterior) -> xr.Dataset:
-    """The variables of :func:`prior_table` from a built posterior (on a board: of each
-    model's own closed form, whose prior ``fitted`` is, and labelled so)."""
+    """The variables of :func:`prior_table` from a built posterior.
+
+    On a board: of each model's own closed form, whose prior ``fitted`` is, and labelled so.
+    """
     post = post.closed_form
     fitted = post.fitted
     n = int(np.prod(batch.shape)) if batch.dims else 1
@@ -660,8 +672,9 @@ def posterior_tree(
     skipna: bool = False,
     **options,
 ) -> xr.DataTree:
-    """Exact draws of the closed-form posterior as an ArviZ-style ``DataTree``
-    (:meth:`Posterior.to_datatree <bayes_eval.posteriors.posterior.Posterior.to_datatree>`).
+    """Exact draws of the closed-form posterior as an ArviZ-style ``DataTree``.
+
+    See :meth:`Posterior.to_datatree <bayes_eval.posteriors.posterior.Posterior.to_datatree>`.
 
     ``R`` is a DataArray with dims ``("model", "question", "trial")`` (one model without a
     ``model`` dim gets a model dim of length 1), or an array labelled with ``models``. The

@@ -82,24 +82,31 @@ def site_failures(build: Path) -> list[str]:
                 failures.append(f"{name}: loads {url} from the network")
         if CSS_REMOTE.search(page.style):
             failures.append(f"{name}: an inline style loads from the network")
-        for href in page.links:
-            if REMOTE.match(href) or href.startswith(("mailto:", "javascript:", "data:")):
-                continue
-            parts = urlsplit(href)
-            target = path if not parts.path else (path.parent / unquote(parts.path)).resolve()
-            if target.is_dir():
-                target = target / "index.html"
-            if not target.exists():
-                failures.append(f"{name}: broken link {href}")
-            elif parts.fragment and target in pages:
-                if unquote(parts.fragment) not in pages[target].ids:
-                    failures.append(f"{name}: no #{parts.fragment} in {href}")
+        failures.extend(_link_failures(name, path, page, pages))
     for path in sorted(build.rglob("*.css")):
         if CSS_REMOTE.search(path.read_text(encoding="utf-8", errors="replace")):
             failures.append(f"{path.relative_to(build)}: loads from the network")
     for path in sorted(build.rglob("*.js")):
         if JS_REMOTE.search(path.read_text(encoding="utf-8", errors="replace")):
             failures.append(f"{path.relative_to(build)}: fetches from the network")
+    return failures
+
+
+def _link_failures(name: Path, path: Path, page: _Page, pages: dict[Path, _Page]) -> list[str]:
+    """The page's internal links whose target, or its ``#fragment``, does not exist."""
+    failures = []
+    for href in page.links:
+        if REMOTE.match(href) or href.startswith(("mailto:", "javascript:", "data:")):
+            continue
+        parts = urlsplit(href)
+        target = path if not parts.path else (path.parent / unquote(parts.path)).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.exists():
+            failures.append(f"{name}: broken link {href}")
+        elif parts.fragment and target in pages:
+            if unquote(parts.fragment) not in pages[target].ids:
+                failures.append(f"{name}: no #{parts.fragment} in {href}")
     return failures
 
 

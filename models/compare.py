@@ -152,9 +152,10 @@ def add_log_likelihood(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
 
 
 def add_log_prior(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
-    """``idata`` with a ``log_prior`` group (:func:`pymc.stats.compute_log_prior`), the prior
-    log-density of every free variable per draw, as power-scaling sensitivity
-    (:func:`arviz_stats.psense`) needs. The input is not changed.
+    """``idata`` with a ``log_prior`` group (:func:`pymc.stats.compute_log_prior`).
+
+    The group holds the prior log-density of every free variable per draw, as power-scaling
+    sensitivity (:func:`arviz_stats.psense`) needs. The input is not changed.
 
     Parameters
     ----------
@@ -188,12 +189,12 @@ def add_log_prior(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
 
 
 class LooSummary(NamedTuple):
-    """Leave-one-out ELPD of one fit, with its diagnostics.
+    r"""Leave-one-out ELPD of one fit, with its diagnostics.
 
     Attributes
     ----------
     elpd, se, p : float
-        ELPD, its standard error :math:`\\sqrt{n\\,\\mathrm{var}(\\mathrm{elpd}_i)}` and the
+        ELPD, its standard error :math:`\sqrt{n\,\mathrm{var}(\mathrm{elpd}_i)}` and the
         effective number of parameters (lpd minus elpd).
     n_units : int
         Left-out units (cells or questions).
@@ -202,13 +203,13 @@ class LooSummary(NamedTuple):
     unit : str
         ``"cell"`` or ``"question"``.
     good_k : float
-        PSIS threshold :math:`\\min(1 - 1/\\log_{10} S, 0.7)` for S draws (NaN for exact).
+        PSIS threshold :math:`\min(1 - 1/\log_{10} S, 0.7)` for S draws (NaN for exact).
     n_k_high : int
-        Units with Pareto :math:`\\hat k` above ``good_k`` (0 for exact).
+        Units with Pareto :math:`\hat k` above ``good_k`` (0 for exact).
     n_k_bad : int
-        Units with :math:`\\hat k` above 0.7.
+        Units with :math:`\hat k` above 0.7.
     max_k : float
-        Largest :math:`\\hat k` (NaN for exact).
+        Largest :math:`\hat k` (NaN for exact).
     elpd_data : arviz_stats ELPDData
         The pointwise result (``elpd_i``, ``pareto_k``) as :func:`arviz_stats.compare` takes it.
 
@@ -251,10 +252,10 @@ def _pointwise(da: xr.DataArray, unit: str) -> xr.DataArray:
 
 
 def loo(idata: xr.DataTree, *, unit: Unit = "cell") -> LooSummary:
-    """PSIS-LOO of a fit with a ``log_likelihood`` group (:func:`arviz_stats.loo`).
+    r"""PSIS-LOO of a fit with a ``log_likelihood`` group (:func:`arviz_stats.loo`).
 
     The relative efficiency ``reff`` is the mean ESS over the *sampled* posterior variables
-    (``pi`` drawn exactly after sampling would inflate it). Pareto :math:`\\hat k` counts are
+    (``pi`` drawn exactly after sampling would inflate it). Pareto :math:`\hat k` counts are
     always part of the result.
 
     Parameters
@@ -270,7 +271,7 @@ def loo(idata: xr.DataTree, *, unit: Unit = "cell") -> LooSummary:
     Returns
     -------
     LooSummary
-        The PSIS-LOO ELPD, its standard error, ``p`` and the Pareto :math:`\\hat k` counts.
+        The PSIS-LOO ELPD, its standard error, ``p`` and the Pareto :math:`\hat k` counts.
 
     Examples
     --------
@@ -336,17 +337,17 @@ QUADRATURE_GRID = (0.1, 9.0)
 
 
 def integrated_interaction_loglik(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
-    r"""``idata`` whose ``log_likelihood`` is the interaction-integrated one of a binomial
-    :func:`~bayes_eval.models.crossed_model` fitted with ``interaction=True`` (module
-    docstring), per draw and cell, by the trapezoidal rule on :math:`x \in [-9, 9]` with step
-    0.1 (``QUADRATURE_GRID``; 181 points). For an integrand analytic in a strip, as the
-    logistic is (poles at imaginary distance :math:`\pi / (c\sigma_e)`), the rule's error
-    falls geometrically with the step (Trefethen and Weideman, "The exponentially convergent
-    trapezoidal rule", SIAM Review, 2014): measured against adaptive quadrature, 4e-15 at
-    :math:`c\sigma_e = 3` and 3e-10 at 6 (Gauss-Hermite with 40 nodes erred by 4e-3 at 3).
-    Same variable name, dims and binomial-coefficient
-    convention as the observed variable (dense layout: with it; cell layout: without). The
-    input is not changed.
+    r"""``idata`` with the interaction-integrated ``log_likelihood`` of a binomial crossed model.
+
+    The model is a binomial :func:`~bayes_eval.models.crossed_model` fitted with
+    ``interaction=True`` (module docstring); the log likelihood is per draw and cell, by the
+    trapezoidal rule on :math:`x \in [-9, 9]` with step 0.1 (``QUADRATURE_GRID``; 181 points). For
+    an integrand analytic in a strip, as the logistic is (poles at imaginary distance
+    :math:`\pi / (c\sigma_e)`), the rule's error falls geometrically with the step (Trefethen and
+    Weideman, "The exponentially convergent trapezoidal rule", SIAM Review, 2014): measured against
+    adaptive quadrature, 4e-15 at :math:`c\sigma_e = 3` and 3e-10 at 6 (Gauss-Hermite with 40 nodes
+    erred by 4e-3 at 3). Same variable name, dims and binomial-coefficient convention as the
+    observed variable (dense layout: with it; cell layout: without). The input is not changed.
 
     Parameters
     ----------
@@ -648,10 +649,12 @@ class Comparison(NamedTuple):
 
 
 def verdict(table) -> str:
-    """One sentence on the comparison table: the best model, its ELPD lead over the second
-    with the standard error of the difference, and whether the lead is decisive (at least
-    2 SE; differences under about 2 SE are not: Sivula, Magnusson, Matamoros and Vehtari,
-    "Uncertainty in Bayesian leave-one-out cross-validation based model comparison").
+    """One sentence on the comparison table.
+
+    It names the best model, its ELPD lead over the second with the standard error of the
+    difference, and whether the lead is decisive (at least 2 SE; differences under about 2 SE are
+    not: Sivula, Magnusson, Matamoros and Vehtari, "Uncertainty in Bayesian leave-one-out
+    cross-validation based model comparison").
 
     Parameters
     ----------

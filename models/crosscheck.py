@@ -126,9 +126,11 @@ _EXACT_CHUNK = 20_000
 
 
 def _exact_draws(closed: Posterior, n: int, rng: np.random.Generator, stop: threading.Event):
-    """``n`` exact draws of pi-bar, shape ``(L, n)``, in chunks of :data:`_EXACT_CHUNK` that
-    continue one random stream (under a fixed prior the same draws as one call); None once
-    ``stop`` is set."""
+    """``n`` exact draws of pi-bar, shape ``(L, n)``; None once ``stop`` is set.
+
+    The draws come in chunks of :data:`_EXACT_CHUNK` that continue one random stream (under a fixed
+    prior the same draws as one call).
+    """
     parts = []
     for start in range(0, n, _EXACT_CHUNK):
         if stop.is_set():
@@ -156,10 +158,11 @@ def matching_pymc_model(
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
 ):
-    """The PyMC model whose posterior is the closed form's under ``prior``: the matching
-    model for a fixed prior (earlier runs weighted by their discount, the power prior
-    ``a0``), the hierarchical model for the learned prior integrated over its
-    hyperparameters (one per model: the same hyperprior as the quadrature).
+    """The PyMC model whose posterior is the closed form's under ``prior``.
+
+    The matching model for a fixed prior (earlier runs weighted by their discount, the power prior
+    ``a0``), the hierarchical model for the learned prior integrated over its hyperparameters (one
+    per model: the same hyperprior as the quadrature).
 
     Parameters
     ----------

@@ -175,7 +175,7 @@ _NOTES = {
 
 
 def _bernoulli_logp(value, n, eta, w):
-    """:math:`S\\eta - n\\log(1 + e^\\eta)` per cell, with ``w`` = :math:`e^\\eta`."""
+    r""":math:`S\eta - n\log(1 + e^\eta)` per cell, with ``w`` = :math:`e^\eta`."""
     return value * eta - n * pt.log1p(w)
 
 
@@ -184,10 +184,12 @@ def _binomial_random(n, eta, w, rng=None, size=None):
 
 
 def _ordinal_logp(value, theta, b, c, li, qi, kk, off=None):
-    """``count * log P(Y = k)`` per (cell, level) entry (module docstring), computed by the
-    compiled kernel :func:`~bayes_eval.models.crossed_kernels.ordinal_loglik`. ``theta``,
-    ``b`` and ``c`` arrive with a leading batch axis of length 1 (their core dims in the
-    distribution's signature): the first row is the vector itself."""
+    """``count * log P(Y = k)`` per (cell, level) entry (module docstring).
+
+    It is computed by the compiled kernel :func:`~bayes_eval.models.crossed_kernels.ordinal_loglik`.
+    ``theta``, ``b`` and ``c`` arrive with a leading batch axis of length 1 (their core dims in the
+    distribution's signature): the first row is the vector itself.
+    """
     theta, b, c = (x[(0,) * (x.ndim - 1)] for x in (theta, b, c))
     return ordinal_loglik(theta, b, c, li, qi, kk, value, off)
 
@@ -228,7 +230,7 @@ def _cutpoints(K: int):
     return pm.Deterministic("cutpoints", raw - raw.mean(), dims="cutpoint")
 
 
-def crossed_model(
+def crossed_model(  # noqa: C901 - one branch per likelihood and option of the model
     R: ArrayLike | xr.DataArray,
     *,
     likelihood: Likelihood = "binomial",
@@ -411,9 +413,10 @@ def _dense(
 
 
 def crossed_likelihood(names) -> str | None:
-    """The likelihood of a crossed model from the names of its ``pm.Data`` containers, or of
-    a fit's ``constant_data`` and ``observed_data`` variables; None if they are not a crossed
-    model's.
+    """The likelihood of a crossed model from the names of its data, or None.
+
+    The names are those of its ``pm.Data`` containers, or of a fit's ``constant_data`` and
+    ``observed_data`` variables; None if they are not a crossed model's.
 
     Parameters
     ----------

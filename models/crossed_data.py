@@ -1,5 +1,6 @@
-"""Scores of a leaderboard checked and reduced to the cells of
-:func:`~bayes_eval.models.crossed.crossed_model`.
+"""Scores of a leaderboard checked and reduced to the cells of a crossed model.
+
+The model is :func:`~bayes_eval.models.crossed.crossed_model`.
 
 :class:`CrossedData` validates ``R`` against the likelihood (binary 0/1, graded in ``[0, 1]``,
 or on K evenly spaced levels) and keeps, per answered (model, question) cell, its number of
@@ -194,9 +195,11 @@ def _check_scores(values, observed, likelihood, levels) -> int:
 
 
 def _rasch_map(n: np.ndarray, S: np.ndarray, steps: int = 50):
-    """Penalised maximum-likelihood abilities and difficulties (ridge N(0, 2^2), difficulties
-    centred) and their approximate variances, by alternating Newton steps per block (each
-    step at most 1 logit: a full step overshoots on questions every model solved)."""
+    """Penalised maximum-likelihood abilities and difficulties and their approximate variances.
+
+    The penalty is a ridge N(0, 2^2), with difficulties centred; the fit alternates Newton steps per
+    block (each step at most 1 logit: a full step overshoots on questions every model solved).
+    """
     L, M = n.shape
     theta, b = np.zeros(L), np.zeros(M)
     ridge = 1.0 / 4.0

@@ -52,8 +52,10 @@ _BIG = 1e300
 
 @numba.njit(cache=True, error_model="numpy")
 def _levels(c):  # pragma: no cover - compiled
-    """Per-level constants ``(a, g, s, u1, t, u2)`` of the module docstring from the K - 1
-    cutpoints ``c`` (increasing)."""
+    """Per-level constants ``(a, g, s, u1, t, u2)`` of the module docstring.
+
+    They are computed from the K - 1 cutpoints ``c`` (increasing).
+    """
     K = c.size + 1
     a = np.ones(K)
     g = np.zeros(K)
@@ -85,9 +87,12 @@ def _entry(theta_l, b_q, off, et_l, eb_q, offset):  # pragma: no cover - compile
 
 @numba.njit(cache=True, error_model="numpy")
 def _ordinal_pass(theta, b, c, li, qi, kk, weight, off, offset, values):  # pragma: no cover
-    """One pass over the entries: with ``values``, ``weight * log P(Y = k)`` per entry (module
-    docstring; ``weight`` is then the count); always the gradient of the weighted sum with
-    respect to ``theta``, ``b``, ``c`` and ``off`` (empty without an offset)."""
+    """One pass over the entries: log probabilities and the gradient of their weighted sum.
+
+    With ``values``, ``weight * log P(Y = k)`` per entry (module docstring; ``weight`` is then the
+    count); always the gradient of the weighted sum with respect to ``theta``, ``b``, ``c`` and
+    ``off`` (empty without an offset).
+    """
     a, g, s, u1, t, u2 = _levels(c)
     K = c.size + 1
     et = np.exp(theta)
@@ -130,16 +135,21 @@ def _ordinal_pass(theta, b, c, li, qi, kk, weight, off, offset, values):  # prag
 
 @numba.njit(cache=True, error_model="numpy")
 def _ordinal_values(theta, b, c, li, qi, kk, count, off, offset):  # pragma: no cover
-    """``count * log P(Y = k)`` per entry (module docstring), and the gradient of their sum
-    with respect to ``theta``, ``b``, ``c`` and ``off`` (empty without an offset), in one
-    pass: the gradient of a log density is what a sampler asks for with every value."""
+    """``count * log P(Y = k)`` per entry (module docstring), and the gradient of their sum.
+
+    The gradient is with respect to ``theta``, ``b``, ``c`` and ``off`` (empty without an offset),
+    in one pass: the gradient of a log density is what a sampler asks for with every value.
+    """
     return _ordinal_pass(theta, b, c, li, qi, kk, count, off, offset, True)
 
 
 @numba.njit(cache=True, error_model="numpy")
 def _ordinal_vjp(theta, b, c, li, qi, kk, count, off, offset, cot):  # pragma: no cover
-    """Vector-Jacobian product of :func:`_ordinal_values` with the cotangent ``cot`` (one
-    value per entry): the gradients with respect to ``theta``, ``b``, ``c`` and ``off``."""
+    """Vector-Jacobian product of :func:`_ordinal_values` with the cotangent ``cot``.
+
+    The cotangent has one value per entry; returns the gradients with respect to ``theta``, ``b``,
+    ``c`` and ``off``.
+    """
     _, d_theta, d_b, d_c, d_off = _ordinal_pass(
         theta, b, c, li, qi, kk, cot * count, off, offset, False
     )
@@ -203,18 +213,26 @@ class OrdinalLoglik(Op):
         self.offset = bool(offset)
 
     def make_node(self, theta, b, c, li, qi, kk, count, off):
+        """Build the node: the inputs as float64 and int64 vectors, five float64 vector outputs."""
         ins = _inputs(theta, b, c, li, qi, kk, count, off)
         return Apply(self, ins, [pt.dvector() for _ in range(5)])
 
     def perform(self, node, inputs, output_storage):
+        """Compute the values and the gradient of their sum in one pass (``_ordinal_values``)."""
         for store, value in zip(output_storage, _ordinal_values(*inputs, self.offset), strict=True):
             store[0] = value
 
     def infer_shape(self, *args):  # (fgraph, node, shapes) before PyTensor 3, (node, shapes) now
+        """Give the output shapes: ``(n,)``, then those of ``theta``, ``b``, ``c`` and ``off``."""
         shapes = args[-1]
         return [shapes[3], shapes[0], shapes[1], shapes[2], shapes[3] if self.offset else (0,)]
 
     def pullback(self, inputs, outputs, cotangents):
+        """Compute the gradients of the inputs for the cotangent of the values (first derivatives).
+
+        A scalar cotangent scales the gradient outputs; any other goes through
+        ``OrdinalLoglikGrad``. The indices are disconnected, the counts undefined.
+        """
         if any(not isinstance(c.type, DisconnectedType) for c in cotangents[1:]):
             why = "OrdinalLoglik computes first derivatives; NUTS needs no second ones"
             return [grad_undefined(self, i, x, why) for i, x in enumerate(inputs)]
@@ -236,14 +254,17 @@ class OrdinalLoglik(Op):
         ]
 
     def connection_pattern(self, node):
+        """Connect every output to ``theta``, ``b``, ``c``, ``count`` (and ``off`` if offset)."""
         return [[i in (0, 1, 2, 6) or (i == 7 and self.offset)] * 5 for i in range(8)]
 
     L_op = pullback  # PyTensor versions before `pullback`
 
 
 def _broadcast_scalar(cotangent):
-    """The scalar that ``cotangent`` repeats over the entries (the gradient of a sum: PyTensor
-    writes it ``second(values, g)`` or ``alloc(g, n)``), or None when it may vary."""
+    """The scalar that ``cotangent`` repeats over the entries, or None when it may vary.
+
+    That is the gradient of a sum: PyTensor writes it ``second(values, g)`` or ``alloc(g, n)``.
+    """
     node = cotangent.owner
     if node is None:
         return None
@@ -260,8 +281,10 @@ def _broadcast_scalar(cotangent):
 
 
 class OrdinalLoglikGrad(Op):
-    """The gradient of :class:`OrdinalLoglik` against a cotangent per entry: with respect to
-    ``theta``, ``b``, ``c`` and ``off`` (empty without an offset). First derivatives only.
+    """The gradient of :class:`OrdinalLoglik` against a cotangent per entry.
+
+    With respect to ``theta``, ``b``, ``c`` and ``off`` (empty without an offset). First derivatives
+    only.
 
     Parameters
     ----------
@@ -287,20 +310,24 @@ class OrdinalLoglikGrad(Op):
         self.offset = bool(offset)
 
     def make_node(self, theta, b, c, li, qi, kk, count, off, cot):
+        """Build the node: the inputs and the float64 cotangent, four float64 vector outputs."""
         ins = _inputs(theta, b, c, li, qi, kk, count, off)
         ins.append(pt.cast(pt.as_tensor_variable(cot), "float64"))
         return Apply(self, ins, [pt.dvector() for _ in range(4)])
 
     def perform(self, node, inputs, output_storage):
+        """Compute the vector-Jacobian product with the cotangent (``_ordinal_vjp``)."""
         *args, cot = inputs
         for store, value in zip(output_storage, _ordinal_vjp(*args, self.offset, cot), strict=True):
             store[0] = value
 
     def infer_shape(self, *args):
+        """Give the output shapes: those of ``theta``, ``b``, ``c`` and ``off`` (else ``(0,)``)."""
         shapes = args[-1]
         return [shapes[0], shapes[1], shapes[2], shapes[3] if self.offset else (0,)]
 
     def pullback(self, inputs, outputs, cotangents):
+        """Refuse second derivatives: undefined gradients unless every cotangent is disconnected."""
         if all(isinstance(c.type, DisconnectedType) for c in cotangents):
             return [disconnected_type() for _ in inputs]
         why = "OrdinalLoglik computes first derivatives; NUTS needs no second ones"

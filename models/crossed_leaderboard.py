@@ -1,5 +1,6 @@
-"""The leaderboard of ``bayes-eval rank --estimator crossed``: the crossed model fitted by NUTS
-and its posterior turned into the rank table of the closed form.
+"""The leaderboard of ``bayes-eval rank --estimator crossed``.
+
+The crossed model fitted by NUTS and its posterior turned into the rank table of the closed form.
 
 The crossed model (:func:`bayes_eval.models.crossed_model`) puts model ability and question
 difficulty on one logit scale, so a model's score is the posterior of its mean expected score
@@ -24,11 +25,12 @@ __all__ = ["crossed_leaderboard", "crossed_likelihood_for"]
 def crossed_likelihood_for(
     R: xr.DataArray, w: Sequence[float] | None, *, fractional: bool = False
 ) -> tuple[str, xr.DataArray, int | None]:
-    """The likelihood of the crossed model for results as
-    :func:`bayes_eval.logs.scored.load_scored` returns them, and the data it takes:
-    ``("fractional", scores, None)`` for graded scores counted fractionally, ``("binomial", R,
-    None)`` for binary results, ``("ordinal", values, K)`` for K evenly spaced levels
-    (``--score-levels K``; the level indices become their values ``k / (K - 1)``).
+    """The likelihood of the crossed model for results as loaded, and the data it takes.
+
+    Results as :func:`bayes_eval.logs.scored.load_scored` returns them:
+    ``("fractional", scores, None)`` for graded scores counted fractionally,
+    ``("binomial", R, None)`` for binary results, ``("ordinal", values, K)`` for K evenly spaced
+    levels (``--score-levels K``; the level indices become their values ``k / (K - 1)``).
 
     Parameters
     ----------
@@ -94,8 +96,10 @@ def crossed_leaderboard(
     interaction: bool = False,
     target_accept: float | None = None,
 ) -> Leaderboard:
-    """Fit the crossed model to ``R[model, question, trial]`` (NaN = no trial) by NUTS and rank
-    the models by the posterior of their mean expected score over all questions.
+    r"""Fit the crossed model to ``R[model, question, trial]`` by NUTS and rank the models.
+
+    NaN in ``R`` means no trial. The models are ranked by the posterior of their mean expected score
+    over all questions.
 
     Parameters
     ----------

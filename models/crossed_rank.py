@@ -42,8 +42,9 @@ _DIAGNOSTICS = (
 
 
 def draw_prob_better(draws: np.ndarray) -> np.ndarray:
-    r"""``P(row > column)`` for every pair of models from draws of shape ``(S, L)`` (module
-    docstring; ties count one half, so the diagonal is 0.5).
+    r"""``P(row > column)`` for every pair of models from draws of shape ``(S, L)``.
+
+    See the module docstring; ties count one half, so the diagonal is 0.5.
 
     Parameters
     ----------

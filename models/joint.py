@@ -48,9 +48,11 @@ def _counts(counts: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 def joint_model(counts: ArrayLike, *, models: list[str] | None = None) -> pm.Model:
-    """The board model of binary counts ``(L, M, 2)`` (failures, successes; a question without
-    trials: zeros) as a ``pm.Model`` with coords ``model`` and ``question`` (module
-    docstring). Cells without trials are left out of the likelihood.
+    """The board model of binary counts ``(L, M, 2)`` as a ``pm.Model``.
+
+    Counts are failures, successes (a question without trials: zeros); the model has coords
+    ``model`` and ``question`` (module docstring). Cells without trials are left out of the
+    likelihood.
 
     Parameters
     ----------
@@ -112,8 +114,9 @@ def joint_model(counts: ArrayLike, *, models: list[str] | None = None) -> pm.Mod
 def joint_pi_bar(
     posterior: xr.Dataset, counts: ArrayLike, *, answered: ArrayLike | None = None, seed: int = 0
 ) -> xr.DataArray:
-    r"""Draws of every model's :math:`\bar\pi` from a fit of
-    :func:`~bayes_eval.models.joint.joint_model`: for each posterior draw of
+    r"""Draws of every model's :math:`\bar\pi` from a fit of the joint model.
+
+    The fit is one of :func:`~bayes_eval.models.joint.joint_model`: for each posterior draw of
     :math:`(\theta, b, \kappa)`, every rate from its Beta posterior given its cell (module
     docstring), averaged over the questions each model answered (or ``answered``). Dims
     ``(chain, draw, model)``.

@@ -1,6 +1,7 @@
-r"""Posterior predictive checks of the LLM-as-judge model
-(:func:`bayes_eval.models.judges.judge_model`; Vossler et al., "LLMs Judging LLMs: A Simplex
-Perspective", eq. 5.1 / B.3).
+r"""Posterior predictive checks of the LLM-as-judge model.
+
+The model is :func:`bayes_eval.models.judges.judge_model` (Vossler et al., "LLMs Judging LLMs: A
+Simplex Perspective", eq. 5.1 / B.3).
 
 **What a replicate is.** The model's observed variable ``scores`` holds the count vectors
 ``N[j, k, :]`` of the (judge, candidate) pairs in the likelihood. A posterior predictive
@@ -205,8 +206,10 @@ def judge_statistics(
 
 
 def _pair_index(model: pm.Model, labels=None) -> tuple[np.ndarray, np.ndarray]:
-    """Judge and candidate indices of ``judge|candidate`` labels (default: the model's
-    ``pair`` coordinate)."""
+    """Judge and candidate indices of ``judge|candidate`` labels.
+
+    The default labels are the model's ``pair`` coordinate.
+    """
     judges, cands = list(model.coords["judge"]), list(model.coords["candidate"])
     lookup = {f"{j}|{k}": (a, b) for a, j in enumerate(judges) for b, k in enumerate(cands)}
     labels = model.coords["pair"] if labels is None else labels
@@ -361,8 +364,9 @@ def judge_ppc_statistics(
     seed: int = 0,
     prob: float = 0.95,
 ) -> xr.Dataset:
-    """Posterior predictive check of a judges fit: observed statistics, their replicated
-    distribution and mid-p values (module docstring).
+    """Posterior predictive check of a judges fit.
+
+    Observed statistics, their replicated distribution and mid-p values (module docstring).
 
     Parameters
     ----------

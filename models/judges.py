@@ -1,5 +1,6 @@
-"""Bayesian ranking of candidates from imperfect LLM judges (Vossler et al., "LLMs Judging
-LLMs: A Simplex Perspective", §5 and App. B).
+"""Bayesian ranking of candidates from imperfect LLM judges.
+
+After Vossler et al., "LLMs Judging LLMs: A Simplex Perspective", §5 and App. B.
 
 The model, written out for a general number of levels ``M`` (every choice the paper leaves
 open is listed, with its reason, in :data:`CHOICES`):
@@ -136,9 +137,10 @@ CHOICES = {
 
 
 def delta_preset(name: str | Sequence[float], M: int) -> np.ndarray:
-    """Concentration ``delta`` of ``Z_k`` (App. B.2.3): ``"inflation"`` (default,
-    ``10^((m-1)/(M-1))``), ``"deflation"`` (its reverse), ``"uniform"`` (ones), ``"central"``
-    (peaked in the middle), or explicit values.
+    """Concentration ``delta`` of ``Z_k`` (App. B.2.3).
+
+    ``"inflation"`` (default, ``10^((m-1)/(M-1))``), ``"deflation"`` (its reverse), ``"uniform"``
+    (ones), ``"central"`` (peaked in the middle), or explicit values.
 
     Parameters
     ----------
@@ -292,9 +294,12 @@ def _simplex_rows(u):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _loglik(sticks, pad, pi_sticks, jj, kk, counts, R, W, z_sticks, effects):  # pragma: no cover
-    """Multinomial log pmf of ``counts`` (P, L) and its gradient with respect to the sticks
-    (and ``R``, ``W`` with random effects). Arguments as in :class:`JudgeLoglik`."""
+def _loglik(sticks, pad, pi_sticks, jj, kk, counts, R, W, z_sticks, effects):  # pragma: no cover  # noqa: C901 - a Numba kernel: one fused loop over sticks, judges and effects
+    """Multinomial log pmf of ``counts`` (P, L) and its gradient with respect to the sticks.
+
+    With random effects also the gradient with respect to ``R`` and ``W``. Arguments as in
+    :class:`JudgeLoglik`.
+    """
     J, M, L, L1 = pad.shape
     K = pi_sticks.shape[0]
     u, A, theta = _dag(sticks, pad)
@@ -404,6 +409,7 @@ class JudgeLoglik(Op):
         self.random_effects = bool(random_effects)
 
     def make_node(self, sticks, pad, pi_sticks, jj, kk, counts, R, W, z_sticks):
+        """Build the node: the inputs cast, outputs the log pmf and one gradient per float input."""
         ins = [pt.as_tensor_variable(x) for x in (sticks, pad, pi_sticks, jj, kk, counts, R, W)]
         ins.append(pt.as_tensor_variable(z_sticks))
         for i in self._FLOAT:
@@ -414,18 +420,25 @@ class JudgeLoglik(Op):
         return Apply(self, ins, outs)
 
     def perform(self, node, inputs, output_storage):
+        """Compute the log pmf and its gradient in one pass (``_loglik``)."""
         out = _loglik(*inputs, self.random_effects)
         output_storage[0][0] = np.asarray(out[0])
         for store, value in zip(output_storage[1:], out[1:], strict=True):
             store[0] = value
 
     def infer_shape(self, *args):  # (fgraph, node, shapes) before PyTensor 3, (node, shapes) now
+        """Give the output shapes: a scalar, then those of the float inputs."""
         return [(), *(args[-1][i] for i in self._FLOAT)]
 
     def connection_pattern(self, node):
+        """Connect every output to the float inputs (``sticks``, ``pi_sticks``, ``R``, ``W``...)."""
         return [[i in self._FLOAT] * 6 for i in range(9)]
 
     def pullback(self, inputs, outputs, cotangents):
+        """Compute the input gradients: the cotangent of the log pmf times its gradient outputs.
+
+        The integer inputs are disconnected; second derivatives are undefined.
+        """
         if any(not isinstance(c.type, DisconnectedType) for c in cotangents[1:]):
             # a gradient of the gradient outputs: undefined (an error only if it is used)
             why = "JudgeLoglik computes first derivatives; NUTS needs no second ones"
@@ -438,8 +451,11 @@ class JudgeLoglik(Op):
 
 
 class DagTheta(Op):
-    """Confusion matrices ``theta`` (J, M, L) from the DAG sticks and ``pad`` (a summary: the
-    likelihood differentiates through :class:`JudgeLoglik`, so this Op has no gradient)."""
+    """Confusion matrices ``theta`` (J, M, L) from the DAG sticks and ``pad``.
+
+    A summary: the likelihood differentiates through :class:`JudgeLoglik`, so this Op has no
+    gradient.
+    """
 
     __props__ = ()
 
@@ -477,8 +493,10 @@ def _numba_dag_theta(op, node=None, **kwargs):
 
 
 class StickBreak(Op):
-    """Simplex rows (K, n) from stick rows (K, n - 1) (:func:`_sticks`; for the summaries
-    ``pi`` and ``Z`` and for forward sampling, so no gradient)."""
+    """Simplex rows (K, n) from stick rows (K, n - 1) (:func:`_sticks`).
+
+    For the summaries ``pi`` and ``Z`` and for forward sampling, so no gradient.
+    """
 
     __props__ = ()
 
@@ -515,8 +533,10 @@ def _dirichlet_sticks(name: str, conc: np.ndarray, dims) -> tuple:
 
 
 def _dag_prior(boost, J: int, M: int, L: int, correct: np.ndarray, root: str, labels=None):
-    """The DAG prior as Beta sticks (``dag_sticks``) given ``boost = rho * beta_max`` (J,);
-    returns the sticks (or None when there are none) and ``pad``."""
+    """The DAG prior as Beta sticks (``dag_sticks``) given ``boost = rho * beta_max`` (J,).
+
+    Returns the sticks (or None when there are none) and ``pad``.
+    """
     used, pad, hit, tail = _dag_structure(J, M, L, correct, root)
     if not len(used):
         return None, pad
@@ -741,9 +761,10 @@ def dag_prior_draws(
     root: str = "boosted",
     seed: int = 0,
 ) -> np.ndarray:
-    """Prior draws ``(draws, J, M, L)`` of the confusion matrices (for checks and plots): the
-    model's own prior graph (:func:`judge_model`), drawn by PyTensor's Python backend (a few
-    thousand draws of a small graph need no compiled code).
+    """Prior draws ``(draws, J, M, L)`` of the confusion matrices (for checks and plots).
+
+    The draws come from the model's own prior graph (:func:`judge_model`), drawn by PyTensor's
+    Python backend (a few thousand draws of a small graph need no compiled code).
 
     Parameters
     ----------
@@ -854,9 +875,11 @@ class FitSettings:
                 raise ValueError(f"{name} is {value!r}; expected {kind} integer.")
 
     def resolved(self, integrated: bool) -> FitSettings:
-        """These settings with every unset value filled in for the integrated model or one
-        with fixed omega and beta_max (nutpie falls back to PyMC's NUTS where it is not
-        installed)."""
+        """These settings with every unset value filled in.
+
+        Filled in for the integrated model or one with fixed omega and beta_max (nutpie falls back
+        to PyMC's NUTS where it is not installed).
+        """
         own = dict(INTEGRATED_SETTINGS if integrated else FIXED_SETTINGS)
         if own["sampler"] == "nutpie" and importlib.util.find_spec("nutpie") is None:
             own["sampler"] = "pymc"  # pragma: no cover - nutpie ships with the pymc extra
@@ -933,8 +956,11 @@ _FROZEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _structure_key(data: JudgeData, *, effects: bool, integrated: bool, delta, root) -> tuple:
-    """What :func:`judge_model` builds into the graph, besides its ``pm.Data`` (counts,
-    values, omega, beta_max): names, levels, pairs and prior options."""
+    """What :func:`judge_model` builds into the graph, besides its ``pm.Data``.
+
+    The ``pm.Data`` are counts, values, omega, beta_max; the rest is names, levels, pairs and prior
+    options.
+    """
     d = tuple(delta_preset(delta, data.n_true)) if effects else None
     return (
         tuple(data.candidates),
@@ -971,9 +997,10 @@ def _built_model(data: JudgeData, *, omega, integrated, delta, root, exclude_sam
 
 
 def _frozen(model: pm.Model) -> pm.Model:
-    """A copy of ``model`` that PyMC samples without recompiling: a ``FrozenModel``
-    (:func:`pymc.model.transform.optimization.freeze_model`) caches its compiled log density,
-    initial point and trace functions across ``pm.sample`` calls.
+    """A copy of ``model`` that PyMC samples without recompiling.
+
+    A ``FrozenModel`` (:func:`pymc.model.transform.optimization.freeze_model`) caches its compiled
+    log density, initial point and trace functions across ``pm.sample`` calls.
 
     Unlike ``freeze_model``, which also freezes the data that free variables depend on, every
     ``pm.Data`` stays settable here: ``beta_max`` and ``omega`` enter the priors only as
@@ -1137,8 +1164,10 @@ def judge_sensitivity(
     settings: FitSettings | None = None,
     progress: bool = False,
 ) -> xr.Dataset:
-    """§5.4's sensitivity analysis: Spearman correlation of each setting's point ranking
-    with the base fit (``omega = 0, beta_max = 5``), and the rank intervals of each fit.
+    """§5.4's sensitivity analysis.
+
+    Spearman correlation of each setting's point ranking with the base fit
+    (``omega = 0, beta_max = 5``), and the rank intervals of each fit.
 
     The omega grid runs at the base ``beta_max``, the beta_max grid at the base ``omega``.
     Fits with ``omega = 0`` share one compiled model and fits with ``omega > 0`` another

@@ -1,5 +1,7 @@
-r"""The PyMC model whose posterior *is* the closed-form Bayes@N posterior (Hariri et al.,
-"Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", App. A).
+r"""The PyMC model whose posterior *is* the closed-form Bayes@N posterior.
+
+After Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+App. A.
 
 For every model ``l`` and question ``alpha``:
 

@@ -76,6 +76,7 @@ class ModelData:
 
     @property
     def shape(self) -> tuple[int, int, int]:
+        """The ``(L, M, C + 1)`` shape of ``counts``: models, questions, categories."""
         return self.counts.shape  # type: ignore[return-value]
 
 

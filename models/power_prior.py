@@ -93,8 +93,9 @@ def power_prior_model(
 
 
 def power_prior_info(model: pm.Model) -> ModelInfo | None:
-    """The :class:`ModelInfo` of a learned power prior (else ``None``; a fixed ``a0`` gives
-    a matching model, read by :func:`bayes_eval.models.matching.matching_info`).
+    """The :class:`ModelInfo` of a learned power prior, else ``None``.
+
+    A fixed ``a0`` gives a matching model, read by :func:`bayes_eval.models.matching.matching_info`.
 
     ``pi`` is drawn from ``Dir(alpha0 + a0 n0 + n)`` per draw; the references are the closed
     forms with ``a0 = 1`` (``mu``, ``sigma``) and ``a0 = 0`` (``*_without_R0``).

@@ -1,5 +1,6 @@
-r"""Prior and posterior predictive checks of the bayes_eval models, with test statistics that
-matter for evaluation data.
+r"""Prior and posterior predictive checks of the bayes_eval models.
+
+The test statistics are ones that matter for evaluation data.
 
 The replicated data come from PyMC (:func:`pymc.sample_prior_predictive`,
 :func:`pymc.sample_posterior_predictive`) for the observed variable of each model
@@ -247,8 +248,10 @@ def _histogram(k: xr.DataArray, n_max: int) -> xr.DataArray:
 
 
 def _mid_p(rep: xr.DataArray, obs: xr.DataArray, dims) -> xr.DataArray:
-    """``P(rep > obs) + P(rep == obs) / 2`` over the draws (``dims``) where ``rep`` is defined
-    (NaN where ``obs`` is NaN or no replicate is)."""
+    """``P(rep > obs) + P(rep == obs) / 2`` over the draws (``dims``) where ``rep`` is defined.
+
+    NaN where ``obs`` is NaN or no replicate is.
+    """
     defined = np.isfinite(rep)
     n = defined.sum(dims)
     hits = (rep > obs).sum(dims) + 0.5 * (rep == obs).sum(dims)

@@ -201,9 +201,12 @@ def _split(values: np.ndarray) -> np.ndarray:
 
 
 def _z_scale(split: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rank-normalised values ``Phi^{-1}((r - 3/8) / (S + 1/4))`` over each element's S values,
-    ``r`` the average rank (as ``scipy.stats.rankdata(method="average")``: ties share the mean
-    of their ranks); and each element's values sorted, shape (E, S)."""
+    """Rank-normalised values and each element's values sorted, shape (E, S).
+
+    The values are ``Phi^{-1}((r - 3/8) / (S + 1/4))`` over each element's S values, ``r`` the
+    average rank (as ``scipy.stats.rankdata(method="average")``: ties share the mean of their
+    ranks).
+    """
     n_elem = split.shape[0]
     flat = split.reshape(n_elem, -1)
     count = flat.shape[-1]
@@ -246,8 +249,10 @@ def _rhat(y: np.ndarray) -> np.ndarray:
 
 
 def _ess(y: np.ndarray) -> np.ndarray:
-    """Effective sample size of every element of ``y`` (E, M, h), M >= 2 chains, by Geyer's
-    initial monotone sequence (see the module docstring)."""
+    """Effective sample size of every element of ``y`` (E, M, h), M >= 2 chains.
+
+    By Geyer's initial monotone sequence (see the module docstring).
+    """
     n_elem, chains, h = y.shape
     total = chains * h
     constant = (y.max(axis=(1, 2)) - y.min(axis=(1, 2))) < np.finfo(float).resolution

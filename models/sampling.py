@@ -91,8 +91,9 @@ _READERS = (matching_info, power_prior_info, hierarchical_info, crossed_info)
 
 
 def model_info(model: pm.Model) -> ModelInfo:
-    """What :func:`~bayes_eval.models.sampling.sample` needs to know about a model built by
-    :mod:`bayes_eval.models`.
+    """What :func:`~bayes_eval.models.sampling.sample` needs to know about a model.
+
+    The model is one built by :mod:`bayes_eval.models`.
 
     Derived from the model itself, not stored on it: its ``coords``, its named ``pm.Data``
     containers (the counts, weights and prior of :mod:`bayes_eval.models.model_data`) and its
@@ -134,8 +135,9 @@ def model_info(model: pm.Model) -> ModelInfo:
 
 
 class ConvergenceWarning(RuntimeWarning):
-    """A fit failed a convergence check of :func:`~bayes_eval.models.sampling.diagnostics`
-    (listed in the message).
+    """A fit failed a convergence check of :func:`~bayes_eval.models.sampling.diagnostics`.
+
+    The failed checks are listed in the message.
 
     Examples
     --------
@@ -479,10 +481,12 @@ MAX_CHAINS = 64
 
 
 def _values_per_draw(model: pm.Model) -> float:
-    """How many numbers one draw of ``model`` stores: its free variables (at their initial
-    point) and its deterministics (static shapes; a deterministic of unknown static shape
-    counts as the largest free variable). The trace holds ``draws + tune`` of them per chain
-    while it is sampled."""
+    """How many numbers one draw of ``model`` stores.
+
+    Its free variables (at their initial point) and its deterministics (static shapes; a
+    deterministic of unknown static shape counts as the largest free variable). The trace holds
+    ``draws + tune`` of them per chain while it is sampled.
+    """
     sizes = [float(np.size(v)) for v in model.initial_point().values()]
     largest = max(sizes, default=1.0)
     for d in model.deterministics:
@@ -698,8 +702,9 @@ def sample(
 
 
 def usable_cpus() -> int:
-    """The number of CPUs this process may run on (its affinity mask where the platform has
-    one, else :func:`os.cpu_count`); at least 1.
+    """The number of CPUs this process may run on; at least 1.
+
+    Its affinity mask where the platform has one, else :func:`os.cpu_count`.
 
     Returns
     -------
@@ -720,9 +725,11 @@ def usable_cpus() -> int:
 
 
 def _record_sampling_time(idata: xr.DataTree) -> None:
-    """Put the sampler's own time (tuning and draws, without compilation) in
-    ``sample_stats.attrs["sampling_time"]`` for both samplers: PyMC stores it there, while
-    for nutpie PyMC stamps it on the ``posterior`` group."""
+    """Put the sampler's own time in ``sample_stats.attrs["sampling_time"]`` for both samplers.
+
+    The sampler's own time is tuning and draws, without compilation. PyMC stores it there, while for
+    nutpie PyMC stamps it on the ``posterior`` group.
+    """
     if "sample_stats" not in idata.children:
         return
     stats, posterior = idata["sample_stats"], idata["posterior"]
@@ -737,8 +744,9 @@ REDELIVER_SECONDS = 1.0
 
 @contextlib.contextmanager
 def sampler_session() -> Iterator[None]:
-    """Run NUTS (compilation, tuning, sampling) so that Ctrl-C stops it and nothing it prints
-    goes to stdout.
+    """Run NUTS so that Ctrl-C stops it and nothing it prints goes to stdout.
+
+    Running NUTS here means compilation, tuning and sampling.
 
     Inside the block, ``sys.stdout`` is ``sys.stderr``: PyMC's progress table (rich) and any
     other text the samplers print reach the terminal while stdout stays free for the caller's

@@ -194,10 +194,11 @@ def prior_sensitivity(
 
 
 class SensitivityReport(NamedTuple):
-    """The prior-strength grid (:func:`~bayes_eval.models.sensitivity.prior_sensitivity`) and
-    the power-scaling sensitivity of pi-bar over ``(fit, component, model)`` with
-    ``pi_bar_diagnosis`` over ``(fit, model)``
-    (:func:`~bayes_eval.models.psense.power_scale_sensitivity`).
+    """The prior-strength grid and the power-scaling sensitivity of pi-bar.
+
+    The grid is :func:`~bayes_eval.models.sensitivity.prior_sensitivity`; the power-scaling
+    sensitivity of pi-bar is over ``(fit, component, model)`` with ``pi_bar_diagnosis`` over
+    ``(fit, model)`` (:func:`~bayes_eval.models.psense.power_scale_sensitivity`).
 
     Attributes
     ----------
@@ -234,8 +235,9 @@ def sensitivity_report(
     sampler: Sampler = "pymc",
     **grid_options,
 ) -> SensitivityReport:
-    """The grid of :func:`~bayes_eval.models.sensitivity.prior_sensitivity` beside
-    power-scaling sensitivity of pi-bar.
+    """A prior-strength grid beside the power-scaling sensitivity of pi-bar.
+
+    The grid is that of :func:`~bayes_eval.models.sensitivity.prior_sensitivity`.
 
     Parameters
     ----------
@@ -291,9 +293,10 @@ def sensitivity_report(
 
 
 def plot_prior_sensitivity(ds: xr.Dataset | SensitivityReport, path: str | Path) -> Path:
-    """One panel per axis: mu -/+ sigma of every model against the prior strength, and for
-    a :class:`SensitivityReport` a last panel with the power-scaling sensitivity of pi-bar
-    (prior and likelihood per fit and model, the 0.05 threshold dashed) (PNG).
+    """One panel per axis: mu -/+ sigma of every model against the prior strength (PNG).
+
+    For a :class:`SensitivityReport`, a last panel with the power-scaling sensitivity of pi-bar
+    (prior and likelihood per fit and model, the 0.05 threshold dashed).
 
     Parameters
     ----------

@@ -1,5 +1,7 @@
-"""Study ``biased-coin``: Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
-Language Model Evaluation", §2.7 / Fig. 2 and §2.7.1 / Table 1.
+"""Study ``biased-coin``: §2.7 / Fig. 2 and §2.7.1 / Table 1 of Hariri et al.
+
+The paper is Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+Evaluation".
 
 Eleven biased-coin LLM mimics with the paper's true scores (M = 30 questions,
 :mod:`bayes_eval.synthetic.biased_coin`). Mean Kendall tau_b with the *true* ranking (ties included)
@@ -244,8 +246,10 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """JSON-friendly summary: tau at selected n (one labelled row per panel and n, one column
-    per metric; None where a metric needs more trials), gaps between panels, Table 1.
+    """JSON-friendly summary: tau at selected n, gaps between panels, Table 1.
+
+    Tau has one labelled row per panel and n, one column per metric; None where a metric needs more
+    trials.
 
     Parameters
     ----------

@@ -71,8 +71,10 @@ def _real_rates() -> np.ndarray:
 
 
 def run(config: BoardConfig, *, progress: bool = True) -> xr.Dataset:
-    """``replicates`` boards for each N: per estimator and model the interval, the posterior
-    mean and sd; per pair the reported P; and the truths.
+    """Simulate ``replicates`` boards for each N and record the estimators' results.
+
+    Per estimator and model: the interval, the posterior mean and sd; per pair: the reported
+    P; and the truths.
 
     Parameters
     ----------
@@ -184,15 +186,19 @@ def ece(prob: np.ndarray, hit: np.ndarray) -> float:
 
 
 def _floor(prob: np.ndarray, seed: int) -> float:
-    """The ECE of outcomes drawn from the probabilities themselves: what a calibrated P
-    scores with this many pairs (the mean of 200 draws)."""
+    """The ECE of outcomes drawn from the probabilities themselves.
+
+    This is what a calibrated P scores with this many pairs (the mean of 200 draws).
+    """
     rng = np.random.default_rng(seed)
     return float(np.mean([ece(prob, rng.random(prob.size) < prob) for _ in range(_FLOOR_DRAWS)]))
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Per N and estimator: coverage (and its Monte Carlo standard error), sd/RMSE, RMSE,
-    the ECE of P(better) and its noise floor.
+    """Summarise the boards per N and estimator.
+
+    Per N and estimator: coverage (and its Monte Carlo standard error), sd/RMSE, RMSE, the
+    ECE of P(better) and its noise floor.
 
     Parameters
     ----------

@@ -40,6 +40,7 @@ __all__ = [
 
 class StudyInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`run_cells`: the cluster is closed, the finished cells are saved.
+
     The message is the line to print: ``interrupted: K of N cells saved; run the same
     command again to resume``.
 
@@ -82,9 +83,11 @@ class CellRun(NamedTuple):
 
 
 def write_atomic(ds: xr.Dataset, path: Path) -> None:
-    """Write ``ds`` to ``path`` through a temporary file. String variables and coordinates are
-    written as variable-length strings: a fixed width read back from the first cell (``<U8``
-    for ``anchored``) would truncate the longer labels of a merged study (``beta_mix``).
+    """Write ``ds`` to ``path`` through a temporary file.
+
+    String variables and coordinates are written as variable-length strings: a fixed width
+    read back from the first cell (``<U8`` for ``anchored``) would truncate the longer labels
+    of a merged study (``beta_mix``).
 
     Parameters
     ----------
@@ -221,10 +224,12 @@ def _submit_to_dask(todo, run_cell, config, path_of, scheduler, n_workers, bar, 
 
 
 def _close_quietly(client, cluster, futures, timeout: float = 3.0) -> None:
-    """Cancel ``futures`` and close the client and the local cluster within a few seconds,
-    without raising (the workers may be gone already). After an interruption the local
-    workers are killed half a second into the close: a cell computing for minutes would
-    otherwise hold the close (and the exit) until it finishes."""
+    """Cancel ``futures`` and close the client and the local cluster, without raising.
+
+    Closing takes a few seconds at most and never raises (the workers may be gone already).
+    After an interruption the local workers are killed half a second into the close: a cell
+    computing for minutes would otherwise hold the close (and the exit) until it finishes.
+    """
     import signal
     import threading
 
@@ -264,10 +269,12 @@ _CELL_PROGRESS: contextvars.ContextVar[Callable[[float], None] | None] = context
 
 
 def report_progress(fraction: float) -> None:
-    """Say how much of the running cell is done (0..1), for the study's progress bar: a
-    long cell (one of few, or a slow one) then moves the bar from its first seconds instead
+    """Say how much of the running cell is done (0..1), for the study's progress bar.
+
+    A long cell (one of few, or a slow one) then moves the bar from its first seconds instead
     of showing 0% until it ends. A no-op where no bar follows the cell (Dask workers, no
-    progress, direct calls), so cell functions call it freely."""
+    progress, direct calls), so cell functions call it freely.
+    """
     hook = _CELL_PROGRESS.get()
     if hook is not None:
         hook(min(max(float(fraction), 0.0), 1.0))

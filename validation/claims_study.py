@@ -1,5 +1,4 @@
-r"""Study ``claims``: do the claims of a leaderboard keep their error rate on boards with known
-truth?
+r"""Study ``claims``: whether leaderboard claims keep their error rate on boards with known truth.
 
 ``bayes-eval rank`` and ``pairs`` state the board's orderings as a set
 (:func:`bayes_eval.ranking.claims.board_claims`): the largest set of claims
@@ -69,12 +68,12 @@ _NAIVE = 0.95
 def permutation_pvalues(
     scores: np.ndarray, flips: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Two-sided sign-flip permutation p-values of every pair of models.
+    r"""Two-sided sign-flip permutation p-values of every pair of models.
 
     ``scores`` ``(L, M)`` are the models' per-question mean scores, ``flips`` ``(K, M)`` random
     signs. For the pair (a, b) with differences :math:`d_q`, the statistic is
-    :math:`|\\sum_q d_q|` and the p-value :math:`(1 + \\#\\{k: |\\sum_q s_{kq} d_q| \\ge
-    |\\sum_q d_q|\\}) / (K + 1)`. Returns the pairs ``(a, b)`` (``a < b``) and their p-values.
+    :math:`|\sum_q d_q|` and the p-value :math:`(1 + \#\{k: |\sum_q s_{kq} d_q| \ge
+    |\sum_q d_q|\}) / (K + 1)`. Returns the pairs ``(a, b)`` (``a < b``) and their p-values.
 
     Parameters
     ----------
@@ -111,8 +110,9 @@ def permutation_pvalues(
 
 
 def bh_claims(scores: np.ndarray, p: np.ndarray, a: np.ndarray, b: np.ndarray, q: float):
-    """Benjamini-Hochberg at level ``q`` on the pairs' p-values; each rejected pair claims the
-    order of its observed means. Returns (better, worse).
+    """Benjamini-Hochberg at level ``q`` on the pairs' p-values.
+
+    Each rejected pair claims the order of its observed means. Returns (better, worse).
 
     Parameters
     ----------
@@ -210,8 +210,10 @@ def _board(config: ClaimsConfig, scenario: str, trials: int, rng, rates) -> dict
 
 
 def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
-    """Every board of every scenario and N: claims and false claims per rule, the truly
-    ordered pairs, the joint coverage, P(best) and the truth.
+    """Simulate every board of every scenario and N and record the rules' claims.
+
+    Per board: claims and false claims per rule, the truly ordered pairs, the joint coverage,
+    P(best) and the truth.
 
     Parameters
     ----------
@@ -328,7 +330,9 @@ def _cell(ds: xr.Dataset) -> dict:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Per scenario and N: each rule's realised FDR (with its Monte Carlo standard error),
+    """Summarise the claims per scenario and N, with an overall verdict.
+
+    Per scenario and N: each rule's realised FDR (with its Monte Carlo standard error),
     power and claims per board; the claims' mean posterior expected FDR; the joint coverage of
     the rank intervals; the ECE of P(best) with its noise floor. ``verdict``: whether the
     claims' realised FDR is within two standard errors of q, the largest P(best) ECE and the
@@ -421,7 +425,9 @@ def run_study(config: ClaimsConfig, out: str | Path, *, progress: bool = True) -
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Three panels: the realised FDR of each rule per cell (two standard errors, q dashed),
+    """Plot the rules' realised FDR, their power and the reliability of P(best).
+
+    Three panels: the realised FDR of each rule per cell (two standard errors, q dashed),
     their power, and the reliability of P(best) per cell.
 
     Parameters

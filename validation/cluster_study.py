@@ -59,7 +59,9 @@ _HERMITE = np.polynomial.hermite_e.hermegauss(80)
 
 
 def population_means(theta: np.ndarray, sd: float) -> np.ndarray:
-    r""":math:`E[\mathrm{expit}(\theta + Z)]`, :math:`Z \sim N(0, sd^2)`, for every
+    r"""The population means of the models under a normal logit spread of the questions.
+
+    :math:`E[\mathrm{expit}(\theta + Z)]`, :math:`Z \sim N(0, sd^2)`, for every
     :math:`\theta` (Gauss-Hermite quadrature, probabilists' weights).
 
     Parameters
@@ -100,9 +102,10 @@ def simulate(
     trials: int,
     cluster_interaction_sd: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One clustered board (module docstring): abilities ``(L,)``, the cluster of every
-    question ``(M,)`` (question q in cluster ``q mod G``), true rates ``(L, M)`` and binary
-    results ``(L, M, N)``.
+    """One clustered board (module docstring).
+
+    Returns abilities ``(L,)``, the cluster of every question ``(M,)`` (question q in cluster
+    ``q mod G``), true rates ``(L, M)`` and binary results ``(L, M, N)``.
 
     Parameters
     ----------
@@ -163,9 +166,10 @@ def simulate(
 
 
 def run(config: ClustersConfig, *, progress: bool = True) -> xr.Dataset:
-    """Every cell (cluster sd x number of clusters) with ``replicates`` boards: per model the
-    interval and posterior mean and sd, per pair the paired P(better), for both treatments,
-    and the truths.
+    """Simulate ``replicates`` boards in every cell (cluster sd x number of clusters).
+
+    Per model: the interval and posterior mean and sd; per pair: the paired P(better); for
+    both treatments, and the truths.
 
     Parameters
     ----------
@@ -282,10 +286,11 @@ def run(config: ClustersConfig, *, progress: bool = True) -> xr.Dataset:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Per cell and treatment: coverage of the population means (with its Monte Carlo
-    standard error; over the intervals given, the share of models without one apart), mean
-    posterior sd / RMSE of the posterior mean, and the ECE (with its
-    floor) of the paired P(better).
+    """Summarise the boards per cell and treatment.
+
+    Per cell and treatment: coverage of the population means (with its Monte Carlo standard
+    error; over the intervals given, the share of models without one apart), mean posterior
+    sd / RMSE of the posterior mean, and the ECE (with its floor) of the paired P(better).
 
     Parameters
     ----------
@@ -385,8 +390,10 @@ def run_study(config: ClustersConfig, out: str | Path, *, progress: bool = True)
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Coverage (left) and ECE of P(better) (right) against the number of clusters, one line
-    per cluster sd and treatment (solid: clustered, dashed: unclustered).
+    """Plot coverage and the ECE of P(better) against the number of clusters.
+
+    Coverage (left) and ECE of P(better) (right), one line per cluster sd and treatment
+    (solid: clustered, dashed: unclustered).
 
     Parameters
     ----------

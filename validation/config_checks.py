@@ -1,9 +1,11 @@
-"""Checks of configuration values by type and range, shared by
-:class:`~bayes_eval.validation.coverage.CoverageConfig` (TOML keys) and the registry config
-of the coverage study (options). Every check raises
-``ValueError`` naming the key, what it must be and the value it got, e.g. ``M must be a list
-of positive integers, got 5``. Integers are never truncated: ``2.5`` is refused, and so is
-``True`` (a bool is not a count)."""
+"""Checks of configuration values by type and range.
+
+The checks are shared by :class:`~bayes_eval.validation.coverage.CoverageConfig` (TOML keys)
+and the registry config of the coverage study (options). Every check raises ``ValueError``
+naming the key, what it must be and the value it got, e.g. ``M must be a list of positive
+integers, got 5``. Integers are never truncated: ``2.5`` is refused, and so is ``True`` (a
+bool is not a count).
+"""
 
 from __future__ import annotations
 
@@ -297,8 +299,9 @@ def _largest(values) -> int:
 
 
 def coverage_memory(M, N, C, replicates: int, bootstrap_resamples: int) -> None:
-    """Refuse a coverage grid whose largest cell needs more than
-    :data:`bayes_eval.inputs.MEMORY_LIMIT`, before it is simulated. A cell holds the true
+    """Refuse a coverage grid whose largest cell needs too much memory, before it is simulated.
+
+    The limit is :data:`bayes_eval.inputs.MEMORY_LIMIT`. A cell holds the true
     probabilities and counts of ``replicates`` benchmarks of ``M`` questions and ``C + 1``
     categories for two models (8 arrays of 8 bytes with the working copies), and the
     bootstrap's index of 200 replicates x ``bootstrap_resamples`` x ``M`` (twice):
@@ -345,10 +348,12 @@ def coverage_memory(M, N, C, replicates: int, bootstrap_resamples: int) -> None:
 
 
 def sbc_memory(n_questions: int, n_models: int, trials: int, draws: int, chains: int) -> None:
-    """Refuse an SBC study whose single simulation needs more than
-    :data:`bayes_eval.inputs.MEMORY_LIMIT`, before it runs: the posterior draws of every
-    question's binary probabilities (``chains x draws x n_models x n_questions x 2``) and the
-    results (``n_models x n_questions x trials``), 8 bytes each, times 4 for working copies:
+    """Refuse an SBC study whose single simulation needs too much memory, before it runs.
+
+    The limit is :data:`bayes_eval.inputs.MEMORY_LIMIT`. The memory counted: the posterior
+    draws of every question's binary probabilities
+    (``chains x draws x n_models x n_questions x 2``) and the results
+    (``n_models x n_questions x trials``), 8 bytes each, times 4 for working copies:
     ``32 L M (2 D c + N)`` bytes.
 
     Parameters
@@ -389,8 +394,9 @@ def sbc_memory(n_questions: int, n_models: int, trials: int, draws: int, chains:
 
 
 def read_toml(path) -> dict:
-    r"""A TOML file as a dict; a UTF-8 byte-order mark (as some editors on Windows write) is
-    skipped.
+    r"""A TOML file as a dict.
+
+    A UTF-8 byte-order mark (as some editors on Windows write) is skipped.
 
     Parameters
     ----------

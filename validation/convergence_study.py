@@ -1,5 +1,7 @@
-"""Study ``convergence``: convergence@n of a results file, Hariri et al., "Don't Pass@k: A
-Bayesian Framework for Large Language Model Evaluation", §3.3 (Figs. 1, 4, 9-11).
+"""Study ``convergence``: convergence@n of a results file.
+
+After Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+Evaluation", §3.3 (Figs. 1, 4, 9-11).
 
 For binary results of L models (M questions x N_max trials each), the gold standard is the
 Bayes@N_max ranking of the data (= avg@N_max, §2.7). Replicates permute each model's trials
@@ -41,10 +43,11 @@ __all__ = ["from_file", "plot", "run", "run_study", "summary"]
 
 
 def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, list[str]]:
-    """Binary, complete results ``(L, M, N)`` and model names from a results file in any
-    format :func:`bayes_eval.logs.read_eval_log` reads (a long table: ``model, question,
-    trial, score``), or from a shipped dataset written ``dataset:NAME`` whose trial order is
-    recorded. Trials keep the order of the ``trial`` column.
+    r"""Binary, complete results ``(L, M, N)`` and model names from a results file.
+
+    The file is in any format :func:`bayes_eval.logs.read_eval_log` reads (a long table:
+    ``model, question, trial, score``), or a shipped dataset written ``dataset:NAME`` whose
+    trial order is recorded. Trials keep the order of the ``trial`` column.
 
     Parameters
     ----------
@@ -77,7 +80,7 @@ def from_file(path: str, file_format: str | None = None) -> tuple[np.ndarray, li
     ... ]
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp) / "results.csv"
-    ...     _ = path.write_text("\\n".join(lines) + "\\n")
+    ...     _ = path.write_text("\n".join(lines) + "\n")
     ...     R, names = from_file(str(path))
     >>> R.shape, names
     ((2, 3, 2), ['a', 'b'])
@@ -266,7 +269,7 @@ def run(
 
 
 def run_study(config: ConvergenceConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Read ``config.file``, run the study and write ``OUT/convergence.nc`` and ``.png``.
+    r"""Read ``config.file``, run the study and write ``OUT/convergence.nc`` and ``.png``.
 
     Parameters
     ----------
@@ -300,7 +303,7 @@ def run_study(config: ConvergenceConfig, out: str | Path, *, progress: bool = Tr
     ... ]
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = Path(tmp) / "results.csv"
-    ...     _ = path.write_text("\\n".join(lines) + "\\n")
+    ...     _ = path.write_text("\n".join(lines) + "\n")
     ...     config = ConvergenceConfig(file=str(path), replicates=100, methods=("bayes",))
     ...     result = run_study(config, Path(tmp) / "out", progress=False)
     ...     print(sorted(result.files), result.files["netcdf"].name)
@@ -329,9 +332,11 @@ def run_study(config: ConvergenceConfig, out: str | Path, *, progress: bool = Tr
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """JSON-friendly summary: the prior, the estimand, the gold ranking, and per method the
-    mean convergence@n, P(no convergence) and mean tau_b at selected n; with subsets, their
-    mean convergence@n and P(no convergence) per method.
+    """JSON-friendly summary of the study.
+
+    The prior, the estimand, the gold ranking, and per method the mean convergence@n,
+    P(no convergence) and mean tau_b at selected n; with subsets, their mean convergence@n and
+    P(no convergence) per method.
 
     Parameters
     ----------

@@ -197,8 +197,11 @@ class CoverageConfig:
     nuts_draws: int = 300
 
     def validate(self) -> None:
-        """Check every key by type and range (``ValueError`` naming the key and the value,
-        e.g. ``M must be a list of positive integers, got 5``)."""
+        """Check every key by type and range.
+
+        Raises ``ValueError`` naming the key and the value, e.g. ``M must be a list of
+        positive integers, got 5``.
+        """
         for name in ("M", "N", "C"):
             check.integers(name, getattr(self, name))
         check.strings("scenarios", self.scenarios, COVERAGE_SCENARIOS)
@@ -234,6 +237,7 @@ class CoverageConfig:
         check.coverage_memory(self.M, self.N, self.C, self.replicates, self.bootstrap_resamples)
 
     def cells(self) -> list[tuple[str, int, int, int]]:
+        """The ``(scenario, C, M, N)`` cells of the grid (``anchored`` only with ``C = 1``)."""
         out = []
         for s in self.scenarios:
             for c in self.C:
@@ -245,6 +249,7 @@ class CoverageConfig:
         return out
 
     def digest(self) -> str:
+        """First 16 hex digits of the SHA-256 of the config, checked when a study resumes."""
         # hashed under the keys' former names (RENAMED_KEYS), so that a study started before
         # ``reps`` became ``replicates`` still resumes
         former = {new: old for old, new in RENAMED_KEYS.items()}
@@ -262,8 +267,9 @@ RENAMED_KEYS = {
 
 
 class RenamedKeyWarning(FutureWarning):
-    r"""A coverage TOML file uses a former key name (:data:`RENAMED_KEYS`); it is read under
-    its new name, and the former one will stop working.
+    r"""A coverage TOML file uses a former key name (:data:`RENAMED_KEYS`).
+
+    The key is read under its new name, and the former one will stop working.
 
     Examples
     --------
@@ -509,7 +515,9 @@ _NODES_GUESS = {2: 121, 3: 343, 4: 625, 5: 243}
 
 
 def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=(0, 1), fixed=()):
-    """mu and sigma under the learned prior integrated (``empirical``) and plugged in
+    """The mu and sigma under the learned prior, integrated and plugged in, and exact intervals.
+
+    Mu and sigma under the learned prior integrated (``empirical``) and plugged in
     (``empirical_plugin``), and the exact interval of the first ``exact`` replicates under the
     integrated one, fitted per replicate (``pool="model"``), in blocks to bound memory: the
     package's own prior fit and moments, as ``bayes_ci`` computes them. One fit per replicate
@@ -521,7 +529,8 @@ def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=
     once per prior. ``done = (a, b)``: the share of the cell done before and after this call,
     for its progress bar (:func:`~bayes_eval.validation.cell_runner.report_progress`).
     Returns ``(mu, sigma)`` of each learned form, ``(lo, hi)``, and ``(mu, sigma)`` under
-    each of ``fixed``."""
+    each of ``fixed``.
+    """
     reps, _, k = counts.shape
     mu, sigma = np.empty((2 + len(fixed), reps)), np.empty((2 + len(fixed), reps))
     lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
@@ -559,8 +568,10 @@ def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=
 
 def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples, share=1.0):
     """lo, hi of every closed-form method for each replicate, and the uniform mu/sigma.
+
     ``share``: the part of the cell's progress bar this table covers (its learned-prior fits,
-    which take most of its time)."""
+    which take most of its time).
+    """
     z = float(ndtri(0.5 + config.confidence / 2))
     reps, m, _ = counts.shape
     exact = min(config.empirical_exact_replicates, reps) if on_one_lattice(w) else 0
@@ -732,8 +743,10 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
 
 
 def _row_dtype(counts: np.ndarray) -> np.dtype:
-    """A structured dtype viewing each question's count vector (last axis) as one element,
-    so that sorting along the question axis sorts whole count vectors (lexicographically)."""
+    """A structured dtype viewing each question's count vector (last axis) as one element.
+
+    Sorting along the question axis then sorts whole count vectors (lexicographically).
+    """
     return np.dtype([(f"c{i}", counts.dtype) for i in range(counts.shape[-1])])
 
 
@@ -866,8 +879,10 @@ def run_grid(
 
 
 def grid_config(options: CoverageStudyConfig) -> CoverageConfig:
-    """The grid of a registry config: the TOML file ``options.config`` (if any), with every
-    option that is set (not ``None``) on top, else :class:`CoverageConfig`'s defaults.
+    """The grid of a registry config.
+
+    The TOML file ``options.config`` (if any), with every option that is set (not ``None``)
+    on top, else :class:`CoverageConfig`'s defaults.
 
     Parameters
     ----------
@@ -952,8 +967,10 @@ def _refuse_unused(options: CoverageStudyConfig, grid: CoverageConfig) -> None:
 def run_study(
     config: CoverageStudyConfig, out: str | Path, *, progress: bool = True
 ) -> StudyResult:
-    """Run (or resume) the study of a registry config; writes ``OUT/study.json``,
-    ``OUT/cells/``, ``OUT/coverage.nc`` (once complete) and ``OUT/coverage.png``.
+    """Run (or resume) the study of a registry config.
+
+    Writes ``OUT/study.json``, ``OUT/cells/``, ``OUT/coverage.nc`` (once complete) and
+    ``OUT/coverage.png``.
 
     The summary is :func:`summary` of the cells so far, with ``cells_computed``,
     ``cells_resumed`` (finished earlier, not recomputed) and ``cells_pending``.
@@ -1240,8 +1257,10 @@ def table(ds: xr.Dataset, scenario: str, methods=None):
 
 
 def plot(ds: xr.Dataset, path: str | Path, confidence: float = 0.95) -> Path:
-    """Coverage versus M per method (worst over N and C, one panel per scenario), and width
-    versus coverage over all cells. The M axis is ticked at the study's M values only, the
+    """Plot coverage versus M per method, and width versus coverage over all cells.
+
+    Coverage versus M per method is the worst over N and C, one panel per scenario; width
+    versus coverage is over all cells. The M axis is ticked at the study's M values only, the
     titles are two short lines, and one legend sits below the panels (never over a line).
 
     Parameters

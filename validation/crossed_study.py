@@ -119,8 +119,10 @@ def _compiled(config: CrossedStudyConfig, n: int, fit: str):
 
 
 def _board(config: CrossedStudyConfig, n: int, t: int, board: int):
-    """The board and the sampler seed of board ``board`` of (N, tau index): the same for
-    both fits."""
+    """The board and the sampler seed of board ``board`` of (N, tau index).
+
+    They are the same for both fits.
+    """
     ss = np.random.SeedSequence([config.seed, n, t, board])
     data_ss, sampler_ss = ss.spawn(2)
     sim = simulate_leaderboard(
@@ -137,10 +139,12 @@ def _board(config: CrossedStudyConfig, n: int, t: int, board: int):
 
 
 def board_fit(posterior: xr.Dataset, expected: np.ndarray, level: float) -> dict:
-    """The checks of one fit (module docstring) from its ``posterior`` (``pi_bar`` over
-    ``model``, ``p`` over ``(model, question)``, optionally ``sigma_e``) and the true rates
-    ``expected`` ``(L, M)``: posterior mean, sd and interval of ``pi_bar`` and ``p``, the
-    rank interval, and ``sigma_e``'s mean and interval (NaN without it).
+    """The checks of one fit (module docstring).
+
+    Computed from its ``posterior`` (``pi_bar`` over ``model``, ``p`` over
+    ``(model, question)``, optionally ``sigma_e``) and the true rates ``expected``
+    ``(L, M)``: posterior mean, sd and interval of ``pi_bar`` and ``p``, the rank interval,
+    and ``sigma_e``'s mean and interval (NaN without it).
 
     Parameters
     ----------
@@ -302,7 +306,9 @@ def _sharpness(mean, sd, truth) -> float:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Per (N, tau, fit): coverage of ``pi_bar``, of the cell rates ``p`` and of the ranks with
+    """Summarise the boards per (N, tau, fit).
+
+    Per (N, tau, fit): coverage of ``pi_bar``, of the cell rates ``p`` and of the ranks with
     their Monte Carlo se (over boards), sd/RMSE of ``pi_bar`` and ``p``, the mean rank-interval
     width, ``sigma_e``'s posterior mean, the median upper end of its interval and (tau > 0)
     how often the interval holds tau, and the sampler's record.
@@ -383,8 +389,10 @@ def summary(ds: xr.Dataset) -> dict:
 
 
 def run_study(config: CrossedStudyConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run (or resume) the study; writes ``OUT/study.json``, ``OUT/cells/``, and once every
-    block is done ``OUT/crossed.nc`` and ``OUT/crossed.png``.
+    """Run (or resume) the study.
+
+    Writes ``OUT/study.json``, ``OUT/cells/``, and once every block is done
+    ``OUT/crossed.nc`` and ``OUT/crossed.png``.
 
     Parameters
     ----------
@@ -452,8 +460,9 @@ def run_study(config: CrossedStudyConfig, out: str | Path, *, progress: bool = T
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Coverage of ``pi_bar``, the cell rates and the ranks per (N, tau), both fits side by
-    side, with 2-se error bars and the nominal level.
+    """Plot the coverage of ``pi_bar``, the cell rates and the ranks per (N, tau).
+
+    Both fits side by side, with 2-se error bars and the nominal level.
 
     Parameters
     ----------

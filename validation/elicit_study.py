@@ -42,8 +42,10 @@ DEFAULT_QUESTIONS = 30
 
 
 def _results(config: ElicitConfig) -> tuple[np.ndarray, list[str]]:
-    """The results of FILE read with the data treatment of every command
-    (:func:`bayes_eval.logs.scored.load_scored`: graded scores need ``score_levels``)."""
+    """The results of FILE read with the data treatment of every command.
+
+    Read by :func:`bayes_eval.logs.scored.load_scored` (graded scores need ``score_levels``).
+    """
     from bayes_eval.logs.scored import load_scored
 
     path = config.file
@@ -92,9 +94,12 @@ def _elicit(config: ElicitConfig, level: str, n_q: int, w) -> tuple[ElicitedPrio
 
 
 def _maxent(config: ElicitConfig) -> dict | None:
-    """PreliZ's maximum-entropy Beta for the interval statement, beside the equal-tailed fit
-    the study uses (:func:`~bayes_eval.validation.elicitation.beta_fits`); ``None`` when
-    PreliZ is not installed (it is in the ``pymc`` extra) or finds no Beta."""
+    """PreliZ's maximum-entropy Beta for the interval statement.
+
+    Given beside the equal-tailed fit the study uses
+    (:func:`~bayes_eval.validation.elicitation.beta_fits`); ``None`` when PreliZ is not
+    installed (it is in the ``pymc`` extra) or finds no Beta.
+    """
     try:
         fits = beta_fits(config.lo, config.hi, config.prob)
     except (ImportError, ValueError):
@@ -309,8 +314,10 @@ def _dataset(prior: ElicitedPrior, pred: dict, pi_bar, per_q, warning: str | Non
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Prior predictive of pi-bar (stated and implied intervals marked) and of one question's
-    score; with results, mu -/+ sigma of every model under both priors.
+    """Plot the prior predictive of pi-bar and of one question's score.
+
+    The stated and implied intervals of pi-bar are marked; with results, mu -/+ sigma of
+    every model under both priors.
 
     Parameters
     ----------

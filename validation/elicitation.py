@@ -854,8 +854,9 @@ def _preliz():
 
 
 def maxent_beta(lo: float, hi: float, prob: float = 0.9) -> tuple[float, float]:
-    """``(a, b)`` of the maximum-entropy Beta with mass ``prob`` in ``[lo, hi]``
-    (``preliz.maxent(pz.Beta(), lo, hi, mass=prob, plot=False)``).
+    """``(a, b)`` of the maximum-entropy Beta with mass ``prob`` in ``[lo, hi]``.
+
+    As ``preliz.maxent(pz.Beta(), lo, hi, mass=prob, plot=False)``.
 
     Parameters
     ----------
@@ -896,8 +897,9 @@ def maxent_beta(lo: float, hi: float, prob: float = 0.9) -> tuple[float, float]:
 
 
 def quartile_beta(q1: float, q2: float, q3: float) -> tuple[float, float]:
-    """``(a, b)`` of the Beta with quartiles ``q1 < q2 < q3``, least squares
-    (``preliz.quartile(pz.Beta(), q1, q2, q3, plot=False)``).
+    """``(a, b)`` of the Beta with quartiles ``q1 < q2 < q3``, least squares.
+
+    As ``preliz.quartile(pz.Beta(), q1, q2, q3, plot=False)``.
 
     Parameters
     ----------
@@ -972,8 +974,9 @@ class BetaFits(NamedTuple):
 
 
 def beta_fits(lo: float, hi: float, prob: float = 0.9) -> BetaFits:
-    """Equal-tailed (scipy) and maximum-entropy (PreliZ) Beta for ``[lo, hi]`` at ``prob``,
-    with the mass each leaves below ``lo`` and above ``hi``, and the largest relative
+    """Equal-tailed (scipy) and maximum-entropy (PreliZ) Beta for ``[lo, hi]`` at ``prob``.
+
+    With the mass each leaves below ``lo`` and above ``hi``, and the largest relative
     difference of ``(a, b)``.
 
     Parameters
@@ -1077,9 +1080,10 @@ def elicit_quantiles(
 
 
 def dirichlet_mode_alpha(mode: ArrayLike, mass: float = 0.9, bound: float = 0.01) -> np.ndarray:
-    """Concentration of ``preliz.dirichlet_mode(mode, mass, bound, plot=False)`` (module
-    docstring), after checking the inputs (PreliZ renormalises a mode that does not sum to 1;
-    here that is an error).
+    """Concentration of ``preliz.dirichlet_mode(mode, mass, bound, plot=False)``.
+
+    See the module docstring. The inputs are checked first (PreliZ renormalises a mode that
+    does not sum to 1; here that is an error).
 
     Parameters
     ----------
@@ -1132,8 +1136,10 @@ def elicit_dirichlet_mode(
     w: ArrayLike | None = None,
     warn_ratio: float = DEFAULT_WARN_RATIO,
 ) -> ElicitedPrior:
-    r"""Rubric prior from "the most likely shares are ``mode``; each lies within ``+-bound``
-    of its mode with probability ``mass``" (``preliz.dirichlet_mode``, module docstring).
+    r"""Rubric prior from the most likely shares ``mode`` and how close each lies to it.
+
+    The statement: "the most likely shares are ``mode``; each lies within ``+-bound`` of its
+    mode with probability ``mass``" (``preliz.dirichlet_mode``, module docstring).
 
     Question level only, as :func:`~bayes_eval.validation.elicitation.elicit_dirichlet`
     (which fits one ``[lo, hi]`` interval per category by least squares instead).
@@ -1302,7 +1308,8 @@ def predictive_draws(
     draws: int = 20_000,
     seed: int = 0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The draws behind :func:`prior_predictive` (same arguments, same seed: same draws):
+    """The draws behind :func:`prior_predictive` (same arguments, same seed: same draws).
+
     ``pi_bar`` over M questions and one question's score, each of shape ``(draws,)``.
 
     Parameters
@@ -1391,10 +1398,10 @@ def _posterior_nodes_over_m(
 
 
 def _benchmark_moments(counts: NDArray, w: NDArray, prior: ElicitedPrior) -> tuple[float, float]:
-    """Posterior mean and sd of pi-bar for one model under a benchmark-level prior.
+    r"""Posterior mean and sd of pi-bar for one model under a benchmark-level prior.
 
     The closed-form Bayes@N moments at each node m (Beta posteriors
-    :math:`\\mathrm{Beta}(s m + k_q, s(1-m) + n_q - k_q)`), mixed with the posterior weights
+    :math:`\mathrm{Beta}(s m + k_q, s(1-m) + n_q - k_q)`), mixed with the posterior weights
     of m by the law of total variance.
     """
     b, a = prior.hyper_alpha

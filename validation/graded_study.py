@@ -57,9 +57,10 @@ PRIORS: dict[str, dict] = {
 
 
 def variance_share(inflation: float, precision: float) -> float:
-    r"""The grades' variance as a share of the Bernoulli variance :math:`p(1 - p)`:
-    :math:`\iota + (1 - \iota)/(1 + \phi)` (a Beta(:math:`p\phi, (1 - p)\phi`) draw has
-    variance :math:`p(1 - p)/(1 + \phi)`; rounding to 0.001 is ignored).
+    r"""The grades' variance as a share of the Bernoulli variance :math:`p(1 - p)`.
+
+    The share is :math:`\iota + (1 - \iota)/(1 + \phi)` (a Beta(:math:`p\phi, (1 - p)\phi`)
+    draw has variance :math:`p(1 - p)/(1 + \phi)`; rounding to 0.001 is ignored).
 
     Parameters
     ----------
@@ -83,8 +84,10 @@ def variance_share(inflation: float, precision: float) -> float:
 
 
 def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
-    """Every inflation with ``replicates`` boards: per prior and model the interval, the
-    posterior mean and sd, and the true mean over the board's questions.
+    """Simulate ``replicates`` boards for every inflation and record the priors' results.
+
+    Per prior and model: the interval, the posterior mean and sd, and the true mean over the
+    board's questions.
 
     Parameters
     ----------
@@ -169,7 +172,9 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Per inflation and prior: coverage (with its Monte Carlo standard error), mean posterior
+    """Summarise the boards per inflation and prior.
+
+    Per inflation and prior: coverage (with its Monte Carlo standard error), mean posterior
     sd / RMSE of the posterior mean, the RMSE and the grades' variance share.
 
     Parameters
@@ -250,8 +255,9 @@ def run_study(config: GradedConfig, out: str | Path, *, progress: bool = True) -
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Coverage (left) and sd/RMSE (right) against the share of all-or-nothing grades, one
-    line per prior.
+    """Plot coverage and sd/RMSE against the share of all-or-nothing grades.
+
+    Coverage (left) and sd/RMSE (right), one line per prior.
 
     Parameters
     ----------

@@ -171,8 +171,10 @@ class MetaFit(NamedTuple):
 
 
 def units(sources: tuple[str, ...] = SOURCES) -> list[Unit]:
-    """Every (source, model) with binary results; a dataset with a ``task`` coordinate (CRUXEval
-    input and output prediction) gives one unit per task.
+    """Every (source, model) with binary results.
+
+    A dataset with a ``task`` coordinate (CRUXEval input and output prediction) gives one unit
+    per task.
 
     Parameters
     ----------
@@ -229,8 +231,9 @@ def units(sources: tuple[str, ...] = SOURCES) -> list[Unit]:
 
 
 def unit_log_likelihood(counts: np.ndarray, log_kappa: np.ndarray = LOG_KAPPA) -> np.ndarray:
-    r""":math:`\log L_u(\kappa)` on ``log_kappa`` (module docstring), :math:`m \sim U(0, 1)`
-    integrated on a logit grid.
+    r"""The log likelihood :math:`\log L_u(\kappa)` of one unit on ``log_kappa``.
+
+    See the module docstring; :math:`m \sim U(0, 1)` is integrated on a logit grid.
 
     Parameters
     ----------
@@ -351,8 +354,9 @@ def heldout_table(
     seed: int,
     progress: bool = False,
 ) -> tuple[xr.Dataset, dict[str, MetaFit]]:
-    """Coverage and sharpness on each source's real rates, the hyperprior learned without it
-    (module docstring); also the default weakly informative hyperprior, for comparison.
+    """Coverage and sharpness on each source's real rates, the hyperprior learned without it.
+
+    See the module docstring; also the default weakly informative hyperprior, for comparison.
 
     Parameters
     ----------
@@ -452,9 +456,12 @@ BOARDS = ("rasch tau=0", "rasch tau=1", "matharena (real rates)")
 
 
 def _board_rates(name: str, rng: np.random.Generator, m: int, real: np.ndarray) -> np.ndarray:
-    """True rates (L, M) of one board: 6 LLMs with logit p = theta_l - b_q + e_lq, theta ~
-    N(0, 0.5^2), b ~ N(0, 2^2), e ~ N(0, tau^2); or the MathArena board's 16 models on M
-    questions resampled from its 15 (each model's mean over 4 runs)."""
+    """True rates (L, M) of one board, simulated or resampled from real rates.
+
+    Either 6 LLMs with logit p = theta_l - b_q + e_lq, theta ~ N(0, 0.5^2), b ~ N(0, 2^2),
+    e ~ N(0, tau^2); or the MathArena board's 16 models on M questions resampled from its 15
+    (each model's mean over 4 runs).
+    """
     if name.startswith("rasch"):
         tau = float(name.split("=")[1])
         theta = rng.normal(0.0, 0.5, 6)
@@ -467,8 +474,9 @@ def _board_rates(name: str, rng: np.random.Generator, m: int, real: np.ndarray) 
 def board_table(
     *, N: tuple[int, ...], M: int, replicates: int, confidence: float, seed: int
 ) -> xr.Dataset:
-    """Coverage and sd/RMSE of every model's interval on simulated and real-rate boards, with
-    the concentration learned from the board (``pool="board"``, the default) and from each
+    """Coverage and sd/RMSE of every model's interval on simulated and real-rate boards.
+
+    The concentration is learned from the board (``pool="board"``, the default) and from each
     model alone (``pool="model"``).
 
     Parameters
@@ -533,9 +541,11 @@ def board_table(
 
 
 def run(config: HyperpriorConfig, *, progress: bool = True) -> xr.Dataset:
-    """The fit and the held-out table as one dataset: ``coverage``, ``coverage_mc_se``,
-    ``sd_over_rmse`` over (source, hyperprior, N, M); each unit's flat-prior ``log_kappa_mean``
-    and ``log_kappa_sd``; the fits (all sources and each held-out one) as attributes.
+    """The fit and the held-out table as one dataset.
+
+    ``coverage``, ``coverage_mc_se``, ``sd_over_rmse`` over (source, hyperprior, N, M); each
+    unit's flat-prior ``log_kappa_mean`` and ``log_kappa_sd``; the fits (all sources and each
+    held-out one) as attributes.
 
     Parameters
     ----------
@@ -610,7 +620,9 @@ def run(config: HyperpriorConfig, *, progress: bool = True) -> xr.Dataset:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """The fit, the shipped constant (``META_KAPPA_PRIOR``), and per held-out source and cell:
+    """Summarise the fit, the held-out sources and the boards.
+
+    The fit, the shipped constant (``META_KAPPA_PRIOR``), and per held-out source and cell:
     coverage and sd/RMSE under the held-out and the default hyperprior; and the boards'
     table.
 

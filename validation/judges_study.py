@@ -1,6 +1,7 @@
-"""The evaluations of the judges model of Vossler et al., "LLMs Judging LLMs: A Simplex
-Perspective": Table 1 on real data, the synthetic self-preference experiment (App. E.3)
-and the sensitivity analysis (§5.4).
+"""The evaluations of the judges model of Vossler et al.
+
+From "LLMs Judging LLMs: A Simplex Perspective": Table 1 on real data, the synthetic
+self-preference experiment (App. E.3) and the sensitivity analysis (§5.4).
 
 * :func:`run_table1`: MT-Bench (Table D.2 counts, shipped as ``mtbench_judges``; ground
   truth = the human order gpt-4 > claude-v1 > gpt-3.5-turbo > vicuna > alpaca > llama,
@@ -439,8 +440,9 @@ def run_study(config: JudgesConfig, out: str | Path, *, progress: bool = True) -
 def run_synthetic_study(
     config: JudgesSyntheticConfig, out: str | Path, *, progress: bool = True
 ) -> StudyResult:
-    """App. E.3 (:func:`run_synthetic`) with ``config``; writes ``OUT/judges_synthetic.nc``
-    and ``.png``.
+    """Run App. E.3 (:func:`run_synthetic`) with ``config``.
+
+    Writes ``OUT/judges_synthetic.nc`` and ``.png``.
 
     Parameters
     ----------

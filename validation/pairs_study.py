@@ -1,4 +1,4 @@
-r"""Study ``pairs``: is ``bayes-eval pairs`` calibrated for the estimand each matrix names?
+r"""Study ``pairs``: whether ``bayes-eval pairs`` is calibrated for each matrix's estimand.
 
 ``bayes-eval pairs`` (:func:`bayes_eval.ranking.paired.leaderboard_pairs`) prints three
 matrices of :math:`P(A \text{ better than } B)`:
@@ -90,8 +90,10 @@ def simulate_board(
     difficulty_sd: float,
     interaction_sd: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""One board: abilities :math:`\theta` ``(L,)``, true rates :math:`p` ``(L, M)`` and
-    binary results ``(L, M, N)`` (module docstring).
+    r"""One simulated board (module docstring).
+
+    Returns abilities :math:`\theta` ``(L,)``, true rates :math:`p` ``(L, M)`` and binary
+    results ``(L, M, N)``.
 
     Parameters
     ----------
@@ -141,10 +143,12 @@ def simulate_board(
 def real_board(
     rng: np.random.Generator, rates: np.ndarray, *, n_models: int, n_questions: int, trials: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One board on real rates ``(L0, M0)``: ``n_models`` of the L0 models (without
-    replacement) on ``n_questions`` questions drawn from the M0 with replacement. Returns each
-    model's mean over the M0 questions (the new-questions truth: a question drawn from them),
-    the board's rates ``(L, M)`` and binary results ``(L, M, N)``.
+    """One board on real rates ``(L0, M0)``.
+
+    ``n_models`` of the L0 models (without replacement) on ``n_questions`` questions drawn
+    from the M0 with replacement. Returns each model's mean over the M0 questions (the
+    new-questions truth: a question drawn from them), the board's rates ``(L, M)`` and binary
+    results ``(L, M, N)``.
 
     Parameters
     ----------
@@ -375,9 +379,10 @@ def _truth(ds: xr.Dataset, name: str) -> xr.DataArray:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """ECE, its noise floor and the Brier score of every matrix at every N, with the estimand
-    and prior it names; and the largest gap between reported and observed frequency among the
-    bins holding at least 2% of the pairs.
+    """ECE, its noise floor and the Brier score of every matrix at every N.
+
+    Each with the estimand and prior it names; and the largest gap between reported and
+    observed frequency among the bins holding at least 2% of the pairs.
 
     Parameters
     ----------
@@ -463,8 +468,9 @@ def run_study(config: PairsConfig, out: str | Path, *, progress: bool = True) ->
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """Reliability diagrams: observed frequency against reported probability, one panel per
-    N, one line per matrix, with the ECE in the legend.
+    """Reliability diagrams: observed frequency against reported probability.
+
+    One panel per N, one line per matrix, with the ECE in the legend.
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-r"""Study ``plan``: does the assurance ``bayes-eval plan`` promises hold when the plan is
-carried out?
+r"""Study ``plan``: whether the assurance of ``bayes-eval plan`` holds when the plan is carried out.
 
 ``bayes-eval plan`` (:func:`bayes_eval.ranking.leaderboard.plan_pair`,
 ``bayes_eval.ranking.sample_size.plan_separation``) answers "how many trials per
@@ -51,8 +50,11 @@ _SHORT = 9  # plans of at most this many trials per question are reported apart
 
 
 def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple | None:
-    """One board: (promised assurance, kept, n_required, the probability the plan confirms
-    now), or None when there is no plan to check."""
+    """One board's plan check, or None when there is no plan to check.
+
+    The check is (promised assurance, kept, n_required, the probability the plan confirms
+    now).
+    """
     names = [f"m{i}" for i in range(config.n_models)]
     _, p, R = simulate_board(
         rng,
@@ -105,8 +107,10 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
 
 
 def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
-    """Every board of every N: whether it had a plan to check, the assurance promised,
-    whether the plan was kept, the trials it asked for.
+    """Simulate every board of every N and check its plan.
+
+    Per board: whether it had a plan to check, the assurance promised, whether the plan was
+    kept, the trials it asked for.
 
     Parameters
     ----------
@@ -198,9 +202,11 @@ def _share(kept: np.ndarray, promised: np.ndarray) -> dict:
 
 
 def summary(ds: xr.Dataset) -> dict:
-    """Per N: the plans checked, the mean assurance promised, the share kept with its
-    standard error, the median trials asked for, and the same for the short plans;
-    ``verdict``: whether every N keeps its promise within two standard errors.
+    """Summarise the plans per N, with an overall verdict.
+
+    Per N: the plans checked, the mean assurance promised, the share kept with its standard
+    error, the median trials asked for, and the same for the short plans; ``verdict``: whether
+    every N keeps its promise within two standard errors.
 
     Parameters
     ----------
@@ -285,8 +291,9 @@ def run_study(config: PlanConfig, out: str | Path, *, progress: bool = True) -> 
 
 
 def plot(ds: xr.Dataset, path: str | Path) -> Path:
-    """The share of plans kept (two standard errors) beside the assurance promised, per N,
-    for all plans and for the short ones.
+    """Plot the share of plans kept beside the assurance promised, per N.
+
+    The share kept has two standard errors; for all plans and for the short ones.
 
     Parameters
     ----------

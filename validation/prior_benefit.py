@@ -1,5 +1,7 @@
-"""Study ``prior-benefit``: Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
-Language Model Evaluation", App. C (Fig. 5) — earlier runs as an informative prior.
+"""Study ``prior-benefit``: earlier runs as an informative prior.
+
+After Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+Evaluation", App. C (Fig. 5).
 
 Eight "original" models, model i with M = 30 success probabilities drawn once from
 Beta(i + 3, 12 - i). In every replicate each model is "updated": its probabilities are drawn

@@ -101,8 +101,11 @@ class StudyResult(NamedTuple):
 
 @dataclass(frozen=True)
 class _LazyRun:
-    """A study's run function: ``bayes_eval.validation.<module>.<func>(config, out, progress)``,
-    its module imported on the first call (so that listing the studies imports none)."""
+    """A study's run function, its module imported on the first call.
+
+    The function is ``bayes_eval.validation.<module>.<func>(config, out, progress)``; its
+    module is imported on the first call (so that listing the studies imports none).
+    """
 
     module: str
     func: str = "run_study"

@@ -1,5 +1,6 @@
-r"""Simulation-based calibration (SBC): the exact and the NUTS runs, their one result shape,
-the uniformity test and the plot.
+r"""Simulation-based calibration (SBC).
+
+The exact and the NUTS runs, their one result shape, the uniformity test and the plot.
 
 SBC (Talts et al., "Validating Bayesian Inference Algorithms with Simulation-Based
 Calibration") draws :math:`\theta^\star \sim p(\theta)`, data :math:`y \sim p(y \mid
@@ -377,8 +378,10 @@ def sbc_summary(ds: xr.Dataset) -> dict:
 
 
 def pit_values(ds: xr.Dataset) -> NDArray:
-    """Randomised PIT values ``(rank + U) / (L + 1)``, shape ``(simulation, variable)``:
-    continuous uniform on (0, 1) when the ranks are uniform on ``0..L`` (:func:`plot_sbc`).
+    """Randomised PIT values ``(rank + U) / (L + 1)``, shape ``(simulation, variable)``.
+
+    They are continuous uniform on (0, 1) when the ranks are uniform on ``0..L``
+    (:func:`plot_sbc`).
     ``U`` is seeded by the result's ``seed``.
 
     Parameters
@@ -407,12 +410,15 @@ def pit_values(ds: xr.Dataset) -> NDArray:
 
 
 def _add_simultaneous_band(pc, names: list[str], n_sims: int, *, prob: float) -> None:
-    """Shade the ``prob`` simultaneous band of the ECDF difference of ``n_sims`` uniform
-    values on every panel (Säilynoja, Bürkner and Vehtari, "Graphical test for discrete
-    uniformity and its applications in goodness-of-fit evaluation and multiple sample
-    comparison": pointwise binomial bands at the level that gives ``prob`` jointly, found by
-    simulation in arviz-stats' ``ecdf_pit``). arviz-plots' own ``method="envelope"`` draws
-    this band but fails in arviz-plots 1.3.2 (it passes a DataArray to ``np.linspace``)."""
+    """Shade the ``prob`` simultaneous band of the ECDF difference on every panel.
+
+    The band is that of ``n_sims`` uniform values (Säilynoja, Bürkner and Vehtari,
+    "Graphical test for discrete uniformity and its applications in goodness-of-fit
+    evaluation and multiple sample comparison": pointwise binomial bands at the level that
+    gives ``prob`` jointly, found by simulation in arviz-stats' ``ecdf_pit``). arviz-plots'
+    own ``method="envelope"`` draws this band but fails in arviz-plots 1.3.2 (it passes a
+    DataArray to ``np.linspace``).
+    """
     from arviz_stats.ecdf_utils import ecdf_pit
 
     rng = np.random.default_rng(20261123)
@@ -545,8 +551,10 @@ def exact_variables(M: int, n_models: int) -> list[str]:
 def _quantities(
     per_question: np.ndarray, n_q: int, with_rank: bool, pi_bar: np.ndarray | None = None
 ) -> np.ndarray:
-    """Test quantities of ``w . pi`` ``(..., L, M)`` stacked on a last axis (``pi_bar``
-    ``(..., L)``: the mean over the questions, when not given)."""
+    """Test quantities of ``w . pi`` ``(..., L, M)`` stacked on a last axis.
+
+    ``pi_bar`` ``(..., L)`` is the mean over the questions, when not given.
+    """
     pi_bar = per_question.mean(axis=-1) if pi_bar is None else pi_bar
     parts = [pi_bar, per_question[..., 0, :n_q]]
     if with_rank:
@@ -731,9 +739,12 @@ def template_model(estimator: str, M: int, N: int, n_models: int = 2, *, seed: i
 
 
 def _judge_template(M: int, n_models: int):
-    """Judge model, strong constancy, ``beta_max`` 5 (the defaults of
-    :func:`bayes_eval.models.judges.judge_model`): :data:`JUDGES` judges score the answers of
-    ``n_models`` candidates to ``M`` questions as wrong/right (values 0, 1)."""
+    """Judge model, strong constancy, ``beta_max`` 5.
+
+    These are the defaults of :func:`bayes_eval.models.judges.judge_model`: :data:`JUDGES`
+    judges score the answers of ``n_models`` candidates to ``M`` questions as wrong/right
+    (values 0, 1).
+    """
     from bayes_eval.judges.data import JudgeData
     from bayes_eval.models.judges import judge_model
 

@@ -34,8 +34,9 @@ def _block_seed(seed: int, start: int) -> int:
 
 
 def run_cell(start: int, config: SbcConfig) -> xr.Dataset:
-    """Simulations ``start`` to ``start + block - 1`` of the study (ranks and, for NUTS, the
-    divergences of every fit).
+    """Simulations ``start`` to ``start + block - 1`` of the study.
+
+    Their ranks and, for NUTS, the divergences of every fit.
 
     Parameters
     ----------
@@ -190,8 +191,10 @@ def report_lines(summary: dict) -> list[str]:
 
 
 def run_study(config: SbcConfig, out: str | Path, *, progress: bool = True) -> StudyResult:
-    """Run (or resume) the study; writes ``OUT/study.json``, ``OUT/cells/``, and once every
-    block is done ``OUT/sbc.nc`` and ``OUT/sbc.png``.
+    """Run (or resume) the study.
+
+    Writes ``OUT/study.json``, ``OUT/cells/``, and once every block is done ``OUT/sbc.nc``
+    and ``OUT/sbc.png``.
 
     Parameters
     ----------

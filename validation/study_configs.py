@@ -364,8 +364,10 @@ CLAIMS_SCENARIOS = ("spread", "close", "matharena")
 
 @dataclass(frozen=True)
 class ClaimsConfig:
-    """``claims``: realised FDR and power of the claims, calibration of P(best), joint
-    coverage of the simultaneous rank intervals, on boards with known truth.
+    """``claims``: realised FDR and power of the claims, on boards with known truth.
+
+    Also the calibration of P(best) and the joint coverage of the simultaneous rank
+    intervals.
 
     Parameters
     ----------
@@ -465,8 +467,10 @@ class ClaimsConfig:
 
 @dataclass(frozen=True)
 class PlanConfig:
-    """``plan``: does the assurance ``bayes-eval plan`` promises hold when the plan is carried
-    out on boards with known truth?
+    """``plan``: whether the assurance ``bayes-eval plan`` promises holds on known truth.
+
+    The plans are carried out on simulated boards and checked against the truth they were
+    drawn from.
 
     Parameters
     ----------
@@ -569,8 +573,9 @@ class PlanConfig:
 
 @dataclass(frozen=True)
 class HyperpriorConfig:
-    """``hyperprior``: the hyperprior on the concentration, learned from real benchmarks and
-    checked on held-out ones.
+    """``hyperprior``: the hyperprior on the concentration.
+
+    It is learned from real benchmarks and checked on held-out ones.
 
     Parameters
     ----------
@@ -1097,8 +1102,10 @@ class CoverageStudyConfig:
         check.integer("max_cells", self.max_cells, optional=True)
 
     def overrides(self) -> dict:
-        """The grid keys set by options (the TOML keys of the same names); ``replicates``
-        also sets ``exact_replicates`` unless that is given."""
+        """The grid keys set by options (the TOML keys of the same names).
+
+        ``replicates`` also sets ``exact_replicates`` unless that is given.
+        """
         grid = {f.name for f in dataclasses.fields(self)} - {
             "config",
             "scheduler",
@@ -1540,10 +1547,12 @@ class SbcConfig:
 
     @property
     def exact(self) -> bool:
+        """Whether the estimator is ``matching-exact`` (closed-form posterior, no MCMC)."""
         return self.estimator == "matching-exact"
 
     @property
     def n_simulations(self) -> int:
+        """SBC simulations: ``simulations``, or 10000 (exact) or 200 (NUTS)."""
         return self.simulations or (10_000 if self.exact else 200)
 
     @property
@@ -1553,22 +1562,27 @@ class SbcConfig:
 
     @property
     def n_trials(self) -> int:
+        """Trials N per question: ``trials``, or 8."""
         return self.trials or 8
 
     @property
     def n_tune(self) -> int:
+        """NUTS tuning steps per chain: ``tune``, or 200 when it is None."""
         return 200 if self.tune is None else self.tune
 
     @property
     def n_chains(self) -> int:
+        """NUTS chains: ``chains``, or 2."""
         return self.chains or 2
 
     @property
     def n_thin(self) -> int:
+        """Thinning of the NUTS draws for the ranks: ``thin``, or 4."""
         return self.thin or 4
 
     @property
     def block_size(self) -> int:
+        """Simulations per cell: ``block``, or 2000 (exact) or 10 (NUTS)."""
         return self.block or (2000 if self.exact else 10)
 
     def cells(self) -> list[int]:
@@ -1585,6 +1599,7 @@ class SbcConfig:
         return out
 
     def digest(self) -> str:
+        """First 16 hex digits of the SHA-256 of ``study_fields()``, checked on resuming a study."""
         return hashlib.sha256(json.dumps(self.study_fields(), sort_keys=True).encode()).hexdigest()[
             :16
         ]
@@ -1685,5 +1700,6 @@ class CrossedStudyConfig:
         return {k: v for k, v in dataclasses.asdict(self).items() if k not in CROSSED_EXECUTION}
 
     def digest(self) -> str:
+        """First 16 hex digits of the SHA-256 of ``study_fields()``, checked on resuming a study."""
         text = json.dumps(self.study_fields(), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]

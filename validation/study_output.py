@@ -1,5 +1,8 @@
-"""How a study writes its results: NetCDF (h5netcdf when installed), a PNG plot, and the
-summary with the files and the seconds it took."""
+"""How a study writes its results.
+
+NetCDF (h5netcdf when installed), a PNG plot, and the summary with the files and the
+seconds it took.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +19,11 @@ __all__ = ["finish", "interval_scores", "netcdf_engine", "write_netcdf"]
 
 
 def interval_scores(hit, err, mean_sd: float) -> dict:
-    """A coverage study's row for one cell: ``coverage`` of the intervals (``hit``, booleans)
-    with its Monte Carlo standard error, mean posterior sd over the RMSE of the posterior
-    means (errors ``err``), and the RMSE, rounded as the studies print them.
+    """A coverage study's row for one cell.
+
+    ``coverage`` of the intervals (``hit``, booleans) with its Monte Carlo standard error,
+    mean posterior sd over the RMSE of the posterior means (errors ``err``), and the RMSE,
+    rounded as the studies print them.
 
     Parameters
     ----------
@@ -109,8 +114,10 @@ def finish(
     summary: dict,
     start: float,
 ) -> StudyResult:
-    """Write ``OUT/STEM.nc`` and ``OUT/STEM.png``; the summary gains ``netcdf``, ``plot`` and
-    ``seconds`` (since ``start``, a :func:`time.perf_counter` value).
+    """Write ``OUT/STEM.nc`` and ``OUT/STEM.png``.
+
+    The summary gains ``netcdf``, ``plot`` and ``seconds`` (since ``start``, a
+    :func:`time.perf_counter` value).
 
     Parameters
     ----------

@@ -217,8 +217,11 @@ def _stage(state: GittinsState) -> NDArray[np.int64]:
 
 
 def _check_state(state: object) -> GittinsState:
-    """The state, if it is a :class:`GittinsState` (a constant-time check: the arrays were
-    validated by :meth:`GittinsPolicy.init` and are read-only)."""
+    """The state, if it is a :class:`GittinsState`.
+
+    A constant-time check: the arrays were validated by :meth:`GittinsPolicy.init` and are
+    read-only.
+    """
     if type(state) is not GittinsState:
         raise ValueError(
             f"state is a {type(state).__name__}; expected the GittinsState returned by "
@@ -228,8 +231,11 @@ def _check_state(state: object) -> GittinsState:
 
 
 def _cache_of(state: GittinsState) -> GittinsCache:
-    """The state's cache when it belongs to this very ``mean`` and ``n_cells`` (identity:
-    the arrays are read-only), else one computed from the state (:func:`indices`)."""
+    """The state's cache when it belongs to the state, else one computed from the state.
+
+    The cache is used when it belongs to this very ``mean`` and ``n_cells`` (identity: the
+    arrays are read-only); otherwise it is computed from the state (:func:`indices`).
+    """
     c = state.cache
     if c is not None and c.mean is state.mean and c.n_cells is state.n_cells:
         return c
@@ -271,8 +277,9 @@ def indices(state: GittinsState) -> NDArray[np.float64]:
 
 @dataclass(frozen=True, eq=False)
 class GittinsPolicy:
-    """The cost-aware Gittins-index policy (module docstring); follows
-    :class:`~bayes_eval.adaptive.protocol.Policy`.
+    """The cost-aware Gittins-index policy (module docstring).
+
+    Follows :class:`~bayes_eval.adaptive.protocol.Policy`.
 
     Parameters
     ----------
@@ -450,8 +457,9 @@ class GittinsPolicy:
         return beta_a / tot, beta_a * beta_b / (tot**2 * (tot + 1)), beta_a, beta_b
 
     def propose(self, state: GittinsState) -> Proposal:
-        """The unfinished arm with the largest index (ties: the first) and its next
-        unobserved examples (Algorithm 1, lines 5-13).
+        """The unfinished arm with the largest index and its next unobserved examples.
+
+        Ties go to the first such arm (Algorithm 1, lines 5-13).
 
         One ``argmax`` over the cached index of the unfinished arms (:class:`GittinsCache`),
         compared with the best completed arm's for the stopping signal.
@@ -546,8 +554,11 @@ class GittinsPolicy:
         )
 
     def recommend(self, state: GittinsState) -> int:
-        """Largest posterior mean: over all arms (optional completion) or over completed
-        arms (required completion; -1 while none is completed)."""
+        """Largest posterior mean, over all arms or over the completed arms.
+
+        Over all arms under optional completion; over the completed arms under required
+        completion (-1 while none is completed).
+        """
         if state.config.convention == "required":
             done = state.n_cells >= state.config.n_examples
             if not done.any():

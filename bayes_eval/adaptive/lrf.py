@@ -213,9 +213,12 @@ class LRFPolicy:
         return _with_fit(state)
 
     def propose(self, state: LRFState) -> Proposal:
-        """During the warm-up a random open arm and random unobserved examples; afterwards
-        the arm with the largest bound and its most uncertain unobserved examples
-        (``arm = -1`` when every cell is observed)."""
+        """A random open arm during the warm-up, afterwards the arm with the largest bound.
+
+        During the warm-up: a random open arm and random unobserved examples; afterwards: the
+        arm with the largest bound and its most uncertain unobserved examples (``arm = -1``
+        when every cell is observed).
+        """
         seen = ~np.isnan(state.observed)
         open_arms = ~seen.all(axis=1)
         if not open_arms.any():
@@ -258,8 +261,10 @@ class LRFPolicy:
         return _with_fit(new)
 
     def recommend(self, state: LRFState) -> int:
-        """Largest ensemble-mean estimate (observed cells plus predictions); before the
-        first fit, the best observed row mean (arm 0 before any observation)."""
+        """Largest ensemble-mean estimate (observed cells plus predictions).
+
+        Before the first fit, the best observed row mean (arm 0 before any observation).
+        """
         seen = ~np.isnan(state.observed)
         if state.u is None:
             n = seen.sum(axis=1)

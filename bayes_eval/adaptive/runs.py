@@ -1,6 +1,8 @@
-"""The runs behind ``bayes-eval adaptive`` (Xie, He and Cao, "Efficient Cost-Aware LLM
-Evaluation via Bayesian Bandit Gittins Indices"): a root schedule as a table, and a simulation
-of the policies on a response matrix with its regret summary.
+"""The runs behind ``bayes-eval adaptive``: root schedules and policy simulations.
+
+After Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via Bayesian Bandit Gittins
+Indices": a root schedule as a table, and a simulation of the policies on a response matrix
+with its regret summary.
 
 Thin workflows over :mod:`bayes_eval.adaptive` (whose functions they call unchanged):
 :func:`root_table`, :func:`load_bandit` and :func:`simulate_policies`.
@@ -42,9 +44,10 @@ CHECKPOINTS = (0.01, 0.02, 0.05, 0.1)
 
 
 class RootTable(NamedTuple):
-    """Root schedule ``r_n`` (index ``G_n(s) = s - r_n``) with the posterior variance
-    ``v_n`` and the variance of the posterior-mean step ``sigma_n^2 = v_n^2 / (v_n + tau^2)``
-    at each stage ``n = 0..H-1``.
+    """Root schedule ``r_n`` (index ``G_n(s) = s - r_n``) with its variances per stage.
+
+    With the posterior variance ``v_n`` and the variance of the posterior-mean step
+    ``sigma_n^2 = v_n^2 / (v_n + tau^2)`` at each stage ``n = 0..H-1``.
 
     Attributes
     ----------
@@ -296,9 +299,11 @@ def simulate_policies(
     lrf: bool = False,
     progress: bool = False,
 ) -> dict:
-    """Simulate Gittins-G, Gittins-S and UCB-E (and UCB-E-LRF with ``lrf``) on ``data``
-    (:func:`bayes_eval.adaptive.simulation.simulate`, seeds ``0..replicates-1``), write
-    ``adaptive.nc`` and ``adaptive_regret.png`` to ``out`` and return a JSON-ready summary:
+    """Simulate the adaptive policies on ``data``, write the results and return a summary.
+
+    Simulates Gittins-G, Gittins-S and UCB-E (and UCB-E-LRF with ``lrf``)
+    (:func:`bayes_eval.adaptive.simulation.simulate`, seeds ``0..replicates-1``), writes
+    ``adaptive.nc`` and ``adaptive_regret.png`` to ``out`` and returns a JSON-ready summary:
     per policy the simple regret (mean, SE) at 1, 2, 5 and 10% of the budget and where the
     Gittins stopping signal fired.
 
@@ -405,10 +410,11 @@ def _has_h5netcdf() -> bool:
 
 
 def read_costs(path: str | Path) -> np.ndarray:
-    """Per-arm costs from a text file, in the order of the matrix's rows (arms): one number
-    per line (``np.savetxt`` of the cost vector) or one line of comma-separated numbers, with
-    or without a header line (e.g. ``cost_usd``); a table with several columns must name its
-    cost column ``cost`` or ``cost_*`` in the header.
+    """Per-arm costs from a text file, in the order of the matrix's rows (arms).
+
+    One number per line (``np.savetxt`` of the cost vector) or one line of comma-separated
+    numbers, with or without a header line (e.g. ``cost_usd``); a table with several columns
+    must name its cost column ``cost`` or ``cost_*`` in the header.
 
     Parameters
     ----------

@@ -98,9 +98,12 @@ def _match_moments(z: NDArray[np.float64], mean: float, sd: float) -> NDArray[np
 
 
 def _calibrated_matrix(z, mean, sd, n_examples, rng):
-    """Matrix whose *row means* have the target mean and sd (the stored moments are of the
-    empirical arm accuracies, which include the sampling noise of ``n_examples`` cells):
-    the latent sd is corrected by a few fixed-point steps with the same random numbers."""
+    """Matrix whose *row means* have the target mean and sd.
+
+    The stored moments are of the empirical arm accuracies, which include the sampling noise
+    of ``n_examples`` cells: the latent sd is corrected by a few fixed-point steps with the
+    same random numbers.
+    """
     state = rng.bit_generator.state
     latent = sd
     for _ in range(4):
@@ -189,8 +192,10 @@ def _from_arms_csv(path, name, mean, sd, n_examples, seed, belief):
 def gsm8k_like(
     arms_csv: str | Path = "dataset:bandit_gsm8k_arms", *, n_examples: int = 1000, seed: int = 0
 ) -> BanditDataset:
-    """122 x 1000 GSM8K mimic from the arm metadata (default: the shipped
-    ``bandit_gsm8k_arms``; cost = input + 2 x output price).
+    """122 x 1000 GSM8K mimic from the arm metadata.
+
+    The metadata defaults to the shipped ``bandit_gsm8k_arms``; cost = input + 2 x output
+    price.
 
     Parameters
     ----------
@@ -223,8 +228,9 @@ def gsm8k_like(
 def piqa_like(
     arms_csv: str | Path = "dataset:bandit_piqa_arms", *, n_examples: int = 1000, seed: int = 0
 ) -> BanditDataset:
-    """103 x 1000 PIQA mimic from the arm metadata (default: the shipped ``bandit_piqa_arms``;
-    input price only).
+    """103 x 1000 PIQA mimic from the arm metadata.
+
+    The metadata defaults to the shipped ``bandit_piqa_arms``; cost = input price only.
 
     Parameters
     ----------
@@ -263,9 +269,9 @@ def mmlu_like(
     n_examples: int | None = None,
     seed: int = 0,
 ) -> BanditDataset:
-    """1500-arm MMLU-subject mimic (15 models x 100 prompts) from the subject metadata
-    (default: the shipped ``bandit_mmlu_meta``; or a JSON file of that layout).
+    """1500-arm MMLU-subject mimic (15 models x 100 prompts) from the subject metadata.
 
+    The metadata defaults to the shipped ``bandit_mmlu_meta``; or a JSON file of that layout.
     ``n_examples`` defaults to the subject's number of questions. The dataset prior is the
     subject's bucket prior (``prior_buckets_code``: low N(0.4, 0.02), medium N(0.6, 0.02),
     high N(0.75, 0.01)); costs are the models' input prices.

@@ -160,8 +160,10 @@ class UCBEPolicy:
         )
 
     def propose(self, state: UCBEState) -> Proposal:
-        """The arm with the largest bound and its next unobserved examples (``arm = -1``
-        when every arm is completed)."""
+        """The arm with the largest bound and its next unobserved examples.
+
+        ``arm = -1`` when every arm is completed.
+        """
         b = bounds(state)
         arm = int(np.argmax(b))
         if b[arm] == -np.inf:

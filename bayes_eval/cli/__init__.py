@@ -1,5 +1,7 @@
-"""The ``bayes-eval`` command line: one module per command, each parsing its options, calling
-the library and printing (tables through rich, or ``--json``).
+"""The ``bayes-eval`` command line: one module per command.
+
+Each command module parses its options, calls the library and prints (tables through rich, or
+``--json``).
 
 Every command that reads results takes ``dataset:NAME`` for a dataset shipped with the
 package (``bayes-eval datasets`` lists them) as well as files. Bad input prints one line
@@ -40,8 +42,11 @@ def _note_early(signum, frame) -> None:
 
 
 def _guard_the_script() -> None:
-    """Under the ``bayes-eval`` console script, note Ctrl-C from now until :func:`run` installs
-    its own handler (nothing is changed when this module is imported by other programs)."""
+    """Under the ``bayes-eval`` console script, note Ctrl-C until :func:`run` installs its own.
+
+    From now until :func:`run` installs its own handler; nothing is changed when this module is
+    imported by other programs.
+    """
     script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if (
         script.startswith("bayes-eval")
@@ -55,14 +60,16 @@ _guard_the_script()
 
 
 def run() -> int:
-    """The ``bayes-eval`` program (the console script's entry point): imports the program,
-    then runs its ``main`` with warnings shown as one line each. Ctrl-C while the imports
-    run prints ``bayes-eval: interrupted`` and returns 130, as it does later: also when the
-    interrupt lands in a finaliser that Python reports and ignores (an import's weak
-    reference callback) or is turned into another error (numpy's ImportError when it breaks
-    numpy's C-level imports), since our handler notes it. The handler raises at most once, and
-    only inside the ``try`` of :func:`_run`; the one before it is back when this returns. An
-    interrupt that lands before the handler is installed ends the same way."""
+    """The ``bayes-eval`` program (the console script's entry point).
+
+    Imports the program, then runs its ``main`` with warnings shown as one line each. Ctrl-C
+    while the imports run prints ``bayes-eval: interrupted`` and returns 130, as it does
+    later: also when the interrupt lands in a finaliser that Python reports and ignores (an
+    import's weak reference callback) or is turned into another error (numpy's ImportError
+    when it breaks numpy's C-level imports), since our handler notes it. The handler raises at
+    most once, and only inside the ``try`` of :func:`_run`; the one before it is back when this
+    returns. An interrupt that lands before the handler is installed ends the same way.
+    """
     try:
         return _run()
     except KeyboardInterrupt:  # Ctrl-C before the handler was installed (or after it left)

@@ -1,5 +1,8 @@
-"""Printing a leaderboard (``bayes-eval rank``): the header lines saying what was read and
-how it was treated (question selection, graded scores, estimator), the table, and the JSON."""
+"""Printing a leaderboard (``bayes-eval rank``): header lines, table and JSON.
+
+The header lines say what was read and how it was treated (question selection, graded scores,
+estimator); then come the table, and the JSON.
+"""
 
 from __future__ import annotations
 
@@ -98,8 +101,10 @@ def prior_label(board) -> str:
 
 
 def estimand_label(board) -> str:
-    """The estimand of a leaderboard: these questions (both estimators score the models on
-    the benchmark's own questions)."""
+    """The estimand of a leaderboard: these questions.
+
+    Both estimators score the models on the benchmark's own questions.
+    """
     from bayes_eval.posteriors.posterior import THESE_QUESTIONS
 
     return str(board.table.attrs.get("estimand", THESE_QUESTIONS))
@@ -204,9 +209,11 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
 
 
 def claims_json(board) -> dict:
-    """The board's claims in the ``--json`` documents of ``rank`` and ``pairs``: the ordered
-    pairs at the posterior expected FDR, their rule and estimand, the tie groups, and the
-    whole-board probabilities' draws and the top k."""
+    """The board's claims in the ``--json`` documents of ``rank`` and ``pairs``.
+
+    The ordered pairs at the posterior expected FDR, their rule and estimand, the tie groups,
+    and the whole-board probabilities' draws and the top k.
+    """
     from bayes_eval.ranking.claims import claims_rule, rank_joint_rule
     from bayes_eval.ranking.leaderboard import claims_records, tie_groups
 
@@ -227,8 +234,10 @@ def claims_json(board) -> dict:
 
 
 def prob_matrix_json(board) -> dict:
-    """``P(row better than column)`` in the leaderboard's order (null on the diagonal and
-    where no probability exists), with what it was computed from."""
+    """``P(row better than column)`` in the leaderboard's order, with what it was computed from.
+
+    Null on the diagonal and where no probability exists.
+    """
     order = [r["model"] for r in board.models]
     matrix = board.table["prob_better"].sel(model=order, model_bis=order).values
     return {
@@ -274,7 +283,7 @@ def _claims_lines(board, pct: str) -> list[str]:
     return lines
 
 
-def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
+def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:  # noqa: C901 - one header, table and legend with a branch per option the table shows
     """The header lines, the table and its legend."""
     log, pct = scored.log, f"{percent(args.confidence)}"
     say(

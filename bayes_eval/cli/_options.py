@@ -83,11 +83,13 @@ def input_options(
 
 
 def data_options(*, questions: bool = True) -> argparse.ArgumentParser:
-    """How results are read and treated, the same on every command that reads results:
-    ``--weights``, ``--questions`` (the design mode), ``--score-levels``, ``--fractional``,
-    the rubric schema (``--schema``, ``--schema-file``) and the importer's choices
-    (``--model``, ``--metric``, ``--filter``, ``--scorer``). :func:`load_results` applies
-    them."""
+    """How results are read and treated, the same on every command that reads results.
+
+    The options ``--weights``, ``--questions`` (the design mode), ``--score-levels``,
+    ``--fractional``, the rubric schema (``--schema``, ``--schema-file``) and the importer's
+    choices (``--model``, ``--metric``, ``--filter``, ``--scorer``). :func:`load_results`
+    applies them.
+    """
     p = _parent()
     g = p.add_argument_group("reading the results")
     g.add_argument(
@@ -144,12 +146,14 @@ def load_results(
     offer_fractional: bool = True,
     task: str | None = None,
 ):
-    """The results of ``args.file`` read and treated as :func:`data_options` and
-    :func:`prior_options` say (:func:`bayes_eval.logs.scored.load_scored`); ``questions``
-    overrides the default design mode ``"error"``; ``offer_fractional=False``: a command that
-    cannot count graded scores fractionally offers score levels only; ``task`` (else
-    ``--task``) reads that task only; results with several tasks and none chosen are refused,
-    listing them (:func:`tasks_of`)."""
+    """The results of ``args.file``, read and treated as the data and prior options say.
+
+    Read and treated as :func:`data_options` and :func:`prior_options` say
+    (:func:`bayes_eval.logs.scored.load_scored`); ``questions`` overrides the default design
+    mode ``"error"``; ``offer_fractional=False``: a command that cannot count graded scores
+    fractionally offers score levels only; ``task`` (else ``--task``) reads that task only;
+    results with several tasks and none chosen are refused, listing them (:func:`tasks_of`).
+    """
     from bayes_eval.logs.scored import load_scored
 
     files = args.file
@@ -191,9 +195,11 @@ CLAIMS_FDR = 0.05
 
 
 def claims_options() -> argparse.ArgumentParser:
-    """``--fdr Q`` (the posterior expected false discovery rate of the claims "A better than
-    B", :func:`bayes_eval.ranking.claims.fdr_claims`) and ``--top K`` (P(in the top K) per
-    model)."""
+    """The claim options ``--fdr Q`` and ``--top K``.
+
+    ``--fdr Q``: the posterior expected false discovery rate of the claims "A better than B"
+    (:func:`bayes_eval.ranking.claims.fdr_claims`); ``--top K``: P(in the top K) per model.
+    """
     p = _parent()
     p.add_argument(
         "--fdr",
@@ -209,18 +215,23 @@ def claims_options() -> argparse.ArgumentParser:
 
 
 def cluster_option(help: str) -> argparse.ArgumentParser:
-    """``--cluster COLUMN``: the column of a long table holding each question's group
-    (passages, subjects, templates), for the new-questions estimand; :func:`load_results`
-    reads it into ``clusters``."""
+    """``--cluster COLUMN``: the column of a long table holding each question's group.
+
+    The groups (passages, subjects, templates) are for the new-questions estimand;
+    :func:`load_results` reads the column into ``clusters``.
+    """
     p = _parent()
     p.add_argument("--cluster", metavar="COLUMN", help=help)
     return p
 
 
 def tasks_of(args: argparse.Namespace) -> list[str]:
-    """The tasks of the results to analyse one by one: ``--task`` alone when given, else the
-    log's tasks when it holds several (:func:`bayes_eval.logs.read.log_tasks`, read with the
-    options :func:`load_results` reads with, so the log is read once); empty for one task."""
+    """The tasks of the results to analyse one by one.
+
+    ``--task`` alone when given, else the log's tasks when it holds several
+    (:func:`bayes_eval.logs.read.log_tasks`, read with the options :func:`load_results` reads
+    with, so the log is read once); empty for one task.
+    """
     from bayes_eval.logs.read import log_tasks
 
     if getattr(args, "task", None):
@@ -235,10 +246,12 @@ def tasks_of(args: argparse.Namespace) -> list[str]:
 
 
 def per_task(args: argparse.Namespace, one) -> tuple[list[str | None], list]:
-    """``one(task, plot)`` for every task of :func:`tasks_of` (``[None]``: the results whole),
-    a blank line between the tasks printed, and with several tasks each ``--plot FILE`` named
-    after its task (``forest.png`` -> ``forest_gsm8k.png``). Returns the tasks and what
-    ``one`` returned for each."""
+    """``one(task, plot)`` for every task of :func:`tasks_of` (``[None]``: the results whole).
+
+    A blank line goes between the tasks printed, and with several tasks each ``--plot FILE`` is
+    named after its task (``forest.png`` -> ``forest_gsm8k.png``). Returns the tasks and what
+    ``one`` returned for each.
+    """
     import re
     from pathlib import Path
 
@@ -258,8 +271,10 @@ def per_task(args: argparse.Namespace, one) -> tuple[list[str | None], list]:
 
 
 def cluster_labels(args: argparse.Namespace, scored) -> list[str] | None:
-    """The cluster of every question of ``scored.R`` (in its order), or None without
-    ``--cluster``."""
+    """The cluster of every question of ``scored.R`` (in its order).
+
+    None without ``--cluster``.
+    """
     if getattr(args, "cluster", None) is None:
         return None
     clusters = scored.clusters or {}
@@ -273,10 +288,12 @@ def source_name(args: argparse.Namespace) -> str:
 
 
 def prior_options() -> argparse.ArgumentParser:
-    """The per-question prior of the closed form, the same on every command: ``--prior-kind``
-    (default ``empirical``, the CLI's one default), ``--pool``, the earlier runs
-    ``--prior-file`` and their ``--prior-discount``. :func:`prior_from` builds the
-    :class:`~bayes_eval.posteriors.priors.Prior` once."""
+    """The per-question prior of the closed form, the same on every command.
+
+    The options ``--prior-kind`` (default ``empirical``, the CLI's one default), ``--pool``,
+    the earlier runs ``--prior-file`` and their ``--prior-discount``. :func:`prior_from` builds
+    the :class:`~bayes_eval.posteriors.priors.Prior` once.
+    """
     from bayes_eval.posteriors.priors import PRIOR_KINDS
 
     p = _parent()
@@ -313,8 +330,10 @@ def prior_options() -> argparse.ArgumentParser:
 
 
 def prior_file_option() -> argparse.ArgumentParser:
-    """``--prior-file`` alone, for the commands whose statistical models have their own
-    priors (``compare``): earlier runs R0, as in :func:`prior_options`."""
+    """``--prior-file`` alone, for the commands whose statistical models have their own priors.
+
+    Such as ``compare``: earlier runs R0, as in :func:`prior_options`.
+    """
     p = _parent()
     p.add_argument(
         "--prior-file",
@@ -326,8 +345,11 @@ def prior_file_option() -> argparse.ArgumentParser:
 
 
 def prior_from(args: argparse.Namespace):
-    """The :class:`~bayes_eval.posteriors.priors.Prior` the options of :func:`prior_options`
-    name, validated once (the earlier runs themselves join it when the results are read)."""
+    """The prior that the options of :func:`prior_options` name, validated once.
+
+    A :class:`~bayes_eval.posteriors.priors.Prior`; the earlier runs themselves join it when
+    the results are read.
+    """
     from bayes_eval.inputs import exact
     from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior
 
@@ -372,11 +394,14 @@ def _target_accept(text: str) -> float:
 def nuts_options(
     draws: int | str = 1000, tune: int | str = 1000, chains: int = 4, sampler: str = SAMPLER
 ) -> argparse.ArgumentParser:
-    """NUTS settings: ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``,
-    ``--target-accept``, ``--no-progress``. Their defaults are applied by
-    :func:`sampler_settings`, so that :func:`given` tells the options the user gave (a command
-    may refuse them where nothing samples). A default given as text (``draws``, ``tune``,
-    ``sampler``) is the model's own, which the command fills in itself."""
+    """NUTS settings: the options of the sampler.
+
+    ``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``, ``--target-accept``,
+    ``--no-progress``. Their defaults are applied by :func:`sampler_settings`, so that
+    :func:`given` tells the options the user gave (a command may refuse them where nothing
+    samples). A default given as text (``draws``, ``tune``,
+    ``sampler``) is the model's own, which the command fills in itself.
+    """
     p = _parent()
     g = p.add_argument_group("NUTS sampler")
     g.add_argument("--draws", type=positive_int, help=f"draws per chain ({draws})")
@@ -410,8 +435,10 @@ NUTS = ("draws", "tune", "chains", "seed", "sampler", "target_accept", "no_progr
 
 
 def sampler_settings(args: argparse.Namespace) -> dict:
-    """The keyword arguments that :func:`nuts_options` collected, as the samplers take them
-    (defaults filled in)."""
+    """The keyword arguments that :func:`nuts_options` collected, as the samplers take them.
+
+    The defaults are filled in.
+    """
     return {
         key: default if getattr(args, key) is None else getattr(args, key)
         for key, default in args.nuts_defaults.items()
@@ -419,8 +446,10 @@ def sampler_settings(args: argparse.Namespace) -> dict:
 
 
 def given(args: argparse.Namespace, *names: str) -> list[str]:
-    """The options among ``names`` (``args`` names) that the command line gave: those whose
-    value is not their unset default (None, or False for a switch)."""
+    """The options among ``names`` (``args`` names) that the command line gave.
+
+    Those whose value is not their unset default (None, or False for a switch).
+    """
     return [
         "--" + name.replace("_", "-")
         for name in names
@@ -429,8 +458,10 @@ def given(args: argparse.Namespace, *names: str) -> list[str]:
 
 
 def refuse(options: list[str], why: str) -> None:
-    """Raise a one-line error when ``options`` (from :func:`given`) is not empty: they would
-    do nothing, or be overridden, ``why``."""
+    """Raise a one-line error when ``options`` (from :func:`given`) is not empty.
+
+    They would do nothing, or be overridden, ``why``.
+    """
     if options:
         verb = "does" if len(options) == 1 else "do"
         raise ValueError(f"{', '.join(options)} {verb} nothing {why}.")
@@ -444,10 +475,13 @@ def output_options(
     out_default: str | None = None,
     netcdf: str | None = None,
 ) -> argparse.ArgumentParser:
-    """``--json`` (machine-readable output), ``--plot FILE`` (a PNG), ``--out DIR`` (the output
-    folder of a study) and ``--netcdf FILE`` (a DataTree or Dataset as NetCDF) when given
-    their help text. The paths are checked before the work: their folder must exist and be
-    writable."""
+    """The output options ``--json``, ``--plot``, ``--out`` and ``--netcdf``, given their help.
+
+    ``--json`` (machine-readable output), ``--plot FILE`` (a PNG), ``--out DIR`` (the output
+    folder of a study) and ``--netcdf FILE`` (a DataTree or Dataset as NetCDF), each when given
+    its help text. The paths are checked before the work: their folder must exist and be
+    writable.
+    """
     p = _parent()
     if json:
         p.add_argument("--json", action="store_true", help="print JSON instead of tables")
@@ -486,8 +520,11 @@ def deprecated(
     convert=None,
     type=None,
 ) -> None:
-    """A hidden alias ``old`` of ``new`` that warns on stderr. ``convert(value)`` returns the
-    ``{dest: value}`` to set when one old option maps to several new ones."""
+    """A hidden alias ``old`` of ``new`` that warns on stderr.
+
+    ``convert(value)`` returns the ``{dest: value}`` to set when one old option maps to several
+    new ones.
+    """
     parser.add_argument(
         old,
         dest=dest,

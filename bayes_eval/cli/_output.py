@@ -1,5 +1,8 @@
-"""Output of the commands: aligned tables through ``rich`` (uncertainty dimmed) for people,
-and JSON through the one encoder :func:`bayes_eval.serialize.dump` for machines."""
+"""Output of the commands: aligned tables for people, and JSON for machines.
+
+The tables go through ``rich`` (uncertainty dimmed), and the JSON through the one encoder
+:func:`bayes_eval.serialize.dump`.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +14,12 @@ __all__ = ["Col", "emit_json", "fmt", "interval", "say", "table", "text", "uncer
 
 
 class Col(NamedTuple):
-    """A column: header, rich style (``"dim"`` for uncertainty), alignment, and whether long
-    cells wrap at word boundaries (text). Other cells are kept on one line while the table
-    fits; when it does not they fold onto the next line, never cut (a model's full name
-    always shows)."""
+    """A column: header, rich style, alignment, and whether long cells wrap.
+
+    The rich style is ``"dim"`` for uncertainty; long cells wrap at word boundaries (text).
+    Other cells are kept on one line while the table fits; when it does not they fold onto
+    the next line, never cut (a model's full name always shows).
+    """
 
     header: str
     style: str | None = None
@@ -48,8 +53,11 @@ def table(
     title: str | None = None,
     caption: str | None = None,
 ) -> None:
-    """Print rows under ``columns``; the first column is left-aligned unless given a
-    :class:`Col`, the others right-aligned. Cells are printed with ``str``."""
+    """Print rows under ``columns``.
+
+    The first column is left-aligned unless given a :class:`Col`, the others right-aligned.
+    Cells are printed with ``str``.
+    """
     from rich import box
     from rich.table import Table
     from rich.text import Text  # plain text: a name such as "[x]" is not markup
@@ -83,9 +91,11 @@ def say(*lines: str) -> None:
 
 
 def progress(line: str) -> None:
-    """A line of progress on stderr (flushed at once): what long work is doing now, where no
-    progress bar shows it (e.g. which of several fits is running). Never on stdout, which
-    carries the results (and ``--json``)."""
+    """A line of progress on stderr (flushed at once): what long work is doing now.
+
+    For where no progress bar shows it (e.g. which of several fits is running). Never on
+    stdout, which carries the results (and ``--json``).
+    """
     print(line, file=sys.stderr, flush=True)
 
 
@@ -114,8 +124,11 @@ def _scalar(value: Any) -> bool:
 
 
 def cell(value: Any) -> str:
-    """One value as a table cell: numbers to 4 significant digits, lists joined, ``-`` for
-    None, anything nested as compact JSON."""
+    """One value as a table cell.
+
+    Numbers to 4 significant digits, lists joined, ``-`` for None, anything nested as compact
+    JSON.
+    """
     from bayes_eval.serialize import dumps, to_jsonable
 
     value = to_jsonable(value)
@@ -143,8 +156,11 @@ def _flat(value: Any) -> bool:
 
 
 def _row(value: Any) -> Any:
-    """A dict with its flat dict values spread into columns ``key value-key`` (one level),
-    e.g. ``{"tau_at_n": {1: 0.7}}`` -> ``{"tau_at_n 1": 0.7}``; anything else unchanged."""
+    """A dict with its flat dict values spread into columns ``key value-key`` (one level).
+
+    For example ``{"tau_at_n": {1: 0.7}}`` -> ``{"tau_at_n 1": 0.7}``; anything else is
+    unchanged.
+    """
     if not isinstance(value, dict):
         return value
     out: dict = {}
@@ -157,8 +173,10 @@ def _row(value: Any) -> Any:
 
 
 def _records(value: Any) -> bool:
-    """A dict of flat dicts, or a list of flat dicts (after :func:`_row`): one table row
-    each."""
+    """A dict of flat dicts, or a list of flat dicts (after :func:`_row`), as table rows.
+
+    One table row each.
+    """
     items = value.values() if isinstance(value, dict) else value
     return isinstance(value, (dict, list)) and bool(value) and all(_flat(_row(v)) for v in items)
 

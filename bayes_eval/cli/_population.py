@@ -1,5 +1,8 @@
-"""Printing the new-questions leaderboard of ``bayes-eval rank --estimand new-questions``
-(:func:`bayes_eval.ranking.population.population_leaderboard`): header, table, JSON."""
+"""Printing the new-questions leaderboard: header, table, JSON.
+
+The leaderboard of ``bayes-eval rank --estimand new-questions``
+(:func:`bayes_eval.ranking.population.population_leaderboard`).
+"""
 
 from __future__ import annotations
 

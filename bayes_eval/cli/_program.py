@@ -84,10 +84,12 @@ def command_name(module) -> str:
 
 
 def parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The ``bayes-eval`` parser with every command, or with command ``only`` in full and the
-    others named by their one-line help (what ``bayes-eval --help`` lists): building a
-    command's options imports what its options need (the log formats, the studies' configs),
-    so running one command builds only its own."""
+    """The ``bayes-eval`` parser with every command, or with command ``only`` in full.
+
+    With ``only``, the other commands are named by their one-line help (what
+    ``bayes-eval --help`` lists): building a command's options imports what its options need
+    (the log formats, the studies' configs), so running one command builds only its own.
+    """
     p = Parser(
         prog="bayes-eval",
         description=DESCRIPTION,
@@ -128,7 +130,8 @@ def _no_dask_probe() -> None:
     ``xarray.namedarray.utils.module_available``, both cached). The commands hand xarray
     NumPy arrays only, so while no dask module is loaded the answer is no, and both cached
     answers are set to it. A command that uses dask (the studies' clusters: ``validate``)
-    is not run this way; an xarray whose internals differ is left alone."""
+    is not run this way; an xarray whose internals differ is left alone.
+    """
     if "dask" in sys.modules:
         return
     try:
@@ -174,9 +177,11 @@ CONVERGENCE_ADVICE = (
 
 
 def _convergence_warning(text: str) -> str:
-    """A ConvergenceWarning (a header line, then one failed check per line) for the terminal:
-    says the numbers are not to be trusted, lists the first :data:`CONVERGENCE_LINES` checks
-    and names the options that help (the library's words say ``target_accept``)."""
+    """A ConvergenceWarning for the terminal: a header line, then one failed check per line.
+
+    Says the numbers are not to be trusted, lists the first :data:`CONVERGENCE_LINES` checks
+    and names the options that help (the library's words say ``target_accept``).
+    """
     head, *checks = [" ".join(line.split()) for line in text.strip().splitlines()]
     head = head.rstrip(":") + ": its numbers are not to be trusted"
     checks = [c.replace("increase target_accept", "raise --target-accept") for c in checks]
@@ -275,9 +280,12 @@ def _paths(value) -> list[str]:
 
 
 def check_outputs(args: argparse.Namespace) -> None:
-    """Refuse, before any work, an output path (``--html``, ``--plot``, ``--netcdf``,
-    ``--export``) that names an input of the same command (FILE, ``--prior-file``, ...) or
-    another output: writing it would destroy what was read."""
+    """Refuse, before any work, an output path that names an input or another output.
+
+    An output path (``--html``, ``--plot``, ``--netcdf``, ``--export``) that names an input of
+    the same command (FILE, ``--prior-file``, ...) or another output: writing it would destroy
+    what was read.
+    """
     from bayes_eval.files import OutputError, check_output, same_file
 
     inputs = [p for dest in INPUTS for p in _paths(getattr(args, dest, None))]
@@ -296,8 +304,11 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 
 def _with_option(message: str, args: argparse.Namespace | None) -> str:
-    """A message about an output path that names no option (a library function wrote the
-    file) names the option the path came from: ``'x.png': ...`` -> ``--plot 'x.png': ...``."""
+    """A message about an output path, naming the option the path came from.
+
+    For a message that names no option (a library function wrote the file):
+    ``'x.png': ...`` -> ``--plot 'x.png': ...``.
+    """
     if args is None:
         return message
     for dest, option in OUTPUTS.items():

@@ -1,6 +1,8 @@
-"""Value types of the command-line options: the one parser of comma-separated number lists
-(:func:`numbers`; integers are checked, never truncated), counts (:func:`positive_int`) and
-output paths checked before the work (:func:`writable_file`, :func:`writable_folder`).
+"""Value types of the command-line options: number lists, counts and output paths.
+
+The one parser of comma-separated number lists (:func:`numbers`; integers are checked, never
+truncated), counts (:func:`positive_int`) and output paths checked before the work
+(:func:`writable_file`, :func:`writable_folder`).
 
 Each raises ``argparse.ArgumentTypeError`` (argparse adds the option's name) or, for
 :func:`pair`, a ValueError naming the option.
@@ -35,8 +37,10 @@ def _integer(x: str) -> int:
 
 
 def numbers(text: str, *, integer: bool = False) -> list[float] | list[int]:
-    """``"0,0.5,1"`` -> ``[0.0, 0.5, 1.0]`` (``integer``: ``"1,2"`` -> ``[1, 2]``; a
-    non-integer such as ``1.5`` is refused, never truncated).
+    """``"0,0.5,1"`` -> ``[0.0, 0.5, 1.0]``.
+
+    With ``integer``: ``"1,2"`` -> ``[1, 2]``; a non-integer such as ``1.5`` is refused, never
+    truncated.
 
     Raises ``argparse.ArgumentTypeError`` naming the text (argparse adds the option's name).
     """
@@ -103,14 +107,18 @@ def _checked(text: str, *, folder: bool = False) -> str:
 
 
 def writable_file(text: str) -> str:
-    """An argparse type for an output file (:func:`bayes_eval.files.check_output`): its
-    folder must exist and be writable; a folder, an empty name or one too long are refused."""
+    """An argparse type for an output file (:func:`bayes_eval.files.check_output`).
+
+    Its folder must exist and be writable; a folder, an empty name or one too long are refused.
+    """
     return _checked(text)
 
 
 def writable_folder(text: str) -> str:
-    """An output folder, created with its missing parents: the nearest existing ancestor must
-    be a writable folder; an existing file is refused."""
+    """An output folder, created with its missing parents.
+
+    The nearest existing ancestor must be a writable folder; an existing file is refused.
+    """
     return _checked(text, folder=True)
 
 

@@ -18,6 +18,7 @@ matrix (a mimic of the paper's GSM8K, PIQA or MMLU data, or yours)."""
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval adaptive roots|simulate`` parsers to the subcommands ``sub``."""
     p = sub.add_parser(
         "adaptive", help=HELP, description=DESCRIPTION, formatter_class=opt.HelpFormatter
     )

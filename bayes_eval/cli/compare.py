@@ -24,6 +24,7 @@ solved, and the agreement with the other LLMs per question."""
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval compare`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "compare",
         help=HELP,
@@ -79,6 +80,12 @@ ESTIMANDS = {
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval compare`` with the parsed ``args``; return the exit status.
+
+    Fits each model of ``--estimators`` to the same results by NUTS and prints their
+    leave-one-out ELPD table (with ``--ppc`` the posterior predictive checks, with ``--plot``
+    one rootogram per model), or the ``--json`` document. Returns 0.
+    """
     from bayes_eval.models import compare_models, plot_ppc
 
     if args.fractional:

@@ -18,6 +18,7 @@ questions. Exit status 1 if a check fails."""
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval crosscheck`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "crosscheck",
         help=HELP,
@@ -48,6 +49,11 @@ def _pm(mean, sd) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval crosscheck`` with the parsed ``args``; return the exit status.
+
+    Compares the closed form with NUTS and exact Monte Carlo, per model and per pair, and
+    prints the verdicts (or the ``--json`` document). Returns 1 if a check fails, else 0.
+    """
     from bayes_eval.models import crosscheck, save
 
     prior = opt.prior_from(args)

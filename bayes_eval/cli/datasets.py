@@ -17,6 +17,7 @@ one column per signal; .csv, .csv.gz, .tsv, .tsv.gz or .parquet), e.g.
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval datasets`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "datasets",
         help=HELP,
@@ -35,6 +36,11 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval datasets`` with the parsed ``args``; return the exit status.
+
+    Without NAME lists the shipped datasets; with NAME prints its attributes, dims, variables
+    and files, or with ``--export FILE`` writes it as a long table. Returns 0.
+    """
     from bayes_eval import datasets
 
     if args.name is None:

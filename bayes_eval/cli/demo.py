@@ -16,6 +16,7 @@ plans the trials that separate LLM10 from LLM9 (App. D)."""
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval demo`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "demo",
         help=HELP,
@@ -83,6 +84,12 @@ def _rank_range(pair: list[int]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval demo`` with the parsed ``args``; return the exit status.
+
+    Ranks the shipped MathArena leaderboard and the paper's biased-coin mimics and plans the
+    trials that separate LLM10 from LLM9 (``bayes_eval.demo.run_demo``); prints them, or the
+    ``--json`` document. Returns 0.
+    """
     from bayes_eval.demo import run_demo
 
     demo = run_demo(

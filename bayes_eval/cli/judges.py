@@ -21,6 +21,7 @@ candidate, score[, judge_family, candidate_family]) or the SummEval CSV; or data
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval judges`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "judges",
         help=HELP,
@@ -97,6 +98,12 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval judges`` with the parsed ``args``; return the exit status.
+
+    Fits the judges model to each dataset of FILE (with ``--sensitivity``, its grid of fits)
+    and prints each candidate's posterior mean score and rank, or the ``--json`` document.
+    Returns 0.
+    """
     from bayes_eval.judges.load import load_judge_data
 
     _check(args)
@@ -192,8 +199,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _words(values: dict) -> str:
-    """``{"max_rhat": 1.004, "divergences": 0}`` as ``max r-hat 1.004, divergences 0``: a
-    summary in words, not a Python dict."""
+    """``{"max_rhat": 1.004, "divergences": 0}`` as ``max r-hat 1.004, divergences 0``.
+
+    A summary in words, not a Python dict.
+    """
     names = {
         "max_rhat": "max r-hat",
         "min_ess_bulk": "min bulk ESS",

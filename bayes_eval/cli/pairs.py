@@ -47,6 +47,7 @@ _MATRIX_MAX = 10  # models up to which the matrices are printed
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval pairs`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "pairs",
         help=HELP,
@@ -73,6 +74,11 @@ def _cell(p: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval pairs`` with the parsed ``args``; return the exit status.
+
+    Prints, task by task, P(row better than column) for every pair of models on these
+    questions and on new questions (paired), or the ``--json`` document. Returns 0.
+    """
     prior = opt.prior_from(args)
     tasks, docs = opt.per_task(args, lambda task, plot: _pairs(args, prior, task, plot))
     if args.json:
@@ -91,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) -> dict | None:
-    """The comparisons of one task (of the results when ``task`` is None): printed, or their
-    ``--json`` document returned."""
+    """The comparisons of one task: printed, or their ``--json`` document returned.
+
+    Of the whole results when ``task`` is None.
+    """
     from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
     from bayes_eval.ranking.paired import leaderboard_pairs, table_prior
 

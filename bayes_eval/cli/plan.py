@@ -26,6 +26,7 @@ the normal preposterior law of the board's scores."""
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval plan`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "plan",
         help=HELP,
@@ -79,6 +80,12 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval plan`` with the parsed ``args``; return the exit status.
+
+    Plans the trials per question that separate MODEL_A and MODEL_B (with ``--top K``: that
+    make the claims name the top-K set) and prints the plan, or the ``--json`` document.
+    Returns 0.
+    """
     named = [m for m in (args.model_a, args.model_b) if m is not None]
     if args.top is None and len(named) != 2:
         raise ValueError(

@@ -21,6 +21,7 @@ AXES = ("alpha0", "a0", "depth", "kappa")
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval priors`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "priors",
         help=HELP,
@@ -88,6 +89,11 @@ GRID_RANGES = {
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval priors`` with the parsed ``args``; return the exit status.
+
+    Checks the grids, then prints mu, sigma and the rank of every model under the reference
+    prior and over each grid of prior strength (or the ``--json`` document). Returns 0.
+    """
     from bayes_eval.inputs import exact
 
     for name, (fits, what) in GRID_RANGES.items():

@@ -55,6 +55,7 @@ ESTIMANDS = ["these-questions", "new-questions"]
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval rank`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "rank",
         help=HELP,
@@ -152,6 +153,11 @@ def _check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval rank`` with the parsed ``args``; return the exit status.
+
+    Checks the options against the estimand and estimator, then prints one leaderboard per
+    task of the results, or the ``--json`` document. Returns 0.
+    """
     _check(args)
     tasks, docs = opt.per_task(args, lambda task, plot: _rank(args, task, plot))
     if args.json:
@@ -160,9 +166,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _leaderboards_json(docs: list[dict], tasks: list[str], args: argparse.Namespace) -> dict:
-    """The ``--json`` document of a log with several tasks: one leaderboard per task (each
-    the document of one task, with its ``task``), under the prior(s) and estimand they
-    share."""
+    """The ``--json`` document of a log with several tasks: one leaderboard per task.
+
+    Each is the document of one task, with its ``task``, under the prior(s) and estimand they
+    share.
+    """
     return {
         "prior": "; ".join(dict.fromkeys(d["prior"] for d in docs)),
         "estimand": "; ".join(dict.fromkeys(d["estimand"] for d in docs)),
@@ -174,8 +182,10 @@ def _leaderboards_json(docs: list[dict], tasks: list[str], args: argparse.Namesp
 
 
 def _rank(args: argparse.Namespace, task: str | None, plot: str | None) -> dict | None:
-    """One leaderboard (of ``task`` when given): printed, or its ``--json`` document
-    returned."""
+    """One leaderboard: printed, or its ``--json`` document returned.
+
+    Of ``task`` when given.
+    """
     crossed = args.estimator == "crossed"
     prior = None if crossed else opt.prior_from(args)
     questions = args.questions or ("all" if crossed else "error")
@@ -245,8 +255,10 @@ def _new_questions(
     task: str | None,
     plot: str | None,
 ) -> dict | None:
-    """``--estimand new-questions``: the leaderboard of the population means
-    (:func:`bayes_eval.ranking.population.population_leaderboard`)."""
+    """``--estimand new-questions``: the leaderboard of the population means.
+
+    Computed by :func:`bayes_eval.ranking.population.population_leaderboard`.
+    """
     from bayes_eval.cli._population import population_json, print_population
     from bayes_eval.ranking.paired import table_prior
     from bayes_eval.ranking.population import TAIL_DRAWS, min_draws, population_leaderboard

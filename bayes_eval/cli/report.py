@@ -39,6 +39,7 @@ One leaderboard per page: lm-eval output with several tasks needs --task NAME (a
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval report`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "report",
         help=HELP,
@@ -103,8 +104,10 @@ def _summary(scored, args: argparse.Namespace, name: str, questions: str) -> dic
 
 
 def _per_model(scored) -> list[dict[str, object]]:
-    """One row per model: attempts, failed, missing (masked), and the questions answered and
-    kept by the question selection where the design says."""
+    """One row per model: attempts, failed, missing (masked), and the questions answered.
+
+    Also the questions kept by the question selection where the design says.
+    """
     design = scored.design or {}
     rows = []
     for r in scored.log.get("per_model", []):
@@ -142,8 +145,11 @@ def _document(report, args: argparse.Namespace, name: str) -> dict:
 
 
 def _provenance(scored) -> dict[str, str]:
-    """The command line and the digest of the files read, for the page to name (its version
-    and date are filled in by :func:`bayes_eval.plotting.report.report_page`)."""
+    """The command line and the digest of the files read, for the page to name.
+
+    The page's version and date are filled in by
+    :func:`bayes_eval.plotting.report.report_page`.
+    """
     import shlex
     import sys
 
@@ -157,6 +163,11 @@ def _provenance(scored) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval report`` with the parsed ``args``; return the exit status.
+
+    Writes the HTML report of one leaderboard (one task) to ``--html`` and says so, or prints
+    the ``--json`` document. Returns 0.
+    """
     from bayes_eval.plotting.report import leaderboard_report
 
     prior = opt.prior_from(args)

@@ -16,6 +16,7 @@ every model under each schema that applies (Fig. 7)."""
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval schemas`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "schemas",
         help=HELP,
@@ -33,6 +34,11 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval schemas`` with the parsed ``args``; return the exit status.
+
+    Without FILE describes the built-in rubric schemata; with FILE prints the rank of every
+    model under each schema that applies (or the ``--json`` document). Returns 0.
+    """
     if args.file:
         return _compare(args)
     opt.refuse(

@@ -120,10 +120,12 @@ def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None
 
 
 def as_flags(message: str, config) -> str:
-    """A study's message with its config's field names written as the command line's options
-    (``n_models is 20`` -> ``--n-models is 20``): a name with an underscore wherever it stands
-    as a word, a one-word name where it is quoted or followed by ``is``, ``=`` or ``:``. Positional
-    fields keep their names (the usage line shows them in capitals)."""
+    """A study's message with its config's field names written as the command line's options.
+
+    For example ``n_models is 20`` -> ``--n-models is 20``: a name with an underscore wherever
+    it stands as a word, a one-word name where it is quoted or followed by ``is``, ``=`` or
+    ``:``. Positional fields keep their names (the usage line shows them in capitals).
+    """
     head, sep, rest = message.partition(": ")  # "validate NAME: ..." keeps its NAME
     if not head.startswith("validate "):
         head, sep, rest = "", "", message
@@ -141,6 +143,11 @@ def as_flags(message: str, config) -> str:
 
 
 def add_parser(sub) -> None:
+    """Add the ``bayes-eval validate STUDY`` parsers, one per study, to the subcommands ``sub``.
+
+    Each field of a study's config dataclass is one option (``n_max`` -> ``--n-max``), a field
+    marked ``positional`` an argument.
+    """
     from bayes_eval.validation.registry import STUDIES
 
     v = sub.add_parser(
@@ -170,6 +177,12 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``bayes-eval validate STUDY`` with the parsed ``args``; return the exit status.
+
+    Builds the study's config from the options given, runs the study into ``--out`` and prints
+    its summary (with ``--json``: the summary on stdout, its note and warning on stderr).
+    Returns 0; a config error is raised with the fields named as options.
+    """
     from bayes_eval.validation.registry import get_study, make_config
 
     study = get_study(args.study)

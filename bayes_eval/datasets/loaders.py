@@ -57,6 +57,10 @@ def _results(values: np.ndarray, models, questions, **coords) -> xr.DataArray:
 
 
 def load_matharena(folder: Path) -> xr.Dataset:
+    """Read ``matharena_aime25_i`` from ``folder``: 0/1 results and USD per run per model.
+
+    Only the correct counts are published: each question's correct runs come first.
+    """
     rows = _rows(folder / "counts.csv")
     models = list(dict.fromkeys(r["model"] for r in rows))
     questions = sorted({int(r["question"]) for r in rows})
@@ -80,6 +84,11 @@ def load_matharena(folder: Path) -> xr.Dataset:
 
 
 def load_phi4(folder: Path) -> xr.Dataset:
+    """Read ``phi4_aime25`` from ``folder``: 0/1 results and the published metrics.
+
+    The published metrics are Pass@k, Pass^k by k and the Bayes@N intervals of other models;
+    the correct trials come first (only counts are published).
+    """
     rows = _rows(folder / "counts.csv")
     trials = int(rows[0]["trials"])
     correct = np.array([[int(r["correct"]) for r in rows]])
@@ -111,6 +120,7 @@ def load_phi4(folder: Path) -> xr.Dataset:
 
 
 def load_taubench(folder: Path) -> xr.Dataset:
+    """Read ``taubench_airline_gpt4o`` from ``folder``: gpt-4o's reward per task and trial."""
     rows = _rows(folder / "rewards.csv")
     tasks = sorted({int(r["task_id"]) for r in rows})
     n_trials = max(int(r["trial"]) for r in rows) + 1
@@ -121,6 +131,7 @@ def load_taubench(folder: Path) -> xr.Dataset:
 
 
 def load_cruxeval(folder: Path) -> xr.Dataset:
+    """Read ``cruxeval_codellama7b`` from ``folder``: 0/1 results per ``task/question``."""
     rows = _rows(folder / "correct.csv.gz")
     R = np.array([[float(c) for c in r["correct"]] for r in rows])[None]
     questions = [f"{r['task']}/{r['question']}" for r in rows]
@@ -138,6 +149,11 @@ def load_cruxeval(folder: Path) -> xr.Dataset:
 
 
 def load_gpt_oss(folder: Path) -> xr.Dataset:
+    """Read ``gpt_oss_20b_aime25_q06`` from ``folder``: each attempt's answer and scores.
+
+    One model, one question: per trial the correctness (``results``), the verifier's
+    probability and the answer, with the ground truth as an attribute.
+    """
     rows = _rows(folder / "attempts.csv")
     shape = (1, 1, len(rows))
     R = np.array([float(r["correct"]) for r in rows]).reshape(shape)
@@ -170,6 +186,11 @@ MTBENCH_HUMAN_ORDER = (
 
 
 def load_mtbench(folder: Path) -> xr.Dataset:
+    """Read ``mtbench_judges`` from ``folder``: score counts per candidate, judge and level.
+
+    With the same-family mask of judge and candidate, the model families and the human rank
+    (``MTBENCH_HUMAN_ORDER``).
+    """
     rows = _rows(folder / "counts.csv")
     cands = list(dict.fromkeys(r["candidate"] for r in rows))
     judges = list(dict.fromkeys(r["judge"] for r in rows))
@@ -210,6 +231,11 @@ SUMMEVAL_JUDGES = ("j_gpt4_0314", "j_gpt35_0301", "j_llama2_70b", "j_llama2_13b"
 
 
 def load_summeval(folder: Path) -> xr.Dataset:
+    """Read ``summeval_judges`` from ``folder``: expert, crowd and LLM-judge scores.
+
+    Each is indexed by document (``question``), system (``candidate``) and aspect; NaN where
+    a score is missing or unparseable.
+    """
     rows = _rows(folder / "scores.csv.gz")
     docs = sorted({r["doc_id"] for r in rows})
     systems = sorted({r["system"] for r in rows}, key=_natural)
@@ -267,14 +293,21 @@ def _arms(path: Path) -> xr.Dataset:
 
 
 def load_gsm8k_arms(folder: Path) -> xr.Dataset:
+    """Read ``bandit_gsm8k_arms`` from ``folder``: each GSM8K arm's settings and price."""
     return _arms(folder / "gsm8k_arms.csv")
 
 
 def load_piqa_arms(folder: Path) -> xr.Dataset:
+    """Read ``bandit_piqa_arms`` from ``folder``: each PIQA arm's settings and price."""
     return _arms(folder / "piqa_arms.csv")
 
 
 def load_mmlu_meta(folder: Path) -> xr.Dataset:
+    """Read ``bandit_mmlu_meta`` from ``folder``: the MMLU subjects, priors and prices.
+
+    Per subject its size, prior bucket and the arms' accuracy mean and sd; per model its input
+    price per 1M tokens; per bucket the prior mean and variance.
+    """
     meta = json.loads((folder / "mmlu_meta.json").read_text())
     tasks = meta["tasks"]
     models = meta["models_in_row_order_with_input_cost_usd_per_1m"]

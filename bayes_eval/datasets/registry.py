@@ -190,8 +190,9 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in _ENTRIES}
 
 
 def table_path(source: str | Path, kind: str | None = None) -> Path:
-    """``source`` as a path: a file name as given, or ``dataset:NAME``'s table file; with
-    ``kind`` (``"judges"``, ``"bandit"``) only the tables whose name holds it are offered.
+    """``source`` as a path: a file name as given, or ``dataset:NAME``'s table file.
+
+    With ``kind`` (``"judges"``, ``"bandit"``) only the tables whose name holds it are offered.
 
     Parameters
     ----------
@@ -261,8 +262,9 @@ def list_datasets() -> dict[str, str]:
 
 
 def files(name: str, filename: str | None = None):
-    """The shipped files of a dataset (data, ``SOURCE.md``, ``LICENSE``), sorted; or, with
-    ``filename``, the path of that one file.
+    """The shipped files of a dataset (data, ``SOURCE.md``, ``LICENSE``), sorted.
+
+    With ``filename``, the path of that one file instead.
 
     Parameters
     ----------

@@ -1,5 +1,6 @@
-"""Baselines and metrics for ranking candidates from LLM-judge scores (Vossler et al., "LLMs
-Judging LLMs: A Simplex Perspective", §6 and Table 1).
+"""Baselines and metrics for ranking candidates from LLM-judge scores.
+
+After Vossler et al., "LLMs Judging LLMs: A Simplex Perspective", §6 and Table 1.
 
 Baselines (all use every (judge, candidate) pair, as in the paper's Table 1):
 
@@ -216,8 +217,11 @@ def _check_scored(data: JudgeData) -> None:
 
 
 def _resampled_counts(data: JudgeData, rng: np.random.Generator, n_boot: int):
-    """Bootstrap count arrays ``(n_boot, J, K, L)``: questions resampled with replacement when
-    per-question scores exist, else each (j, k) distribution resampled multinomially."""
+    """Bootstrap count arrays ``(n_boot, J, K, L)``.
+
+    Questions are resampled with replacement when per-question scores exist, else each
+    (j, k) distribution is resampled multinomially.
+    """
     J, K, L = data.counts.shape
     if data.scores is not None:
         n = data.scores.shape[0]
@@ -309,8 +313,10 @@ def _pairwise_outcomes(counts_or_scores, data: JudgeData, from_scores: bool):
 
 
 def _rao_kupper_nll(x: NDArray, wins: NDArray, tie_half: NDArray) -> tuple[float, NDArray]:
-    """Negative log-likelihood of :func:`rao_kupper_fit` and its gradient in
-    ``x = (log p_1, ..., log p_{K-1}, log(nu - 1))`` (``log p_0 = 0``), in log space."""
+    """Negative log-likelihood of :func:`rao_kupper_fit` and its gradient, in log space.
+
+    In ``x = (log p_1, ..., log p_{K-1}, log(nu - 1))`` (``log p_0 = 0``).
+    """
     lp = np.concatenate(([0.0], x[:-1]))
     t = x[-1]
     log_nu = np.logaddexp(0.0, t)  # nu = 1 + e^t
@@ -338,7 +344,9 @@ def _rao_kupper_nll(x: NDArray, wins: NDArray, tie_half: NDArray) -> tuple[float
 def rao_kupper_fit(
     wins: NDArray, ties: NDArray, *, start: NDArray | None = None
 ) -> tuple[NDArray[np.float64], float]:
-    """Maximum-likelihood Rao-Kupper model: ``P(k beats l) = p_k / (p_k + nu p_l)``,
+    """Maximum-likelihood Rao-Kupper model of wins and ties.
+
+    ``P(k beats l) = p_k / (p_k + nu p_l)``,
     ``P(tie) = (nu^2 - 1) p_k p_l / ((p_k + nu p_l)(nu p_k + p_l))``, ``nu >= 1``.
 
     ``wins[k, l]`` counts k beating l; ``ties`` is symmetric (each tie counted once in
@@ -381,9 +389,11 @@ def rao_kupper_fit(
 
 
 def _one_blas_thread():
-    """One BLAS thread while fitting: L-BFGS-B's linear algebra on K numbers gains nothing
-    from threads, and OpenBLAS threads waiting for busy cores made each fit about 20 times
-    slower (``benchmarks/README.md``)."""
+    """One BLAS thread while fitting.
+
+    L-BFGS-B's linear algebra on K numbers gains nothing from threads, and OpenBLAS threads
+    waiting for busy cores made each fit about 20 times slower (``benchmarks/README.md``).
+    """
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl ships with PyMC and scikit-learn
@@ -399,9 +409,10 @@ def _rao_kupper_x(strength: NDArray, nu: float) -> NDArray:
 def bradley_terry_ties(
     data: JudgeData, *, n_boot: int = 200, prob: float = 0.95, seed: int = 0
 ) -> RankIntervals:
-    """Rao-Kupper strengths and bootstrap rank intervals (questions resampled, or counts
-    resampled when only counts are known; then pairs use expected outcomes). Each resample's
-    fit starts from the full data's estimate.
+    """Rao-Kupper strengths and bootstrap rank intervals.
+
+    Questions are resampled, or counts when only counts are known (then pairs use expected
+    outcomes). Each resample's fit starts from the full data's estimate.
 
     Parameters
     ----------

@@ -95,10 +95,12 @@ class JudgeData:
 
     @property
     def n_true(self) -> int:
+        """Number ``M`` of true score levels."""
         return len(self.true_levels)
 
     @property
     def n_assigned(self) -> int:
+        """Number ``L`` of assigned score levels."""
         return len(self.assigned_levels)
 
     def with_mask(self, exclude_same_family: bool) -> JudgeData:
@@ -115,8 +117,10 @@ class JudgeData:
             return (self.counts * vals).sum(axis=2) / n
 
     def assigned_values(self) -> NDArray[np.float64]:
-        """Value of each assigned level: the value of the true level it is correct for; an
-        abstention sits halfway between its neighbours."""
+        """Value of each assigned level: the value of the true level it is correct for.
+
+        An abstention sits halfway between its neighbours.
+        """
         vals = np.full(self.n_assigned, np.nan)
         vals[self.correct_level] = self.values
         idx = np.arange(self.n_assigned)
@@ -407,9 +411,10 @@ def summeval(
     *,
     judges: Sequence[str] = SUMMEVAL_JUDGES,
 ) -> JudgeData:
-    """One SummEval dimension (coherence, consistency, fluency, relevance): 12 systems x 100
-    documents, 1-5 scores of the given judge columns; ground truth = the systems' mean expert
-    score. No judge is a candidate, so no pair is excluded. ``path``: see
+    """One SummEval dimension (coherence, consistency, fluency, relevance) as judge scores.
+
+    12 systems x 100 documents, 1-5 scores of the given judge columns; ground truth = the
+    systems' mean expert score. No judge is a candidate, so no pair is excluded. ``path``: see
     :func:`summeval_table` (default: the shipped ``"dataset:summeval_judges"``).
 
     Parameters
@@ -458,8 +463,10 @@ def summeval(
 
 
 def collapse_levels(data: JudgeData, groups: Sequence[Sequence[int]]) -> JudgeData:
-    """Merge assigned (and true) levels, e.g. ``[[0, 1], [2], [3, 4]]`` turns a 1-5 scale into
-    3 levels (low, middle, high) for a ternary plot. Values become group means.
+    """Merge assigned (and true) levels into groups.
+
+    E.g. ``[[0, 1], [2], [3, 4]]`` turns a 1-5 scale into 3 levels (low, middle, high) for a
+    ternary plot. Values become group means.
 
     Parameters
     ----------

@@ -1,6 +1,8 @@
-"""Judge scores from a CSV file: :func:`load_judge_data` recognises the three layouts
-``bayes-eval judges`` reads and returns :class:`~bayes_eval.judges.data.JudgeData` for
-the model of Vossler et al., "LLMs Judging LLMs: A Simplex Perspective".
+"""Judge scores from a CSV file, in the three layouts ``bayes-eval judges`` reads.
+
+:func:`load_judge_data` recognises the layouts and returns
+:class:`~bayes_eval.judges.data.JudgeData` for the model of Vossler et al., "LLMs Judging
+LLMs: A Simplex Perspective".
 
 * a count table ``candidate, judge, score, count`` (e.g. MT-Bench, Table D.2);
 * a per-question table ``question, judge, candidate, score`` with optional
@@ -62,8 +64,10 @@ def read_truth(path: str | Path) -> dict[str, float]:
 
 
 def _numbers(column, where: str, name: str, *, empty_ok: bool):
-    """A text column as floats; a cell that is not a number (or empty, unless ``empty_ok``:
-    then NaN) is refused naming its line (line 1 is the header)."""
+    """A text column as floats; a cell that is not a number is refused, naming its line.
+
+    An empty cell is refused too, unless ``empty_ok`` (then it is NaN). Line 1 is the header.
+    """
     import pandas as pd
 
     text = column.astype(str).str.strip()

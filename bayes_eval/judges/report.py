@@ -1,6 +1,6 @@
-"""Reports of judges fits (Vossler et al., "LLMs Judging LLMs: A Simplex Perspective"), the
-numbers and the figure ``bayes-eval judges`` prints and writes.
+"""Reports of judges fits: the numbers and the figure ``bayes-eval judges`` prints and writes.
 
+The judges model is that of Vossler et al., "LLMs Judging LLMs: A Simplex Perspective".
 A fit comes from :func:`bayes_eval.models.judges.fit_judges` (PyMC); this module reads it.
 :func:`fit_report` summarises the posterior ranking and compares it with the truth when known
 (Spearman correlation, rank-interval coverage) and, on request, with the frequentist baselines
@@ -76,12 +76,12 @@ def _baselines(data, seed: int) -> dict:
 
 
 def fit_report(label: str, data, fit, *, seconds: float, baselines: bool, seed: int = 0) -> dict:
-    """A JSON-ready report of one fit of :func:`bayes_eval.models.judges.fit_judges` to
-    ``data`` (a :class:`~bayes_eval.judges.data.JudgeData` labelled ``label``).
+    """A JSON-ready report of one fit of :func:`bayes_eval.models.judges.fit_judges`.
 
-    Holds the fit's settings and convergence diagnostics and, per candidate, the posterior
-    mean score with its 95% interval and the rank with its 95% rank credible interval; when
-    the truth is known, the ``bayesian`` Spearman correlation and rank-interval coverage,
+    The fit is to ``data`` (a :class:`~bayes_eval.judges.data.JudgeData` labelled ``label``).
+    The report holds the fit's settings and convergence diagnostics and, per candidate, the
+    posterior mean score with its 95% interval and the rank with its 95% rank credible interval;
+    when the truth is known, the ``bayesian`` Spearman correlation and rank-interval coverage,
     and with ``baselines`` those of the simple average, single judges, the bootstrap and
     Bradley-Terry with ties (seeded by ``seed``).
 
@@ -164,8 +164,9 @@ def fit_report(label: str, data, fit, *, seconds: float, baselines: bool, seed: 
 
 
 def mean_over_datasets(reports: Sequence[dict]) -> dict | None:
-    """Mean ``bayesian`` Spearman and coverage over several reports that all have a truth
-    (e.g. the SummEval dimensions); None otherwise.
+    """Mean ``bayesian`` Spearman and coverage over several reports that all have a truth.
+
+    The reports are e.g. those of the SummEval dimensions; None otherwise.
 
     Parameters
     ----------
@@ -196,8 +197,9 @@ def mean_over_datasets(reports: Sequence[dict]) -> dict | None:
 
 
 def sensitivity_table(ds) -> dict[str, float]:
-    """Spearman correlation with the base fit per setting, from
-    :func:`bayes_eval.models.judges.judge_sensitivity`.
+    """Spearman correlation with the base fit per setting of a sensitivity analysis.
+
+    The analysis is that of :func:`bayes_eval.models.judges.judge_sensitivity`.
 
     Parameters
     ----------
@@ -230,9 +232,10 @@ FIVE_TO_THREE = ([0, 1], [2], [3, 4])
 
 
 def plot_fit(fit, data, path: str | Path, *, title: str | None = None) -> Path:
-    """Ternary plot of a fit's posterior means (Vossler et al., Figures 2-4): each judge's
-    confusion vertices ``theta[j, m]`` and the candidates' expected score distributions
-    ``gamma[j, k] = sum_m pi[k, m] theta[j, m]`` inside them
+    """Ternary plot of a fit's posterior means (Vossler et al., Figures 2-4).
+
+    It draws each judge's confusion vertices ``theta[j, m]`` and the candidates' expected
+    score distributions ``gamma[j, k] = sum_m pi[k, m] theta[j, m]`` inside them
     (:func:`bayes_eval.judges.simplex.plot_simplex`). Three levels are drawn as they are;
     five are collapsed to {1, 2}, {3}, {4, 5} (true and scored levels alike).
 

@@ -1,5 +1,6 @@
-"""The simplex view of judges and candidates (Vossler et al., "LLMs Judging LLMs: A Simplex
-Perspective", §3-4): geometry and identifiability.
+"""The simplex view of judges and candidates: geometry and identifiability.
+
+After Vossler et al., "LLMs Judging LLMs: A Simplex Perspective", §3-4.
 
 A judge ``j`` with confusion matrix ``theta^(j)`` (rows ``theta_m``: the distribution of the
 assigned score when the true score is ``m``) is ``M`` *vertices* on the simplex of assigned
@@ -127,8 +128,9 @@ def two_level_identifiable(
 
 
 def two_level_prevalence(gamma_high: ArrayLike, theta: ArrayLike) -> NDArray[np.float64]:
-    """``pi_{k,high}`` from ``gamma_{k,high}`` and a 2-level confusion matrix ``theta (2, 2)``:
-    ``(gamma_high - theta[0, 1]) / (theta[1, 1] - theta[0, 1])`` (position on the segment).
+    """``pi_{k,high}`` from ``gamma_{k,high}`` and a 2-level confusion matrix ``theta (2, 2)``.
+
+    Its position on the segment: ``(gamma_high - theta[0, 1]) / (theta[1, 1] - theta[0, 1])``.
 
     Parameters
     ----------
@@ -165,8 +167,9 @@ def two_level_prevalence(gamma_high: ArrayLike, theta: ArrayLike) -> NDArray[np.
 
 
 def two_level_ranks(gamma_high: ArrayLike) -> NDArray[np.int64]:
-    """Candidate ranks (1 = best) from the share of high scores a judge gives them: under
-    Theorem 1 this is the true ranking, without knowing the judge's confusion matrix.
+    """Candidate ranks (1 = best) from the share of high scores a judge gives them.
+
+    Under Theorem 1 this is the true ranking, without knowing the judge's confusion matrix.
 
     Parameters
     ----------
@@ -189,8 +192,9 @@ def two_level_ranks(gamma_high: ArrayLike) -> NDArray[np.int64]:
 
 
 def barycentric_prevalence(gamma: ArrayLike, vertices: ArrayLike) -> NDArray[np.float64]:
-    """Prevalences ``pi`` with ``gamma = pi @ vertices`` (``vertices`` is ``(M, M)``, rows on the
-    simplex, linearly independent): the barycentric coordinates of ``gamma``.
+    """Prevalences ``pi`` with ``gamma = pi @ vertices``: the barycentric coordinates of ``gamma``.
+
+    ``vertices`` is ``(M, M)``, its rows on the simplex and linearly independent.
 
     Parameters
     ----------
@@ -258,8 +262,10 @@ def plot_simplex(
     levels: Sequence[str] = ("low", "middle", "high"),
     title: str | None = None,
 ) -> Path:
-    """Ternary plot: per judge, its three vertices ``theta_m`` (posterior means) joined as a
-    triangle, and the candidates' points ``gamma_jk`` inside it (Vossler et al., Figures 2-4).
+    """Ternary plot of judges and candidates (Vossler et al., Figures 2-4).
+
+    Per judge, its three vertices ``theta_m`` (posterior means) joined as a triangle, and the
+    candidates' points ``gamma_jk`` inside it.
 
     ``theta`` is ``(J, 3, 3)``, ``gamma`` ``(J, K, 3)``. For ``M = 5`` collapse the levels first
     (:func:`bayes_eval.judges.data.collapse_levels`, e.g. {1, 2}, {3}, {4, 5}).

@@ -51,9 +51,11 @@ def _raw_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _non_scalar(col: pd.Series) -> np.ndarray | None:
-    """Rows holding a list, tuple, dict, set or array (a Parquet list column), or None when
-    the column holds none (decided from its inferred type without a pass in Python over
-    text, number or categorical columns)."""
+    """Rows holding a list, tuple, dict, set or array (a Parquet list column), or None.
+
+    None when the column holds none, decided from its inferred type without a pass in Python
+    over text, number or categorical columns.
+    """
     if col.dtype != object:
         return None
     kind = pd.api.types.infer_dtype(col, skipna=True)
@@ -64,9 +66,12 @@ def _non_scalar(col: pd.Series) -> np.ndarray | None:
 
 
 def _canonical(text: str) -> str:
-    """A label as it is compared: Unicode NFC, invisible format characters (category Cf:
-    zero-width space and joiners, soft hyphen, byte-order mark, direction marks) removed,
-    spaces around it stripped."""
+    """A label as it is compared: Unicode NFC, invisible characters removed, spaces stripped.
+
+    The invisible characters removed are format characters (category Cf: zero-width space and
+    joiners, soft hyphen, byte-order mark, direction marks); the spaces stripped are those
+    around the label.
+    """
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
         text = "".join(c for c in text if unicodedata.category(c) != "Cf")
@@ -74,8 +79,11 @@ def _canonical(text: str) -> str:
 
 
 def _merged_spellings(text: np.ndarray, used: np.ndarray, clean: np.ndarray, name: str, src: str):
-    """Warn once when two spellings of a label that differ beyond spaces (Unicode
-    normalisation, invisible characters) became one label, naming both (escaped)."""
+    """Warn once when two spellings of a label that differ beyond spaces became one label.
+
+    Such spellings differ by Unicode normalisation or invisible characters; the warning names
+    both (escaped).
+    """
     spaced = np.array([t.strip() for t in text], dtype=object)
     first: dict[str, str] = {}
     pairs = []
@@ -95,9 +103,12 @@ def _merged_spellings(text: np.ndarray, used: np.ndarray, clean: np.ndarray, nam
 
 
 def _look_alikes(labels: np.ndarray, name: str, src: str) -> None:
-    """Warn once when two distinct labels differ only by letter case or Unicode compatibility
-    forms (full-width letters, no-break spaces, ligatures: equal under NFKC and case folding).
-    They stay two labels (``GPT-4`` and ``gpt-4`` may be two models); the warning names both."""
+    """Warn once when two distinct labels differ only by letter case or compatibility forms.
+
+    Unicode compatibility forms are full-width letters, no-break spaces, ligatures: equal under
+    NFKC and case folding. The labels stay two labels (``GPT-4`` and ``gpt-4`` may be two
+    models); the warning names both.
+    """
     first: dict[str, str] = {}
     pairs = []
     for label in labels.tolist():
@@ -214,9 +225,10 @@ def _code_type(n: int) -> type:
 
 
 def group_codes(*columns: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
-    """One code per combination of ``(codes, n_codes)`` columns, and the number of codes:
-    ``0..n - 1`` (some maybe unused, but ``n`` is at most a few times the rows; int32 when
-    they fit).
+    """One code per combination of ``(codes, n_codes)`` columns, and the number of codes.
+
+    The codes are ``0..n - 1`` (some maybe unused, but ``n`` is at most a few times the rows;
+    int32 when they fit).
 
     Parameters
     ----------
@@ -272,8 +284,10 @@ def _starts(counts: np.ndarray) -> np.ndarray:
 
 
 def _run_ranks(g: np.ndarray, n_groups: int, trial: np.ndarray | None = None):
-    """``0, 1, ...`` within each group when every group's rows are contiguous (and, with
-    ``trial``, its trials increase down the rows), as tools write logs; else None."""
+    """``0, 1, ...`` within each group when every group's rows are contiguous; else None.
+
+    With ``trial``, its trials must also increase down the rows. This is how tools write logs.
+    """
     change = np.empty(g.size, dtype=bool)
     change[:1] = True
     np.not_equal(g[1:], g[:-1], out=change[1:])
@@ -323,8 +337,10 @@ def cumcount(g: np.ndarray, n_groups: int) -> np.ndarray:
 
 
 def positions(g: np.ndarray, n_groups: int, trial: np.ndarray) -> tuple[np.ndarray, int]:
-    """The rank of each row's ``trial`` within its group ``g`` (ties in row order), and the
-    first row (in row order) that repeats an earlier row's ``(g, trial)``, ``-1`` if none.
+    """The rank of each row's ``trial`` within its group ``g``, and the first repeated row.
+
+    Ties are ranked in row order. The repeated row is the first row (in row order) that repeats
+    an earlier row's ``(g, trial)``, ``-1`` if none.
 
     ``trial`` holds integers ``0 <= trial < 2**53``. This takes linear time when each group's
     rows are contiguous with rising trials, or its trials are consecutive (``t0, t0 + 1, ...``
@@ -520,9 +536,10 @@ def build_grid(
     ok: np.ndarray,
     pos: np.ndarray | None = None,
 ) -> Grid:
-    """Where each row goes: models in text order, questions in natural order (task-qualified,
-    ``task/question``, when there are several tasks), trials ranked within each (model,
-    question).
+    """Where each row goes: models in text order, questions in natural order, trials ranked.
+
+    Questions are task-qualified (``task/question``) when there are several tasks; trials are
+    ranked within each (model, question).
 
     ``(codes, labels)`` per label column with labels sorted and all used; ``pos``, the rank of
     each trial within its (model, task, question), saves a sort when given.

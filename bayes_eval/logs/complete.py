@@ -1,5 +1,7 @@
-"""Complete results (no failed or missing trial) as integer arrays, for the analyses that
-need every trial (prior elicitation's sensitivity report)."""
+"""Complete results (no failed or missing trial) as integer arrays.
+
+They serve the analyses that need every trial (prior elicitation's sensitivity report).
+"""
 
 from __future__ import annotations
 

@@ -75,9 +75,10 @@ def shipped_log_file(name: str) -> Path | None:
 
 
 def read_dataset(name: str, *, model: str | None = None, **options) -> EvalLog:
-    """Read a shipped trial dataset by name (the ``dataset:`` prefix optional) as a log: one
-    attempt per non-missing cell of its ``results``, other ``(model, question, trial)``
-    variables as signals.
+    """Read a shipped trial dataset by name (the ``dataset:`` prefix optional) as a log.
+
+    The log has one attempt per non-missing cell of the dataset's ``results``, and its other
+    ``(model, question, trial)`` variables as signals.
 
     Parameters
     ----------

@@ -115,8 +115,10 @@ class EvalLog:
 
     @property
     def graded(self) -> bool:
-        """Whether some scored attempt has a non-integer (graded) score; then every score
-        lies in ``[0, 1]``."""
+        """Whether some scored attempt has a non-integer (graded) score.
+
+        If so, every score lies in ``[0, 1]``.
+        """
         return self._graded
 
     @cached_property
@@ -130,8 +132,10 @@ class EvalLog:
         return v[status_ok(self.table["status"]) & np.isfinite(v)]
 
     def results(self, *, require_all_questions: bool = True) -> xr.DataArray:
-        """``R[model, question, trial]``: the scores as floats (integer categories, or graded
-        scores in ``[0, 1]`` as they are when :attr:`graded`), NaN = failed/missing.
+        """``R[model, question, trial]``: the scores as floats, NaN = failed/missing.
+
+        The scores are integer categories, or graded scores in ``[0, 1]`` as they are when
+        :attr:`graded`.
 
         With ``require_all_questions`` every model must have a scored attempt on every
         question (otherwise models are not ranked on one scale); the error names a pair.
@@ -191,8 +195,11 @@ class EvalLog:
         return out
 
     def summary(self) -> dict[str, object]:
-        """Counts of attempts: scored, failed (tool error), missing (absent from the log);
-        whether the scores are graded (and then how many distinct values they take)."""
+        """Counts of attempts (scored, failed, missing) and whether the scores are graded.
+
+        Failed attempts are tool errors, missing ones are absent from the log; for graded
+        scores, also how many distinct values they take.
+        """
         _, ok, mi, coords, shape = self._grid
         n = len(ok)
         attempts = np.bincount(mi, minlength=shape[0])
@@ -307,8 +314,11 @@ def check_all_answered(R: xr.DataArray, sources: Sequence[str]) -> None:
 def _check_text(
     column: str, codes: np.ndarray, labels: np.ndarray, locate: Callable[[int], str]
 ) -> None:
-    """Refuse a label that is no text: a lone surrogate (``\\ud800`` in a JSON file, half of
-    a character) cannot be printed or written, so it is named here, with its row."""
+    r"""Refuse a label that is no text, naming it with its row.
+
+    A lone surrogate (``\ud800`` in a JSON file, half of a character) cannot be printed or
+    written, so it is named here.
+    """
     for j, label in enumerate(labels):
         text = str(label)
         try:
@@ -323,7 +333,7 @@ def _check_text(
             ) from None
 
 
-def make_log(
+def make_log(  # noqa: C901 - one branch per column layout a scored table can have
     rows: pd.DataFrame,
     *,
     fmt: str,
@@ -503,8 +513,11 @@ def make_log(
 def _exact_repeats(
     df: pd.DataFrame, g: np.ndarray, trial: np.ndarray | None, score: np.ndarray, ok: np.ndarray
 ) -> np.ndarray | None:
-    """The rows that repeat an earlier row exactly (labels ``g``, ``trial`` if given, score,
-    status and every other column), or None if there is none."""
+    """The rows that repeat an earlier row exactly, or None if there is none.
+
+    A repeat has the same labels ``g``, ``trial`` if given, score, status and every other
+    column.
+    """
     key = {"g": g, "score": score, "ok": ok}
     if trial is not None:
         key["trial"] = trial

@@ -62,7 +62,7 @@ def _run_identity(run_dir: Path, model: str | None) -> tuple[str, str]:
     return model or spec_model or (m.group(1) if m else "model"), task
 
 
-def read_helm(
+def read_helm(  # noqa: C901 - one branch per layout of HELM's files; parse/validate/assemble split open
     paths: Sequence[Path],
     *,
     model: str | None = None,

@@ -71,9 +71,11 @@ def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
 
 
 def _inspect_ai_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]] | None:
-    """The fields this module reads, from ``inspect_ai.log.read_eval_log``, in the layout of
-    the JSON (samples in the order of their archive names); None without ``inspect_ai`` or
-    for a file it refuses."""
+    """The fields this module reads, from ``inspect_ai.log.read_eval_log``, in the JSON's layout.
+
+    Samples come in the order of their archive names. None without ``inspect_ai`` or for a
+    file it refuses.
+    """
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -311,10 +313,13 @@ def _variant(header: Mapping, ev: Mapping) -> dict[str, str]:
 
 
 def _runs(runs: list) -> tuple[list[str], list[int]]:
-    """The model label and the first trial of every run: runs of one model on one task with
-    the same settings are its repeated runs (their epochs follow each other as trials, in the
-    order the runs were created); runs whose settings differ are variants, labelled
-    ``model [setting=value, ...]`` with the settings that tell them apart."""
+    """The model label and the first trial of every run.
+
+    Runs of one model on one task with the same settings are its repeated runs (their epochs
+    follow each other as trials, in the order the runs were created); runs whose settings
+    differ are variants, labelled ``model [setting=value, ...]`` with the settings that tell
+    them apart.
+    """
     groups: dict[tuple[str, str], list[int]] = {}
     keys = []
     for i, (_, header, _samples, ev, name, task) in enumerate(runs):
@@ -349,7 +354,7 @@ def _signal_name(scorer: str) -> str:
     return "score_" + re.sub(r"[^A-Za-z0-9_]+", "_", scorer).strip("_")
 
 
-def read_inspect(
+def read_inspect(  # noqa: C901 - one branch per layout of Inspect's logs; parse/validate/assemble split open
     paths: Sequence[Path],
     *,
     model: str | None = None,

@@ -162,9 +162,11 @@ def _bayes_at_n(
     prior_label: str | None = None,
     estimand: str = ESTIMAND,
 ) -> Metric:
-    """The registered metric (``bayes_eval/bayes_at_n``): :func:`bayes_at_n`'s arguments and
-    the two it records in the log, ``prior_label`` (checked against ``prior``) and
-    ``estimand`` (always "these questions")."""
+    """The registered metric (``bayes_eval/bayes_at_n``).
+
+    It takes :func:`bayes_at_n`'s arguments and the two it records in the log, ``prior_label``
+    (checked against ``prior``) and ``estimand`` (always "these questions").
+    """
     spec = prior_of(prior, pool=pool)
     if prior_label is not None and prior_label != spec.label:
         raise ValueError(

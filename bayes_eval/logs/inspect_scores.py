@@ -244,8 +244,10 @@ def epoch_bayes_ci(
     levels: int | None = None,
     to_float: Callable[[object], float] | None = None,
 ) -> BayesCIResult:
-    r"""Bayes@N and its credible interval from per-epoch scores: :func:`epoch_results`, then
-    :func:`~bayes_eval.metrics.bayes.bayes_ci` (Hariri et al., "Don't Pass@k", §2.2-2.5).
+    r"""Bayes@N and its credible interval from per-epoch scores.
+
+    It applies :func:`epoch_results`, then :func:`~bayes_eval.metrics.bayes.bayes_ci` (Hariri
+    et al., "Don't Pass@k", §2.2-2.5).
 
     Parameters
     ----------

@@ -1,10 +1,11 @@
-"""lm-evaluation-harness output: an ``--output_path`` folder, a model's folder, or
-``--log_samples`` files (``samples_<task>_<time>.jsonl``).
+r"""lm-evaluation-harness output: an ``--output_path`` folder, a model's folder, or samples.
+
+The samples are ``--log_samples`` files (``samples_<task>_<time>.jsonl``).
 
 Layout (lm-evaluation-harness 0.4, ``EvaluationTracker``): ``lm_eval --output_path OUT
 --log_samples`` writes, per run, ``OUT/<model>/results_<time>.json`` (the aggregated results)
 and one ``OUT/<model>/samples_<task>_<time>.jsonl`` per task, where ``<model>`` is the model
-name with every run of ``"<>:/|\\?*[]`` replaced by ``__`` and ``<time>`` the run's start as
+name with every run of ``"<>:/|\?*[]`` replaced by ``__`` and ``<time>`` the run's start as
 ``2025-01-02T10-00-00.000001`` (an ``--output_path`` ending in ``.json`` writes
 ``<stem>_<time>.json`` and the samples beside it instead). A run again writes new files with a
 new time beside the old ones. The results JSON holds ``model_name`` (the model as given:
@@ -23,7 +24,7 @@ Mapping:
 * **model**: ``model_name`` from the run's ``results_<time>.json`` (the same time as the
   samples file; a samples file without one takes the name the folder's other results files
   agree on), else the folder's name as lm-eval wrote it (``org__name``: not turned back into
-  ``org/name``, since ``__`` stands for any of ``"<>:/|\\?*[]``); ``model=`` names the model
+  ``org/name``, since ``__`` stands for any of ``"<>:/|\?*[]``); ``model=`` names the model
   of a log that holds one model only;
 * **task**: from the file name ``samples_<task>_<time>.jsonl``. A task that lm-eval ran as a
   subtask of a group (``group_subtasks`` of the results JSON, e.g. the 57 subjects of
@@ -46,7 +47,7 @@ Mapping:
 * **trials**: several files for the same model and task (repeated runs, ordered by their
   times), repeated lines for the same ``doc_id`` within a file, and list-valued metric
   fields (one value per repeat) all become successive trials;
-* ``has_box`` is 1 when the filtered response contains ``\\boxed{``;
+* ``has_box`` is 1 when the filtered response contains ``\boxed{``;
 * a line with ``null`` metric value is a failed trial. A line that is not JSON or lacks a
   field is an error naming the file and the line number.
 """
@@ -105,8 +106,10 @@ def _binary(value, where: str, metric: str) -> float:
 
 
 def lm_eval_files(paths: Sequence[Path]) -> list[Path]:
-    """The samples files under ``paths``: a file itself, the ``samples_*.jsonl`` of a folder
-    (a model's folder), else those of its subfolders (an ``--output_path`` folder).
+    r"""The samples files under ``paths``.
+
+    Each path gives a file itself, the ``samples_*.jsonl`` of a folder (a model's folder), else
+    those of its subfolders (an ``--output_path`` folder).
 
     Parameters
     ----------
@@ -130,7 +133,7 @@ def lm_eval_files(paths: Sequence[Path]) -> list[Path]:
     >>> from pathlib import Path
     >>> lines = [{"doc_id": q, "filter": "none", "metrics": ["exact_match"],
     ...           "exact_match": float(q % 2), "filtered_resps": ["2"]} for q in range(3)]
-    >>> text = "".join(json.dumps(line) + "\\n" for line in lines)
+    >>> text = "".join(json.dumps(line) + "\n" for line in lines)
     >>> with tempfile.TemporaryDirectory() as out:
     ...     folder = Path(out) / "org__model"  # OUT/<model>/samples_<task>_<time>.jsonl
     ...     folder.mkdir()
@@ -196,9 +199,12 @@ SETTINGS = ("num_fewshot", "generation_kwargs", "model_args", "gen_kwargs")
 
 @lru_cache(maxsize=4096)
 def _results_info(path: str, mtime_ns: int, size: int) -> tuple[str, tuple, tuple]:
-    """``(model_name or "", ((group, (subtask, ...)), ...), ((task, settings), ...))`` of a
-    results JSON (settings: :data:`SETTINGS` as JSON text), read once per version of the
-    file (ranking task by task asks again)."""
+    """The model name, groups and task settings of a results JSON, read once per file version.
+
+    The result is ``(model_name or "", ((group, (subtask, ...)), ...), ((task, settings), ...))``
+    (settings: :data:`SETTINGS` as JSON text). It is read once per version of the file since
+    ranking task by task asks again.
+    """
     data = _results_json(Path(path))
     name = data.get("model_name")
     groups = data.get("group_subtasks")
@@ -248,8 +254,10 @@ class _Folder:
 
 
 def _ancestors(subtasks: dict[str, list[str]]) -> dict[str, list[str]]:
-    """Every task's groups from the innermost out (``group_subtasks``); a task in two groups
-    belongs to none of them (it is its own task to rank)."""
+    """Every task's groups from the innermost out (``group_subtasks``).
+
+    A task in two groups belongs to none of them (it is its own task to rank).
+    """
     parents: dict[str, list[str]] = defaultdict(list)
     for group, subs in subtasks.items():
         for t in subs:
@@ -269,10 +277,13 @@ def _ancestors(subtasks: dict[str, list[str]]) -> dict[str, list[str]]:
 def _catalog(
     files: Sequence[Path],
 ) -> tuple[list[tuple[str | None, str, str, Path, str]], dict[str, list[str]]]:
-    """``(model from the results JSON or None, task, time, file, settings)`` of every samples
-    file (settings: its run's :data:`SETTINGS` for its task, JSON text; None without its
-    run's results JSON), and the groups of
-    every task (:func:`_ancestors`), from the folders' results JSONs."""
+    """Every samples file with its model, task, time and settings, and every task's groups.
+
+    ``(model from the results JSON or None, task, time, file, settings)`` of every samples file
+    (settings: its run's :data:`SETTINGS` for its task, JSON text; None without its run's
+    results JSON), and the groups of every task (:func:`_ancestors`), from the folders' results
+    JSONs.
+    """
     folders: dict[Path, _Folder] = {}
     out = []
     for f in files:
@@ -296,9 +307,10 @@ def _unit(task: str, groups: dict[str, list[str]]) -> str:
 
 
 def lm_eval_tasks(paths: Sequence[Path]) -> list[str]:
-    """The tasks to rank under ``paths``, sorted: the outermost groups lm-eval ran (their
-    subtasks pooled) and the tasks outside any group. Reads the file names and the results
-    JSONs only.
+    r"""The tasks to rank under ``paths``, sorted.
+
+    They are the outermost groups lm-eval ran (their subtasks pooled) and the tasks outside any
+    group. Reads the file names and the results JSONs only.
 
     Parameters
     ----------
@@ -316,7 +328,7 @@ def lm_eval_tasks(paths: Sequence[Path]) -> list[str]:
     >>> from pathlib import Path
     >>> lines = [{"doc_id": q, "filter": "none", "metrics": ["exact_match"],
     ...           "exact_match": float(q % 2), "filtered_resps": ["2"]} for q in range(3)]
-    >>> text = "".join(json.dumps(line) + "\\n" for line in lines)
+    >>> text = "".join(json.dumps(line) + "\n" for line in lines)
     >>> with tempfile.TemporaryDirectory() as out:
     ...     folder = Path(out) / "org__model"  # OUT/<model>/samples_<task>_<time>.jsonl
     ...     folder.mkdir()
@@ -329,7 +341,7 @@ def lm_eval_tasks(paths: Sequence[Path]) -> list[str]:
     return sorted({_unit(c[1], groups) for c in catalog})
 
 
-def read_lm_eval(
+def read_lm_eval(  # noqa: C901 - one branch per layout of lm-eval's files; parse/validate/assemble split open
     paths: Sequence[Path],
     *,
     model: str | None = None,
@@ -339,7 +351,7 @@ def read_lm_eval(
     cluster: str | None = None,
     **options,
 ) -> EvalLog:
-    """Read lm-eval output (see the module docstring).
+    r"""Read lm-eval output (see the module docstring).
 
     Parameters
     ----------
@@ -377,7 +389,7 @@ def read_lm_eval(
     >>> from pathlib import Path
     >>> lines = [{"doc_id": q, "filter": "none", "metrics": ["exact_match"],
     ...           "exact_match": float(q % 2), "filtered_resps": ["2"]} for q in range(3)]
-    >>> text = "".join(json.dumps(line) + "\\n" for line in lines)
+    >>> text = "".join(json.dumps(line) + "\n" for line in lines)
     >>> with tempfile.TemporaryDirectory() as out:
     ...     folder = Path(out) / "org__model"  # OUT/<model>/samples_<task>_<time>.jsonl
     ...     folder.mkdir()
@@ -546,8 +558,10 @@ def read_lm_eval(
 
 
 def _same_scoring(runs: list) -> None:
-    """Refuse a task whose models were scored under different filters or metrics: their
-    scores are not one quantity (name one with ``--filter`` / ``--metric``)."""
+    """Refuse a task whose models were scored under different filters or metrics.
+
+    Their scores are not one quantity (name one with ``--filter`` / ``--metric``).
+    """
     by_task: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for name, task, _, _, _, _, flt, mets in runs:
         by_task[task].setdefault(f"{name}", (flt, ", ".join(sorted(mets))))
@@ -564,9 +578,11 @@ def _same_scoring(runs: list) -> None:
 
 
 def _variants(runs: list) -> list[str]:
-    """Each run's model label: its model, or ``model [setting=value, ...]`` where runs of one
-    model on one task differ in their settings (:data:`SETTINGS`), which makes them variants
-    of the model, not trials of it."""
+    """Each run's model label: its model, or ``model [setting=value, ...]`` for a variant.
+
+    Runs of one model on one task that differ in their settings (:data:`SETTINGS`) are
+    variants of the model, not trials of it.
+    """
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, run in enumerate(runs):
         groups[(run[0], run[1])].append(i)

@@ -54,8 +54,11 @@ def _open(p: Path):
 
 
 def _read_csv(p: Path) -> pd.DataFrame:
-    """Every cell as text (labels such as ``2.10`` or ``NA`` stay what they are); a row whose
-    number of fields differs from the header's is refused with its line number."""
+    """Every cell as text; a row whose number of fields differs from the header's is refused.
+
+    Labels such as ``2.10`` or ``NA`` stay what they are; a refused row is named by its line
+    number.
+    """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -103,8 +106,10 @@ def _check_widths(p: Path) -> None:
 
 
 def _line_numbers(p: Path, n_rows: int) -> list[int] | None:
-    """The file line where each of the ``n_rows`` data rows starts (line 1 is the header),
-    counting as pandas does (blank lines skipped); None if that count disagrees."""
+    """The file line where each of the ``n_rows`` data rows starts (line 1 is the header).
+
+    Lines are counted as pandas does (blank lines skipped); None if that count disagrees.
+    """
     lines = []
     try:
         with _open(p) as fh:
@@ -138,9 +143,11 @@ class _Locator:
 
 
 def _csv_columns(p: Path, df: pd.DataFrame, cluster: str | None = None) -> pd.DataFrame:
-    """Labels (and the ``cluster`` column) stay text (an empty one is refused); every other
-    column becomes numbers, an empty cell NaN (CSV rows are numbered as file lines: line 1 is
-    the header)."""
+    """Labels (and the ``cluster`` column) stay text; every other column becomes numbers.
+
+    An empty label is refused; an empty cell of another column becomes NaN. CSV rows are
+    numbered as file lines: line 1 is the header.
+    """
     out = {}
     where = _Locator([(p, len(df))])
     for c in df.columns:
@@ -166,9 +173,12 @@ def _csv_columns(p: Path, df: pd.DataFrame, cluster: str | None = None) -> pd.Da
 
 
 def _read_csv_fast(p: Path, cluster: str | None = None) -> pd.DataFrame | None:
-    """The table of a well-formed CSV file read by pyarrow (labels as categoricals, every other
-    column as floats), or None when the row-by-row reader must read it (a ragged row, a
-    non-numeric or non-finite value, an empty model or question, an unusual header, ...)."""
+    """The table of a well-formed CSV file read by pyarrow, or None.
+
+    Labels are read as categoricals, every other column as floats. None when the row-by-row
+    reader must read the file (a ragged row, a non-numeric or non-finite value, an empty model
+    or question, an unusual header, ...).
+    """
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
@@ -220,8 +230,10 @@ def _read_csv_fast(p: Path, cluster: str | None = None) -> pd.DataFrame | None:
 
 
 def _integers(values: np.ndarray) -> np.ndarray:
-    """Whole numbers ``0 <= v < 2**53`` as int64 (as pandas parses a column of integers);
-    anything else as it is, for :func:`bayes_eval.logs.make_log` to refuse."""
+    """Whole numbers ``0 <= v < 2**53`` as int64 (as pandas parses a column of integers).
+
+    Anything else stays as it is, for :func:`bayes_eval.logs.make_log` to refuse.
+    """
     if values.size and values.min() >= 0 and values.max() < 2**53:
         whole = values.astype(np.int64)
         if np.array_equal(whole, values):
@@ -230,8 +242,10 @@ def _integers(values: np.ndarray) -> np.ndarray:
 
 
 def _categorical(col, name: str) -> pd.Categorical | None:
-    """A dictionary-encoded Arrow column as a categorical; None where the row-by-row reader
-    must decide (an empty model or question cell)."""
+    """A dictionary-encoded Arrow column as a categorical, or None.
+
+    None where the row-by-row reader must decide (an empty model or question cell).
+    """
     labels = np.asarray(col.chunk(0).dictionary.to_pylist() if col.num_chunks else [], object)
     empty = np.array([not t.strip() for t in labels], dtype=bool)
     if name not in ("task", "status") and empty.any():  # model, question, a cluster
@@ -334,9 +348,11 @@ def _make(
 
 
 def _with_clusters(log: EvalLog, column: str, codes: np.ndarray, labels: np.ndarray) -> EvalLog:
-    """``log`` with ``meta["clusters"]`` (question -> cluster label, the questions as
-    :meth:`EvalLog.results` labels them) and ``meta["cluster_column"]``; a question in two
-    clusters is refused, naming it."""
+    """``log`` with ``meta["clusters"]`` and ``meta["cluster_column"]``.
+
+    ``meta["clusters"]`` maps question -> cluster label, the questions as
+    :meth:`EvalLog.results` labels them. A question in two clusters is refused, naming it.
+    """
     index, _, _, coords, shape = log._grid
     question = (index // shape[2]) % shape[1]  # every row's question, failed attempts too
     lo = np.full(shape[1], np.iinfo(np.int64).max)
@@ -401,9 +417,11 @@ def _read_parquet(p: Path) -> pd.DataFrame:
 
 
 def read_csv_log(paths: Sequence[Path], *, cluster: str | None = None, **options) -> EvalLog:
-    """Read long CSV tables (``.csv``, ``.csv.gz``, ``.tsv``). ``cluster`` names a column
-    holding each question's group (read as text, one group per question); the log then
-    carries ``meta["clusters"]`` (question -> group) and ``meta["cluster_column"]``.
+    """Read long CSV tables (``.csv``, ``.csv.gz``, ``.tsv``).
+
+    ``cluster`` names a column holding each question's group (read as text, one group per
+    question); the log then carries ``meta["clusters"]`` (question -> group) and
+    ``meta["cluster_column"]``.
 
     Parameters
     ----------
@@ -484,9 +502,11 @@ LONG_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq")
 
 
 def write_long_table(log: EvalLog, path: str | Path, *, option: str | None = None) -> Path:
-    """Write a log as the long table every command reads (:func:`read_csv_log`,
-    :func:`read_parquet_log`): one row per attempt with the columns ``model``, ``task``,
-    ``question``, ``trial``, ``score``, ``status`` and one per signal.
+    """Write a log as the long table every command reads.
+
+    The table (read by :func:`read_csv_log`, :func:`read_parquet_log`) has one row per attempt
+    with the columns ``model``, ``task``, ``question``, ``trial``, ``score``, ``status`` and one
+    per signal.
 
     The format follows the file ending (``.csv``, ``.csv.gz``, ``.tsv``, ``.tsv.gz``,
     ``.parquet``, ``.pq``; Parquet needs pyarrow, the ``parquet`` extra). Integer categories

@@ -61,7 +61,7 @@ READERS = {
 }
 
 
-def detect_format(path: str | Path) -> str:
+def detect_format(path: str | Path) -> str:  # noqa: C901 - one branch per recognised file format
     """Format of ``path`` from its suffix, or for ``.json`` from the shape of its content.
 
     A folder is HELM's (``per_instance_stats.json``), lm-eval's (``samples_*.jsonl`` in it or
@@ -145,8 +145,9 @@ def detect_format(path: str | Path) -> str:
 def read_eval_log(
     paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options
 ) -> EvalLog:
-    """Read evaluation logs (one file, a directory or several files) into one
-    :class:`~bayes_eval.logs.eval_log.EvalLog`.
+    """Read evaluation logs into one :class:`~bayes_eval.logs.eval_log.EvalLog`.
+
+    The logs are one file, a directory or several files.
 
     Parameters
     ----------
@@ -230,9 +231,12 @@ def read_eval_log(
 
 
 def _text_checked(paths: Sequence[Path], read: Callable[[], EvalLog]) -> EvalLog:
-    """``read()``, with a text that is no Unicode (a lone surrogate such as ``\\ud800``,
-    which a JSON file can spell as an escape) refused in one line naming the files and the
-    text, instead of the encoder's error deep in the table's construction."""
+    r"""``read()``, refusing a text that is no Unicode in one line naming the files and the text.
+
+    Such a text is a lone surrogate such as ``\ud800``, which a JSON file can spell as an
+    escape. The one-line refusal comes instead of the encoder's error deep in the table's
+    construction.
+    """
     try:
         return read()
     except UnicodeEncodeError as exc:
@@ -251,8 +255,11 @@ _READ_SIZE = 2
 
 
 def _version(p: Path) -> tuple:
-    """A path and what tells its version: size and modification time of it and, for a
-    folder, of everything under it (a log written into the folder is a new version)."""
+    """A path and what tells its version: sizes and modification times.
+
+    They are those of the path and, for a folder, of everything under it (a log written into
+    the folder is a new version).
+    """
     stat = p.stat()
     out: list = [str(p.resolve()), stat.st_size, stat.st_mtime_ns]
     if p.is_dir():
@@ -263,8 +270,11 @@ def _version(p: Path) -> tuple:
 
 
 def _read_whole(fmt: str, paths: Sequence[Path], options: dict) -> EvalLog:
-    """``READERS[fmt](paths, **options)``, kept for the next call with the same files,
-    unchanged, and options (an :class:`EvalLog` is immutable)."""
+    """``READERS[fmt](paths, **options)``, kept for the next call with the same inputs.
+
+    The same inputs are the same files, unchanged, and options (an :class:`EvalLog` is
+    immutable).
+    """
     options = {k: v for k, v in options.items() if v is not None}  # None: the reader's default
     try:
         key = (fmt, tuple(_version(p) for p in paths), repr(sorted(options.items())))
@@ -281,9 +291,10 @@ def _read_whole(fmt: str, paths: Sequence[Path], options: dict) -> EvalLog:
 
 
 def once(paths: Sequence[Path]) -> list[Path]:
-    """``paths`` with every file reached once: a path given twice (under any spelling: its
-    resolved form) or lying inside a folder also given is dropped, so that no log is read
-    twice and its attempts counted as more trials.
+    """``paths`` with every file reached once.
+
+    A path given twice (under any spelling: its resolved form) or lying inside a folder also
+    given is dropped, so that no log is read twice and its attempts counted as more trials.
 
     Parameters
     ----------
@@ -324,8 +335,11 @@ def once(paths: Sequence[Path]) -> list[Path]:
 
 
 def _read_shipped(name: str, options: dict) -> EvalLog:
-    """A shipped dataset: one shipped as a log file is read as that file (same result as
-    reading the file itself), a trial dataset through :func:`.dataset.read_dataset`."""
+    """A shipped dataset, read as a log file or as a trial dataset.
+
+    One shipped as a log file is read as that file (same result as reading the file itself), a
+    trial dataset through :func:`.dataset.read_dataset`.
+    """
     log_file = shipped_log_file(name)
     if log_file is None:
         return read_dataset(name, **options)
@@ -334,8 +348,10 @@ def _read_shipped(name: str, options: dict) -> EvalLog:
 
 
 def _one_task(log: EvalLog, task: str) -> EvalLog:
-    """The rows of ``log`` whose task is ``task`` (a task it lacks is refused, listing its
-    tasks)."""
+    """The rows of ``log`` whose task is ``task``.
+
+    A task it lacks is refused, listing its tasks.
+    """
     tasks = log.table["task"].astype(str)
     keep = (tasks == task).to_numpy()
     if not keep.any():
@@ -364,11 +380,12 @@ def _one_task(log: EvalLog, task: str) -> EvalLog:
 def log_tasks(
     paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options
 ) -> list[str]:
-    """The tasks of a log, each its own benchmark to analyse on its own, sorted; empty when
-    the log holds one task (or none is named). lm-eval's are its outermost groups and the tasks
-    outside any group (:func:`bayes_eval.logs.lm_eval.lm_eval_tasks`, from the file names
-    and results JSONs only); any other log's are the values of its task column, read once
-    (:func:`read_eval_log` keeps what it read for the next call).
+    """The tasks of a log, each its own benchmark to analyse on its own, sorted.
+
+    Empty when the log holds one task (or none is named). lm-eval's are its outermost groups
+    and the tasks outside any group (:func:`bayes_eval.logs.lm_eval.lm_eval_tasks`, from the
+    file names and results JSONs only); any other log's are the values of its task column,
+    read once (:func:`read_eval_log` keeps what it read for the next call).
 
     Parameters
     ----------
@@ -415,9 +432,10 @@ def log_tasks(
 
 
 def input_digest(sources: Sequence[str]) -> str:
-    """SHA-256 of the inputs a page was computed from: every file read (a folder: every file
-    under it, in name order; ``dataset:NAME``: the shipped files), each as its name and
-    bytes, so that a reader can check they hold the same data.
+    """SHA-256 of the inputs a page was computed from: every file read, as its name and bytes.
+
+    A folder counts as every file under it, in name order; ``dataset:NAME`` as the shipped
+    files. With it a reader can check that the inputs hold the same data.
 
     Parameters
     ----------

@@ -23,7 +23,9 @@ __all__ = ["ScoredResults", "graded_treatment", "load_scored", "unused_weights"]
 
 
 class ScoredResults(NamedTuple):
-    """Results ``R[model, question, trial]`` (NaN = failed or missing), rubric weights, prior
+    """Scored results with their weights, prior runs, summaries and question clusters.
+
+    Results ``R[model, question, trial]`` (NaN = failed or missing), rubric weights, prior
     runs ``R0`` (or None), the log's summary (:meth:`EvalLog.summary`), under a schema its
     categories, weights, thresholds and counts (else None), the question selection
     (:meth:`bayes_eval.logs.design.QuestionSelection.summary`), the treatment of graded scores
@@ -247,9 +249,12 @@ def load_scored(
 
 
 def _prior_models(R: xr.DataArray, R0: xr.DataArray | None, prior, *, cli_names: bool) -> None:
-    """Refuse earlier runs whose models are not those of the results: a model of ``R0`` that
-    ``R`` lacks (its counts would be dropped without a word), or no model in common (the prior
-    would be the bare one while the output says "+ earlier runs")."""
+    """Refuse earlier runs whose models are not those of the results.
+
+    That is a model of ``R0`` that ``R`` lacks (its counts would be dropped without a word), or
+    no model in common (the prior would be the bare one while the output says "+ earlier
+    runs").
+    """
     if R0 is None or "model" not in R0.dims or "model" not in R.dims:
         return
     option = "--prior-file" if cli_names else "prior_files"
@@ -265,8 +270,10 @@ def _prior_models(R: xr.DataArray, R0: xr.DataArray | None, prior, *, cli_names:
 
 
 def _long_tables_only(files: str | Sequence[str], format: str | None, option: str) -> None:
-    """Refuse a cluster column for logs that have no columns (every format but the long
-    tables)."""
+    """Refuse a cluster column for logs that have no columns.
+
+    Every format but the long tables has none.
+    """
     from bayes_eval.logs.read import detect_format
 
     for f in [files] if isinstance(files, str) else list(files):
@@ -286,9 +293,10 @@ def _long_tables_only(files: str | Sequence[str], format: str | None, option: st
 def unused_weights(
     R: xr.DataArray, w: Sequence[float] | None, *, source: str, option: str = "weights"
 ) -> None:
-    """Warn when the results never use the top categories of ``w``: 0/1 results scored with
-    ``w = (0, 0.5, 1)`` count a correct answer as 0.5 (every score halved), which is seldom
-    what was meant.
+    """Warn when the results never use the top categories of ``w``.
+
+    0/1 results scored with ``w = (0, 0.5, 1)`` count a correct answer as 0.5 (every score
+    halved), which is seldom what was meant.
 
     Parameters
     ----------

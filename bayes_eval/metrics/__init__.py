@@ -1,5 +1,6 @@
-"""The metrics under the names of the peer package scorio, each a thin wrapper over the
-posterior (:mod:`bayes_eval.posteriors.posterior`).
+"""The metrics under the names of the peer package scorio.
+
+Each is a thin wrapper over the posterior (:mod:`bayes_eval.posteriors.posterior`).
 
 - :mod:`~bayes_eval.metrics.bayes`: Bayes@N (``bayes``, ``bayes_ci``), Hariri et al.,
   "Don't Pass@k", Algorithm 1 and Appendix A.

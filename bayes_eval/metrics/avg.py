@@ -67,14 +67,14 @@ Scale = Literal["pi_bar", "latent"]
 
 
 class AvgResult(NamedTuple):
-    """avg@N and the paper's sd on the average's scale; unpacks as ``a, sigma_a``.
+    r"""avg@N and the paper's sd on the average's scale; unpacks as ``a, sigma_a``.
 
     Attributes
     ----------
     a : float or ndarray
         The avg@N estimate (eq. 18).
     sigma_a : float or ndarray
-        :math:`\\sigma_a = \\frac{T}{N}\\sigma` (eq. 20), the sd of the latent quantity of
+        :math:`\sigma_a = \frac{T}{N}\sigma` (eq. 20), the sd of the latent quantity of
         the module docstring (not of pi-bar).
 
     Examples
@@ -92,7 +92,7 @@ class AvgResult(NamedTuple):
 
 
 class AvgCIResult(NamedTuple):
-    """avg@N with an interval; unpacks as ``a, sigma, lo, hi`` (scorio's order).
+    r"""avg@N with an interval; unpacks as ``a, sigma, lo, hi`` (scorio's order).
 
     Attributes
     ----------
@@ -100,7 +100,7 @@ class AvgCIResult(NamedTuple):
         The avg@N estimate (eq. 18), whatever the scale.
     sigma : float or ndarray
         ``scale="pi_bar"``: the posterior sd of pi-bar. ``scale="latent"``: eq. 20's
-        :math:`\\sigma_a`.
+        :math:`\sigma_a`.
     lo, hi : float or ndarray
         Credible interval of pi-bar, or of the latent quantity.
 
@@ -121,7 +121,7 @@ class AvgCIResult(NamedTuple):
 
 
 def _latent_moments(post: DirichletPosterior):
-    """``a``, :math:`\\sigma_a` and the per-question factor :math:`T_\\alpha / N_\\alpha`."""
+    r"""``a``, :math:`\sigma_a` and the per-question factor :math:`T_\alpha / N_\alpha`."""
     n = post.tally.n_trials.astype(float)
     d = post.w - post.w[0]
     m = n.shape[-1]
@@ -254,8 +254,10 @@ def avg_posterior(
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
 ) -> Posterior:
-    """The posterior behind :func:`avg_ci`: that of :func:`bayes_eval.posterior` under the
-    prior the options name, the paper's uniform prior by default on the latent scale.
+    """The posterior behind :func:`avg_ci`.
+
+    It is that of :func:`bayes_eval.posterior` under the prior the options name, the paper's
+    uniform prior by default on the latent scale.
 
     Its ``prior_label`` names the prior of :func:`avg_ci`'s numbers (on a board of binary
     results, the board's joint posterior).

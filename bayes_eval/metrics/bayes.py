@@ -70,10 +70,12 @@ def prior_of(
     R0: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
 ) -> Prior:
-    """The :class:`~bayes_eval.posteriors.priors.Prior` of the scorio-style arguments:
-    ``prior`` (None: the default, :data:`~bayes_eval.posteriors.priors.DEFAULT_PRIOR`, the
-    learned prior) and ``pool``, ``alpha0`` (the older name of a fixed prior) and the earlier
-    runs ``R0`` (with ``R0_mask``).
+    """The :class:`~bayes_eval.posteriors.priors.Prior` of the scorio-style arguments.
+
+    The arguments are ``prior`` (None: the default,
+    :data:`~bayes_eval.posteriors.priors.DEFAULT_PRIOR`, the learned prior) and ``pool``,
+    ``alpha0`` (the older name of a fixed prior) and the earlier runs ``R0`` (with
+    ``R0_mask``).
 
     Parameters
     ----------
@@ -140,9 +142,10 @@ def dirichlet_posterior(
     mask: ArrayLike | None = None,
     R0_mask: ArrayLike | None = None,
 ) -> DirichletPosterior:
-    """The per-question posteriors ``Dir(nu_alpha)`` under the fixed Dirichlet prior
-    ``alpha0`` (Hariri et al., "Don't Pass@k", §2.3 and Appendix A):
-    ``posterior(R, w, prior=...).dirichlet``.
+    """The per-question posteriors ``Dir(nu_alpha)`` under the fixed Dirichlet prior ``alpha0``.
+
+    They are ``posterior(R, w, prior=...).dirichlet`` (Hariri et al., "Don't Pass@k", §2.3 and
+    Appendix A).
 
     Parameters
     ----------
@@ -251,10 +254,12 @@ def bayes(
 def _one_pass(
     R: ArrayLike, w: ArrayLike | None, spec: Prior, mask, fractional: bool, answered_only: bool
 ) -> tuple[BayesResult, np.ndarray] | None:
-    """``(moments, weights)`` of :func:`bayes` in one pass over validated labels
-    (:mod:`bayes_eval.posteriors.onepass`), or None where it does not apply: a learned prior,
-    earlier runs, missing trials, graded scores, or weights not affine in the category (the
-    posterior's general path then)."""
+    """``(moments, weights)`` of :func:`bayes` in one pass over validated labels, or None.
+
+    The pass is that of :mod:`bayes_eval.posteriors.onepass`. None where it does not apply: a
+    learned prior, earlier runs, missing trials, graded scores, or weights not affine in the
+    category (the posterior's general path then).
+    """
     if (
         spec.learned
         or spec.runs is not None
@@ -274,8 +279,10 @@ _NAMED_ALPHA: dict[tuple[str, int], np.ndarray] = {}
 
 
 def _fixed_alpha(spec: Prior, k: int) -> np.ndarray:
-    """The Dirichlet parameter (shape ``(k,)``) of the fixed prior ``spec`` for ``k``
-    categories: ``spec.fit(...).alpha[0]``, kept for the named priors."""
+    """The Dirichlet parameter (shape ``(k,)``) of the fixed prior ``spec`` for ``k`` categories.
+
+    It is ``spec.fit(...).alpha[0]``, kept for the named priors.
+    """
     key = (spec.kind, k)
     alpha = _NAMED_ALPHA.get(key)
     if alpha is None:
@@ -301,8 +308,10 @@ def bayes_ci(
     fractional: bool = False,
     answered_only: bool = False,
 ) -> BayesCIResult:
-    r"""Bayes@N with a central credible interval: ``posterior(R, w, prior=...)`` asked for
-    its moments and :meth:`~bayes_eval.posteriors.posterior.Posterior.interval`.
+    r"""Bayes@N with a central credible interval.
+
+    Both come from ``posterior(R, w, prior=...)``, asked for its moments and
+    :meth:`~bayes_eval.posteriors.posterior.Posterior.interval`.
 
     ``interval="auto"`` (default): the posterior's own law, never outside the support
     (:meth:`~bayes_eval.posteriors.posterior.Posterior.interval`).

@@ -158,8 +158,10 @@ __all__ = [
 
 
 def _prior_spec(prior: PriorSpec | None, alpha0, beta0) -> PriorSpec:
-    """``alpha0``/``beta0`` (scorio's Beta prior) as a Dirichlet vector over (fail, success);
-    no prior at all is the default, the learned one."""
+    """``alpha0``/``beta0`` (scorio's Beta prior) as a Dirichlet vector over (fail, success).
+
+    No prior at all is the default, the learned one.
+    """
     if alpha0 is None and beta0 is None:
         return DEFAULT_PRIOR if prior is None else prior
     if prior is not None:
@@ -179,9 +181,10 @@ def pass_prior(
     beta0: float | None = None,
     **_ignored,
 ) -> Prior:
-    """The :class:`~bayes_eval.posteriors.priors.Prior` of the Pass family's scorio-style
-    arguments (``alpha0``/``beta0``: the Beta prior of scorio, Beta(alpha0, beta0) on the
-    success probability).
+    """The :class:`~bayes_eval.posteriors.priors.Prior` of the Pass family's arguments.
+
+    The arguments are scorio-style (``alpha0``/``beta0``: the Beta prior of scorio,
+    Beta(alpha0, beta0) on the success probability).
 
     Parameters
     ----------
@@ -218,12 +221,14 @@ def pass_prior(
 
 
 def _ci(metric, R, k, tau, confidence, bounds, interval, prior, pool, alpha0, beta0, mask):
-    """The one implementation of the five ``*_ci`` functions: the posterior of the latent Pass
-    metric ``metric`` (a name :meth:`Posterior.pass_metric
-    <bayes_eval.posteriors.posterior.Posterior.pass_metric>` knows), from the binary tally of
-    ``R`` and its :class:`~bayes_eval.posteriors.posterior.Posterior` under the prior of
-    ``prior``/``pool``/``alpha0``/``beta0``. The other arguments are the public ones, in their
-    order; ``tau`` is None but for ``"g_pass_at_k_tau"``."""
+    """The posterior of a latent Pass metric: the one implementation of the five ``*_ci`` functions.
+
+    The metric ``metric`` is a name :meth:`Posterior.pass_metric
+    <bayes_eval.posteriors.posterior.Posterior.pass_metric>` knows; its posterior comes from the
+    binary tally of ``R`` and its :class:`~bayes_eval.posteriors.posterior.Posterior` under the
+    prior of ``prior``/``pool``/``alpha0``/``beta0``. The other arguments are the public ones,
+    in their order; ``tau`` is None but for ``"g_pass_at_k_tau"``.
+    """
     if metric == "g_pass_at_k_tau":
         tau = check_tau(tau)
     confidence = check_confidence(confidence)

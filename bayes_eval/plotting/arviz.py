@@ -105,8 +105,10 @@ def plot_forest(
     backend: str = "matplotlib",
     title: str | None = None,
 ) -> Path:
-    """Forest plot of ``var_names`` per model: mean, 50% and ``ci_prob`` equal-tailed
-    intervals of the posterior draws, chains combined (``arviz_plots.plot_forest``).
+    """Forest plot of ``var_names`` per model (``arviz_plots.plot_forest``).
+
+    It shows the mean, 50% and ``ci_prob`` equal-tailed intervals of the posterior draws,
+    chains combined.
 
     Parameters
     ----------
@@ -203,8 +205,10 @@ def plot_forest(
 
 
 def _best_first(post: xr.Dataset, name: str) -> list | None:
-    """The ``model`` coordinate ordered by the posterior mean of ``name``, best first (None
-    when ``name`` has no ``model`` dim)."""
+    """The ``model`` coordinate ordered by the posterior mean of ``name``, best first.
+
+    None when ``name`` has no ``model`` dim.
+    """
     if name not in post or "model" not in post[name].dims:
         return None
     mean = post[name].mean([d for d in post[name].dims if d != "model"])
@@ -264,8 +268,9 @@ def plot_rank(
     var_names: Sequence[str] = ("pi_bar",),
     backend: str = "matplotlib",
 ) -> Path:
-    """Fractional rank ECDFs of every chain with their simultaneous envelope
-    (``arviz_plots.plot_rank``).
+    """Fractional rank ECDFs of every chain with their simultaneous envelope.
+
+    They are drawn by ``arviz_plots.plot_rank``.
 
     Parameters
     ----------
@@ -361,10 +366,12 @@ def plot_ppc(
     num_samples: int = 50,
     backend: str = "matplotlib",
 ) -> Path:
-    """Posterior predictive against the observed data: for integer data such as the models'
-    counts a rootogram (``arviz_plots.plot_ppc_rootogram``) of how often each count occurs
-    over all cells (model, question, category pooled: arviz-plots' rootogram takes one
-    observation dim), the predictive densities (``arviz_plots.plot_ppc_dist``) otherwise.
+    """Posterior predictive against the observed data, as a rootogram or predictive densities.
+
+    For integer data such as the models' counts, a rootogram
+    (``arviz_plots.plot_ppc_rootogram``) of how often each count occurs over all cells (model,
+    question, category pooled: arviz-plots' rootogram takes one observation dim); the
+    predictive densities (``arviz_plots.plot_ppc_dist``) otherwise.
 
     Parameters
     ----------

@@ -50,8 +50,10 @@ def pyplot():
 
 
 def save_png(fig, path: str | Path, *, dpi: int = 110, tight: bool = False) -> Path:
-    """Write ``fig`` to ``path`` as PNG, close it, and return the path. ``tight``: the page
-    is cropped or grown to what is drawn (labels the layout left outside the figure kept).
+    """Write ``fig`` to ``path`` as PNG, close it, and return the path.
+
+    ``tight``: the page is cropped or grown to what is drawn (labels the layout left outside
+    the figure kept).
 
     Parameters
     ----------
@@ -97,9 +99,10 @@ def save_png(fig, path: str | Path, *, dpi: int = 110, tight: bool = False) -> P
 
 
 def short_labels(names, width: int = LABEL_WIDTH) -> list[str]:
-    """Names as a figure shows them: one line, at most ``width`` characters (the middle
-    elided: ``"DeepSeek-R1-Dist...-Llama-70B"``), and still distinct (a clash gets ``#2``,
-    ``#3``), so that a long name cannot grow a figure to thousands of pixels.
+    """Names as a figure shows them: one line, at most ``width`` characters, still distinct.
+
+    A long name has its middle elided (``"DeepSeek-R1-Dist...-Llama-70B"``) and a clash gets
+    ``#2``, ``#3``, so that a long name cannot grow a figure to thousands of pixels.
 
     Parameters
     ----------

@@ -54,12 +54,13 @@ def estimator_label(table: xr.Dataset) -> str:
 def forest_plot(
     table: xr.Dataset, path: str | Path, *, title: str | None = None, paper_ranks: bool = False
 ) -> Path:
-    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, and write each model's rank range
-    (every rank the pairwise statements leave open, no chaining) in the right margin; shade
-    the tie groups the board's claims leave (``tie_group``, groups of two or more models in a
-    run of the list; :func:`bayes_eval.ranking.claims.fdr_claims`) or, with ``paper_ranks``,
-    the CI-aware rank groups instead (the chaining rule of Hariri et al., "Don't Pass@k",
-    §2.7.1, named as such).
+    """Draw ``mu`` with ``[lo, hi]`` per model, best on top, with rank ranges and rank groups.
+
+    Write each model's rank range (every rank the pairwise statements leave open, no chaining)
+    in the right margin; shade the tie groups the board's claims leave (``tie_group``, groups
+    of two or more models in a run of the list; :func:`bayes_eval.ranking.claims.fdr_claims`)
+    or, with ``paper_ranks``, the CI-aware rank groups instead (the chaining rule of Hariri et
+    al., "Don't Pass@k", §2.7.1, named as such).
 
     Parameters
     ----------

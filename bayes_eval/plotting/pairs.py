@@ -1,5 +1,7 @@
-"""Heat maps of ``P(row better than column)``: independent and paired side by side
-(:func:`bayes_eval.ranking.paired.compare_pairs`, ``bayes-eval pairs --plot``)."""
+"""Heat maps of ``P(row better than column)``: independent and paired side by side.
+
+See :func:`bayes_eval.ranking.paired.compare_pairs` and ``bayes-eval pairs --plot``.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +17,9 @@ __all__ = ["pairs_plot", "text_colour"]
 
 
 def text_colour(p: float) -> str:
-    """The colour of a cell's number on the RdBu_r scale 0..1: white on the dark ends (below
-    0.2 or above 0.8), black on the light middle.
+    """The colour of a cell's number on the RdBu_r scale 0..1.
+
+    White on the dark ends (below 0.2 or above 0.8), black on the light middle.
 
     Parameters
     ----------
@@ -44,9 +47,11 @@ def pairs_plot(
     *,
     title: str | None = None,
 ) -> Path:
-    """One heat map per matrix (e.g. ``{"independent": ..., "paired": ...}``), rows and
-    columns in the order of ``models``, shared colour scale 0..1 (diverging around 1/2);
-    cells are annotated when there are at most 20 models. Returns the path written.
+    """Draw one heat map per matrix (e.g. ``{"independent": ..., "paired": ...}``).
+
+    Rows and columns are in the order of ``models``, with a shared colour scale 0..1 (diverging
+    around 1/2); cells are annotated when there are at most 20 models. Returns the path
+    written.
 
     Parameters
     ----------

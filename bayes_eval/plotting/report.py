@@ -77,8 +77,10 @@ footer { margin-top: 3em; font-size: 0.8em; color: #777; }
 
 
 class Report(NamedTuple):
-    """:func:`leaderboard_report`: the page, the leaderboard and pairwise comparisons its
-    numbers come from, and the notes and warnings it lists.
+    """What :func:`leaderboard_report` returns: the page and what its numbers come from.
+
+    The page, the leaderboard and pairwise comparisons its numbers come from, and the notes
+    and warnings it lists.
 
     Attributes
     ----------
@@ -111,8 +113,10 @@ class Report(NamedTuple):
 
 
 def page_notes(board: Leaderboard, notes: Sequence[str] = ()) -> tuple[str, ...]:
-    """The notes a page lists under its diagnostics: the posterior's own note when a learned
-    prior's concentration is not identified, then ``notes``, each once.
+    """The notes a page lists under its diagnostics.
+
+    The posterior's own note when a learned prior's concentration is not identified, then
+    ``notes``, each once.
 
     Parameters
     ----------
@@ -192,8 +196,9 @@ def _prior_names(board: Leaderboard, pairs: PairedComparison) -> dict[str, str]:
 def report_figures(
     board: Leaderboard, pairs: PairedComparison, *, title: str = "leaderboard"
 ) -> dict[str, bytes]:
-    """The page's figure as PNG bytes: ``forest``
-    (:func:`bayes_eval.plotting.forest.forest_plot` of the rank table, as
+    """The page's figure as PNG bytes.
+
+    ``forest`` (:func:`bayes_eval.plotting.forest.forest_plot` of the rank table, as
     ``bayes-eval rank --plot`` draws it), drawn headless (matplotlib's Agg). The pairwise
     probabilities are HTML tables on the page (legible at any size, every number selectable),
     not a picture.
@@ -239,18 +244,21 @@ _HEAT_NAME = 40
 
 
 def _heat_colour(p: float) -> str:
-    """A cell's background for P in [0, 1]: white at 1/2, blue toward 1, red toward 0 (its
-    text stays dark: the lightness never drops below 55%)."""
+    """A cell's background for P in [0, 1]: white at 1/2, blue toward 1, red toward 0.
+
+    Its text stays dark: the lightness never drops below 55%.
+    """
     t = min(abs(p - 0.5) * 2.0, 1.0)
     hue = 215 if p >= 0.5 else 5
     return f"hsl({hue}, 70%, {100 - 45 * t:.0f}%)"
 
 
 def heat_table(models: Sequence[str], matrix: ArrayLike, *, css_id: str = "") -> str:
-    """``P(row better than column)`` as an HTML heat map: one row per model (its number and
-    name), columns numbered as the rows, each cell its probability to 2 decimals (the full
-    value in ``data-value``) on a colour from red (0) through white (1/2) to blue (1); no
-    probability: a dash.
+    """``P(row better than column)`` as an HTML heat map.
+
+    One row per model (its number and name), columns numbered as the rows, each cell its
+    probability to 2 decimals (the full value in ``data-value``) on a colour from red (0)
+    through white (1/2) to blue (1); no probability: a dash.
 
     Parameters
     ----------
@@ -354,8 +362,11 @@ def _leaderboard_section(board: Leaderboard, names: dict[str, str]) -> str:
 
 
 def _claims_section(board: Leaderboard, names: dict[str, str]) -> str:
-    """The claims the board makes as a set: the orderings at the posterior expected FDR, with
-    each claim's probability, and the tie groups they leave."""
+    """The claims the board makes as a set.
+
+    The orderings at the posterior expected FDR, with each claim's probability, and the tie
+    groups they leave.
+    """
     from bayes_eval.ranking.leaderboard import claims_records, tie_groups
 
     table = board.table
@@ -705,8 +716,10 @@ def leaderboard_report(
     notes: Sequence[str] = (),
     provenance: Mapping[str, str] | None = None,
 ) -> Report:
-    """Rank the models of ``R[model, question, trial]`` and compare every pair, and lay both
-    out as one self-contained HTML page (:func:`report_page`).
+    """Rank the models of ``R[model, question, trial]`` and compare every pair.
+
+    Both are laid out as one self-contained HTML page (:func:`report_page`).
+
 
     The leaderboard is :func:`bayes_eval.ranking.leaderboard.leaderboard` (Bayes@N, the
     posterior mean of each model's score over these questions, with its credible interval

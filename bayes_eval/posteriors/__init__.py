@@ -1,5 +1,7 @@
-"""The posterior of a score, its priors and its exact laws (Hariri et al., "Don't Pass@k: A
-Bayesian Framework for Large Language Model Evaluation", §2.2-2.5 and Appendix A).
+"""The posterior of a score, its priors and its exact laws.
+
+See Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation",
+§2.2-2.5 and Appendix A.
 
 - :mod:`~bayes_eval.posteriors.priors`: :class:`Prior`, the per-question prior as a value
   (uniform, Jeffreys, a fixed Dirichlet, or learned from the questions; earlier runs and

@@ -37,9 +37,8 @@ the exact objective, so the optimum is the exact one (the board's hyperpriors mo
 grid of s is walked from a moment guess outward, each point warm-started from its neighbour,
 until the profile has fallen 50 below its maximum (``_walk``): on large boards a handful
 of the 28 points, the last in each direction iterated only until Newton's estimate, with a
-margin, puts it that far below (93 x 1,136 graded: four points and 21 objective calls; a
-joint L-BFGS-B over all 28 was two orders of magnitude slower and stopped up to 1e-3 from the
-optimum in log kappa; timings in ``benchmarks/README.md``). Given
+margin, puts it that far below (its cost, against a joint L-BFGS-B over all 28 points that
+stopped up to 1e-3 from the optimum in log kappa, is in ``benchmarks/README.md``). Given
 :math:`s` and :math:`\theta_l`, model l's rates across questions are logit-normal, and the
 Beta with the same mean and variance has
 
@@ -128,7 +127,8 @@ def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=No
     ``gap``: the unanswered pairs ``1 - n`` as a sparse matrix (``n`` binary, most pairs
     answered): the two products by ``n`` are then the sums over every model less sparse
     products by the gaps, no BLAS call (on a busy machine an order of magnitude faster:
-    ``benchmarks/README.md``)."""
+    ``benchmarks/README.md``).
+    """
     theta = theta_flat.reshape(s.size, -1)  # (S, L)
     eta = theta[:, None, :] - s[:, None, None] * _NODES[None, :, None]  # (S, J, L)
     miss = n - y
@@ -173,8 +173,11 @@ _BELOW_DECREMENT = 8.0
 
 
 def _log_kappa(theta: NDArray, s: float) -> NDArray:
-    """Each model's concentration (log) at s and abilities theta: the Beta's with the mean and
-    variance of its logit-normal rates (module docstring)."""
+    """Each model's concentration (log) at s and abilities theta.
+
+    It is the concentration of the Beta with the mean and variance of the model's logit-normal
+    rates (module docstring).
+    """
     p = expit(theta[:, None] - s * _NODES[None, :])  # (L, J)
     wz = _WEIGHTS / _WEIGHTS.sum()
     mean = p @ wz
@@ -193,7 +196,8 @@ def _product(a: NDArray, b: NDArray) -> NDArray:
     OpenBLAS splits a larger product over its threads, which wait for each other: on a
     machine whose cores are busy such a product runs several times to hundreds of times slower
     than quiet (``benchmarks/README.md``), while the blocks stay at their quiet speed. Blocks
-    of the inner dimension when the result is small, else of the rows."""
+    of the inner dimension when the result is small, else of the rows.
+    """
     m, k = a.shape
     n = b.shape[1]
     if m * n * k <= _ONE_THREAD:
@@ -216,8 +220,9 @@ def _complete_objective(
     miss: NDArray,
     hessian: bool = True,
 ):
-    r"""The profile objective of one s when every model answered every question, with its
-    gradient and Hessian in the abilities.
+    r"""The profile objective of one s when every model answered every question.
+
+    Also its gradient and Hessian in the abilities.
 
     With :math:`n_{lq} = 1` the log likelihood of question q at node :math:`z_j` is
     :math:`A_j - \theta\cdot(1 - y_q) + s z_j C_q`, with :math:`A_j = \sum_l
@@ -236,7 +241,8 @@ def _complete_objective(
     z_j)` and :math:`U = 1 - p`: gradient :math:`UP - \mathrm{Miss}`, Hessian
     :math:`U(\mathrm{diag}\,P - Q)U^\top - \mathrm{diag}_l\big(\sum_j P_j p_{lj}U_{lj}\big)`.
     Returns ``(value, gradient, Hessian)`` (the Hessian None with ``hessian=False``: no
-    :math:`Q`)."""
+    :math:`Q`).
+    """
     sz = s * _NODES
     eta = theta[:, None] - sz[None, :]  # (L, J)
     t = (_LOG_WEIGHTS + log_expit(eta).sum(axis=0))[:, None] + sz[:, None] * c_vals[None, :]
@@ -265,8 +271,10 @@ _C_REACH = 4.0
 
 
 def _chebyshev_panels(c_vals: NDArray, c_mult: NDArray, half: float) -> tuple[NDArray, NDArray]:
-    r"""Atoms standing for the sums over the distinct question totals ``c_vals`` (sorted, with
-    multiplicities ``c_mult``) in the objective of :func:`_complete_objective`.
+    r"""Atoms standing for the sums over the distinct question totals in the objective.
+
+    The totals are ``c_vals`` (sorted, with multiplicities ``c_mult``), the objective that of
+    :func:`_complete_objective`.
 
     Every function of C that the objective sums (:math:`F`, the node posteriors
     :math:`\omega_j` and their products) is analytic near the real axis, so the sum over the
@@ -275,7 +283,8 @@ def _chebyshev_panels(c_vals: NDArray, c_mult: NDArray, half: float) -> tuple[ND
     :math:`\ell_p` the Lagrange basis of the points (interpolation error falling like
     :math:`\rho^{-P}` with the Bernstein ellipse the strip of analyticity allows: Trefethen,
     "Approximation Theory and Approximation Practice", Thm 8.2). Panels holding at most
-    :data:`_C_POINTS` totals keep them. Returns ``(values, weights)``."""
+    :data:`_C_POINTS` totals keep them. Returns ``(values, weights)``.
+    """
     lo0 = float(c_vals[0])
     panel = np.floor((c_vals - lo0) / (2.0 * half)).astype(np.int64)
     n_panels = int(panel[-1]) + 1
@@ -304,9 +313,11 @@ def _chebyshev_panels(c_vals: NDArray, c_mult: NDArray, half: float) -> tuple[ND
 
 
 def _newton_step(neg: NDArray, grad: NDArray) -> tuple[NDArray, bool]:
-    """The solution of ``neg @ step = grad`` by Cholesky, with ``neg`` shifted to positive
-    definite (Levenberg) when it is not (the quadrature can spoil exact concavity); and
-    whether it was shifted (or a gradient step taken)."""
+    """The solution of ``neg @ step = grad`` by Cholesky, and whether ``neg`` was shifted.
+
+    ``neg`` is shifted to positive definite (Levenberg) when it is not (the quadrature can
+    spoil exact concavity); the flag also tells whether a gradient step was taken instead.
+    """
     shift, scale = 0.0, 1e-6 * max(float(np.abs(np.diag(neg)).max()), 1e-12)
     for _ in range(40):
         # LAPACK's potrf/potrs directly: half the time of scipy's checked wrappers
@@ -317,11 +328,12 @@ def _newton_step(neg: NDArray, grad: NDArray) -> tuple[NDArray, bool]:
     return grad / max(float(np.abs(np.diag(neg)).max()), 1e-12), True  # a gradient step
 
 
-def _complete_solver(y: NDArray, compress: bool = True):
-    """The profile of one s on a complete board (every model answered every shared
-    question): Newton's method on :func:`_complete_objective` (the marginal likelihood is
-    log-concave in the abilities, Prekopa's theorem, up to the quadrature), step halving, the
-    bounds +-:data:`_THETA_BOUND` kept by fixing the abilities that press against them.
+def _complete_solver(y: NDArray, compress: bool = True):  # noqa: C901 - Newton's method with step halving and its stopping rules in one loop
+    """The profile of one s on a complete board (every model answered every shared question).
+
+    Newton's method on :func:`_complete_objective` (the marginal likelihood is log-concave in
+    the abilities, Prekopa's theorem, up to the quadrature), step halving, the bounds
+    +-:data:`_THETA_BOUND` kept by fixing the abilities that press against them.
 
     With many distinct totals (graded results) and ``compress``, the iterations run on the
     totals compressed by :func:`_chebyshev_panels` (panels of half-width at most
@@ -334,17 +346,17 @@ def _complete_solver(y: NDArray, compress: bool = True):
     :data:`_BELOW_MARGIN` Newton decrements (four times the gain a quadratic model promises)
     plus :data:`_BELOW_SLACK` lies below it, after a Newton step that needed no Levenberg
     shift and no cap and whose decrement is at most :data:`_BELOW_DECREMENT`, the iterations
-    stop: the walk ends at such a point, whose weight is then below e^-50 of the largest (on
-    93 x 1,136 graded: 21 objective calls instead of 31). The estimate is not a bound: where
-    the quadrature makes the objective non-concave (large s, many models) the quadratic model
-    can promise too little. From a neighbour's abilities (the walk's start) the converged
-    profile exceeded value plus two decrements by up to 21, on 120 complete boards of 2-150
-    models with difficulty sd up to 10 probed at every grid point; hence the slack of 40 and
-    the cap. In the walks themselves (320 random boards, binary and graded, complete and not,
-    difficulty sd 0.05-15) every point left this way had its converged profile at least 40
-    below the level.
+    stop: the walk ends at such a point, whose weight is then below e^-50 of the largest. The
+    estimate is not a bound: where the quadrature makes the objective non-concave (large s,
+    many models) the quadratic model can promise too little. From a neighbour's abilities
+    (the walk's start) the converged profile exceeded value plus two decrements by up to 21,
+    on 120 complete boards of 2-150 models with difficulty sd up to 10 probed at every grid
+    point; hence the slack of 40 and the cap. In the walks themselves (320 random boards,
+    binary and graded, complete and not, difficulty sd 0.05-15) every point left this way had
+    its converged profile at least 40 below the level.
     Returns ``solve(s, start, below) -> (profile, theta, reach)``: the value reached and that
-    estimate of the most it could reach (the profile itself when converged)."""
+    estimate of the most it could reach (the profile itself when converged).
+    """
     miss_q = (1.0 - y).sum(axis=0)  # C_q
     c_vals, c_mult = np.unique(miss_q, return_counts=True)
     c_mult = c_mult.astype(float)
@@ -423,10 +435,13 @@ def _complete_solver(y: NDArray, compress: bool = True):
 
 
 def _general_solver(y: NDArray, n: NDArray):
-    """The profile of one s on an incomplete board: L-BFGS-B on :func:`_neg_profile` in the
-    bounded abilities (the unanswered pairs as a sparse matrix when they are fewer than half).
+    """The profile of one s on an incomplete board.
+
+    L-BFGS-B on :func:`_neg_profile` in the bounded abilities (the unanswered pairs as a
+    sparse matrix when they are fewer than half).
     Returns ``solve(s, start, below) -> (profile, theta, profile)`` (``below`` unused: it
-    always converges)."""
+    always converges).
+    """
     gap = None
     if np.all((n == 0.0) | (n == 1.0)) and n.mean() > 0.5:
         from scipy.sparse import csr_matrix
@@ -451,8 +466,11 @@ def _general_solver(y: NDArray, n: NDArray):
 
 
 def _start_index(y: NDArray, n: NDArray) -> int:
-    """The grid point of s nearest a moment guess: the sd of the logits of the questions'
-    mean rates (what a shared difficulty of sd s spreads them by)."""
+    """The grid point of s nearest a moment guess.
+
+    The guess is the sd of the logits of the questions' mean rates (what a shared difficulty
+    of sd s spreads them by).
+    """
     count = n.sum(axis=0)
     rate = y.sum(axis=0) / np.maximum(count, 1.0)
     k = y.shape[0]
@@ -462,17 +480,19 @@ def _start_index(y: NDArray, n: NDArray) -> int:
 
 
 def _walk(solve, theta0: NDArray, start: int, med0: NDArray, sd0: NDArray) -> dict:
-    r"""The profile on the grid of s, walked from ``start`` upward then downward, each point
-    warm-started from its neighbour, each direction stopping where the profile falls and lies
-    :data:`_WALK_DROP` below every model's best log weight (profile plus the log hyperprior of
-    its :math:`\kappa_l(s)`, at most the profile): the points left out would carry weights
-    below :math:`e^{-50}` of the largest if the profile is unimodal in s (a marginal
+    r"""The profile on the grid of s, walked from ``start`` upward then downward.
+
+    Each point is warm-started from its neighbour, each direction stopping where the profile
+    falls and lies :data:`_WALK_DROP` below every model's best log weight (profile plus the
+    log hyperprior of its :math:`\kappa_l(s)`, at most the profile): the points left out would
+    carry weights below :math:`e^{-50}` of the largest if the profile is unimodal in s (a marginal
     likelihood in one variance parameter; on 93 x 1,136 boards it falls by thousands within
     a few grid points). Each point is solved with the level that would end the walk there
     (``below``), so a point far below is iterated only until Newton's estimate, with a margin
     (:func:`_complete_solver`), puts it there; its value, a lower bound of its profile, then
     enters the weights with less than e^-50 of the largest.
-    Returns ``{index: (profile, theta, log_kappa)}``."""
+    Returns ``{index: (profile, theta, log_kappa)}``.
+    """
     fits: dict[int, tuple[float, NDArray, NDArray]] = {}
     best = np.full(med0.size, -np.inf)
     for direction in (1, -1):

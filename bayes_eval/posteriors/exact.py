@@ -63,38 +63,19 @@ The paper approximates its law by :math:`N(\mu, \sigma^2)` (§2.5); this module 
    (:func:`scipy.special.betaincinv` for :math:`K = 1`, root finding in the log-distance from
    the nearer end on the Imhof CDF otherwise).
 
-Accuracy. Measured by ``python benchmarks/bench_exact_accuracy.py`` (288 cases per
-confidence level: alpha0 in {0.05, 0.5, 1, 10}, binary and (0, 1/2, 1) rubrics, M in
-{1, 2, 5, 30}, N in {1, 16}, all-wrong, all-correct, half-and-half, all-middle and random
-data; references: scipy's beta quantiles, numerical convolution by quadrature for two binary
-questions, and a 16 times finer computation; ``test_accuracy_against_independent_references``
-in ``tests/posteriors/test_exact_posterior.py`` checks a representative subset of them) and
-wider sweeps (about 900 cases at 95% with alpha0 up to 100; 504 cases at each of 50, 80, 90,
-99 and 99.9%; a reference with exact CDF values in every cell instead of splines; conditional
-Monte Carlo with 8·10^6 draws, also for the affine map of avg@N):
-
-==========  ==========================  ==============================
-confidence  endpoint - exact quantile   mass beyond an endpoint - tail
-==========  ==========================  ==============================
-50%         < 1e-4 posterior sd         < 4e-5
-80-95%      < 1e-4 posterior sd         < 8e-6 (95%: < 4e-6)
-99%         < 2e-4 posterior sd         < 1.5e-6
-99.9%       < 4e-4 posterior sd         < 4e-7
-==========  ==========================  ==============================
-
-(far in a tail the density is small, so a larger error in sd is a smaller one in
-probability). The closed forms of the all-wrong tails (tests) are met to 2e-6 relative.
-Endpoints always lie in the support. One limit is floating point: a quantile closer to a
-point than the spacing of floats there is that point (all-correct data under alpha0 = 0.05:
-the 97.5% point is :math:`1 - 8\cdot10^{-33}`, returned as 1.0, with no mass beyond it).
+Accuracy: the endpoints of an equal-tailed interval are within 1e-4 posterior sd of the
+exact quantiles up to 95% confidence (4e-4 at 99.9%), the mass beyond each endpoint is the
+nominal one within 4e-6 at 95%, and endpoints always lie in the support. The measurements
+behind these bounds, their references and ``benchmarks/bench_exact_accuracy.py`` that
+repeats them are on the documentation's page "Exact credible intervals".
 
 **The lattice law of pi-bar** (:class:`ExactPosterior`, steps 5-8) and its refinements near
 the ends of the support and near the point where the law concentrates.
 :meth:`ExactPosterior.cdf` and :meth:`ExactPosterior.ppf`
 interpolate the lattice; a value within 512 cells of an end is recomputed from that end on
-lattices of distances (:meth:`_Model.end_cdf`: each question's law truncated there, exact
+lattices of distances (:meth:`_LatticeLaw.end_cdf`: each question's law truncated there, exact
 truncated products of transforms), a value within 64 cells of the sum of the most probable
-levels on nested finer lattices (:meth:`_Model.spike_cdf`), and with one question the exact
+levels on nested finer lattices (:meth:`_LatticeLaw.spike_cdf`), and with one question the exact
 CDF is inverted directly (``_single_ppf``).
 
 **Per-question lattice laws** (steps 1 and 3, linear binning). Questions are merged into
@@ -269,8 +250,8 @@ def exact_posterior(
     if inside.size and inside[-1] > g_mean:
         factor = min(factor, (upper - mean) / (inside[-1] - g_mean))
     x = mean + (x - g_mean) * factor
-    model = _Model(questions, const, lower, upper, h * factor, raw, spike)
-    return ExactPosterior(x, pmf, h * factor, mean, sd, (lower, upper), model)
+    law = _LatticeLaw(questions, const, lower, upper, h * factor, raw, spike)
+    return ExactPosterior(x, pmf, h * factor, mean, sd, (lower, upper), law)
 
 
 def lattice_step(nus, w: ArrayLike) -> float | None:
@@ -440,10 +421,10 @@ def exact_interval(
             t_i = np.zeros(1) if t_i is None else np.asarray(t_i, dtype=float)
             questions, const = _questions(levels, beta, s_i, t_i, 1)
             if levels.size > 1 and questions:
-                model = _Model(
+                law = _LatticeLaw(
                     questions, const, questions[0].lo + const, questions[0].hi + const, 0
                 )
-                lo[i], hi[i] = _single_ppf(model, tail), _single_ppf(model, 1.0 - tail)
+                lo[i], hi[i] = _single_ppf(law, tail), _single_ppf(law, 1.0 - tail)
                 continue
         dist = exact_posterior(nu_i, w, scale=s_i, shift=t_i)
         lo[i], hi[i] = dist.ppf([tail, 1.0 - tail])
@@ -465,9 +446,11 @@ _NEGLIGIBLE_MASS = 1e-11  # lattice masses below this are left out of a product 
 
 
 def on_one_lattice(w: ArrayLike) -> bool:
-    """Whether :func:`mixture_interval` puts the correction's laws on one shared lattice
-    (milliseconds): every gap between the distinct weights is at least 1/4096 of their
-    range; otherwise it takes the exact laws at the heaviest nodes (seconds).
+    """Whether :func:`mixture_interval` puts the correction's laws on one shared lattice.
+
+    It does when every gap between the distinct weights is at least 1/4096 of their range;
+    otherwise it takes the exact laws at the heaviest nodes, which costs far more (see
+    ``benchmarks/README.md``).
 
     Parameters
     ----------
@@ -652,10 +635,12 @@ def _laws_interval(
     mean: float,
     sd: float,
 ) -> CredibleInterval:
-    """The quantiles ``p`` of :func:`mixture_interval` with the correction from the exact laws
-    of :func:`exact_posterior` (with their refinements near the ends and the spike) at the
-    heaviest nodes: the reference the shared lattice is tested against, and the method for
-    levels closer than ``1/_BINARY_MAX_CELLS`` of the range."""
+    """The quantiles ``p`` of :func:`mixture_interval` with the correction from exact laws.
+
+    The laws are those of :func:`exact_posterior` (with their refinements near the ends and
+    the spike) at the heaviest nodes: the reference the shared lattice is tested against, and
+    the method for levels closer than ``1/_BINARY_MAX_CELLS`` of the range.
+    """
     lo_s, hi_s = float(w.min()), float(w.max())
     rows, mult = np.unique(counts, axis=0, return_counts=True)
     heavy = np.argsort(-weights, kind="stable")[:_MIXTURE_EXACT]
@@ -776,9 +761,10 @@ def _beta_excess(a: NDArray, b: NDArray, s: NDArray) -> NDArray:
 
 
 def _level_pmf(par: NDArray, c: NDArray, n: int) -> NDArray:
-    r"""Linear binning of :math:`Y = c\cdot\pi`, :math:`\pi \sim \mathrm{Dir}(\nu)`, on the
-    points :math:`i/n`, :math:`i = 0, \dots, n` (one row of ``par`` per law; ``c`` ascending
-    from 0 to 1, every gap at least :math:`1/n`).
+    r"""Linear binning of :math:`Y = c\cdot\pi`, :math:`\pi \sim \mathrm{Dir}(\nu)`.
+
+    The points are :math:`i/n`, :math:`i = 0, \dots, n` (one row of ``par`` per law; ``c``
+    ascending from 0 to 1, every gap at least :math:`1/n`).
 
     By stick-breaking from the lowest level, :math:`Y = c_0 + U_0 (Z_1 - c_0)` with
     :math:`U_0 = 1 - \pi_0 \sim \mathrm{Beta}(\sum_{k>0}\nu_k, \nu_0)` independent of
@@ -899,10 +885,12 @@ def _mixture_roots(
     start: NDArray | None = None,
     tol: float = 1e-6,
 ):
-    """Roots of ``cdf(x) = p`` in ``[lo, hi]`` (vectorised over ``p``), to ``tol`` sd: a
-    Newton step on ``pdf`` from ``start`` (default: the normal quantiles of ``mean``, ``sd``),
-    then secant steps through the last two points, kept inside a shrinking bracket (bisection
-    when a step leaves it). A root within ``tol`` sd of an end is that end."""
+    """Roots of ``cdf(x) = p`` in ``[lo, hi]`` (vectorised over ``p``), to ``tol`` sd.
+
+    A Newton step on ``pdf`` from ``start`` (default: the normal quantiles of ``mean``,
+    ``sd``), then secant steps through the last two points, kept inside a shrinking bracket
+    (bisection when a step leaves it). A root within ``tol`` sd of an end is that end.
+    """
     p = np.clip(p, 1e-15, 1.0 - 1e-15)
     tol = tol * sd
     # a root within tol of an end is that end (bisecting towards it would take ~20 steps)
@@ -953,9 +941,11 @@ def _full_product(a: NDArray, p: NDArray, k: int) -> NDArray:
 
 
 @dataclass(frozen=True)
-class _Model:
-    """What the refinements of :class:`ExactPosterior` need: the question groups, the support
-    of the sum and the point where its law can concentrate."""
+class _LatticeLaw:
+    """What the refinements of :class:`ExactPosterior` need.
+
+    The question groups, the support of the sum and the point where its law can concentrate.
+    """
 
     questions: tuple[_Question, ...]
     const: float  # sum of the questions with zero slope
@@ -972,8 +962,9 @@ class _Model:
         return sum(q.count for q in self.questions)
 
     def end_cdf(self, end: int, r_max: float) -> tuple[NDArray, NDArray]:
-        """CDF of the distance of pi-bar from its lower (``end=0``) or upper end on
-        ``[0, r_max]``: edges ``(j + 1/2) r_max / n`` and the CDF there.
+        """CDF of the distance of pi-bar from its lower (``end=0``) or upper end.
+
+        On ``[0, r_max]``: edges ``(j + 1/2) r_max / n`` and the CDF there.
 
         Exact truncation: a distance ``<= r`` needs every question within ``r`` of its end, so
         each question's law is needed only there (linear binning, lattice point 0 at the end).
@@ -1012,8 +1003,11 @@ class _Model:
         return max(r, 0.0)  # pragma: no cover - the scale shrinks by >= 4 per pass
 
     def near_sum(self, n: int, step: float) -> tuple[NDArray, NDArray]:
-        """Edges and CDF of the sum of the questions' distances from their anchors, each
-        truncated to ``n`` cells of ``step`` (lattice point 0 at :attr:`spike`)."""
+        """Edges and CDF of the sum of the questions' distances from their anchors.
+
+        Each distance is truncated to ``n`` cells of ``step`` (lattice point 0 at
+        :attr:`spike`).
+        """
         first, total = 0, np.array([1.0])
         for q in self.questions:
             j0, pmf = _near_pmf(q, n, step)
@@ -1042,8 +1036,11 @@ class _Model:
         return [*pieces, coarse, fine], h / 8
 
     def spike_cdf(self, x: NDArray) -> NDArray:
-        """``P(pi-bar - spike <= x)`` for ``|x|`` below ``_SPIKE_CELLS`` lattice cells: each
-        value from the first level whose step ``h`` has ``Z h <= |x|`` (at most 20 levels)."""
+        """``P(pi-bar - spike <= x)`` for ``|x|`` below ``_SPIKE_CELLS`` lattice cells.
+
+        Each value comes from the first level whose step ``h`` has ``Z h <= |x|`` (at most 20
+        levels).
+        """
         pieces, h = self._spike_start()
         out = np.empty(x.size)
         todo = np.ones(x.size, dtype=bool)
@@ -1132,7 +1129,7 @@ class ExactPosterior:
         Exact posterior mean and standard deviation (eq. 15).
     support : (float, float)
         Smallest and largest possible value of pi-bar.
-    _model : object, optional
+    _law : object, optional
         Internal: the per-question laws behind the refinements of :meth:`cdf` and
         :meth:`ppf` near the ends and the spike (None: the lattice alone).
 
@@ -1154,7 +1151,7 @@ class ExactPosterior:
     mean: float
     sd: float
     support: tuple[float, float] = (-np.inf, np.inf)
-    _model: _Model | None = field(default=None, repr=False, compare=False)
+    _law: _LatticeLaw | None = field(default=None, repr=False, compare=False)
 
     def _lattice_cdf(self) -> tuple[NDArray, NDArray]:
         cached = self.__dict__.get("_lattice")  # computed once (cdf is called many times)
@@ -1165,9 +1162,10 @@ class ExactPosterior:
         return cached
 
     def lattice_cdf(self, value: NDArray) -> NDArray[np.float64]:
-        """The lattice CDF at ``value`` (linear across cells), without the refinements of
-        :meth:`cdf` near the ends of the support and the spike: 0 below the support, 1
-        above it."""
+        """The lattice CDF at ``value`` (linear across cells): 0 below the support, 1 above it.
+
+        Without the refinements of :meth:`cdf` near the ends of the support and the spike.
+        """
         edges, cum = self._lattice_cdf()
         out = np.interp(value, edges, cum)
         lower, upper = self.support
@@ -1192,31 +1190,31 @@ class ExactPosterior:
         lower, upper = self.support
         out[v <= lower] = 0.0
         out[v >= upper] = 1.0
-        model = self._model
-        if model is None or self.sd == 0.0:
+        law = self._law
+        if law is None or self.sd == 0.0:
             return out.reshape(value.shape)
         inside = (v > lower) & (v < upper)
-        if model.n_random == 1:
-            out[inside] = _single_cdf(model, v[inside])
+        if law.n_random == 1:
+            out[inside] = _single_cdf(law, v[inside])
             return out.reshape(value.shape)
         d_lo, d_hi = v - lower, upper - v
-        near = inside & (np.minimum(d_lo, d_hi) < _ZOOM_TRIGGER * model.step)
+        near = inside & (np.minimum(d_lo, d_hi) < _ZOOM_TRIGGER * law.step)
         # not where the tail is negligible: linear binning moves no mass by more than a cell
         # per question, so the lattice is exact to 1e-15 if it is that small M + 2 cells on
-        reach = (model.n_random + 2) * model.step
+        reach = (law.n_random + 2) * law.step
         tail = np.minimum(np.interp(v + reach, edges, cum), 1.0 - np.interp(v - reach, edges, cum))
         near &= tail > 1e-15
-        if model.spike is not None:
-            at_spike = inside & (np.abs(v - model.spike) < _SPIKE_CELLS * model.step)
+        if law.spike is not None:
+            at_spike = inside & (np.abs(v - law.spike) < _SPIKE_CELLS * law.step)
             if at_spike.any():
-                out[at_spike] = model.spike_cdf(v[at_spike] - model.spike)
+                out[at_spike] = law.spike_cdf(v[at_spike] - law.spike)
             near &= ~at_spike
         from_lower = near & (d_lo <= d_hi)  # from the nearer end
         from_upper = near & (d_lo > d_hi)
         if from_lower.any():
-            out[from_lower] = model.end_cdf_many(d_lo[from_lower], 0)
+            out[from_lower] = law.end_cdf_many(d_lo[from_lower], 0)
         if from_upper.any():
-            out[from_upper] = 1.0 - model.end_cdf_many(d_hi[from_upper], 1)
+            out[from_upper] = 1.0 - law.end_cdf_many(d_hi[from_upper], 1)
         return out.reshape(value.shape)
 
     def ppf(self, q: ArrayLike) -> NDArray[np.float64]:
@@ -1236,41 +1234,41 @@ class ExactPosterior:
         edges, cum = self._lattice_cdf()
         keep = np.concatenate([[True], np.diff(cum) > 0])  # strictly increasing for interp
         out = np.clip(np.interp(q, cum[keep], edges[keep]), *self.support)
-        model = self._model
-        if model is None or self.sd == 0.0:
+        law = self._law
+        if law is None or self.sd == 0.0:
             return out
         lower, upper = self.support
-        spike = model.spike
+        spike = law.spike
         flat = out.reshape(-1)
         for i, p in enumerate(q.reshape(-1)):
             if p <= 0.0 or p >= 1.0:
                 flat[i] = lower if p <= 0.0 else upper
-            elif model.n_random == 1:
-                flat[i] = _single_ppf(model, float(p))
-            elif model.spike is not None and abs(flat[i] - spike) < _SPIKE_CELLS * model.step:
-                flat[i] = spike + model.spike_quantile(float(p), float(flat[i] - spike))
-            elif min(flat[i] - lower, upper - flat[i]) < _ZOOM_TRIGGER * model.step:
+            elif law.n_random == 1:
+                flat[i] = _single_ppf(law, float(p))
+            elif law.spike is not None and abs(flat[i] - spike) < _SPIKE_CELLS * law.step:
+                flat[i] = spike + law.spike_quantile(float(p), float(flat[i] - spike))
+            elif min(flat[i] - lower, upper - flat[i]) < _ZOOM_TRIGGER * law.step:
                 if flat[i] - lower <= upper - flat[i]:  # from the nearer end
-                    guess = 2.0 * (flat[i] - lower) + 16.0 * model.step
-                    flat[i] = lower + model.end_quantile(float(p), 0, guess)
+                    guess = 2.0 * (flat[i] - lower) + 16.0 * law.step
+                    flat[i] = lower + law.end_quantile(float(p), 0, guess)
                 else:
-                    guess = 2.0 * (upper - flat[i]) + 16.0 * model.step
-                    flat[i] = upper - model.end_quantile(float(1.0 - p), 1, guess)
+                    guess = 2.0 * (upper - flat[i]) + 16.0 * law.step
+                    flat[i] = upper - law.end_quantile(float(1.0 - p), 1, guess)
         return np.clip(flat.reshape(out.shape), lower, upper)
 
 
-def _single_ppf(model: _Model, p: float) -> float:
-    (q,) = model.questions
+def _single_ppf(law: _LatticeLaw, p: float) -> float:
+    (q,) = law.questions
     if p <= 0.5:
         c, b = q.end_form(0)
-        return q.lo + model.const + q.slope * _dist_ppf(p, c, b)
+        return q.lo + law.const + q.slope * _dist_ppf(p, c, b)
     c, b = q.end_form(1)
-    return q.hi + model.const - q.slope * _dist_ppf(1.0 - p, c, b)
+    return q.hi + law.const - q.slope * _dist_ppf(1.0 - p, c, b)
 
 
-def _single_cdf(model: _Model, values: NDArray) -> NDArray:
-    (q,) = model.questions
-    v = values - model.const
+def _single_cdf(law: _LatticeLaw, values: NDArray) -> NDArray:
+    (q,) = law.questions
+    v = values - law.const
     out = np.empty(v.shape)
     low = v - q.lo <= q.hi - v  # from the nearer end, for precision
     c, b = q.end_form(0)
@@ -1316,22 +1314,29 @@ class _Question:
 
     @property
     def anchor(self) -> int:
-        """Index of the most probable level (largest concentration): the only level where the
-        density can be infinite when every question has a trial (its exponent is below 1)."""
+        """Index of the most probable level (largest concentration).
+
+        The only level where the density can be infinite when every question has a trial (its
+        exponent is below 1).
+        """
         return int(np.argmax(self.beta))
 
     def end_form(self, end: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Levels and concentrations of the distance of ``w.pi`` from its lower (``end=0``) or
-        upper (``end=1``) end: ``c`` ascending with ``c[0] = 0``."""
+        """Levels and concentrations of the distance of ``w.pi`` from one end.
+
+        The lower (``end=0``) or upper (``end=1``) end: ``c`` ascending with ``c[0] = 0``.
+        """
         if end == 0:
             return self.levels - self.levels[0], self.beta
         return self.levels[-1] - self.levels[::-1], self.beta[::-1]
 
 
 def _window(q: _Question, h: float) -> tuple[float, float]:
-    """Distances from the lower end covering all but 2e-14 of the question's mass: the mean
-    +- 20 sd, widened to the 1e-14 and 1 - 1e-14 quantiles where those lie outside, by at
-    most ``_MAX_WIDENING`` cells (only reached for concentrations far below 0.05)."""
+    """Distances from the lower end covering all but 2e-14 of the question's mass.
+
+    The mean +- 20 sd, widened to the 1e-14 and 1 - 1e-14 quantiles where those lie outside,
+    by at most ``_MAX_WIDENING`` cells (only reached for concentrations far below 0.05).
+    """
     c, b = q.end_form(0)
     mean, sd = q.moments()
     m_d = (mean - q.lo) / q.slope
@@ -1368,9 +1373,12 @@ def _lattice_pmf(q: _Question, h: float) -> tuple[int, float, NDArray]:
 
 
 def _near_pmf(q: _Question, n: int, step: float) -> tuple[int, NDArray]:
-    """Linear binning, on the points ``j step`` (``|j| <= n``, units of the result), of the
-    distance ``D`` of one question from its anchor level, truncated to ``|D| <= n step``
-    (a sub-probability). Returns the first index and the masses."""
+    """Linear binning of the distance ``D`` of one question from its anchor level.
+
+    The points are ``j step`` (``|j| <= n``, units of the result), and the distance is
+    truncated to ``|D| <= n step`` (a sub-probability). Returns the first index and the
+    masses.
+    """
     k = q.anchor
     s_y = step / q.slope
     if k in (0, q.levels.size - 1):  # one-sided: distance from an end
@@ -1471,12 +1479,15 @@ def _imhof_exact(y: NDArray, levels: NDArray, nu: NDArray) -> NDArray:
 
 
 def _knots(lo: float, hi: float, levels: NDArray, h: float, n_cheb: int) -> NDArray:
-    """Interpolation knots on ``[lo, hi]``: Chebyshev-Lobatto points (dense at the ends, where a
-    CDF can behave like y^a) and, around every level, points graded geometrically (distances
-    ``h 2^(k/2)`` from ``h / 4096`` to ``h``, then ``h 2^(k/3)`` up to the window width), where
-    the density can be infinite or kinked. A knot much closer to its left neighbour than to
-    its right one (a near-coincidence of the two families) is dropped: a spline through CDF
-    values with 1e-10 noise would wiggle there."""
+    """Interpolation knots on ``[lo, hi]``.
+
+    Chebyshev-Lobatto points (dense at the ends, where a CDF can behave like y^a) and, around
+    every level, points graded geometrically (distances ``h 2^(k/2)`` from ``h / 4096`` to
+    ``h``, then ``h 2^(k/3)`` up to the window width), where the density can be infinite or
+    kinked. A knot much closer to its left neighbour than to its right one (a near-coincidence
+    of the two families) is dropped: a spline through CDF values with 1e-10 noise would wiggle
+    there.
+    """
     cheb = lo + (hi - lo) * (0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, n_cheb)))
     octaves = np.log2(max(hi - lo, h) / h)
     offsets = h * 2.0 ** np.concatenate(

@@ -256,8 +256,10 @@ def mixture_support(weights: ArrayLike, mass: float = 1.0 - 1e-6) -> NDArray[np.
 
 
 def mixture_quantiles(dists, weights: ArrayLike, q: ArrayLike) -> NDArray[np.float64]:
-    """Quantiles of a mixture of distributions with ``cdf`` methods and attributes ``x``,
-    ``step`` and ``support`` (the lattice laws of :mod:`bayes_eval.posteriors.exact`).
+    """Quantiles of a mixture of distributions with ``cdf`` methods.
+
+    The components also have attributes ``x``, ``step`` and ``support`` (the lattice laws of
+    :mod:`bayes_eval.posteriors.exact`).
 
     The mixture CDF is evaluated on 1025 points spanning every component (within the union
     of their supports), each quantile is bracketed there and found on a 257-point grid

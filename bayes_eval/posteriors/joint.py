@@ -1,5 +1,6 @@
-r"""The joint posterior of a leaderboard: every model's :math:`\bar\pi` from one model of the
-whole board.
+r"""The joint posterior of a leaderboard.
+
+Every model's :math:`\bar\pi` comes from one model of the whole board.
 
 Under a per-model prior the models are independent given the data, so a question one model
 solved and another missed reads as a difference between them. On a leaderboard it is partly
@@ -130,8 +131,10 @@ _MEMO_SIZE = 8
 
 
 class _Cells:
-    r"""The board's counts and the Beta-binomial likelihood of each cell as a function of
-    :math:`x = \theta - b`."""
+    r"""The board's counts and the Beta-binomial likelihood of each cell.
+
+    The likelihood is a function of :math:`x = \theta - b`.
+    """
 
     def __init__(self, n: NDArray, k: NDArray, answered: NDArray, weight: NDArray):
         self.L, self.M = n.shape
@@ -207,8 +210,10 @@ class _Cells:
         return ll, d1, d2
 
     def moments(self, m: NDArray, q: NDArray, kappa: float):
-        """E[p | x], E[p^2 | x] and d E[p | x] / dx of every cell, from m = expit(x) and
-        q = expit(-x)."""
+        """E[p | x], E[p^2 | x] and d E[p | x] / dx of every cell.
+
+        From m = expit(x) and q = expit(-x).
+        """
         a = kappa * m + self.k
         t = kappa + self.n
         m1 = a / t
@@ -261,8 +266,11 @@ def _schur(a_mat, cross, diag_b, shift=0.0):
 
 
 def _factor(a_mat, cross, diag_b):
-    """The Schur complement and its Cholesky factor with the smallest Levenberg shift that
-    makes it definite: ``(schur, factor, shift)`` (factor None when none does)."""
+    """The Schur complement and its Cholesky factor with the smallest definite shift.
+
+    The shift is the smallest Levenberg shift that makes the complement definite:
+    ``(schur, factor, shift)`` (factor None when none does).
+    """
     shift = 0.0
     for _ in range(60):
         if np.all(diag_b + shift > 0):
@@ -275,8 +283,11 @@ def _factor(a_mat, cross, diag_b):
 
 
 def _laplace(cells: _Cells, s, sigma, kappa, theta, b, max_iter: int = 60) -> _Fit:
-    r"""Mode of :math:`(\theta, b)` given the hyperparameters (damped Newton steps with a
-    Levenberg shift where the objective is not concave) and the Laplace evidence."""
+    r"""Mode of :math:`(\theta, b)` given the hyperparameters, and the Laplace evidence.
+
+    The mode is found by damped Newton steps with a Levenberg shift where the objective is not
+    concave.
+    """
     value, g_t, g_b, a_mat, cross, diag_b = _blocks(cells, theta, b, s, sigma, kappa)
     converged = False
     schur = factor = None
@@ -324,8 +335,10 @@ def _laplace(cells: _Cells, s, sigma, kappa, theta, b, max_iter: int = 60) -> _F
 
 
 class _Latent(NamedTuple):
-    """The Gaussian law of every cell's x = theta - b under one fit, and what the delta method
-    needs of the fit's covariance."""
+    """The Gaussian law of every cell's x = theta - b under one fit.
+
+    Also what the delta method needs of the fit's covariance.
+    """
 
     x0: NDArray  # (L, M)
     sd_x: NDArray  # (L, M)
@@ -335,8 +348,10 @@ class _Latent(NamedTuple):
 
 
 def _third(cells: _Cells, x: NDArray, kappa: float) -> NDArray:
-    """The third derivative of every cell's log likelihood in x (one trial: in closed form;
-    otherwise a central difference of the second, step 1e-4)."""
+    """The third derivative of every cell's log likelihood in x.
+
+    With one trial in closed form; otherwise a central difference of the second, step 1e-4.
+    """
     if cells.single:
         m = expit(x)
         return -cells.n * m * (1.0 - m) * (1.0 - 2.0 * m)
@@ -345,13 +360,15 @@ def _third(cells: _Cells, x: NDArray, kappa: float) -> NDArray:
 
 
 def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
-    r"""The Gaussian law of every cell's :math:`x = \theta - b`: the Laplace covariance, and
-    the mean corrected for the skewness of the latent field's posterior,
-    :math:`E[z] \approx \hat z + \tfrac12\Sigma u`, :math:`u_j = \sum_{kl} T_{jkl}
+    r"""The Gaussian law of every cell's :math:`x = \theta - b`.
+
+    The Laplace covariance, and the mean corrected for the skewness of the latent field's
+    posterior, :math:`E[z] \approx \hat z + \tfrac12\Sigma u`, :math:`u_j = \sum_{kl} T_{jkl}
     \Sigma_{kl}`, T the third derivatives of the log posterior (a cell adds its log
     likelihood's third derivative times :math:`\mathrm{Var}(x)` to its model's entry and
     minus that to its question's): with few models or questions the mode and the mean
-    differ by up to a quarter of a posterior sd (measured against importance sampling)."""
+    differ by up to a quarter of a posterior sd (measured against importance sampling).
+    """
     inv, info = dpotri(fit.factor, lower=1)
     if info != 0:
         inv = np.linalg.inv(fit.schur)
@@ -371,18 +388,20 @@ def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
 
 
 def _nodes(latent: _Latent):
-    """expit of every cell's x at the Gauss-Hermite nodes of its law: (weight, m, q)."""
+    """The expit of every cell's x at the Gauss-Hermite nodes of its law: (weight, m, q)."""
     for z, wz in zip(_X_NODES, _X_WEIGHTS, strict=True):
         x = np.clip(latent.x0 + latent.sd_x * z, -_X_LIMIT, _X_LIMIT)
         yield wz, expit(x), expit(-x)
 
 
 def _moments_single(cells: _Cells, fit: _Fit, latent: _Latent, kappas: NDArray):
-    r""":func:`_moments` when every cell has one trial: with :math:`n = 1`,
-    :math:`E[p \mid x] = c(\kappa m + k)`, :math:`E[p^2 \mid x] = c_2(\kappa^2 m^2 +
-    \kappa(2k + 1)m + 2k)`, :math:`dE[p \mid x]/dx = c\kappa m(1 - m)`, :math:`c = 1/(\kappa
-    + 1)`, :math:`c_2 = c/(\kappa + 2)`: every sum over the questions is a polynomial in
-    :math:`\kappa` of sums that do not depend on it, computed once."""
+    r""":func:`_moments` when every cell has one trial.
+
+    With :math:`n = 1`, :math:`E[p \mid x] = c(\kappa m + k)`, :math:`E[p^2 \mid x] =
+    c_2(\kappa^2 m^2 + \kappa(2k + 1)m + 2k)`, :math:`dE[p \mid x]/dx = c\kappa m(1 - m)`,
+    :math:`c = 1/(\kappa + 1)`, :math:`c_2 = c/(\kappa + 2)`: every sum over the questions is
+    a polynomial in :math:`\kappa` of sums that do not depend on it, computed once.
+    """
     shape = latent.x0.shape
     e_m, e_mm, e_mq = (np.zeros(shape) for _ in range(3))
     for wz, m, q in _nodes(latent):
@@ -426,12 +445,14 @@ def _moments_single(cells: _Cells, fit: _Fit, latent: _Latent, kappas: NDArray):
 
 
 def _mean_gradient(cells: _Cells, fit: _Fit, eta: NDArray, kappa: float) -> NDArray:
-    r"""Derivatives ``(L, 2)`` of every model's pi-bar at the latent field's mode in
-    :math:`(\log s, \log\sigma)`, by the implicit function theorem: at the mode the
-    gradient vanishes, so :math:`dz/d\eta = K^{-1}\,\partial g/\partial\eta` (K minus
-    the Hessian, solved through its Schur complement), with :math:`\partial g_b/\partial
-    \log s = 2b/s^2` and :math:`\partial g_\theta/\partial\log\sigma = 2(\theta -
-    \bar\theta)/\sigma^2`; then the chain rule through :math:`E[p \mid x]`."""
+    r"""Derivatives ``(L, 2)`` of every model's pi-bar at the latent field's mode.
+
+    The derivatives are in :math:`(\log s, \log\sigma)`, by the implicit function theorem: at
+    the mode the gradient vanishes, so :math:`dz/d\eta = K^{-1}\,\partial g/\partial\eta`
+    (K minus the Hessian, solved through its Schur complement), with :math:`\partial
+    g_b/\partial \log s = 2b/s^2` and :math:`\partial g_\theta/\partial\log\sigma =
+    2(\theta - \bar\theta)/\sigma^2`; then the chain rule through :math:`E[p \mid x]`.
+    """
     s, sigma = np.exp(eta[0]), np.exp(eta[1])
     x = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
     dm1 = cells.moments(expit(x), expit(-x), kappa)[2]
@@ -448,8 +469,10 @@ def _mean_gradient(cells: _Cells, fit: _Fit, eta: NDArray, kappa: float) -> NDAr
 
 
 def _moments(cells: _Cells, fit: _Fit, kappas: NDArray):
-    """Mean ``(K, L)`` and covariance ``(K, L, L)`` of pi-bar for each kappa of ``kappas``
-    given one Laplace fit (module docstring)."""
+    """Mean ``(K, L)`` and covariance ``(K, L, L)`` of pi-bar for each kappa of ``kappas``.
+
+    Given one Laplace fit (module docstring).
+    """
     kappas = np.atleast_1d(np.asarray(kappas, float))
     latent = _latent(cells, fit, float(kappas[len(kappas) // 2]))
     if cells.single and cells.complete:
@@ -502,8 +525,10 @@ def _log_hyperprior(eta: NDArray) -> float:
 
 
 class _Search:
-    """The log posterior of the hyperparameters on a board, each point's latent fit
-    warm-started from the last one's."""
+    """The log posterior of the hyperparameters on a board.
+
+    Each point's latent fit is warm-started from the last one's.
+    """
 
     def __init__(self, cells: _Cells, theta: NDArray, b: NDArray):
         self.cells, self.theta, self.b = cells, theta, b
@@ -545,11 +570,14 @@ def _hessian(fun, x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
 
 
 def _mode(search: _Search, start: NDArray, dims: list[int]) -> tuple[NDArray, NDArray]:
-    """Posterior mode of the hyperparameters over ``dims`` (the others held at ``start``) and
-    the Hessian of their log posterior there: Newton's method on central finite differences
-    (step 0.15 on the log scale), the Hessian's eigenvalues held at most -0.5 (a flat
-    direction moves by at most 2 times its gradient), steps capped at 1 and halved until the
-    log posterior rises; it stops when a step is below 0.01 (a hundredth of the log scale)."""
+    """Posterior mode of the hyperparameters over ``dims`` and their log posterior's Hessian.
+
+    The other hyperparameters are held at ``start``, and the Hessian is taken at the mode.
+    Newton's method on central finite differences (step 0.15 on the log scale), the Hessian's
+    eigenvalues held at most -0.5 (a flat direction moves by at most 2 times its gradient),
+    steps capped at 1 and halved until the log posterior rises; it stops when a step is below
+    0.01 (a hundredth of the log scale).
+    """
     full = np.asarray(start, float).copy()
 
     def f(sub: NDArray) -> float:
@@ -582,8 +610,11 @@ def _mode(search: _Search, start: NDArray, dims: list[int]) -> tuple[NDArray, ND
 
 
 def _gradient(fun, x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
-    """Central finite-difference gradient (``f0`` unused: the same signature as
-    :func:`_hessian`, whose evaluations it shares through the search's memo)."""
+    """Central finite-difference gradient.
+
+    ``f0`` is unused: the same signature as :func:`_hessian`, whose evaluations it shares
+    through the search's memo.
+    """
     eye = np.eye(x0.size) * h
     return np.array([(fun(x0 + e) - fun(x0 - e)) / (2.0 * h) for e in eye])
 
@@ -650,8 +681,10 @@ def _beta_parameters(mean: NDArray, var: NDArray) -> tuple[NDArray, NDArray, NDA
 
 
 def _mixture_quantile(means: NDArray, var: NDArray, weight: NDArray, q: float) -> NDArray:
-    """The q quantile of each model's mixture of Betas (components ``(K, L)``) by bisection
-    on its CDF (60 halvings of [0, 1]: to 1e-18)."""
+    """The q quantile of each model's mixture of Betas (components ``(K, L)``).
+
+    By bisection on its CDF (60 halvings of [0, 1]: to 1e-18).
+    """
     from scipy.special import betainc
 
     a, b, ok = _beta_parameters(means, var)
@@ -738,8 +771,10 @@ class JointPosterior:
         return self._cache[key]
 
     def prob_better(self) -> NDArray[np.float64]:
-        r""":math:`P(\bar\pi_i > \bar\pi_j) = \Phi(E[D]/\mathrm{sd}[D])`, 1/2 on the
-        diagonal, shape ``(L, L)``."""
+        r""":math:`P(\bar\pi_i > \bar\pi_j) = \Phi(E[D]/\mathrm{sd}[D])`, shape ``(L, L)``.
+
+        1/2 on the diagonal.
+        """
         if "prob" not in self._cache:
             var = np.diag(self.cov)
             d = self.mean[:, None] - self.mean[None, :]
@@ -753,10 +788,13 @@ class JointPosterior:
         return self._cache["prob"]
 
     def draws(self, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
-        r"""``n`` joint draws ``(n, L)``: a quadrature point of the scales per draw (shared
-        by the models), then the Gaussian copula of the posterior correlations within a point
-        (the covariance less the part between the points' means) with that point's Beta
-        marginals; so the draws keep the joint mean and covariance."""
+        r"""``n`` joint draws ``(n, L)``.
+
+        A quadrature point of the scales per draw (shared by the models), then the Gaussian
+        copula of the posterior correlations within a point (the covariance less the part
+        between the points' means) with that point's Beta marginals; so the draws keep the
+        joint mean and covariance.
+        """
         dev = self.parts_mean - self.mean[None, :]
         within = self.cov - np.einsum("k,ka,kb->ab", self.parts_weight, dev, dev)
         sd = np.sqrt(np.clip(np.diag(within), 0.0, None))
@@ -863,9 +901,11 @@ _CONTROLLER = None
 
 
 def one_blas_thread():
-    """BLAS and LAPACK on one thread while a board is fitted (threadpoolctl): the many small
-    factorisations and products of the fit lose far more to threads waiting for a busy core
-    than they gain (``benchmarks/README.md``), and one thread spends the least CPU time.
+    """BLAS and LAPACK on one thread while a board is fitted (threadpoolctl).
+
+    The many small factorisations and products of the fit lose far more to threads waiting for
+    a busy core than they gain (``benchmarks/README.md``), and one thread spends the least CPU
+    time.
 
     Returns
     -------
@@ -999,15 +1039,18 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
 def _scale_grid(
     search: _Search, cells: _Cells, eta: NDArray, cov_eta: NDArray, dims: list[int]
 ) -> tuple[NDArray, NDArray, NDArray, NDArray, list[int]]:
-    r"""The posterior of :math:`\bar\pi` with :math:`\log\sigma` (and, with repeated trials,
-    :math:`\log\kappa`) integrated on a Gauss-Hermite grid: the Gaussian approximation of the
-    hyperparameters' posterior ordered :math:`(\log\sigma, \log\kappa, \log s)` is
-    whitened by its Cholesky factor, the grid laid on the first one or two whitened
-    coordinates (each node moving :math:`\log s` along its regression), each node refitted and
-    weighted by its Laplace evidence over the Gaussian's density; with one trial per cell
-    every node's :math:`\kappa` is integrated over its prior. Returns the parts' means and
-    covariances, their weights, the conditional variance of :math:`\log s` given the
-    integrated scales (for Kass and Steffey's term) and the gradient's column it applies to."""
+    r"""The posterior of :math:`\bar\pi` with the scales integrated on a Gauss-Hermite grid.
+
+    The scales are :math:`\log\sigma` (and, with repeated trials, :math:`\log\kappa`). The
+    Gaussian approximation of the hyperparameters' posterior ordered
+    :math:`(\log\sigma, \log\kappa, \log s)` is whitened by its Cholesky factor, the grid
+    laid on the first one or two whitened coordinates (each node moving :math:`\log s` along
+    its regression), each node refitted and weighted by its Laplace evidence over the
+    Gaussian's density; with one trial per cell every node's :math:`\kappa` is integrated over
+    its prior. Returns the parts' means and covariances, their weights, the conditional
+    variance of :math:`\log s` given the integrated scales (for Kass and Steffey's term) and
+    the gradient's column it applies to.
+    """
     i_s, i_sigma = dims.index(0), dims.index(1)
     order = [i_sigma] + ([] if cells.single else [dims.index(2)]) + [i_s]
     chol = np.linalg.cholesky(cov_eta[np.ix_(order, order)])
@@ -1045,15 +1088,19 @@ def _scale_grid(
 
 
 def _definite(neg: NDArray, floor: float = 0.5) -> NDArray:
-    """``neg`` with its eigenvalues raised to at least ``floor`` (a log-scale sd of at most
-    ``floor**-0.5`` for a flat direction)."""
+    """``neg`` with its eigenvalues raised to at least ``floor``.
+
+    That is a log-scale sd of at most ``floor**-0.5`` for a flat direction.
+    """
     evals, evecs = np.linalg.eigh(0.5 * (neg + neg.T))
     return (evecs * np.maximum(evals, floor)) @ evecs.T
 
 
 def _extend(cells: _Cells, theta: NDArray, eta: NDArray) -> NDArray:
-    """Difficulties of every question given abilities ``theta`` (a few Newton steps per
-    question), to start the whole board's fit from a subsample's."""
+    """Difficulties of every question given abilities ``theta``.
+
+    A few Newton steps per question, to start the whole board's fit from a subsample's.
+    """
     s, _, kappa = np.exp(eta)
     b = np.zeros(cells.M)
     for _ in range(8):

@@ -438,9 +438,11 @@ class _Metric:
         return self._newton_inverse(u, upper)
 
     def _newton_inverse(self, u: NDArray, upper: bool) -> NDArray:
-        """Solve ``sum_i c_i I_x(al_i, be_i) = u`` by interpolation on a log grid and Newton's
-        method in ``log x`` (smooth and increasing in ``log x``; used for ``u <= gmax / 2``,
-        where it converges to ~1e-14 relative)."""
+        """Solve ``sum_i c_i I_x(al_i, be_i) = u`` for ``x``.
+
+        By interpolation on a log grid and Newton's method in ``log x`` (smooth and increasing
+        in ``log x``; used for ``u <= gmax / 2``, where it converges to ~1e-14 relative).
+        """
         k = self.k
         j = self.jumps.astype(float)
         al, be = (k - j + 1, j) if upper else (j, k - j + 1)
@@ -581,8 +583,10 @@ _MAX_LEVELS = 40  # nested lattices per bound at most
 
 
 def _side_cdf(metric: _Metric, a: NDArray, b: NDArray, y: NDArray, upper: bool) -> NDArray:
-    """``P(g(p) <= y)`` (``upper=False``) or ``P(gmax - g(p) <= y)`` (``upper=True``) for
-    ``p ~ Beta(a, b)``; ``a, b`` of shape ``(J,)``, ``y`` of shape ``(E,)``; result ``(J, E)``.
+    """``P(g(p) <= y)`` (``upper=False``) or ``P(gmax - g(p) <= y)`` (``upper=True``).
+
+    For ``p ~ Beta(a, b)``; ``a, b`` of shape ``(J,)``, ``y`` of shape ``(E,)``; result
+    ``(J, E)``.
 
     Each half of the range uses the form that is accurate in relative terms near its end.
     """
@@ -606,9 +610,11 @@ def _side_cdf(metric: _Metric, a: NDArray, b: NDArray, y: NDArray, upper: bool) 
 
 
 def _coarse(metric: _Metric, a, b, mult, mu, sd):
-    """Lattice laws of the mean for every node: a list of ``(x, pmf, step)``, and the finest
-    step. Nodes are binned by posterior sd (within a factor 1.5) and each bin shares a
-    lattice, so the inverse of g and the per-state windows are computed once per bin."""
+    """Lattice laws of the mean for every node: a list of ``(x, pmf, step)``, and the finest step.
+
+    Nodes are binned by posterior sd (within a factor 1.5) and each bin shares a lattice, so
+    the inverse of g and the per-state windows are computed once per bin.
+    """
     order = np.argsort(sd, kind="stable")
     out: list = [None] * sd.size
     steps = []
@@ -652,10 +658,13 @@ def _cell_cdf(metric: _Metric, a, b, edges_g):
 
 
 def _chernoff_window(pmfs, starts, mult, h):
-    """Lattice mean of the sum and half-widths (below, above; units of the mean) outside
-    which it has mass below ``e^-30``: Chernoff's bound ``min_theta K(theta) - theta t``
-    with the cumulant generating function K of the lattice laws, each coarsened to at most
-    256 blocks with the mass at the block end that keeps the bound conservative."""
+    """Lattice mean of the sum and the half-widths outside which it has mass below ``e^-30``.
+
+    The half-widths are below and above, in units of the mean. Chernoff's bound
+    ``min_theta K(theta) - theta t`` with the cumulant generating function K of the lattice
+    laws, each coarsened to at most 256 blocks with the mass at the block end that keeps the
+    bound conservative.
+    """
     n_nodes = pmfs[0].shape[0]
     mean = np.zeros(n_nodes)
     var = np.zeros(n_nodes)
@@ -686,8 +695,10 @@ def _chernoff_window(pmfs, starts, mult, h):
 
 
 def _coarse_bin(metric: _Metric, a, b, mult, mu, sd):
-    """One lattice (step ``sd.min() / 400``) for nodes of similar sd: exact cell
-    probabilities, grouped FFT convolution, moment matching."""
+    """One lattice (step ``sd.min() / 400``) for nodes of similar sd.
+
+    Exact cell probabilities, grouped FFT convolution, moment matching.
+    """
     m = int(mult.sum())
     gmax = metric.gmax
     n_nodes, n_states = a.shape
@@ -746,8 +757,11 @@ def _coarse_bin(metric: _Metric, a, b, mult, mu, sd):
 
 
 def _truncated_power_product(pmfs, mult, n):
-    """Law of the sum of cell indices, truncated to ``0..n-1``, for ``mult[s]`` copies of each
-    ``pmfs[s]`` (shape ``(J, n)``): exact truncated convolutions by FFT (squaring)."""
+    """Law of the sum of cell indices, truncated to ``0..n-1``.
+
+    The sum is over ``mult[s]`` copies of each ``pmfs[s]`` (shape ``(J, n)``): exact truncated
+    convolutions by FFT (squaring).
+    """
     n_fft = sfft.next_fast_len(2 * n, real=True)
 
     def mul(x, y):
@@ -767,8 +781,9 @@ def _truncated_power_product(pmfs, mult, n):
 
 
 def _ladder(metric, a, b, mult, weights, start, tail, upper):
-    """Nested fine lattices near 0 (``upper=False``) or near gmax (``upper=True``), in the
-    distance from that bound.
+    """Nested fine lattices near 0 (``upper=False``) or near gmax (``upper=True``).
+
+    The lattices are in the distance from that bound.
 
     ``P(S <= d)`` depends only on each question's law on ``[0, d]`` (the terms are >= 0), so
     each level discretises the questions on ``[0, d]`` alone (n cells, each question rounded
@@ -825,8 +840,11 @@ def _ladder(metric, a, b, mult, weights, start, tail, upper):
 
 
 def _combine(coarse_knots, coarse_cdf, levels, start):
-    """One piecewise-linear CDF: the coarse lattice above ``start``, then each nested level
-    on its own range (the finest one down to the bound)."""
+    """One piecewise-linear CDF from the coarse lattice and the nested levels.
+
+    The coarse lattice above ``start``, then each nested level on its own range (the finest
+    one down to the bound).
+    """
     if not levels:
         return coarse_knots, coarse_cdf
     xs = [coarse_knots[coarse_knots > start]]
@@ -920,8 +938,10 @@ def _exact_quantiles(metric, a, b, mult, weights, mu, sd, confidence):
 
 
 def _join(near, far, far_start, gmax):
-    """``P(X <= s)`` from this side's CDF ``near`` and, within ``far_start`` of the other
-    bound, ``1 - P(gmax - X < gmax - s)`` from the other side's CDF ``far``."""
+    """``P(X <= s)`` from this side's CDF ``near`` and the other side's CDF ``far``.
+
+    Within ``far_start`` of the other bound, ``1 - P(gmax - X < gmax - s)`` from ``far``.
+    """
     if not np.isfinite(far_start):
         return near
     x, f = near

@@ -58,8 +58,9 @@ _vecdot = getattr(np, "vecdot", None) or (lambda a, b: np.einsum("...i,...i->...
 
 
 def affine_step(w: NDArray[np.float64]) -> float | None:
-    r"""``d`` if the weights are :math:`w_k = w_0 + d\,k` (to 16 ulps of the largest
-    :math:`|w_k|`), else None. At least two weights.
+    r"""``d`` if the weights are :math:`w_k = w_0 + d\,k`, else None.
+
+    Equality is to 16 ulps of the largest :math:`|w_k|`. At least two weights.
 
     Parameters
     ----------
@@ -89,16 +90,20 @@ def affine_step(w: NDArray[np.float64]) -> float | None:
 
 
 def _prior_sums(alpha: NDArray[np.float64]) -> tuple[float, float, float]:
-    r""":math:`(\sum_k \alpha_k, \sum_k k\,\alpha_k, \sum_k k^2 \alpha_k)`, in Python floats:
+    r""":math:`(\sum_k \alpha_k, \sum_k k\,\alpha_k, \sum_k k^2 \alpha_k)`, in Python floats.
+
     ``alpha`` has one entry per category (at most 2^15 + 1, usually 2-5), where numpy's
-    per-call cost would dominate."""
+    per-call cost would dominate.
+    """
     a = alpha.tolist()
     return sum(a), sum(k * x for k, x in enumerate(a)), sum(k * k * x for k, x in enumerate(a))
 
 
 def question_sums(labels: NDArray[np.uint8], top: int) -> NDArray[np.unsignedinteger]:
-    r""":math:`r_q = \sum_i R_{qi}` of each row of ``labels`` (shape ``(rows, N)``, ``uint8``,
-    largest label ``top``): ``uint64``, or the labels themselves (``uint8``) for N = 1.
+    r""":math:`r_q = \sum_i R_{qi}` of each row of ``labels``.
+
+    ``labels`` has shape ``(rows, N)``, ``uint8``, largest label ``top``; the sums are
+    ``uint64``, or the labels themselves (``uint8``) for N = 1.
 
     Eight labels are summed at once as a 64-bit word (``word * 0x0101010101010101 >> 56``)
     when ``8 * top <= 255``; the trials beyond the last whole word, and every trial for
@@ -142,8 +147,11 @@ def question_sums(labels: NDArray[np.uint8], top: int) -> NDArray[np.unsignedint
 
 
 def _squares(x: np.ndarray, top: int | None) -> np.ndarray:
-    """``x * x`` without overflow: labels (``uint8``, largest ``top``) squared in ``uint8``
-    up to 15 and in ``uint16`` above; ``top=None``: ``x`` is ``uint64``."""
+    """``x * x`` without overflow.
+
+    Labels (``uint8``, largest ``top``) squared in ``uint8`` up to 15 and in ``uint16`` above;
+    ``top=None``: ``x`` is ``uint64``.
+    """
     if top is None:
         return x * x
     wide = x.astype(np.uint16) if top > 15 else x
@@ -153,11 +161,12 @@ def _squares(x: np.ndarray, top: int | None) -> np.ndarray:
 def one_pass_moments(
     values: np.ndarray, w: NDArray[np.float64], alpha: NDArray[np.float64], top: int
 ) -> BayesResult | None:
-    r"""Posterior mean and sd of pi-bar (module docstring) of validated labels ``values``
-    (shape ``(M, N)`` or ``(L, M, N)``, integers in ``0..top``, no missing trial) under the
-    fixed Dirichlet prior ``alpha`` (shape ``(C + 1,)``), or None when the formula does not
-    apply: weights not affine in the category (or labels above 2^15, whose sums could
-    overflow).
+    r"""Posterior mean and sd of pi-bar (module docstring) of validated labels ``values``.
+
+    The labels have shape ``(M, N)`` or ``(L, M, N)`` (integers in ``0..top``, no missing
+    trial), the prior is the fixed Dirichlet prior ``alpha`` (shape ``(C + 1,)``). None when
+    the formula does not apply: weights not affine in the category (or labels above 2^15,
+    whose sums could overflow).
 
     Parameters
     ----------

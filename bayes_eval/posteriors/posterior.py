@@ -141,7 +141,7 @@ ESTIMANDS = {
 }
 
 #: (model, question) cells above which the moments are computed in blocks of models
-_LARGE = 1 << 20
+_BLOCK_CELLS = 1 << 20
 #: Heaviest nodes of a learned prior used by the exact computations (worst case measured,
 #: rubric M = 12, N = 3: quantiles within 0.01 posterior sd of those of all nodes)
 _EXACT_NODES = 48
@@ -255,12 +255,12 @@ class QuestionMoments(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class DirichletPosterior:
-    """Per-question Dirichlet posteriors of one results array (or a batch of L of them).
+    r"""Per-question Dirichlet posteriors of one results array (or a batch of L of them).
 
     Attributes
     ----------
     nu : ndarray, shape ``(..., M, C + 1)``
-        Posterior concentrations :math:`\\nu_{\\alpha k}`.
+        Posterior concentrations :math:`\nu_{\alpha k}`.
     w : ndarray, shape ``(C + 1,)``
         Rubric weights.
     tally : Tally
@@ -288,11 +288,11 @@ class DirichletPosterior:
 
     @property
     def total(self) -> NDArray[np.float64]:
-        """:math:`T_\\alpha = \\sum_k \\nu_{\\alpha k}`, shape ``(..., M)``."""
+        r""":math:`T_\alpha = \sum_k \nu_{\alpha k}`, shape ``(..., M)``."""
         return self.nu.sum(axis=-1)
 
     def question_moments(self) -> QuestionMoments:
-        """Posterior mean and variance of :math:`w\\cdot\\pi_\\alpha` per question.
+        r"""Posterior mean and variance of :math:`w\cdot\pi_\alpha` per question.
 
         Returns the means *relative to* ``w[0]`` (``sum_j p_j (w_j - w_0)``) and the variances
         (the terms of eq. 15) as :class:`QuestionMoments`.
@@ -310,13 +310,15 @@ class DirichletPosterior:
         return QuestionMoments(mean, var)
 
     def moments(self) -> BayesResult:
-        """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15), as
-        arrays of the leading shape of ``nu`` (over each model's answered questions when
-        ``answered`` is set: M replaced by its own :math:`M_l`)."""
-        if self.nu[..., 0].size > _LARGE and self.nu.ndim == 3:
+        """Posterior mean ``mu`` and standard deviation ``sigma`` of pi-bar (eq. 15).
+
+        They are arrays of the leading shape of ``nu`` (over each model's answered questions
+        when ``answered`` is set: M replaced by its own :math:`M_l`).
+        """
+        if self.nu[..., 0].size > _BLOCK_CELLS and self.nu.ndim == 3:
             # a large leaderboard: blocks of models, so the per-question terms never exist
             # for all (model, question) at once (one pass over the data, bounded memory)
-            per = max(1, _LARGE // self.nu.shape[1])
+            per = max(1, _BLOCK_CELLS // self.nu.shape[1])
             parts = [self._direct(slice(i, i + per)) for i in range(0, self.nu.shape[0], per)]
             return BayesResult(*(np.concatenate(x) for x in zip(*parts, strict=True)))
         return self._direct(slice(None))
@@ -334,8 +336,9 @@ class DirichletPosterior:
 
 
 class TotalSums(NamedTuple):
-    r"""The statistics of the per-question posterior moments of a batch of count arrays,
-    one row per model and distinct total :math:`N` of its answered questions
+    r"""The statistics of the per-question posterior moments of a batch of count arrays.
+
+    There is one row per model and distinct total :math:`N` of its answered questions
     (:func:`total_sums`; :func:`sums_moments` turns them into moments under any prior).
 
     Attributes
@@ -376,9 +379,10 @@ class TotalSums(NamedTuple):
 def total_sums(
     data: NDArray, w: NDArray[np.float64], answered: NDArray[np.bool_] | None = None
 ) -> TotalSums:
-    r"""The four sums per model and distinct total that the posterior moments of pi-bar need
-    under any Dirichlet prior (:class:`TotalSums`, :func:`sums_moments`): one pass over the
-    counts ``data`` (``(M, C + 1)`` or ``(L, M, C + 1)``, whole or fractional; integer
+    r"""The four sums per model and distinct total that the posterior moments of pi-bar need.
+
+    They serve under any Dirichlet prior (:class:`TotalSums`, :func:`sums_moments`): one pass
+    over the counts ``data`` (``(M, C + 1)`` or ``(L, M, C + 1)``, whole or fractional; integer
     arrays are not copied to floats), ``answered`` (same leading shape) the questions each
     model's pi-bar averages over (None: all).
 
@@ -531,17 +535,20 @@ def sums_moments(
 
 
 def _node_moments(data, nodes, w, answered):
-    """Mean and sd of pi-bar under each node, shape ``(J, ...)``: :func:`sums_moments` of
-    :func:`total_sums`."""
+    """Mean and sd of pi-bar under each node, shape ``(J, ...)``.
+
+    They are :func:`sums_moments` of :func:`total_sums`.
+    """
     return sums_moments(total_sums(data, w, answered), nodes, w)
 
 
 class BoardLink(NamedTuple):
-    """The leaderboard a posterior's models sit on, for the joint posterior of
-    :mod:`~bayes_eval.posteriors.joint`: the binary counts of every model of the board, the
-    questions each one's pi-bar averages over, and which of the board's models this posterior
-    holds (an index array, or one int). Selections of one posterior share ``counts`` (the same
-    array): they are one board, fitted once
+    """The leaderboard a posterior's models sit on, for the joint posterior.
+
+    It serves the joint posterior of :mod:`~bayes_eval.posteriors.joint`: the binary counts of
+    every model of the board, the questions each one's pi-bar averages over, and which of the
+    board's models this posterior holds (an index array, or one int). Selections of one
+    posterior share ``counts`` (the same array): they are one board, fitted once
     (:func:`~bayes_eval.posteriors.joint.joint_posterior` keeps its last results).
 
     Attributes
@@ -582,8 +589,10 @@ class BoardLink(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Posterior:
-    r"""The posterior of pi-bar (each model's mean score over these questions) of one model or
-    a batch of L models: ``print(post)`` shows it as a short table.
+    r"""The posterior of pi-bar (each model's mean score over these questions).
+
+    It is the posterior of one model or a batch of L models: ``print(post)`` shows it as a
+    short table.
 
     Ask it: :attr:`mean`, :attr:`sd`, :meth:`interval`, :meth:`prob_better`,
     :meth:`draws`, :meth:`summary` (a DataFrame) or :meth:`to_dict`, the Pass family
@@ -655,8 +664,10 @@ class Posterior:
     def from_tally(
         cls, tally: Tally, w: ArrayLike | None = None, *, prior: PriorSpec | Prior = "uniform"
     ) -> Posterior:
-        """The posterior of counts already tallied (complete questions; ``w`` default binary),
-        with the prior's earlier runs tallied against them."""
+        """The posterior of counts already tallied (complete questions; ``w`` default binary).
+
+        The prior's earlier runs are tallied against them.
+        """
         spec = Prior.parse(prior)
         weights = np.array([0.0, 1.0]) if w is None else np.asarray(w, dtype=float)
         data = tally.counts.astype(np.float64, copy=False)
@@ -685,11 +696,14 @@ class Posterior:
 
     @property
     def concentration_unidentified(self) -> NDArray[np.bool_]:
-        """Per model (shape ``(L,)``; ``(1,)`` without a model axis): whether a learned prior's
-        concentration is informed by its hyperprior alone. It is when every question of the
-        model has at most one trial (the likelihood of one trial does not depend on how alike
-        the questions are) and no board updated the hyperprior (one model, rubric data, or
-        ``pool="model"``/``"benchmark"``). Always False for fixed priors."""
+        """Per model, whether a learned prior's concentration is informed by its hyperprior alone.
+
+        The shape is ``(L,)`` (``(1,)`` without a model axis). The concentration is informed by
+        the hyperprior alone when every question of the model has at most one trial (the
+        likelihood of one trial does not depend on how alike the questions are) and no board
+        updated the hyperprior (one model, rubric data, or ``pool="model"``/``"benchmark"``).
+        Always False for fixed priors.
+        """
         if self.joint is not None:
             return np.full(self.n_models, not self.joint.dispersion_identified)
         if not self.prior.learned or self.fitted.kappa_prior is None:
@@ -702,8 +716,10 @@ class Posterior:
         return single & ~np.broadcast_to(board, single.shape)
 
     def concentration_note(self) -> str | None:
-        """One line when :attr:`concentration_unidentified` holds for some model, else None:
-        what the interval then rests on and what would identify it."""
+        """One line when :attr:`concentration_unidentified` holds for some model, else None.
+
+        The line says what the interval then rests on and what would identify it.
+        """
         lost = self.concentration_unidentified
         if not lost.any():
             return None
@@ -727,15 +743,19 @@ class Posterior:
 
     @property
     def shared_nodes(self) -> bool:
-        """Whether the models of a batch share the nodes of one learned prior (their
-        posteriors are then dependent through it)."""
+        """Whether the models of a batch share the nodes of one learned prior.
+
+        Their posteriors are then dependent through it.
+        """
         return self.n_nodes > 1 and self.fitted.nodes.shape[1] == 1 and self.n_models > 1
 
     @cached_property
     def joint(self) -> JointPosterior | None:
-        """The joint posterior of the board this posterior's models sit on
-        (:mod:`~bayes_eval.posteriors.joint`), or None: then every number comes from the
-        models' own (closed-form) posteriors."""
+        """The joint posterior of the board this posterior's models sit on, or None.
+
+        The joint posterior is that of :mod:`~bayes_eval.posteriors.joint`; with None, every
+        number comes from the models' own (closed-form) posteriors.
+        """
         return None if self.board is None else self.board.result()
 
     @property
@@ -744,19 +764,23 @@ class Posterior:
 
     @cached_property
     def closed_form(self) -> Posterior:
-        """The per-model closed form of the same data and prior (Hariri et al., §2.3, App. A):
-        each model's own posterior under its learned prior (its concentration informed by the
-        board, :mod:`~bayes_eval.posteriors.board`), without the board model. On a board it is
-        the diagnostic beside the joint numbers and the posterior of the Pass family;
-        elsewhere it is this posterior."""
+        """The per-model closed form of the same data and prior (Hariri et al., §2.3, App. A).
+
+        It is each model's own posterior under its learned prior (its concentration informed by
+        the board, :mod:`~bayes_eval.posteriors.board`), without the board model. On a board it
+        is the diagnostic beside the joint numbers and the posterior of the Pass family;
+        elsewhere it is this posterior.
+        """
         if self.board is None:
             return self
         return dataclasses.replace(self, board=None)
 
     @property
     def prior_label(self) -> str:
-        """The prior every number of this posterior was computed under, in one line (the
-        board model when the joint posterior applies, else :attr:`Prior.label`)."""
+        """The prior every number of this posterior was computed under, in one line.
+
+        It is the board model when the joint posterior applies, else :attr:`Prior.label`.
+        """
         if self.joint is not None:
             return JOINT_PRIOR
         return self.prior.label
@@ -777,8 +801,10 @@ class Posterior:
 
     @property
     def nu(self) -> NDArray[np.float64]:
-        """Posterior concentrations: ``(..., M, C + 1)`` with one node, ``(J, ..., M, C + 1)``
-        for a mixture (built on demand: J times the data)."""
+        """Posterior concentrations, of shape ``(..., M, C + 1)`` or ``(J, ..., M, C + 1)``.
+
+        The first is with one node, the second for a mixture (built on demand: J times the data).
+        """
         nu = self.data[None] + self._alpha
         return nu[0] if self.n_nodes == 1 else nu
 
@@ -796,9 +822,12 @@ class Posterior:
         return self.n_models
 
     def _model_index(self, index) -> int | NDArray[np.intp]:
-        """Positions of the models ``index`` selects: a name, a position, a slice, or a list
-        (or array) of names, positions or booleans. A wrong type is a TypeError, an unknown
-        name or a position out of range a ValueError or IndexError, in our words."""
+        """Positions of the models ``index`` selects.
+
+        ``index`` is a name, a position, a slice, or a list (or array) of names, positions or
+        booleans. A wrong type is a TypeError, an unknown name or a position out of range a
+        ValueError or IndexError, in our words.
+        """
         L = self.n_models
         what = "a model name, a position (int), a slice, or a list of names or positions"
         if isinstance(index, slice):
@@ -829,8 +858,10 @@ class Posterior:
         return int(index) % L
 
     def __getitem__(self, index: int | slice | ArrayLike) -> Posterior:
-        """The posterior of some models of a batch (an int keeps no model axis). Nothing is
-        refitted: a benchmark-pooled prior stays the one learned from every model."""
+        """The posterior of some models of a batch (an int keeps no model axis).
+
+        Nothing is refitted: a benchmark-pooled prior stays the one learned from every model.
+        """
         if not self.batched:
             raise ValueError("this posterior has no model axis to select from.")
         idx = self._model_index(index)
@@ -873,9 +904,11 @@ class Posterior:
 
     @cached_property
     def node_moments(self) -> BayesResult:
-        """Mean and sd of pi-bar under each node, arrays of shape ``(J, ...)``. Computed once
-        per distinct count vector of each model (a binary benchmark with N trials has at most
-        N + 1)."""
+        """Mean and sd of pi-bar under each node, arrays of shape ``(J, ...)``.
+
+        Computed once per distinct count vector of each model (a binary benchmark with N trials
+        has at most N + 1).
+        """
         if self.n_nodes == 1:
             mu, sigma = self.dirichlet.moments()
             return BayesResult(np.asarray(mu)[None], np.asarray(sigma)[None])
@@ -900,8 +933,7 @@ class Posterior:
 
     @property
     def sd(self) -> Estimate:
-        r""":math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`: a float, or an array of shape
-        ``(L,)``."""
+        r""":math:`\sigma = \mathrm{sd}[\bar\pi \mid R]`: a float, or an array of shape ``(L,)``."""
         return as_estimate(self._moments.sigma)
 
     def moments(self) -> BayesResult:
@@ -1007,16 +1039,22 @@ class Posterior:
 
     @property
     def _exact_is_cheap(self) -> bool:
-        """Whether the exact law takes milliseconds: a fixed prior (one lattice
-        convolution), or binary and rubric results under a learned prior (one shared
-        lattice, :func:`~bayes_eval.posteriors.exact.mixture_interval`); graded scores under
-        a learned prior and rubric levels closer than 1/4096 of the range take longer."""
+        """Whether the exact law takes milliseconds.
+
+        It does for a fixed prior (one lattice convolution), or for binary and rubric results
+        under a learned prior (one shared lattice,
+        :func:`~bayes_eval.posteriors.exact.mixture_interval`); graded scores under a learned
+        prior and rubric levels closer than 1/4096 of the range take longer.
+        """
         return self.n_nodes == 1 or (not self.fractional and on_one_lattice(self.w))
 
     def interval_kinds(self) -> NDArray[np.str_]:
-        """Per model, the law ``interval(kind="auto")`` reports: ``"joint"`` (the joint
-        posterior's marginal), ``"exact"``, ``"beta"`` (the Beta on the support with the
-        posterior's mean and sd, where the exact law would take seconds) or ``"normal"``."""
+        """Per model, the law ``interval(kind="auto")`` reports.
+
+        It is ``"joint"`` (the joint posterior's marginal), ``"exact"``, ``"beta"`` (the Beta on
+        the support with the posterior's mean and sd, where the exact law would take seconds) or
+        ``"normal"``.
+        """
         n = self.n_models
         if self.joint is not None:
             return np.full(n, "joint")
@@ -1050,8 +1088,10 @@ class Posterior:
         return tuple(np.array([e[j] for e in ends], dtype=float).reshape(shape) for j in (0, 1))
 
     def _mixture_laws(self, model: int, limit: int = _EXACT_NODES):
-        """Exact laws of the heaviest nodes of one model and their weights (computed once:
-        the exact interval and the exact P(better) share them)."""
+        """Exact laws of the heaviest nodes of one model and their weights.
+
+        They are computed once: the exact interval and the exact P(better) share them.
+        """
         key = ("laws", model, limit)
         if key not in self._cache:
             self._cache[key] = self._build_mixture_laws(model, limit)
@@ -1078,9 +1118,11 @@ class Posterior:
         return nu
 
     def _exact_mixture_interval(self, confidence: float):
-        """Equal-tailed interval under the learned prior, per model
-        (:func:`~bayes_eval.posteriors.exact.mixture_interval`: a fine grid of the
-        hyperposterior when the prior was fitted to this model's counts alone)."""
+        """Equal-tailed interval under the learned prior, per model.
+
+        It is :func:`~bayes_eval.posteriors.exact.mixture_interval`: a fine grid of the
+        hyperposterior when the prior was fitted to this model's counts alone.
+        """
         ends = np.empty((self.n_models, 2))
         data = self.data.reshape(-1, *self.data.shape[-2:])
         wts = self.weights.reshape(self.n_nodes, -1)
@@ -1115,14 +1157,20 @@ class Posterior:
 
     @property
     def has_board(self) -> bool:
-        """Whether this posterior's numbers come from the joint posterior of a board
-        (:attr:`joint`): the learned prior pooled over the board (the default) on binary
-        results of two or more models with a question in common, without earlier runs."""
+        """Whether this posterior's numbers come from the joint posterior of a board.
+
+        The joint posterior is :attr:`joint`; it applies with the learned prior pooled over the
+        board (the default) on binary results of two or more models with a question in common,
+        without earlier runs.
+        """
         return self.joint is not None
 
     def prob_method(self, method: str | None = None) -> str:
-        """The method :meth:`prob_better` uses for ``method`` (None: ``"board"`` on a board,
-        else ``"normal"``); a bad or unavailable one is a ValueError."""
+        """The method :meth:`prob_better` uses for ``method``.
+
+        None means ``"board"`` on a board, else ``"normal"``; a bad or unavailable one is a
+        ValueError.
+        """
         if method is None:
             method = "board" if self.has_board else "normal"
         if method not in PROB_METHODS:
@@ -1138,10 +1186,12 @@ class Posterior:
         return method
 
     def prob_label(self, method: str | None = None) -> str:
-        """One line naming what :meth:`prob_better` computes with ``method``: the joint
-        posterior of the board
+        """One line naming what :meth:`prob_better` computes with ``method``.
+
+        It names the joint posterior of the board
         (:data:`BOARD_MODEL <bayes_eval.posteriors.joint.JOINT_MODEL>`), or the models' own
-        posteriors under the prior's label."""
+        posteriors under the prior's label.
+        """
         if self.prob_method(method) == "board":
             return BOARD_MODEL
         return self.closed_form.prior.label
@@ -1257,9 +1307,11 @@ class Posterior:
         return out
 
     def _mixture_matrix(self) -> NDArray[np.float64]:
-        r"""Exact :math:`P(\bar\pi_i > \bar\pi_j) = \int F_j\,dF_i` for independent learned
-        priors: every model's mixture CDF on one common grid (steps at most 1/100 of the
-        smallest posterior sd, at least 4097 points), then every pair by the trapezoid rule."""
+        r"""Exact :math:`P(\bar\pi_i > \bar\pi_j) = \int F_j\,dF_i` for independent learned priors.
+
+        Every model's mixture CDF is taken on one common grid (steps at most 1/100 of the
+        smallest posterior sd, at least 4097 points), then every pair by the trapezoid rule.
+        """
         n = self.n_models
         laws = [self._mixture_laws(i) for i in range(n)]
         lo = min(float(d.x[0] - d.step) for ls, _ in laws for d in ls)
@@ -1337,8 +1389,11 @@ class Posterior:
         return (bar, pi) if include_pi else bar
 
     def _draw_nu(self, n: int, rng: np.random.Generator) -> tuple[NDArray[np.float64], bool]:
-        """Concentrations: ``(..., M, K)`` shared by every draw with one node (``False``),
-        ``(n, ..., M, K)``, one per draw, for a mixture (``True``)."""
+        """Concentrations, shared by every draw with one node or one per draw for a mixture.
+
+        With one node (``False``) they are ``(..., M, K)``, shared by every draw; for a mixture
+        (``True``) they are ``(n, ..., M, K)``, one per draw.
+        """
         if self.n_nodes == 1:
             return self.nu, False
         wts = self.weights.reshape(self.n_nodes, -1)  # (J, L)
@@ -1448,10 +1503,12 @@ class Posterior:
     # ------------------------------------------------------------------ output
 
     def summary(self, confidence: float = 0.95, *, kind: Interval = "auto"):
-        """One row per model: ``mean``, ``sd``, the interval's ``lo`` and ``hi`` and the law
-        it came from (``interval``), as a ``pandas.DataFrame`` indexed by model (ArviZ's
-        convention); ``attrs`` name the prior, the estimand and the level. pandas is imported
-        here only; :meth:`to_dict` is the same without it."""
+        """One row per model as a ``pandas.DataFrame`` indexed by model (ArviZ's convention).
+
+        Columns are ``mean``, ``sd``, the interval's ``lo`` and ``hi`` and the law it came from
+        (``interval``); ``attrs`` name the prior, the estimand and the level. pandas is imported
+        here only; :meth:`to_dict` is the same without it.
+        """
         import pandas as pd
 
         doc = self.to_dict(confidence, kind=kind)
@@ -1464,9 +1521,12 @@ class Posterior:
         return frame
 
     def to_dict(self, confidence: float = 0.95, *, kind: Interval = "auto") -> dict:
-        """JSON-ready: ``prior`` (label), ``estimand``, ``confidence``, ``interval`` (the
-        kind asked for) and ``interval_kind`` (per model, the law it came from), ``mu``,
-        ``sigma``, ``lo``, ``hi`` (lists for a batch) and ``models``."""
+        """JSON-ready description of the posterior.
+
+        It holds ``prior`` (label), ``estimand``, ``confidence``, ``interval`` (the kind asked
+        for) and ``interval_kind`` (per model, the law it came from), ``mu``, ``sigma``, ``lo``,
+        ``hi`` (lists for a batch) and ``models``.
+        """
         lo, hi = self.interval(confidence, kind=kind)
         kinds = self.interval_kinds() if kind == "auto" else np.full(self.n_models, kind)
         out = {
@@ -1487,8 +1547,10 @@ class Posterior:
         return out
 
     def __repr__(self) -> str:
-        """A short table: one line per model (mean, sd, 95% interval), the prior and the
-        estimand once."""
+        """A short table: one line per model (mean, sd, 95% interval).
+
+        The prior and the estimand are shown once.
+        """
         names = (
             list(self.models or (f"model_{i}" for i in range(self.n_models)))
             if self.batched
@@ -1593,7 +1655,7 @@ class Posterior:
         return dt
 
     def _as_batch(self) -> Posterior:
-        """This one-model posterior with a model axis of length 1."""
+        """The same one-model posterior, with a model axis of length 1."""
         t = self.tally
         return Posterior(
             data=self.data[None],
@@ -1672,8 +1734,10 @@ def _mixture_prob(laws_a, wts_a, laws_b, wts_b) -> float:
 
 
 def _dirichlet_draws(nu, per_draw: bool, n: int, rng, w, keep_pi: bool, answered):
-    """``n`` draws of pi-bar (and pi) from ``Dir(nu)``: ``nu`` of shape ``(..., M, K)`` shared
-    by every draw, or ``(n, ..., M, K)`` one per draw; the mean over the answered questions."""
+    """``n`` draws of pi-bar (and pi) from ``Dir(nu)``, the mean over the answered questions.
+
+    ``nu`` is of shape ``(..., M, K)`` shared by every draw, or ``(n, ..., M, K)`` one per draw.
+    """
     one = nu[0] if per_draw else nu
     step = max(1, _CHUNK // max(one.size, 1))
     bars, pis = [], []

@@ -122,12 +122,12 @@ _WIDEN = 1.5  # scale of the Sobol sample (many categories) relative to the Lapl
 #: 1e-3 sd and 0.2%, tests/posteriors/test_quadrature_rules.py)
 _NODES_PER_DIM = {2: 11, 3: 7, 4: 5, 5: 3}
 #: where the hyperposterior is narrow, close to its Laplace approximation: every group has
-#: _LARGE questions with data and _MINORITY counts in each category (one category
+#: _NARROW_QUESTIONS questions with data and _MINORITY counts in each category (one category
 #: (almost) empty leaves the concentration unidentified and the hyperposterior skewed)
 _NODES_PER_DIM_NARROW = {2: 7, 3: 5, 4: 3, 5: 3}
-_LARGE = 100  # questions with data in the smallest group
+_NARROW_QUESTIONS = 100  # questions with data in the smallest group
 _MINORITY = 3.0  # counts of the rarest category of any group
-_MIN_WEIGHT = 1e-10  # nodes below this normalised weight are dropped
+_NODE_WEIGHT_FLOOR = 1e-10  # nodes below this normalised weight are dropped
 
 
 class FittedPrior(NamedTuple):
@@ -184,9 +184,11 @@ class FittedPrior(NamedTuple):
         return prior_label(self)
 
     def plug_in(self) -> FittedPrior:
-        r"""The plug-in prior of the same fit: the mode :math:`e^{\hat\eta}` as the one node,
-        what :func:`fit_prior` with ``integrated=False`` returns for the same counts (one
-        fit serves both: the coverage study scores the two from it)."""
+        r"""The plug-in prior of the same fit: the mode :math:`e^{\hat\eta}` as the one node.
+
+        It is what :func:`fit_prior` with ``integrated=False`` returns for the same counts (one
+        fit serves both: the coverage study scores the two from it).
+        """
         if self.kind not in ("empirical", "empirical-plugin"):
             raise ValueError(f"the prior {self.label!r} is not learned: it has no plug-in form.")
         ones = np.ones((1, self.alpha.shape[0]))
@@ -237,8 +239,10 @@ _SCOPE = {
 
 
 def _sum_last(x: NDArray) -> NDArray:
-    """``x.sum(axis=-1)`` for a short last axis (categories), by slices: numpy's reduction
-    over a short contiguous axis is several times slower."""
+    """``x.sum(axis=-1)`` for a short last axis (categories), by slices.
+
+    Numpy's reduction over a short contiguous axis is several times slower.
+    """
     out = x[..., 0].copy()
     for i in range(1, x.shape[-1]):
         out += x[..., i]
@@ -248,8 +252,10 @@ def _sum_last(x: NDArray) -> NDArray:
 def _hyper_value(
     eta: NDArray, kappa_prior: tuple[float, float], log_s: NDArray | None = None
 ) -> NDArray:
-    """Log hyperprior in eta = log a (no derivatives: the line search and the nodes);
-    ``log_s``: the log concentration, if known."""
+    """Log hyperprior in eta = log a (no derivatives: the line search and the nodes).
+
+    ``log_s``: the log concentration, if known.
+    """
     med, sd = (np.asarray(x, dtype=float) for x in kappa_prior)
     if log_s is None:
         log_s = np.log(_sum_last(np.exp(eta)))
@@ -288,11 +294,11 @@ class _Data(NamedTuple):
     category k (k = K: in all), j < D = the largest number of trials, as
     :math:`\log\Gamma(a + n) - \log\Gamma(a) = \sum_{j<n}\log(a + j)` (the statistics of
     Minka, "Estimating a Dirichlet distribution", §2); when few distinct totals occur (every
-    question N trials) the totals' sum is taken from them instead (``x_total``, ``w_total``
+    question N trials) the totals' sum is taken from them instead (``x_total``, ``mult_total``
     as below, and ``hist`` then has the K categories only). Otherwise weighted atoms: values
-    ``x`` (G, K, A) with weights ``w`` (zero for padding), and ``x_total``, ``w_total``
-    (G, A') for the totals, each sum being
-    :math:`\sum_i w_i[\log\Gamma(b + x_i) - \log\Gamma(b)]` (:func:`_atoms`).
+    ``x`` (G, K, A) with multiplicities ``mult`` (zero for padding), and ``x_total``,
+    ``mult_total`` (G, A') for the totals, each sum being
+    :math:`\sum_i m_i[\log\Gamma(b + x_i) - \log\Gamma(b)]` (:func:`_atoms`).
     ``questions`` (G,) counts the questions with data, ``pooled`` (G, K) their summed counts,
     ``top`` (G, K) the largest count of each category (atoms only: the scale of their
     panels, :func:`_coarsen`).
@@ -300,9 +306,9 @@ class _Data(NamedTuple):
 
     hist: NDArray | None
     x: NDArray | None
-    w: NDArray | None
+    mult: NDArray | None
     x_total: NDArray | None
-    w_total: NDArray | None
+    mult_total: NDArray | None
     questions: NDArray
     pooled: NDArray
     top: NDArray | None = None
@@ -319,8 +325,10 @@ _PANELS = 10
 
 
 def _exceedances(columns: list[NDArray], d: int) -> NDArray:
-    """For integer arrays ``columns`` (P of them, each (G, M), values in [0, d]): how many of
-    the M exceed j, for j = 0..d-1; shape (G, P, d)."""
+    """How many of the M values exceed j, for j = 0..d-1, per column; shape (G, P, d).
+
+    The columns ``columns`` are integer arrays (P of them, each (G, M), values in [0, d]).
+    """
     g = columns[0].shape[0]
     base = (np.arange(g, dtype=np.int64) * (d + 1))[:, None]
     hist = np.stack(
@@ -331,14 +339,17 @@ def _exceedances(columns: list[NDArray], d: int) -> NDArray:
 
 
 def _chebyshev_weights(t: NDArray, mult: NDArray, starts: NDArray, points: int) -> NDArray:
-    r"""Weights :math:`W_{sp} = \sum_{i \in s} m_i \ell_p(t_i)` of the Lagrange basis
+    r"""Weights of the Lagrange basis at Chebyshev points, summed over runs of values.
+
+    The weights are :math:`W_{sp} = \sum_{i \in s} m_i \ell_p(t_i)` of the Lagrange basis
     :math:`\ell_p` at the ``points`` Chebyshev points of the first kind, summed over the
     values ``t`` (in [-1, 1], multiplicities ``mult``) of each run ``s`` of consecutive values
     (runs beginning at ``starts``): through the Chebyshev moments
     :math:`\mu_{sn} = \sum_{i \in s} m_i T_n(t_i)` (the three-term recurrence, which the
     multiplicities leave linear: one (points, n) array, one segmented sum), as
     :math:`\ell_p = \sum_n \frac{2 - \delta_{n0}}{P} T_n(t_p) T_n`; shape
-    ``(starts.size, points)``."""
+    ``(starts.size, points)``.
+    """
     terms = np.empty((points, t.size))  # m_i T_n(t_i), row by row
     terms[0] = mult
     if points > 1:
@@ -355,8 +366,10 @@ def _chebyshev_weights(t: NDArray, mult: NDArray, starts: NDArray, points: int) 
 
 
 def _atoms(vals: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-    r"""Weighted atoms of one-dimensional sums of :class:`_Data`, one per column of ``vals``
-    (G, M, P) (the fractional counts of a category, or the totals) and group.
+    r"""Weighted atoms of one-dimensional sums of :class:`_Data`, one per column and group.
+
+    The columns are those of ``vals`` (G, M, P): the fractional counts of a category, or the
+    totals.
 
     Each sum :math:`\sum_\alpha f(x_\alpha)`, :math:`f(x) = \log\Gamma(b + x) - \log\Gamma(b)`
     (and its derivatives in b), runs over the questions' values (zeros contribute nothing).
@@ -374,7 +387,8 @@ def _atoms(vals: NDArray) -> tuple[NDArray, NDArray, NDArray]:
     Each column's values are sorted once (a question without trials has only zeros, which
     sort first and are dropped): the distinct values are then runs, the panels runs of them,
     and the largest value the last. Returns ``x`` and ``w`` (G, P, A), and the largest value
-    of each (group, column) (G, P)."""
+    of each (group, column) (G, P).
+    """
     g, m, pieces = vals.shape
     rows = g * pieces
     if m == 0 or rows == 0:  # no values: one empty atom per row
@@ -437,9 +451,11 @@ def _pad(own: NDArray, x: NDArray, w: NDArray, n: int) -> tuple[NDArray, NDArray
 
 
 def _whole_totals(total: NDArray, d: int) -> tuple[NDArray, NDArray]:
-    """The distinct nonzero whole totals (G, T) that occur in ``total`` (G, M) (each row the
-    same values, those that occur in any group) and how many questions of each group have each
-    (zero where none)."""
+    """The distinct nonzero whole totals (G, T) that occur in ``total`` (G, M), and their counts.
+
+    Each row holds the same values, those that occur in any group; the counts are how many
+    questions of each group have each (zero where none).
+    """
     g = total.shape[0]
     count = np.bincount(
         (np.arange(g)[:, None] * (d + 1) + total.astype(np.int64)).ravel(),
@@ -450,10 +466,12 @@ def _whole_totals(total: NDArray, d: int) -> tuple[NDArray, NDArray]:
 
 
 def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
-    """The sufficient statistics of the counts ``arr`` (G, M, K) (:class:`_Data`):
-    histograms for whole-number counts (``histogram=None``: when at most :data:`_HIST_MAX`
-    trials per question, and at most ``max(4M, 64)``), weighted atoms otherwise. An integer
-    array is whole counts: not copied, not checked."""
+    """The sufficient statistics of the counts ``arr`` (G, M, K) (:class:`_Data`).
+
+    They are histograms for whole-number counts (``histogram=None``: when at most
+    :data:`_HIST_MAX` trials per question, and at most ``max(4M, 64)``), weighted atoms
+    otherwise. An integer array is whole counts: not copied, not checked.
+    """
     whole = arr.dtype.kind in "iu"
     # the category axis is short: slices of it, not reductions over it (several times faster)
     total = arr[..., 0].astype(np.int64 if whole else np.float64)
@@ -470,34 +488,37 @@ def _compress(arr: NDArray, *, histogram: bool | None = None) -> _Data:
         d = int(total.max(initial=0.0))
         k = arr.shape[-1]
         columns = [np.asarray(arr[..., i], dtype=np.int64) for i in range(k)]
-        x_total, w_total = _whole_totals(total, d)
+        x_total, mult_total = _whole_totals(total, d)
         if 4 * (x_total.shape[1] + 1) < d:
             # few distinct totals (e.g. every question N trials): their sum by log-gammas, one
             # pair per distinct total, instead of d logarithms
             hist = _exceedances(columns, d)
         else:
             hist = _exceedances([*columns, total.astype(np.int64)], d)
-            x_total = w_total = None
+            x_total = mult_total = None
         # the summed counts of each category: sum_q n_qk = sum_j H_kj
         pooled = hist[:, :k].sum(axis=-1)
-        return _Data(hist, None, None, x_total, w_total, questions, pooled)
+        return _Data(hist, None, None, x_total, mult_total, questions, pooled)
     arr, total = arr.astype(np.float64, copy=False), total.astype(np.float64, copy=False)
     pooled = np.stack([arr[..., k].sum(axis=1) for k in range(arr.shape[-1])], axis=-1)
-    x, w, top = _atoms(arr)
+    x, mult, top = _atoms(arr)
     d = float(total.max(initial=0.0))
     if d <= _HIST_MAX and np.all(total == np.floor(total)):  # whole totals (N trials): few
-        x_total, w_total = _whole_totals(total, int(d))
+        x_total, mult_total = _whole_totals(total, int(d))
     else:
-        x_total, w_total = (v[:, 0] for v in _atoms(total[..., None])[:2])
-    return _Data(None, x, w, x_total, w_total, questions, pooled, top)
+        x_total, mult_total = (v[:, 0] for v in _atoms(total[..., None])[:2])
+    return _Data(None, x, mult, x_total, mult_total, questions, pooled, top)
 
 
 def _trigamma(x: NDArray) -> NDArray:
-    r""":math:`\psi_1(x)` for x > 0: eight steps of :math:`\psi_1(x) = \psi_1(x + 1) + 1/x^2`,
-    then the asymptotic series :math:`\psi_1(y) \sim 1/y + 1/(2y^2) + \sum_k B_{2k}/y^{2k+1}`
-    (Abramowitz and Stegun, "Handbook of Mathematical Functions", 6.4.12) through
-    :math:`y^{-15}`, whose next term is below 3e-14 of the value for y >= 8. About four times
-    faster than ``scipy.special.zeta(2, x)``; agrees with it to 1e-13 (tested)."""
+    r""":math:`\psi_1(x)` for x > 0, by a recurrence and the asymptotic series.
+
+    Eight steps of :math:`\psi_1(x) = \psi_1(x + 1) + 1/x^2`, then the asymptotic series
+    :math:`\psi_1(y) \sim 1/y + 1/(2y^2) + \sum_k B_{2k}/y^{2k+1}` (Abramowitz and Stegun,
+    "Handbook of Mathematical Functions", 6.4.12) through :math:`y^{-15}`, whose next term is
+    below 3e-14 of the value for y >= 8. About four times faster than
+    ``scipy.special.zeta(2, x)``; agrees with it to 1e-13 (tested).
+    """
     acc = np.zeros_like(x)
     y = x.copy()
     for _ in range(8):
@@ -526,9 +547,11 @@ _SLICED_TRIALS = 16
 
 
 def _log_sums(b: NDArray, hist: NDArray, log_b: NDArray | None = None) -> NDArray:
-    r""":math:`\sum_j H_{gkj}\log(b_{gk} + j)` for ``b`` (..., G, R) and ``hist`` (G, R, D):
-    a few trials one slice at a time (no (..., G, R, D) array, no reduction over a short
-    axis), many by one contraction. ``log_b``: :math:`\log b`, if known (the j = 0 term)."""
+    r""":math:`\sum_j H_{gkj}\log(b_{gk} + j)` for ``b`` (..., G, R) and ``hist`` (G, R, D).
+
+    A few trials are summed one slice at a time (no (..., G, R, D) array, no reduction over a
+    short axis), many by one contraction. ``log_b``: :math:`\log b`, if known (the j = 0 term).
+    """
     d = hist.shape[-1]
     if d <= _SLICED_TRIALS:
         out = hist[..., 0] * (np.log(b) if log_b is None else log_b)
@@ -547,8 +570,10 @@ def _log_sums(b: NDArray, hist: NDArray, log_b: NDArray | None = None) -> NDArra
 def _loglik(
     eta: NDArray, data: _Data, a: NDArray | None = None, log_s: NDArray | None = None
 ) -> NDArray:
-    """Dirichlet-multinomial log marginal likelihood; eta (..., G, K). ``a`` = exp(eta) and
-    ``log_s`` = log(sum(a)), if known."""
+    """Dirichlet-multinomial log marginal likelihood; eta (..., G, K).
+
+    ``a`` = exp(eta) and ``log_s`` = log(sum(a)), if known.
+    """
     if a is None:
         a = np.exp(eta)
     if data.hist is not None:
@@ -564,32 +589,34 @@ def _loglik(
             piece = _log_sums(b, data.hist, log_b)
             return _sum_last(piece[..., :-1]) - piece[..., -1]
     else:
-        cat = (data.w * gammaln(a[..., None] + data.x)).sum(axis=(-2, -1)) - (
-            data.w.sum(axis=-1) * gammaln(a)
+        cat = (data.mult * gammaln(a[..., None] + data.x)).sum(axis=(-2, -1)) - (
+            data.mult.sum(axis=-1) * gammaln(a)
         ).sum(axis=-1)
     s = _sum_last(a)
-    tot = _sum_last(data.w_total * gammaln(s[..., None] + data.x_total)) - _sum_last(
-        data.w_total
+    tot = _sum_last(data.mult_total * gammaln(s[..., None] + data.x_total)) - _sum_last(
+        data.mult_total
     ) * gammaln(s)
     return cat - tot
 
 
 def _sums(u: NDArray, data: _Data) -> NDArray:
-    """The K + 1 one-dimensional sums of :class:`_Data` (categories, then the totals), each at
-    its own argument ``b = exp(u)``, ``u`` of shape (..., G, K + 1)."""
+    """The K + 1 one-dimensional sums of :class:`_Data` (categories, then the totals).
+
+    Each is at its own argument ``b = exp(u)``, ``u`` of shape (..., G, K + 1).
+    """
     b = np.exp(u)
     out = np.empty(u.shape)
     if data.hist is not None:
         rows = data.hist.shape[-2]  # K, or K + 1 with the totals' histogram
         out[..., :rows] = _log_sums(b[..., :rows], data.hist, u[..., :rows])
     else:
-        x, w = data.x, data.w
+        x, w = data.x, data.mult
         out[..., :-1] = np.einsum("...gka,gka->...gk", gammaln(b[..., :-1, None] + x), w)
         out[..., :-1] -= _sum_last(w) * gammaln(b[..., :-1])
     if data.x_total is not None:
         s = b[..., -1]
-        out[..., -1] = _sum_last(data.w_total * gammaln(s[..., None] + data.x_total))
-        out[..., -1] -= _sum_last(data.w_total) * gammaln(s)
+        out[..., -1] = _sum_last(data.mult_total * gammaln(s[..., None] + data.x_total))
+        out[..., -1] -= _sum_last(data.mult_total) * gammaln(s)
     return out
 
 
@@ -604,8 +631,10 @@ def _loglik_nodes(
     a: NDArray | None = None,
     log_s: NDArray | None = None,
 ) -> NDArray:
-    r""":func:`_loglik` at the quadrature nodes ``eta`` (J, G, K), each one-dimensional sum
-    interpolated across the nodes when that is cheaper than evaluating it at every node.
+    r""":func:`_loglik` at the quadrature nodes ``eta`` (J, G, K).
+
+    Each one-dimensional sum is interpolated across the nodes when that is cheaper than
+    evaluating it at every node.
 
     Each sum is a function of :math:`u = \log b` alone (b = :math:`a_k`, or s for the
     totals), analytic in the strip :math:`|\mathrm{Im}\,u| < \pi` (the map
@@ -620,7 +649,8 @@ def _loglik_nodes(
     (few terms per sum, or a wide hyperposterior) are evaluated at every node. ``reach``
     (G,): a bound on the half-width of every argument's range over the nodes (of the
     totals' too: :math:`\log s` is 1-Lipschitz in the :math:`\log a_k`), to decide before
-    any work. ``a`` = exp(eta) and ``log_s`` = log(sum(a)), if the caller has them."""
+    any work. ``a`` = exp(eta) and ``log_s`` = log(sum(a)), if the caller has them.
+    """
     if a is None or log_s is None:
         a = np.exp(eta)
         log_s = np.log(_sum_last(a))
@@ -683,9 +713,9 @@ def _derivatives(eta: NDArray, data: _Data):
         hi = data.hist * inv
         first.append(hi.sum(axis=-1))
         second.append(-(hi * inv).sum(axis=-1))
-    atoms = [] if data.hist is not None else [(a, data.x, data.w)]
+    atoms = [] if data.hist is not None else [(a, data.x, data.mult)]
     if data.x_total is not None:  # the totals as atoms (values and weights)
-        atoms.append((s, data.x_total[:, None], data.w_total[:, None]))
+        atoms.append((s, data.x_total[:, None], data.mult_total[:, None]))
     for arg, x, w in atoms:
         wsum = w.sum(axis=-1)
         first.append((w * digamma(arg[..., None] + x)).sum(axis=-1) - wsum * digamma(arg))
@@ -705,10 +735,12 @@ def _objective(eta, data, kappa_prior):
 
 
 def _definite(h: NDArray, floor: float) -> NDArray[np.bool_]:
-    """Whether each symmetric matrix of ``h`` (G, K, K) has every eigenvalue above ``floor``:
-    whether ``h - floor I`` is positive definite, by Gaussian elimination without pivoting
-    (every pivot positive: Sylvester's criterion), vectorised over the matrices (a batched
-    eigendecomposition of small matrices costs several times more)."""
+    """Whether each symmetric matrix of ``h`` (G, K, K) has every eigenvalue above ``floor``.
+
+    That is, whether ``h - floor I`` is positive definite, by Gaussian elimination without
+    pivoting (every pivot positive: Sylvester's criterion), vectorised over the matrices (a
+    batched eigendecomposition of small matrices costs several times more).
+    """
     k = h.shape[-1]
     a = h - floor * np.eye(k)
     ok = np.ones(h.shape[0], dtype=bool)
@@ -723,8 +755,10 @@ def _definite(h: NDArray, floor: float) -> NDArray[np.bool_]:
 
 def _newton(data: _Data, kappa_prior, max_iter: int = 100, tol: float = 1e-8):
     """Mode of the log posterior of eta for each group; returns eta, -Hessian, converged.
+
     Each iteration works on the groups not yet converged only (a converged group keeps its
-    point, so its gradient, Hessian and verdict stay those it had)."""
+    point, so its gradient, Hessian and verdict stay those it had).
+    """
     g, k = data.pooled.shape
     # start: the pooled category proportions with kappa at the hyperprior median
     pooled = data.pooled
@@ -803,8 +837,10 @@ _COARSE = 2.0
 
 
 def _coarsen(data: _Data, low: NDArray) -> _Data:
-    r"""The atoms of :func:`_atoms` for arguments :math:`b \ge` ``low`` (G, K) only (the
-    quadrature nodes' smallest :math:`a_k`): fewer of them.
+    r"""The atoms of :func:`_atoms` for arguments :math:`b \ge` ``low`` (G, K) only.
+
+    Restricting the arguments leaves fewer of them; ``low`` is the quadrature nodes' smallest
+    :math:`a_k`.
 
     The dyadic panels :math:`(c, 2c]` of :func:`_atoms` are as fine near zero as they are
     because :math:`f(x) = \log\Gamma(b + x) - \log\Gamma(b)` has its singularity at
@@ -816,10 +852,11 @@ def _coarsen(data: _Data, low: NDArray) -> _Data:
     weights are computed from the atoms it replaces: each fine panel's atoms integrate every
     polynomial of degree below :data:`_PANEL_POINTS` over its values exactly, the coarse
     panel's Lagrange basis among them, so the weights are those the values themselves would
-    give. Groups with at most :data:`_PANEL_POINTS` atoms below :math:`c^*` keep them."""
+    give. Groups with at most :data:`_PANEL_POINTS` atoms below :math:`c^*` keep them.
+    """
     if data.x is None or data.top is None:
         return data
-    x, w, top = data.x, data.w, data.top[..., None]  # (G, K, A), (G, K, 1)
+    x, w, top = data.x, data.mult, data.top[..., None]  # (G, K, A), (G, K, 1)
     pts = _PANEL_POINTS
     with np.errstate(divide="ignore", invalid="ignore"):
         steps = np.ceil(np.log2(_COARSE * top / low[..., None]))
@@ -855,14 +892,14 @@ def _coarsen(data: _Data, low: NDArray) -> _Data:
     xs, ws = _pad(
         own, np.concatenate([x[keep], new_x.ravel()]), np.concatenate([w[keep], wts.ravel()]), g * k
     )
-    return data._replace(x=xs.reshape(g, k, -1), w=ws.reshape(g, k, -1))
+    return data._replace(x=xs.reshape(g, k, -1), mult=ws.reshape(g, k, -1))
 
 
 def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     """Nodes (J, G, K) and normalised weights (J, G) of the hyperposterior."""
     k = eta_hat.shape[-1]
     if per_dim is None:
-        narrow = data.questions.min() >= _LARGE and data.pooled.min() >= _MINORITY
+        narrow = data.questions.min() >= _NARROW_QUESTIONS and data.pooled.min() >= _MINORITY
         per_dim = (_NODES_PER_DIM_NARROW if narrow else _NODES_PER_DIM).get(k)
     z, log_gw = _grid(k, per_dim)
     cov = np.linalg.inv(neg_h)
@@ -887,7 +924,7 @@ def _integrate(eta_hat, neg_h, data: _Data, kappa_prior, per_dim=None):
     logw -= logw.max(axis=0, keepdims=True)
     wts = np.exp(logw)
     wts /= wts.sum(axis=0, keepdims=True)
-    keep = (wts > _MIN_WEIGHT).any(axis=1)
+    keep = (wts > _NODE_WEIGHT_FLOOR).any(axis=1)
     wts = wts[keep]
     return a[keep], wts / wts.sum(axis=0, keepdims=True)
 
@@ -978,8 +1015,10 @@ def _fine_grid(
 
 
 def _check_counts(counts: ArrayLike) -> NDArray:
-    """The counts as (L, M, C + 1): integer arrays as they are (whole counts, not copied),
-    anything else as floats; checked finite and >= 0."""
+    """The counts as (L, M, C + 1), checked finite and >= 0.
+
+    Integer arrays stay as they are (whole counts, not copied), anything else becomes floats.
+    """
     arr = np.asarray(counts)
     if arr.dtype.kind not in "iu":
         arr = np.asarray(arr, dtype=float)
@@ -1179,7 +1218,7 @@ class Prior:
     #: the argument the user gave it as (``prior``, ``alpha0``), for messages
     name: str = field(default="prior", repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # noqa: C901 - one check per field of the prior, each with its message
         kinds = (*PRIOR_KINDS, "fixed")
         if self.kind not in kinds:
             raise ValueError(f"prior kind is {shown(self.kind)}; expected one of {list(kinds)}.")
@@ -1334,9 +1373,12 @@ class Prior:
 
     @property
     def label(self) -> str:
-        """One line naming the prior, the same in every table, header and JSON: ``uniform``,
-        ``jeffreys``, ``Dirichlet(0.5, 2)``, ``empirical (per model, integrated)``, ...,
-        followed by ``+ earlier runs`` (with their source and discount) when there are any."""
+        """One line naming the prior, the same in every table, header and JSON.
+
+        For example ``uniform``, ``jeffreys``, ``Dirichlet(0.5, 2)``,
+        ``empirical (per model, integrated)``, ..., followed by ``+ earlier runs`` (with their
+        source and discount) when there are any.
+        """
         if self.kind in ("uniform", "jeffreys"):
             text = self.kind
         elif self.kind == "fixed" and np.all(self.alpha == 1.0):
@@ -1360,8 +1402,11 @@ class Prior:
         return self.label
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready description: ``label``, ``kind``, ``alpha`` (fixed priors), ``pool``
-        (learned), ``earlier_runs`` and ``discount``."""
+        """JSON-ready description of the prior.
+
+        It holds ``label``, ``kind``, ``alpha`` (fixed priors), ``pool`` (learned),
+        ``earlier_runs`` and ``discount``.
+        """
         out: dict[str, object] = {"label": self.label, "kind": self.kind}
         if self.alpha is not None:
             out["alpha"] = np.atleast_1d(self.alpha).tolist()
@@ -1375,9 +1420,10 @@ class Prior:
     # ----------------------------------------------------------------- against data
 
     def fit(self, counts: ArrayLike) -> FittedPrior:
-        """Quadrature nodes of the Dirichlet parameter for the given counts (those of the
-        results plus the discounted earlier runs): one node for a fixed prior, the learned
-        hyperposterior otherwise (:func:`fit_prior`).
+        """Quadrature nodes of the Dirichlet parameter for the given counts.
+
+        The counts are those of the results plus the discounted earlier runs. The nodes are one
+        node for a fixed prior, the learned hyperposterior otherwise (:func:`fit_prior`).
 
         Parameters
         ----------
@@ -1403,8 +1449,10 @@ class Prior:
 
 
 def _fixed_prior(kind: str, k: int, alpha, name: str) -> FittedPrior:
-    """The one node of a fixed prior for ``k`` categories (the named ones cached: they are
-    built on every call of the scorio-named functions)."""
+    """The one node of a fixed prior for ``k`` categories.
+
+    The named ones are cached: they are built on every call of the scorio-named functions.
+    """
     if kind in ("uniform", "jeffreys"):
         key = (kind, k)
         if key not in _FIXED:
@@ -1436,8 +1484,9 @@ def resolve_prior(
     pool: Pool = "model",
     kappa_prior: tuple[float, float] | None = None,
 ) -> FittedPrior:
-    """Quadrature nodes of ``prior`` (a :class:`Prior` or its words) for the given counts:
-    ``Prior.parse(prior, pool=...).fit(counts)`` (``pool`` for learned priors only).
+    """Quadrature nodes of ``prior`` (a :class:`Prior` or its words) for the given counts.
+
+    This is ``Prior.parse(prior, pool=...).fit(counts)`` (``pool`` for learned priors only).
 
     Parameters
     ----------

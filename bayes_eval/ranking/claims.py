@@ -1,5 +1,7 @@
-r"""Claims about a whole leaderboard: ordered pairs at a posterior expected false discovery
-rate, P(best), P(in the top k), expected ranks and simultaneous rank intervals.
+r"""Claims about a whole leaderboard: ordered pairs at an FDR, P(best), P(top k) and ranks.
+
+The claims are ordered pairs at a posterior expected false discovery rate, P(best), P(in the
+top k), expected ranks and simultaneous rank intervals.
 
 A leaderboard of L models states many orderings at once. Every statement here is read from
 one posterior of the models' scores :math:`\bar\pi = (\bar\pi_1, \dots, \bar\pi_L)` for one
@@ -101,8 +103,10 @@ class Claims(NamedTuple):
     groups: list[NDArray[np.int64]]
 
     def records(self, names: ArrayLike | None = None) -> list[dict]:
-        """The claims as ``{"better": A, "worse": B, "prob": P}`` (model names, or indices
-        when ``names`` is None)."""
+        """The claims as ``{"better": A, "worse": B, "prob": P}`` records.
+
+        Models are given by name, or by index when ``names`` is None.
+        """
         label = (lambda i: int(i)) if names is None else (lambda i: str(np.asarray(names)[i]))
         return [
             {"better": label(a), "worse": label(b), "prob": float(p)}
@@ -191,10 +195,11 @@ def fdr_claims(prob: ArrayLike, q: float = 0.05) -> Claims:
 
 
 def claimed_prefix(ordered: NDArray, q: float) -> tuple[NDArray, NDArray]:
-    r"""The rule of :func:`fdr_claims` on pair probabilities sorted in descending order along
-    the last axis (any leading axes: one set of pairs each): the running mean of
-    :math:`1 - v` and the number of pairs claimed, the longest prefix with that mean at most
-    ``q`` and :math:`v > 1/2`.
+    r"""The rule of :func:`fdr_claims` on pair probabilities sorted in descending order.
+
+    The probabilities are sorted along the last axis (any leading axes: one set of pairs each).
+    It gives the running mean of :math:`1 - v` and the number of pairs claimed, the longest
+    prefix with that mean at most ``q`` and :math:`v > 1/2`.
 
     Parameters
     ----------
@@ -224,9 +229,10 @@ def claimed_prefix(ordered: NDArray, q: float) -> tuple[NDArray, NDArray]:
 
 
 def psd_root(cov: NDArray) -> NDArray:
-    """A square root ``A`` of a covariance matrix, ``A @ A.T == cov``, through its eigen
-    decomposition (rounding's small negative eigenvalues set to zero): ``mean + z @ A.T`` for
-    standard normal rows ``z`` are draws of the normal law.
+    """A square root ``A`` of a covariance matrix, ``A @ A.T == cov``.
+
+    It is computed through the eigen decomposition (rounding's small negative eigenvalues set to
+    zero): ``mean + z @ A.T`` for standard normal rows ``z`` are draws of the normal law.
 
     Parameters
     ----------
@@ -251,8 +257,11 @@ def psd_root(cov: NDArray) -> NDArray:
 
 
 def _tie_groups(n: int, better: NDArray, worse: NDArray, p: NDArray) -> list[NDArray[np.int64]]:
-    """Connected parts of the graph of pairs the claims leave unordered (the complement of
-    their transitive closure), best first by the mean expected rank of their members."""
+    """Connected parts of the graph of pairs the claims leave unordered.
+
+    That graph is the complement of the claims' transitive closure; the parts come best first
+    by the mean expected rank of their members.
+    """
     above = np.zeros((n, n), dtype=bool)
     above[better, worse] = True
     for k in range(n):  # Warshall: a chain of claims orders the pair too
@@ -341,8 +350,10 @@ def _check_level(confidence: float) -> None:
 
 
 def _places(d: NDArray) -> tuple[NDArray, NDArray]:
-    """Per draw and model: how many models score strictly higher (g) and how many score the
-    same, itself included (e); the model holds places g + 1 .. g + e, shared equally."""
+    """Per draw and model: how many models score strictly higher (g) and how many the same (e).
+
+    The count e includes the model itself; the model holds places g + 1 .. g + e, shared equally.
+    """
     n_models = d.shape[1]
     idx = np.argsort(d, axis=1)
     s = np.take_along_axis(d, idx, axis=1)  # ascending
@@ -441,8 +452,9 @@ class RankIntervals(NamedTuple):
 
 
 def simultaneous_rank_intervals(draws: ArrayLike, confidence: float = 0.95) -> RankIntervals:
-    r"""Rank intervals that hold for all models at once with posterior probability at least
-    ``confidence``.
+    r"""Rank intervals that hold for all models at once.
+
+    They hold jointly with posterior probability at least ``confidence``.
 
     Each draw ranks the models (1 the best; tied models share the best of their places, as
     competition ranking does). The rank draws of every model are sorted, and model a's
@@ -546,8 +558,10 @@ def score_moments(post) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 
 
 def default_draws(n_models: int) -> int:
-    """Joint draws for the whole-board probabilities: 10,000 (P(best) to a Monte Carlo sd of
-    0.005 at most), fewer for large boards (at most 1e6 scores, at least 2,000).
+    """Joint draws for the whole-board probabilities: 10,000, fewer for large boards.
+
+    10,000 draws give P(best) to a Monte Carlo sd of 0.005 at most; large boards get fewer (at
+    most 1e6 scores, at least 2,000).
 
     Parameters
     ----------
@@ -568,8 +582,10 @@ def default_draws(n_models: int) -> int:
 
 
 class BoardClaims(NamedTuple):
-    """Everything a leaderboard claims as a set (:func:`board_claims`): the pairs at a
-    posterior expected FDR, the rank probabilities and the simultaneous rank intervals.
+    """Everything a leaderboard claims as a set (:func:`board_claims`).
+
+    That is, the pairs at a posterior expected FDR, the rank probabilities and the simultaneous
+    rank intervals.
 
     Attributes
     ----------
@@ -729,7 +745,9 @@ def rank_joint_rule(confidence: float, achieved: float) -> str:
 def claims_document(
     board: BoardClaims, names: list[str], estimand: str, *, top: int | None = None
 ) -> dict:
-    """JSON-ready: the claims (``{"better", "worse", "prob"}`` with model names), ``fdr``,
+    """The board's claims as a JSON-ready document.
+
+    It holds the claims (``{"better", "worse", "prob"}`` with model names), ``fdr``,
     ``claims_expected_fdr``, ``claims_estimand``, ``claims_rule``, ``tie_groups`` (names),
     ``top``, and per model (name -> value) ``p_best``, ``p_top`` (with ``top``),
     ``expected_rank`` and ``rank_joint`` ([lo, hi]); ``rank_joint_rule`` and

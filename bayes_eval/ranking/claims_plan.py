@@ -1,5 +1,6 @@
-r"""Planning for a leaderboard's claims: trials per question until the claims at a
-posterior expected FDR name the top-k set, with assurance.
+r"""Planning for a leaderboard's claims: trials per question until they name the top-k set.
+
+The claims are made at a posterior expected FDR, and the plan holds with assurance.
 
 The claims of a leaderboard (:func:`~bayes_eval.ranking.claims.fdr_claims`) are read from one
 normal law of the models' scores :math:`\bar\pi \sim N(m, C)` (its moments
@@ -149,8 +150,9 @@ ONE_TRIAL_NOTE = (
 
 
 class _Spread:
-    r"""Per model, the closed form's variance after every question is topped up to ``n``
-    trials, :math:`s_l^2(n) = \sum_\alpha v_{l\alpha}(n) / M^2`.
+    r"""Per model, the closed form's variance once every question is topped up to ``n`` trials.
+
+    It is :math:`s_l^2(n) = \sum_\alpha v_{l\alpha}(n) / M^2`.
 
     Under a fixed prior the refit keeps it, and the expected posterior variance of a
     question's Dirichlet after :math:`n - N_\alpha` more trials is exactly
@@ -161,7 +163,8 @@ class _Spread:
     :math:`s^2(\pi) = \sum_k w_k^2 \pi_k - (\sum_k w_k \pi_k)^2` is one trial's variance and
     its expectation under today's posterior (each node's Dirichlet, weighted) is
     :math:`\sum_j w_j v_{j\alpha} T_{j\alpha}`. Checked against refitted boards in
-    ``tests/ranking/test_claims_plan.py``."""
+    ``tests/ranking/test_claims_plan.py``.
+    """
 
     def __init__(self, post: Posterior):
         nodes = post.fitted.nodes  # (J, G, K)
@@ -214,9 +217,11 @@ class _TopSet:
         return cov_n, psd_root(self.cov - cov_n)
 
     def claimed(self, means: NDArray, cov: NDArray) -> NDArray[np.bool_]:
-        """For each row s: whether the claims at FDR q under ``N(means[s], cov)`` order each
-        of the ``top`` models with the largest means above each of the others (no other set
-        can be: a claim "a > b" needs the larger mean)."""
+        """Per row s: whether the claims at FDR q under ``N(means[s], cov)`` name the top set.
+
+        That is, whether they order each of the ``top`` models with the largest means above each
+        of the others (no other set can be: a claim "a > b" needs the larger mean).
+        """
         i, j = self.i, self.j
         sd = np.sqrt(np.maximum(cov[i, i] + cov[j, j] - 2.0 * cov[i, j], 1e-300))
         p = ndtr((means[:, i] - means[:, j]) / sd)  # (S, pairs): P(i > j)
@@ -260,8 +265,9 @@ def plan_top(
     max_trials: int = 10_000,
     seed: int | np.random.Generator = 0,
 ) -> ClaimsPlan:
-    r"""Trials per question of every model until the claims at FDR ``q`` name the top-k set,
-    with probability ``assurance``.
+    r"""Trials per question of every model until the claims at FDR ``q`` name the top-k set.
+
+    The plan reaches it with probability ``assurance``.
 
     The claims at posterior expected FDR ``q`` (:func:`~bayes_eval.ranking.claims.fdr_claims`:
     Müller, Parmigiani and Rice, "FDR and Bayesian multiple comparisons rules") name the

@@ -188,17 +188,22 @@ def prefix_counts(
 def _column_draw(
     rng: np.random.Generator, b: int, n_models: int, n: int, replace: bool
 ) -> NDArray[np.int64]:
-    """Trial indices of ``b`` column-bootstrap replicates, ``(b, L, N)``: resampled with
-    replacement, or each model's trials permuted."""
+    """Trial indices of ``b`` column-bootstrap replicates, shape ``(b, L, N)``.
+
+    Trials are resampled with replacement, or each model's trials permuted.
+    """
     if replace:
         return rng.integers(0, n, size=(b, n_models, n))
     return rng.permuted(np.broadcast_to(np.arange(n), (b, n_models, n)), axis=-1)
 
 
 class _Gold(NamedTuple):
-    """The gold ranking as the agreement kernel reads it: the models sorted by their gold
-    score (``order``), the gold sign of every pair ``(a, a + d)`` of sorted models, offset by
-    offset (``w``: 1 when strictly ordered, 0 when tied) and the number of untied pairs."""
+    """The gold ranking as the agreement kernel reads it.
+
+    It holds the models sorted by their gold score (``order``), the gold sign of every pair
+    ``(a, a + d)`` of sorted models, offset by offset (``w``: 1 when strictly ordered, 0 when
+    tied) and the number of untied pairs.
+    """
 
     order: NDArray[np.intp]
     w: NDArray[np.float64]
@@ -253,8 +258,10 @@ def _agreement(xt: NDArray, gold: _Gold) -> tuple[NDArray, NDArray]:
 
 
 def _pair_count(flags: NDArray[np.bool_]) -> NDArray[np.int64]:
-    """True flags per column of a ``(pairs, V)`` boolean array, ``pairs < 256``: summed as
-    bytes (no cast per element), then widened."""
+    """True flags per column of a ``(pairs, V)`` boolean array, ``pairs < 256``.
+
+    The flags are summed as bytes (no cast per element), then widened.
+    """
     return np.add.reduce(flags.view(np.uint8), axis=0, dtype=np.uint8).astype(np.int64)
 
 
@@ -263,8 +270,10 @@ def _pair_count_wide(flags: NDArray[np.bool_]) -> NDArray[np.int64]:
 
 
 def _tau_and_match(scores: NDArray, gold: _Gold) -> tuple[NDArray, NDArray]:
-    """Kendall tau_b and exact-match flags of score vectors ``(..., L)`` (rounded to
-    ``TIE_DIGITS`` as :func:`pair_signs` does), by :func:`_agreement`."""
+    """Kendall tau_b and exact-match flags of score vectors ``(..., L)``, by :func:`_agreement`.
+
+    The scores are rounded to ``TIE_DIGITS`` as :func:`pair_signs` does.
+    """
     x = _round(np.asarray(scores, dtype=float))
     lead, L = x.shape[:-1], x.shape[-1]
     xt = np.ascontiguousarray(x.reshape(-1, L)[:, gold.order].T)
@@ -537,10 +546,12 @@ _BlockResults = tuple[NDArray, NDArray, list[Callable[[int], NDArray]]]
 def _float_blocks(
     arr: NDArray, parsed: Sequence[Method], gold: _Gold, bayes_only: bool, draws: dict
 ) -> Iterator[_BlockResults]:
-    """Per block of replicates, ``_BlockResults``: tau and the match flags of every method
-    ``(methods, b, N)`` and the scores of replicate j ``(N, L)``, from float tables
-    (:func:`score_table`) rounded to ``TIE_DIGITS``, for the methods :func:`_packed_tables`
-    cannot hold exactly."""
+    """Per block of replicates, ``_BlockResults`` from float tables.
+
+    It holds tau and the match flags of every method ``(methods, b, N)`` and the scores of
+    replicate j ``(N, L)``, from float tables (:func:`score_table`) rounded to ``TIE_DIGITS``,
+    for the methods :func:`_packed_tables` cannot hold exactly.
+    """
     n_max = arr.shape[-1]
     tables = {m.name: score_table(m, n_max) for m in parsed if m.kind != "bayes"}
     for block in prefix_counts(arr, totals_only=bayes_only, **draws):
@@ -563,11 +574,13 @@ def _packed_block(
     tables: list[NDArray[np.int64]],
     padded: int,
 ) -> _BlockResults:
-    """One block of :func:`_packed_blocks` from its trials ``(N, M, L, b)`` (or pair codes
-    ``(N, ceil(M / 2), L, b)`` with the pair ``tables``), the models in gold order
-    (``gold.order``). ``padded`` questions that never succeed were added (an odd M in
-    pairs): their table values at count 0 are taken off again (zero for Bayes@N and the
-    Pass family, whose credit for no success is 0, but not assumed)."""
+    """One block of :func:`_packed_blocks` from its trials ``(N, M, L, b)``.
+
+    The trials may instead be pair codes ``(N, ceil(M / 2), L, b)`` with the pair ``tables``;
+    the models are in gold order (``gold.order``). ``padded`` questions that never succeed
+    were added (an odd M in pairs): their table values at count 0 are taken off again (zero
+    for Bayes@N and the Pass family, whose credit for no success is 0, but not assumed).
+    """
     n_max, _, n_models, b = trials.shape
     counts = np.zeros(trials.shape[1:], dtype=np.intp)  # counts, or the pairs' table rows
     looked = [np.empty((*trials.shape[1:], table.shape[-1]), np.int64) for table in tables]
@@ -615,13 +628,15 @@ def _packed_block(
 def _packed_blocks(
     arr: NDArray, parsed: Sequence[Method], gold: _Gold, packed: _Packed, draws: dict
 ) -> Iterator[_BlockResults]:
-    """As :func:`_float_blocks`, from the packed integer tables: step by step, the running
-    counts of the questions taken two by two (one slab per step, the models in gold order)
-    look up one row of up to four words per pair (:func:`_pair_tables`; one question at a
-    time, ``_Packed.groups``, when the pair tables would be too large), and one sum over
-    the pairs per group serves every method of its words; scores are exact integers over
-    a per-step scale, so their ranking needs no rounding, and they are compared as
-    integers."""
+    """As :func:`_float_blocks`, from the packed integer tables.
+
+    Step by step, the running counts of the questions taken two by two (one slab per step, the
+    models in gold order) look up one row of up to four words per pair (:func:`_pair_tables`;
+    one question at a time, ``_Packed.groups``, when the pair tables would be too large), and
+    one sum over the pairs per group serves every method of its words; scores are exact
+    integers over a per-step scale, so their ranking needs no rounding, and they are compared
+    as integers.
+    """
     n_max, n_q, n_models = arr.shape[-1], arr.shape[-2], arr.shape[-3]
     pairs = _pair_tables(packed, n_max, draws["replicates"] * n_models * n_q * n_max)
     if pairs is None:
@@ -691,8 +706,9 @@ def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> TauInterval:
 
 
 def random_subsets(n_models: int, size: int, count: int, *, seed: int | np.random.Generator = 0):
-    """``count`` distinct random subsets of ``size`` models, as the subsets of Hariri et al.,
-    "Don't Pass@k", Fig. 4 / Tables 9-11.
+    """``count`` distinct random subsets of ``size`` models.
+
+    They are drawn as the subsets of Hariri et al., "Don't Pass@k", Fig. 4 / Tables 9-11.
 
     Parameters
     ----------
@@ -756,8 +772,10 @@ class Method:
 
     @property
     def credit(self) -> NDArray[np.float64]:
-        """Credit for j = 0..k successes among k attempts (App. H eqs. 21-24, see
-        :mod:`bayes_eval.metrics.passk`)."""
+        """Credit for j = 0..k successes among k attempts.
+
+        See App. H eqs. 21-24 and :mod:`bayes_eval.metrics.passk`.
+        """
         if self.kind == "pass_at_k":
             return threshold_credit(self.k, 1)
         if self.kind == "pass_hat_k":
@@ -966,13 +984,15 @@ def _integer_table(method: Method, n_max: int) -> tuple[NDArray[np.int64], NDArr
 
 
 class _Packed(NamedTuple):
-    """Integer score tables of several methods packed into 63-bit words: ``words[w]`` is an
-    ``(N + 1, N + 1)`` table; method ``i`` holds ``bits[i]`` bits of word ``word[i]`` from
-    bit ``shift[i]`` on, and ``scale[i]`` turns its sums into scores. ``groups`` holds the
-    same words side by side, up to four to a group (``words[w]`` is
+    """Integer score tables of several methods packed into 63-bit words.
+
+    ``words[w]`` is an ``(N + 1, N + 1)`` table; method ``i`` holds ``bits[i]`` bits of word
+    ``word[i]`` from bit ``shift[i]`` on, and ``scale[i]`` turns its sums into scores.
+    ``groups`` holds the same words side by side, up to four to a group (``words[w]`` is
     ``groups[w // 4][..., w % 4]``), each group padded with zero words to 1, 2 or 4 words:
     a row of 8, 16 or 32 bytes per count, which ``numpy.take`` copies by its fixed-size
-    fast path, so one look-up per count serves up to four words."""
+    fast path, so one look-up per count serves up to four words.
+    """
 
     words: list[NDArray[np.int64]]
     word: list[int]
@@ -988,10 +1008,13 @@ _GROUP = 4
 
 
 def _packed_tables(methods: Sequence[Method], n_max: int, n_questions: int) -> _Packed | None:
-    """Pack the integer tables of ``methods`` (:func:`_integer_table`) so that one table
-    look-up per (replicate, model, step, question) serves several methods: the sum over
-    the questions of a word is the sum of each field, as long as no field's sum (at most
-    ``n_questions`` times its largest entry) outgrows its bits. None if a table is not exact."""
+    """Pack the integer tables of ``methods`` (:func:`_integer_table`) into words.
+
+    One table look-up per (replicate, model, step, question) then serves several methods: the
+    sum over the questions of a word is the sum of each field, as long as no field's sum (at
+    most ``n_questions`` times its largest entry) outgrows its bits. None if a table is not
+    exact.
+    """
     tables = [_integer_table(m, n_max) for m in methods]
     if any(t is None for t in tables):
         return None
@@ -1029,12 +1052,14 @@ _PAIR_PAYBACK = 6
 
 
 def _pair_tables(packed: _Packed, n_max: int, lookups: int) -> list[NDArray[np.int64]] | None:
-    """The look-up groups of ``packed`` for two questions at once, or None when they would
-    outgrow ``_PAIR_BYTES`` or a run of ``lookups`` would not repay them
-    (``_PAIR_PAYBACK``): ``table[s, c1 * (N + 1) + c2] = group[s, c1] + group[s, c2]``,
-    shape ``(N + 1, (N + 1)^2, words)``. One look-up and one row of the sum over questions
-    per pair halve the work per step; the words are added modulo 2^64, so the sums over the
-    questions are the exact ones whenever those fit (:func:`_packed_tables`)."""
+    """The look-up groups of ``packed`` for two questions at once.
+
+    The table is ``table[s, c1 * (N + 1) + c2] = group[s, c1] + group[s, c2]``, shape
+    ``(N + 1, (N + 1)^2, words)``; None when it would outgrow ``_PAIR_BYTES`` or a run of
+    ``lookups`` would not repay it (``_PAIR_PAYBACK``). One look-up and one row of the sum over
+    questions per pair halve the work per step; the words are added modulo 2^64, so the sums
+    over the questions are the exact ones whenever those fit (:func:`_packed_tables`).
+    """
     stride = n_max + 1
     entries = sum(stride**3 * group.shape[-1] for group in packed.groups)
     if entries * 8 > _PAIR_BYTES or lookups < _PAIR_PAYBACK * entries:
@@ -1056,13 +1081,15 @@ def _trial_blocks(
     models: NDArray[np.intp] | None = None,
     pair_stride: int = 0,
 ) -> Iterator[NDArray[np.integer]]:
-    """The replicates of :func:`prefix_counts` (the same random draws), trial by trial:
+    """The replicates of :func:`prefix_counts` (the same random draws), trial by trial.
+
     ``out[s - 1, alpha, l, r]`` is the result (0/1) of the s-th trial of model l on
     question alpha in replicate r, shape ``(N, M, L, b)`` (steps first: the running counts
     of a step are one contiguous slab). ``models`` (an order of the models) lists the
     models along ``l`` in that order; each model keeps its own draws. With
     ``pair_stride``, the questions come two by two (:func:`_pair_codes`): shape
-    ``(N, ceil(M / 2), L, b)``."""
+    ``(N, ceil(M / 2), L, b)``.
+    """
     if scheme != "column":
         for block in prefix_counts(
             arr, scheme=scheme, replicates=replicates, replace=replace, chunk=chunk, seed=seed
@@ -1092,10 +1119,12 @@ def _trial_blocks(
 
 
 def _pair_codes(x: NDArray, stride: int, axis: int) -> NDArray[np.integer]:
-    """Two questions' results (0/1) in one number: ``x[2i] * stride + x[2i + 1]`` along
-    ``axis`` (with a question that never succeeds appended when their number is odd), int8
-    when it holds the codes. Summed over trials, a code is ``c_{2i} * stride + c_{2i + 1}``:
-    the row of the pair's counts in a :func:`_pair_tables` table."""
+    """Two questions' results (0/1) in one number: ``x[2i] * stride + x[2i + 1]`` along ``axis``.
+
+    A question that never succeeds is appended when their number is odd; the codes are int8
+    when it holds them. Summed over trials, a code is ``c_{2i} * stride + c_{2i + 1}``: the row
+    of the pair's counts in a :func:`_pair_tables` table.
+    """
     x = np.moveaxis(x, axis, 0)
     if x.shape[0] % 2:
         x = np.concatenate([x, np.zeros_like(x[:1])])

@@ -1,5 +1,7 @@
-"""Leaderboards: the rank table of a batch of models, its records sorted by Bayes@N, and the
-trials needed to separate two of its models.
+"""Leaderboards: the rank table of a batch of models, and the trials that separate its models.
+
+The table's records are sorted by Bayes@N; a plan gives the trials needed to separate two of
+its models.
 
 Every number comes from one :class:`~bayes_eval.posteriors.posterior.Posterior` of the whole
 board under one :class:`~bayes_eval.posteriors.priors.Prior` (the CLI's default:
@@ -253,8 +255,9 @@ def _claims_dataset(board: BoardClaims, models: NDArray, top: int | None) -> xr.
 
 
 def claims_records(table: xr.Dataset) -> list[dict]:
-    """The claims of a rank table: ``{"better": A, "worse": B, "prob": P}``, the most
-    probable first (empty when the table has none).
+    """The claims of a rank table: ``{"better": A, "worse": B, "prob": P}``, most probable first.
+
+    The list is empty when the table has none.
 
     Parameters
     ----------
@@ -290,8 +293,9 @@ def claims_records(table: xr.Dataset) -> list[dict]:
 
 
 def tie_groups(table: xr.Dataset) -> list[list[str]]:
-    """The tie groups of a rank table, best first, each listed by expected rank (as
-    :func:`~bayes_eval.ranking.claims.claims_document` lists them).
+    """The tie groups of a rank table, best first, each listed by expected rank.
+
+    The groups are listed as :func:`~bayes_eval.ranking.claims.claims_document` lists them.
 
     Parameters
     ----------
@@ -326,15 +330,17 @@ def _number(x) -> float | None:
 
 
 def rank_records(table: xr.Dataset) -> list[dict]:
-    """One record per model of a rank table, best ``mu`` first: ``model, mu, sigma, lo, hi,
-    interval_kind, rank, rank_range`` (the headline: every rank the pairwise statements leave
-    open), ``rank_ci`` (the paper's chaining CI-aware rank, §2.7.1), ``prob_next`` (P that it
-    beats the next model listed; None for the last, or where the two share no question;
-    ``sigma``, ``lo``, ``hi`` are None where the data give no interval) and, when the table
-    has them, ``questions``, ``rank_draws`` (the credible interval of the rank over posterior
-    draws), ``mu_closed_form``/``sigma_closed_form`` (the per-model diagnostic), ``prior`` and
-    ``prior_alpha``; ``p_best``, ``p_top``, ``expected_rank``, ``rank_joint`` (the
-    simultaneous rank interval) and ``tie_group`` where the table has the board's claims.
+    """One record per model of a rank table, best ``mu`` first.
+
+    A record holds ``model, mu, sigma, lo, hi, interval_kind, rank, rank_range`` (the headline:
+    every rank the pairwise statements leave open), ``rank_ci`` (the paper's chaining CI-aware
+    rank, §2.7.1), ``prob_next`` (P that it beats the next model listed; None for the last, or
+    where the two share no question; ``sigma``, ``lo``, ``hi`` are None where the data give no
+    interval) and, when the table has them, ``questions``, ``rank_draws`` (the credible
+    interval of the rank over posterior draws), ``mu_closed_form``/``sigma_closed_form`` (the
+    per-model diagnostic), ``prior`` and ``prior_alpha``; ``p_best``, ``p_top``,
+    ``expected_rank``, ``rank_joint`` (the simultaneous rank interval) and ``tie_group`` where
+    the table has the board's claims.
 
     Parameters
     ----------
@@ -404,9 +410,11 @@ def rank_records(table: xr.Dataset) -> list[dict]:
 
 
 class Leaderboard(NamedTuple):
-    """The rank table, its records (best first), the number of questions, the largest number
-    of trials, the masked (failed or missing) trials, the estimator (``"closed-form"`` or
-    ``"crossed"``) and, for the closed form, the posterior every number came from.
+    """A leaderboard: the rank table, its records (best first) and what they came from.
+
+    It holds the rank table, its records (best first), the number of questions, the largest
+    number of trials, the masked (failed or missing) trials, the estimator (``"closed-form"``
+    or ``"crossed"``) and, for the closed form, the posterior every number came from.
 
     Attributes
     ----------
@@ -464,8 +472,9 @@ def leaderboard(
     draws: int | None = None,
     seed: int = 0,
 ) -> Leaderboard:
-    """Rank the models of ``R`` (NaN trials masked): :func:`rank_table` of their posterior
-    (its table draws as a forest plot: :func:`bayes_eval.plotting.forest.forest_plot`).
+    """Rank the models of ``R`` (NaN trials masked): :func:`rank_table` of their posterior.
+
+    Its table draws as a forest plot: :func:`bayes_eval.plotting.forest.forest_plot`.
 
     ``prior`` is a :class:`~bayes_eval.posteriors.priors.Prior` or its words (default
     ``"empirical"``); ``R0`` are earlier runs aligned to ``R`` by label and join the prior.
@@ -600,10 +609,12 @@ def plan_pair(
     answered_only: bool = False,
     source: str = "the results",
 ) -> PairPlan:
-    """Trials per question that confirm the leader of two models of ``R`` at the ranking
-    confidence ``confidence`` (z threshold ``Phi^{-1}(confidence)``: 1.645 for 0.95, as
-    the CI-aware ranks of Hariri et al., §2.7.1) with probability ``assurance``
-    (``bayes_eval.ranking.sample_size.plan_separation``, Hariri et al., App. D).
+    """Trials per question that confirm the leader of two models of ``R``.
+
+    The leader is confirmed at the ranking confidence ``confidence`` (z threshold
+    ``Phi^{-1}(confidence)``: 1.645 for 0.95, as the CI-aware ranks of Hariri et al., §2.7.1)
+    with probability ``assurance`` (``bayes_eval.ranking.sample_size.plan_separation``,
+    Hariri et al., App. D).
 
     The posterior is the board's (every model of ``R`` under ``prior``, as
     :func:`leaderboard` builds it) restricted to the two models, so ``P(leader better)`` is
@@ -721,9 +732,11 @@ def plan_top_set(
     seed: int = 0,
     answered_only: bool = False,
 ) -> TopPlan:
-    """Trials per question of every model of ``R`` until the leaderboard's claims at
-    posterior expected FDR ``fdr`` put its current top ``top`` models above the rest, with
-    probability ``assurance`` (:func:`bayes_eval.ranking.claims_plan.plan_top`).
+    """Trials per question of every model of ``R`` until the claims separate its top set.
+
+    That is, until the leaderboard's claims at posterior expected FDR ``fdr`` put its current
+    top ``top`` models above the rest, with probability ``assurance``
+    (:func:`bayes_eval.ranking.claims_plan.plan_top`).
 
     The posterior is the board's, as :func:`leaderboard` builds it, so the top set and the
     claims are those ``rank --fdr`` prints.

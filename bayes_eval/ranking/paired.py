@@ -174,8 +174,11 @@ class PairedComparison(NamedTuple):
 
     @property
     def cluster_treatment(self) -> str:
-        """How the new-questions matrices treat the questions: as independent draws, or
-        drawn in clusters (the cluster-level t model of :func:`compare_pairs`)."""
+        """How the new-questions matrices treat the questions.
+
+        As independent draws, or drawn in clusters (the cluster-level t model of
+        :func:`compare_pairs`).
+        """
         if self.clusters is None:
             return "questions drawn independently (no clusters)"
         return f"questions drawn in {self.clusters} clusters (t model over clusters)"
@@ -191,10 +194,12 @@ class PairedComparison(NamedTuple):
         return out
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready: ``models``, the matrices (rows of P(row better than column), None on
-        the diagonal and where undefined): ``these_questions`` (with a posterior),
-        ``paired`` and ``independent`` (new questions); ``estimand`` (of each matrix),
-        ``prior`` (of each), ``shared``, ``method``."""
+        """The comparison as a JSON-ready dict.
+
+        Keys: ``models``, the matrices (rows of P(row better than column), None on the diagonal and
+        where undefined): ``these_questions`` (with a posterior), ``paired`` and ``independent``
+        (new questions); ``estimand`` (of each matrix), ``prior`` (of each), ``shared``, ``method``.
+        """
 
         def rows(m: NDArray) -> list[list[float | None]]:
             return [[float(v) if np.isfinite(v) else None for v in row] for row in m]
@@ -222,9 +227,11 @@ class PairedComparison(NamedTuple):
         return out
 
     def adjacent(self) -> list[dict[str, object]]:
-        """Each model against the next one in the order of :attr:`models`: ``model``,
-        ``next``, ``shared``, ``these_questions`` (with a posterior), ``paired`` and
-        ``independent`` (None where undefined)."""
+        """Each model against the next one in the order of :attr:`models`.
+
+        Keys: ``model``, ``next``, ``shared``, ``these_questions`` (with a posterior), ``paired``
+        and ``independent`` (None where undefined).
+        """
         out = []
 
         def val(m, i):
@@ -438,8 +445,11 @@ def cluster_codes(
 def cluster_sums(
     scores: NDArray, answered: NDArray, codes: NDArray
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Per model and cluster: the sum of the per-question scores ``T`` and the number of
-    questions answered ``n``, both of shape ``(L, G)`` (one matrix product each)."""
+    """Per model and cluster: the sum of the per-question scores and the number answered.
+
+    The sums ``T`` and the numbers of questions answered ``n`` are both of shape ``(L, G)`` (one
+    matrix product each).
+    """
     onehot = np.zeros((codes.size, int(codes.max()) + 1))
     onehot[np.arange(codes.size), codes] = 1.0
     return np.where(answered, scores, 0.0) @ onehot, answered.astype(float) @ onehot
@@ -477,8 +487,10 @@ def cluster_values(totals: NDArray, sizes: NDArray) -> tuple[NDArray, NDArray, N
 
 
 def _t_prob(mean: NDArray, scale: NDArray, df: NDArray) -> NDArray:
-    """``P(delta > 0)`` for ``delta ~ t_df(mean, scale)``; a point mass when the scale is 0
-    (every cluster says the same), NaN without a scale."""
+    """``P(delta > 0)`` for ``delta ~ t_df(mean, scale)``.
+
+    A point mass when the scale is 0 (every cluster says the same), NaN without a scale.
+    """
     from scipy.special import stdtr
 
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -502,16 +514,18 @@ _SPLIT_NODES = 97
 
 
 def _split_prior(prior: str, discordant: NDArray) -> _Prior:
-    r"""The learned prior of the split of discordant questions: a symmetric
-    :math:`\mathrm{Beta}(\kappa/2, \kappa/2)` on :math:`s = \pi_{10}/(\pi_{10} + \pi_{01})`,
-    learned from the discordant counts ``(only A, only B)`` of every pair of the board (soft
-    counts :math:`\sum_q s^A_q(1 - s^B_q)` for graded scores), with the weakly informative
-    hyperprior :data:`SPLIT_KAPPA_PRIOR`, :math:`\log\kappa \sim N(\log 5, 1.5^2)` (the
-    split of a pair's discordant questions is not a question's success rate: the
-    meta-analytic hyperprior of the per-question prior does not apply). ``"empirical"``
-    integrates over :math:`\kappa` (a 97-node grid in :math:`\log\kappa`, weights
-    :math:`\propto` hyperprior x Beta-binomial marginal likelihood); ``"empirical-plugin"``
-    takes the mode. The corner masses of a node are :math:`(\kappa/2, \kappa/2)`.
+    r"""The learned prior of the split of discordant questions.
+
+    A symmetric :math:`\mathrm{Beta}(\kappa/2, \kappa/2)` on
+    :math:`s = \pi_{10}/(\pi_{10} + \pi_{01})`, learned from the discordant counts
+    ``(only A, only B)`` of every pair of the board (soft counts
+    :math:`\sum_q s^A_q(1 - s^B_q)` for graded scores), with the weakly informative
+    hyperprior :data:`SPLIT_KAPPA_PRIOR`, :math:`\log\kappa \sim N(\log 5, 1.5^2)` (the split of a
+    pair's discordant questions is not a question's success rate: the meta-analytic hyperprior of
+    the per-question prior does not apply). ``"empirical"`` integrates over :math:`\kappa` (a
+    97-node grid in :math:`\log\kappa`, weights :math:`\propto` hyperprior x Beta-binomial marginal
+    likelihood); ``"empirical-plugin"`` takes the mode. The corner masses of a node are
+    :math:`(\kappa/2, \kappa/2)`.
     """
     from scipy.special import betaln, logsumexp
 
@@ -535,11 +549,13 @@ def _split_prior(prior: str, discordant: NDArray) -> _Prior:
 
 
 def _corner_prior(prior: PriorSpec, tables: NDArray, split: bool) -> _Prior:
-    """The prior masses of the two corners that decide the comparison: (only A, only B) for
-    the pairs' discordant counts ``(only A, only B)``, or (right, wrong) for the models'
-    (wrong, right) tables; fixed or learned over the benchmark (one node per hyperparameter
-    node, heaviest first). A learned paired prior is a prior on the split of the discordant
-    questions, learned on those splits (:func:`_split_prior`)."""
+    """The prior masses of the two corners that decide the comparison.
+
+    The corners are (only A, only B) for the pairs' discordant counts ``(only A, only B)``, or
+    (right, wrong) for the models' (wrong, right) tables; fixed or learned over the benchmark (one
+    node per hyperparameter node, heaviest first). A learned paired prior is a prior on the split of
+    the discordant questions, learned on those splits (:func:`_split_prior`).
+    """
     if split and isinstance(prior, str) and prior in ("empirical", "empirical-plugin"):
         return _split_prior(prior, tables)
     if isinstance(prior, str) and prior in ("empirical", "empirical-plugin"):
@@ -557,8 +573,10 @@ def _corner_prior(prior: PriorSpec, tables: NDArray, split: bool) -> _Prior:
 
 
 def _heaviest(prior: _Prior, limit: int) -> _Prior:
-    """The heaviest nodes holding all but 1e-3 of the weight, at most ``limit``, renormalised
-    (exact paths cost one computation per node)."""
+    """The heaviest nodes holding all but 1e-3 of the weight, at most ``limit``, renormalised.
+
+    Exact paths cost one computation per node.
+    """
     if prior.weights.size <= limit:
         return prior
     n = min(limit, int(np.searchsorted(np.cumsum(prior.weights), 1.0 - 1e-3)) + 1)
@@ -634,8 +652,10 @@ def _paired(scores: NDArray, answered: NDArray, prior: _Prior, exact_levels: int
 
 
 def _paired_clusters(scores: NDArray, answered: NDArray, codes: NDArray) -> NDArray:
-    """P(row > column) under the cluster-level t model (:func:`compare_pairs`), each pair on
-    the questions both answered."""
+    """P(row > column) under the cluster-level t model (:func:`compare_pairs`).
+
+    Each pair is compared on the questions both answered.
+    """
     n = scores.shape[0]
     out = np.full((n, n), np.nan)
     i, j = np.triu_indices(n, 1)
@@ -844,9 +864,10 @@ CLUSTER_PRIOR = "Jeffreys on the cluster-level normal model (mean and sd of the 
 
 
 def table_prior(kind: str) -> str:
-    """The prior of the joint table for a per-question prior of kind ``kind``, as
-    ``bayes-eval pairs --prior-kind`` chooses it: a learned prior gives the learned split
-    prior of the same kind, Jeffreys gives Jeffreys, anything else the uniform one.
+    """The prior of the joint table for a per-question prior of kind ``kind``.
+
+    It is chosen as ``bayes-eval pairs --prior-kind`` chooses it: a learned prior gives the learned
+    split prior of the same kind, Jeffreys gives Jeffreys, anything else the uniform one.
 
     Parameters
     ----------
@@ -885,8 +906,9 @@ def leaderboard_pairs(
     draws: int | None = None,
     seed: int = 0,
 ) -> PairedComparison:
-    """Every pair of the models of ``R[model, question, trial]`` (NaN = no trial), for both
-    estimands, as ``bayes-eval pairs`` prints them.
+    """Every pair of the models of ``R[model, question, trial]``, for both estimands.
+
+    NaN in ``R`` means no trial; the pairs are those ``bayes-eval pairs`` prints.
 
     ``cluster`` (a label per question of ``R``, or a mapping question label -> cluster)
     makes the new-questions matrices draw clusters, not questions
@@ -1008,19 +1030,23 @@ _KNOTS = 128  # exact CDF values per model and node (interpolated between)
 
 
 def _levels(values: NDArray) -> tuple[NDArray, NDArray]:
-    """Distinct values (rounded to 12 decimals, so that float noise does not split them)
-    and their counts."""
+    """Distinct values and their counts.
+
+    Values are rounded to 12 decimals, so that float noise does not split them.
+    """
     return np.unique(np.round(values, 12), return_counts=True)
 
 
 def _imhof_nodes(
     y: NDArray, levels: NDArray, base: NDArray, corner_levels: NDArray, corners: NDArray
 ) -> NDArray:
-    """``P(sum_k v_k pi_k <= y)`` for ``pi ~ Dir(base + corners[j])`` at every node j at once,
-    shape ``(J, Y)``: the Gil-Pelaez/Imhof integral of :mod:`bayes_eval.posteriors.exact` (the
-    same trapezoid rule in log t), with the data's terms of the characteristic function
-    computed once and each node adding its two corner terms (masses ``corners[j]`` at
-    ``corner_levels``)."""
+    """``P(sum_k v_k pi_k <= y)`` for ``pi ~ Dir(base + corners[j])`` at every node j at once.
+
+    The result has shape ``(J, Y)``: the Gil-Pelaez/Imhof integral of
+    :mod:`bayes_eval.posteriors.exact` (the same trapezoid rule in log t), with the data's terms of
+    the characteristic function computed once and each node adding its two corner terms (masses
+    ``corners[j]`` at ``corner_levels``).
+    """
     y = np.atleast_1d(np.asarray(y, dtype=float))
     c = levels[None, :] - y[:, None]  # (Y, K)
     cc = corner_levels[None, :] - y[:, None]  # (Y, 2)
@@ -1054,8 +1080,10 @@ _PLUS_MINUS = np.array([1.0, -1.0])
 
 
 def _sign_probs(levels: NDArray, data: NDArray, corners: NDArray, exact_levels: int):
-    """``P(sum_v v G_v > 0)`` for every node of a prior at once: ``G_v ~ Gamma(data_v +
-    corner mass)``, the corner masses ``corners[j] = (at +1, at -1)``; and whether exact."""
+    """``P(sum_v v G_v > 0)`` for every node of a prior at once, and whether it is exact.
+
+    Here ``G_v ~ Gamma(data_v + corner mass)``, the corner masses ``corners[j] = (at +1, at -1)``.
+    """
     keep = (levels != 0) & (data > 0)
     c, base = levels[keep], data[keep].astype(float)
     if np.all(np.abs(c) == 1.0):  # only +-1: P(Beta(m+, m-) > 1/2)
@@ -1073,13 +1101,15 @@ def _sign_probs(levels: NDArray, data: NDArray, corners: NDArray, exact_levels: 
 
 
 def _model_cdfs(s: NDArray, corners: NDArray) -> tuple[NDArray, NDArray]:
-    """The CDF of one model's mean score under every node, shape ``(J, G)``, on one grid over
-    the nodes' means +- 10 sd (within [0, 1]): its per-question scores are the data, the
-    corners 1 and 0 carry the masses ``corners[j] = (right, wrong)``. A Beta CDF when every
-    score is 0 or 1; otherwise exact (Imhof) at ``_KNOTS`` evenly spaced points and at the
-    levels inside the window (where the density can have kinks), monotone cubic (PCHIP)
-    between them: within 1.3e-4 of the exact CDF (measured for M = 3 to 200 questions,
-    N = 1 to 10 trials and priors from (0.2, 3) to (1, 1); a test checks 2e-4)."""
+    """The CDF of one model's mean score under every node, shape ``(J, G)``.
+
+    The CDF is evaluated on one grid over the nodes' means +- 10 sd (within [0, 1]): its
+    per-question scores are the data, the corners 1 and 0 carry the masses ``corners[j] = (right,
+    wrong)``. A Beta CDF when every score is 0 or 1; otherwise exact (Imhof) at ``_KNOTS`` evenly
+    spaced points and at the levels inside the window (where the density can have kinks), monotone
+    cubic (PCHIP) between them: within 1.3e-4 of the exact CDF (measured for M = 3 to 200 questions,
+    N = 1 to 10 trials and priors from (0.2, 3) to (1, 1); a test checks 2e-4).
+    """
     levels, counts = _levels(s)
     base = counts.astype(float)
     nu = np.concatenate([np.repeat(base[None], len(corners), 0), corners], axis=1)

@@ -1,5 +1,6 @@
-r"""The leaderboard for new questions: each model's mean score on the population of questions
-the benchmark samples, with or without clusters.
+r"""The leaderboard for new questions, with or without clusters.
+
+Each model's mean score on the population of questions the benchmark samples.
 
 The estimand is *new questions from the same source*
 (:data:`bayes_eval.posteriors.posterior.NEW_QUESTIONS`): the mean score :math:`\mu_l` of
@@ -278,9 +279,10 @@ TAIL_DRAWS = 10
 
 
 def min_draws(confidence: float, tail_draws: int = TAIL_DRAWS) -> int:
-    """The fewest posterior draws for ``confidence`` intervals from draws with ``tail_draws``
-    draws beyond each end (400 at 95% and 2000 at 99% with the default 10; 40 at 95% with
-    one, below which an end of the interval is no draw at all).
+    """The fewest posterior draws for ``confidence`` intervals with ``tail_draws`` beyond each end.
+
+    That is 400 at 95% and 2000 at 99% with the default 10; 40 at 95% with one, below which an end
+    of the interval is no draw at all.
 
     Parameters
     ----------

@@ -1,5 +1,7 @@
-r"""Ranking with uncertainty (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
-Language Model Evaluation", §2.5 and §2.7.1; unnamed section numbers below refer to it).
+r"""Ranking with uncertainty.
+
+After Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", §2.5
+and §2.7.1; unnamed section numbers below refer to it.
 
 Two models with posterior means/sds :math:`(\mu, \sigma)` and :math:`(\mu', \sigma')` differ by
 :math:`\Delta\bar\pi \approx N(\mu - \mu', \sigma^2 + \sigma'^2)` (§2.5), so
@@ -320,9 +322,10 @@ def rank_with_ci(
 
 
 def dense_ci_ranks(mu: ArrayLike, prob: ArrayLike, confidence: float) -> NDArray[np.int64]:
-    """Dense ranks by ``mu`` where consecutive models tie unless
-    ``P(upper better than lower) >= confidence`` (``prob[i, j]``: P(i better than j); the
-    CI-aware ranking of Hariri et al., §2.7.1, for any pairwise probability).
+    """Dense ranks by ``mu`` where consecutive models tie unless confidently ordered.
+
+    Consecutive models tie unless ``P(upper better than lower) >= confidence`` (``prob[i, j]``: P(i
+    better than j); the CI-aware ranking of Hariri et al., §2.7.1, for any pairwise probability).
 
     Parameters
     ----------
@@ -442,8 +445,9 @@ def prob_better(
     prior: PriorSpec | Prior | None = None,
     method: Literal["exact", "normal"] = "normal",
 ) -> float:
-    r"""Posterior probability :math:`P(\bar\pi_a > \bar\pi_b \mid R_a, R_b)` for two models:
-    :meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.Posterior.prob_better>` of
+    r"""Posterior probability :math:`P(\bar\pi_a > \bar\pi_b \mid R_a, R_b)` for two models.
+
+    This is :meth:`Posterior.prob_better <bayes_eval.posteriors.posterior.Posterior.prob_better>` of
     their posteriors under ``prior`` (``alpha0``: the older name of a fixed prior; ``R0_a``,
     ``R0_b``: earlier runs of each), estimand *these questions*.
 

@@ -535,9 +535,10 @@ def plan_separation(
     max_trials: int = 10_000,
     seed: int | np.random.Generator = 0,
 ) -> SeparationPlan:
-    """:func:`trials_to_separate` for the two models of a posterior already built (a board's
-    posterior restricted to two models: ``post[["a", "b"]]``), so that the plan and the
-    leaderboard speak of the same posterior; model ``"a"`` is the first.
+    """:func:`trials_to_separate` for the two models of a posterior already built.
+
+    Use it for a board's posterior restricted to two models (``post[["a", "b"]]``), so that the plan
+    and the leaderboard speak of the same posterior; model ``"a"`` is the first.
 
     Under a learned prior each simulation draws the hyperparameters' node from their
     posterior (one per model, or one shared by a benchmark-pooled prior), then every
@@ -602,9 +603,10 @@ def plan_separation(
 def first_reaching(
     assure: Callable[[int], float], n_now: int, guess: int, max_trials: int, target: float
 ) -> tuple[int | None, float]:
-    """The smallest ``n`` in ``(n_now, max_trials]`` (to 1% of ``n``, at least one trial) with
-    ``assure(n) >= target``, and ``assure`` there; ``(None, assure(max_trials))`` when even
-    ``max_trials`` falls short.
+    """The smallest ``n`` in ``(n_now, max_trials]`` with ``assure(n) >= target``.
+
+    Returns ``n`` and ``assure(n)``; the search is to 1% of ``n`` (at least one trial);
+    ``(None, assure(max_trials))`` when even ``max_trials`` falls short.
 
     From ``guess`` the search steps geometrically (ratios 1.25, 1.25^2, ...) down or up until
     ``assure`` crosses the target, then bisects: ``assure`` increases with ``n`` up to Monte
@@ -666,9 +668,11 @@ def _multinomial(rng: np.random.Generator, trials, p: NDArray[np.float64]) -> ND
 
 
 def _split(rng: np.random.Generator, counts: NDArray[np.int64], k) -> NDArray[np.int64]:
-    """Categories of the first ``k`` of the trials tallied in ``counts`` (multivariate
-    hypergeometric, by a chain of hypergeometrics). ``k`` broadcasts against
-    ``counts.shape[:-1]``; every row of ``counts`` sums to >= its ``k``."""
+    """Categories of the first ``k`` of the trials tallied in ``counts``.
+
+    Multivariate hypergeometric, by a chain of hypergeometrics. ``k`` broadcasts against
+    ``counts.shape[:-1]``; every row of ``counts`` sums to >= its ``k``.
+    """
     total = counts.sum(axis=-1)
     sample = np.array(np.broadcast_to(k, total.shape), dtype=np.int64)
     out = np.empty_like(counts)
@@ -739,8 +743,9 @@ class _Futures:
         self.h0: NDArray[np.float64] | None = None
 
     def board(self, mean: NDArray[np.float64], cov: NDArray[np.float64]) -> None:
-        r"""Simulate and decide as the board's joint posterior would, given its mean and
-        covariance of the pair (leader first).
+        r"""Simulate and decide as the board's joint posterior would.
+
+        ``mean`` and ``cov`` are its mean and covariance of the pair (leader first).
 
         What the board adds to the closed form is the Gaussian pseudo-prior
         :math:`P_0 = C_J^{-1} - C_C^{-1}`, :math:`h_0 = C_J^{-1} m_J - C_C^{-1} m_C` (a
@@ -750,7 +755,8 @@ class _Futures:
         times :math:`\exp(-x^\top P_0 x/2 + h_0^\top x)` is the joint's. Each simulation
         is weighted by it at its :math:`x = (\bar\pi_L, \bar\pi_O)` (importance sampling
         from the closed form to the joint), and :meth:`z` combines the closed form's moments
-        after the extra trials with it."""
+        after the extra trials with it.
+        """
         mu, sigma = self._moments(self.data[None])
         p_j, p_c = np.linalg.inv(cov), np.diag(1.0 / sigma[0] ** 2)
         self.p0, self.h0 = p_j - p_c, p_j @ mean - p_c @ mu[0]
@@ -826,8 +832,10 @@ class _Futures:
 
 
 def _normal_guess(fut: _Futures, n_now: int, max_trials: int, z_target: float, target: float):
-    r"""Starting point of the search: the first ``n`` of a geometric grid where the normal
-    approximation of the assurance reaches the target (``max_trials`` if none does).
+    r"""Starting point of the search.
+
+    The first ``n`` of a geometric grid where the normal approximation of the assurance reaches the
+    target (``max_trials`` if none does).
 
     With :math:`d = \mu_L - \mu_O`, :math:`s_0^2 = \sigma_L^2 + \sigma_O^2` now and the plug-in
     :math:`\sigma^2(n)` of :func:`projected_z`, the posterior mean after ``n`` trials is about

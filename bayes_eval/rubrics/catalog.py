@@ -1,5 +1,7 @@
-"""The twelve built-in schemata of Table 5 of Hariri et al. ("Don't Pass@k: A Bayesian
-Framework for Large Language Model Evaluation", App. F), by key (:data:`SCHEMATA`).
+"""The twelve built-in schemata of Table 5 of Hariri et al., by key (:data:`SCHEMATA`).
+
+Table 5 is in Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
+Evaluation", App. F.
 
 Where Table 5 is not a partition as printed, the built-in schema uses the reading below
 (each is also in the schema's ``note``):

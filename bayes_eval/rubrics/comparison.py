@@ -1,5 +1,6 @@
-"""Rankings under several rubric schemata side by side (Hariri et al., "Don't Pass@k",
-App. F.1, Figure 7).
+"""Rankings under several rubric schemata side by side.
+
+After Hariri et al., "Don't Pass@k", App. F.1, Figure 7.
 
 :func:`compare_schemata` scores the same attempts under each schema (thresholds pooled over
 all models, once per schema), and returns one Dataset over ``(schema, model)`` with Bayes@N

@@ -263,7 +263,7 @@ def schema_key(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
-def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec") -> Schema:
+def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec") -> Schema:  # noqa: C901 - one check per key of the spec, each with its message
     """Build and validate a schema from a mapping (the parsed form of a TOML file).
 
     Keys: ``name`` (str), ``description`` (str, optional), ``categories`` (list of

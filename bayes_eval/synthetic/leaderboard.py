@@ -120,9 +120,11 @@ class SyntheticLeaderboard(NamedTuple):
         )
 
     def to_frame(self, *, trial: bool = True) -> pd.DataFrame:
-        """The long table a leaderboard export would be: one row per attempt, columns
-        ``model, question, [trial,] score`` (without ``trial`` a repeated pair is two rows
-        with the same model and question)."""
+        """The long table a leaderboard export would be: one row per attempt.
+
+        Columns ``model, question, [trial,] score`` (without ``trial`` a repeated pair is two rows
+        with the same model and question).
+        """
         import pandas as pd
 
         li, qi, ti = np.nonzero(~np.isnan(self.scores))

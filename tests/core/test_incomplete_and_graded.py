@@ -324,7 +324,7 @@ def test_large_leaderboard_moments_in_blocks_equal_the_direct_ones(board, monkey
     R = board.scores if not fractional else np.round(np.where(board.scores > 0.5, 0.7, 0.2), 1)
     post = posterior(R, mask=np.isnan(R), answered_only=True, fractional=fractional)
     direct = post.moments()
-    monkeypatch.setattr(dirichlet, "_LARGE", 10)  # large: one model per block
+    monkeypatch.setattr(dirichlet, "_BLOCK_CELLS", 10)  # large: one model per block
     grouped = post.moments()
     np.testing.assert_allclose(grouped.mu, direct.mu, rtol=1e-12)
     np.testing.assert_allclose(grouped.sigma, direct.sigma, rtol=1e-12)

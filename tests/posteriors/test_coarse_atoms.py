@@ -38,5 +38,5 @@ def test_coarse_atoms_are_the_sums_over_questions_for_large_arguments():
     assert coarse.x.shape[-1] < data.x.shape[-1] - 30
     b = low * np.exp(rng.uniform(0.0, np.log(5e4), size=(40, 10, 2)))  # from low to 1e4
     brute = (gammaln(b[..., None] + counts.transpose(0, 2, 1)) - gammaln(b[..., None])).sum(-1)
-    np.testing.assert_allclose(_sums(coarse.x, coarse.w, b), brute, rtol=0, atol=1e-7)
-    np.testing.assert_allclose(_sums(data.x, data.w, b), brute, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(_sums(coarse.x, coarse.mult, b), brute, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(_sums(data.x, data.mult, b), brute, rtol=0, atol=1e-7)

@@ -344,3 +344,13 @@ def test_pair_tables_sum_to_the_exact_integers():
         )
         assert field.tolist() == want, m.name
     assert cv._pair_tables(packed, n_max, lookups=10) is None  # not repaid: one by one
+
+
+def test_distinguishability_study_does_not_depend_on_its_chunk():
+    """``chunk`` only bounds the memory: the same seed gives the same study."""
+    from bayes_eval.validation import distinguishability
+
+    a = distinguishability.run(replicates=60, n_max=12, chunk=60, progress=False)
+    b = distinguishability.run(replicates=60, n_max=12, chunk=7, progress=False)
+    np.testing.assert_array_equal(a["p_correct"].values, b["p_correct"].values)
+    np.testing.assert_allclose(a["z_mean"].values, b["z_mean"].values, rtol=1e-12)
