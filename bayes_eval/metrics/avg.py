@@ -244,6 +244,11 @@ def avg_ci(
     return avg_interval(post, confidence=confidence, bounds=bounds, interval=interval, scale=scale)
 
 
+def _check_scale(scale: object) -> None:
+    if scale not in ("pi_bar", "latent"):
+        raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
+
+
 def avg_posterior(
     R: ArrayLike,
     w: ArrayLike | None = None,
@@ -285,8 +290,7 @@ def avg_posterior(
     >>> avg_posterior(R, scale="latent").prior_label
     'uniform'
     """
-    if scale not in ("pi_bar", "latent"):
-        raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
+    _check_scale(scale)
     if scale == "latent" and prior is None and alpha0 is None:
         prior = "uniform"  # the latent quantity needs a fixed prior: the paper's
     return posterior(R, w, prior=prior_of(prior, pool=pool, alpha0=alpha0), mask=mask)
@@ -327,8 +331,7 @@ def avg_interval(
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     check_interval(interval)
-    if scale not in ("pi_bar", "latent"):
-        raise ValueError(f"scale is {shown(scale)}; expected 'pi_bar' or 'latent'.")
+    _check_scale(scale)
     if scale == "pi_bar":
         t, weights = post.tally, post.w
         a = weights[0] + ((t.counts @ (weights - weights[0])) / t.n_trials).mean(axis=-1)
