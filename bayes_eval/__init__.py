@@ -12,6 +12,7 @@ replaces ``from scorio.eval import bayes_ci``; they are thin wrappers over the p
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers: True)
 
@@ -45,7 +46,7 @@ _MODULES = (
 )
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "__version__":  # one source of truth: pyproject.toml's, as installed
         from importlib.metadata import PackageNotFoundError, version
 

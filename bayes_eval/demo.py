@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from bayes_eval.ranking.sample_size import SeparationPlan
 
 __all__ = ["DATASET", "Demo", "run_demo"]
 
@@ -78,7 +81,7 @@ class Demo(NamedTuple):
     mimics_prior: str
     models: list[dict]
     kendall_tau_b: float
-    plan_llm10_vs_llm9: object
+    plan_llm10_vs_llm9: SeparationPlan
     M: int
     N: int
     seed: int

@@ -21,7 +21,7 @@ from pathlib import Path
 __all__ = ["OutputError", "check_output", "describe_os_error", "same_file", "write_file"]
 
 #: What an OS error means to the user who named the path (others: the OS's own words).
-_REASONS = {
+_REASONS: dict[int | None, str] = {
     errno.ENOSPC: "no space left on the device",
     errno.EDQUOT: "the disk quota is exceeded",
     errno.EROFS: "the file system is read-only",

@@ -47,9 +47,10 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable, Sized
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -250,7 +251,7 @@ def _as_array(values: ArrayLike, name: str) -> np.ndarray:
 
 def _row_lengths(values: object) -> str:
     try:
-        lengths = [len(row) for row in values]  # type: ignore[union-attr]
+        lengths = [len(row) for row in cast("Iterable[Sized]", values)]
     except TypeError:
         return ""
     shown = ", ".join(map(str, lengths[:8]))
@@ -1129,7 +1130,7 @@ def fractional_tally(
     counts = np.empty((*n_trials.shape, 2))  # filled in place: no copy of the scores
     np.add.reduce(arr, axis=-1, where=observed, initial=0.0, out=counts[..., 1])
     np.subtract(n_trials, counts[..., 1], out=counts[..., 0])
-    return Tally(counts, n_trials, 2, arr.ndim == 3)  # type: ignore[arg-type]
+    return Tally(counts, n_trials, 2, arr.ndim == 3)
 
 
 #: Bounds of the effective trials a grade counts for (:func:`grade_trials`): at least one (a

@@ -123,7 +123,7 @@ class InterruptGuard:
         while not self._leaving.wait(self.redeliver):
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # type: ignore[arg-type]
 
-    def _quiet(self, unraisable) -> None:
+    def _quiet(self, unraisable: sys.UnraisableHookArgs) -> None:
         # an interrupt that landed in a finaliser or a weak-reference callback: noted already
         if not (self.seen.is_set() and isinstance(unraisable.exc_value, KeyboardInterrupt)):
             self._hook(unraisable)

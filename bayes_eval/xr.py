@@ -24,8 +24,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import xarray as xr
@@ -35,6 +35,7 @@ from bayes_eval.inputs import shown
 from bayes_eval.metrics import avg as _avg
 from bayes_eval.metrics import passk as _passk
 from bayes_eval.metrics.bayes import prior_of
+from bayes_eval.posteriors.intervals import Estimate
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.posteriors.posterior import posterior as _posterior
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR
@@ -114,7 +115,12 @@ class Batch(NamedTuple):
         return [str(m) for m in self.R["model"].values]
 
 
-def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
+def results_array(
+    R: ArrayLike,
+    *,
+    models: Sequence[str] | None = None,
+    questions: Sequence[Hashable] | None = None,
+) -> xr.DataArray:
     """Wrap a ``(L, M, N)`` or ``(M, N)`` array as a DataArray with the standard dims.
 
     Parameters
@@ -141,7 +147,7 @@ def results_array(R: ArrayLike, *, models=None, questions=None) -> xr.DataArray:
     """
     arr = np.asarray(R)
     dims = _DIMS if arr.ndim == 3 else _DIMS[1:]
-    coords = {}
+    coords: dict[str, list] = {}
     if models is not None and arr.ndim == 3:
         coords["model"] = list(models)
     if questions is not None:
@@ -205,10 +211,12 @@ def unpack(R: xr.DataArray, *, skipna: bool = False, name: str = "R") -> Batch:
                 "labels. If NaN marks missing trials, pass skipna=True."
             )
         mask = np.isnan(values)
-    return Batch(R, values, mask, dims, shape)
+    return Batch(R, values, mask, cast("tuple[str, ...]", dims), shape)
 
 
-def align_runs(R0: xr.DataArray | None, batch: Batch):
+def align_runs(
+    R0: xr.DataArray | None, batch: Batch
+) -> tuple[np.ndarray, np.ndarray | None] | tuple[None, None]:
     """Earlier runs ``R0`` aligned to the batch's labels.
 
     ``(values, mask)`` for the core, or ``(None, None)``. Absent (batch, question) entries get no
@@ -276,7 +284,7 @@ def _split(options: dict) -> tuple[dict, dict]:
     return post, options
 
 
-def _build(batch: Batch, w, R0, options: dict) -> Posterior:
+def _build(batch: Batch, w: ArrayLike | None, R0: xr.DataArray | None, options: dict) -> Posterior:
     r0, r0_mask = align_runs(R0, batch)
     prior = prior_of(
         options.pop("prior", None),
@@ -288,12 +296,17 @@ def _build(batch: Batch, w, R0, options: dict) -> Posterior:
     return _posterior(batch.values, w, prior=prior, mask=batch.mask, models=batch.names, **options)
 
 
-def _attrs(post: Posterior, **extra) -> dict:
+def _attrs(post: Posterior, **extra: object) -> dict:
     return {"prior": post.prior_label, "estimand": post.estimand, **extra}
 
 
 def posterior(
-    R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
+    R: xr.DataArray,
+    w: ArrayLike | None = None,
+    R0: xr.DataArray | None = None,
+    *,
+    skipna: bool = False,
+    **options: Any,
 ) -> Posterior:
     """The :class:`~bayes_eval.posteriors.posterior.Posterior` of labelled results.
 
@@ -333,7 +346,12 @@ def posterior(
 
 
 def bayes(
-    R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
+    R: xr.DataArray,
+    w: ArrayLike | None = None,
+    R0: xr.DataArray | None = None,
+    *,
+    skipna: bool = False,
+    **options: Any,
 ) -> xr.Dataset:
     """Bayes@N ``mu`` and ``sigma`` over the batch dims (:func:`bayes_eval.bayes`).
 
@@ -373,7 +391,12 @@ def bayes(
 
 
 def bayes_ci(
-    R: xr.DataArray, w=None, R0: xr.DataArray | None = None, *, skipna: bool = False, **options
+    R: xr.DataArray,
+    w: ArrayLike | None = None,
+    R0: xr.DataArray | None = None,
+    *,
+    skipna: bool = False,
+    **options: Any,
 ) -> xr.Dataset:
     """Bayes@N ``mu``, ``sigma``, ``lo``, ``hi`` over the batch dims.
 
@@ -434,7 +457,9 @@ def bayes_ci(
     return xr.Dataset(data, attrs=attrs)
 
 
-def avg_ci(R: xr.DataArray, w=None, *, skipna: bool = False, **options) -> xr.Dataset:
+def avg_ci(
+    R: xr.DataArray, w: ArrayLike | None = None, *, skipna: bool = False, **options: Any
+) -> xr.Dataset:
     """avg@N ``a`` with ``sigma``, ``lo``, ``hi`` over the batch dims.
 
     See :func:`bayes_eval.avg_ci`: the posterior of pi-bar, or the paper's latent scale with
@@ -484,7 +509,7 @@ def avg_ci(R: xr.DataArray, w=None, *, skipna: bool = False, **options) -> xr.Da
     return xr.Dataset(data, attrs=attrs)
 
 
-_POINT = {
+_POINT: dict[str, Callable[..., Estimate]] = {
     "pass_at_k": _passk.pass_at_k,
     "pass_hat_k": _passk.pass_hat_k,
     "mg_pass_at_k": _passk.mg_pass_at_k,
@@ -499,7 +524,7 @@ def pass_family_ci(
     metric: str = "pass_at_k",
     tau: float | None = None,
     skipna: bool = False,
-    **options,
+    **options: Any,
 ) -> xr.Dataset:
     """A Pass family metric for one or several ``k`` over the batch dims and ``k``.
 
@@ -583,11 +608,11 @@ def pass_family_ci(
 
 def prior_table(
     R: xr.DataArray,
-    w=None,
+    w: ArrayLike | None = None,
     R0: xr.DataArray | None = None,
     *,
     skipna: bool = False,
-    **options,
+    **options: Any,
 ) -> xr.Dataset:
     r"""The per-question prior each model's posterior used.
 
@@ -660,7 +685,7 @@ def prior_dataset(batch: Batch, post: Posterior) -> xr.Dataset:
 
 def posterior_tree(
     R: xr.DataArray | ArrayLike,
-    w=None,
+    w: ArrayLike | None = None,
     R0: xr.DataArray | None = None,
     *,
     draws: int = 1000,
@@ -668,9 +693,9 @@ def posterior_tree(
     seed: int = 0,
     include_pi: bool = False,
     include_prior: bool = True,
-    models=None,
+    models: Sequence[str] | None = None,
     skipna: bool = False,
-    **options,
+    **options: Any,
 ) -> xr.DataTree:
     """Exact draws of the closed-form posterior as an ArviZ-style ``DataTree``.
 

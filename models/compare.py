@@ -89,6 +89,7 @@ from numpy.typing import ArrayLike
 from scipy.special import gammaln, logsumexp
 
 from bayes_eval.models.model_data import stored_data
+from bayes_eval.nuts import NutsSettings
 
 __all__ = [
     "ESTIMATORS",
@@ -747,15 +748,9 @@ def compare_models(
     w: ArrayLike | None = None,
     R0: ArrayLike | xr.DataArray | None = None,
     unit: Unit = "cell",
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    seed: int = 0,
-    sampler: Literal["pymc", "nutpie"] = "pymc",
-    cores: int | None = None,
-    progress: bool = False,
+    nuts: NutsSettings | None = None,
     ppc: bool = False,
-    target_accept: float | None = None,
+    **legacy: Any,
 ) -> Comparison:
     """Fit several models to the same results and compare their leave-one-out ELPD.
 
@@ -776,14 +771,15 @@ def compare_models(
         Rubric weights; prior runs (matching and power prior only).
     unit : {"cell", "question"}, keyword-only
         What is left out (module docstring).
-    draws, tune, chains, seed, sampler, cores, progress : keyword-only
-        NUTS settings (:func:`bayes_eval.models.sample`).
+    nuts : bayes_eval.nuts.NutsSettings, optional, keyword-only
+        The NUTS settings of every fit (:func:`bayes_eval.models.sample`; unset values are
+        each model's own: 1,000 draws and tuning steps, PyMC's sampler). Raise
+        ``target_accept`` when a fit diverges.
     ppc : bool, keyword-only
         Also draw the posterior predictive of every fit (seed ``seed + 1``) and compute its
         test statistics (:mod:`bayes_eval.models.predictive`): the same fits serve both.
-    target_accept : float, optional, keyword-only
-        NUTS target acceptance rate in (0, 1); default: each model's own
-        (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
+    **legacy : Any
+        Deprecated: the NUTS settings one by one (``draws=...``), as before ``nuts``.
 
     Returns
     -------
@@ -805,10 +801,12 @@ def compare_models(
     >>> import warnings
     >>> import numpy as np
     >>> from bayes_eval.models import compare_models
+    >>> from bayes_eval.nuts import NutsSettings
     >>> R = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]])
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     result = compare_models(R, ("matching",), draws=100, tune=50, chains=1)
+    ...     nuts = NutsSettings(draws=100, tune=50, chains=1)
+    ...     result = compare_models(R, ("matching",), nuts=nuts)
     >>> list(result.table.index), result.table["method"].tolist()
     (['matching'], ['exact'])
     >>> result.verdict
@@ -819,6 +817,9 @@ def compare_models(
     from bayes_eval.models.sampling import sample
 
     _check_unit(unit)
+    settings = NutsSettings.from_call(nuts, legacy, owner="compare_models")
+    settings = settings.resolved(draws=1000, tune=1000, sampler="pymc")
+    draws, chains, seed = settings.draws, settings.chains, settings.seed
     names = list(dict.fromkeys(estimators))
     bad = [n for n in names if n not in ESTIMATORS]
     if bad or not names:
@@ -840,18 +841,7 @@ def compare_models(
     models, fits, loos = {}, {}, {}
     for name in names:
         model = _build(name, R, w, R0)
-        fit = sample(
-            model,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            seed=seed,
-            sampler=sampler,
-            cores=cores,
-            progress=progress,
-            target_accept=target_accept,
-            log_likelihood=True,
-        )
+        fit = sample(model, settings, log_likelihood=True)
         if name == "crossed-interaction":
             fit = integrated_interaction_loglik(fit, model)
         models[name], fits[name], loos[name] = model, fit, loo(fit, unit=unit)

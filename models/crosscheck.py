@@ -31,9 +31,11 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import arviz as az
 import numpy as np
+import pymc as pm
 import xarray as xr
 from numpy.typing import ArrayLike
 
@@ -44,11 +46,11 @@ from bayes_eval.models.model_data import model_data
 from bayes_eval.models.sampling import (
     RHAT_MAX,
     Diagnostics,
-    Sampler,
     element_diagnostics,
     model_info,
     sample,
 )
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.posteriors.priors import Prior, PriorSpec
 
@@ -237,14 +239,9 @@ def crosscheck(
     alpha0: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    seed: int = 0,
-    sampler: Sampler = "pymc",
+    nuts: NutsSettings | None = None,
     mc_draws: int = 200_000,
-    progress: bool = False,
-    target_accept: float | None = None,
+    **legacy: Any,
 ) -> CrossCheck:
     """NUTS and exact Monte Carlo against the closed form, for L models (module docstring).
 
@@ -258,14 +255,15 @@ def crosscheck(
     alpha0 : float or array_like, optional, keyword-only
         The older name of a fixed prior (a Dirichlet concentration); when given it replaces
         ``prior``.
-    draws, tune, chains, seed, sampler, progress
-        Passed to :func:`bayes_eval.models.sample`.
-    target_accept : float, optional, keyword-only
-        NUTS target acceptance rate in (0, 1); default: the model's own
-        (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
+    nuts : bayes_eval.nuts.NutsSettings, optional, keyword-only
+        The NUTS settings, passed to :func:`bayes_eval.models.sample` (unset values: the
+        model's own, 1,000 draws and tuning steps with PyMC's sampler). Raise
+        ``target_accept`` when a fit diverges. Its seed also seeds the exact Monte Carlo.
     mc_draws : int, keyword-only
         Exact Monte Carlo draws per model (:meth:`Posterior.draws
         <bayes_eval.posteriors.posterior.Posterior.draws>`).
+    **legacy : Any
+        Deprecated: the NUTS settings one by one (``draws=...``), as before ``nuts``.
 
     Returns
     -------
@@ -281,10 +279,11 @@ def crosscheck(
     >>> import warnings
     >>> import numpy as np
     >>> from bayes_eval.models import crosscheck
+    >>> from bayes_eval.nuts import NutsSettings
     >>> R = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]])
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     check = crosscheck(R, draws=100, tune=50, chains=1, mc_draws=2000)
+    ...     check = crosscheck(R, nuts=NutsSettings(draws=100, tune=50, chains=1), mc_draws=2000)
     >>> check.models["mu"].values.round(4).tolist(), check.passed
     ([0.5556], False)
     >>> check.models["failed_checks"].values.tolist()
@@ -292,6 +291,8 @@ def crosscheck(
     """
     if isinstance(mc_draws, bool) or not isinstance(mc_draws, (int, np.integer)) or mc_draws < 2:
         raise ValueError(f"mc_draws is {mc_draws!r}; expected an integer of at least 2.")
+    settings = NutsSettings.from_call(nuts, legacy, owner="crosscheck")
+    settings = settings.resolved(draws=1000, tune=1000, sampler="pymc")
     if alpha0 is not None:
         prior = Prior.parse(alpha0, name="alpha0")
     spec = Prior.parse(prior)
@@ -307,36 +308,57 @@ def crosscheck(
     tally = Tally(data.counts, data.n_trials, data.counts.shape[-1], True)
     total = np.asarray(data.counts, float) + spec.discount * np.asarray(data.prior_counts, float)
     closed = Posterior(data=total, fitted=spec.fit(total), w=data.w, tally=tally, prior=spec)
-    # The exact draws run in a thread while NUTS compiles and samples: NumPy releases the GIL
-    # in its loops, and the compilation keeps one core only (on the 11 x 30 x 80 cross-check
-    # the 200,000 draws, 4-5 s, disappear from the wall time with nutpie).
+    idata, mc = _sample_beside_exact(model, settings, closed, int(mc_draws))
+    coords = {"model": data.coords["model"]}
+    idata["closed_form"] = xr.DataTree(
+        xr.Dataset(
+            {"mu": ("model", np.asarray(closed.mean)), "sigma": ("model", np.asarray(closed.sd))},
+            coords=coords,
+            attrs={"prior": spec.label, "estimand": closed.estimand},
+        )
+    )
+    rows = _model_rows(closed, idata, mc, coords)
+    rows.attrs |= {
+        "mc_draws": int(mc_draws),
+        "sampler": settings.sampler,
+        "draws": settings.draws,
+        "chains": settings.chains,
+        "prior": spec.label,
+        "estimand": closed.estimand,
+        "pymc_model": info.kind,
+    }
+    pairs = _pair_rows(closed, idata["posterior"]["pi_bar"], coords)
+    idata["crosscheck_models"] = xr.DataTree(rows)
+    idata["crosscheck_pairs"] = xr.DataTree(pairs)
+    return CrossCheck(idata=idata, models=rows, pairs=pairs)
+
+
+def _sample_beside_exact(
+    model: pm.Model, settings: NutsSettings, closed: Posterior, mc_draws: int
+) -> tuple[xr.DataTree, np.ndarray]:
+    """NUTS on ``model`` and ``mc_draws`` exact draws of ``closed`` per model, side by side.
+
+    The exact draws run in a thread while NUTS compiles and samples: NumPy releases the GIL in
+    its loops, and the compilation keeps one core only. Returns the fit and the exact draws
+    ``(L, mc_draws)``.
+    """
+    # on the 11 x 30 x 80 cross-check the 200,000 draws (4-5 s) disappear from the wall time
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=1)
-    rng = np.random.default_rng([int(seed), 7])
-    exact = pool.submit(_exact_draws, closed, int(mc_draws), rng, stop)
+    rng = np.random.default_rng([int(settings.seed), 7])
+    exact = pool.submit(_exact_draws, closed, mc_draws, rng, stop)
     try:
-        idata = sample(
-            model,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            seed=seed,
-            sampler=sampler,
-            progress=progress,
-            target_accept=target_accept,
-        )
+        idata = sample(model, settings)
         mc = exact.result()  # (L, n)
     finally:
         stop.set()  # an interrupted or failed fit: the thread stops after its current chunk
         pool.shutdown(wait=False, cancel_futures=True)
+    return idata, mc
+
+
+def _model_rows(closed: Posterior, idata: xr.DataTree, mc: np.ndarray, coords: dict) -> xr.Dataset:
+    """One row per model: closed form, NUTS and exact Monte Carlo, z-scores and checks."""
     mu, sigma = np.asarray(closed.mean), np.asarray(closed.sd)
-    idata["closed_form"] = xr.DataTree(
-        xr.Dataset(
-            {"mu": ("model", mu), "sigma": ("model", sigma)},
-            coords={"model": data.coords["model"]},
-            attrs={"prior": spec.label, "estimand": closed.estimand},
-        )
-    )
     posterior = idata["posterior"].to_dataset()
     pi_bar = posterior["pi_bar"]
     nuts_mean = pi_bar.mean(("chain", "draw")).values
@@ -349,12 +371,12 @@ def crosscheck(
     rhat_pi = conv_pi["r_hat"].max(("question", "category")).values
     ess_pi = conv_pi["ess_bulk"].min(("question", "category")).values
     divergences = Diagnostics.from_attrs(idata.attrs).divergences  # stored by sample()
-
+    n_mc = mc.shape[1]
     mc_mean, mc_sd = mc.mean(1), mc.std(1)
     z_mean = (nuts_mean - mu) / mcse_mean
     z_sd = (nuts_sd - sigma) / mcse_sd
-    z_mc_mean = (mc_mean - mu) / (mc_sd / np.sqrt(mc_draws))
-    z_mc_sd = (mc_sd - sigma) / (mc_sd / np.sqrt(2 * mc_draws))  # normal-theory SE of an sd
+    z_mc_mean = (mc_mean - mu) / (mc_sd / np.sqrt(n_mc))
+    z_mc_sd = (mc_sd - sigma) / (mc_sd / np.sqrt(2 * n_mc))  # normal-theory SE of an sd
     checks = {
         "z_mean": np.abs(z_mean) < Z_TOL,
         "z_sd": np.abs(z_sd) < Z_TOL,
@@ -369,50 +391,45 @@ def crosscheck(
     reason = np.array(
         [", ".join(k for k, ok in checks.items() if not ok[i]) for i in range(mu.size)]
     )
-    coords = {"model": data.coords["model"]}
-    rows = xr.Dataset(
-        {
-            "mu": ("model", mu),
-            "sigma": ("model", sigma),
-            "nuts_mean": ("model", nuts_mean),
-            "nuts_sd": ("model", nuts_sd),
-            "mcse_mean": ("model", mcse_mean),
-            "mcse_sd": ("model", mcse_sd),
-            "z_mean": ("model", z_mean),
-            "z_sd": ("model", z_sd),
-            "mc_mean": ("model", mc_mean),
-            "mc_sd": ("model", mc_sd),
-            "z_mc_mean": ("model", z_mc_mean),
-            "z_mc_sd": ("model", z_mc_sd),
-            "r_hat": ("model", rhat),
-            "r_hat_pi_max": ("model", rhat_pi),
-            "ess_bulk": ("model", ess_bulk),
-            "ess_tail": ("model", ess_tail),
-            "ess_bulk_pi_min": ("model", ess_pi),
-            "passed": ("model", passed),
-            "failed_checks": ("model", reason),
-        },
+    columns = {
+        "mu": mu,
+        "sigma": sigma,
+        "nuts_mean": nuts_mean,
+        "nuts_sd": nuts_sd,
+        "mcse_mean": mcse_mean,
+        "mcse_sd": mcse_sd,
+        "z_mean": z_mean,
+        "z_sd": z_sd,
+        "mc_mean": mc_mean,
+        "mc_sd": mc_sd,
+        "z_mc_mean": z_mc_mean,
+        "z_mc_sd": z_mc_sd,
+        "r_hat": rhat,
+        "r_hat_pi_max": rhat_pi,
+        "ess_bulk": ess_bulk,
+        "ess_tail": ess_tail,
+        "ess_bulk_pi_min": ess_pi,
+        "passed": passed,
+        "failed_checks": reason,
+    }
+    return xr.Dataset(
+        {k: ("model", v) for k, v in columns.items()},
         coords=coords,
         attrs={
             "divergences": divergences,
             "z_tol": Z_TOL,
             "r_hat_max": RHAT_MAX,
             "ess_min": ESS_MIN,
-            "mc_draws": int(mc_draws),
-            "sampler": sampler,
-            "draws": draws,
-            "chains": chains,
-            "prior": spec.label,
-            "estimand": closed.estimand,
-            "pymc_model": info.kind,
         },
     )
 
-    # pairs: Gaussian rho, NUTS draws, exact (the posterior's own prob_better)
-    n_models = mu.size
+
+def _pair_rows(closed: Posterior, pi_bar: xr.DataArray, coords: dict) -> xr.Dataset:
+    """One entry per ordered pair: Gaussian rho, NUTS draws with MCSE, exact P(better)."""
     rho = np.asarray(closed.prob_better(method="normal"))
     p_exact = np.asarray(closed.prob_better(method="exact"))
     draws_arr = pi_bar.transpose("chain", "draw", "model").values
+    n_models = draws_arr.shape[-1]
     p_nuts = np.full((n_models, n_models), np.nan)
     mcse_p = np.full((n_models, n_models), np.nan)
     for i in range(n_models):
@@ -429,9 +446,8 @@ def crosscheck(
                 mcse_p[i, j] = 0.0
     pair_ok = np.abs(p_nuts - p_exact) <= Z_TOL * mcse_p + EXACT_TOL
     np.fill_diagonal(pair_ok, True)
-    pcoords = {"model": coords["model"], "model_bis": coords["model"]}
     pdims = ("model", "model_bis")
-    pairs = xr.Dataset(
+    return xr.Dataset(
         {
             "rho_normal": (pdims, np.where(np.eye(n_models, dtype=bool), np.nan, rho)),
             "p_nuts": (pdims, p_nuts),
@@ -440,9 +456,6 @@ def crosscheck(
             "normal_minus_exact": (pdims, rho - p_exact),
             "passed": (pdims, pair_ok),
         },
-        coords=pcoords,
+        coords={"model": coords["model"], "model_bis": coords["model"]},
         attrs={"tolerance": f"|p_nuts - p_exact| <= {Z_TOL} MCSE + {EXACT_TOL}"},
     )
-    idata["crosscheck_models"] = xr.DataTree(rows)
-    idata["crosscheck_pairs"] = xr.DataTree(pairs)
-    return CrossCheck(idata=idata, models=rows, pairs=pairs)

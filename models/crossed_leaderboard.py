@@ -12,11 +12,13 @@ answered (:mod:`bayes_eval.logs.design`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from bayes_eval.inputs import check_memory, shown
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.ranking.leaderboard import Leaderboard, rank_records
 
 __all__ = ["crossed_leaderboard", "crossed_likelihood_for"]
@@ -86,15 +88,10 @@ def crossed_leaderboard(
     *,
     fractional: bool = False,
     confidence: float = 0.95,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    seed: int = 0,
-    sampler: str = "nutpie",
-    progress: bool = False,
+    nuts: NutsSettings | None = None,
     parametrization: str = "auto",
     interaction: bool = False,
-    target_accept: float | None = None,
+    **legacy: Any,
 ) -> Leaderboard:
     r"""Fit the crossed model to ``R[model, question, trial]`` by NUTS and rank the models.
 
@@ -108,17 +105,20 @@ def crossed_leaderboard(
         :func:`crossed_likelihood_for`).
     confidence : float
         Level of the credible intervals and of the pairwise decisions behind the ranks.
-    draws, tune, chains, seed, sampler, progress
-        NUTS settings (:func:`bayes_eval.models.sample`).
+    nuts : bayes_eval.nuts.NutsSettings, optional
+        The NUTS settings (:func:`bayes_eval.models.sample`); unset values are the crossed
+        model's own: 1,000 draws and tuning steps, nutpie's sampler, and the target acceptance
+        rate below.
     parametrization : str
         Of :func:`bayes_eval.models.crossed_model` (``"auto"``: centred where the data pin
         the abilities and difficulties).
     interaction : bool
         Add the LLM x question interaction of :func:`bayes_eval.models.crossed_model`
         (question-specific strengths; :math:`L \times M` more parameters).
-    target_accept : float, optional
-        NUTS target acceptance rate in (0, 1); default: the crossed model's own (0.95 with
-        non-centred abilities, 0.8 otherwise; :func:`bayes_eval.models.crossed_model`).
+    **legacy : Any
+        Deprecated: the NUTS settings one by one (``draws=...``), as before ``nuts``. The
+        crossed model's own target acceptance rate is 0.95 with non-centred abilities, 0.8
+        otherwise (:func:`bayes_eval.models.crossed_model`).
 
     Returns
     -------
@@ -137,6 +137,7 @@ def crossed_leaderboard(
     >>> import numpy as np
     >>> import xarray as xr
     >>> from bayes_eval.models.crossed_leaderboard import crossed_leaderboard
+    >>> from bayes_eval.nuts import NutsSettings
     >>> R = xr.DataArray(
     ...     np.array([[[1, 0, 1], [0, 0, np.nan]], [[1, 1, 1], [np.nan] * 3]]),
     ...     dims=("model", "question", "trial"),
@@ -144,7 +145,8 @@ def crossed_leaderboard(
     ... )
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     board = crossed_leaderboard(R, draws=20, tune=20, chains=1, sampler="pymc")
+    ...     nuts = NutsSettings(draws=20, tune=20, chains=1, sampler="pymc")
+    ...     board = crossed_leaderboard(R, nuts=nuts)
     >>> board.estimator, board.table.attrs["likelihood"], board.missing_trials
     ('crossed', 'binomial', 4)
     >>> sorted(board.table["model"].values.tolist()), board.table["questions"].values.tolist()
@@ -156,6 +158,9 @@ def crossed_leaderboard(
 
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence is {shown(confidence)}; expected a number in (0, 1).")
+    settings = NutsSettings.from_call(nuts, legacy, owner="crossed_leaderboard")
+    settings = settings.resolved(draws=1000, tune=1000, sampler="nutpie")
+    draws, chains = settings.draws, settings.chains
     R = R.transpose("model", "question", "trial")
     n_models, n_questions = int(R.sizes["model"]), int(R.sizes["question"])
     # the stored draws: abilities, difficulties (and the interaction's cells), pi-bar per model,
@@ -176,16 +181,7 @@ def crossed_leaderboard(
         store_p=False,
         interaction=interaction,
     )
-    idata = sample(
-        model,
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        seed=seed,
-        sampler=sampler,
-        progress=progress,
-        target_accept=target_accept,
-    )
+    idata = sample(model, settings)
     table = crossed_rank_table(idata, confidence=confidence)
     seen = ~np.isnan(R.values.astype(float))
     answered = xr.DataArray(
@@ -193,7 +189,7 @@ def crossed_leaderboard(
     )
     table["questions"] = answered.sel(model=table["model"].values)
     table.attrs.setdefault("likelihood", likelihood)
-    table.attrs["sampler"] = sampler
+    table.attrs["sampler"] = settings.sampler
     table.attrs["interaction"] = int(bool(interaction))
     return Leaderboard(
         table=table,

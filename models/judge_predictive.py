@@ -265,9 +265,10 @@ def judge_posterior_predictive(
     >>> from bayes_eval.judges.data import from_scores
     >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
-    >>> from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
+    >>> from bayes_eval.nuts import NutsSettings
+    >>> from bayes_eval.models.judges import fit_judges, judge_model
     >>> model = judge_model(data)
-    >>> settings = FitSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
+    >>> settings = NutsSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
     >>> fit = fit_judges(data, model=model, settings=settings)
     >>> from bayes_eval.models import judge_posterior_predictive
     >>> rep = judge_posterior_predictive(fit, model, seed=0)["posterior_predictive"]["scores"]
@@ -397,9 +398,10 @@ def judge_ppc_statistics(
     >>> from bayes_eval.judges.data import from_scores
     >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
-    >>> from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
+    >>> from bayes_eval.nuts import NutsSettings
+    >>> from bayes_eval.models.judges import fit_judges, judge_model
     >>> model = judge_model(data)
-    >>> settings = FitSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
+    >>> settings = NutsSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
     >>> fit = fit_judges(data, model=model, settings=settings)
     >>> from bayes_eval.models import judge_ppc_statistics
     >>> checks = judge_ppc_statistics(fit, model)

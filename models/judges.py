@@ -53,13 +53,13 @@ interval) and convergence diagnostics in ``attrs`` (:func:`fit_diagnostics`; a
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import math
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -84,6 +84,7 @@ from bayes_eval.models.sampling import (
     usable_cpus,
     warn_if_unconverged,
 )
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.ranking.ranks import rank
 
 __all__ = [
@@ -98,6 +99,7 @@ __all__ = [
     "fit_judges",
     "judge_model",
     "judge_sensitivity",
+    "model_settings",
 ]
 
 #: Choices where Vossler et al. leave the model open, as implemented, each with its reason.
@@ -596,6 +598,30 @@ def _stick_labels(data: JudgeData, used: np.ndarray) -> list[str]:
     return out
 
 
+def _model_coords(data: JudgeData, root: str) -> dict[str, list]:
+    """The coords of :func:`judge_model` for ``data`` (masked), after checking what is left.
+
+    Raises ``ValueError`` when no (judge, candidate) pair or some candidate has no
+    admissible score left after the exclusions.
+    """
+    J, K, L = data.counts.shape
+    if not data.mask.any():
+        raise ValueError("no (judge, candidate) pair is left to fit after the exclusions.")
+    unjudged = [data.candidates[k] for k in range(K) if not data.mask[:, k].any()]
+    if unjudged:
+        raise ValueError(f"candidate(s) {unjudged} have no admissible judge scores.")
+    used = _dag_structure(J, data.n_true, L, data.correct_level, root)[0]
+    return {
+        "candidate": list(data.candidates),
+        "judge": list(data.judges),
+        "level": list(data.true_levels),
+        "assigned": list(data.assigned_levels),
+        "pair": _pairs(data),
+        "stick": list(data.true_levels[:-1]),
+        "dag_stick": _stick_labels(data, used),
+    }
+
+
 def judge_model(
     data: JudgeData,
     *,
@@ -659,21 +685,7 @@ def judge_model(
     J, K, L = data.counts.shape
     M = data.n_true
     jj, kk = np.nonzero(data.mask)
-    if jj.size == 0:
-        raise ValueError("no (judge, candidate) pair is left to fit after the exclusions.")
-    unjudged = [data.candidates[k] for k in range(K) if not data.mask[:, k].any()]
-    if unjudged:
-        raise ValueError(f"candidate(s) {unjudged} have no admissible judge scores.")
-    used = _dag_structure(J, M, L, data.correct_level, root)[0]
-    coords = {
-        "candidate": list(data.candidates),
-        "judge": list(data.judges),
-        "level": list(data.true_levels),
-        "assigned": list(data.assigned_levels),
-        "pair": _pairs(data),
-        "stick": list(data.true_levels[:-1]),
-        "dag_stick": _stick_labels(data, used),
-    }
+    coords = _model_coords(data, root)
     effects = bool(integrated or omega > 0)
     loglik = JudgeLoglik(effects)
     # every Beta parameter is positive by construction (omega > 0 wherever R, W exist), so
@@ -809,7 +821,7 @@ def dag_prior_draws(
     return pm.draw(theta, draws=draws, random_seed=seed, mode="FAST_COMPILE")
 
 
-#: NUTS settings of the integrated model where :class:`FitSettings` leaves them unset: long
+#: NUTS settings of the integrated model where :func:`model_settings` fills in unset values: long
 #: enough for a posterior with two modes of the overall score level, between which NUTS moves
 #: only every few hundred draws (SummEval's coherence, where judges that give most summaries
 #: a 5 leave true levels 2 and 3 apart only through the prior; 1,000 tuning steps left the
@@ -819,72 +831,89 @@ INTEGRATED_SETTINGS = {"draws": 16000, "tune": 4000, "target_accept": 0.8, "samp
 FIXED_SETTINGS = {"draws": 1000, "tune": 1000, "target_accept": 0.9, "sampler": "pymc"}
 
 
-@dataclass(frozen=True)
-class FitSettings:
-    """NUTS settings for :func:`fit_judges` (the paper: 4 chains x 1000 + 1000).
+def model_settings(settings: NutsSettings | None, integrated: bool) -> NutsSettings:
+    """NUTS settings for :func:`fit_judges` with every unset value the judges model's own.
 
-    ``draws``, ``tune``, ``target_accept`` and ``sampler`` left at None take the model's own values
-    (:data:`FIXED_SETTINGS`, :data:`INTEGRATED_SETTINGS`; :meth:`resolved`). ``warn`` issues
-    a :class:`bayes_eval.models.sampling.ConvergenceWarning` when a fit fails a check of
-    :func:`fit_diagnostics` (default); the diagnostics are stored either way.
+    Filled in from :data:`INTEGRATED_SETTINGS` for the integrated model, from
+    :data:`FIXED_SETTINGS` for one with fixed omega and beta_max (the paper: 4 chains x
+    1000 + 1000); nutpie falls back to PyMC's NUTS where it is not installed.
 
     Parameters
     ----------
-    draws, tune : int or None
-        Draws kept and tuning steps per chain (None: the model's own).
-    chains : int
-        Number of chains, default 4.
-    seed : int
-        Random seed, default 0.
-    target_accept : float or None
-        NUTS target acceptance rate (None: the model's own).
-    progress : bool
-        Show the sampler's progress bar; default False.
-    cores : int or None
-        Chains run at the same time (None: the usable CPUs, at most ``chains``).
-    sampler : {"pymc", "nutpie"} or None
-        The NUTS implementation (None: the model's own).
-    warn : bool
-        Issue a ConvergenceWarning when a check fails; default True.
+    settings : bayes_eval.nuts.NutsSettings or None
+        The settings given (None: ``NutsSettings()``, all the model's own).
+    integrated : bool
+        Whether the model has hyperpriors on omega and beta_max.
+
+    Returns
+    -------
+    bayes_eval.nuts.NutsSettings
+        The settings with draws, tuning steps, target acceptance rate and sampler filled in.
 
     Examples
     --------
+    >>> from bayes_eval.models.judges import model_settings
+    >>> from bayes_eval.nuts import NutsSettings
+    >>> s = model_settings(NutsSettings(draws=50, tune=50, chains=1), integrated=False)
+    >>> s.draws, s.target_accept, s.sampler
+    (50, 0.9, 'pymc')
+    """
+    own = dict(INTEGRATED_SETTINGS if integrated else FIXED_SETTINGS)
+    if own["sampler"] == "nutpie" and importlib.util.find_spec("nutpie") is None:
+        own["sampler"] = "pymc"  # pragma: no cover - nutpie ships with the pymc extra
+    return (NutsSettings() if settings is None else settings).resolved(**own)
+
+
+class FitSettings(NutsSettings):
+    """Deprecated: the NUTS settings of :func:`fit_judges` (:class:`~bayes_eval.nuts.NutsSettings`).
+
+    Making one issues a ``DeprecationWarning``; it is a :class:`~bayes_eval.nuts.NutsSettings`
+    in every other way, and :meth:`resolved` with ``integrated`` fills in the judges model's own
+    values (:func:`model_settings`).
+
+    Parameters
+    ----------
+    *args : Any
+        As :class:`bayes_eval.nuts.NutsSettings` takes them.
+    **kwargs : Any
+        As :class:`bayes_eval.nuts.NutsSettings` takes them.
+
+    Examples
+    --------
+    >>> import warnings
     >>> from bayes_eval.models.judges import FitSettings
-    >>> settings = FitSettings(draws=50, tune=50, chains=1).resolved(integrated=False)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     settings = FitSettings(draws=50, tune=50, chains=1).resolved(integrated=False)
     >>> settings.draws, settings.target_accept, settings.sampler
     (50, 0.9, 'pymc')
     """
 
-    draws: int | None = None
-    tune: int | None = None
-    chains: int = 4
-    seed: int = 0
-    target_accept: float | None = None
-    progress: bool = False
-    cores: int | None = None
-    sampler: str | None = None
-    warn: bool = True
-
     def __post_init__(self) -> None:
-        for name, least in (("draws", 1), ("tune", 0), ("chains", 1)):
-            value = getattr(self, name)
-            if value is None and name in ("draws", "tune"):
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-                kind = "a positive" if least else "a non-negative"
-                raise ValueError(f"{name} is {value!r}; expected {kind} integer.")
+        warnings.warn(
+            "FitSettings is deprecated; use bayes_eval.nuts.NutsSettings (the same fields).",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        super().__post_init__()
 
-    def resolved(self, integrated: bool) -> FitSettings:
-        """These settings with every unset value filled in.
+    def resolved(self, integrated: bool = False, **own: Any) -> NutsSettings:  # type: ignore[override]
+        """These settings with every unset value the judges model's own (:func:`model_settings`).
 
-        Filled in for the integrated model or one with fixed omega and beta_max (nutpie falls back
-        to PyMC's NUTS where it is not installed).
+        Parameters
+        ----------
+        integrated : bool
+            Whether the model has hyperpriors on omega and beta_max.
+        **own : Any
+            Values that win over the model's own where these settings leave them unset.
+
+        Returns
+        -------
+        bayes_eval.nuts.NutsSettings
+            The filled-in settings.
         """
-        own = dict(INTEGRATED_SETTINGS if integrated else FIXED_SETTINGS)
-        if own["sampler"] == "nutpie" and importlib.util.find_spec("nutpie") is None:
-            own["sampler"] = "pymc"  # pragma: no cover - nutpie ships with the pymc extra
-        fill = {k: v for k, v in own.items() if getattr(self, k) is None}
-        return dataclasses.replace(self, **fill) if fill else self
+        plain = NutsSettings(**self.kwargs())
+        return model_settings(plain.resolved(**own) if own else plain, integrated)
 
 
 def fit_diagnostics(idata: xr.DataTree) -> Diagnostics:
@@ -913,8 +942,9 @@ def fit_diagnostics(idata: xr.DataTree) -> Diagnostics:
     >>> from bayes_eval.judges.data import from_scores
     >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
-    >>> from bayes_eval.models.judges import FitSettings, fit_diagnostics, fit_judges
-    >>> fit = fit_judges(data, settings=FitSettings(draws=20, tune=20, chains=1, warn=False))
+    >>> from bayes_eval.models.judges import fit_diagnostics, fit_judges
+    >>> from bayes_eval.nuts import NutsSettings
+    >>> fit = fit_judges(data, settings=NutsSettings(draws=20, tune=20, chains=1, warn=False))
     >>> diag = fit_diagnostics(fit)
     >>> diag.converged, diag.messages[0]
     (False, '1 chain: r-hat needs at least 2 chains to compare; run more chains')
@@ -1031,7 +1061,7 @@ def fit_judges(
     delta: str | Sequence[float] = "inflation",
     root: str = "boosted",
     exclude_same_family: bool = True,
-    settings: FitSettings | None = None,
+    settings: NutsSettings | None = None,
     model: pm.Model | None = None,
 ) -> xr.DataTree:
     """Fit the judges model with NUTS and summarise the ranking.
@@ -1052,8 +1082,8 @@ def fit_judges(
         The model, as in :func:`~bayes_eval.models.judges.judge_model` (defaults
         ``omega=0``, ``beta_max=5``, ``integrated=False``, ``delta="inflation"``,
         ``root="boosted"``, ``exclude_same_family=True``).
-    settings : FitSettings, optional, keyword-only
-        NUTS settings (default :class:`~bayes_eval.models.judges.FitSettings`, the model's own).
+    settings : bayes_eval.nuts.NutsSettings, optional, keyword-only
+        NUTS settings; unset values are the model's own (:func:`model_settings`).
     model : pymc.Model, optional, keyword-only
         A model built earlier by :func:`~bayes_eval.models.judges.judge_model` for the same
         pairs, to reuse.
@@ -1081,8 +1111,9 @@ def fit_judges(
     >>> from bayes_eval.judges.data import from_scores
     >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
-    >>> from bayes_eval.models.judges import FitSettings, fit_judges
-    >>> fit = fit_judges(data, settings=FitSettings(draws=20, tune=20, chains=1, warn=False))
+    >>> from bayes_eval.models.judges import fit_judges
+    >>> from bayes_eval.nuts import NutsSettings
+    >>> fit = fit_judges(data, settings=NutsSettings(draws=20, tune=20, chains=1, warn=False))
     >>> sorted(fit.children)
     ['constant_data', 'observed_data', 'posterior', 'ranking', 'sample_stats']
     >>> list(fit["ranking"].data_vars)
@@ -1090,7 +1121,7 @@ def fit_judges(
     >>> fit["posterior"]["expected_score"].dims, bool(fit.attrs["converged"])
     (('chain', 'draw', 'candidate'), False)
     """
-    s = (settings or FitSettings()).resolved(integrated)
+    s = model_settings(settings, integrated)
     used = data.with_mask(exclude_same_family)
     if model is None:
         model = _built_model(
@@ -1161,7 +1192,7 @@ def judge_sensitivity(
     omegas: Sequence[float] = (0, 1, 2, 4, 8),
     beta_maxes: Sequence[float] = (0, 1, 5, 10, 20),
     base: tuple[float, float] = (0.0, 5.0),
-    settings: FitSettings | None = None,
+    settings: NutsSettings | None = None,
     progress: bool = False,
 ) -> xr.Dataset:
     """§5.4's sensitivity analysis.
@@ -1183,7 +1214,7 @@ def judge_sensitivity(
         The beta_max grid (at the base ``omega``); default 0, 1, 5, 10, 20.
     base : (float, float), keyword-only
         The base ``(omega, beta_max)``, default ``(0, 5)``.
-    settings : FitSettings, optional, keyword-only
+    settings : bayes_eval.nuts.NutsSettings, optional, keyword-only
         NUTS settings of every fit (default 2 chains x (500 + 500)).
     progress : bool, keyword-only
         Show a progress bar over the fits; default False.
@@ -1203,8 +1234,9 @@ def judge_sensitivity(
     >>> from bayes_eval.judges.data import from_scores
     >>> scores = np.array([[[3, 2, 2], [1, 1, 1]], [[1, 1, 1], [3, 2, 3]]])
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
-    >>> from bayes_eval.models.judges import FitSettings, judge_sensitivity
-    >>> settings = FitSettings(draws=20, tune=20, chains=1, warn=False)
+    >>> from bayes_eval.models.judges import judge_sensitivity
+    >>> from bayes_eval.nuts import NutsSettings
+    >>> settings = NutsSettings(draws=20, tune=20, chains=1, warn=False)
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
     ...     grid = judge_sensitivity(data, omegas=(0,), beta_maxes=(1, 5), settings=settings)
@@ -1213,7 +1245,7 @@ def judge_sensitivity(
     """
     from scipy import stats
 
-    settings = settings or FitSettings(draws=500, tune=500, chains=2)
+    settings = settings or NutsSettings(draws=500, tune=500, chains=2)
     grid = [("omega", o, float(o), base[1]) for o in omegas]
     grid += [("beta_max", b, base[0], float(b)) for b in beta_maxes]
     if (base[0], base[1]) not in [(g[2], g[3]) for g in grid]:

@@ -39,6 +39,7 @@ from bayes_eval.models.hierarchical import hierarchical_info
 from bayes_eval.models.matching import matching_info
 from bayes_eval.models.model_data import ModelInfo
 from bayes_eval.models.power_prior import power_prior_info
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.posteriors.posterior import DirichletPosterior
 
 __all__ = [
@@ -547,16 +548,17 @@ def check_trace_memory(model: pm.Model, *, draws: int, tune: int, chains: int) -
 
 def sample(
     model: pm.Model,
+    nuts: NutsSettings | None = None,
     *,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    seed: int = 0,
-    sampler: Sampler = "pymc",
-    progress: bool = False,
+    draws: int | None = None,
+    tune: int | None = None,
+    chains: int | None = None,
+    seed: int | None = None,
+    sampler: Sampler | None = None,
+    progress: bool | None = None,
     cores: int | None = None,
     target_accept: float | None = None,
-    warn: bool = True,
+    warn: bool | None = None,
     log_likelihood: bool = False,
     log_prior: bool = False,
 ) -> xr.DataTree:
@@ -569,6 +571,10 @@ def sample(
         :func:`~bayes_eval.models.hierarchical.hierarchical_model`,
         :func:`~bayes_eval.models.crossed.crossed_model` or
         :func:`~bayes_eval.models.power_prior.power_prior_model`.
+    nuts : bayes_eval.nuts.NutsSettings, optional
+        The settings of the run, as one value (default: ``NutsSettings()``). The keywords
+        below, where given, override its fields one by one (as :func:`pymc.sample` takes
+        them); a setting left unset in both is the model's own.
     draws, tune, chains : int, keyword-only
         Draws kept and tuning steps per chain (default 1000 each), and the number of chains
         (default 4).
@@ -636,19 +642,27 @@ def sample(
     False
     """
     info = model_info(model)
-    if sampler not in ("pymc", "nutpie"):
-        raise ValueError(f"sampler is {sampler!r}; expected 'pymc' or 'nutpie'.")
-    for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
-        if int(value) != value or value < (0 if name == "tune" else 1):
-            raise ValueError(f"{name} is {value!r}; expected a positive integer.")
-    if target_accept is None:
-        target_accept = info.target_accept
-    if not (isinstance(target_accept, (int, float)) and 0 < target_accept < 1):
-        raise ValueError(f"target_accept is {target_accept!r}; expected a number in (0, 1).")
-    if cores is None:
-        cores = usable_cpus()
-    elif isinstance(cores, bool) or int(cores) != cores or cores < 1:
-        raise ValueError(f"cores is {cores!r}; expected a positive integer.")
+    given = {
+        "draws": draws,
+        "tune": tune,
+        "chains": chains,
+        "seed": seed,
+        "sampler": sampler,
+        "progress": progress,
+        "cores": cores,
+        "target_accept": target_accept,
+        "warn": warn,
+    }
+    settings = (NutsSettings() if nuts is None else nuts).replace(
+        **{k: v for k, v in given.items() if v is not None}
+    )
+    settings = settings.resolved(
+        draws=1000, tune=1000, sampler="pymc", target_accept=info.target_accept
+    )
+    draws, tune, chains, seed = settings.draws, settings.tune, settings.chains, settings.seed
+    sampler, progress, warn = settings.sampler, settings.progress, settings.warn
+    target_accept = settings.target_accept
+    cores = usable_cpus() if settings.cores is None else settings.cores
     check_trace_memory(model, draws=draws, tune=tune, chains=chains)
     # nutpie compiles the model with Numba into a C callback that cannot be cached on disk:
     # with the data frozen into the graph (dims and pm.Data as constants) the compiled graph

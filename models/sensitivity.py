@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -35,7 +35,8 @@ from bayes_eval.models.hierarchical import hierarchical_model
 from bayes_eval.models.matching import matching_model
 from bayes_eval.models.model_data import model_data
 from bayes_eval.models.psense import power_scale_sensitivity
-from bayes_eval.models.sampling import Diagnostics, Sampler, sample
+from bayes_eval.models.sampling import Diagnostics, sample
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import DirichletPosterior
 from bayes_eval.posteriors.priors import KAPPA_PRIOR
@@ -75,13 +76,8 @@ def prior_sensitivity(
     kappa_log_sd: float = KAPPA_PRIOR[1],
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
-    draws: int = 500,
-    tune: int = 500,
-    chains: int = 2,
-    seed: int = 0,
-    sampler: Sampler = "pymc",
-    progress: bool = False,
-    target_accept: float | None = None,
+    nuts: NutsSettings | None = None,
+    **legacy: Any,
 ) -> xr.Dataset:
     """mu, sigma and competition ranks of L models over prior-strength grids (module docstring).
 
@@ -105,11 +101,12 @@ def prior_sensitivity(
         the NUTS axis. ``mu_kappa``/``sigma_kappa`` are posterior mean and sd of pi-bar, and
         every fit's diagnostics are stored too (module docstring); a fit that fails a check
         also issues a :class:`~bayes_eval.models.ConvergenceWarning`.
-    draws, tune, chains, seed, sampler, progress
-        For the ``kappa`` fits.
-    target_accept : float, optional, keyword-only
-        NUTS target acceptance rate in (0, 1); default: the model's own
-        (:func:`bayes_eval.models.sample`). Raise it when a fit diverges.
+    nuts : bayes_eval.nuts.NutsSettings, optional, keyword-only
+        The NUTS settings of the ``kappa`` fits (:func:`bayes_eval.models.sample`); unset
+        draws and tuning steps are 500 each, with 2 chains by default here
+        (``NutsSettings(chains=2)``). Raise ``target_accept`` when a fit diverges.
+    **legacy : Any
+        Deprecated: the NUTS settings one by one (``draws=...``), as before ``nuts``.
 
     Returns
     -------
@@ -133,6 +130,10 @@ def prior_sensitivity(
     >>> grid["rank_alpha0"].values.tolist()  # b ranks first under every alpha0
     [[2, 2, 2, 2, 2], [1, 1, 1, 1, 1]]
     """
+    settings = NutsSettings.from_call(
+        NutsSettings(chains=2) if nuts is None else nuts, legacy, owner="prior_sensitivity"
+    )
+    settings = settings.resolved(draws=500, tune=500, sampler="pymc")
     data = model_data(R, w, R0, mask=mask, models=models)
     out: dict = {}
     mus, sigmas = [], []
@@ -172,16 +173,7 @@ def prior_sensitivity(
             model = hierarchical_model(
                 R, w, kappa_prior=(median, kappa_log_sd), mask=mask, models=models
             )
-            idata = sample(
-                model,
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                seed=seed,
-                sampler=sampler,
-                progress=progress,
-                target_accept=target_accept,
-            )
+            idata = sample(model, settings)
             pi_bar = idata["posterior"]["pi_bar"]
             mus.append(pi_bar.mean(("chain", "draw")).values)
             sigmas.append(pi_bar.std(("chain", "draw")).values)
@@ -228,12 +220,8 @@ def sensitivity_report(
     alpha0: ArrayLike = 1.0,
     mask: ArrayLike | None = None,
     models: list[str] | None = None,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    seed: int = 0,
-    sampler: Sampler = "pymc",
-    **grid_options,
+    nuts: NutsSettings | None = None,
+    **grid_options: Any,
 ) -> SensitivityReport:
     """A prior-strength grid beside the power-scaling sensitivity of pi-bar.
 
@@ -248,10 +236,12 @@ def sensitivity_report(
     alpha0 : float or array_like, keyword-only
         Base prior of the matching fit (1: the uniform prior, which is flat, so its prior
         sensitivity is exactly 0; an elicited ``alpha`` gives a non-trivial check).
-    draws, tune, chains, seed, sampler
-        For the power-scaling fits (and the ``kappa`` axis of the grid).
-    **grid_options
-        Passed on to :func:`prior_sensitivity` (``alpha0_grid``, ``kappa_grid``, ...).
+    nuts : bayes_eval.nuts.NutsSettings, optional, keyword-only
+        For the power-scaling fits (and the ``kappa`` axis of the grid); unset values are
+        the model's own (1,000 draws and tuning steps, PyMC's sampler).
+    **grid_options : Any
+        Passed on to :func:`prior_sensitivity` (``alpha0_grid``, ``kappa_grid``, ...). NUTS
+        settings given one by one here (``draws=...``) are deprecated.
 
     Returns
     -------
@@ -266,10 +256,12 @@ def sensitivity_report(
     >>> import warnings
     >>> import numpy as np
     >>> from bayes_eval.models import sensitivity_report
+    >>> from bayes_eval.nuts import NutsSettings
     >>> R = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [0, 0, 0, 1]])
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     report = sensitivity_report(R, fits=("matching",), draws=100, tune=50, chains=1)
+    ...     nuts = NutsSettings(draws=100, tune=50, chains=1)
+    ...     report = sensitivity_report(R, fits=("matching",), nuts=nuts)
     >>> list(report.grid.data_vars), report.psense["pi_bar"].dims
     (['mu_alpha0', 'sigma_alpha0', 'rank_alpha0'], ('fit', 'component', 'model'))
     >>> report.psense["pi_bar"].sel(component="prior").values.tolist()
@@ -278,15 +270,18 @@ def sensitivity_report(
     unknown = sorted(set(fits) - {"matching", "hierarchical"})
     if unknown or not fits:
         raise ValueError(f"fits is {list(fits)!r}; expected 'matching' and/or 'hierarchical'.")
-    run = {"draws": draws, "tune": tune, "chains": chains, "seed": seed, "sampler": sampler}
-    grid = prior_sensitivity(R, w, R0, mask=mask, models=models, **run, **grid_options)
+    fields = set(NutsSettings().kwargs())
+    legacy = {k: grid_options.pop(k) for k in list(grid_options) if k in fields}
+    settings = NutsSettings.from_call(nuts, legacy, owner="sensitivity_report")
+    settings = settings.resolved(draws=1000, tune=1000, sampler="pymc")
+    grid = prior_sensitivity(R, w, R0, mask=mask, models=models, nuts=settings, **grid_options)
     parts = []
     for fit in fits:
         if fit == "matching":
             model = matching_model(R, w, R0, alpha0=alpha0, mask=mask, models=models)
         else:
             model = hierarchical_model(R, w, mask=mask, models=models)
-        idata = sample(model, **run)
+        idata = sample(model, settings)
         parts.append(power_scale_sensitivity(idata, model, var_names=("pi_bar",)))
     ps = xr.concat(parts, dim="fit", combine_attrs="drop_conflicts")
     return SensitivityReport(grid, ps.assign_coords(fit=list(fits)))

@@ -27,6 +27,7 @@ import numpy as np
 import bayes_eval as be
 from bayes_eval.models import crosscheck, hierarchical_model, sample
 from bayes_eval.models.sensitivity import prior_sensitivity
+from bayes_eval.nuts import NutsSettings
 
 rng = np.random.default_rng(0)
 truth = np.array([0.7, 0.62, 0.5])
@@ -35,7 +36,10 @@ print("closed form mu:", np.round(be.bayes(R)[0], 4))
 
 # %%
 result = crosscheck(
-    R, models=["A", "B", "C"], draws=400, tune=400, chains=2, seed=1, mc_draws=20_000
+    R,
+    models=["A", "B", "C"],
+    nuts=NutsSettings(draws=400, tune=400, chains=2, seed=1),
+    mc_draws=20_000,
 )
 cols = [
     "mu",

@@ -33,7 +33,8 @@ import numpy as np
 
 from bayes_eval.judges import baselines as jb
 from bayes_eval.judges.simplex import plot_simplex, two_level_identifiable, two_level_ranks
-from bayes_eval.models.judges import FitSettings, fit_judges
+from bayes_eval.models.judges import fit_judges
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.validation.judges_study import synthetic_judges
 
 # %% [markdown]
@@ -56,7 +57,7 @@ print(two_level_identifiable(n_judges=1, n_candidates=3, constancy="strong", ass
 
 # %%
 data = synthetic_judges(K=3, J=2, M=3, n=120, self_preference=0.8, seed=11)
-settings = FitSettings(draws=200, tune=200, chains=2, seed=0)
+settings = NutsSettings(draws=200, tune=200, chains=2, seed=0)
 adjusted = fit_judges(data, settings=settings)
 unadjusted = fit_judges(data, exclude_same_family=False, settings=settings)
 for name, fit in (("excluding same-family pairs", adjusted), ("keeping them", unadjusted)):

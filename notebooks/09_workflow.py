@@ -46,6 +46,7 @@ from bayes_eval.models import (
     ppc_statistics,
     prior_predictive,
 )
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.ranking.leaderboard import rank_table
 from bayes_eval.validation import elicitation
 from bayes_eval.validation.sbc import exact_sbc, sbc_summary
@@ -120,10 +121,7 @@ print(stats0[["observed", "rep_lo", "rep_hi", "p_value"]].isel(model=0).to_dataf
 comp = compare_models(
     R,
     ("matching", "hierarchical", "crossed"),
-    draws=DRAWS,
-    tune=DRAWS,
-    chains=CHAINS,
-    seed=1,
+    nuts=NutsSettings(draws=DRAWS, tune=DRAWS, chains=CHAINS, seed=1),
     ppc=True,
 )
 cols = ["elpd", "se", "elpd_diff", "dse", "method", "psis_k_high", "psis_k_bad"]
@@ -162,7 +160,10 @@ real = {
 rows = []
 for label, data in real.items():
     c = compare_models(
-        data, ("matching", "hierarchical"), draws=DRAWS, tune=DRAWS, chains=CHAINS, seed=2, ppc=True
+        data,
+        ("matching", "hierarchical"),
+        nuts=NutsSettings(draws=DRAWS, tune=DRAWS, chains=CHAINS, seed=2),
+        ppc=True,
     )
     for name in ("matching", "hierarchical"):
         p = c.ppc[name]["p_value"].isel(model=0)

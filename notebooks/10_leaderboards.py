@@ -39,6 +39,7 @@ from scipy.stats import spearmanr
 from bayes_eval.logs.design import select_questions
 from bayes_eval.logs.scored import load_scored
 from bayes_eval.models.crossed_leaderboard import crossed_leaderboard
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.ranking.leaderboard import leaderboard
 from bayes_eval.ranking.paired import leaderboard_pairs
 from bayes_eval.synthetic.leaderboard import simulate_leaderboard
@@ -107,7 +108,10 @@ by_all = leaderboard(all_q.R, fractional=True, answered_only=True).table
 
 # %%
 crossed = crossed_leaderboard(
-    all_q.R, fractional=True, confidence=0.9, draws=DRAWS, tune=DRAWS, chains=CHAINS, seed=1
+    all_q.R,
+    fractional=True,
+    confidence=0.9,
+    nuts=NutsSettings(draws=DRAWS, tune=DRAWS, chains=CHAINS, seed=1),
 )
 fit = crossed.table.attrs
 print(

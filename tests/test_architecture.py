@@ -4,7 +4,7 @@ Every ``import`` in the package (module level or inside a function: a lazy impor
 dependency) is read with :mod:`ast`. The rules:
 
 1. Layers: a part of the package imports only the parts listed for it in ``ALLOWED``. The
-   core is itself layered (files, interrupts, inputs <- posteriors <- metrics <- xr <- ranking <- synthetic);
+   core is itself layered (files, interrupts, inputs, serialize, nuts <- posteriors <- metrics <- xr <- ranking <- synthetic);
    above it datasets, the domain packages, models, validation, the demo and the CLI. A new
    top-level module or subpackage must be placed in a layer here and in ARCHITECTURE.md.
 2. No circles: the graph of module-to-module imports has no cycle.
@@ -34,6 +34,7 @@ CORE = [
     "interrupts",
     "inputs",
     "serialize",
+    "nuts",
     "posteriors",
     "metrics",
     "xr",
@@ -45,6 +46,7 @@ DOMAIN = ["logs", "rubrics", "judges", "adaptive", "plotting"]
 #: part -> the parts it may import (besides itself).
 ALLOWED: dict[str, set[str]] = {part: set(CORE[:i]) for i, part in enumerate(CORE)}
 ALLOWED["serialize"] = set()
+ALLOWED["nuts"] = set()
 ALLOWED["files"] = set()
 ALLOWED["interrupts"] = set()
 ALLOWED["datasets"] = set(CORE)

@@ -185,7 +185,7 @@ class CoverageConfig:
     exact_replicates: int = 2000
     exact_categorical: bool = False
     bootstrap_resamples: int = 200
-    empirical_exact_replicates: int = 0  # off: each exact learned-prior interval ~10-50 ms
+    empirical_exact_replicates: int = 0  # off by default: each interval takes a mixture inversion
     confidence: float = 0.95
     alpha0: float = 0.5
     seed: int = 0
@@ -535,7 +535,7 @@ def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=
     mu, sigma = np.empty((2 + len(fixed), reps)), np.empty((2 + len(fixed), reps))
     lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
     # the fit works on each replicate's statistics (nodes x categories x trials, not
-    # questions: bayes_eval.posteriors.priors._Data), so a block holds that many replicates
+    # questions: posteriors.prior_statistics._Data), so a block holds that many replicates
     nodes_guess = _NODES_GUESS.get(k, 256)
     total = counts[..., 0].copy()  # slices of the short category axis: no slow reduction
     for i in range(1, k):
@@ -670,21 +670,8 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         share=0.5 if exact_wanted else 1.0,
     )
     if exact_wanted:
-        from bayes_eval.posteriors.exact import exact_interval
-
         k = min(config.exact_replicates, reps)
-        # pi-bar's law does not depend on the order of the questions: replicates whose count
-        # vectors are a permutation of each other share one interval (few distinct ones when
-        # M N is small: 6 for M = 5 binary questions of N = 1 trial)
-        canonical = np.sort(counts[:k].view(_row_dtype(counts)), axis=1).view(counts.dtype)
-        distinct, inverse = np.unique(canonical.reshape(k, -1), axis=0, return_inverse=True)
-        nu = distinct.reshape(-1, m, c + 1) + 1.0
-        lo, hi = np.empty(len(nu)), np.empty(len(nu))
-        for start in range(0, len(nu), _EXACT_BLOCK):  # one law per row: show the progress
-            part = slice(start, start + _EXACT_BLOCK)
-            lo[part], hi[part] = exact_interval(nu[part], w, config.confidence)
-            report_progress(0.5 + 0.5 * min(start + _EXACT_BLOCK, len(nu)) / len(nu))
-        intervals["uniform_exact"] = (lo[inverse.ravel()], hi[inverse.ravel()])
+        intervals["uniform_exact"] = _exact_intervals(counts[:k], w, config.confidence)
     nuts_diag = {}
     if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:
         intervals["hierarchical_nuts"], nuts_diag = _nuts_intervals(
@@ -692,24 +679,9 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         )
     # ranking claims at z > 1.645 between this model and an independent second one
     pi_b = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
-    truth_b = (pi_b @ w).mean(-1)
-    counts_b = rng.multinomial(n, pi_b)
-    mu_b, sigma_b = _moments(counts_b.astype(float), w, 1.0)
-    zb = (mu - mu_b) / np.sqrt(sigma**2 + sigma_b**2)
-    claims = np.abs(zb) > 1.645
-    wrong = claims & (np.sign(zb) != np.sign(truth - truth_b))
-    per_q_a = (counts @ w) / n
-    per_q_b = (counts_b @ w) / n
-    se_w = (
-        np.sqrt(per_q_a.var(-1, ddof=1) / m + per_q_b.var(-1, ddof=1) / m)
-        if m > 1
-        else np.full(reps, np.inf)
+    claims = _claim_rates(
+        counts, mu, sigma, truth, rng.multinomial(n, pi_b), (pi_b @ w).mean(-1), w
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        zw = (per_q_a.mean(-1) - per_q_b.mean(-1)) / se_w
-    claims_w = np.abs(zw) > 1.645
-    wrong_w = claims_w & (np.sign(zw) != np.sign(truth - truth_b))
-
     names = [mth for mth in METHODS if mth in intervals]
     cov, used, width, sharp = [], [], [], []
     z = float(ndtri(0.5 + config.confidence / 2))
@@ -731,15 +703,74 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
             "width": ("interval", np.asarray(width)),
             "sd_over_rmse": ("interval", np.asarray(sharp)),
             "n_reps": ("interval", used),
-            "claim_rate_bayes": ((), float(claims.mean())),
-            "claim_error_bayes": ((), float(wrong.sum() / max(claims.sum(), 1))),
-            "claim_rate_wald": ((), float(claims_w.mean())),
-            "claim_error_wald": ((), float(wrong_w.sum() / max(claims_w.sum(), 1))),
+            **{key: ((), value) for key, value in claims.items()},
             **{key: ((), value) for key, value in nuts_diag.items()},
         },
         coords={"interval": names},
     )
     return ds.expand_dims(scenario=[scenario], C=[c], M=[m], N=[n])
+
+
+def _exact_intervals(
+    counts: np.ndarray, w: np.ndarray, confidence: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact equal-tailed intervals of pi-bar under the uniform prior, one per replicate.
+
+    pi-bar's law does not depend on the order of the questions: replicates whose count vectors
+    are a permutation of each other share one interval (few distinct ones when M N is small: 6
+    for M = 5 binary questions of N = 1 trial). The progress goes from 50% to 100%.
+    """
+    from bayes_eval.posteriors.exact import exact_interval
+
+    k, m, levels = counts.shape
+    canonical = np.sort(counts.view(_row_dtype(counts)), axis=1).view(counts.dtype)
+    distinct, inverse = np.unique(canonical.reshape(k, -1), axis=0, return_inverse=True)
+    nu = distinct.reshape(-1, m, levels) + 1.0
+    lo, hi = np.empty(len(nu)), np.empty(len(nu))
+    for start in range(0, len(nu), _EXACT_BLOCK):  # one law per row: show the progress
+        part = slice(start, start + _EXACT_BLOCK)
+        lo[part], hi[part] = exact_interval(nu[part], w, confidence)
+        report_progress(0.5 + 0.5 * min(start + _EXACT_BLOCK, len(nu)) / len(nu))
+    return lo[inverse.ravel()], hi[inverse.ravel()]
+
+
+def _claim_rates(
+    counts: np.ndarray,
+    mu: np.ndarray,
+    sigma: np.ndarray,
+    truth: np.ndarray,
+    counts_b: np.ndarray,
+    truth_b: np.ndarray,
+    w: np.ndarray,
+) -> dict[str, float]:
+    """Rates and errors of ranking claims at z > 1.645 against an independent second model.
+
+    The claims of the Bayes@N posterior (uniform prior) beside those of a Wald test on the
+    per-question means; an error is a claim whose sign is not the truth's.
+    """
+    reps, m, _ = counts.shape
+    n = counts[0, 0].sum()
+    mu_b, sigma_b = _moments(counts_b.astype(float), w, 1.0)
+    zb = (mu - mu_b) / np.sqrt(sigma**2 + sigma_b**2)
+    claims = np.abs(zb) > 1.645
+    wrong = claims & (np.sign(zb) != np.sign(truth - truth_b))
+    per_q_a = (counts @ w) / n
+    per_q_b = (counts_b @ w) / n
+    se_w = (
+        np.sqrt(per_q_a.var(-1, ddof=1) / m + per_q_b.var(-1, ddof=1) / m)
+        if m > 1
+        else np.full(reps, np.inf)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zw = (per_q_a.mean(-1) - per_q_b.mean(-1)) / se_w
+    claims_w = np.abs(zw) > 1.645
+    wrong_w = claims_w & (np.sign(zw) != np.sign(truth - truth_b))
+    return {
+        "claim_rate_bayes": float(claims.mean()),
+        "claim_error_bayes": float(wrong.sum() / max(claims.sum(), 1)),
+        "claim_rate_wald": float(claims_w.mean()),
+        "claim_error_wald": float(wrong_w.sum() / max(claims_w.sum(), 1)),
+    }
 
 
 def _row_dtype(counts: np.ndarray) -> np.dtype:
@@ -761,6 +792,7 @@ def _nuts_intervals(counts: np.ndarray, w: np.ndarray, config: CoverageConfig):
     replicate). Returns ``lo, hi`` and the fits' diagnostics (worst r-hat, divergences).
     """
     from bayes_eval.models import diagnostics, hierarchical_model, sample
+    from bayes_eval.nuts import NutsSettings
 
     tail = (1 - config.confidence) / 2
     reps = counts.shape[0]
@@ -768,15 +800,10 @@ def _nuts_intervals(counts: np.ndarray, w: np.ndarray, config: CoverageConfig):
     cum = np.cumsum(counts, axis=-1)[..., :-1]  # trial j has category #{c : cum_c <= j}
     R = (np.arange(n)[None, None, :, None] >= cum[:, :, None, :]).sum(-1)
     lo, hi, rhat, div = [], [], [], 0
+    nuts = NutsSettings(draws=config.nuts_draws, tune=config.nuts_draws, chains=2, warn=False)
     for start in range(0, reps, _NUTS_BATCH):
-        idata = sample(
-            hierarchical_model(R[start : start + _NUTS_BATCH], w),
-            draws=config.nuts_draws,
-            tune=config.nuts_draws,
-            chains=2,
-            seed=config.seed + start,
-            warn=False,
-        )
+        model = hierarchical_model(R[start : start + _NUTS_BATCH], w)
+        idata = sample(model, nuts.replace(seed=config.seed + start))
         q = idata["posterior"]["pi_bar"].quantile([tail, 1 - tail], dim=("chain", "draw"))
         lo.append(q.values[0])
         hi.append(q.values[1])

@@ -138,8 +138,8 @@ def run_table1(
         The MT-Bench count table, default ``"dataset:mtbench_judges"``.
     summeval_path : str or pathlib.Path, optional
         The SummEval table, default ``"dataset:summeval_judges"``.
-    settings : FitSettings, optional
-        NUTS settings (``bayes_eval.models.judges.FitSettings``), default None (the
+    settings : bayes_eval.nuts.NutsSettings, optional
+        NUTS settings (``bayes_eval.nuts.NutsSettings``), default None (the
         models' own, with ``seed`` and ``progress``).
     integrated : bool, optional
         Also fit the integrated model (hyperpriors on ``beta_max`` and ``omega``), default
@@ -161,14 +161,15 @@ def run_table1(
     --------
     Every dataset is fitted by NUTS, so the example is shown, not run::
 
-        from bayes_eval.models.judges import FitSettings
+        from bayes_eval.nuts import NutsSettings
         from bayes_eval.validation.judges_study import run_table1
-        ds = run_table1(settings=FitSettings(draws=500, tune=500))
+        ds = run_table1(settings=NutsSettings(draws=500, tune=500))
         dict(ds.sizes)  # {'dataset': 5, 'estimator': 7, 'metric': 2, 'fit': 2}
     """
-    from bayes_eval.models.judges import FitSettings, fit_judges
+    from bayes_eval.models.judges import fit_judges
+    from bayes_eval.nuts import NutsSettings
 
-    settings = settings or FitSettings(seed=seed, progress=progress)
+    settings = settings or NutsSettings(seed=seed, progress=progress)
     mt = from_count_table(mtbench, truth=MTBENCH_TRUTH)
     table = summeval_table(summeval_path)
     jobs = [("mtbench", mt, None)]
@@ -312,8 +313,8 @@ def run_synthetic(
     ----------
     replicates : int, optional
         Synthetic data sets, default 10.
-    settings : FitSettings, optional
-        NUTS settings (``bayes_eval.models.judges.FitSettings``), default None (4 chains x
+    settings : bayes_eval.nuts.NutsSettings, optional
+        NUTS settings (``bayes_eval.nuts.NutsSettings``), default None (4 chains x
         1000 draws + 1000 tuning steps, with ``seed``).
     progress : bool, optional
         Show a progress bar over the replicates, default False.
@@ -333,15 +334,16 @@ def run_synthetic(
     --------
     Every replicate is fitted twice by NUTS, so the example is shown, not run::
 
-        from bayes_eval.models.judges import FitSettings
+        from bayes_eval.nuts import NutsSettings
         from bayes_eval.validation.judges_study import run_synthetic
-        settings = FitSettings(draws=20, tune=20, chains=1, sampler="pymc", warn=False)
+        settings = NutsSettings(draws=20, tune=20, chains=1, sampler="pymc", warn=False)
         ds = run_synthetic(replicates=1, settings=settings, K=3, J=2, M=2, n=20)
         dict(ds.sizes)  # {'replicate': 1, 'estimator': 6, 'metric': 2}
     """
-    from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
+    from bayes_eval.models.judges import fit_judges, judge_model
+    from bayes_eval.nuts import NutsSettings
 
-    settings = settings or FitSettings(draws=1000, tune=1000, chains=4, seed=seed)
+    settings = settings or NutsSettings(draws=1000, tune=1000, chains=4, seed=seed)
     names = (
         "bayes_adjusted",
         "bayes_unadjusted",
@@ -385,9 +387,9 @@ def run_synthetic(
 
 
 def _settings(config, progress: bool):
-    from bayes_eval.models.judges import FitSettings
+    from bayes_eval.nuts import NutsSettings
 
-    return FitSettings(
+    return NutsSettings(
         draws=config.draws,
         tune=config.tune,
         chains=config.chains,

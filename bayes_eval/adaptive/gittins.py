@@ -192,7 +192,7 @@ class GittinsCache(NamedTuple):
     done_index: float
 
 
-def _readonly(*arrays):
+def _readonly(*arrays: np.ndarray | None) -> None:
     for a in arrays:
         if a is not None:
             a.setflags(write=False)
@@ -337,7 +337,7 @@ class GittinsPolicy:
     cost_aware: bool = True
     grid_size: int = 2**14
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.granularity not in ("batch", "cell"):
             raise ValueError(
                 f"granularity is {str(self.granularity)!r}; expected 'batch' or 'cell'."
@@ -429,7 +429,14 @@ class GittinsPolicy:
         state = GittinsState(config, mean, var, n_cells, beta_a, beta_b)
         return state._replace(cache=_cache_of(state))
 
-    def _prior(self, m0, v0, K):
+    def _prior(
+        self, m0: NDArray[np.float64], v0: NDArray[np.float64], K: int
+    ) -> tuple[
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64] | None,
+        NDArray[np.float64] | None,
+    ]:
         """Posterior after ``earlier_counts``: ``(mean, var, beta_a, beta_b)``."""
         n0 = np.zeros(K)
         s0 = np.zeros(K)
@@ -519,6 +526,7 @@ class GittinsPolicy:
         else:
             if ((y != 0) & (y != 1)).any():
                 raise ValueError("posterior='beta' needs 0/1 scores.")
+            assert a is not None and bb is not None  # the beta posterior keeps a and b
             a, bb = a.copy(), bb.copy()
             a[arm] += y.sum()
             bb[arm] += b - y.sum()

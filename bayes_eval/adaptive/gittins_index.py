@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, signal, special
 
 __all__ = [
@@ -138,14 +138,17 @@ class RootSchedule:
     horizon: int
     grid_size: int
 
-    def index(self, mean: NDArray[np.float64] | float, n: NDArray[np.int64] | int):
+    def index(
+        self, mean: NDArray[np.float64] | float, n: NDArray[np.int64] | int
+    ) -> NDArray[np.float64]:
         """Gittins index ``G_n(s) = s - r_n`` (eq. 4); ``s`` itself once ``n = H``."""
-        n = np.asarray(n)
-        r = np.append(self.roots, 0.0)[np.minimum(n, self.horizon)]
+        r = np.append(self.roots, 0.0)[np.minimum(np.asarray(n), self.horizon)]
         return np.asarray(mean) - r
 
 
-def _checked(cost: float, v0: float, tau2: float, H: int, grid_size: int):
+def _checked(
+    cost: float, v0: float, tau2: float, H: int, grid_size: int
+) -> tuple[float, float, float, int, int]:
     if not (np.isfinite(cost) and cost >= 0):
         raise ValueError(f"cost is {cost}; expected a finite number >= 0 (per stage).")
     if not (np.isfinite(v0) and v0 > 0):
@@ -314,7 +317,7 @@ def brute_force_roots(
     wz[1:-1:2], wz[2:-1:2] = 4.0, 2.0
     wz *= (z[1] - z[0]) / 3.0 * np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
 
-    def extend(y, W):
+    def extend(y: NDArray[np.float64], W: NDArray[np.float64]) -> NDArray[np.float64]:
         out = np.interp(y, grid, W)
         return np.where(y > grid[-1], W[-1] + (y - grid[-1]), out)
 
@@ -323,9 +326,11 @@ def brute_force_roots(
     for n in range(H - 1, -1, -1):
         sigma = np.sqrt(s2[n])
 
-        def q_of(x, W_next=W, sigma=sigma):
-            x = np.atleast_1d(np.asarray(x, dtype=float))
-            return extend(x[:, None] + sigma * z[None, :], W_next) @ wz - cost
+        def q_of(
+            x: ArrayLike, W_next: NDArray[np.float64] = W, sigma: float = sigma
+        ) -> NDArray[np.float64]:
+            xs = np.atleast_1d(np.asarray(x, dtype=float))
+            return extend(xs[:, None] + sigma * z[None, :], W_next) @ wz - cost
 
         q = q_of(grid)
         j = int(np.flatnonzero(q >= 0)[0])

@@ -87,6 +87,7 @@ def _fit(state: LRFState) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         u = rng.uniform(0.3, 0.9, (E, K))
         v = rng.uniform(0.3, 0.9, (E, N))
     else:  # warm start from the previous fit
+        assert state.v is not None  # fitted together with u
         u, v = state.u, state.v
     for _ in range(state.iterations):
         u = np.einsum("ekn,en->ek", my, v) / (np.einsum("ekn,en->ek", mask, v * v) + state.reg)
@@ -106,8 +107,9 @@ def _with_fit(state: LRFState) -> LRFState:
     return state._replace(u=u, v=v, fitted_at=state.steps)
 
 
-def _estimates(state: LRFState):
+def _estimates(state: LRFState) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per member: predicted cells (E, K, N) and arm estimates (E, K)."""
+    assert state.u is not None and state.v is not None  # called on a fitted state only
     pred = np.clip(state.u[:, :, None] * state.v[:, None, :], 0.0, 1.0)
     seen = ~np.isnan(state.observed)
     filled = np.where(seen[None], np.nan_to_num(state.observed)[None], pred)
@@ -158,7 +160,7 @@ class LRFPolicy:
     bonus: float = 5.0
     refit_every: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if (
             not 0 <= self.warmup < 1
             or self.ensemble < 2

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from bayes_eval.files import write_file
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from bayes_eval.adaptive.synthetic import BanditDataset
 
 __all__ = [
     "BANDIT_SOURCES",
@@ -198,7 +203,7 @@ def load_bandit(
     belief_mean: float | None = None,
     belief_var: float | None = None,
     seed: int | None = None,
-):
+) -> BanditDataset:
     """A :class:`~bayes_eval.adaptive.synthetic.BanditDataset` from ``source``.
 
     ``gsm8k``/``piqa``: mimics from arm metadata (``arms``, default the shipped
@@ -252,7 +257,9 @@ def load_bandit(
 
     if source not in BANDIT_SOURCES:
         raise ValueError(f"source is {str(source)!r}; expected one of {list(BANDIT_SOURCES)}.")
-    options = dict(arms=arms, meta=meta, subject=subject, examples=examples, matrix=matrix)
+    options: dict[str, object] = dict(
+        arms=arms, meta=meta, subject=subject, examples=examples, matrix=matrix
+    )
     options |= dict(costs=costs, belief_mean=belief_mean, belief_var=belief_var, seed=seed)
     unused = [k for k, v in options.items() if v is not None and k not in _TAKES[source]]
     if unused:
@@ -275,19 +282,20 @@ def load_bandit(
         )
     if not matrix:
         raise ValueError("--dataset matrix needs --matrix FILE (.npy or .csv).")
+    cost_values: ArrayLike | None = costs
     if costs:
         if not Path(costs).is_file():
             raise ValueError(f"{costs}: no such file.")
-        costs = read_costs(costs)
+        cost_values = read_costs(costs)
     belief = (
         0.5 if belief_mean is None else belief_mean,
         0.04 if belief_var is None else belief_var,
     )
-    return sb.from_matrix(matrix, costs=costs, belief=(float(belief[0]), float(belief[1])))
+    return sb.from_matrix(matrix, costs=cost_values, belief=(float(belief[0]), float(belief[1])))
 
 
 def simulate_policies(
-    data,
+    data: BanditDataset,
     *,
     out: str | Path,
     batch: int = 4,
@@ -379,7 +387,7 @@ def simulate_policies(
     checkpoints = [f for f in CHECKPOINTS if f <= budget + 1e-12]
     table = {}
     for p in ds["policy"].values:
-        row = {}
+        row: dict[str, object] = {}
         for f in checkpoints:
             sel = ds.sel(policy=p).sel(fraction=f, method="nearest")
             row[f"{100 * f:g}%"] = [float(sel["regret_mean"]), float(sel["regret_se"])]

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
@@ -31,6 +32,9 @@ from bayes_eval.adaptive.lrf import LRFPolicy
 from bayes_eval.adaptive.protocol import Policy, check_proposal
 from bayes_eval.adaptive.synthetic import BanditDataset
 from bayes_eval.adaptive.ucbe import UCBEPolicy
+
+if TYPE_CHECKING:
+    from tqdm.auto import tqdm
 
 __all__ = ["PolicySpec", "RunTrace", "default_policies", "plot_regret", "run_policy", "simulate"]
 
@@ -64,7 +68,7 @@ class PolicySpec:
     name: str
     policy: Policy
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.policy, Policy):
             raise ValueError(
                 f"policy {str(self.name)!r} is a {type(self.policy).__name__}; expected an "
@@ -123,7 +127,9 @@ def default_policies(
     return specs
 
 
-def _specs(policies) -> list[PolicySpec]:
+def _specs(
+    policies: Sequence[PolicySpec | Policy] | Mapping[str, Policy],
+) -> list[PolicySpec]:
     """PolicySpecs from a sequence of PolicySpecs or a mapping of names to policies."""
     if isinstance(policies, Mapping):
         return [PolicySpec(str(name), p) for name, p in policies.items()]
@@ -272,7 +278,7 @@ def run_policy(
     )
 
 
-def _progress(total: int, enabled: bool):
+def _progress(total: int, enabled: bool) -> tqdm | None:
     if not enabled:
         return None
     try:

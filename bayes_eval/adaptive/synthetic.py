@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -85,7 +86,7 @@ def _match_moments(z: NDArray[np.float64], mean: float, sd: float) -> NDArray[np
     """``sigmoid(alpha + beta z)`` with mean and sd (over arms) equal to the targets."""
     z = (z - z.mean()) / z.std()
 
-    def resid(p):
+    def resid(p: NDArray[np.float64]) -> list[float]:
         t = special.expit(p[0] + np.exp(p[1]) * z)
         return [t.mean() - mean, t.std() - sd]
 
@@ -97,7 +98,9 @@ def _match_moments(z: NDArray[np.float64], mean: float, sd: float) -> NDArray[np
     return special.expit(sol.x[0] + np.exp(sol.x[1]) * z)
 
 
-def _calibrated_matrix(z, mean, sd, n_examples, rng):
+def _calibrated_matrix(
+    z: NDArray[np.float64], mean: float, sd: float, n_examples: int, rng: np.random.Generator
+) -> NDArray[np.float64]:
     """Matrix whose *row means* have the target mean and sd.
 
     The stored moments are of the empirical arm accuracies, which include the sampling noise
@@ -160,7 +163,15 @@ def logistic_matrix(
     return (rng.random(p.shape) < p).astype(np.float64)
 
 
-def _from_arms_csv(path, name, mean, sd, n_examples, seed, belief):
+def _from_arms_csv(
+    path: str | Path,
+    name: str,
+    mean: float,
+    sd: float,
+    n_examples: int,
+    seed: int,
+    belief: tuple[float, float],
+) -> BanditDataset:
     import pandas as pd
 
     from bayes_eval.datasets import table_path
@@ -323,7 +334,9 @@ def mmlu_like(
     n = int(n_q) if n_examples is None else n_examples  # checked, never truncated
     matrix = _calibrated_matrix(z, float(mean), float(sd), n, rng)
     costs = np.repeat([float(c) for _, c in models], 100)
-    belief = tuple(float(x) for x in meta["prior_buckets_code"][bucket])
+    belief = cast(
+        "tuple[float, float]", tuple(float(x) for x in meta["prior_buckets_code"][bucket])
+    )
     labels = tuple(f"{m}|prompt{p}" for m, _ in models for p in range(100))
     return BanditDataset(f"mmlu-like:{subject}", matrix, costs, belief, labels)
 

@@ -119,7 +119,7 @@ class UCBEPolicy:
 
     exploration: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.exploration > 0:
             raise ValueError(f"exploration is {self.exploration}; expected a > 0.")
 

@@ -22,9 +22,13 @@ import os
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING, Any
 
 from bayes_eval.cli._status import INTERRUPTED
 from bayes_eval.interrupts import InterruptGuard
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 __all__ = ["run"]
 
@@ -37,7 +41,7 @@ _PROGRAM = frozenset({"COMMANDS", "Parser", "UsageError", "main", "parser", "pat
 _EARLY = {"seen": False}
 
 
-def _note_early(signum, frame) -> None:
+def _note_early(signum: int, frame: FrameType | None) -> None:
     _EARLY["seen"] = True
 
 
@@ -99,7 +103,7 @@ def _run() -> int:
     return status
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _PROGRAM:
         from bayes_eval.cli import _program
 

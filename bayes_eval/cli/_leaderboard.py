@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from bayes_eval.cli._output import fmt, interval, say, table, uncertain
+from bayes_eval.cli._output import Col, fmt, interval, say, table, uncertain
 from bayes_eval.inputs import exact, percent
 
-__all__ = ["design_lines", "print_leaderboard", "records_json"]
+if TYPE_CHECKING:
+    from bayes_eval.logs.scored import ScoredResults
+    from bayes_eval.ranking.leaderboard import Leaderboard
+
+__all__ = ["design_lines", "lead_columns", "print_leaderboard", "records_json"]
 
 
-def _prior_cell(alpha) -> str:
+def _prior_cell(alpha: Iterable[float]) -> str:
     return "(" + ", ".join(f"{a:.3g}" for a in alpha) + ")"
 
 
@@ -93,14 +99,14 @@ PRIOR_COLUMN = (
 )
 
 
-def prior_label(board) -> str:
+def prior_label(board: Leaderboard) -> str:
     """The prior of a leaderboard as every output names it."""
     if board.estimator == "crossed":
         return CROSSED_PRIOR
     return str(board.table.attrs["prior"])
 
 
-def estimand_label(board) -> str:
+def estimand_label(board: Leaderboard) -> str:
     """The estimand of a leaderboard: these questions.
 
     Both estimators score the models on the benchmark's own questions.
@@ -119,7 +125,7 @@ INTERVAL_LAWS = {
 }
 
 
-def _interval_words(board, args: argparse.Namespace) -> str:
+def _interval_words(board: Leaderboard, args: argparse.Namespace) -> str:
     """Which law the intervals came from, in words."""
     asked = getattr(args, "interval", None) or "auto"
     if asked != "auto":
@@ -137,7 +143,7 @@ def _interval_words(board, args: argparse.Namespace) -> str:
     return "intervals: " + ", ".join(INTERVAL_LAWS[k] for k in kinds)
 
 
-def _estimator_line(board, args: argparse.Namespace) -> str:
+def _estimator_line(board: Leaderboard, args: argparse.Namespace) -> str:
     attrs = board.table.attrs
     head = f"prior: {prior_label(board)}; estimand: {estimand_label(board)}"
     if board.estimator == "crossed":
@@ -157,7 +163,9 @@ def _estimator_line(board, args: argparse.Namespace) -> str:
     return f"{head}; {_interval_words(board, args)}; P(better) from the same posterior"
 
 
-def records_json(board, scored, args: argparse.Namespace, name: str, questions: str) -> dict:
+def records_json(
+    board: Leaderboard, scored: ScoredResults, args: argparse.Namespace, name: str, questions: str
+) -> dict:
     """The ``--json`` document of ``rank``."""
     attrs = board.table.attrs
     out = {
@@ -195,6 +203,7 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
         out["prior_detail"] = post.prior.to_dict() if post is not None else None
         if post is not None and post.has_board:
             joint = post.joint
+            assert joint is not None  # has_board: the joint posterior is there
             out["board_model"] = {
                 "difficulty_sd": joint.difficulty_sd,
                 "ability_sd": joint.ability_sd,
@@ -208,7 +217,7 @@ def records_json(board, scored, args: argparse.Namespace, name: str, questions: 
     return out
 
 
-def claims_json(board) -> dict:
+def claims_json(board: Leaderboard) -> dict:
     """The board's claims in the ``--json`` documents of ``rank`` and ``pairs``.
 
     The ordered pairs at the posterior expected FDR, their rule and estimand, the tie groups,
@@ -233,7 +242,7 @@ def claims_json(board) -> dict:
     }
 
 
-def prob_matrix_json(board) -> dict:
+def prob_matrix_json(board: Leaderboard) -> dict:
     """``P(row better than column)`` in the leaderboard's order, with what it was computed from.
 
     Null on the diagonal and where no probability exists.
@@ -251,7 +260,7 @@ def prob_matrix_json(board) -> dict:
 _CLAIMS_SHOWN = 12
 
 
-def _claims_lines(board, pct: str) -> list[str]:
+def _claims_lines(board: Leaderboard, pct: str) -> list[str]:
     """The claims, the tie groups and the legend of the whole-board columns."""
     doc = claims_json(board)
     claims = doc["claims"]
@@ -283,7 +292,14 @@ def _claims_lines(board, pct: str) -> list[str]:
     return lines
 
 
-def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:  # noqa: C901 - one header, table and legend with a branch per option the table shows
+def lead_columns(pct: str) -> list[str | Col]:
+    """The first columns of every leaderboard table: model, mu, sigma, the interval, rank range."""
+    return ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank range"]
+
+
+def print_leaderboard(  # noqa: C901 - one header, table and legend with a branch per option the table shows
+    board: Leaderboard, scored: ScoredResults, args: argparse.Namespace, name: str, questions: str
+) -> None:
     """The header lines, the table and its legend."""
     log, pct = scored.log, f"{percent(args.confidence)}"
     say(
@@ -313,7 +329,7 @@ def print_leaderboard(board, scored, args: argparse.Namespace, name: str, questi
     closed = "mu_closed_form" in first and any(
         abs(r["mu_closed_form"] - r["mu"]) > 0.25 * r["sigma"] for r in board.models
     )
-    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank range"]
+    columns = lead_columns(pct)
     columns.append(uncertain("P(> next)"))
     claims = "p_best" in first
     top = board.table.attrs.get("top") if claims else None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from bayes_eval.cli._types import (
     fdr_level,
@@ -19,6 +21,12 @@ from bayes_eval.cli._types import (
     writable_file,
     writable_folder,
 )
+from bayes_eval.nuts import SAMPLERS, NutsSettings
+
+if TYPE_CHECKING:
+    from bayes_eval.logs.design import QuestionMode
+    from bayes_eval.logs.scored import ScoredResults
+    from bayes_eval.posteriors.priors import Prior
 
 __all__ = [
     "CLAIMS_FDR",
@@ -145,7 +153,7 @@ def load_results(
     questions: str | None = None,
     offer_fractional: bool = True,
     task: str | None = None,
-):
+) -> ScoredResults:
     """The results of ``args.file``, read and treated as the data and prior options say.
 
     Read and treated as :func:`data_options` and :func:`prior_options` say
@@ -157,7 +165,7 @@ def load_results(
     from bayes_eval.logs.scored import load_scored
 
     files = args.file
-    mode = getattr(args, "questions", None) or questions or "error"
+    mode = cast("QuestionMode", getattr(args, "questions", None) or questions or "error")
     task = task or getattr(args, "task", None)
     if task is None:
         several = tasks_of(args)
@@ -245,7 +253,9 @@ def tasks_of(args: argparse.Namespace) -> list[str]:
     return log_tasks(files, format=args.format, **options)
 
 
-def per_task(args: argparse.Namespace, one) -> tuple[list[str | None], list]:
+def per_task(
+    args: argparse.Namespace, one: Callable[[str | None, str | None], Any]
+) -> tuple[list[str | None], list[Any]]:
     """``one(task, plot)`` for every task of :func:`tasks_of` (``[None]``: the results whole).
 
     A blank line goes between the tasks printed, and with several tasks each ``--plot FILE`` is
@@ -257,20 +267,20 @@ def per_task(args: argparse.Namespace, one) -> tuple[list[str | None], list]:
 
     from bayes_eval.cli._output import say
 
-    tasks = tasks_of(args) or [None]
+    tasks: list[str | None] = list(tasks_of(args)) or [None]
     docs = []
     for i, task in enumerate(tasks):
         if i and not args.json:
             say("")
         plot = args.plot
         if len(tasks) > 1 and plot is not None:
-            path, safe = Path(plot), re.sub(r"[^\w.-]+", "_", task)
+            path, safe = Path(plot), re.sub(r"[^\w.-]+", "_", str(task))
             plot = str(path.with_name(f"{path.stem}_{safe}{path.suffix}"))
         docs.append(one(task, plot))
     return tasks, docs
 
 
-def cluster_labels(args: argparse.Namespace, scored) -> list[str] | None:
+def cluster_labels(args: argparse.Namespace, scored: ScoredResults) -> list[str | None] | None:
     """The cluster of every question of ``scored.R`` (in its order).
 
     None without ``--cluster``.
@@ -344,7 +354,7 @@ def prior_file_option() -> argparse.ArgumentParser:
     return p
 
 
-def prior_from(args: argparse.Namespace):
+def prior_from(args: argparse.Namespace) -> Prior:
     """The prior that the options of :func:`prior_options` name, validated once.
 
     A :class:`~bayes_eval.posteriors.priors.Prior`; the earlier runs themselves join it when
@@ -408,7 +418,7 @@ def nuts_options(
     g.add_argument("--tune", type=nonnegative_int, help=f"tuning steps per chain ({tune})")
     g.add_argument("--chains", type=positive_int, help=f"chains ({chains})")
     g.add_argument("--seed", type=nonnegative_int, help="random seed (0)")
-    g.add_argument("--sampler", choices=["pymc", "nutpie"], help=f"NUTS implementation ({sampler})")
+    g.add_argument("--sampler", choices=list(SAMPLERS), help=f"NUTS implementation ({sampler})")
     g.add_argument(
         "--target-accept",
         type=_target_accept,
@@ -430,19 +440,25 @@ def nuts_options(
     return p
 
 
+#: The settings of :class:`~bayes_eval.nuts.NutsSettings` that have an option of their own.
+_NUTS_FIELDS = ("draws", "tune", "chains", "seed", "sampler", "target_accept")
 #: The options of :func:`nuts_options`, as ``args`` names.
-NUTS = ("draws", "tune", "chains", "seed", "sampler", "target_accept", "no_progress")
+NUTS = (*_NUTS_FIELDS, "no_progress")
 
 
-def sampler_settings(args: argparse.Namespace) -> dict:
-    """The keyword arguments that :func:`nuts_options` collected, as the samplers take them.
+def sampler_settings(args: argparse.Namespace, *, quiet: bool = False) -> NutsSettings:
+    """The NUTS settings that :func:`nuts_options` collected, as one value.
 
-    The defaults are filled in.
+    An option not given takes its default; a default given as text (the model's own, e.g.
+    ``"1000; 16000 with --integrated"``) is left unset for the model to fill in. The progress
+    bars show unless ``--no-progress`` or ``quiet`` (e.g. ``--json``).
     """
-    return {
-        key: default if getattr(args, key) is None else getattr(args, key)
-        for key, default in args.nuts_defaults.items()
-    }
+    values: dict[str, Any] = {}
+    for key, default in args.nuts_defaults.items():
+        own = isinstance(default, str) and default not in SAMPLERS  # described, not a value
+        given = getattr(args, key)
+        values[key] = given if given is not None else None if own else default
+    return NutsSettings(**values, progress=not (quiet or args.no_progress))
 
 
 def given(args: argparse.Namespace, *names: str) -> list[str]:
@@ -496,11 +512,24 @@ def output_options(
 
 
 class _Deprecated(argparse.Action):
-    def __init__(self, option_strings, dest, new: str, convert=None, **kwargs):
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str,
+        new: str,
+        convert: Callable[[Any], dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.new, self.convert = new, convert
         super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         print(
             f"bayes-eval: warning: {option_string} is deprecated; use {self.new}", file=sys.stderr
         )
@@ -512,13 +541,13 @@ class _Deprecated(argparse.Action):
 
 
 def deprecated(
-    parser: argparse.ArgumentParser,
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     old: str,
     new: str,
     *,
     dest: str,
-    convert=None,
-    type=None,
+    convert: Callable[[Any], dict[str, Any]] | None = None,
+    type: Callable[[str], Any] | None = None,
 ) -> None:
     """A hidden alias ``old`` of ``new`` that warns on stderr.
 
@@ -530,7 +559,7 @@ def deprecated(
         dest=dest,
         new=new,
         convert=convert,
-        type=type,
         action=_Deprecated,
         default=argparse.SUPPRESS,
+        **cast(dict[str, Any], {} if type is None else {"type": type}),
     )

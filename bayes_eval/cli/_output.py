@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["Col", "emit_json", "fmt", "interval", "say", "table", "text", "uncertain"]
 
@@ -23,7 +26,7 @@ class Col(NamedTuple):
 
     header: str
     style: str | None = None
-    justify: str = "right"
+    justify: Literal["default", "left", "center", "right", "full"] = "right"
     wrap: bool = False
 
 
@@ -37,7 +40,7 @@ def uncertain(header: str) -> Col:
     return Col(header, "dim")
 
 
-def _console():
+def _console() -> Console:
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=False)
@@ -218,8 +221,8 @@ def summary(data: dict, *, title: str | None = None) -> None:
     for key, value in data.items():
         if key in scalars or _flat(value) or not _records(value):
             continue
-        rows = value.items() if isinstance(value, dict) else enumerate(value, 1)
-        rows = [(name, _row(r)) for name, r in rows]
+        items = value.items() if isinstance(value, dict) else enumerate(value, 1)
+        rows = [(name, _row(r)) for name, r in items]
         columns = list(dict.fromkeys(c for _, r in rows for c in r))
         table(
             [key, *columns],

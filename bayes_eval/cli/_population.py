@@ -7,15 +7,20 @@ The leaderboard of ``bayes-eval rank --estimand new-questions``
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from bayes_eval.cli._leaderboard import design_lines, graded_lines
+from bayes_eval.cli._leaderboard import design_lines, graded_lines, lead_columns
 from bayes_eval.cli._output import fmt, interval, say, table, uncertain
 from bayes_eval.inputs import exact, percent
+
+if TYPE_CHECKING:
+    from bayes_eval.logs.scored import ScoredResults
+    from bayes_eval.ranking.population import PopulationBoard
 
 __all__ = ["population_json", "print_population"]
 
 
-def _clusters(board, args: argparse.Namespace) -> dict:
+def _clusters(board: PopulationBoard, args: argparse.Namespace) -> dict:
     attrs = board.table.attrs
     return {
         "column": args.cluster,
@@ -24,7 +29,13 @@ def _clusters(board, args: argparse.Namespace) -> dict:
     }
 
 
-def population_json(board, scored, args: argparse.Namespace, name: str, questions: str) -> dict:
+def population_json(
+    board: PopulationBoard,
+    scored: ScoredResults,
+    args: argparse.Namespace,
+    name: str,
+    questions: str,
+) -> dict:
     """The ``--json`` document of ``rank --estimand new-questions``."""
     attrs = board.table.attrs
     order = [r["model"] for r in board.models]
@@ -54,7 +65,7 @@ def population_json(board, scored, args: argparse.Namespace, name: str, question
     }
 
 
-def _gaps(board) -> list[str]:
+def _gaps(board: PopulationBoard) -> list[str]:
     """Lines that say in words why a cell holds no number (or an infinite sd)."""
     lines = []
     flat = list(board.table.attrs.get("no_interval", ()))
@@ -77,7 +88,13 @@ def _gaps(board) -> list[str]:
     return lines
 
 
-def print_population(board, scored, args: argparse.Namespace, name: str, questions: str) -> None:
+def print_population(
+    board: PopulationBoard,
+    scored: ScoredResults,
+    args: argparse.Namespace,
+    name: str,
+    questions: str,
+) -> None:
     """The header lines, the table and its legend."""
     attrs, pct = board.table.attrs, f"{percent(args.confidence)}"
     treatment = _clusters(board, args)["treatment"]
@@ -93,7 +110,7 @@ def print_population(board, scored, args: argparse.Namespace, name: str, questio
     )
     say(*graded_lines(scored.graded), *design_lines(scored.design, "closed-form"))
     paper = bool(getattr(args, "paper_ranks", False))
-    columns = ["model", "mu", uncertain("sigma"), uncertain(f"{pct} CI"), "rank range"]
+    columns = lead_columns(pct)
     columns += [uncertain("P(> next)"), uncertain(f"rank {pct}")]
     if paper:
         columns.append("CI-aware rank (chains)")

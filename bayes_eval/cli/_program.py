@@ -10,6 +10,7 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from bayes_eval.cli import (
     adaptive,
@@ -29,6 +30,10 @@ from bayes_eval.cli import (
 from bayes_eval.cli._options import HelpFormatter
 from bayes_eval.cli._status import BAD_INPUT, INTERRUPTED
 from bayes_eval.interrupts import InterruptGuard
+
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 __all__ = ["COMMANDS", "main", "parser", "path_error", "run"]
 
@@ -64,7 +69,7 @@ class UsageError(ValueError):
 class Parser(argparse.ArgumentParser):
     """argparse with errors raised as :class:`UsageError` instead of printing usage."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message.rstrip('.')}; see `{self.prog} --help`.")
 
 
@@ -78,7 +83,7 @@ def _installed_version() -> str:
         return "0+unknown"
 
 
-def command_name(module) -> str:
+def command_name(module: ModuleType) -> str:
     """A command's name: its module's (``bayes_eval.cli.rank`` -> ``rank``)."""
     return module.__name__.rsplit(".", 1)[1]
 
@@ -154,7 +159,7 @@ def _no_dask_probe() -> None:
 
     find_spec = importlib.util.find_spec
 
-    def without_dask(name, package=None):
+    def without_dask(name: str, package: str | None = None) -> ModuleSpec | None:
         return None if name == "dask" else find_spec(name, package)
 
     importlib.util.find_spec = without_dask  # the cached answer for "dask" is computed once
@@ -191,7 +196,14 @@ def _convergence_warning(text: str) -> str:
     return "\n".join([head, *(f"  {c}" for c in checks), f"  {CONVERGENCE_ADVICE}"])
 
 
-def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     """``bayes-eval: warning: ...`` on stderr, instead of Python's two lines with a source path.
 
     Warnings of bayes_eval itself (``UserWarning`` and its own categories) show their text;
@@ -270,7 +282,7 @@ OUTPUTS = {"html": "--html", "plot": "--plot", "netcdf": "--netcdf", "export": "
 INPUTS = ("file", "prior_file", "schema_file", "matrix", "costs", "config", "real")
 
 
-def _paths(value) -> list[str]:
+def _paths(value: object) -> list[str]:
     if value is None:
         return []
     if isinstance(value, (list, tuple)):

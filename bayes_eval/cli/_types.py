@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import cast
 
 __all__ = [
     "integers",
@@ -23,6 +24,9 @@ __all__ = [
     "writable_file",
     "writable_folder",
 ]
+
+#: The subcommands of the ``bayes-eval`` parser; each command module adds its parser to them.
+type SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _integer(x: str) -> int:
@@ -62,7 +66,7 @@ def numbers(text: str, *, integer: bool = False) -> list[float] | list[int]:
 
 def integers(text: str) -> list[int]:
     """:func:`numbers` of integers."""
-    return numbers(text, integer=True)
+    return cast("list[int]", numbers(text, integer=True))
 
 
 def _count(text: str, least: int, kind: str) -> int:

@@ -7,7 +7,7 @@ import textwrap
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
-from bayes_eval.cli._types import nonnegative_int, numbers, pair, positive_int
+from bayes_eval.cli._types import SubParsers, nonnegative_int, numbers, pair, positive_int
 
 PAPER = 'Xie, He and Cao, "Efficient Cost-Aware LLM Evaluation via Bayesian Bandit Gittins Indices"'
 HELP = "cost-aware adaptive evaluation (Gittins indices, Xie et al.): roots | simulate"
@@ -17,7 +17,7 @@ Which model (arm) to evaluate next, on which examples, and when to stop ({PAPER}
 matrix (a mimic of the paper's GSM8K, PIQA or MMLU data, or yours)."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval adaptive roots|simulate`` parsers to the subcommands ``sub``."""
     p = sub.add_parser(
         "adaptive", help=HELP, description=DESCRIPTION, formatter_class=opt.HelpFormatter

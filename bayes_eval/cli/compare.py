@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
-from bayes_eval.cli._types import words
+from bayes_eval.cli._types import SubParsers, words
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+    from bayes_eval.models.compare import Comparison
 
 HELP = "compare PyMC models of the same results by leave-one-out ELPD (PSIS-LOO, PyMC)"
 DESCRIPTION = """\
@@ -23,7 +29,7 @@ spread of per-question scores (over-dispersion), the shares of questions never a
 solved, and the agreement with the other LLMs per question."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval compare`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "compare",
@@ -90,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.fractional:
         raise ValueError("compare fits categorical models: --fractional does nothing here.")
-    nuts = opt.sampler_settings(args)
+    nuts = opt.sampler_settings(args, quiet=args.json)
     scored = opt.load_results(args)
     result = compare_models(
         scored.R,
@@ -98,39 +104,54 @@ def run(args: argparse.Namespace) -> int:
         w=scored.weights,
         R0=scored.R0,
         unit=args.unit,
-        progress=not (args.json or args.no_progress),
+        nuts=nuts,
         ppc=bool(args.ppc or args.plot),
-        **nuts,
     )
-    plots = {}
+    plots: dict[str, str] = {}
     if args.plot:
         for name, fit in result.fits.items():
             plots[name] = str(plot_ppc(fit, _plot_path(args.plot, name)))
     t = result.table
     if args.json:
-        emit_json(
-            {
-                "prior": {str(n): PRIORS.get(str(n), str(n)) for n in t.index},
-                "estimand": ESTIMANDS[args.unit],
-                "table": {
-                    str(n): {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
-                    for n, row in t.to_dict("index").items()
-                },
-                "verdict": result.verdict,
-                "unit": args.unit,
-                "psis": {n: s.to_dict() for n, s in result.loo.items()},
-                "exact": {n: s.to_dict() for n, s in result.exact.items()},
-                "diagnostics": {n: dict(f.attrs) for n, f in result.fits.items()},
-                "ppc": {n: _ppc_records(d) for n, d in result.ppc.items()},
-                "plots": plots,
-            }
-        )
+        emit_json(_json_document(result, args.unit, plots))
         return 0
     say(
         f"LOO comparison of {args.file}: estimand: {ESTIMANDS[args.unit]}; sampler "
-        f"{nuts['sampler']}, {nuts['chains']} x {nuts['draws']} draws; priors: "
+        f"{nuts.sampler}, {nuts.chains} x {nuts.draws} draws; priors: "
         + "; ".join(f"{n}: {PRIORS.get(str(n), str(n))}" for n in t.index)
     )
+    _print_table(result, args.unit)
+    say(result.verdict)
+    for name, ds in result.ppc.items():
+        _print_ppc(name, ds)
+    for name, path in plots.items():
+        say(f"wrote {path} ({name})")
+    return 0
+
+
+def _json_document(result: Comparison, unit: str, plots: dict[str, str]) -> dict:
+    """The ``--json`` document: the table, verdict, LOO summaries, diagnostics and checks."""
+    t = result.table
+    return {
+        "prior": {str(n): PRIORS.get(str(n), str(n)) for n in t.index},
+        "estimand": ESTIMANDS[unit],
+        "table": {
+            str(n): {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            for n, row in t.to_dict("index").items()
+        },
+        "verdict": result.verdict,
+        "unit": unit,
+        "psis": {n: s.to_dict() for n, s in result.loo.items()},
+        "exact": {n: s.to_dict() for n, s in result.exact.items()},
+        "diagnostics": {n: dict(f.attrs) for n, f in result.fits.items()},
+        "ppc": {n: _ppc_records(d) for n, d in result.ppc.items()},
+        "plots": plots,
+    }
+
+
+def _print_table(result: Comparison, unit: str) -> None:
+    """The ELPD table, best model first, with its caption."""
+    t = result.table
     rows = [
         [
             str(n),
@@ -163,21 +184,15 @@ def run(args: argparse.Namespace) -> int:
         ],
         rows,
         caption=f"k>good: PSIS Pareto k above {_good_k(result):.2f}; "
-        f"{int(t.attrs['n_units'])} {args.unit}s",
+        f"{int(t.attrs['n_units'])} {unit}s",
     )
-    say(result.verdict)
-    for name, ds in result.ppc.items():
-        _print_ppc(name, ds)
-    for name, path in plots.items():
-        say(f"wrote {path} ({name})")
-    return 0
 
 
-def _good_k(result) -> float:
+def _good_k(result: Comparison) -> float:
     return min(s.good_k for s in result.loo.values())
 
 
-def _ppc_records(ds) -> list[dict]:
+def _ppc_records(ds: xr.Dataset) -> list[dict]:
     return [
         {
             "statistic": str(s),
@@ -192,7 +207,7 @@ def _ppc_records(ds) -> list[dict]:
 _PPC_COLS = ("observed", "rep_mean", "rep_lo", "rep_hi", "p_value")
 
 
-def _print_ppc(name: str, ds) -> None:
+def _print_ppc(name: str, ds: xr.Dataset) -> None:
     rows = [
         [
             r["statistic"],

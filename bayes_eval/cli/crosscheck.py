@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
-from bayes_eval.cli._types import positive_int
+from bayes_eval.cli._types import SubParsers, positive_int
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 HELP = "check the closed-form Bayes@N against NUTS and exact Monte Carlo (PyMC)"
 DESCRIPTION = """\
@@ -17,7 +21,7 @@ al., "Don't Pass@k" (eq. 15): means, sds, r-hat, ESS and pairwise P(a > b) for t
 questions. Exit status 1 if a check fails."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval crosscheck`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "crosscheck",
@@ -44,7 +48,7 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _pm(mean, sd) -> str:
+def _pm(mean: float, sd: float) -> str:
     return f"{float(mean):.4f} ± {float(sd):.4f}"
 
 
@@ -62,16 +66,15 @@ def run(args: argparse.Namespace) -> int:
             "crosscheck fits categorical results on one question set: --fractional and "
             "--questions all do nothing here (use --score-levels, --questions common)."
         )
-    nuts = opt.sampler_settings(args)
+    nuts = opt.sampler_settings(args, quiet=args.json)
     scored = opt.load_results(args)
     result = crosscheck(
         scored.R,
         scored.weights,
         scored.R0,
         prior=prior,
-        **nuts,
+        nuts=nuts,
         mc_draws=args.mc_draws,
-        progress=not (args.json or args.no_progress),
     )
     if args.netcdf:
         save(result.idata, args.netcdf)
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         from bayes_eval.xr import posterior_tree
 
         exact = posterior_tree(
-            scored.R, scored.weights, scored.R0, prior=prior, seed=nuts["seed"], skipna=True
+            scored.R, scored.weights, scored.R0, prior=prior, seed=nuts.seed, skipna=True
         )
         plot_forest(
             {"closed form": exact, "NUTS": result.idata},
@@ -95,9 +98,21 @@ def run(args: argparse.Namespace) -> int:
     say(
         f"Cross-check of {args.file}: {m.sizes['model']} models; prior: {m.attrs['prior']} "
         f"({m.attrs['pymc_model']} model); estimand: {m.attrs['estimand']}; sampler "
-        f"{nuts['sampler']}, {nuts['chains']} x {nuts['draws']} draws, "
+        f"{m.attrs['sampler']}, {m.attrs['chains']} x {m.attrs['draws']} draws, "
         f"{int(m.attrs['divergences'])} divergences"
     )
+    _print_models(m)
+    _print_pairs(result.pairs)
+    say(
+        f"overall: {'PASS' if result.passed else 'FAIL'}"
+        + (f"; saved {args.netcdf}" if args.netcdf else "")
+        + (f"; plot {args.plot}" if args.plot else "")
+    )
+    return status
+
+
+def _print_models(m: xr.Dataset) -> None:
+    """The table of the models: closed form, NUTS, exact Monte Carlo and each verdict."""
     rows = []
     for name in m["model"].values:
         r = m.sel(model=name)
@@ -126,7 +141,10 @@ def run(args: argparse.Namespace) -> int:
         ],
         rows,
     )
-    p = result.pairs
+
+
+def _print_pairs(p: xr.Dataset) -> None:
+    """The table of the pairs: P(better) by the normal approximation, NUTS and exactly."""
     names = list(p["model"].values)
     pairs = []
     for i, a in enumerate(names):
@@ -143,9 +161,3 @@ def run(args: argparse.Namespace) -> int:
             )
     if pairs:
         table(["pair", "rho (normal)", "P NUTS", "P exact", "verdict"], pairs)
-    say(
-        f"overall: {'PASS' if result.passed else 'FAIL'}"
-        + (f"; saved {args.netcdf}" if args.netcdf else "")
-        + (f"; plot {args.plot}" if args.plot else "")
-    )
-    return status

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import cast
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, text
+from bayes_eval.cli._types import SubParsers
 
 HELP = "list the real datasets shipped with the package (use one as FILE: dataset:NAME)"
 DESCRIPTION = """\
@@ -16,7 +19,7 @@ one column per signal; .csv, .csv.gz, .tsv, .tsv.gz or .parquet), e.g.
 `bayes-eval datasets matharena_aime25_i --export runs.csv && bayes-eval rank runs.csv`."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval datasets`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "datasets",
@@ -84,7 +87,9 @@ def _export(args: argparse.Namespace) -> int:
     weights = log.meta.get("default_weights")
     read_with = f"bayes-eval rank {path}"
     if weights is not None:
-        read_with += " --weights " + ",".join(f"{float(w):g}" for w in weights)
+        read_with += " --weights " + ",".join(
+            f"{float(w):g}" for w in cast("Sequence[float]", weights)
+        )
     info = {
         "dataset": args.name,
         "file": str(path),

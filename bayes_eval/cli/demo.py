@@ -6,7 +6,7 @@ import argparse
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, fmt, interval, say, table, uncertain
-from bayes_eval.cli._types import positive_int
+from bayes_eval.cli._types import SubParsers, positive_int
 
 HELP = "rank the shipped MathArena leaderboard and the paper's biased-coin mimics"
 DESCRIPTION = """\
@@ -15,7 +15,7 @@ simulated LLMs of Hariri et al., "Don't Pass@k" (§2.7, Table 1) against their t
 plans the trials that separate LLM10 from LLM9 (App. D)."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval demo`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "demo",

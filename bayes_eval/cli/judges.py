@@ -5,11 +5,17 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, interval, progress, say, table, uncertain
-from bayes_eval.cli._types import positive_int
+from bayes_eval.cli._types import SubParsers, positive_int
 from bayes_eval.files import write_file
+
+if TYPE_CHECKING:
+    from bayes_eval.judges.data import JudgeData
 
 HELP = 'Bayesian ranking from LLM-judge scores (Vossler et al., "LLMs Judging LLMs")'
 DESCRIPTION = """\
@@ -20,7 +26,7 @@ FILE is a count table (candidate, judge, score, count), a per-question table (qu
 candidate, score[, judge_family, candidate_family]) or the SummEval CSV; or dataset:NAME."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval judges`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "judges",
@@ -71,16 +77,6 @@ PRIOR = "the judges model's own (weight-propagation prior on the judges, Vossler
 ESTIMAND = "these questions: each candidate's expected score on the judged items"
 
 
-def _settings(args, **kw):
-    from bayes_eval.models.judges import FitSettings
-
-    nuts = opt.sampler_settings(args)
-    for name in ("draws", "tune", "sampler", "target_accept"):  # unset: the model's own
-        if getattr(args, name) is None:
-            nuts[name] = None
-    return FitSettings(**nuts, **kw)
-
-
 #: Options of one fit that ``--sensitivity`` (its own grid of fits) does not use.
 ONE_FIT = ("omega", "beta_max", "integrated", "keep_same_family", "baselines", "plot")
 
@@ -113,11 +109,11 @@ def run(args: argparse.Namespace) -> int:
     if args.sensitivity:
         return _sensitivity(args, datasets)
     from bayes_eval.judges import report as jr
-    from bayes_eval.models.judges import fit_judges
+    from bayes_eval.models.judges import fit_judges, model_settings
 
     quiet = args.json or args.no_progress
-    settings = _settings(args, progress=not quiet)
-    own = settings.resolved(args.integrated)  # the model's own where the options left them
+    settings = opt.sampler_settings(args, quiet=args.json)
+    own = model_settings(settings, args.integrated)  # the model's own where options left them
     start, reports, n = time.perf_counter(), [], len(datasets)
     for i, (label, data) in enumerate(datasets, 1):
         t0 = time.perf_counter()
@@ -148,14 +144,14 @@ def run(args: argparse.Namespace) -> int:
             entry["netcdf"] = jr.numbered(args.netcdf, label, n)
             write_file(
                 entry["netcdf"],
-                lambda tmp, fit=fit: fit.to_netcdf(tmp, engine="h5netcdf"),
+                partial(_to_netcdf, fit),
                 option="--netcdf",
             )
         if args.plot:
             entry["plot"] = jr.numbered(args.plot, label, n)
             jr.plot_fit(fit, data, entry["plot"], title=f"{label}: posterior means")
         reports.append(entry)
-    summary = {"prior": PRIOR, "estimand": ESTIMAND}
+    summary: dict[str, Any] = {"prior": PRIOR, "estimand": ESTIMAND}
     summary |= {"file": args.file, "seconds": round(time.perf_counter() - start, 1)}
     summary["fits"] = reports
     mean = jr.mean_over_datasets(reports)
@@ -166,36 +162,41 @@ def run(args: argparse.Namespace) -> int:
         return 0
     say(f"prior: {PRIOR}; estimand: {ESTIMAND}")
     for e in reports:
-        say("", f"{args.file} [{e['dataset']}]: {e['seconds']} s; {_words(e['diagnostics'])}")
-        table(
-            [
-                "candidate",
-                "E[true score]",
-                uncertain("95% interval"),
-                "rank",
-                uncertain("95% rank CrI"),
-            ],
-            (
-                [
-                    c["candidate"],
-                    f"{c['mu']:.3f}",
-                    interval(*c["mu_interval"], digits=3),
-                    c["rank"],
-                    "{}-{}".format(*c["rank_interval"]),
-                ]
-                for c in sorted(e["candidates"], key=lambda c: c["rank"])
-            ),
-        )
-        if "bayesian" in e:
-            b = e["bayesian"]
-            say(f"vs truth: Spearman {b['spearman']:.3f}, rank coverage {b['coverage']:.3f}")
-        for name, m in e.get("baselines", {}).items():
-            say(f"  {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()))
-        if "plot" in e:
-            say(f"ternary plot written to {e['plot']}")
+        _print_fit(args.file, e)
     if mean is not None:
         say("", f"mean over dimensions: {_words(mean)}")
     return 0
+
+
+def _print_fit(file: str, e: dict[str, Any]) -> None:
+    """One fit's report: the candidates' scores and ranks, the checks against the truth."""
+    say("", f"{file} [{e['dataset']}]: {e['seconds']} s; {_words(e['diagnostics'])}")
+    table(
+        [
+            "candidate",
+            "E[true score]",
+            uncertain("95% interval"),
+            "rank",
+            uncertain("95% rank CrI"),
+        ],
+        (
+            [
+                c["candidate"],
+                f"{c['mu']:.3f}",
+                interval(c["mu_interval"][0], c["mu_interval"][1], digits=3),
+                c["rank"],
+                "{}-{}".format(*c["rank_interval"]),
+            ]
+            for c in sorted(e["candidates"], key=lambda c: c["rank"])
+        ),
+    )
+    if "bayesian" in e:
+        b = e["bayesian"]
+        say(f"vs truth: Spearman {b['spearman']:.3f}, rank coverage {b['coverage']:.3f}")
+    for name, m in e.get("baselines", {}).items():
+        say(f"  {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()))
+    if "plot" in e:
+        say(f"ternary plot written to {e['plot']}")
 
 
 def _words(values: dict) -> str:
@@ -209,7 +210,7 @@ def _words(values: dict) -> str:
         "min_ess_tail": "min tail ESS",
     }
 
-    def value(k: str, v) -> str:
+    def value(k: str, v: object) -> str:
         if isinstance(v, bool) or (k == "converged" and v in (0, 1)):  # 0/1 in the DataTree
             return "yes" if v else "no"
         if isinstance(v, float):
@@ -221,11 +222,16 @@ def _words(values: dict) -> str:
     )
 
 
-def _sensitivity(args: argparse.Namespace, datasets) -> int:
+def _to_netcdf(obj: Any, tmp: Path) -> None:
+    """Write a fit's DataTree or a Dataset to ``tmp`` (for :func:`bayes_eval.files.write_file`)."""
+    obj.to_netcdf(tmp, engine="h5netcdf")
+
+
+def _sensitivity(args: argparse.Namespace, datasets: list[tuple[str, JudgeData]]) -> int:
     from bayes_eval.judges import report as jr
     from bayes_eval.models.judges import judge_sensitivity
 
-    settings = _settings(args)
+    settings = opt.sampler_settings(args, quiet=True)  # the grid shows its own progress
     out = {}
     for label, data in datasets:
         ds = judge_sensitivity(
@@ -235,7 +241,7 @@ def _sensitivity(args: argparse.Namespace, datasets) -> int:
         if args.netcdf:
             write_file(
                 jr.numbered(args.netcdf, label, len(datasets)),
-                lambda tmp, ds=ds: ds.to_netcdf(tmp, engine="h5netcdf"),
+                partial(_to_netcdf, ds),
                 option="--netcdf",
             )
     if args.json:

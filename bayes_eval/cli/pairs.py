@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, cast
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, uncertain
+from bayes_eval.cli._types import SubParsers
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from bayes_eval.posteriors.priors import Prior
 
 HELP = "pairwise P(A better than B): on these questions, and on new questions (paired)"
 DESCRIPTION = """\
@@ -46,7 +53,7 @@ intervals (10,000 joint draws, fewer on large boards; --seed 0)."""
 _MATRIX_MAX = 10  # models up to which the matrices are printed
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval pairs`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "pairs",
@@ -96,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) -> dict | None:
+def _pairs(
+    args: argparse.Namespace, prior: Prior, task: str | None, plot: str | None
+) -> dict | None:
     """The comparisons of one task: printed, or their ``--json`` document returned.
 
     Of the whole results when ``task`` is None.
@@ -114,7 +123,8 @@ def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) 
         prior=prior,
         pair_prior=pair_prior,
         answered_only=(args.questions or "error") == "all",
-        cluster=opt.cluster_labels(args, scored),
+        # question labels, None where a question has none (numpy takes them as objects)
+        cluster=cast("ArrayLike", opt.cluster_labels(args, scored)),
         fdr=args.fdr or opt.CLAIMS_FDR,
         top=args.top,
         seed=args.seed,
@@ -124,6 +134,7 @@ def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) 
     if plot:
         from bayes_eval.plotting.pairs import pairs_plot
 
+        assert result.these_questions is not None  # leaderboard_pairs computes it always
         matrices = {
             f"{THESE_QUESTIONS} ({result.these_prior})": result.these_questions,
             f"{NEW_QUESTIONS}, paired ({result.prior})": result.paired,
@@ -132,7 +143,7 @@ def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) 
     if args.json:
         doc["prior"] = result.these_prior
         doc["prior_detail"] = {"these_questions": prior.to_dict(), "paired": result.prior}
-        doc["clusters"] = doc["clusters"] | {"column": args.cluster}
+        doc["clusters"] = cast("dict[str, object]", doc["clusters"]) | {"column": args.cluster}
         return {"file": name, "task": task, **doc, "design": scored.design} | {
             "graded": scored.graded
         }
@@ -154,8 +165,8 @@ def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) 
             r["model"],
             r["next"],
             r["shared"],
-            _cell(r["these_questions"]),
-            _cell(r["paired"]),
+            _cell(cast("float | None", r["these_questions"])),
+            _cell(cast("float | None", r["paired"])),
         ]
         for r in result.adjacent()
     ]
@@ -166,7 +177,10 @@ def _pairs(args: argparse.Namespace, prior, task: str | None, plot: str | None) 
         for label, key in ((THESE_QUESTIONS, "these_questions"), (NEW_QUESTIONS, "paired")):
             table(
                 [f"P(row > col), {label}", *short],
-                ([names[i], *map(_cell, row)] for i, row in enumerate(doc[key])),
+                (
+                    [names[i], *map(_cell, row)]
+                    for i, row in enumerate(cast("list[list[float | None]]", doc[key]))
+                ),
             )
     say(
         "models ordered by their posterior mean (as `rank`); P: posterior probability that the "

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say
-from bayes_eval.cli._types import fdr_level, positive_int
+from bayes_eval.cli._types import SubParsers, fdr_level, positive_int
+
+if TYPE_CHECKING:
+    from bayes_eval.logs.scored import ScoredResults
+    from bayes_eval.posteriors.priors import Prior
 
 HELP = "trials needed to separate two models, or to claim the top K, with assurance"
 DESCRIPTION = """\
@@ -25,7 +30,7 @@ models with the largest means above each of the others), with probability --assu
 the normal preposterior law of the board's scores."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval plan`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "plan",
@@ -113,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if args.top is not None:
         return _run_top(args, scored, prior)
     from bayes_eval.ranking.leaderboard import plan_pair
+    from bayes_eval.ranking.sample_size import SeparationPlan
 
     confidence = 1.0 - args.fdr if args.fdr is not None else (args.confidence or 0.95)
     result = plan_pair(
@@ -131,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         source=args.file,
     )
     plan, leader, other = result.plan, result.leader, result.other
+    assert isinstance(plan, SeparationPlan)
     if args.json:
         emit_json(
             {
@@ -170,8 +177,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_top(args: argparse.Namespace, scored, prior) -> int:
+def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> int:
     """``plan --top K``: trials per question until the claims name the top-K set."""
+    from bayes_eval.ranking.claims_plan import ClaimsPlan
     from bayes_eval.ranking.leaderboard import plan_top_set
 
     q = args.fdr or opt.CLAIMS_FDR
@@ -189,6 +197,7 @@ def _run_top(args: argparse.Namespace, scored, prior) -> int:
         answered_only=(args.questions or "error") == "all",
     )
     plan, members = result.plan, result.members
+    assert isinstance(plan, ClaimsPlan)
     if args.json:
         emit_json(
             {

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table
-from bayes_eval.cli._types import integers, numbers
+from bayes_eval.cli._types import SubParsers, integers, numbers
 from bayes_eval.files import write_file
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 HELP = "prior sensitivity of mu, sigma and ranks (Dirichlet, power prior, depth, kappa)"
 DESCRIPTION = """\
@@ -20,7 +24,7 @@ hierarchical model (PyMC). The first table is the reference: the prior of --prio
 AXES = ("alpha0", "a0", "depth", "kappa")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval priors`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "priors",
@@ -67,7 +71,33 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def records(ds) -> dict:
+def _print_grids(label: str, ref: dict[str, dict], out: dict[str, dict]) -> None:
+    """The reference prior's scores, then one table per prior-strength axis."""
+    table(
+        ["model", f"reference: {label}"],
+        ([m, f"{r['mu']:.4f} ± {r['sigma']:.4f} (#{r['rank']})"] for m, r in ref.items()),
+    )
+    for axis, rec in out.items():
+        grid = [f"{g:g}" for g in rec["grid"]]
+        table(
+            ["model", *(f"{axis}={g}" for g in grid)],
+            (
+                [
+                    m,
+                    *(
+                        f"{mu:.4f} ± {sd:.4f} (#{rk})"
+                        for mu, sd, rk in zip(
+                            rec["mu"][m], rec["sigma"][m], rec["rank"][m], strict=True
+                        )
+                    ),
+                ]
+                for m in rec["mu"]
+            ),
+            title=f"{axis}: " + ", ".join(grid),
+        )
+
+
+def records(ds: xr.Dataset) -> dict:
     """``{axis: {"grid": [...], "mu"|"sigma"|"rank": {model: [...]}}}`` of the axes present."""
     return {
         axis: {"grid": ds[axis].values}
@@ -128,8 +158,7 @@ def run(args: argparse.Namespace) -> int:
         scored.weights,
         scored.R0,
         kappa_grid=args.kappa_grid,
-        **opt.sampler_settings(args),
-        progress=not (args.json or args.no_progress),
+        nuts=opt.sampler_settings(args, quiet=args.json),
         **{k: v for k, v in grids.items() if v is not None},
     )
     if args.netcdf:
@@ -139,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
     out = records(ds)
     names = [str(m) for m in ds["model"].values]
     mu, sd = reference.mean, reference.sd
+    assert not isinstance(mu, float) and not isinstance(sd, float)  # a model axis: arrays
     ranks = rank(mu)
     ref = {
         m: {"mu": float(a), "sigma": float(b), "rank": int(r)}
@@ -154,28 +184,7 @@ def run(args: argparse.Namespace) -> int:
         f"{opt.source_name(args)}: estimand: {reference.estimand}; reference prior: "
         f"{reference.prior.label}"
     )
-    table(
-        ["model", f"reference: {reference.prior.label}"],
-        ([m, f"{r['mu']:.4f} ± {r['sigma']:.4f} (#{r['rank']})"] for m, r in ref.items()),
-    )
-    for axis, rec in out.items():
-        grid = [f"{g:g}" for g in rec["grid"]]
-        table(
-            ["model", *(f"{axis}={g}" for g in grid)],
-            (
-                [
-                    m,
-                    *(
-                        f"{mu:.4f} ± {sd:.4f} (#{rk})"
-                        for mu, sd, rk in zip(
-                            rec["mu"][m], rec["sigma"][m], rec["rank"][m], strict=True
-                        )
-                    ),
-                ]
-                for m in rec["mu"]
-            ),
-            title=f"{axis}: " + ", ".join(grid),
-        )
+    _print_grids(reference.prior.label, ref, out)
     if args.plot:
         say(f"plot written to {args.plot}")
     return 0

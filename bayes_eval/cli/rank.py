@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, cast
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import print_leaderboard, records_json
 from bayes_eval.cli._output import emit_json
+from bayes_eval.cli._types import SubParsers
 from bayes_eval.inputs import percent
+
+if TYPE_CHECKING:
+    from bayes_eval.logs.scored import ScoredResults
+    from bayes_eval.posteriors.priors import Prior
 
 HELP = "rank models from evaluation logs or a long table (Bayes@N, rank ranges)"
 DESCRIPTION = """\
@@ -54,7 +60,7 @@ ESTIMATORS = ["closed-form", "crossed"]
 ESTIMANDS = ["these-questions", "new-questions"]
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval rank`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "rank",
@@ -165,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _leaderboards_json(docs: list[dict], tasks: list[str], args: argparse.Namespace) -> dict:
+def _leaderboards_json(docs: list[dict], tasks: list[str | None], args: argparse.Namespace) -> dict:
     """The ``--json`` document of a log with several tasks: one leaderboard per task.
 
     Each is the document of one task, with its ``task``, under the prior(s) and estimand they
@@ -192,28 +198,23 @@ def _rank(args: argparse.Namespace, task: str | None, plot: str | None) -> dict 
     scored = opt.load_results(args, questions=questions, task=task)
     name = opt.source_name(args) + (f" [task {task}]" if task else "")
     if args.estimand == "new-questions":
+        assert prior is not None  # _check refused --estimator crossed with new-questions
         return _new_questions(args, scored, prior, name, questions, task, plot)
     if crossed:
         from bayes_eval.models.crossed_leaderboard import crossed_leaderboard
 
-        nuts = opt.sampler_settings(args)
         board = crossed_leaderboard(
             scored.R,
             scored.weights,
             fractional=scored.fractional,
             confidence=args.confidence,
-            draws=nuts["draws"],
-            tune=nuts["tune"],
-            chains=nuts["chains"],
-            seed=nuts["seed"],
-            sampler=nuts["sampler"],
-            progress=not args.no_progress and not args.json,
+            nuts=opt.sampler_settings(args, quiet=args.json),
             interaction=args.interaction,
-            target_accept=nuts["target_accept"],
         )
     else:
         from bayes_eval.ranking.leaderboard import leaderboard
 
+        assert prior is not None  # None only with --estimator crossed
         board = leaderboard(
             scored.R,
             scored.weights,
@@ -248,8 +249,8 @@ def _rank(args: argparse.Namespace, task: str | None, plot: str | None) -> dict 
 
 def _new_questions(
     args: argparse.Namespace,
-    scored,
-    prior,
+    scored: ScoredResults,
+    prior: Prior,
     name: str,
     questions: str,
     task: str | None,
@@ -278,7 +279,7 @@ def _new_questions(
     board = population_leaderboard(
         scored.R,
         scored.weights,
-        cluster=opt.cluster_labels(args, scored),
+        cluster=cast("list[str] | None", opt.cluster_labels(args, scored)),
         confidence=args.confidence,
         fractional=scored.fractional,
         pair_prior=table_prior(prior.kind),

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from typing import TYPE_CHECKING, cast
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._leaderboard import design_lines, graded_lines
 from bayes_eval.cli._output import emit_json, say
-from bayes_eval.cli._types import writable_file
+from bayes_eval.cli._types import SubParsers, writable_file
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from bayes_eval.logs.scored import ScoredResults
+    from bayes_eval.plotting.report import Report
 from bayes_eval.files import write_file
 
 HELP = "write a self-contained HTML report: leaderboard, forest plot, pairs, diagnostics, data"
@@ -38,7 +45,7 @@ One leaderboard per page: lm-eval output with several tasks needs --task NAME (a
 --task NAME` ranks it)."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval report`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "report",
@@ -75,7 +82,9 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _summary(scored, args: argparse.Namespace, name: str, questions: str) -> dict[str, object]:
+def _summary(
+    scored: ScoredResults, args: argparse.Namespace, name: str, questions: str
+) -> dict[str, object]:
     """The data summary's rows: what was read and how it was treated."""
     log = scored.log
     out: dict[str, object] = {"source": name, "files": ", ".join(map(str, args.file))}
@@ -103,7 +112,7 @@ def _summary(scored, args: argparse.Namespace, name: str, questions: str) -> dic
     return out
 
 
-def _per_model(scored) -> list[dict[str, object]]:
+def _per_model(scored: ScoredResults) -> list[dict[str, object]]:
     """One row per model: attempts, failed, missing (masked), and the questions answered.
 
     Also the questions kept by the question selection where the design says.
@@ -120,7 +129,7 @@ def _per_model(scored) -> list[dict[str, object]]:
     return rows
 
 
-def _document(report, args: argparse.Namespace, name: str) -> dict:
+def _document(report: Report, args: argparse.Namespace, name: str) -> dict:
     """The ``--json`` document: what the page says, and where it was written."""
     from bayes_eval.cli._leaderboard import claims_json
     from bayes_eval.plotting.report import SECTIONS
@@ -144,7 +153,7 @@ def _document(report, args: argparse.Namespace, name: str) -> dict:
     }
 
 
-def _provenance(scored) -> dict[str, str]:
+def _provenance(scored: ScoredResults) -> dict[str, str]:
     """The command line and the digest of the files read, for the page to name.
 
     The page's version and date are filled in by
@@ -197,7 +206,8 @@ def run(args: argparse.Namespace) -> int:
         interval=args.interval or "auto",
         answered_only=questions == "all",
         fractional=scored.fractional,
-        cluster=opt.cluster_labels(args, scored),
+        # question labels, None where a question has none (numpy takes them as objects)
+        cluster=cast("ArrayLike", opt.cluster_labels(args, scored)),
         fdr=args.fdr or opt.CLAIMS_FDR,
         top=args.top,
         title=name,

@@ -6,6 +6,7 @@ import argparse
 
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, say, table, text
+from bayes_eval.cli._types import SubParsers
 from bayes_eval.inputs import check_confidence
 
 HELP = "list the rubric schemata (Hariri et al., App. F), or rank logs under each of them"
@@ -15,7 +16,7 @@ their categories, weights, signals and thresholds. With FILE (logs with signals)
 every model under each schema that applies (Fig. 7)."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval schemas`` parser to the subcommands ``sub``."""
     p = sub.add_parser(
         "schemas",

@@ -18,6 +18,7 @@ from pathlib import Path
 from bayes_eval.cli import _options as opt
 from bayes_eval.cli._output import emit_json, summary
 from bayes_eval.cli._types import (
+    SubParsers,
     fdr_level,
     integers,
     nonnegative_int,
@@ -33,7 +34,7 @@ Validation studies: each reproduces or checks a claim of a paper, writes NetCDF 
 study's options."""
 
 
-METAVARS = {int: "N", float: "X", str: "TEXT"}
+METAVARS: dict[object, str] = {int: "N", float: "X", str: "TEXT"}
 
 #: Options shared with other commands take their type (one flag, one meaning).
 SHARED_TYPES = {
@@ -64,7 +65,7 @@ RENAMED = {
 }
 
 
-def _base(tp) -> tuple[object, bool]:
+def _base(tp: object) -> tuple[object, bool]:
     """``(type, optional)`` of ``X`` or ``X | None``."""
     args = typing.get_args(tp)
     if type(None) in args:
@@ -72,13 +73,13 @@ def _base(tp) -> tuple[object, bool]:
     return tp, False
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     if isinstance(value, (tuple, list)):
         return ",".join(map(str, value))
     return str(value)
 
 
-def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None:
+def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field[object], tp: object) -> None:
     meta = field.metadata
     base, _ = _base(tp)
     default = field.default
@@ -119,7 +120,7 @@ def _add_field(p: argparse.ArgumentParser, field: dataclasses.Field, tp) -> None
     p.add_argument(flag, dest=field.name, default=argparse.SUPPRESS, **kw)
 
 
-def as_flags(message: str, config) -> str:
+def as_flags(message: str, config: type) -> str:
     """A study's message with its config's field names written as the command line's options.
 
     For example ``n_models is 20`` -> ``--n-models is 20``: a name with an underscore wherever
@@ -142,7 +143,7 @@ def as_flags(message: str, config) -> str:
     return head + sep + message
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     """Add the ``bayes-eval validate STUDY`` parsers, one per study, to the subcommands ``sub``.
 
     Each field of a study's config dataclass is one option (``n_max`` -> ``--n-max``), a field

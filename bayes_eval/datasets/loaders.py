@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import xarray as xr
+from numpy.typing import ArrayLike
 
 RESULT_DIMS = ("model", "question", "trial")
 
@@ -42,7 +43,9 @@ def counts_to_results(correct: np.ndarray, trials: int) -> np.ndarray:
     return (np.arange(trials) < correct[..., None]).astype(np.float64)
 
 
-def _results(values: np.ndarray, models, questions, **coords) -> xr.DataArray:
+def _results(
+    values: np.ndarray, models: ArrayLike, questions: ArrayLike, **coords: ArrayLike
+) -> xr.DataArray:
     return xr.DataArray(
         values,
         dims=RESULT_DIMS,

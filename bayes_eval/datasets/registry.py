@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 import xarray as xr
 
@@ -261,7 +262,11 @@ def list_datasets() -> dict[str, str]:
     return {name: d.description for name, d in DATASETS.items()}
 
 
-def files(name: str, filename: str | None = None):
+@overload
+def files(name: str, filename: None = None) -> tuple[Path, ...]: ...
+@overload
+def files(name: str, filename: str) -> Path: ...
+def files(name: str, filename: str | None = None) -> tuple[Path, ...] | Path:
     """The shipped files of a dataset (data, ``SOURCE.md``, ``LICENSE``), sorted.
 
     With ``filename``, the path of that one file instead.

@@ -27,7 +27,6 @@ smallest rank (competition ranks, 1 + the number of candidates scored strictly h
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, stats
 
 from bayes_eval.judges.data import JudgeData
+from bayes_eval.posteriors.joint import one_blas_thread
 from bayes_eval.ranking.ranks import rank
 
 __all__ = [
@@ -216,7 +216,7 @@ def _check_scored(data: JudgeData) -> None:
         raise ValueError(f"candidate(s) {none} have no judge scores; expected one at least.")
 
 
-def _resampled_counts(data: JudgeData, rng: np.random.Generator, n_boot: int):
+def _resampled_counts(data: JudgeData, rng: np.random.Generator, n_boot: int) -> NDArray[np.int64]:
     """Bootstrap count arrays ``(n_boot, J, K, L)``.
 
     Questions are resampled with replacement when per-question scores exist, else each
@@ -289,7 +289,9 @@ def bootstrap_rank_intervals(
     return RankIntervals(s, rank(s), lo, hi)
 
 
-def _pairwise_outcomes(counts_or_scores, data: JudgeData, from_scores: bool):
+def _pairwise_outcomes(
+    counts_or_scores: np.ndarray, data: JudgeData, from_scores: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
     """``wins[k, k']`` (k's score above k''s) and ``ties[k, k']`` summed over judges."""
     K = len(data.candidates)
     if from_scores:
@@ -388,19 +390,6 @@ def rao_kupper_fit(
     return lp - lp.mean(), float(1.0 + np.exp(res.x[-1]))
 
 
-def _one_blas_thread():
-    """One BLAS thread while fitting.
-
-    L-BFGS-B's linear algebra on K numbers gains nothing from threads, and OpenBLAS threads
-    waiting for busy cores made each fit about 20 times slower (``benchmarks/README.md``).
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with PyMC and scikit-learn
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
-
-
 def _rao_kupper_x(strength: NDArray, nu: float) -> NDArray:
     """The optimiser's ``x`` for centred log-strengths and ``nu`` (a warm start)."""
     return np.concatenate((strength[1:] - strength[0], [np.log(max(nu - 1.0, 1e-12))]))
@@ -444,15 +433,16 @@ def bradley_terry_ties(
     ([-1.58, 0.09, 1.5], [3, 2, 1], [3, 2, 1])
     """
     from_scores = data.scores is not None
-    base = data.scores if from_scores else data.counts
+    base = data.counts if data.scores is None else data.scores  # the scores when from_scores
     wins, ties, _ = _pairwise_outcomes(base, data, from_scores)
     rng = np.random.default_rng(seed)
     strengths = []
-    with _one_blas_thread():
+    with one_blas_thread():  # K numbers: threads waiting for busy cores cost ~20x
         strength, nu = rao_kupper_fit(wins, ties)
         start = _rao_kupper_x(strength, nu)
         for b in range(n_boot):
             if from_scores:
+                assert data.scores is not None  # from_scores says so
                 idx = rng.integers(0, data.scores.shape[0], data.scores.shape[0])
                 w, t, _ = _pairwise_outcomes(data.scores[idx], data, True)
             else:

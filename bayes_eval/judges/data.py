@@ -22,13 +22,13 @@ they land on the scale the model needs, the same way for every judge.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "JudgeData",
@@ -128,7 +128,15 @@ class JudgeData:
         return np.interp(idx, idx[known], vals[known])
 
 
-def _validate(counts, same_family, candidates, judges, values, correct_level, L):
+def _validate(
+    counts: ArrayLike,
+    same_family: ArrayLike,
+    candidates: Sequence[str],
+    judges: Sequence[str],
+    values: Sized,
+    correct_level: Sized,
+    L: int,
+) -> None:
     counts = np.asarray(counts)
     J, K = len(judges), len(candidates)
     if counts.shape != (J, K, L):
@@ -324,6 +332,8 @@ def from_scores(
         if bad.any():
             raise ValueError("with abstain=True scores must be -1, 0 or 1 (or NaN).")
         idx = s + 1  # -1 -> 0 incorrect, 0 -> 1 abstain, 1 -> 2 correct
+        assigned: tuple[str, ...]
+        true_levels: tuple[str, ...]
         L, assigned, correct = 3, ("incorrect", "abstain", "correct"), np.array([0, 2])
         true_levels = ("incorrect", "correct")
         vals = np.asarray(values if values is not None else [0.0, 1.0], dtype=float)

@@ -12,9 +12,17 @@ LLMs: A Simplex Perspective".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bayes_eval.judges.data import JudgeData
 
 __all__ = ["SHIPPED_WITH_TRUTH", "load_judge_data", "read_truth"]
 
@@ -63,7 +71,7 @@ def read_truth(path: str | Path) -> dict[str, float]:
     return dict(zip(t["candidate"].str.strip(), score, strict=True))
 
 
-def _numbers(column, where: str, name: str, *, empty_ok: bool):
+def _numbers(column: pd.Series, where: str, name: str, *, empty_ok: bool) -> NDArray[np.float64]:
     """A text column as floats; a cell that is not a number is refused, naming its line.
 
     An empty cell is refused too, unless ``empty_ok`` (then it is NaN). Line 1 is the header.
@@ -92,7 +100,13 @@ def _shipped_truth() -> dict[str, float]:
     return {str(c): float(n + 1 - r) for c, r in zip(names, ranks.values, strict=True)}
 
 
-def _per_question(df, truth, levels, abstain, where):
+def _per_question(
+    df: pd.DataFrame,
+    truth: Mapping[str, float] | None,
+    levels: int | None,
+    abstain: bool,
+    where: str,
+) -> JudgeData:
     import pandas as pd
 
     from bayes_eval.judges import data as jd
@@ -135,7 +149,7 @@ _UNUSED = {
 }
 
 
-def _only(file, layout: str, **options) -> None:
+def _only(file: str | Path, layout: str, **options: object) -> None:
     """Refuse the options (given, i.e. not None/False) that a layout would ignore."""
     for name, value in options.items():
         if value is not None and value is not False:
@@ -149,7 +163,7 @@ def load_judge_data(
     dim: str | None = None,
     levels: int | None = None,
     abstain: bool = False,
-) -> list[tuple[str, object]]:
+) -> list[tuple[str, JudgeData]]:
     """``[(label, JudgeData)]`` from a judge-score CSV or ``dataset:NAME``.
 
     Parameters

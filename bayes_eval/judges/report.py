@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+    from bayes_eval.judges.data import JudgeData
 
 __all__ = [
     "fit_report",
@@ -52,9 +58,10 @@ def numbered(path: str | Path, label: str, n: int) -> Path:
     return path if n == 1 else path.with_name(f"{path.stem}_{label}{path.suffix}")
 
 
-def _baselines(data, seed: int) -> dict:
+def _baselines(data: JudgeData, seed: int) -> dict:
     from bayes_eval.judges import baselines as jb
 
+    assert data.truth is not None  # fit_report compares with the truth only when it is known
     boot = jb.bootstrap_rank_intervals(data, seed=seed)
     bt = jb.bradley_terry_ties(data, seed=seed)
     single = jb.single_judge_scores(data)
@@ -75,7 +82,9 @@ def _baselines(data, seed: int) -> dict:
     }
 
 
-def fit_report(label: str, data, fit, *, seconds: float, baselines: bool, seed: int = 0) -> dict:
+def fit_report(
+    label: str, data: JudgeData, fit: xr.DataTree, *, seconds: float, baselines: bool, seed: int = 0
+) -> dict:
     """A JSON-ready report of one fit of :func:`bayes_eval.models.judges.fit_judges`.
 
     The fit is to ``data`` (a :class:`~bayes_eval.judges.data.JudgeData` labelled ``label``).
@@ -196,7 +205,7 @@ def mean_over_datasets(reports: Sequence[dict]) -> dict | None:
     }
 
 
-def sensitivity_table(ds) -> dict[str, float]:
+def sensitivity_table(ds: xr.Dataset) -> dict[str, float]:
     """Spearman correlation with the base fit per setting of a sensitivity analysis.
 
     The analysis is that of :func:`bayes_eval.models.judges.judge_sensitivity`.
@@ -231,7 +240,9 @@ def sensitivity_table(ds) -> dict[str, float]:
 FIVE_TO_THREE = ([0, 1], [2], [3, 4])
 
 
-def plot_fit(fit, data, path: str | Path, *, title: str | None = None) -> Path:
+def plot_fit(
+    fit: xr.DataTree, data: JudgeData, path: str | Path, *, title: str | None = None
+) -> Path:
     """Ternary plot of a fit's posterior means (Vossler et al., Figures 2-4).
 
     It draws each judge's confusion vertices ``theta[j, m]`` and the candidates' expected
@@ -289,6 +300,7 @@ def plot_fit(fit, data, path: str | Path, *, title: str | None = None) -> Path:
     post = fit["posterior"].to_dataset()
     theta = post["theta"].mean(("chain", "draw")).values  # (J, M, L)
     pi = post["pi"].mean(("chain", "draw")).values  # (K, M)
+    levels: tuple[str, ...]
     if theta.shape[1:] == (5, 5):
         groups = FIVE_TO_THREE
         theta = np.stack(

@@ -78,7 +78,9 @@ def _canonical(text: str) -> str:
     return text.strip()
 
 
-def _merged_spellings(text: np.ndarray, used: np.ndarray, clean: np.ndarray, name: str, src: str):
+def _merged_spellings(
+    text: np.ndarray, used: np.ndarray, clean: np.ndarray, name: str, src: str
+) -> None:
     """Warn once when two spellings of a label that differ beyond spaces became one label.
 
     Such spellings differ by Unicode normalisation or invisible characters; the warning names
@@ -182,7 +184,8 @@ def label_codes(
     if bad is not None:
         i = int(np.argmax(bad))
         value = col.iloc[i]
-        kind = {dict: "a mapping", set: "a set"}.get(type(value), "a list")
+        kinds: dict[type, str] = {dict: "a mapping", set: "a set"}
+        kind = kinds.get(type(value), "a list")
         raise ValueError(
             f"{locate(i)} has {kind} as its {name} ({shown(value)}); expected one label (text "
             "or a number) per row."
@@ -211,7 +214,7 @@ def label_codes(
         raise ValueError(f"{locate(_first(codes, empty))} has an empty {name}; expected a label.")
     labels = np.array(sorted(set(clean[used].tolist())), dtype=object)
     _look_alikes(labels, name, src)
-    lut = np.zeros(len(text), dtype=_code_type(len(labels)))
+    lut: np.ndarray = np.zeros(len(text), dtype=_code_type(len(labels)))
     lut[used] = np.searchsorted(labels, clean[used])
     return lut[codes], labels
 
@@ -283,7 +286,7 @@ def _starts(counts: np.ndarray) -> np.ndarray:
     return np.cumsum(counts) - counts
 
 
-def _run_ranks(g: np.ndarray, n_groups: int, trial: np.ndarray | None = None):
+def _run_ranks(g: np.ndarray, n_groups: int, trial: np.ndarray | None = None) -> np.ndarray | None:
     """``0, 1, ...`` within each group when every group's rows are contiguous; else None.
 
     With ``trial``, its trials must also increase down the rows. This is how tools write logs.
@@ -300,7 +303,7 @@ def _run_ranks(g: np.ndarray, n_groups: int, trial: np.ndarray | None = None):
         if not rising.all():
             return None
     kind = np.int32 if g.size <= _INT32 else np.int64
-    ranks = np.arange(g.size, dtype=kind)
+    ranks: np.ndarray = np.arange(g.size, dtype=kind)
     ranks -= np.repeat(starts.astype(kind), np.diff(starts, append=g.size))
     return ranks
 
@@ -430,7 +433,9 @@ class Grid(NamedTuple):
     ['q2', 'q10']
     """
 
-    index: np.ndarray  # flat position of each row in (model, question, trial)
+    #: flat position of each row in (model, question, trial); the field shadows
+    #: ``tuple.index``, which no caller uses (hence the ignore)
+    index: np.ndarray  # type: ignore[assignment]
     ok: np.ndarray  # status == "ok" per row
     model: np.ndarray  # model position of each row
     coords: dict
@@ -467,7 +472,7 @@ def text_codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     used = np.bincount(codes, minlength=len(labels)) > 0
     kept = labels[used]
     order = np.argsort(kept.astype(str), kind="stable")
-    lut = np.full(len(labels), -1, dtype=_code_type(len(kept)))
+    lut: np.ndarray = np.full(len(labels), -1, dtype=_code_type(len(kept)))
     lut[np.flatnonzero(used)[order]] = np.arange(len(kept))
     return lut[codes], kept[order]
 
@@ -597,7 +602,7 @@ def build_grid(
     if pos is None:
         pos = positions(*group_codes((mc, nm), (qi, nq)), trial)[0]
     n_trials = int(pos.max()) + 1 if pos.size else 0
-    index = mc.astype(np.int32 if nm * nq * n_trials <= _INT32 else np.int64)
+    index: np.ndarray = mc.astype(np.int32 if nm * nq * n_trials <= _INT32 else np.int64)
     index *= nq
     index += qi
     index *= n_trials

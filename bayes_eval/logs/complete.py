@@ -6,6 +6,7 @@ They serve the analyses that need every trial (prior elicitation's sensitivity r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -14,7 +15,9 @@ from numpy.typing import NDArray
 __all__ = ["complete_results", "read_results"]
 
 
-def read_results(files: str | Sequence[str], format: str | None = None, **options) -> xr.DataArray:
+def read_results(
+    files: str | Sequence[str], format: str | None = None, **options: Any
+) -> xr.DataArray:
     """``R[model, question, trial]`` of a log of any format (NaN = failed or missing).
 
     Parameters

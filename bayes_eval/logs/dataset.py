@@ -8,10 +8,13 @@ result is the same as reading the file itself.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from bayes_eval import datasets
 from bayes_eval.logs.eval_log import EvalLog, make_log
@@ -74,7 +77,7 @@ def shipped_log_file(name: str) -> Path | None:
     return Path(datasets.files(name, info.log_file))
 
 
-def read_dataset(name: str, *, model: str | None = None, **options) -> EvalLog:
+def read_dataset(name: str, *, model: str | None = None, **options: Any) -> EvalLog:
     """Read a shipped trial dataset by name (the ``dataset:`` prefix optional) as a log.
 
     The log has one attempt per non-missing cell of the dataset's ``results``, and its other
@@ -116,13 +119,14 @@ def read_dataset(name: str, *, model: str | None = None, **options) -> EvalLog:
     ds = datasets.load(name)
     if "results" not in ds or ds["results"].dims != RESULT_DIMS:
         raise ValueError(
-            f"dataset {name!r} holds {sorted(ds.data_vars)}, not trial results "
+            f"dataset {name!r} holds {sorted(map(str, ds.data_vars))}, not trial results "
             f"(model, question, trial); load it with bayes_eval.datasets.load({name!r})."
         )
     return make_log(_long_table(ds, model), fmt="dataset", sources=[PREFIX + name])
 
 
-def _long_table(ds, model: str | None) -> pd.DataFrame:
+def _long_table(ds: xr.Dataset, model: str | None) -> pd.DataFrame:
+    """One row per non-missing cell of ``results``, with the other variables as signals."""
     R = ds["results"].values
     m, q, t = np.nonzero(~np.isnan(R))
     questions = ds["question"].values.astype(str)
@@ -137,7 +141,7 @@ def _long_table(ds, model: str | None) -> pd.DataFrame:
         if len(models) != 1:
             raise ValueError(f"--model renames a single model; the dataset has {len(models)}.")
         models = np.array([model])
-    table = {
+    table: dict[Hashable, object] = {
         "model": models[m],
         "task": tasks[q],
         "question": bare[q],

@@ -16,7 +16,8 @@ the choices.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from collections.abc import Iterable
+from typing import Literal, NamedTuple, SupportsInt
 
 import numpy as np
 import xarray as xr
@@ -115,7 +116,8 @@ def answered(R: xr.DataArray) -> xr.DataArray:
     )
 
 
-def _per_model(names, values) -> dict[str, int]:
+def _per_model(names: Iterable[object], values: Iterable[SupportsInt]) -> dict[str, int]:
+    """Model name -> count."""
     return {str(m): int(v) for m, v in zip(names, values, strict=True)}
 
 
@@ -210,7 +212,7 @@ def select_questions(
     return QuestionSelection(R, R0, questions, total, total, counts, counts, zeros, complete)
 
 
-def _refuse_incomplete(seen: xr.DataArray, everyone, source: str, option: str) -> None:
+def _refuse_incomplete(seen: xr.DataArray, everyone: np.ndarray, source: str, option: str) -> None:
     missing = ~seen.values
     m, q = np.argwhere(missing)[0]
     per_model = seen.values.sum(axis=1)

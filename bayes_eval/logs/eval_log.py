@@ -36,6 +36,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,10 @@ from bayes_eval.logs.codes import (
     table_grid,
     text_codes,
 )
+
+if TYPE_CHECKING:
+    from bayes_eval.rubrics.categories import RubricCategories
+    from bayes_eval.rubrics.spec import Schema
 
 __all__ = ["BASE_COLUMNS", "EvalLog", "check_all_answered", "make_log"]
 
@@ -176,7 +181,7 @@ class EvalLog:
         )
         return ds
 
-    def categorize(self, schema, **kwargs):
+    def categorize(self, schema: Schema | str, **kwargs: Any) -> RubricCategories:
         """Apply a rubric schema to the signals (:func:`bayes_eval.rubrics.categories.categorize`).
 
         Thresholds pool every model's attempts in this log; failed attempts are masked.
@@ -247,7 +252,7 @@ def numbers(col: pd.Series) -> pd.Series:
     return out.astype(float)
 
 
-def positive_int(name: str, value) -> int:
+def positive_int(name: str, value: object) -> int:
     """An option that must be an integer >= 1 (``"32768"`` from the command line is one)."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
@@ -256,11 +261,13 @@ def positive_int(name: str, value) -> int:
     return int(value)
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
+    """Whether a value is missing: None or NaN."""
     return value is None or (isinstance(value, (float, np.floating)) and np.isnan(value))
 
 
-def _number(value) -> float:
+def _number(value: Any) -> float:
+    """A value as a float, NaN when it is not a number."""
     if isinstance(value, (bool, np.bool_)):
         return float(value)
     try:
@@ -333,7 +340,7 @@ def _check_text(
             ) from None
 
 
-def make_log(  # noqa: C901 - one branch per column layout a scored table can have
+def make_log(
     rows: pd.DataFrame,
     *,
     fmt: str,
@@ -400,48 +407,26 @@ def make_log(  # noqa: C901 - one branch per column layout a scored table can ha
         def locate(i: int) -> str:
             return f"{src}: record {i + 1}"
 
-    if len(rows) == 0:
-        raise ValueError(f"{src}: no attempts found; expected at least one scored record.")
-    missing = [c for c in ("model", "question") if c not in rows.columns]
-    if missing:
-        raise ValueError(
-            f"{src}: missing column(s) {missing}; expected model, question and either score "
-            "or signal columns."
-        )
-    if not rows.columns.is_unique:
-        dup = rows.columns[rows.columns.duplicated()][0]
-        raise ValueError(f"{src}: the column {shown(dup)} appears twice; expected one of each.")
-    df = rows.reset_index(drop=True)
+    df = _checked_frame(rows, src)
     n = len(df)
     ok = _check_status(df["status"], locate) if "status" in df.columns else np.ones(n, bool)
-    codes, labels = {}, {}
-    for c in ("model", "task", "question"):
-        if c in df.columns:
-            codes[c], labels[c] = label_codes(df[c], c, src, locate, empty_ok=c == "task")
-        else:
-            codes[c], labels[c] = np.zeros(n, dtype=np.int8), np.array([""], dtype=object)
-        _check_text(c, codes[c], labels[c], locate)
+    codes, labels = _label_columns(df, src, locate)
 
     def pair(i: int) -> str:
         return f"{labels['model'][codes['model'][i]]}, {labels['question'][codes['question'][i]]}"
 
-    g, n_groups = group_codes(*((codes[c], len(labels[c])) for c in ("model", "task", "question")))
-    if "trial" in df.columns:
-        trial = _trials(df["trial"], locate, pair)
-    else:
-        trial = cumcount(g, n_groups)
-    score, graded = _scores(df.get("score"), ok, trial, locate, pair)
+    g, n_groups = group_codes(*((codes[c], len(labels[c])) for c in LABEL_COLUMNS))
     numbered = "trial" in df.columns
+    trial = _trials(df["trial"], locate, pair) if numbered else cumcount(g, n_groups)
+    score, graded = _scores(df.get("score"), ok, trial, locate, pair)
     if numbered:
         pos, dup = positions(g, n_groups, trial)
+        if dup >= 0:
+            _refuse_repeat(df, g, trial, score, ok, codes, labels, dup, locate)
     else:
-        sizes = np.bincount(g, minlength=n_groups)
-        single = np.count_nonzero(sizes == 1) * 2 > np.count_nonzero(sizes)
-        dup = int(np.argmax(sizes[g] > 1)) if single and sizes.max(initial=0) > 1 else -1
-    if dup >= 0 and drop_duplicates and not numbered:
-        repeats = _exact_repeats(df, g, None, score, ok)
-        extra = int((sizes[sizes > 1] - 1).sum())  # rows beyond the first of their pair
-        if repeats is not None and int(repeats.sum()) == extra:  # every repeat is a copy
+        pos = trial
+        repeats = _copies(df, g, n_groups, score, ok) if drop_duplicates else None
+        if repeats is not None:
             keep = np.flatnonzero(~repeats)
             i = int(np.argmax(repeats))
             n_rep = int(repeats.sum())
@@ -453,33 +438,125 @@ def make_log(  # noqa: C901 - one branch per column layout a scored table can ha
                 UserWarning,
                 stacklevel=3,
             )
+            kept_locate = locate
             return make_log(
                 df.iloc[keep],
                 fmt=fmt,
                 sources=sources,
                 meta=meta,
-                locate=lambda j: locate(int(keep[j])),
+                locate=lambda j: kept_locate(int(keep[j])),
                 copy=copy,
             )
-    if dup >= 0 and numbered:
-        i, name = dup, {c: labels[c][codes[c][dup]] for c in codes}
-        exact = _exact_repeats(df, g, trial, score, ok)
-        other = (
-            " (an exact duplicate of an earlier row)"
-            if exact is not None and exact[i]
-            else " with another score, status or signal"
-        )
-        raise ValueError(
-            f"{locate(i)} repeats model={shown(name['model'])}, task={shown(name['task'])}, "
-            f"question={shown(name['question'])}, trial={shown(int(trial[i]))}{other}; "
-            "expected one record per attempt."
-        )
-    if not numbered:
-        pos = trial
     del g
-    table = {
+    table, signals = _table(df, codes, labels, trial, score, ok, locate, copy)
+    log = EvalLog(
+        table=pd.DataFrame(table, copy=False),
+        signals=tuple(signals),
+        sources=tuple(sources),
+        format=fmt,
+        meta=dict(meta or {}),
+    )
+    model, task, question = ((codes[c], labels[c]) for c in LABEL_COLUMNS)
+    log.__dict__["_grid"] = build_grid(model, task, question, trial, ok, pos)  # cached, now
+    log.__dict__["_graded"] = graded
+    return log
+
+
+#: The label columns of a table, in the order of the grid's parts.
+LABEL_COLUMNS = ("model", "task", "question")
+
+
+def _checked_frame(rows: pd.DataFrame, src: str) -> pd.DataFrame:
+    """``rows`` with a fresh index; no rows, no labels or a column twice are refused."""
+    if len(rows) == 0:
+        raise ValueError(f"{src}: no attempts found; expected at least one scored record.")
+    missing = [c for c in ("model", "question") if c not in rows.columns]
+    if missing:
+        raise ValueError(
+            f"{src}: missing column(s) {missing}; expected model, question and either score "
+            "or signal columns."
+        )
+    if not rows.columns.is_unique:
+        dup = rows.columns[rows.columns.duplicated()][0]
+        raise ValueError(f"{src}: the column {shown(dup)} appears twice; expected one of each.")
+    return rows.reset_index(drop=True)
+
+
+def _label_columns(
+    df: pd.DataFrame, src: str, locate: Callable[[int], str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Codes and sorted labels of the model, task and question columns (``""`` when absent)."""
+    n = len(df)
+    codes: dict[str, np.ndarray] = {}
+    labels: dict[str, np.ndarray] = {}
+    for c in LABEL_COLUMNS:
+        if c in df.columns:
+            codes[c], labels[c] = label_codes(df[c], c, src, locate, empty_ok=c == "task")
+        else:
+            codes[c], labels[c] = np.zeros(n, dtype=np.int8), np.array([""], dtype=object)
+        _check_text(c, codes[c], labels[c], locate)
+    return codes, labels
+
+
+def _copies(
+    df: pd.DataFrame, g: np.ndarray, n_groups: int, score: np.ndarray, ok: np.ndarray
+) -> np.ndarray | None:
+    """The rows to drop as copies (no trial column), or None to keep every row as an attempt.
+
+    Rows are dropped when most (model, task, question) have one row and every row beyond the
+    first of its group repeats an earlier row exactly.
+    """
+    sizes = np.bincount(g, minlength=n_groups)
+    single = np.count_nonzero(sizes == 1) * 2 > np.count_nonzero(sizes)
+    if not (single and sizes.max(initial=0) > 1):
+        return None
+    repeats = _exact_repeats(df, g, None, score, ok)
+    extra = int((sizes[sizes > 1] - 1).sum())  # rows beyond the first of their pair
+    if repeats is None or int(repeats.sum()) != extra:  # some repeat is not a copy
+        return None
+    return repeats
+
+
+def _refuse_repeat(
+    df: pd.DataFrame,
+    g: np.ndarray,
+    trial: np.ndarray,
+    score: np.ndarray,
+    ok: np.ndarray,
+    codes: dict[str, np.ndarray],
+    labels: dict[str, np.ndarray],
+    i: int,
+    locate: Callable[[int], str],
+) -> None:
+    """Refuse row ``i``, which repeats an earlier row's model, task, question and trial."""
+    name = {c: labels[c][codes[c][i]] for c in codes}
+    exact = _exact_repeats(df, g, trial, score, ok)
+    other = (
+        " (an exact duplicate of an earlier row)"
+        if exact is not None and exact[i]
+        else " with another score, status or signal"
+    )
+    raise ValueError(
+        f"{locate(i)} repeats model={shown(name['model'])}, task={shown(name['task'])}, "
+        f"question={shown(name['question'])}, trial={shown(int(trial[i]))}{other}; "
+        "expected one record per attempt."
+    )
+
+
+def _table(
+    df: pd.DataFrame,
+    codes: dict[str, np.ndarray],
+    labels: dict[str, np.ndarray],
+    trial: np.ndarray,
+    score: np.ndarray,
+    ok: np.ndarray,
+    locate: Callable[[int], str],
+    copy: bool,
+) -> tuple[dict[str, object], list[str]]:
+    """The log's columns (labels as sorted categoricals, the rest as numbers) and its signals."""
+    table: dict[str, object] = {
         c: pd.Categorical.from_codes(codes[c], categories=pd.Index(labels[c], dtype=str))
-        for c in ("model", "task", "question")
+        for c in LABEL_COLUMNS
     }
     table["trial"] = trial
     table["score"] = _own(score, df, "score", copy)
@@ -497,17 +574,7 @@ def make_log(  # noqa: C901 - one branch per column layout a scored table can ha
                 f"{list(BASE_COLUMNS)}."
             )
         table[s] = _own(num.to_numpy(), df, s, copy)
-    log = EvalLog(
-        table=pd.DataFrame(table, copy=False),
-        signals=tuple(signals),
-        sources=tuple(sources),
-        format=fmt,
-        meta=dict(meta or {}),
-    )
-    parts = [(codes[c], labels[c]) for c in ("model", "task", "question")]
-    log.__dict__["_grid"] = build_grid(*parts, trial, ok, pos)  # the cached properties, now
-    log.__dict__["_graded"] = graded
-    return log
+    return table, signals
 
 
 def _exact_repeats(

@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +35,8 @@ __all__ = ["read_helm"]
 RESERVED = frozenset({*BASE_COLUMNS, "is_correct", "token_ratio"})
 
 
-def _load(path: Path):
+def _load(path: Path) -> Any:
+    """The JSON value of a file (a file that is not JSON is refused, naming it)."""
     try:
         return json.loads(path.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -43,6 +46,7 @@ def _load(path: Path):
 
 
 def _run_identity(run_dir: Path, model: str | None) -> tuple[str, str]:
+    """``(model, task)`` of a run directory, from ``run_spec.json`` or the directory name."""
     spec_path = run_dir / "run_spec.json"
     name, spec_model = run_dir.name, None
     if spec_path.is_file():
@@ -62,13 +66,13 @@ def _run_identity(run_dir: Path, model: str | None) -> tuple[str, str]:
     return model or spec_model or (m.group(1) if m else "model"), task
 
 
-def read_helm(  # noqa: C901 - one branch per layout of HELM's files; parse/validate/assemble split open
+def read_helm(
     paths: Sequence[Path],
     *,
     model: str | None = None,
     metric: str | None = None,
     max_tokens: int | None = None,
-    **options,
+    **options: Any,
 ) -> EvalLog:
     """Read HELM per-instance stats (see the module docstring).
 
@@ -121,74 +125,15 @@ def read_helm(  # noqa: C901 - one branch per layout of HELM's files; parse/vali
     metric = metric or "exact_match"
     max_tokens = positive_int("max_tokens", 32768 if max_tokens is None else max_tokens)
     files = [p / "per_instance_stats.json" if p.is_dir() else p for p in paths]
-    rows, wheres = [], []
-    for f in files:
-        if not f.is_file():
-            raise ValueError(f"{f}: no such file.")
-        records = _load(f)
-        if not isinstance(records, list):
-            raise ValueError(f"{f}: expected a list of per-instance records.")
-        name, task = _run_identity(f.parent, model)
-        for i, rec in enumerate(records, start=1):
-            where = f"{f}: record {i}"
-            if not isinstance(rec, Mapping) or "instance_id" not in rec or "stats" not in rec:
-                raise ValueError(f"{where}: expected keys 'instance_id' and 'stats'.")
-            if rec.get("perturbation"):
-                continue
-            iid, trial = rec["instance_id"], rec.get("train_trial_index", 0)
-            if isinstance(iid, bool) or not isinstance(iid, (str, int)):
-                raise ValueError(
-                    f"{where}: instance_id is {iid!r:.40}; expected a string or an integer."
-                )
-            if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
-                raise ValueError(
-                    f"{where}: train_trial_index is {trial!r:.40}; expected an integer >= 0."
-                )
-            if not isinstance(rec["stats"], list):
-                raise ValueError(f"{where}: 'stats' is {rec['stats']!r:.40}; expected a list.")
-            stats = {}
-            for st in rec["stats"]:
-                sname = st.get("name") if isinstance(st, Mapping) else None
-                if not isinstance(sname, Mapping) or "name" not in sname:
-                    raise ValueError(f"{where}: a stat has no name.")
-                if sname.get("perturbation"):
-                    continue
-                mean = st.get("mean")
-                if mean is not None and (
-                    isinstance(mean, bool) or not isinstance(mean, (int, float))
-                ):
-                    raise ValueError(
-                        f"{where}: stat {sname['name']!r:.40} has mean {mean!r:.40}; expected a "
-                        "number."
-                    )
-                if st.get("count", 1) and mean is not None:
-                    stats[str(sname["name"])] = float(mean)
-            row = {
-                "model": name,
-                "task": task,
-                "question": str(iid),
-                "trial": trial,
-            }
-            if metric not in stats:
-                row.update(status="error", score=np.nan)
-            else:
-                v = stats[metric]
-                if v not in (0.0, 1.0):
-                    raise ValueError(
-                        f"{where}: metric {metric!r} is {v!r}; expected 0/1 per attempt to use "
-                        "it as the category (choose another with metric=...)."
-                    )
-                row.update(status="ok", score=int(v), is_correct=v)
-            for k, v in stats.items():
-                if k != metric:
-                    row[k if k not in RESERVED else f"stat_{k}"] = v
-            if "num_output_tokens" in stats:
-                row["token_ratio"] = stats["num_output_tokens"] / max_tokens
-            rows.append(row)
-            wheres.append(where)
+    runs: list[tuple[str, str, list[_Record]]] = []  # per file: model, task, records
+    for f in files:  # each file parsed, then its records validated, in order
+        raw, name, task = _parse_file(f, model)
+        runs.append((name, task, _validate_records(f, raw, metric)))
+    rows = [_row(rec, name, task, metric, max_tokens) for name, task, recs in runs for rec in recs]
     df = pd.DataFrame(rows)
     if len(df) and (df["status"] == "error").all():
         raise ValueError(f"{', '.join(map(str, files))}: no record has the metric {metric!r}.")
+    wheres = [rec.where for _, _, recs in runs for rec in recs]
     return make_log(
         df,
         fmt="helm",
@@ -196,3 +141,95 @@ def read_helm(  # noqa: C901 - one branch per layout of HELM's files; parse/vali
         meta={"metric": metric},
         locate=wheres.__getitem__,
     )
+
+
+@dataclass(frozen=True)
+class _Record:
+    """One unperturbed per-instance record, checked: its question, trial and stat means."""
+
+    where: str
+    question: str
+    trial: int
+    stats: dict[str, float]
+
+
+def _parse_file(f: Path, model: str | None) -> tuple[list[Any], str, str]:
+    """Parse: the records of a ``per_instance_stats.json`` and its run's ``(model, task)``."""
+    if not f.is_file():
+        raise ValueError(f"{f}: no such file.")
+    records = _load(f)
+    if not isinstance(records, list):
+        raise ValueError(f"{f}: expected a list of per-instance records.")
+    name, task = _run_identity(f.parent, model)
+    return records, name, task
+
+
+def _validate_records(f: Path, records: list[Any], metric: str) -> list[_Record]:
+    """Validate: every unperturbed record of a file, checked (perturbed ones are skipped)."""
+    out = []
+    for i, rec in enumerate(records, start=1):
+        where = f"{f}: record {i}"
+        if not isinstance(rec, Mapping) or "instance_id" not in rec or "stats" not in rec:
+            raise ValueError(f"{where}: expected keys 'instance_id' and 'stats'.")
+        if rec.get("perturbation"):
+            continue
+        iid, trial = rec["instance_id"], rec.get("train_trial_index", 0)
+        if isinstance(iid, bool) or not isinstance(iid, (str, int)):
+            raise ValueError(
+                f"{where}: instance_id is {iid!r:.40}; expected a string or an integer."
+            )
+        if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+            raise ValueError(
+                f"{where}: train_trial_index is {trial!r:.40}; expected an integer >= 0."
+            )
+        stats = _stats(rec["stats"], where)
+        v = stats.get(metric)
+        if v is not None and v not in (0.0, 1.0):
+            raise ValueError(
+                f"{where}: metric {metric!r} is {v!r}; expected 0/1 per attempt to use "
+                "it as the category (choose another with metric=...)."
+            )
+        out.append(_Record(where, str(iid), trial, stats))
+    return out
+
+
+def _stats(stats: object, where: str) -> dict[str, float]:
+    """The mean of every unperturbed stat with a count, by name (malformed stats refused)."""
+    if not isinstance(stats, list):
+        raise ValueError(f"{where}: 'stats' is {stats!r:.40}; expected a list.")
+    out = {}
+    for st in stats:
+        sname = st.get("name") if isinstance(st, Mapping) else None
+        if not isinstance(sname, Mapping) or "name" not in sname:
+            raise ValueError(f"{where}: a stat has no name.")
+        if sname.get("perturbation"):
+            continue
+        mean = st.get("mean")
+        if mean is not None and (isinstance(mean, bool) or not isinstance(mean, (int, float))):
+            raise ValueError(
+                f"{where}: stat {sname['name']!r:.40} has mean {mean!r:.40}; expected a number."
+            )
+        if st.get("count", 1) and mean is not None:
+            out[str(sname["name"])] = float(mean)
+    return out
+
+
+def _row(rec: _Record, model: str, task: str, metric: str, max_tokens: int) -> dict[str, Any]:
+    """Assemble: a record's row (category from the metric, the other stats as signals)."""
+    row: dict[str, Any] = {
+        "model": model,
+        "task": task,
+        "question": rec.question,
+        "trial": rec.trial,
+    }
+    if metric not in rec.stats:
+        row.update(status="error", score=np.nan)
+    else:
+        v = rec.stats[metric]
+        row.update(status="ok", score=int(v), is_correct=v)
+    for k, v in rec.stats.items():
+        if k != metric:
+            row[k if k not in RESERVED else f"stat_{k}"] = v
+    if "num_output_tokens" in rec.stats:
+        row["token_ratio"] = rec.stats["num_output_tokens"] / max_tokens
+    return row

@@ -41,7 +41,9 @@ import json
 import re
 import zipfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -55,7 +57,8 @@ LETTER_VALUES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _SAMPLE = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")
 
 
-def _load_json(raw: bytes, where: str):
+def _load_json(raw: bytes, where: str) -> Any:
+    """The JSON value of ``raw`` (text that is not JSON is refused, naming ``where``)."""
     try:
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -64,13 +67,13 @@ def _load_json(raw: bytes, where: str):
         raise ValueError(f"{where}: JSON nested too deeply to read.") from None
 
 
-def _log_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
+def _log_parts(path: Path) -> tuple[Mapping[str, Any], list[tuple[str, Any]]]:
     """(header, [(where, sample), ...]) of one log file: Inspect's reader, else ours."""
     parts = _inspect_ai_parts(path)
     return parts if parts is not None else _own_parts(path)
 
 
-def _inspect_ai_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]] | None:
+def _inspect_ai_parts(path: Path) -> tuple[Mapping[str, Any], list[tuple[str, Any]]] | None:
     """The fields this module reads, from ``inspect_ai.log.read_eval_log``, in the JSON's layout.
 
     Samples come in the order of their archive names. None without ``inspect_ai`` or for a
@@ -125,13 +128,13 @@ def _inspect_ai_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]] | None:
     return header, [(where, record) for _, where, record in samples]
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """A pydantic object as the plain JSON values of its set fields (others as they are)."""
     dump = getattr(value, "model_dump", None)
     return dump(exclude_none=True) if callable(dump) else value
 
 
-def _own_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
+def _own_parts(path: Path) -> tuple[Mapping[str, Any], list[tuple[str, Any]]]:
     """(header, [(where, sample), ...]) of one log file, read from its JSON."""
     if path.suffix.lower() == ".json":
         data = _load_json(path.read_bytes(), str(path))
@@ -160,7 +163,8 @@ def _own_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         ) from exc
 
 
-def _zip_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
+def _zip_parts(path: Path) -> tuple[Mapping[str, Any], list[tuple[str, Any]]]:
+    """(header, [(where, sample), ...]) of an ``.eval`` zip archive."""
     try:
         zf = zipfile.ZipFile(path)
     except zipfile.BadZipFile as exc:
@@ -182,7 +186,7 @@ def _zip_parts(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
     return header, samples
 
 
-def _kind(value) -> str:
+def _kind(value: object) -> str:
     """The JSON name of a value's type."""
     if isinstance(value, Mapping):
         return "JSON object"
@@ -197,7 +201,8 @@ def _kind(value) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _epoch(value, where: str) -> int:
+def _epoch(value: object, where: str) -> int:
+    """A sample's epoch, an integer >= 1 (``"2"`` and ``2.0`` are 2)."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if isinstance(value, float) and value.is_integer():
@@ -207,7 +212,8 @@ def _epoch(value, where: str) -> int:
     return value
 
 
-def _label(value, name: str, where: str) -> str:
+def _label(value: object, name: str, where: str) -> str:
+    """A model, task or sample id as text: a string or a number, else refused."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ValueError(
             f"{where}: {name} is a {_kind(value)} ({value!r:.40}); expected a string or a number."
@@ -215,9 +221,9 @@ def _label(value, name: str, where: str) -> str:
     return str(value)
 
 
-def _output_signals(output, max_tokens: int, where: str) -> dict[str, float]:
+def _output_signals(output: object, max_tokens: int, where: str) -> dict[str, float]:
     """``token_ratio`` and ``repeated_pattern`` from a sample's ``output`` (where present)."""
-    out = {}
+    out: dict[str, float] = {}
     if not isinstance(output, Mapping):
         return out
     usage = output.get("usage")
@@ -234,7 +240,8 @@ def _output_signals(output, max_tokens: int, where: str) -> dict[str, float]:
     return out
 
 
-def _check_value_map(value_map) -> dict[str, int]:
+def _check_value_map(value_map: object) -> dict[str, int]:
+    """``value_map`` with upper-case letters, each mapped to an integer category >= 0."""
     if not isinstance(value_map, Mapping):
         raise ValueError(
             f"value_map is {value_map!r:.60}; expected a mapping of score letters to categories."
@@ -249,7 +256,8 @@ def _check_value_map(value_map) -> dict[str, int]:
     return out
 
 
-def _value_float(value, where: str) -> dict[str, float]:
+def _value_float(value: object, where: str) -> dict[str, float]:
+    """A score value as floats by column suffix (``""``, or ``"_key"`` per key of a dict)."""
     if isinstance(value, bool):
         return {"": float(value)}
     if isinstance(value, (int, float)):
@@ -312,7 +320,7 @@ def _variant(header: Mapping, ev: Mapping) -> dict[str, str]:
     return out
 
 
-def _runs(runs: list) -> tuple[list[str], list[int]]:
+def _runs(runs: list[_Run]) -> tuple[list[str], list[int]]:
     """The model label and the first trial of every run.
 
     Runs of one model on one task with the same settings are its repeated runs (their epochs
@@ -354,14 +362,14 @@ def _signal_name(scorer: str) -> str:
     return "score_" + re.sub(r"[^A-Za-z0-9_]+", "_", scorer).strip("_")
 
 
-def read_inspect(  # noqa: C901 - one branch per layout of Inspect's logs; parse/validate/assemble split open
+def read_inspect(
     paths: Sequence[Path],
     *,
     model: str | None = None,
     scorer: str | None = None,
     value_map: Mapping[str, int] | None = None,
     max_tokens: int | None = None,
-    **options,
+    **options: Any,
 ) -> EvalLog:
     """Read Inspect AI logs (see the module docstring for the mapping).
 
@@ -404,78 +412,163 @@ def read_inspect(  # noqa: C901 - one branch per layout of Inspect's logs; parse
     files: list[Path] = []
     for p in paths:
         files.extend(sorted(p.glob("*.eval")) if p.is_dir() else [p])
-    if value_map is not None:
-        value_map = _check_value_map(value_map)
-    rows, wheres, letters, primary_seen = [], [], set(), set()
-    runs = []
-    for path in _once(files):
-        header, samples = _log_parts(path)
-        ev = header.get("eval") or {}
-        if not isinstance(ev, Mapping):
-            raise ValueError(f"{path}: 'eval' is a {_kind(ev)}; expected a JSON object.")
-        name = model or _label(ev.get("model", path.stem), "eval.model", str(path))
-        task = _label(ev.get("task", ""), "eval.task", str(path))
-        runs.append((path, header, samples, ev, name, task))
+    checked_map = None if value_map is None else _check_value_map(value_map)
+    runs = [_parse_run(path, model) for path in _once(files)]
     labels, offsets = _runs(runs)
-    files = [r[0] for r in runs]
-    for (path, _header, samples, ev, _, task), name, offset in zip(
-        runs, labels, offsets, strict=True
-    ):
-        scorers = ev.get("scorers")
-        scorers = scorers if isinstance(scorers, list) else []
-        listed = [
-            s["name"] for s in scorers if isinstance(s, Mapping) and isinstance(s.get("name"), str)
-        ]
-        if not samples:
-            raise ValueError(
-                f"{path}: the log holds no samples (was it run with log_samples=False?)."
-            )
-        for where, s in samples:
-            if not isinstance(s, Mapping) or "id" not in s or "epoch" not in s:
-                raise ValueError(f"{where}: a sample needs 'id' and 'epoch'.")
-            scores = s.get("scores") or {}
-            if not isinstance(scores, Mapping):
-                raise ValueError(f"{where}: 'scores' is a {_kind(scores)}; expected a JSON object.")
-            epoch = _epoch(s["epoch"], where)
-            primary = scorer or (listed[0] if listed else (next(iter(scores), None)))
-            row = {
-                "model": name,
-                "task": task,
-                "question": _label(s["id"], "the sample id", where),
-                "trial": offset + epoch - 1,
-            }
-            failed = bool(s.get("error"))
-            if not failed and primary not in scores:
-                raise ValueError(
-                    f"{where}: no score from scorer {primary!r} (scorers present: "
-                    f"{sorted(scores)}); choose one with scorer=... / --scorer."
-                )
-            primary_seen.add(primary)
-            for sc_name, sc in scores.items():
-                value = sc.get("value") if isinstance(sc, Mapping) else sc
-                for suffix, v in _value_float(value, f"{where}, scorer {sc_name!r}").items():
-                    row[_signal_name(sc_name) + suffix] = v
-                if sc_name == primary:
-                    row["_raw"] = value
-                    if isinstance(value, str) and value.upper() in LETTER_VALUES:
-                        letters.add(value.upper())
-                    row["is_correct"] = _value_float(value, where).get("", np.nan)
-            row.update(_output_signals(s.get("output"), max_tokens, where))
-            row["status"] = "error" if failed else "ok"
-            rows.append(row)
-            wheres.append(where)
-    if value_map is None:
-        if "P" in letters:
-            value_map = {"I": 0, "N": 0, "P": 1, "C": 2}
-            weights = [0.0, 0.5, 1.0]
-        else:
-            value_map = {"I": 0, "N": 0, "C": 1}
-            weights = [0.0, 1.0]
+    checked = [_validate_run(run, scorer, max_tokens) for run in runs]
+    rows: list[dict[str, Any]] = []
+    raws: list[object] = []  # each row's primary score as logged
+    wheres: list[str] = []
+    for run, label, offset, samples in zip(runs, labels, offsets, checked, strict=True):
+        for smp in samples:
+            rows.append(_row(smp, label, run.task, offset))
+            raws.append(smp.raw)
+            wheres.append(smp.where)
+    primary_seen = {smp.primary for samples in checked for smp in samples}
+    letters = {r.upper() for r in raws if isinstance(r, str) and r.upper() in LETTER_VALUES}
+    if checked_map is None:
+        checked_map, weights = _default_map(letters)
     else:
         weights = None
+    note = _score_rows(rows, raws, checked_map, primary_seen)
+    meta: dict[str, object] = {
+        "scorer": ", ".join(sorted(str(p) for p in primary_seen)),
+        "category_map": json.dumps(checked_map),
+    }
+    if note is not None:
+        meta["note"] = note
+        weights = None
+    if weights is not None:
+        meta["default_weights"] = weights
+    return make_log(
+        pd.DataFrame(rows),
+        fmt="inspect",
+        sources=[str(r.path) for r in runs],
+        meta=meta,
+        locate=wheres.__getitem__,
+    )
+
+
+class _Run(NamedTuple):
+    """One parsed log: its file, header, ``(where, sample)`` pairs, ``eval`` record, model, task."""
+
+    path: Path
+    header: Mapping[str, Any]
+    samples: list[tuple[str, Any]]
+    ev: Mapping[str, Any]
+    name: str
+    task: str
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """One checked sample: its question, epoch, primary scorer and signals (in column order)."""
+
+    where: str
+    question: str
+    epoch: int
+    failed: bool
+    primary: str | None
+    raw: object  # the primary scorer's value as logged (None without one)
+    signals: dict[str, float]
+
+
+def _parse_run(path: Path, model: str | None) -> _Run:
+    """Parse: a log's header and samples, with its model and task."""
+    header, samples = _log_parts(path)
+    ev = header.get("eval") or {}
+    if not isinstance(ev, Mapping):
+        raise ValueError(f"{path}: 'eval' is a {_kind(ev)}; expected a JSON object.")
+    name = model or _label(ev.get("model", path.stem), "eval.model", str(path))
+    task = _label(ev.get("task", ""), "eval.task", str(path))
+    return _Run(path, header, samples, ev, name, task)
+
+
+def _validate_run(run: _Run, scorer: str | None, max_tokens: int) -> list[_Sample]:
+    """Validate: every sample of a log, checked (a log without samples is refused)."""
+    scorers = run.ev.get("scorers")
+    scorers = scorers if isinstance(scorers, list) else []
+    listed = [
+        s["name"] for s in scorers if isinstance(s, Mapping) and isinstance(s.get("name"), str)
+    ]
+    if not run.samples:
+        raise ValueError(
+            f"{run.path}: the log holds no samples (was it run with log_samples=False?)."
+        )
+    return [_check_sample(s, where, scorer, listed, max_tokens) for where, s in run.samples]
+
+
+def _check_sample(
+    s: object, where: str, scorer: str | None, listed: list[str], max_tokens: int
+) -> _Sample:
+    """A sample's fields, checked; the primary scorer is ``scorer``, else the first listed."""
+    if not isinstance(s, Mapping) or "id" not in s or "epoch" not in s:
+        raise ValueError(f"{where}: a sample needs 'id' and 'epoch'.")
+    scores = s.get("scores") or {}
+    if not isinstance(scores, Mapping):
+        raise ValueError(f"{where}: 'scores' is a {_kind(scores)}; expected a JSON object.")
+    epoch = _epoch(s["epoch"], where)
+    primary = scorer or (listed[0] if listed else (next(iter(scores), None)))
+    question = _label(s["id"], "the sample id", where)
+    failed = bool(s.get("error"))
+    if not failed and primary not in scores:
+        raise ValueError(
+            f"{where}: no score from scorer {primary!r} (scorers present: "
+            f"{sorted(scores)}); choose one with scorer=... / --scorer."
+        )
+    signals, raw = _score_signals(scores, primary, where)
+    signals.update(_output_signals(s.get("output"), max_tokens, where))
+    return _Sample(where, question, epoch, failed, primary, raw, signals)
+
+
+def _score_signals(
+    scores: Mapping[str, Any], primary: str | None, where: str
+) -> tuple[dict[str, float], object]:
+    """Every scorer's signal ``score_<scorer>`` (and ``is_correct``), and the primary's value."""
+    out: dict[str, float] = {}
+    raw = None
+    for sc_name, sc in scores.items():
+        value = sc.get("value") if isinstance(sc, Mapping) else sc
+        for suffix, v in _value_float(value, f"{where}, scorer {sc_name!r}").items():
+            out[_signal_name(sc_name) + suffix] = v
+        if sc_name == primary:
+            raw = value
+            out["is_correct"] = _value_float(value, where).get("", np.nan)
+    return out, raw
+
+
+def _row(smp: _Sample, label: str, task: str, offset: int) -> dict[str, Any]:
+    """Assemble: a sample's row (its trial follows the run's ``offset``)."""
+    return {
+        "model": label,
+        "task": task,
+        "question": smp.question,
+        "trial": offset + smp.epoch - 1,
+        **smp.signals,
+        "status": "error" if smp.failed else "ok",
+    }
+
+
+def _default_map(letters: set[str]) -> tuple[dict[str, int], list[float]]:
+    """Inspect's letter categories and weights: with a ``P`` three levels, else two."""
+    if "P" in letters:
+        return {"I": 0, "N": 0, "P": 1, "C": 2}, [0.0, 0.5, 1.0]
+    return {"I": 0, "N": 0, "C": 1}, [0.0, 1.0]
+
+
+def _score_rows(
+    rows: list[dict[str, Any]],
+    raws: list[object],
+    value_map: Mapping[str, int],
+    primary_seen: set[str | None],
+) -> str | None:
+    """Give each row its category ``score``; the note when the values are not categories.
+
+    With such a note every ``score`` is NaN (no category column: the scores stay available as
+    signals).
+    """
     note = None
-    for r in rows:
-        raw = r.pop("_raw", None)
+    for r, raw in zip(rows, raws, strict=True):
         if r["status"] != "ok":
             r["score"] = np.nan
         elif isinstance(raw, str) and raw.upper() in value_map:
@@ -490,22 +583,7 @@ def read_inspect(  # noqa: C901 - one branch per layout of Inspect's logs; parse
                 f"{r['question']}, epoch {r['trial'] + 1}) are not categories (C/P/I/N, 0/1); "
                 f"rank a schema over the signal {_signal_name(str(next(iter(primary_seen))))!r}"
             )
-    if note is not None:  # no category column: the scores stay available as signals
+    if note is not None:
         for r in rows:
             r["score"] = np.nan
-    meta = {
-        "scorer": ", ".join(sorted(str(p) for p in primary_seen)),
-        "category_map": json.dumps(value_map),
-    }
-    if note is not None:
-        meta["note"] = note
-        weights = None
-    if weights is not None:
-        meta["default_weights"] = weights
-    return make_log(
-        pd.DataFrame(rows),
-        fmt="inspect",
-        sources=[str(f) for f in files],
-        meta=meta,
-        locate=wheres.__getitem__,
-    )
+    return note

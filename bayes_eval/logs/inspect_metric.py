@@ -58,6 +58,7 @@ real Inspect run), and ``bayes-eval rank LOG`` prints the same mean and sd.
 """
 
 from collections.abc import Callable
+from typing import cast
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
@@ -143,7 +144,7 @@ def bayes_at_n(
         prior=prior,
         pool=pool,
         confidence=check_confidence(confidence),
-        interval=check_interval(interval),
+        interval=cast(Interval, check_interval(interval)),
         levels=_check_levels(levels),
         to_float=to_float,
         prior_label=spec.label,

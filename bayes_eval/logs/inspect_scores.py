@@ -35,8 +35,8 @@ uncertainty of a finite number of epochs on each.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal, NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -242,7 +242,7 @@ def epoch_bayes_ci(
     interval: Interval = "auto",
     bounds: tuple[float, float] | Literal["support"] | None = "support",
     levels: int | None = None,
-    to_float: Callable[[object], float] | None = None,
+    to_float: Callable[[Any], float] | None = None,
 ) -> BayesCIResult:
     r"""Bayes@N and its credible interval from per-epoch scores.
 
@@ -291,7 +291,7 @@ def epoch_bayes_ci(
     [0.6111, 0.0903, 0.4277, 0.7798]
     """
     convert = score_value if to_float is None else to_float
-    numbers = np.array([convert(x) for x in values], dtype=float)
+    numbers = np.array([convert(x) for x in cast(Iterable[object], values)], dtype=np.float64)
     spec = prior_of(prior, pool=pool)
     found = epoch_results(sample_ids, numbers, levels=levels)
     return bayes_ci(
@@ -299,7 +299,7 @@ def epoch_bayes_ci(
         found.w,
         prior=spec,
         confidence=confidence,
-        interval=check_interval(interval),
+        interval=cast(Interval, check_interval(interval)),
         bounds=bounds,
         mask=found.mask,
         fractional=found.fractional,

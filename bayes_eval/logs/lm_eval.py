@@ -57,9 +57,11 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -77,7 +79,7 @@ _NAME = re.compile(r"^samples_(?P<task>.+?)_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+
 RESERVED = frozenset({*BASE_COLUMNS, "is_correct", "has_box"})
 
 
-def _lines(f: Path):
+def _lines(f: Path) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` of a JSONL file; bytes that are not UTF-8 are refused."""
     try:
         with f.open(encoding="utf-8") as fh:
@@ -88,13 +90,15 @@ def _lines(f: Path):
         ) from None
 
 
-def _text(resp) -> str:
+def _text(resp: object) -> str:
+    """The first text of a (nested) response list, else ``""``."""
     while isinstance(resp, list) and resp:
         resp = resp[0]
     return resp if isinstance(resp, str) else ""
 
 
-def _binary(value, where: str, metric: str) -> float:
+def _binary(value: object, where: str, metric: str) -> float:
+    """A 0/1 (or boolean) metric value as a float; any other value is refused."""
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)) and float(value) in (0.0, 1.0):
@@ -213,8 +217,10 @@ def _results_info(path: str, mtime_ns: int, size: int) -> tuple[str, tuple, tupl
         for g, subs in (groups.items() if isinstance(groups, dict) else ())
         if isinstance(subs, list)
     )
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+    config = data.get("config")
+    config = config if isinstance(config, dict) else {}
+    configs = data.get("configs")
+    configs = configs if isinstance(configs, dict) else {}
     settings = []
     for t, c in configs.items():
         c = c if isinstance(c, dict) else {}
@@ -276,7 +282,7 @@ def _ancestors(subtasks: dict[str, list[str]]) -> dict[str, list[str]]:
 
 def _catalog(
     files: Sequence[Path],
-) -> tuple[list[tuple[str | None, str, str, Path, str]], dict[str, list[str]]]:
+) -> tuple[list[tuple[str | None, str, str, Path, str | None]], dict[str, list[str]]]:
     """Every samples file with its model, task, time and settings, and every task's groups.
 
     ``(model from the results JSON or None, task, time, file, settings)`` of every samples file
@@ -341,7 +347,7 @@ def lm_eval_tasks(paths: Sequence[Path]) -> list[str]:
     return sorted({_unit(c[1], groups) for c in catalog})
 
 
-def read_lm_eval(  # noqa: C901 - one branch per layout of lm-eval's files; parse/validate/assemble split open
+def read_lm_eval(
     paths: Sequence[Path],
     *,
     model: str | None = None,
@@ -349,7 +355,7 @@ def read_lm_eval(  # noqa: C901 - one branch per layout of lm-eval's files; pars
     filter: str | None = None,
     task: str | None = None,
     cluster: str | None = None,
-    **options,
+    **options: Any,
 ) -> EvalLog:
     r"""Read lm-eval output (see the module docstring).
 
@@ -403,6 +409,36 @@ def read_lm_eval(  # noqa: C901 - one branch per layout of lm-eval's files; pars
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the lm-eval reader does not take {sorted(options)}.")
+    field = _cluster_field(cluster)
+    keyed = _chosen_files(paths, task, model)
+    runs = [  # parse and validate, file by file
+        _Run(name, file_task, settings, *_read_file(f, filter, metric, field))
+        for name, file_task, _, f, settings in keyed
+    ]
+    _same_scoring(runs)
+    rows, wheres, labels = _assemble(runs, _variants(runs))
+    meta = {
+        "metric": ", ".join(sorted({m for run in runs for m in run.metrics})),
+        "filter": ", ".join(sorted({run.filter for run in runs})),
+    }
+    if task is not None:
+        meta["task"] = task
+    log = make_log(
+        pd.DataFrame(rows),
+        fmt="lm-eval",
+        sources=[str(k[3]) for k in keyed],
+        meta=meta,
+        locate=wheres.__getitem__,
+    )
+    if cluster is None:
+        return log
+    per_row = log.table["task"].astype(str).to_numpy() if field is None else labels
+    codes, names = pd.factorize(np.asarray(per_row, dtype=object), sort=True)
+    return _with_clusters(log, cluster, codes, np.asarray(names, dtype=object))
+
+
+def _cluster_field(cluster: str | None) -> str | None:
+    """The document field of ``cluster="doc.FIELD"`` (None for ``"task"`` or no cluster)."""
     field = cluster.removeprefix("doc.") if cluster and cluster.startswith("doc.") else None
     if cluster is not None and cluster != "task" and not field:
         raise ValueError(
@@ -410,7 +446,17 @@ def read_lm_eval(  # noqa: C901 - one branch per layout of lm-eval's files; pars
             "('task') or by a field of their document ('doc.FIELD', e.g. doc.category): "
             "expected one of those."
         )
-    labels: list[str] = []  # each row's cluster (doc.FIELD)
+    return field
+
+
+def _chosen_files(
+    paths: Sequence[Path], task: str | None, model: str | None
+) -> list[tuple[str, str, str, Path, str | None]]:
+    """``(model, task, time, file, settings)`` of the samples files to read, sorted.
+
+    The files of ``task`` only (a task, subtask or group) when it is given; ``model`` names
+    the model of a log of one model.
+    """
     catalog, groups = _catalog(lm_eval_files(paths))
     if task is not None:
         chosen = [c for c in catalog if task == c[1] or task in groups.get(c[1], [])]
@@ -421,7 +467,7 @@ def read_lm_eval(  # noqa: C901 - one branch per layout of lm-eval's files; pars
                 "(or a subtask of a group)."
             )
         catalog = chosen
-    keyed = [
+    keyed: list[tuple[str, str, str, Path, str | None]] = [
         (named or f.parent.name or "model", t, stamp, f, settings)
         for named, t, stamp, f, settings in catalog
     ]
@@ -434,137 +480,166 @@ def read_lm_eval(  # noqa: C901 - one branch per layout of lm-eval's files; pars
             )
         keyed = [(model, *k[1:]) for k in keyed]
     keyed.sort(key=lambda t: (t[0], t[1], t[2], str(t[3])))
-    files = [k[3] for k in keyed]
-    runs = []  # per file: (model, task, settings, its rows, their lines, its filter, metrics)
-    for name, file_task, _, f, settings in keyed:
-        file_filter, seen, met_seen = filter, set(), set()
-        file_rows, file_wheres, file_labels = [], [], []
-        for lineno, line in _lines(f):
-            if not line.strip():
-                continue
-            where = f"{f}: line {lineno}"
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not valid JSON ({exc.msg}).") from exc
-            except RecursionError:
-                raise ValueError(f"{where}: JSON nested too deeply to read.") from None
-            if not isinstance(rec, dict) or "doc_id" not in rec:
-                raise ValueError(f"{where}: record has no 'doc_id'.")
-            doc_id = rec["doc_id"]
-            if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
-                raise ValueError(
-                    f"{where}: doc_id is {doc_id!r:.40}; expected a string or an integer."
-                )
-            rec_filter = str(rec.get("filter", "none"))
-            seen.add(rec_filter)
-            if file_filter is None:
-                file_filter = rec_filter
-            if rec_filter != file_filter:
-                continue
-            names = rec.get("metrics")
-            names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
-            met = metric or (names[0] if names else None)
-            if met is None:
-                raise ValueError(
-                    f"{where}: the record lists no metric ('metrics' is "
-                    f"{shown(rec.get('metrics'))}); name the score's key with metric=... / "
-                    "--metric."
-                )
-            if met not in rec:
-                raise ValueError(
-                    f"{where}: no metric {met!r} in the record (metrics listed: {names}); "
-                    "choose one with metric=... / --metric."
-                )
-            met_seen.add(met)
-            values = rec[met] if isinstance(rec[met], list) else [rec[met]]
-            if not values:
-                raise ValueError(
-                    f"{where}: metric {met!r} holds an empty list; expected a score per "
-                    "attempt (a number, or a list of them for repeated attempts)."
-                )
-            signals = {
-                k: float(rec[k])
-                for k in names
-                if k != met and k not in RESERVED and isinstance(rec.get(k), (int, float, bool))
-            }
-            has_box = float("\\boxed{" in _text(rec.get("filtered_resps", rec.get("resps"))))
-            if field is not None:
-                label = _doc_field(rec, field, where)
-                file_labels.extend([label] * len(values))
-            for v in values:
-                row = {
-                    "task": file_task,
-                    "question": str(rec["doc_id"]),
-                    **signals,
-                    "has_box": has_box,
+    return keyed
+
+
+@dataclass(frozen=True)
+class _Record:
+    """One checked sample line: its document, the metric's values and the other signals."""
+
+    where: str
+    question: str
+    metric: str
+    values: list[float | None]  # 0/1 per attempt, None for a failed one
+    signals: dict[str, float]
+    has_box: float
+    label: str | None  # the document field clustered on (cluster="doc.FIELD")
+
+
+class _Run(NamedTuple):
+    """One samples file read: its model, task, settings, records, filter and metrics."""
+
+    name: str
+    task: str
+    settings: str | None
+    records: list[_Record]
+    filter: str
+    metrics: set[str]
+
+
+def _read_file(
+    f: Path, filter: str | None, metric: str | None, field: str | None
+) -> tuple[list[_Record], str, set[str]]:
+    """Parse and validate a samples file: its records under one filter, the filter, metrics.
+
+    The filter is ``filter``, else the first line's.
+    """
+    file_filter, seen = filter, set()
+    records = []
+    for lineno, line in _lines(f):
+        if not line.strip():
+            continue
+        where = f"{f}: line {lineno}"
+        rec = _parse_line(line, where)
+        rec_filter = str(rec.get("filter", "none"))
+        seen.add(rec_filter)
+        if file_filter is None:
+            file_filter = rec_filter
+        if rec_filter != file_filter:
+            continue
+        records.append(_check_record(rec, where, metric, field))
+    if not records:
+        if file_filter is not None and seen:
+            raise ValueError(
+                f"{f}: no record with filter {file_filter!r}; this file's filters: "
+                f"{sorted(seen)} (a filter of one task: rank that task alone, task= / "
+                "--task)."
+            )
+        raise ValueError(f"{f}: no sample records; expected lm-eval's --log_samples lines.")
+    assert file_filter is not None  # set by the first record kept
+    met_seen = {r.metric for r in records}
+    if len(met_seen) > 1:
+        raise ValueError(
+            f"{f}: its records score by different first metrics ({sorted(met_seen)}), which "
+            "are not one score; name one with metric=... / --metric."
+        )
+    return records, file_filter, met_seen
+
+
+def _parse_line(line: str, where: str) -> dict[str, Any]:
+    """Parse: a samples line as a JSON object with a ``doc_id`` (a string or an integer)."""
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON ({exc.msg}).") from exc
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read.") from None
+    if not isinstance(rec, dict) or "doc_id" not in rec:
+        raise ValueError(f"{where}: record has no 'doc_id'.")
+    doc_id = rec["doc_id"]
+    if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
+        raise ValueError(f"{where}: doc_id is {doc_id!r:.40}; expected a string or an integer.")
+    return rec
+
+
+def _check_record(
+    rec: dict[str, Any], where: str, metric: str | None, field: str | None
+) -> _Record:
+    """Validate: a record's metric (``metric``, else its first listed) and its other fields."""
+    names = rec.get("metrics")
+    names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    met = metric or (names[0] if names else None)
+    if met is None:
+        raise ValueError(
+            f"{where}: the record lists no metric ('metrics' is "
+            f"{shown(rec.get('metrics'))}); name the score's key with metric=... / "
+            "--metric."
+        )
+    if met not in rec:
+        raise ValueError(
+            f"{where}: no metric {met!r} in the record (metrics listed: {names}); "
+            "choose one with metric=... / --metric."
+        )
+    values = rec[met] if isinstance(rec[met], list) else [rec[met]]
+    if not values:
+        raise ValueError(
+            f"{where}: metric {met!r} holds an empty list; expected a score per "
+            "attempt (a number, or a list of them for repeated attempts)."
+        )
+    signals = {
+        k: float(rec[k])
+        for k in names
+        if k != met and k not in RESERVED and isinstance(rec.get(k), (int, float, bool))
+    }
+    has_box = float("\\boxed{" in _text(rec.get("filtered_resps", rec.get("resps"))))
+    label = None if field is None else _doc_field(rec, field, where)
+    checked = [None if v is None else _binary(v, where, met) for v in values]
+    return _Record(where, str(rec["doc_id"]), met, checked, signals, has_box, label)
+
+
+def _assemble(
+    runs: list[_Run], run_labels: list[str]
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Assemble: one row per attempt, its line, and its cluster label (``doc.FIELD``).
+
+    A model's attempts at a question are its trials, in the order of its files and lines.
+    """
+    next_trial: dict[tuple[str, str, str], int] = defaultdict(int)
+    rows: list[dict[str, Any]] = []
+    wheres: list[str] = []
+    labels: list[str] = []
+    for label, run in zip(run_labels, runs, strict=True):
+        for rec in run.records:
+            if rec.label is not None:
+                labels.extend([rec.label] * len(rec.values))
+            for v in rec.values:
+                row: dict[str, Any] = {
+                    "task": run.task,
+                    "question": rec.question,
+                    **rec.signals,
+                    "has_box": rec.has_box,
                 }
                 if v is None:
                     row.update(status="error", score=np.nan, is_correct=np.nan)
                 else:
-                    b = _binary(v, where, met)
-                    row.update(status="ok", score=int(b), is_correct=b)
-                file_rows.append(row)
-                file_wheres.append(where)
-        if not file_rows:
-            if file_filter is not None and seen:
-                raise ValueError(
-                    f"{f}: no record with filter {file_filter!r}; this file's filters: "
-                    f"{sorted(seen)} (a filter of one task: rank that task alone, task= / "
-                    "--task)."
-                )
-            raise ValueError(f"{f}: no sample records; expected lm-eval's --log_samples lines.")
-        if len(met_seen) > 1:
-            raise ValueError(
-                f"{f}: its records score by different first metrics ({sorted(met_seen)}), which "
-                "are not one score; name one with metric=... / --metric."
-            )
-        runs.append(
-            (name, file_task, settings, file_rows, file_wheres, file_labels, file_filter, met_seen)
-        )
-    _same_scoring(runs)
-    run_labels = _variants(runs)
-    next_trial: dict[tuple[str, str, str], int] = defaultdict(int)
-    rows, wheres, labels = [], [], []
-    chosen_metric, chosen_filter = set(), set()
-    for label, (_, file_task, _, file_rows, file_wheres, file_labels, flt, mets) in zip(
-        run_labels, runs, strict=True
-    ):
-        chosen_filter.add(flt)
-        chosen_metric |= mets
-        for row in file_rows:
-            key = (label, file_task, row["question"])
-            row["model"] = label
-            row["trial"] = next_trial[key]
-            next_trial[key] += 1
-        rows += file_rows
-        wheres += file_wheres
-        labels += file_labels
-    meta = {"metric": ", ".join(sorted(chosen_metric)), "filter": ", ".join(sorted(chosen_filter))}
-    if task is not None:
-        meta["task"] = task
-    log = make_log(
-        pd.DataFrame(rows),
-        fmt="lm-eval",
-        sources=[str(f) for f in files],
-        meta=meta,
-        locate=wheres.__getitem__,
-    )
-    if cluster is None:
-        return log
-    per_row = log.table["task"].astype(str).to_numpy() if field is None else labels
-    codes, names = pd.factorize(np.asarray(per_row, dtype=object), sort=True)
-    return _with_clusters(log, cluster, codes, np.asarray(names, dtype=object))
+                    row.update(status="ok", score=int(v), is_correct=v)
+                key = (label, run.task, rec.question)
+                row["model"] = label
+                row["trial"] = next_trial[key]
+                next_trial[key] += 1
+                rows.append(row)
+                wheres.append(rec.where)
+    return rows, wheres, labels
 
 
-def _same_scoring(runs: list) -> None:
+def _same_scoring(runs: list[_Run]) -> None:
     """Refuse a task whose models were scored under different filters or metrics.
 
     Their scores are not one quantity (name one with ``--filter`` / ``--metric``).
     """
     by_task: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
-    for name, task, _, _, _, _, flt, mets in runs:
-        by_task[task].setdefault(f"{name}", (flt, ", ".join(sorted(mets))))
+    for run in runs:
+        by_task[run.task].setdefault(f"{run.name}", (run.filter, ", ".join(sorted(run.metrics))))
     for task, per_model in by_task.items():
         for what, pos, option in (("filters", 0, "--filter"), ("metrics", 1, "--metric")):
             values = {v[pos] for v in per_model.values()}
@@ -577,7 +652,7 @@ def _same_scoring(runs: list) -> None:
                 )
 
 
-def _variants(runs: list) -> list[str]:
+def _variants(runs: list[_Run]) -> list[str]:
     """Each run's model label: its model, or ``model [setting=value, ...]`` for a variant.
 
     Runs of one model on one task that differ in their settings (:data:`SETTINGS`) are
@@ -588,10 +663,10 @@ def _variants(runs: list) -> list[str]:
         groups[(run[0], run[1])].append(i)
     labels = [run[0] for run in runs]
     for members in groups.values():
-        known = [i for i in members if runs[i][2] is not None]  # runs with a results JSON
-        if len({runs[i][2] for i in known}) < 2:
+        known = {i: s for i in members if (s := runs[i].settings) is not None}  # results JSON
+        if len(set(known.values())) < 2:
             continue  # one setting (runs without results JSON join it): repeated runs
-        settings = {i: json.loads(runs[i][2]) for i in known}
+        settings = {i: json.loads(text) for i, text in known.items()}
         fields = sorted({k for one in settings.values() for k in one})
         differ = [
             k for k in fields if len({json.dumps(one.get(k)) for one in settings.values()}) > 1

@@ -26,11 +26,15 @@ import gzip
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import pandas as pd
 
 from bayes_eval.logs.eval_log import BASE_COLUMNS, EvalLog, make_log, shown
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["LONG_SUFFIXES", "read_csv_log", "read_parquet_log", "write_long_table"]
 
@@ -48,7 +52,8 @@ def _sep(p: Path) -> str:
     return "\t" if p.name.lower().endswith((".tsv", ".tsv.gz")) else ","
 
 
-def _open(p: Path):
+def _open(p: Path) -> TextIO:
+    """A table file opened as UTF-8 text (gzip-compressed when it ends in ``.gz``)."""
     opener = gzip.open if p.name.lower().endswith(".gz") else open
     return opener(p, "rt", newline="", encoding="utf-8")
 
@@ -209,21 +214,21 @@ def _read_csv_fast(p: Path, cluster: str | None = None) -> pd.DataFrame | None:
         return None
     if table.column_names != header or table.num_rows == 0:
         return None
-    out = {}
+    out: dict[str, pd.Categorical | np.ndarray] = {}
     release = getattr(pa.default_memory_pool(), "release_unused", lambda: None)
     for c in header:
         col = table.column(c)
         table = table.drop_columns([c])
         if c in text:
-            out[c] = _categorical(col.unify_dictionaries(), c)
-            if out[c] is None:
+            labels = _categorical(col.unify_dictionaries(), c)
+            if labels is None:
                 return None
+            out[c] = labels
         else:
-            out[c] = col.to_numpy()  # an empty cell is NaN
-            if np.isfinite(out[c]).sum() != len(col) - col.null_count:
+            values = col.to_numpy()  # an empty cell is NaN
+            if np.isfinite(values).sum() != len(col) - col.null_count:
                 return None  # nan or inf written out: the row-by-row reader decides
-            if c == "trial" and col.null_count == 0:
-                out[c] = _integers(out[c])
+            out[c] = _integers(values) if c == "trial" and col.null_count == 0 else values
         del col
         release()  # Arrow's pool keeps freed memory otherwise
     return pd.DataFrame(out, copy=False)
@@ -241,7 +246,7 @@ def _integers(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _categorical(col, name: str) -> pd.Categorical | None:
+def _categorical(col: pa.ChunkedArray, name: str) -> pd.Categorical | None:
     """A dictionary-encoded Arrow column as a categorical, or None.
 
     None where the row-by-row reader must decide (an empty model or question cell).
@@ -416,7 +421,7 @@ def _read_parquet(p: Path) -> pd.DataFrame:
     return df
 
 
-def read_csv_log(paths: Sequence[Path], *, cluster: str | None = None, **options) -> EvalLog:
+def read_csv_log(paths: Sequence[Path], *, cluster: str | None = None, **options: Any) -> EvalLog:
     """Read long CSV tables (``.csv``, ``.csv.gz``, ``.tsv``).
 
     ``cluster`` names a column holding each question's group (read as text, one group per
@@ -458,7 +463,9 @@ def read_csv_log(paths: Sequence[Path], *, cluster: str | None = None, **options
     return _read(paths, "csv", cluster)
 
 
-def read_parquet_log(paths: Sequence[Path], *, cluster: str | None = None, **options) -> EvalLog:
+def read_parquet_log(
+    paths: Sequence[Path], *, cluster: str | None = None, **options: Any
+) -> EvalLog:
     """Read long Parquet tables (``cluster`` as for :func:`read_csv_log`).
 
     Parameters
@@ -491,7 +498,7 @@ def read_parquet_log(paths: Sequence[Path], *, cluster: str | None = None, **opt
     return _read(paths, "parquet", cluster)
 
 
-def _no_options(options: dict, fmt: str) -> None:
+def _no_options(options: dict[str, Any], fmt: str) -> None:
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the {fmt} reader takes no options; got {sorted(options)}.")

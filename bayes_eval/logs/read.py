@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -143,7 +145,7 @@ def detect_format(path: str | Path) -> str:  # noqa: C901 - one branch per recog
 
 
 def read_eval_log(
-    paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options
+    paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options: Any
 ) -> EvalLog:
     """Read evaluation logs into one :class:`~bayes_eval.logs.eval_log.EvalLog`.
 
@@ -185,35 +187,26 @@ def read_eval_log(
     [['gpt-4o', 'airline']]
     """
     task = options.pop("task", None)
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    shipped = list(dict.fromkeys(name for p in paths if (name := dataset_name(p)) is not None))
-    paths = [Path(p) for p in paths if dataset_name(p) is None]
-    if not paths and not shipped:
+    given = [paths] if isinstance(paths, (str, Path)) else paths
+    shipped = list(dict.fromkeys(name for p in given if (name := dataset_name(p)) is not None))
+    files = [Path(p) for p in given if dataset_name(p) is None]
+    if not files and not shipped:
         raise ValueError("no log files given.")
-    for p in paths:
+    for p in files:
         if not p.exists():
             raise ValueError(f"{p}: no such file or directory.")
-    paths = once(paths)
+    files = once(files)
     if format is not None and format not in FORMATS:
         raise ValueError(f"format is {format!r}; expected one of {sorted(FORMATS)}.")
-    fmts = [format or detect_format(p) for p in paths]
+    fmts = [format or detect_format(p) for p in files]
     groups: dict[str, list[Path]] = {}
-    for p, f in zip(paths, fmts, strict=True):
+    for p, f in zip(files, fmts, strict=True):
         groups.setdefault(f, []).append(p)
     # lm-eval reads the files of the task only (and knows its groups); other logs, and the
     # shipped ones, are read whole (once per process and version of their files: ranking task
     # by task asks again) and keep the rows of the task
     logs = [
-        _text_checked(
-            ps,
-            lambda f=f, ps=ps: (
-                READERS[f](ps, **options, task=task)
-                if f == "lm-eval" and task
-                else _read_whole(f, ps, options)
-            ),
-        )
-        for f, ps in groups.items()
+        _text_checked(ps, partial(_read_group, f, ps, options, task)) for f, ps in groups.items()
     ]
     logs += [_read_shipped(name, options) for name in shipped]
     if task is not None:
@@ -228,6 +221,15 @@ def read_eval_log(
     meta = {f"{lg.format}.{k}": v for lg in logs for k, v in lg.meta.items()}
     fmt = "+".join(dict.fromkeys(lg.format for lg in logs))
     return make_log(table, fmt=fmt, sources=[s for lg in logs for s in lg.sources], meta=meta)
+
+
+def _read_group(
+    fmt: str, paths: Sequence[Path], options: dict[str, Any], task: str | None
+) -> EvalLog:
+    """The logs of one format: lm-eval's files of ``task`` only, other formats read whole."""
+    if fmt == "lm-eval" and task:
+        return READERS[fmt](paths, **options, task=task)
+    return _read_whole(fmt, paths, options)
 
 
 def _text_checked(paths: Sequence[Path], read: Callable[[], EvalLog]) -> EvalLog:
@@ -378,7 +380,7 @@ def _one_task(log: EvalLog, task: str) -> EvalLog:
 
 
 def log_tasks(
-    paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options
+    paths: str | Path | Sequence[str | Path], *, format: str | None = None, **options: Any
 ) -> list[str]:
     """The tasks of a log, each its own benchmark to analyse on its own, sorted.
 

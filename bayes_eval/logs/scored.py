@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 import xarray as xr
 
 from bayes_eval.inputs import check_memory, levels_bytes, shown
 from bayes_eval.logs.design import QuestionMode, select_questions
+
+if TYPE_CHECKING:
+    from bayes_eval.logs.eval_log import EvalLog
 
 __all__ = ["ScoredResults", "graded_treatment", "load_scored", "unused_weights"]
 
@@ -172,53 +175,21 @@ def load_scored(
         files, format=format, **options, **({"cluster": cluster} if cluster else {})
     )
     prior = read_eval_log(prior_files, format=format, **options) if prior_files else None
-    clusters = log.meta.get("clusters") if cluster is not None else None
-    w = None if weights is None else [float(x) for x in weights]
-    if w is not None and not np.isfinite(w).all():
-        bad = next(x for x in w if not np.isfinite(x))
-        raise ValueError(
-            f"{'--weights' if cli_names else 'weights'} has {bad}; expected finite numbers, "
-            "one weight per category, e.g. 0,0.5,1."
-        )
-    sources = ", ".join(log.sources)
+    clusters = cast("dict | None", log.meta.get("clusters") if cluster is not None else None)
+    w = _finite_weights(weights, cli_names)
     option = "--questions" if cli_names else "questions"
     if not (schema or schema_file):
-        R = log.results(require_all_questions=False)
-        R0 = prior.results(require_all_questions=False) if prior is not None else None
-        if R0 is not None and _is_graded(R0) and not _is_graded(R):
-            raise ValueError(
-                f"{', '.join(prior.sources)} ({'--prior-file' if cli_names else 'prior_files'}): "
-                f"the scores are graded, but those of {sources} are categories; expected earlier "
-                "runs scored the same way."
-            )
-        if w is None and "default_weights" in log.meta and not _is_graded(R):
-            w = [float(x) for x in log.meta["default_weights"]]
-        R, w, R0, graded = graded_treatment(
-            R,
+        return _results_of_scores(
+            log,
+            prior,
             w,
-            R0,
+            user_weights=weights is not None,
+            questions=questions,
             score_levels=score_levels,
             fractional=fractional,
-            source=sources,
             cli_names=cli_names,
             offer_fractional=offer_fractional,
-        )
-        if graded is None:
-            _unweighted_categories(R, w, source=sources, cli_names=cli_names)
-            if w is not None:  # a K-category rubric's counts and its prior's K x K Newton step
-                check_memory(
-                    levels_bytes(R.shape, len(w)),
-                    f"{'--weights' if cli_names else 'weights'} with {len(w)} weights on "
-                    f"{R.sizes['model']} models x {R.sizes['question']} questions",
-                    "one weight per rubric category (0/1 results: 2 weights, or none)",
-                )
-            if weights is not None:  # the log's own default weights are not the user's
-                unused_weights(R, w, source=sources, option="--weights" if cli_names else "weights")
-        _prior_models(R, R0, prior, cli_names=cli_names)
-        sel = select_questions(R, questions, R0=R0, source=sources, option=option)
-        fractional = bool(graded and graded["treatment"] == "fractional")
-        return ScoredResults(
-            sel.R, w, sel.R0, log.summary(), None, sel.summary(), graded, fractional, clusters
+            clusters=clusters,
         )
     if score_levels is not None or fractional:
         raise ValueError(
@@ -229,12 +200,17 @@ def load_scored(
     from bayes_eval.rubrics.catalog import get_schema
     from bayes_eval.rubrics.spec import load_schema
 
-    rubric = load_schema(schema_file) if schema_file else get_schema(schema)
+    if schema_file:
+        rubric = load_schema(schema_file)
+    else:
+        assert schema  # one of the two was given
+        rubric = get_schema(schema)
     cats = log.categorize(rubric, weights=w)
+    R = cast(xr.DataArray, cats.R)  # a DataArray: the signals are a Dataset
     w = [float(x) for x in cats.weights]
     R0 = None
     if prior is not None:  # the prior runs are scored on the same scale (same thresholds)
-        R0 = prior.categorize(rubric, weights=w, thresholds=cats.thresholds).R
+        R0 = cast(xr.DataArray, prior.categorize(rubric, weights=w, thresholds=cats.thresholds).R)
     info = {
         "schema": rubric.name,
         "categories": list(rubric.labels),
@@ -243,19 +219,94 @@ def load_scored(
         "counts": [int(c) for c in cats.counts],
         "absent_optional_signals": list(cats.missing_signals),
     }
-    _prior_models(cats.R, R0, prior, cli_names=cli_names)
-    sel = select_questions(cats.R, questions, R0=R0, source=sources, option=option)
+    _prior_models(R, R0, prior, cli_names=cli_names)
+    sources = ", ".join(log.sources)
+    sel = select_questions(R, questions, R0=R0, source=sources, option=option)
     return ScoredResults(sel.R, w, sel.R0, log.summary(), info, sel.summary(), clusters=clusters)
 
 
-def _prior_models(R: xr.DataArray, R0: xr.DataArray | None, prior, *, cli_names: bool) -> None:
+def _finite_weights(weights: Sequence[float] | None, cli_names: bool) -> list[float] | None:
+    """The weights as floats; a weight that is not a finite number is refused."""
+    w = None if weights is None else [float(x) for x in weights]
+    if w is not None and not np.isfinite(w).all():
+        bad = next(x for x in w if not np.isfinite(x))
+        raise ValueError(
+            f"{'--weights' if cli_names else 'weights'} has {bad}; expected finite numbers, "
+            "one weight per category, e.g. 0,0.5,1."
+        )
+    return w
+
+
+def _results_of_scores(
+    log: EvalLog,
+    prior: EvalLog | None,
+    w: list[float] | None,
+    *,
+    user_weights: bool,
+    questions: QuestionMode,
+    score_levels: int | None,
+    fractional: bool,
+    cli_names: bool,
+    offer_fractional: bool,
+    clusters: dict | None,
+) -> ScoredResults:
+    """The results of the log's own scores (no schema): categories, or graded scores treated.
+
+    ``w`` are the weights given, else the log's default weights for categories;
+    ``user_weights`` says whether the user gave them (the log's own are not checked for use).
+    """
+    sources = ", ".join(log.sources)
+    R = log.results(require_all_questions=False)
+    R0 = prior.results(require_all_questions=False) if prior is not None else None
+    if R0 is not None and _is_graded(R0) and not _is_graded(R):
+        assert prior is not None
+        raise ValueError(
+            f"{', '.join(prior.sources)} ({'--prior-file' if cli_names else 'prior_files'}): "
+            f"the scores are graded, but those of {sources} are categories; expected earlier "
+            "runs scored the same way."
+        )
+    if w is None and "default_weights" in log.meta and not _is_graded(R):
+        w = [float(x) for x in cast("Sequence[float]", log.meta["default_weights"])]
+    R, w, R0, graded = graded_treatment(
+        R,
+        w,
+        R0,
+        score_levels=score_levels,
+        fractional=fractional,
+        source=sources,
+        cli_names=cli_names,
+        offer_fractional=offer_fractional,
+    )
+    if graded is None:
+        _unweighted_categories(R, w, source=sources, cli_names=cli_names)
+        if w is not None:  # a K-category rubric's counts and its prior's K x K Newton step
+            check_memory(
+                levels_bytes(R.shape, len(w)),
+                f"{'--weights' if cli_names else 'weights'} with {len(w)} weights on "
+                f"{R.sizes['model']} models x {R.sizes['question']} questions",
+                "one weight per rubric category (0/1 results: 2 weights, or none)",
+            )
+        if user_weights:  # the log's own default weights are not the user's
+            unused_weights(R, w, source=sources, option="--weights" if cli_names else "weights")
+    _prior_models(R, R0, prior, cli_names=cli_names)
+    option = "--questions" if cli_names else "questions"
+    sel = select_questions(R, questions, R0=R0, source=sources, option=option)
+    fractional = bool(graded and graded["treatment"] == "fractional")
+    return ScoredResults(
+        sel.R, w, sel.R0, log.summary(), None, sel.summary(), graded, fractional, clusters
+    )
+
+
+def _prior_models(
+    R: xr.DataArray, R0: xr.DataArray | None, prior: EvalLog | None, *, cli_names: bool
+) -> None:
     """Refuse earlier runs whose models are not those of the results.
 
     That is a model of ``R0`` that ``R`` lacks (its counts would be dropped without a word), or
     no model in common (the prior would be the bare one while the output says "+ earlier
     runs").
     """
-    if R0 is None or "model" not in R0.dims or "model" not in R.dims:
+    if prior is None or R0 is None or "model" not in R0.dims or "model" not in R.dims:
         return
     option = "--prior-file" if cli_names else "prior_files"
     where = ", ".join(prior.sources)
@@ -458,26 +509,11 @@ def graded_treatment(
     >>> graded_treatment(R, None, fractional=True)[3]
     {'treatment': 'fractional', 'distinct': 4}
     """
-    from bayes_eval.inputs import check_memory, levels_bytes
     from bayes_eval.inputs import score_levels as to_levels
 
     levels_name = "--score-levels" if cli_names else "score_levels"
     if score_levels is not None:
-        if isinstance(score_levels, bool) or not isinstance(score_levels, int | np.integer):
-            raise ValueError(f"{levels_name} is {shown(score_levels)}; expected an integer >= 2.")
-        if score_levels < 2:
-            raise ValueError(
-                f"{levels_name} is {score_levels}; expected an integer K >= 2 (K levels "
-                "0, 1/(K-1), ..., 1: 2 levels are 0 and 1)."
-            )
-        check_memory(
-            levels_bytes(R.shape, score_levels),
-            f"{levels_name} {score_levels} on {R.sizes.get('model', 1)} models x "
-            f"{R.sizes.get('question', 1)} questions",
-            "fewer levels (a 5-point rubric is --score-levels 5), or fractional counts"
-            if offer_fractional
-            else "fewer levels (a 5-point rubric is 5)",
-        )
+        _check_score_levels(score_levels, R, levels_name, offer_fractional)
     values = R.values
     seen = values[~np.isnan(values)]
     graded = bool((seen != np.round(seen)).any())
@@ -496,27 +532,9 @@ def graded_treatment(
             )
         return R, (None if w is None else list(w)), R0, None
     distinct = int(np.unique(seen).size)
-    example = shown(float(seen[seen != np.round(seen)][0]))
     if score_levels is None and not fractional:
-        levels = (
-            "score levels K (--score-levels K) round the scores to K evenly spaced levels "
-            "whose values are the weights (exact when the scores lie on that grid)"
-        )
-        choice = (
-            f"Choose a treatment: {levels}, or fractional counts (--fractional): a score s "
-            "counts as s "
-            "correct and 1 - s wrong answers (a quasi-likelihood: right mean, conservative "
-            "spread)."
-            if offer_fractional
-            else "Choose score levels: --score-levels K rounds the scores to K evenly spaced "
-            "levels whose values are the weights (exact when the scores lie on that grid)."
-        )
-        raise ValueError(
-            f"{source}: the scores are graded ({distinct} distinct values in [0, 1], e.g. "
-            f"{example}), not categories; as {distinct} Dirichlet categories under a uniform "
-            f"prior every question would get {distinct} pseudo-counts, swamping its real "
-            f"answers. {choice}"
-        )
+        example = shown(float(seen[seen != np.round(seen)][0]))
+        raise _untreated(source, distinct, example, offer_fractional)
     if w is not None:
         raise ValueError(
             f"{source}: weights were given for graded scores; the weights are the level values "
@@ -524,6 +542,7 @@ def graded_treatment(
         )
     if fractional:
         return R, None, R0, {"treatment": "fractional", "distinct": distinct}
+    assert score_levels is not None  # one of the two treatments was chosen
     levels = to_levels(values, score_levels)
     R = R.copy(data=levels.R)
     if R0 is not None:
@@ -535,3 +554,49 @@ def graded_treatment(
         "distinct": distinct,
     }
     return R, [float(x) for x in levels.w], R0, info
+
+
+def _check_score_levels(
+    score_levels: object, R: xr.DataArray, levels_name: str, offer_fractional: bool
+) -> None:
+    """Refuse a number of levels that is not an integer K >= 2 or whose counts exceed memory."""
+    from bayes_eval.inputs import check_memory, levels_bytes
+
+    if isinstance(score_levels, bool) or not isinstance(score_levels, int | np.integer):
+        raise ValueError(f"{levels_name} is {shown(score_levels)}; expected an integer >= 2.")
+    if score_levels < 2:
+        raise ValueError(
+            f"{levels_name} is {score_levels}; expected an integer K >= 2 (K levels "
+            "0, 1/(K-1), ..., 1: 2 levels are 0 and 1)."
+        )
+    check_memory(
+        levels_bytes(R.shape, int(score_levels)),
+        f"{levels_name} {score_levels} on {R.sizes.get('model', 1)} models x "
+        f"{R.sizes.get('question', 1)} questions",
+        "fewer levels (a 5-point rubric is --score-levels 5), or fractional counts"
+        if offer_fractional
+        else "fewer levels (a 5-point rubric is 5)",
+    )
+
+
+def _untreated(source: str, distinct: int, example: str, offer_fractional: bool) -> ValueError:
+    """The error for graded scores read without a treatment, explaining the choice."""
+    levels = (
+        "score levels K (--score-levels K) round the scores to K evenly spaced levels "
+        "whose values are the weights (exact when the scores lie on that grid)"
+    )
+    choice = (
+        f"Choose a treatment: {levels}, or fractional counts (--fractional): a score s "
+        "counts as s "
+        "correct and 1 - s wrong answers (a quasi-likelihood: right mean, conservative "
+        "spread)."
+        if offer_fractional
+        else "Choose score levels: --score-levels K rounds the scores to K evenly spaced "
+        "levels whose values are the weights (exact when the scores lie on that grid)."
+    )
+    return ValueError(
+        f"{source}: the scores are graded ({distinct} distinct values in [0, 1], e.g. "
+        f"{example}), not categories; as {distinct} Dirichlet categories under a uniform "
+        f"prior every question would get {distinct} pseudo-counts, swamping its real "
+        f"answers. {choice}"
+    )

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,8 @@ from bayes_eval.logs.eval_log import EvalLog, make_log
 __all__ = ["read_cruxeval", "read_taubench"]
 
 
-def _load(path: Path):
+def _load(path: Path) -> Any:
+    """The JSON value of a file (a file that is not JSON is refused, naming it)."""
     try:
         return json.loads(path.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -33,13 +35,14 @@ def _load(path: Path):
         raise ValueError(f"{path}: JSON nested too deeply to read.") from None
 
 
-def _check_options(options: dict, fmt: str) -> None:
+def _check_options(options: dict[str, Any], fmt: str) -> None:
+    """Refuse the options of other readers (those not None)."""
     options = {k: v for k, v in options.items() if v is not None}
     if options:
         raise ValueError(f"the {fmt} reader does not take {sorted(options)}.")
 
 
-def read_cruxeval(paths: Sequence[Path], *, model: str | None = None, **options) -> EvalLog:
+def read_cruxeval(paths: Sequence[Path], *, model: str | None = None, **options: Any) -> EvalLog:
     """Read CRUXEval scored-sample files.
 
     Parameters
@@ -125,7 +128,8 @@ def read_cruxeval(paths: Sequence[Path], *, model: str | None = None, **options)
     return make_log(pd.DataFrame(rows), fmt="cruxeval", sources=[str(p) for p in paths])
 
 
-def _turns(traj) -> float:
+def _turns(traj: object) -> float:
+    """The number of turns of a trajectory (a list, or its Python text); NaN otherwise."""
     if isinstance(traj, list):
         return float(len(traj))
     if isinstance(traj, str):
@@ -139,7 +143,7 @@ def _turns(traj) -> float:
     return np.nan
 
 
-def read_taubench(paths: Sequence[Path], *, model: str | None = None, **options) -> EvalLog:
+def read_taubench(paths: Sequence[Path], *, model: str | None = None, **options: Any) -> EvalLog:
     """Read tau-bench trajectory files.
 
     Parameters

@@ -120,7 +120,7 @@ class AvgCIResult(NamedTuple):
     hi: Estimate
 
 
-def _latent_moments(post: DirichletPosterior):
+def _latent_moments(post: DirichletPosterior) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""``a``, :math:`\sigma_a` and the per-question factor :math:`T_\alpha / N_\alpha`."""
     n = post.tally.n_trials.astype(float)
     d = post.w - post.w[0]

@@ -11,7 +11,7 @@ number comes from :func:`bayes_eval.posterior`, which they build and ask.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -252,7 +252,12 @@ def bayes(
 
 
 def _one_pass(
-    R: ArrayLike, w: ArrayLike | None, spec: Prior, mask, fractional: bool, answered_only: bool
+    R: ArrayLike,
+    w: ArrayLike | None,
+    spec: Prior,
+    mask: ArrayLike | None,
+    fractional: bool,
+    answered_only: bool,
 ) -> tuple[BayesResult, np.ndarray] | None:
     """``(moments, weights)`` of :func:`bayes` in one pass over validated labels, or None.
 
@@ -359,7 +364,8 @@ def bayes_ci(
     """
     confidence = check_confidence(confidence)
     support = isinstance(bounds, str) and bounds == "support"
-    clip = None if support else check_bounds(bounds)
+    # not "support" here: a tuple, None, or other text check_bounds refuses
+    clip = None if support else check_bounds(cast("tuple[float, float] | None", bounds))
     check_interval(interval)
     spec = prior_of(prior, pool=pool, alpha0=alpha0, R0=R0, R0_mask=R0_mask)
     quick = _one_pass(R, w, spec, mask, fractional, answered_only) if interval == "normal" else None

@@ -119,8 +119,11 @@ distinct ``(N_alpha, c_alpha)`` state and gathered back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from bayes_eval.inputs import (
     check_beta_prior,
@@ -157,7 +160,9 @@ __all__ = [
 ]
 
 
-def _prior_spec(prior: PriorSpec | None, alpha0, beta0) -> PriorSpec:
+def _prior_spec(
+    prior: PriorSpec | Prior | None, alpha0: float | None, beta0: float | None
+) -> PriorSpec | Prior:
     """``alpha0``/``beta0`` (scorio's Beta prior) as a Dirichlet vector over (fail, success).
 
     No prior at all is the default, the learned one.
@@ -179,7 +184,7 @@ def pass_prior(
     pool: Pool | None = None,
     alpha0: float | None = None,
     beta0: float | None = None,
-    **_ignored,
+    **_ignored: object,
 ) -> Prior:
     """The :class:`~bayes_eval.posteriors.priors.Prior` of the Pass family's arguments.
 
@@ -220,7 +225,20 @@ def pass_prior(
     return Prior.parse(_prior_spec(prior, alpha0, beta0), pool=pool)
 
 
-def _ci(metric, R, k, tau, confidence, bounds, interval, prior, pool, alpha0, beta0, mask):
+def _ci(
+    metric: str,
+    R: ArrayLike,
+    k: int,
+    tau: float | None,
+    confidence: float,
+    bounds: tuple[float, float] | None,
+    interval: Interval,
+    prior: PriorSpec | Prior | None,
+    pool: Pool | None,
+    alpha0: float | None,
+    beta0: float | None,
+    mask: ArrayLike | None,
+) -> PassPosterior:
     """The posterior of a latent Pass metric: the one implementation of the five ``*_ci`` functions.
 
     The metric ``metric`` is a name :meth:`Posterior.pass_metric
@@ -230,7 +248,7 @@ def _ci(metric, R, k, tau, confidence, bounds, interval, prior, pool, alpha0, be
     in their order; ``tau`` is None but for ``"g_pass_at_k_tau"``.
     """
     if metric == "g_pass_at_k_tau":
-        tau = check_tau(tau)
+        tau = check_tau(cast(float, tau))  # a None is refused there
     confidence = check_confidence(confidence)
     bounds = check_bounds(bounds)
     check_interval(interval, ("normal", "exact"))
@@ -644,7 +662,12 @@ def mg_pass_at_k_ci(
 _CHUNK = 2**21  # elements per chunk of (states x terms) work arrays
 
 
-def _point(R, k, credit_fn, mask):
+def _point(
+    R: ArrayLike,
+    k: int,
+    credit_fn: Callable[[int], NDArray[np.float64]],
+    mask: ArrayLike | None,
+) -> Estimate:
     t = binary_tally(R, mask)
     n, c = t.n_trials, t.counts[..., 1]
     k = check_k(k, n)

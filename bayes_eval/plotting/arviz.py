@@ -21,11 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
 
 from bayes_eval.plotting.figure import pyplot
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from arviz_plots import PlotCollection
 
 __all__ = ["plot_forest", "plot_ppc", "plot_prior_posterior", "plot_rank", "plot_trace"]
 
@@ -34,7 +40,7 @@ __all__ = ["plot_forest", "plot_ppc", "plot_prior_posterior", "plot_rank", "plot
 COMPARED_DIM = "llm"
 
 
-def _azp():
+def _azp() -> ModuleType:
     try:
         import arviz_plots
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -42,7 +48,7 @@ def _azp():
     return arviz_plots
 
 
-def _save(pc, path: str | Path, backend: str, dpi: int = 110) -> Path:
+def _save(pc: PlotCollection, path: str | Path, backend: str, dpi: int = 110) -> Path:
     from bayes_eval.files import write_file
 
     if backend != "matplotlib":
@@ -59,7 +65,7 @@ def _save(pc, path: str | Path, backend: str, dpi: int = 110) -> Path:
             pyplot().close(fig)
 
 
-def _check(dt, groups: Sequence[str], what: str) -> None:
+def _check(dt: object, groups: Sequence[str], what: str) -> None:
     if not isinstance(dt, xr.DataTree):
         raise ValueError(f"{what} needs an xarray.DataTree; got {type(dt).__name__}.")
     missing = [g for g in groups if g not in dt.children]

@@ -6,7 +6,14 @@ imported only when a figure is drawn, with the non-interactive Agg backend.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from matplotlib.figure import Figure
 
 __all__ = ["LABEL_WIDTH", "pyplot", "save_png", "short_labels"]
 
@@ -14,7 +21,7 @@ __all__ = ["LABEL_WIDTH", "pyplot", "save_png", "short_labels"]
 LABEL_WIDTH = 40
 
 
-def pyplot():
+def pyplot() -> ModuleType:
     """``matplotlib.pyplot`` on the Agg backend, or a clear error if matplotlib is missing.
 
     Returns
@@ -49,7 +56,7 @@ def pyplot():
     return plt
 
 
-def save_png(fig, path: str | Path, *, dpi: int = 110, tight: bool = False) -> Path:
+def save_png(fig: Figure, path: str | Path, *, dpi: int = 110, tight: bool = False) -> Path:
     """Write ``fig`` to ``path`` as PNG, close it, and return the path.
 
     ``tight``: the page is cropped or grown to what is drawn (labels the layout left outside
@@ -87,18 +94,14 @@ def save_png(fig, path: str | Path, *, dpi: int = 110, tight: bool = False) -> P
     """
     from bayes_eval.files import write_file
 
+    extra: dict[str, Any] = {"bbox_inches": "tight"} if tight else {}
     try:
-        return write_file(
-            path,
-            lambda tmp: fig.savefig(
-                tmp, format="png", dpi=dpi, **({"bbox_inches": "tight"} if tight else {})
-            ),
-        )
+        return write_file(path, lambda tmp: fig.savefig(tmp, format="png", dpi=dpi, **extra))
     finally:
         pyplot().close(fig)
 
 
-def short_labels(names, width: int = LABEL_WIDTH) -> list[str]:
+def short_labels(names: Iterable[object], width: int = LABEL_WIDTH) -> list[str]:
     """Names as a figure shows them: one line, at most ``width`` characters, still distinct.
 
     A long name has its middle elided (``"DeepSeek-R1-Dist...-Llama-70B"``) and a clash gets

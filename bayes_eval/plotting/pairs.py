@@ -5,7 +5,7 @@ See :func:`bayes_eval.ranking.paired.compare_pairs` and ``bayes-eval pairs --plo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +42,7 @@ def text_colour(p: float) -> str:
 
 def pairs_plot(
     models: Sequence[str],
-    matrices: dict[str, ArrayLike],
+    matrices: Mapping[str, ArrayLike],
     path: str | Path,
     *,
     title: str | None = None,

@@ -21,7 +21,7 @@ import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 import xarray as xr
@@ -434,7 +434,10 @@ def _pairs_section(pairs: PairedComparison, names: dict[str, str]) -> str:
     rows = []
     for r in pairs.adjacent():
         cells = [_cell(r["model"], "text"), _cell(r["next"], "text"), _cell(r["shared"])]
-        cells += [_num(r.get("these_questions"), 3), _num(r["paired"], 3)]
+        cells += [
+            _num(cast("float | None", r.get("these_questions")), 3),
+            _num(cast("float | None", r["paired"]), 3),
+        ]
         rows.append(cells)
     head = ["model", "next below", "shared questions", "P these questions", "P new questions"]
     return "\n".join(
@@ -491,7 +494,7 @@ def _diagnostics_section(board: Leaderboard, names: dict[str, str], notes: Seque
         order = [r["model"] for r in board.models]
         sel = table.sel(model=order)
         alpha = np.atleast_2d(sel["prior_alpha"].values)
-        kappa = np.atleast_1d(sel["prior_kappa"].values)
+        kappas = np.atleast_1d(sel["prior_kappa"].values)
         conv = np.atleast_1d(sel["prior_converged"].values)
         hyper = None
         if post is not None and post.fitted.kappa_prior is not None:
@@ -510,7 +513,7 @@ def _diagnostics_section(board: Leaderboard, names: dict[str, str], notes: Seque
             cells = [
                 _cell(m, "text"),
                 _cell("(" + ", ".join(f"{a:.3g}" for a in alpha[i]) + ")"),
-                _num(float(kappa[i]), 3),
+                _num(float(kappas[i]), 3),
             ]
             if hyper is not None:
                 cells += [_num(float(hyper[i, 0]), 3), _num(float(hyper[i, 1]), 3)]
@@ -699,7 +702,7 @@ def _provenance(given: Mapping[str, str] | None) -> dict[str, str]:
 
 def leaderboard_report(
     R: xr.DataArray,
-    w: ArrayLike | None = None,
+    w: Sequence[float] | None = None,
     R0: xr.DataArray | None = None,
     *,
     prior: PriorSpec | Prior = DEFAULT_PRIOR,

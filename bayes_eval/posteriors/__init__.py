@@ -12,6 +12,14 @@ See Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model 
 - :mod:`~bayes_eval.posteriors.exact`: the exact law of pi-bar (lattice, tails, Imhof).
 - :mod:`~bayes_eval.posteriors.latent_pass`: the exact law of a latent Pass family metric.
 - :mod:`~bayes_eval.posteriors.intervals`: normal intervals, clipping, mixture quantiles.
+- :mod:`~bayes_eval.posteriors.board` and :mod:`~bayes_eval.posteriors.joint`: the board prior
+  and the board model.
+
+Beside them, the engines (ARCHITECTURE.md, "Inside the two largest concerns"): ``prepare``,
+``moment_sums``, ``comparisons``, ``model_laws``, ``draws``, ``selection``, ``pass_family``,
+``identification`` and ``export`` behind the posterior; ``prior_statistics``,
+``prior_likelihood`` and ``prior_fit`` behind the learned prior; ``imhof``, ``lattice``,
+``refinements`` and ``mixture`` behind the exact laws.
 
 Import from the modules (``from bayes_eval.posteriors.priors import Prior``); the most used
 names are also top-level (``bayes_eval.posterior``, ``bayes_eval.Prior``).

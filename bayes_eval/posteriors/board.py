@@ -59,12 +59,18 @@ makes each model's rates more dispersed than the shared difficulty alone, so the
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg.lapack import dpotrf, dpotrs
 from scipy.special import expit, log_expit, logsumexp
+
+from bayes_eval.posteriors.joint import one_blas_thread
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = [
     "SD_FLOOR",
@@ -114,16 +120,18 @@ class BoardConcentration(NamedTuple):
     models_used: int
 
 
-def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=None):
+def _neg_profile(
+    theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap: csr_matrix | None = None
+) -> tuple[float, NDArray]:
     r"""Minus the summed marginal log likelihood over the s grid, and its gradient in theta.
 
     With :math:`\log(1 - p) = \log p - \eta`, the log likelihood of question q at node z is
     :math:`\sum_l n_{lq}\log\mathrm{expit}(\eta_{lz}) - \sum_l (n_{lq} - y_{lq})
     (\theta_l - s z)`: the second sum is a product of (S, L) by (L, M) plus an outer
     product, and when every model answered every question (``n`` all ones) the first is one
-    sum over models: no (S x J, L) by (L, M) product. The small products left go through
-    :func:`_product`, in blocks one BLAS thread computes: OpenBLAS's threads wait for each
-    other, and unblocked BLAS calls made the board step 4 times slower on a busy machine.
+    sum over models: no (S x J, L) by (L, M) product. The small products left run on one BLAS
+    thread (:func:`board_concentration` fits under
+    :func:`~bayes_eval.posteriors.joint.one_blas_thread`).
     ``gap``: the unanswered pairs ``1 - n`` as a sparse matrix (``n`` binary, most pairs
     answered): the two products by ``n`` are then the sums over every model less sparse
     products by the gaps, no BLAS call (on a busy machine an order of magnitude faster:
@@ -143,7 +151,7 @@ def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=No
         ll = lp @ n  # (S, J, M)
     ll = (
         ll
-        - _product(theta, miss)[:, None, :]
+        - (theta @ miss)[:, None, :]
         + (s[:, None] * _NODES[None, :])[..., None] * miss.sum(axis=0)
     )
     tot = _LOG_WEIGHTS[None, :, None] + ll
@@ -156,7 +164,7 @@ def _neg_profile(theta_flat: NDArray, y: NDArray, n: NDArray, s: NDArray, gap=No
         pn = post.sum(axis=-1)[..., None] - (gap @ flat.T).T.reshape(*post.shape[:2], -1)
     else:
         pn = post @ n.T
-    grad = _product(post.sum(axis=1), y.T) - (expit(eta) * pn).sum(axis=1)  # (S, L)
+    grad = (post.sum(axis=1) @ y.T) - (expit(eta) * pn).sum(axis=1)  # (S, L)
     return -float(lse.sum()), -grad.ravel()
 
 
@@ -185,33 +193,6 @@ def _log_kappa(theta: NDArray, s: float) -> NDArray:
     return np.log(np.maximum(mean * (1.0 - mean) / var - 1.0, 1e-8))
 
 
-#: the largest matrix product OpenBLAS computes on one thread (m n k at most
-#: GEMM_MULTITHREAD_THRESHOLD x 65,536, its default 4 x 65,536, in interface/gemm.c)
-_ONE_THREAD = 4 * 65536
-
-
-def _product(a: NDArray, b: NDArray) -> NDArray:
-    """``a @ b`` in blocks each small enough for one BLAS thread (:data:`_ONE_THREAD`).
-
-    OpenBLAS splits a larger product over its threads, which wait for each other: on a
-    machine whose cores are busy such a product runs several times to hundreds of times slower
-    than quiet (``benchmarks/README.md``), while the blocks stay at their quiet speed. Blocks
-    of the inner dimension when the result is small, else of the rows.
-    """
-    m, k = a.shape
-    n = b.shape[1]
-    if m * n * k <= _ONE_THREAD:
-        return a @ b
-    if k >= 64 and 64 * m * n <= _ONE_THREAD:
-        step = _ONE_THREAD // (m * n)
-        out = a[:, :step] @ b[:step]
-        for i in range(step, k, step):
-            out += a[:, i : i + step] @ b[i : i + step]
-        return out
-    step = max(1, _ONE_THREAD // (n * k))
-    return np.concatenate([a[i : i + step] @ b for i in range(0, m, step)])
-
-
 def _complete_objective(
     theta: NDArray,
     s: float,
@@ -219,7 +200,7 @@ def _complete_objective(
     c_mult: NDArray,
     miss: NDArray,
     hessian: bool = True,
-):
+) -> tuple[float, NDArray, NDArray | None]:
     r"""The profile objective of one s when every model answered every question.
 
     Also its gradient and Hessian in the abilities.
@@ -258,11 +239,14 @@ def _complete_objective(
     grad = u @ big_p - miss
     if not hessian:
         return value, grad, None
-    h = np.diag(big_p) - _product(pw, post.T)
-    hess = _product(_product(u, h), u.T)
+    h = np.diag(big_p) - (pw @ post.T)
+    hess = (u @ h) @ u.T
     hess[np.diag_indices(theta.size)] -= (p * u) @ big_p
     return value, grad, hess
 
+
+#: ``solve(s, start, below) -> (profile, theta, reach)``: the profile of one s on the board
+_Solve = Callable[[float, NDArray, float], tuple[float, NDArray, float]]
 
 #: Chebyshev points per panel of the compressed question totals (:func:`_chebyshev_panels`)
 _C_POINTS = 12
@@ -328,12 +312,57 @@ def _newton_step(neg: NDArray, grad: NDArray) -> tuple[NDArray, bool]:
     return grad / max(float(np.abs(np.diag(neg)).max()), 1e-12), True  # a gradient step
 
 
-def _complete_solver(y: NDArray, compress: bool = True):  # noqa: C901 - Newton's method with step halving and its stopping rules in one loop
+def _capped_newton_step(
+    theta: NDArray, grad: NDArray, hess: NDArray
+) -> tuple[NDArray, float, float, bool]:
+    """A Newton step of the profile in the abilities, within the bounds and capped.
+
+    The abilities that press against +-:data:`_THETA_BOUND` (the gradient pointing out) are
+    fixed, the rest take the step of :func:`_newton_step`, scaled down to at most 2 logit units
+    (a step from a saddle of the quadrature's objective can otherwise throw every ability to
+    its bound). Returns ``(step, decrement, big, shifted)``: the Newton decrement ``g @ step``
+    (twice the predicted gain of the full step), the largest entry of the step before the cap,
+    and whether the Hessian was shifted.
+    """
+    pinned = ((theta >= _THETA_BOUND) & (grad > 0)) | ((theta <= -_THETA_BOUND) & (grad < 0))
+    g = np.where(pinned, 0.0, grad)
+    neg = np.where(pinned[:, None] | pinned[None, :], 0.0, -hess) + np.diag(pinned.astype(float))
+    step, shifted = _newton_step(neg, g)
+    decrement = float(g @ step)
+    big = float(np.abs(step).max())
+    step *= min(1.0, 2.0 / max(big, 1e-300))
+    return step, decrement, big, shifted
+
+
+def _step_halving(
+    evaluate: Callable[[NDArray, bool], tuple[float, NDArray, NDArray]],
+    theta: NDArray,
+    step: NDArray,
+    val: float,
+    exact: bool,
+) -> tuple[NDArray, float, NDArray, NDArray] | None:
+    """The first of ``theta + 2^-i step`` (``i < 30``, clipped to the bounds) not below ``val``.
+
+    Returns the point with its value, gradient and Hessian from ``evaluate``, or None when all
+    30 halvings lower the objective.
+    """
+    t = 1.0
+    for _ in range(30):
+        cand = np.clip(theta + t * step, -_THETA_BOUND, _THETA_BOUND)
+        cval, cgrad, chess = evaluate(cand, exact)
+        if cval >= val:
+            return cand, cval, cgrad, chess
+        t *= 0.5
+    return None
+
+
+def _complete_solver(y: NDArray, compress: bool = True) -> _Solve:
     """The profile of one s on a complete board (every model answered every shared question).
 
     Newton's method on :func:`_complete_objective` (the marginal likelihood is log-concave in
-    the abilities, Prekopa's theorem, up to the quadrature), step halving, the bounds
-    +-:data:`_THETA_BOUND` kept by fixing the abilities that press against them.
+    the abilities, Prekopa's theorem, up to the quadrature), step halving
+    (:func:`_step_halving`), the bounds +-:data:`_THETA_BOUND` kept by fixing the abilities
+    that press against them (:func:`_capped_newton_step`).
 
     With many distinct totals (graded results) and ``compress``, the iterations run on the
     totals compressed by :func:`_chebyshev_panels` (panels of half-width at most
@@ -376,31 +405,23 @@ def _complete_solver(y: NDArray, compress: bool = True):  # noqa: C901 - Newton'
         short = atoms(s)
         exact = short is None
 
-        def evaluate(theta: NDArray, exact: bool, hess: NDArray | None = None):
+        def evaluate(
+            theta: NDArray, exact: bool, hess: NDArray | None = None
+        ) -> tuple[float, NDArray, NDArray]:
             if short is None:
-                return _complete_objective(theta, s, c_vals, c_mult, miss)
-            if hess is None:  # the compressed Hessian steers the steps on either objective
-                val, grad, hess = _complete_objective(theta, s, *short, miss)
-            if exact:
-                val, grad, _ = _complete_objective(theta, s, c_vals, c_mult, miss, False)
+                val, grad, hess = _complete_objective(theta, s, c_vals, c_mult, miss)
+            else:
+                if hess is None:  # the compressed Hessian steers the steps on either objective
+                    val, grad, hess = _complete_objective(theta, s, *short, miss)
+                if exact:
+                    val, grad, _ = _complete_objective(theta, s, c_vals, c_mult, miss, False)
+            assert hess is not None  # from hessian=True, or passed in
             return val, grad, hess
 
         theta = np.clip(start, -_THETA_BOUND, _THETA_BOUND)
         val, grad, hess = evaluate(theta, exact)
         for _ in range(100):
-            pinned = ((theta >= _THETA_BOUND) & (grad > 0)) | (
-                (theta <= -_THETA_BOUND) & (grad < 0)
-            )
-            g = np.where(pinned, 0.0, grad)
-            neg = np.where(pinned[:, None] | pinned[None, :], 0.0, -hess) + np.diag(
-                pinned.astype(float)
-            )
-            step, shifted = _newton_step(neg, g)
-            decrement = float(g @ step)  # twice the predicted gain of the full step
-            # at most 2 logit units per iteration (a step from a saddle of the quadrature's
-            # objective can otherwise throw every ability to its bound)
-            big = float(np.abs(step).max())
-            step *= min(1.0, 2.0 / max(big, 1e-300))
+            step, decrement, big, shifted = _capped_newton_step(theta, grad, hess)
             reach = val + _BELOW_MARGIN * max(decrement, 0.0) + _BELOW_SLACK
             near = decrement <= _BELOW_DECREMENT and big <= 2.0 and not shifted
             if near and reach < below:
@@ -413,20 +434,14 @@ def _complete_solver(y: NDArray, compress: bool = True):  # noqa: C901 - Newton'
                 continue
             if converged:
                 break
-            t = 1.0
-            for _ in range(30):
-                cand = np.clip(theta + t * step, -_THETA_BOUND, _THETA_BOUND)
-                cval, cgrad, chess = evaluate(cand, exact)
-                if cval >= val:
-                    break
-                t *= 0.5
-            else:
+            moved = _step_halving(evaluate, theta, step, val, exact)
+            if moved is None:
                 if exact:
                     break
                 exact = True
                 val, grad, hess = evaluate(theta, exact, hess)
                 continue
-            theta, val, grad, hess = cand, cval, cgrad, chess
+            theta, val, grad, hess = moved
         if not exact:  # the iterations ran out: report the exact value at the last point
             val = evaluate(theta, True, hess)[0]
         return val, theta, val
@@ -434,7 +449,7 @@ def _complete_solver(y: NDArray, compress: bool = True):  # noqa: C901 - Newton'
     return solve
 
 
-def _general_solver(y: NDArray, n: NDArray):
+def _general_solver(y: NDArray, n: NDArray) -> _Solve:
     """The profile of one s on an incomplete board.
 
     L-BFGS-B on :func:`_neg_profile` in the bounded abilities (the unanswered pairs as a
@@ -479,7 +494,9 @@ def _start_index(y: NDArray, n: NDArray) -> int:
     return int(np.argmin(np.abs(_LOG_S - np.log(max(guess, 1e-3)))))
 
 
-def _walk(solve, theta0: NDArray, start: int, med0: NDArray, sd0: NDArray) -> dict:
+def _walk(
+    solve: _Solve, theta0: NDArray, start: int, med0: NDArray, sd0: NDArray
+) -> dict[int, tuple[float, NDArray, NDArray]]:
     r"""The profile on the grid of s, walked from ``start`` upward then downward.
 
     Each point is warm-started from its neighbour, each direction stopping where the profile
@@ -513,7 +530,10 @@ def _walk(solve, theta0: NDArray, start: int, med0: NDArray, sd0: NDArray) -> di
 
 
 def board_concentration(
-    counts: NDArray, kappa_prior: tuple[float, float], *, sd_floor: float = SD_FLOOR
+    counts: NDArray,
+    kappa_prior: tuple[float | NDArray, float | NDArray],
+    *,
+    sd_floor: float = SD_FLOOR,
 ) -> BoardConcentration | None:
     r"""Each model's hyperprior on its concentration, learned from the board (module docstring).
 
@@ -573,7 +593,10 @@ def board_concentration(
     n = np.ones(y.shape) if complete else answered.astype(float)
     rate = (y.sum(axis=1) + 0.5) / (n.sum(axis=1) + 1.0)
     solve = _complete_solver(y) if complete else _general_solver(y, n)
-    fits = _walk(solve, np.log(rate / (1.0 - rate)), _start_index(y, n), med0[models], sd0[models])
+    with one_blas_thread():  # small products: threads waiting for busy cores cost more
+        fits = _walk(
+            solve, np.log(rate / (1.0 - rate)), _start_index(y, n), med0[models], sd0[models]
+        )
     idx = np.array(sorted(fits))
     profile = np.array([fits[i][0] for i in idx])
     if not np.isfinite(profile).all():

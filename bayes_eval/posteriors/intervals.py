@@ -13,7 +13,8 @@ posterior is a mixture over the hyperparameter nodes, whose moments and quantile
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -144,7 +145,8 @@ def clip_interval(
     ([0.0, 0.3], [0.5, 1.0])
     """
     if bounds is None:
-        return CredibleInterval(lo, hi)
+        # the endpoints pass through as given (floats or float arrays)
+        return CredibleInterval(cast(Estimate, lo), cast(Estimate, hi))
     b_lo, b_hi = bounds
     return CredibleInterval(
         np.minimum(np.maximum(lo, b_lo), b_hi), np.minimum(np.maximum(hi, b_lo), b_hi)
@@ -255,7 +257,21 @@ def mixture_support(weights: ArrayLike, mass: float = 1.0 - 1e-6) -> NDArray[np.
     return order[: int(np.searchsorted(cum, mass * cum[-1])) + 1]
 
 
-def mixture_quantiles(dists, weights: ArrayLike, q: ArrayLike) -> NDArray[np.float64]:
+class _Law(Protocol):
+    """A component of :func:`mixture_quantiles`: a lattice law with a CDF."""
+
+    @property
+    def x(self) -> NDArray[np.float64]: ...
+
+    @property
+    def step(self) -> float: ...
+
+    def cdf(self, value: ArrayLike) -> NDArray[np.float64]: ...
+
+
+def mixture_quantiles(
+    dists: Sequence[_Law], weights: ArrayLike, q: ArrayLike
+) -> NDArray[np.float64]:
     """Quantiles of a mixture of distributions with ``cdf`` methods.
 
     The components also have attributes ``x``, ``step`` and ``support`` (the lattice laws of
@@ -302,7 +318,7 @@ def mixture_quantiles(dists, weights: ArrayLike, q: ArrayLike) -> NDArray[np.flo
     if hi <= lo:
         return np.full(q.shape, lo)
 
-    def cdf(x):
+    def cdf(x: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.clip(sum(wt * d.cdf(x) for wt, d in zip(wts, dists, strict=True)), 0.0, 1.0)
 
     grid = np.linspace(lo, hi, 1025)

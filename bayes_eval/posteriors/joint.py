@@ -77,8 +77,10 @@ marginals.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Literal, NamedTuple, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -123,8 +125,45 @@ _X_WEIGHTS = _X_WEIGHTS / _X_WEIGHTS.sum()
 #: posterior is wide, and the plug-in overstates the differences between close models)
 _SIGMA_SPREAD = 0.1
 _FINITE_SUMS = 16  # cells with at most this many trials: log-gamma differences as finite sums
-_MEMO: OrderedDict = OrderedDict()  # the last boards fitted (a deterministic computation)
-_MEMO_SIZE = 8
+
+
+class _BoardMemo:
+    """The last boards fitted, by their counts: a small least-recently-used cache.
+
+    Fitting a board is deterministic, and one board is asked about many times (every
+    selection of its models, every command surface): the fit is kept for the last ``size``
+    boards. A missing key and a board the model does not apply to (a stored ``None``) are
+    told apart by :meth:`get`'s ``found``.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._store: OrderedDict[tuple, object] = OrderedDict()
+
+    def get(self, key: tuple) -> tuple[bool, object]:
+        """``(found, value)``; a found key becomes the most recently used."""
+        if key not in self._store:
+            return False, None
+        self._store.move_to_end(key)
+        return True, self._store[key]
+
+    def put(self, key: tuple, value: object) -> None:
+        """Store ``value``, dropping the least recently used board beyond ``size``."""
+        self._store[key] = value
+        self._store.move_to_end(key)
+        while len(self._store) > self.size:
+            self._store.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every board."""
+        self._store.clear()
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+
+#: The one memo of board fits (8 boards).
+_MEMO = _BoardMemo(8)
 
 
 # --------------------------------------------------------------------------- the cells
@@ -154,7 +193,19 @@ class _Cells:
                 for i in range(min(self.max_n, _FINITE_SUMS))
             ]
 
-    def terms(self, x: NDArray, kappa: float, hessian: bool = True):
+    @overload
+    def terms(
+        self, x: NDArray, kappa: float, hessian: Literal[True] = True
+    ) -> tuple[float, NDArray, NDArray]: ...
+
+    @overload
+    def terms(
+        self, x: NDArray, kappa: float, hessian: bool
+    ) -> tuple[float, NDArray, NDArray | None]: ...
+
+    def terms(
+        self, x: NDArray, kappa: float, hessian: bool = True
+    ) -> tuple[float, NDArray, NDArray | None]:
         """Log likelihood (summed), its first and second derivatives in x per cell."""
         if self.single:
             m = expit(x)
@@ -209,7 +260,7 @@ class _Cells:
         d2 = u * (q - m) * b1 - u * u * b2 if hessian else None
         return ll, d1, d2
 
-    def moments(self, m: NDArray, q: NDArray, kappa: float):
+    def moments(self, m: NDArray, q: NDArray, kappa: float) -> tuple[NDArray, NDArray, NDArray]:
         """E[p | x], E[p^2 | x] and d E[p | x] / dx of every cell.
 
         From m = expit(x) and q = expit(-x).
@@ -238,7 +289,44 @@ class _Fit(NamedTuple):
     converged: bool
 
 
-def _blocks(cells: _Cells, theta, b, s, sigma, kappa, hessian=True):
+#: the log posterior of the latent field, its gradient in theta and b, and (with the Hessian)
+#: the blocks A, the cells' second derivatives, and D
+_Blocks = tuple[float, NDArray, NDArray, NDArray, NDArray, NDArray]
+
+
+@overload
+def _blocks(
+    cells: _Cells,
+    theta: NDArray,
+    b: NDArray,
+    s: float,
+    sigma: float,
+    kappa: float,
+    hessian: Literal[True] = True,
+) -> _Blocks: ...
+
+
+@overload
+def _blocks(
+    cells: _Cells,
+    theta: NDArray,
+    b: NDArray,
+    s: float,
+    sigma: float,
+    kappa: float,
+    hessian: Literal[False],
+) -> tuple[float, NDArray, NDArray, None, None, None]: ...
+
+
+def _blocks(
+    cells: _Cells,
+    theta: NDArray,
+    b: NDArray,
+    s: float,
+    sigma: float,
+    kappa: float,
+    hessian: bool = True,
+) -> _Blocks | tuple[float, NDArray, NDArray, None, None, None]:
     x = np.clip(theta[:, None] - b[None, :], -_X_LIMIT, _X_LIMIT)
     ll, d1, d2 = cells.terms(x, kappa, hessian)
     c = theta - theta.mean()
@@ -247,6 +335,7 @@ def _blocks(cells: _Cells, theta, b, s, sigma, kappa, hessian=True):
     g_b = -d1.sum(axis=0) - b / s**2
     if not hessian:
         return value, g_theta, g_b, None, None, None
+    assert d2 is not None  # computed with the Hessian
     n_models = theta.size
     a_mat = (np.eye(n_models) - 1.0 / n_models) / sigma**2
     a_mat[np.diag_indices(n_models)] -= d2.sum(axis=1)
@@ -257,7 +346,7 @@ def _mm(a: NDArray, b: NDArray) -> NDArray:
     return a @ b
 
 
-def _schur(a_mat, cross, diag_b, shift=0.0):
+def _schur(a_mat: NDArray, cross: NDArray, diag_b: NDArray, shift: float = 0.0) -> NDArray:
     scaled = cross / np.sqrt(diag_b + shift)
     out = a_mat - _mm(scaled, scaled.T)
     if shift:
@@ -265,7 +354,9 @@ def _schur(a_mat, cross, diag_b, shift=0.0):
     return out
 
 
-def _factor(a_mat, cross, diag_b):
+def _factor(
+    a_mat: NDArray, cross: NDArray, diag_b: NDArray
+) -> tuple[NDArray | None, NDArray | None, float]:
     """The Schur complement and its Cholesky factor with the smallest definite shift.
 
     The shift is the smallest Levenberg shift that makes the complement definite:
@@ -282,7 +373,15 @@ def _factor(a_mat, cross, diag_b):
     return None, None, shift
 
 
-def _laplace(cells: _Cells, s, sigma, kappa, theta, b, max_iter: int = 60) -> _Fit:
+def _laplace(
+    cells: _Cells,
+    s: float,
+    sigma: float,
+    kappa: float,
+    theta: NDArray,
+    b: NDArray,
+    max_iter: int = 60,
+) -> _Fit:
     r"""Mode of :math:`(\theta, b)` given the hyperparameters, and the Laplace evidence.
 
     The mode is found by damped Newton steps with a Levenberg shift where the objective is not
@@ -328,6 +427,7 @@ def _laplace(cells: _Cells, s, sigma, kappa, theta, b, max_iter: int = 60) -> _F
     log_det = float(2.0 * np.log(np.diag(factor)).sum() + np.log(diag_safe).sum())
     n_models = theta.size
     evidence = value - (n_models - 1) * np.log(sigma) - cells.M * np.log(s) - 0.5 * log_det
+    assert schur is not None  # the definite complement, factored
     return _Fit(theta, b, schur, factor, cross, diag_safe, float(evidence), converged)
 
 
@@ -387,14 +487,16 @@ def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
     return _Latent(x0, np.sqrt(var_x), var_x, schur_inv, w_mat)
 
 
-def _nodes(latent: _Latent):
+def _nodes(latent: _Latent) -> Iterator[tuple[float, NDArray, NDArray]]:
     """The expit of every cell's x at the Gauss-Hermite nodes of its law: (weight, m, q)."""
     for z, wz in zip(_X_NODES, _X_WEIGHTS, strict=True):
         x = np.clip(latent.x0 + latent.sd_x * z, -_X_LIMIT, _X_LIMIT)
         yield wz, expit(x), expit(-x)
 
 
-def _moments_single(cells: _Cells, fit: _Fit, latent: _Latent, kappas: NDArray):
+def _moments_single(
+    cells: _Cells, fit: _Fit, latent: _Latent, kappas: NDArray
+) -> tuple[NDArray, NDArray]:
     r""":func:`_moments` when every cell has one trial.
 
     With :math:`n = 1`, :math:`E[p \mid x] = c(\kappa m + k)`, :math:`E[p^2 \mid x] =
@@ -468,7 +570,7 @@ def _mean_gradient(cells: _Cells, fit: _Fit, eta: NDArray, kappa: float) -> NDAr
     return out
 
 
-def _moments(cells: _Cells, fit: _Fit, kappas: NDArray):
+def _moments(cells: _Cells, fit: _Fit, kappas: NDArray) -> tuple[NDArray, NDArray]:
     """Mean ``(K, L)`` and covariance ``(K, L, L)`` of pi-bar for each kappa of ``kappas``.
 
     Given one Laplace fit (module docstring).
@@ -552,7 +654,7 @@ class _Search:
         return lp if np.isfinite(lp) else -np.inf
 
 
-def _hessian(fun, x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
+def _hessian(fun: Callable[[NDArray], float], x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
     """Central finite-difference Hessian."""
     d = x0.size
     out = np.zeros((d, d))
@@ -609,7 +711,7 @@ def _mode(search: _Search, start: NDArray, dims: list[int]) -> tuple[NDArray, ND
     return full, hess
 
 
-def _gradient(fun, x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
+def _gradient(fun: Callable[[NDArray], float], x0: NDArray, f0: float, h: float = 0.15) -> NDArray:
     """Central finite-difference gradient.
 
     ``f0`` is unused: the same signature as :func:`_hessian`, whose evaluations it shares
@@ -883,24 +985,22 @@ def joint_posterior(counts: ArrayLike, answered: ArrayLike | None = None) -> Joi
         counts.tobytes(),
         None if answered is None else np.asarray(answered, bool).tobytes(),
     )
-    if key in _MEMO:
-        _MEMO.move_to_end(key)
-        return _MEMO[key]
+    found, known = _MEMO.get(key)
+    if found:
+        return cast("JointPosterior | None", known)
     with one_blas_thread():
         result = _joint(np.round(counts).astype(np.int64), answered)
     if result is not None:
         result.mean.flags.writeable = False
         result.cov.flags.writeable = False
-    _MEMO[key] = result
-    if len(_MEMO) > _MEMO_SIZE:
-        _MEMO.popitem(last=False)
+    _MEMO.put(key, result)
     return result
 
 
 _CONTROLLER = None
 
 
-def one_blas_thread():
+def one_blas_thread() -> AbstractContextManager[object]:
     """BLAS and LAPACK on one thread while a board is fitted (threadpoolctl).
 
     The many small factorisations and products of the fit lose far more to threads waiting for
@@ -929,7 +1029,67 @@ def one_blas_thread():
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
-def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
+def _searches(
+    cells: _Cells, n: NDArray, k: NDArray, has: NDArray, theta0: NDArray, b0: NDArray
+) -> tuple[_Search, _Search | None]:
+    """The hyperparameters' search on the board, and on a sub-board for the first mode.
+
+    The sub-board holds at most _SEARCH_QUESTIONS questions and _SEARCH_MODELS models (evenly
+    spaced; the models spread along their order by ability); None when the board is no larger.
+    ``n``, ``k``, ``has``: the trials, successes and answered cells of ``cells`` (L, M).
+    """
+    n_models, m = n.shape
+    rows, cols = np.arange(n_models), np.arange(m)
+    if m > _SEARCH_QUESTIONS:
+        cols = np.unique(np.linspace(0, m - 1, _SEARCH_QUESTIONS).round().astype(int))
+    if n_models > _SEARCH_MODELS:
+        by_ability = np.argsort(theta0, kind="stable")
+        rows = np.sort(by_ability[np.linspace(0, n_models - 1, _SEARCH_MODELS).round().astype(int)])
+    search_small = None
+    if rows.size < n_models or cols.size < m:
+        sub_has = has[np.ix_(rows, cols)]
+        small = _Cells(n[np.ix_(rows, cols)], k[np.ix_(rows, cols)], sub_has, _weights(sub_has))
+        search_small = _Search(small, theta0[rows], b0[cols])
+    return _Search(cells, theta0, b0), search_small
+
+
+def _kappa_line(
+    search: _Search, cells: _Cells, eta: NDArray, cov_eta: NDArray, dims: list[int]
+) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """The posterior of pi-bar with kappa integrated along its conditional line.
+
+    Gauss-Hermite nodes along the line through the mode that the Laplace covariance of the
+    hyperparameters gives kappa, each refitted and weighted by its Laplace evidence over the
+    Gaussian's density. Returns the parts' means and covariances, their weights, and the
+    conditional covariance of (log s, log sigma) given kappa (for Kass and Steffey's term).
+    """
+    i_k = dims.index(2)
+    sd_k = float(np.sqrt(cov_eta[i_k, i_k]))
+    line = np.zeros(3)
+    line[dims] = cov_eta[:, i_k] / sd_k
+    f_mode = search.log_post(eta)
+    pts, lw = [], []
+    for z, wz in zip(_LINE_NODES, _LINE_WEIGHTS, strict=True):
+        e = eta + z * line
+        pts.append(search.fit(e))
+        lw.append(np.log(wz) + search.log_post(e) - f_mode + 0.5 * z * z)
+    log_w = np.array(lw)
+    wts = np.exp(log_w - log_w.max())
+    wts = wts / wts.sum()
+    means, covs = [], []
+    for f_pt, z in zip(pts, _LINE_NODES, strict=True):
+        mk, ck = _moments(cells, f_pt, np.exp(eta[2] + z * line[2]))
+        means.append(mk[0])
+        covs.append(ck[0])
+    # the conditional covariance of (log s, log sigma) given kappa
+    keep_d = [dims.index(0), dims.index(1)]
+    c = cov_eta[np.ix_(keep_d, keep_d)]
+    cross = cov_eta[np.ix_(keep_d, [i_k])]
+    ks_cov = c - cross @ cross.T / cov_eta[i_k, i_k]
+    return np.array(means), np.array(covs), wts, ks_cov
+
+
+def _joint(counts: NDArray, answered_in: ArrayLike | None) -> JointPosterior | None:
     n = counts.sum(axis=-1)
     k = counts[..., 1]
     has = n > 0
@@ -944,21 +1104,8 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
     weight = _weights(share_mask & has)
     cells = _Cells(n, k, has, weight)
     theta0, b0 = _start(n, k, has)
-    n_models, m = n.shape
-    # 1. the hyperparameters' mode, on at most _SEARCH_QUESTIONS questions and _SEARCH_MODELS
-    # models (evenly spaced; the models spread along their order by ability)
-    rows, cols = np.arange(n_models), np.arange(m)
-    if m > _SEARCH_QUESTIONS:
-        cols = np.unique(np.linspace(0, m - 1, _SEARCH_QUESTIONS).round().astype(int))
-    if n_models > _SEARCH_MODELS:
-        by_ability = np.argsort(theta0, kind="stable")
-        rows = np.sort(by_ability[np.linspace(0, n_models - 1, _SEARCH_MODELS).round().astype(int)])
-    search_small = None
-    if rows.size < n_models or cols.size < m:
-        sub_has = has[np.ix_(rows, cols)]
-        small = _Cells(n[np.ix_(rows, cols)], k[np.ix_(rows, cols)], sub_has, _weights(sub_has))
-        search_small = _Search(small, theta0[rows], b0[cols])
-    search = _Search(cells, theta0, b0)
+    # 1. the hyperparameters' mode, first on a sub-board of the largest boards
+    search, search_small = _searches(cells, n, k, has, theta0, b0)
     dims = [0, 1] if cells.single else [0, 1, 2]
     eta0 = _guess(theta0, b0)
     first = search_small or search
@@ -973,7 +1120,7 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
     i_sigma = dims.index(1)
     if np.sqrt(cov_eta[i_sigma, i_sigma]) > _SIGMA_SPREAD:
         # 2'. few models: sigma (and kappa) integrated on a grid, s by Kass and Steffey
-        mean_k, cov_k, wts, ks_cov, cols = _scale_grid(search, cells, eta, cov_eta, dims)
+        mean_k, cov_k, wts, ks_cov, ks_cols = _scale_grid(search, cells, eta, cov_eta, dims)
         kappa_hat = float(np.exp(eta[2])) if not cells.single else float(np.exp(kappa_mu))
         search.theta, search.b = mode_fit.theta, mode_fit.b
     elif cells.single:
@@ -981,35 +1128,12 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
         kappas = np.exp(kappa_mu + kappa_sd * _KAPPA_NODES)
         mean_k, cov_k = _moments(cells, mode_fit, kappas)
         wts = _KAPPA_WEIGHTS
-        ks_cov, cols = cov_eta, [0, 1]
+        ks_cov, ks_cols = cov_eta, [0, 1]
         kappa_hat = float(np.exp(kappa_mu))
     else:
         # 2. kappa: its quadrature along the conditional line
-        i_k = dims.index(2)
-        sd_k = float(np.sqrt(cov_eta[i_k, i_k]))
-        line = np.zeros(3)
-        line[dims] = cov_eta[:, i_k] / sd_k
-        f_mode = search.log_post(eta)
-        pts, lw = [], []
-        for z, wz in zip(_LINE_NODES, _LINE_WEIGHTS, strict=True):
-            e = eta + z * line
-            pts.append(search.fit(e))
-            lw.append(np.log(wz) + search.log_post(e) - f_mode + 0.5 * z * z)
-        lw = np.array(lw)
-        wts = np.exp(lw - lw.max())
-        wts = wts / wts.sum()
-        means, covs = [], []
-        for f_pt, z in zip(pts, _LINE_NODES, strict=True):
-            mk, ck = _moments(cells, f_pt, np.exp(eta[2] + z * line[2]))
-            means.append(mk[0])
-            covs.append(ck[0])
-        mean_k, cov_k = np.array(means), np.array(covs)
-        # the conditional covariance of (log s, log sigma) given kappa
-        keep_d = [dims.index(0), dims.index(1)]
-        c = cov_eta[np.ix_(keep_d, keep_d)]
-        cross = cov_eta[np.ix_(keep_d, [i_k])]
-        ks_cov = c - cross @ cross.T / cov_eta[i_k, i_k]
-        cols = [0, 1]
+        mean_k, cov_k, wts, ks_cov = _kappa_line(search, cells, eta, cov_eta, dims)
+        ks_cols = [0, 1]
         kappa_hat = float(np.exp(eta[2]))
         search.theta, search.b = mode_fit.theta, mode_fit.b
     mean = wts @ mean_k
@@ -1017,7 +1141,7 @@ def _joint(counts: NDArray, answered_in) -> JointPosterior | None:
     cov = second - np.outer(mean, mean)
     # 3. the uncertainty of the scales not integrated: Kass and Steffey's first-order term
     center_kappa = np.exp(kappa_mu) if cells.single else kappa_hat
-    grad_mean = _mean_gradient(cells, mode_fit, eta, center_kappa)[:, cols]
+    grad_mean = _mean_gradient(cells, mode_fit, eta, center_kappa)[:, ks_cols]
     extra = grad_mean @ ks_cov @ grad_mean.T
     cov = cov + extra
     cov = 0.5 * (cov + cov.T)

@@ -47,15 +47,16 @@ Language Model Evaluation", Appendix H. The method (module docstring of
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import fft as sfft
 from scipy.special import betainc, betaincinv, betaln, gammaln
 
-from bayes_eval.inputs import BINARY_HINT, check_k, distinct_states, tally
+from bayes_eval.inputs import BINARY_HINT, Tally, check_k, distinct_states, tally
 from bayes_eval.posteriors.intervals import (
     Estimate,
     as_estimate,
@@ -77,6 +78,12 @@ __all__ = [
 
 
 _CHUNK = 2**21  # elements per chunk of (states x terms) work arrays
+#: a lattice law of the mean: its points, their masses and the step between them
+_Law = tuple[NDArray, NDArray, float]
+#: a piecewise-linear CDF: its knots and its values there
+_Cdf = tuple[NDArray, NDArray]
+#: a nested fine lattice near a bound: its CDF's knots and values, and where it stops being valid
+_Level = tuple[NDArray, NDArray, float]
 
 
 # --------------------------------------------------------------------------- credits
@@ -171,7 +178,7 @@ def mg_credit(k: int) -> NDArray[np.float64]:
 # --------------------------------------------------------------------------- data
 
 
-def binary_tally(R, mask=None):
+def binary_tally(R: ArrayLike, mask: ArrayLike | None = None) -> Tally:
     """Tally of binary results (labels 0/1 only), as the Pass family needs.
 
     Parameters
@@ -449,10 +456,10 @@ class _Metric:
         c = self.steps
         log_b = betaln(al, be)
 
-        def f(x):
+        def f(x: NDArray) -> NDArray:
             return sum(ci * betainc(a, b, x) for ci, a, b in zip(c, al, be, strict=True))
 
-        def xdf(x):  # x f'(x)
+        def xdf(x: NDArray) -> NDArray:  # x f'(x)
             lx, l1x = np.log(x), np.log1p(-x)
             return sum(
                 ci * np.exp(a * lx + (b - 1) * l1x - lb)
@@ -484,6 +491,7 @@ class _Metric:
 
 def _metric(kind: str, k: int, tau: float | None) -> _Metric:
     if kind == "threshold":
+        assert tau is not None  # a threshold metric has its tau
         j0 = tau_threshold(tau, k)
         kind = "pass" if j0 == 1 else ("hat" if j0 == k else kind)
     else:
@@ -495,7 +503,7 @@ def _metric(kind: str, k: int, tau: float | None) -> _Metric:
 # --------------------------------------------------------------------------- moments
 
 
-def _log_power_moment(a: NDArray, b: NDArray, k: int):
+def _log_power_moment(a: NDArray, b: NDArray, k: int) -> tuple[NDArray, NDArray]:
     """``log E[(1-p)^k]`` and ``log(E[(1-p)^{2k}] / E[(1-p)^k]^2)`` for ``p ~ Beta(a, b)``."""
     i = np.arange(k, dtype=float)
     log_m1 = np.zeros(a.size)
@@ -522,7 +530,7 @@ def _log_betabinom(t: NDArray, n: int, a: NDArray, b: NDArray) -> NDArray:
     )
 
 
-def _bernstein_moments(credit: NDArray, a: NDArray, b: NDArray):
+def _bernstein_moments(credit: NDArray, a: NDArray, b: NDArray) -> tuple[NDArray, NDArray]:
     """Posterior mean and centred variance of ``g(p) = sum_j credit_j B_{j,k}(p)``."""
     k = credit.size - 1
     j = np.arange(k + 1, dtype=float)
@@ -557,7 +565,7 @@ def _bernstein_moments(credit: NDArray, a: NDArray, b: NDArray):
     return mean, var
 
 
-def _moments(metric: _Metric, a: NDArray, b: NDArray):
+def _moments(metric: _Metric, a: NDArray, b: NDArray) -> tuple[NDArray, NDArray]:
     """Posterior mean and variance of ``g(p)``, ``p ~ Beta(a, b)`` (flat arrays)."""
     k = metric.k
     if metric.kind in ("pass", "hat"):
@@ -609,14 +617,16 @@ def _side_cdf(metric: _Metric, a: NDArray, b: NDArray, y: NDArray, upper: bool) 
     return out
 
 
-def _coarse(metric: _Metric, a, b, mult, mu, sd):
+def _coarse(
+    metric: _Metric, a: NDArray, b: NDArray, mult: NDArray, mu: NDArray, sd: NDArray
+) -> tuple[list[_Law], float]:
     """Lattice laws of the mean for every node: a list of ``(x, pmf, step)``, and the finest step.
 
     Nodes are binned by posterior sd (within a factor 1.5) and each bin shares a lattice, so
     the inverse of g and the per-state windows are computed once per bin.
     """
     order = np.argsort(sd, kind="stable")
-    out: list = [None] * sd.size
+    out: list[_Law | None] = [None] * sd.size
     steps = []
     first = 0
     while first < order.size:
@@ -629,10 +639,10 @@ def _coarse(metric: _Metric, a, b, mult, mu, sd):
             out[node] = law
         steps.append(h)
         first = last + 1
-    return out, min(steps)
+    return cast("list[_Law]", out), min(steps)  # every node is in one bin
 
 
-def _cell_cdf(metric: _Metric, a, b, edges_g):
+def _cell_cdf(metric: _Metric, a: NDArray, b: NDArray, edges_g: NDArray) -> NDArray:
     """``P(g(p) <= e)`` at cell edges (units of g) for nodes ``a, b`` of shape ``(J,)``.
 
     Long windows are evaluated exactly on their first and last 64 edges and on every
@@ -657,7 +667,9 @@ def _cell_cdf(metric: _Metric, a, b, edges_g):
     return np.clip(out, 0.0, 1.0)
 
 
-def _chernoff_window(pmfs, starts, mult, h):
+def _chernoff_window(
+    pmfs: list[NDArray], starts: NDArray, mult: NDArray, h: float
+) -> tuple[NDArray, NDArray]:
     """Lattice mean of the sum and the half-widths outside which it has mass below ``e^-30``.
 
     The half-widths are below and above, in units of the mean. Chernoff's bound
@@ -694,7 +706,9 @@ def _chernoff_window(pmfs, starts, mult, h):
     return mean, out
 
 
-def _coarse_bin(metric: _Metric, a, b, mult, mu, sd):
+def _coarse_bin(
+    metric: _Metric, a: NDArray, b: NDArray, mult: NDArray, mu: NDArray, sd: NDArray
+) -> tuple[list[_Law], float]:
     """One lattice (step ``sd.min() / 400``) for nodes of similar sd.
 
     Exact cell probabilities, grouped FFT convolution, moment matching.
@@ -756,7 +770,7 @@ def _coarse_bin(metric: _Metric, a, b, mult, mu, sd):
     return out, h
 
 
-def _truncated_power_product(pmfs, mult, n):
+def _truncated_power_product(pmfs: list[NDArray], mult: NDArray, n: int) -> NDArray | None:
     """Law of the sum of cell indices, truncated to ``0..n-1``.
 
     The sum is over ``mult[s]`` copies of each ``pmfs[s]`` (shape ``(J, n)``): exact truncated
@@ -764,7 +778,7 @@ def _truncated_power_product(pmfs, mult, n):
     """
     n_fft = sfft.next_fast_len(2 * n, real=True)
 
-    def mul(x, y):
+    def mul(x: NDArray, y: NDArray) -> NDArray:
         z = sfft.irfft(sfft.rfft(x, n_fft, axis=1) * sfft.rfft(y, n_fft, axis=1), n_fft, axis=1)
         return np.clip(z[:, :n], 0.0, None)
 
@@ -780,7 +794,16 @@ def _truncated_power_product(pmfs, mult, n):
     return acc
 
 
-def _ladder(metric, a, b, mult, weights, start, tail, upper):
+def _ladder(
+    metric: _Metric,
+    a: NDArray,
+    b: NDArray,
+    mult: NDArray,
+    weights: NDArray,
+    start: float,
+    tail: float,
+    upper: bool,
+) -> list[list[_Level]]:
     """Nested fine lattices near 0 (``upper=False``) or near gmax (``upper=True``).
 
     The lattices are in the distance from that bound.
@@ -794,7 +817,7 @@ def _ladder(metric, a, b, mult, weights, start, tail, upper):
     """
     m = int(mult.sum())
     n = min(max(_LADDER_CELLS, 1 << math.ceil(math.log2(64 * m))), 2**17)
-    levels: list[list] = [[] for _ in range(a.shape[0])]
+    levels: list[list[_Level]] = [[] for _ in range(a.shape[0])]
     d = start
     active = np.ones(a.shape[0], dtype=bool)
     for _ in range(_MAX_LEVELS):
@@ -818,6 +841,7 @@ def _ladder(metric, a, b, mult, weights, start, tail, upper):
             for s in range(a.shape[1])
         ]
         law = _truncated_power_product(pmfs, mult, n)
+        assert law is not None  # questions in some state
         # the sum's mass at index i sits at i h; the CDF is linear within [i - 1/2, i + 1/2] h
         knots = np.concatenate([[0.0], (np.arange(1, n + 1) - 0.5) * h])
         cum = np.concatenate([np.zeros((idx.size, 1)), np.cumsum(law, axis=1)], axis=1)
@@ -839,7 +863,9 @@ def _ladder(metric, a, b, mult, weights, start, tail, upper):
     return levels
 
 
-def _combine(coarse_knots, coarse_cdf, levels, start):
+def _combine(
+    coarse_knots: NDArray, coarse_cdf: NDArray, levels: list[_Level], start: float
+) -> _Cdf:
     """One piecewise-linear CDF from the coarse lattice and the nested levels.
 
     The coarse lattice above ``start``, then each nested level on its own range (the finest
@@ -863,11 +889,12 @@ def _combine(coarse_knots, coarse_cdf, levels, start):
     return x[order], np.maximum.accumulate(f[order])
 
 
-def _mixture_cdf(comps, weights, s):
+def _mixture_cdf(comps: Sequence[_Cdf], weights: NDArray, s: float) -> float:
+    """The mixture CDF ``sum_j w_j F_j(s)`` of piecewise-linear CDFs."""
     return sum(w * np.interp(s, x, f) for w, (x, f) in zip(weights, comps, strict=True))
 
 
-def _solve_tail(comps, weights, tail, gmax):
+def _solve_tail(comps: Sequence[_Cdf], weights: NDArray, tail: float, gmax: float) -> float:
     """Smallest ``s`` in [0, gmax] with mixture CDF ``tail``, by bisection in ``log s``."""
     tiny = 1e-300
     if _mixture_cdf(comps, weights, tiny) >= tail:
@@ -884,7 +911,7 @@ def _solve_tail(comps, weights, tail, gmax):
     return math.exp(0.5 * (lo + hi))
 
 
-def _beta_mixture_quantile(a, b, weights, q):
+def _beta_mixture_quantile(a: NDArray, b: NDArray, weights: NDArray, q: float) -> float:
     """``x`` with ``sum_j w_j I_x(a_j, b_j) = q``, by bisection in ``log x``."""
     lo, hi = -745.0, 0.0
     for _ in range(200):
@@ -896,7 +923,16 @@ def _beta_mixture_quantile(a, b, weights, q):
     return math.exp(0.5 * (lo + hi))
 
 
-def _exact_quantiles(metric, a, b, mult, weights, mu, sd, confidence):
+def _exact_quantiles(
+    metric: _Metric,
+    a: NDArray,
+    b: NDArray,
+    mult: NDArray,
+    weights: NDArray,
+    mu: NDArray,
+    sd: NDArray,
+    confidence: float,
+) -> tuple[float, float]:
     """Equal-tailed interval of the (mixture) posterior of the mean of g over questions.
 
     ``a, b``: ``(J, S)`` Beta parameters per node and distinct state; ``mult``: ``(S,)``
@@ -908,9 +944,9 @@ def _exact_quantiles(metric, a, b, mult, weights, mu, sd, confidence):
         return 0.0, 0.0
     weights = weights / weights.sum()
     if int(mult.sum()) == 1:  # one question: invert the Beta CDF itself
-        x = _beta_mixture_quantile(a[:, 0], b[:, 0], weights, tail)
-        xb = _beta_mixture_quantile(b[:, 0], a[:, 0], weights, tail)
-        return float(metric.lower(np.array(x))), gmax - float(metric.upper(np.array(xb)))
+        x_q = _beta_mixture_quantile(a[:, 0], b[:, 0], weights, tail)
+        xb_q = _beta_mixture_quantile(b[:, 0], a[:, 0], weights, tail)
+        return float(metric.lower(np.array(x_q))), gmax - float(metric.upper(np.array(xb_q)))
     laws, h = _coarse(metric, a, b, mult, mu, sd)
     lower, upper = [], []
     for x, p, step in laws:
@@ -937,7 +973,7 @@ def _exact_quantiles(metric, a, b, mult, weights, mu, sd, confidence):
     return lo, hi
 
 
-def _join(near, far, far_start, gmax):
+def _join(near: _Cdf, far: _Cdf, far_start: float, gmax: float) -> _Cdf:
     """``P(X <= s)`` from this side's CDF ``near`` and the other side's CDF ``far``.
 
     Within ``far_start`` of the other bound, ``1 - P(gmax - X < gmax - s)`` from ``far``.

@@ -54,32 +54,35 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import ndtr
 
 from bayes_eval.inputs import (
     Tally,
     check_bounds,
     check_confidence,
-    check_memory,
-    check_tau,
-    fractional_tally,
-    grade_trials,
     prior_counts,
     shown,
-    tally,
-    unique_rows,
 )
-from bayes_eval.posteriors.exact import (
-    exact_interval,
-    exact_posterior,
-    lattice_step,
-    mixture_interval,
-    on_one_lattice,
-    prob_greater,
+from bayes_eval.posteriors.comparisons import _check_pair, _elementwise, _prob_matrix
+from bayes_eval.posteriors.draws import (
+    _check_draws,
+    _dirichlet_draws,
+    _node_concentrations,
+)
+from bayes_eval.posteriors.exact import ExactPosterior, on_one_lattice
+from bayes_eval.posteriors.export import (
+    _check_chains,
+    _draws_tree,
+    _frame,
+    _model_names,
+    _table,
+)
+from bayes_eval.posteriors.identification import (
+    _concentration_note,
+    _concentration_unidentified,
 )
 from bayes_eval.posteriors.intervals import (
     CredibleInterval,
@@ -87,25 +90,38 @@ from bayes_eval.posteriors.intervals import (
     as_estimate,
     clip_interval,
     mixture_moments,
-    mixture_support,
     normal_interval,
 )
 from bayes_eval.posteriors.joint import (
-    DISPERSION_PRIOR,
     JOINT_MODEL,
     JointPosterior,
     beta_interval,
     joint_posterior,
 )
 from bayes_eval.posteriors.latent_pass import PassPosterior, pass_law
+from bayes_eval.posteriors.model_laws import (
+    _EXACT_NODES,
+    _exact_interval,
+    _exact_mixture_interval,
+    _fixed_laws,
+    _mixture_laws,
+    _near_end,
+    _single_law,
+)
+from bayes_eval.posteriors.moment_sums import _sums_moments, _total_sums
+from bayes_eval.posteriors.pass_family import _pass_kind
+from bayes_eval.posteriors.prepare import _check_models, _on_a_board, _prepare
 from bayes_eval.posteriors.priors import (
     DEFAULT_PRIOR,
-    KAPPA_PRIOR,
     FittedPrior,
     Prior,
     PriorSpec,
-    _fine_grid,
 )
+from bayes_eval.posteriors.selection import _model_index, _select_fitted
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
 
 __all__ = [
     "BOARD_MODEL",
@@ -142,19 +158,10 @@ ESTIMANDS = {
 
 #: (model, question) cells above which the moments are computed in blocks of models
 _BLOCK_CELLS = 1 << 20
-#: Heaviest nodes of a learned prior used by the exact computations (worst case measured,
-#: rubric M = 12, N = 3: quantiles within 0.01 posterior sd of those of all nodes)
-_EXACT_NODES = 48
-#: Grid points of the mixture CDFs in the exact P(A > B) under a learned prior
-_GRID = 4097
 
 Interval = Literal["auto", "normal", "exact"]
 #: the interval kinds of :meth:`Posterior.interval`
 INTERVAL_KINDS = ("auto", "normal", "exact")
-#: ``kind="auto"`` of a model's own posterior is exact when the mean lies within this many
-#: posterior sd of an end of the support (the normal interval's error there is a sizeable
-#: share of an sd: its law is skewed), normal elsewhere
-_AUTO_EXACT_SDS = 6.0
 
 
 #: the methods of :meth:`Posterior.prob_better`
@@ -411,52 +418,8 @@ def total_sums(
     >>> sums.owner.tolist(), sums.total.tolist(), sums.s1.tolist(), sums.shape
     ([0, 1], [4.0, 4.0], [4.0, 6.0], (2,))
     """
-    d3 = data if data.ndim == 3 else data[None]
-    n_models, m, _ = d3.shape
-    ans = np.ones((n_models, m), bool) if answered is None else answered.reshape(n_models, m)
-    per_model = ans.sum(axis=1)
-    d = w - w[0]
-    whole = np.issubdtype(d3.dtype, np.integer)
-    # the category axis is short: slices of it, not reductions over it (d[0] = 0)
-    tot = d3[..., 0].astype(np.int64 if whole else np.float64)
-    x1, x2 = np.zeros(d3.shape[:-1]), np.zeros(d3.shape[:-1])
-    for k in range(1, d.size):
-        tot += d3[..., k]
-        if d[k] != 0.0:
-            x1 += d[k] * d3[..., k]
-            x2 += d[k] * d[k] * d3[..., k]
-    if answered is None and m > 0 and (tot == tot[:, :1]).all():
-        # every question of a model has the same total (N trials each): one row per model,
-        # its sums along the questions (no keys, no bincount)
-        q = np.full(n_models, float(m))
-        s1, s2, s11 = x1.sum(axis=-1), x2.sum(axis=-1), np.einsum("lm,lm->l", x1, x1)
-        n_tot = tot[:, 0].astype(np.float64)
-        return TotalSums(np.arange(n_models), n_tot, q, s1, s2, s11, per_model, data.shape[:-2])
-    if answered is None:
-        owner = np.repeat(np.arange(n_models), m)
-        tot, x1, x2 = tot.ravel(), x1.ravel(), x2.ravel()
-    else:
-        owner = np.broadcast_to(np.arange(n_models)[:, None], ans.shape)[ans]
-        tot, x1, x2 = tot[ans], x1[ans], x2[ans]
-    span = int(tot.max(initial=0)) + 1
-    if span <= 4096 and (whole or np.all(tot == np.floor(tot))):
-        # whole totals: direct codes, no hashing
-        code = owner * span + tot.astype(np.int64, copy=False)
-        q, s1, s2, s11 = (
-            np.bincount(code, weights=v, minlength=n_models * span) for v in (None, x1, x2, x1 * x1)
-        )
-        used = np.flatnonzero(q)
-        q, s1, s2, s11 = (v[used].astype(np.float64) for v in (q, s1, s2, s11))
-        own, n_tot = used // span, (used % span).astype(np.float64)
-    else:
-        keys, inverse, _ = unique_rows(np.stack([owner, tot], axis=1), sort=False)
-        size = keys.shape[0]
-        q, s1, s2, s11 = (
-            np.bincount(inverse, weights=v, minlength=size)
-            for v in (np.ones_like(x1), x1, x2, x1 * x1)
-        )
-        own, n_tot = keys[:, 0].astype(np.int64), keys[:, 1]
-    return TotalSums(own, n_tot, q, s1, s2, s11, per_model, data.shape[:-2])
+    own, total, q, s1, s2, s11, per_model = _total_sums(data, w, answered)
+    return TotalSums(own, total, q, s1, s2, s11, per_model, data.shape[:-2])
 
 
 def sums_moments(
@@ -502,39 +465,16 @@ def sums_moments(
     >>> sd.shape
     (2, 2)
     """
-    own, n_tot, q, s1, s2, s11 = sums[:6]
-    n_models, size = sums.per_model.size, own.size
-    d = w - w[0]
-    # A_1, A_2 and s of every node (J, G), by slices of the short category axis, then the
-    # rows' (J, P): one row per model (every question N trials) needs no gather
-    a1, a2, s = np.zeros(nodes.shape[:2]), np.zeros(nodes.shape[:2]), nodes[..., 0].copy()
-    for k in range(1, d.size):
-        s += nodes[..., k]
-        if d[k] != 0.0:
-            a1 += d[k] * nodes[..., k]
-            a2 += d[k] * d[k] * nodes[..., k]
-    if nodes.shape[1] == 1:
-        a1, a2, s = a1[:, :1], a2[:, :1], s[:, :1]  # (J, 1): broadcast over the rows
-    elif not (size == nodes.shape[1] and np.array_equal(own, np.arange(size))):
-        a1, a2, s = a1[:, own], a2[:, own], s[:, own]
-    t = s + n_tot
-    mean = (s1 + q * a1) / t
-    var = (s2 + q * a2 - (s11 + 2.0 * a1 * s1 + q * a1 * a1) / t) / (t * (t + 1.0))
-    shape = (nodes.shape[0], *sums.shape)
-    if size == n_models and np.array_equal(own, np.arange(n_models)):
-        # one total per model (every question N trials): the rows are the models
-        mu, var_sum = mean, var
-    else:
-        # the sums per model: a sparse (models x keys) indicator (a dense one is quadratic)
-        from scipy.sparse import csr_matrix
-
-        member = csr_matrix((np.ones(size), (own, np.arange(size))), shape=(n_models, size))
-        mu, var_sum = (member @ mean.T).T, (member @ var.T).T
-    mu = (w[0] + mu / sums.per_model).reshape(shape)
-    return mu, (np.sqrt(np.maximum(var_sum, 0.0)) / sums.per_model).reshape(shape)
+    mu, sd = _sums_moments(sums[:6], sums.per_model, sums.shape, nodes, w)
+    return mu, sd
 
 
-def _node_moments(data, nodes, w, answered):
+def _node_moments(
+    data: NDArray,
+    nodes: NDArray[np.float64],
+    w: NDArray[np.float64],
+    answered: NDArray[np.bool_] | None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Mean and sd of pi-bar under each node, shape ``(J, ...)``.
 
     They are :func:`sums_moments` of :func:`total_sums`.
@@ -574,9 +514,9 @@ class BoardLink(NamedTuple):
     True
     """
 
-    counts: NDArray[np.float64]
+    counts: NDArray[np.int64]
     answered: NDArray[np.bool_] | None
-    index: NDArray[np.int64]
+    index: NDArray[np.int64]  # type: ignore[assignment]  # a field may shadow tuple.index
 
     def result(self) -> JointPosterior | None:
         """The joint posterior of the board (None when the board model does not apply)."""
@@ -706,40 +646,14 @@ class Posterior:
         """
         if self.joint is not None:
             return np.full(self.n_models, not self.joint.dispersion_identified)
-        if not self.prior.learned or self.fitted.kappa_prior is None:
-            return np.zeros(self.n_models, dtype=bool)
-        counts = self.data if self.batched else self.data[None]
-        single = (counts.sum(axis=-1) <= 1.0).all(axis=-1)  # (L,)
-        given = self.prior.kappa_prior or KAPPA_PRIOR
-        base = np.asarray(given, dtype=float)
-        board = np.any(self.fitted.kappa_prior != base, axis=-1)  # (G,)
-        return single & ~np.broadcast_to(board, single.shape)
+        return _concentration_unidentified(self.data, self.fitted, self.prior)
 
     def concentration_note(self) -> str | None:
         """One line when :attr:`concentration_unidentified` holds for some model, else None.
 
         The line says what the interval then rests on and what would identify it.
         """
-        lost = self.concentration_unidentified
-        if not lost.any():
-            return None
-        if self.joint is not None:
-            med, sd = DISPERSION_PRIOR
-            return (
-                "note: with one trial per question the board model's Beta dispersion (how far "
-                "a model's rate on a question strays from ability minus difficulty) is not "
-                f"identified: it keeps its hyperprior (log-normal, median {med:g}, log-sd "
-                f"{sd:g}, learned from real leaderboards with repeated trials), which the "
-                "intervals rest on; a second trial of some questions identifies it."
-            )
-        who = "the model" if lost.size == 1 else f"{int(lost.sum())} of {lost.size} models"
-        return (
-            f"note: the prior's concentration is not identified for {who} (one trial per "
-            "question, and no board of other models on the same questions informs it): the "
-            "intervals rest on the weakly informative hyperprior and are likely wider than the "
-            "data need (1.1-2.3 times the error on real benchmarks: bayes-eval validate "
-            "hyperprior); a second trial or other models on the same questions identify it."
-        )
+        return _concentration_note(self.concentration_unidentified, self.joint is not None)
 
     @property
     def shared_nodes(self) -> bool:
@@ -821,41 +735,9 @@ class Posterior:
     def __len__(self) -> int:
         return self.n_models
 
-    def _model_index(self, index) -> int | NDArray[np.intp]:
-        """Positions of the models ``index`` selects.
-
-        ``index`` is a name, a position, a slice, or a list (or array) of names, positions or
-        booleans. A wrong type is a TypeError, an unknown name or a position out of range a
-        ValueError or IndexError, in our words.
-        """
-        L = self.n_models
-        what = "a model name, a position (int), a slice, or a list of names or positions"
-        if isinstance(index, slice):
-            return np.arange(L)[index]
-        if isinstance(index, (str, np.str_)):
-            index = str(index)
-        if isinstance(index, (list, tuple, np.ndarray)):
-            keys = list(np.asarray(index, dtype=object).ravel()) if len(index) else []
-            if isinstance(index, np.ndarray) and index.dtype == np.bool_:
-                if index.shape != (L,):
-                    raise IndexError(
-                        f"a boolean selection has shape {index.shape}; expected ({L},), one per "
-                        "model."
-                    )
-                return np.flatnonzero(index)
-            return np.array([self._model_index(k) for k in keys], dtype=np.intp)
-        if isinstance(index, str):
-            names = self.models or ()
-            if index not in names:
-                raise ValueError(f"model {shown(index)} is not one of {list(names)}.")
-            return names.index(index)
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-            raise TypeError(
-                f"models are selected by {what}; got {type(index).__name__} {shown(index)}."
-            )
-        if not -L <= int(index) < L:
-            raise IndexError(f"model position {int(index)} is out of range for {L} models.")
-        return int(index) % L
+    def _model_index(self, index: object) -> int | NDArray[np.intp]:
+        """Positions of the models ``index`` selects (:mod:`~bayes_eval.posteriors.selection`)."""
+        return _model_index(index, self.models, self.n_models)
 
     def __getitem__(self, index: int | slice | ArrayLike) -> Posterior:
         """The posterior of some models of a batch (an int keeps no model axis).
@@ -867,26 +749,12 @@ class Posterior:
         idx = self._model_index(index)
         one = np.ndim(idx) == 0
         sel = (lambda x: x[idx]) if not one else (lambda x: x[int(idx)])
-        nodes, wts = self.fitted.nodes, self.fitted.weights
-        if nodes.shape[1] == self.n_models and self.n_models > 1:
-            g = np.atleast_1d(idx)
-            fitted = self.fitted._replace(
-                nodes=nodes[:, g],
-                weights=wts[:, g],
-                alpha=self.fitted.alpha[g],
-                converged=self.fitted.converged[g],
-                log_alpha_cov=self.fitted.log_alpha_cov[g],
-                kappa_prior=(
-                    None if self.fitted.kappa_prior is None else self.fitted.kappa_prior[g]
-                ),
-            )
-        else:
-            fitted = self.fitted
+        fitted = _select_fitted(self.fitted, idx, self.n_models)
         counts, trials = sel(self.tally.counts), sel(self.tally.n_trials)
         tal = Tally(counts, trials, self.tally.n_categories, not one)
         models = None
         if self.models is not None:
-            models = (self.models[int(idx)],) if one else tuple(self.models[i] for i in idx)
+            models = tuple(self.models[i] for i in np.atleast_1d(idx))
         return Posterior(
             data=sel(self.data),
             fitted=fitted,
@@ -921,7 +789,8 @@ class Posterior:
         if joint is not None:
             idx = self._joint_index
             return BayesResult(joint.mean[idx], joint.sd[idx])
-        mu, sigma = self.node_moments
+        # the moments of every node are arrays ``(J, ...)``
+        mu, sigma = cast("tuple[NDArray[np.float64], NDArray[np.float64]]", self.node_moments)
         if self.n_nodes == 1:
             return BayesResult(mu[0], sigma[0])
         return BayesResult(*mixture_moments(mu, sigma, self.weights))
@@ -996,14 +865,16 @@ class Posterior:
         confidence = check_confidence(confidence)
         check_interval(kind)
         bounds = self.support if isinstance(bounds, str) and bounds == "support" else bounds
-        bounds = check_bounds(bounds)  # type: ignore[arg-type]
+        bounds = check_bounds(bounds)
         key = ("interval", confidence, kind)
         if key not in self._cache:
             self._cache[key] = self._interval(confidence, kind)
-        lo, hi = clip_interval(*self._cache[key], bounds)
+        lo, hi = self._cache[key]
+        lo, hi = clip_interval(lo, hi, bounds)
         return CredibleInterval(as_estimate(lo), as_estimate(hi))
 
-    def _interval(self, confidence: float, kind: str):
+    def _interval(self, confidence: float, kind: str) -> tuple[ArrayLike, ArrayLike]:
+        """The interval of ``kind`` before any clipping (:meth:`interval`)."""
         mu, sigma = self._moments
         if kind == "normal":
             return normal_interval(mu, sigma, confidence)
@@ -1022,13 +893,12 @@ class Posterior:
             return self._exact(confidence)
         # auto: near an end of the support the exact law (or, where it costs seconds, the Beta
         # with the posterior's mean and sd), normal elsewhere
-        lo_s, hi_s = self.support
         mu_a, sd_a = np.asarray(mu, float), np.asarray(sigma, float)
-        near = (mu_a - _AUTO_EXACT_SDS * sd_a < lo_s) | (mu_a + _AUTO_EXACT_SDS * sd_a > hi_s)
+        near = _near_end(mu_a, sd_a, self.support)
         lo, hi = (np.array(x, dtype=float) for x in normal_interval(mu_a, sd_a, confidence))
         if np.any(near):
             if not self._exact_is_cheap:
-                b_lo, b_hi = beta_interval(mu_a, sd_a, confidence, lo_s, hi_s)
+                b_lo, b_hi = beta_interval(mu_a, sd_a, confidence, *self.support)
                 return np.where(near, b_lo, lo), np.where(near, b_hi, hi)
             if not self.batched:
                 return self._exact(confidence)
@@ -1058,100 +928,55 @@ class Posterior:
         n = self.n_models
         if self.joint is not None:
             return np.full(n, "joint")
-        lo_s, hi_s = self.support
         mu, sd = (np.atleast_1d(np.asarray(x, float)) for x in self._moments)
-        near = (mu - _AUTO_EXACT_SDS * sd < lo_s) | (mu + _AUTO_EXACT_SDS * sd > hi_s)
+        near = _near_end(mu, sd, self.support)
         return np.where(near, "exact" if self._exact_is_cheap else "beta", "normal")
 
-    def _exact(self, confidence: float):
+    def _exact(self, confidence: float) -> tuple[Estimate, Estimate]:
+        """The exact interval of each model's own posterior (:mod:`.model_laws`), kept."""
         key = ("exact", confidence)
         if key not in self._cache:
             if self.n_nodes > 1:
-                self._cache[key] = self._exact_mixture_interval(confidence)
+                self._cache[key] = _exact_mixture_interval(
+                    self.data,
+                    self.w,
+                    confidence,
+                    self.fitted,
+                    self.weights.reshape(self.n_nodes, -1),
+                    self.prior.kappa_prior,
+                    self.answered,
+                    self._cache,
+                )
             else:
-                self._cache[key] = self._exact_interval(confidence)
-        return self._cache[key]
+                self._cache[key] = _exact_interval(self.nu, self.answered, self.w, confidence)
+        return cast("tuple[Estimate, Estimate]", self._cache[key])
 
     @cached_property
-    def _cache(self) -> dict:
+    def _cache(self) -> dict[Any, Any]:
         return {}
 
-    def _exact_interval(self, confidence: float):
-        """Exact interval with one node, over each model's answered questions."""
-        nu = self.nu
-        if self.answered is None or self.answered.all():
-            return exact_interval(nu, self.w, confidence)
-        m, k = nu.shape[-2:]
-        flat, answered = nu.reshape(-1, m, k), self.answered.reshape(-1, m)
-        ends = [exact_interval(flat[i][answered[i]], self.w, confidence) for i in range(len(flat))]
-        shape = nu.shape[:-2]
-        return tuple(np.array([e[j] for e in ends], dtype=float).reshape(shape) for j in (0, 1))
-
-    def _mixture_laws(self, model: int, limit: int = _EXACT_NODES):
+    def _mixture_laws(
+        self, model: int, limit: int = _EXACT_NODES
+    ) -> tuple[list[ExactPosterior], NDArray[np.float64]]:
         """Exact laws of the heaviest nodes of one model and their weights.
 
         They are computed once: the exact interval and the exact P(better) share them.
         """
         key = ("laws", model, limit)
         if key not in self._cache:
-            self._cache[key] = self._build_mixture_laws(model, limit)
-        return self._cache[key]
-
-    def _build_mixture_laws(self, model: int, limit: int):
-        nu = self.data.reshape(-1, *self.data.shape[-2:])[model]
-        wts = self.weights.reshape(self.n_nodes, -1)[:, model]
-        g = model if self.fitted.nodes.shape[1] > 1 else 0
-        rows = slice(None)
-        if self.answered is not None:
-            rows = self.answered.reshape(-1, self.data.shape[-2])[model]
-        keep = mixture_support(wts, 1.0 - 1e-4)[:limit]
-        laws = [exact_posterior(nu[rows] + self.fitted.nodes[j, g], self.w) for j in keep]
-        return laws, wts[keep]
+            wts = self.weights.reshape(self.n_nodes, -1)
+            nodes = self.fitted.nodes
+            laws = _mixture_laws(self.data, nodes, wts, self.answered, self.w, model, limit)
+            self._cache[key] = laws
+        return cast("tuple[list[ExactPosterior], NDArray[np.float64]]", self._cache[key])
 
     def _single_law(self, model: int, node: int = 0) -> NDArray[np.float64]:
         """Posterior concentrations of one model (answered questions) under one node."""
-        data = self.data.reshape(-1, *self.data.shape[-2:])[model]
-        g = model if self.fitted.nodes.shape[1] > 1 else 0
-        nu = data + self.fitted.nodes[node, g]
-        if self.answered is not None:
-            nu = nu[self.answered.reshape(-1, self.data.shape[-2])[model]]
-        return nu
+        return _single_law(self.data, self.fitted.nodes, self.answered, model, node)
 
-    def _exact_mixture_interval(self, confidence: float):
-        """Equal-tailed interval under the learned prior, per model.
-
-        It is :func:`~bayes_eval.posteriors.exact.mixture_interval`: a fine grid of the
-        hyperposterior when the prior was fitted to this model's counts alone.
-        """
-        ends = np.empty((self.n_models, 2))
-        data = self.data.reshape(-1, *self.data.shape[-2:])
-        wts = self.weights.reshape(self.n_nodes, -1)
-        for i in range(self.n_models):
-            g = i if self.fitted.nodes.shape[1] > 1 else 0
-            key = ("fine", g)
-            if key not in self._cache:
-                fine = None
-                # the hyperprior the fit used (per group when a board updated it)
-                hyper = getattr(self.fitted, "kappa_prior", None)
-                hyper = self.prior.kappa_prior if hyper is None else tuple(hyper[g])
-                if self.fitted.nodes.shape[1] > 1 or self.n_models == 1:
-                    fine = _fine_grid(
-                        data[i], self.fitted.alpha[g], self.fitted.log_alpha_cov[g], hyper
-                    )
-                self._cache[key] = fine
-            rows = slice(None)
-            if self.answered is not None:
-                rows = self.answered.reshape(-1, self.data.shape[-2])[i]
-            ends[i] = mixture_interval(
-                data[i][rows],
-                self.w,
-                confidence,
-                self.fitted.nodes[:, g],
-                wts[:, i],
-                fine=self._cache[key],
-            )
-        shape = self.data.shape[:-2]
-        return ends[:, 0].reshape(shape), ends[:, 1].reshape(shape)
+    def _fixed_laws(self) -> list[ExactPosterior]:
+        """Exact laws of every model on one lattice step (fixed or plug-in prior)."""
+        return _fixed_laws(self.nu, self.answered, self.w)
 
     # ------------------------------------------------------------------ comparisons
 
@@ -1240,23 +1065,16 @@ class Posterior:
                 )
             method = self.prob_method(method)
             if method == "board":
-                idx = self._joint_index
-                return self.joint.prob_better()[np.ix_(idx, idx)]  # type: ignore[union-attr]
-            return self.closed_form._matrix(method)
+                joint = self.joint
+                assert joint is not None  # prob_method: "board" needs a board
+                idx = cast("NDArray[np.int64]", self._joint_index)  # a batch: an index array
+                return joint.prob_better()[np.ix_(idx, idx)]
+            return _prob_matrix(self.closed_form, method)
         if not isinstance(other, Posterior):
             raise ValueError(
                 f"other is a {type(other).__name__}; expected a Posterior (bayes_eval.posterior)."
             )
-        if other.w.shape != self.w.shape or not np.allclose(other.w, self.w):
-            raise ValueError(
-                f"the two posteriors have weights {shown(self.w)} and {shown(other.w)}; "
-                "compare scores on the same rubric."
-            )
-        if self.batched and other.batched and self.n_models != other.n_models:
-            raise ValueError(
-                f"the posteriors have {self.n_models} and {other.n_models} models; expected the "
-                "same number, or one model on either side."
-            )
+        _check_pair(self, other)
         same_board = self.board is not None and self.board.same_board(other.board)
         if method is None:
             method = "board" if same_board and self.has_board else "normal"
@@ -1270,74 +1088,7 @@ class Posterior:
             full = self.joint.prob_better()  # type: ignore[union-attr]
             out = full[self.board.index, other.board.index]  # type: ignore[union-attr]
             return float(out) if np.ndim(out) == 0 else np.asarray(out, dtype=float)
-        mine, theirs = self.closed_form, other.closed_form
-        n = max(self.n_models, other.n_models)
-        idx_a = (lambda i: i) if self.batched else (lambda i: 0)
-        idx_b = (lambda i: i) if other.batched else (lambda i: 0)
-        out = np.array(
-            [_pair_prob(mine, idx_a(i), theirs, idx_b(i), method, False) for i in range(n)]
-        )
-        return float(out[0]) if not (self.batched or other.batched) else out
-
-    def _matrix(self, method: str) -> NDArray[np.float64]:
-        n = self.n_models
-        out = np.full((n, n), 0.5)
-        if method == "normal":
-            mu_j, sd_j = (np.asarray(x).reshape(self.n_nodes, n) for x in self.node_moments)
-            wts = self.weights.reshape(self.n_nodes, n)
-            if self.shared_nodes:
-                d = mu_j[:, :, None] - mu_j[:, None, :]  # (J, L, L)
-                v = sd_j[:, :, None] ** 2 + sd_j[:, None, :] ** 2
-                mean = np.einsum("j,jab->ab", wts[:, 0], d)
-                var = np.einsum("j,jab->ab", wts[:, 0], v + (d - mean) ** 2)
-            else:
-                mu, sigma = (np.asarray(x).reshape(n) for x in self._moments)
-                mean = mu[:, None] - mu[None, :]
-                var = sigma[:, None] ** 2 + sigma[None, :] ** 2
-            out = _normal_prob(mean, var)
-            np.fill_diagonal(out, 0.5)
-            return out
-        if self.n_nodes > 1 and not self.shared_nodes:  # independent mixtures: one grid
-            return self._mixture_matrix()
-        laws = None if self.n_nodes > 1 else self._fixed_laws()
-        for i in range(n):
-            for j in range(i + 1, n):
-                p = _pair_prob(self, i, self, j, method, True, laws)
-                out[i, j], out[j, i] = p, 1.0 - p
-        return out
-
-    def _mixture_matrix(self) -> NDArray[np.float64]:
-        r"""Exact :math:`P(\bar\pi_i > \bar\pi_j) = \int F_j\,dF_i` for independent learned priors.
-
-        Every model's mixture CDF is taken on one common grid (steps at most 1/100 of the
-        smallest posterior sd, at least 4097 points), then every pair by the trapezoid rule.
-        """
-        n = self.n_models
-        laws = [self._mixture_laws(i) for i in range(n)]
-        lo = min(float(d.x[0] - d.step) for ls, _ in laws for d in ls)
-        hi = max(float(d.x[-1] + d.step) for ls, _ in laws for d in ls)
-        sd_min = float(np.min(np.atleast_1d(self.sd)))
-        size = int(np.clip((hi - lo) / max(sd_min / 100, 1e-300), _GRID, 1 << 17)) | 1
-        grid = np.linspace(lo, hi, size)
-        cdf = np.empty((n, size))
-        for i, (ls, wts) in enumerate(laws):
-            wts = np.asarray(wts) / np.sum(wts)
-            f = np.clip(sum(wt * d.cdf(grid) for wt, d in zip(wts, ls, strict=True)), 0.0, 1.0)
-            cdf[i] = np.maximum.accumulate(f)
-        mid = 0.5 * (cdf[:, 1:] + cdf[:, :-1])  # F_j at the middle of each cell
-        out = np.clip(np.diff(cdf, axis=1) @ mid.T, 0.0, 1.0)  # out[i, j] = int F_j dF_i
-        out = 0.5 * (out + 1.0 - out.T)  # exactly complementary
-        np.fill_diagonal(out, 0.5)
-        return out
-
-    def _fixed_laws(self):
-        """Exact laws of every model on one lattice step (fixed or plug-in prior)."""
-        nu = self.nu.reshape(-1, *self.data.shape[-2:])
-        rows = [slice(None)] * len(nu)
-        if self.answered is not None:
-            rows = list(self.answered.reshape(len(nu), -1))
-        step = lattice_step([nu[i][rows[i]] for i in range(len(nu))], self.w)
-        return [exact_posterior(nu[i][rows[i]], self.w, step=step) for i in range(len(nu))]
+        return _elementwise(self.closed_form, other.closed_form, method)
 
     # ------------------------------------------------------------------ draws
 
@@ -1365,16 +1116,7 @@ class Posterior:
         -------
         ndarray, or (ndarray, ndarray) with ``include_pi``
         """
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n is {shown(n)}; expected a positive integer.")
-        per_draw = float(self.n_models if self.batched else 1)
-        if include_pi:
-            per_draw *= 1.0 + float(np.prod(self.data.shape[-2:]))
-        check_memory(  # the draws returned, and the same again while they are made
-            2 * 8.0 * float(n) * per_draw,
-            f"n = {int(n)} draws" + (" with include_pi" if include_pi else ""),
-            "fewer draws",
-        )
+        n = _check_draws(n, self.n_models, int(np.prod(self.data.shape[-2:])), include_pi)
         rng = np.random.default_rng(0 if rng is None else rng)
         if self.joint is not None:
             if include_pi:
@@ -1383,10 +1125,10 @@ class Posterior:
                     "come from each model's own posterior: closed_form.draws(n, "
                     "include_pi=True)."
                 )
-            return self.joint.draws(int(n), rng)[:, self._joint_index]
-        nu, per_draw = self._draw_nu(int(n), rng)
-        bar, pi = _dirichlet_draws(nu, per_draw, int(n), rng, self.w, include_pi, self.answered)
-        return (bar, pi) if include_pi else bar
+            return self.joint.draws(n, rng)[:, self._joint_index]
+        nu, per_draw = self._draw_nu(n, rng)
+        bar, pi = _dirichlet_draws(nu, per_draw, n, rng, self.w, include_pi, self.answered)
+        return (bar, cast("NDArray[np.float64]", pi)) if include_pi else bar
 
     def _draw_nu(self, n: int, rng: np.random.Generator) -> tuple[NDArray[np.float64], bool]:
         """Concentrations, shared by every draw with one node or one per draw for a mixture.
@@ -1397,17 +1139,8 @@ class Posterior:
         if self.n_nodes == 1:
             return self.nu, False
         wts = self.weights.reshape(self.n_nodes, -1)  # (J, L)
-        cdf = np.cumsum(wts, axis=0)
-        cols = 1 if self.shared_nodes else cdf.shape[1]
-        u = rng.random((n, cols)) * cdf[-1, :cols]
-        j = (u[:, None, :] >= cdf[None, :, :cols]).sum(axis=1).clip(max=cdf.shape[0] - 1)
-        j = np.broadcast_to(j, (n, cdf.shape[1]))
-        nodes = self.fitted.nodes  # (J, G, K)
-        g = np.arange(cdf.shape[1]) if nodes.shape[1] > 1 else np.zeros(cdf.shape[1], int)
-        alpha = nodes[j, g[None, :]]  # (n, L, K)
-        data = self.data.reshape(-1, *self.data.shape[-2:])
-        nu = data[None] + alpha[:, :, None, :]
-        return (nu if self.batched else nu[:, 0]), True
+        nodes, shared = self.fitted.nodes, self.shared_nodes
+        return _node_concentrations(self.data, nodes, wts, shared, n, rng), True
 
     # ------------------------------------------------------------------ Pass family
 
@@ -1443,32 +1176,13 @@ class Posterior:
         -------
         PassPosterior
         """
-        kinds = {
-            "pass_at_k": "pass",
-            "pass_hat_k": "hat",
-            "g_pass_at_k_tau": "threshold",
-            "mg_pass_at_k": "mg",
-        }
-        if metric not in kinds:
-            raise ValueError(f"metric is {shown(metric)}; expected one of {sorted(kinds)}.")
-        if self.fractional or self.w.size != 2:
-            raise ValueError(
-                "the Pass family needs binary results (0/1 per trial); this posterior has "
-                + ("graded scores." if self.fractional else f"{self.w.size} categories.")
-            )
-        if self.answered is not None:
-            raise ValueError(
-                "the Pass family needs every question answered (k trials or more each); drop "
-                "answered_only or select the common questions."
-            )
-        if metric == "g_pass_at_k_tau":
-            if tau is None:
-                raise ValueError("metric 'g_pass_at_k_tau' needs tau in (0, 1].")
-            tau = check_tau(tau)  # the module functions' check (one validation path)
-        elif tau is not None:
-            raise ValueError(
-                f"tau is {shown(tau)}; only metric 'g_pass_at_k_tau' takes a threshold."
-            )
+        kind, tau = _pass_kind(
+            metric,
+            tau,
+            fractional=self.fractional,
+            n_categories=self.w.size,
+            answered_only=self.answered is not None,
+        )
         confidence = check_confidence(confidence)
         check_interval(interval)
         bounds = check_bounds(bounds)
@@ -1476,7 +1190,7 @@ class Posterior:
             self.data,
             self.tally.n_trials,
             self.fitted,
-            kinds[metric],
+            kind,
             k,
             tau,
             confidence=confidence,
@@ -1484,43 +1198,36 @@ class Posterior:
             interval=interval,
         )
 
-    def pass_at_k(self, k: int, **options) -> PassPosterior:
+    def pass_at_k(self, k: int, **options: Any) -> PassPosterior:
         """Posterior of the latent Pass@k (:meth:`pass_metric`, App. H eq. 21)."""
         return self.pass_metric("pass_at_k", k, **options)
 
-    def pass_hat_k(self, k: int, **options) -> PassPosterior:
+    def pass_hat_k(self, k: int, **options: Any) -> PassPosterior:
         """Posterior of the latent Pass^k (:meth:`pass_metric`, App. H eq. 22)."""
         return self.pass_metric("pass_hat_k", k, **options)
 
-    def g_pass_at_k_tau(self, k: int, tau: float, **options) -> PassPosterior:
+    def g_pass_at_k_tau(self, k: int, tau: float, **options: Any) -> PassPosterior:
         """Posterior of the latent G-Pass@k_tau (:meth:`pass_metric`, App. H eq. 23)."""
         return self.pass_metric("g_pass_at_k_tau", k, tau=tau, **options)
 
-    def mg_pass_at_k(self, k: int, **options) -> PassPosterior:
+    def mg_pass_at_k(self, k: int, **options: Any) -> PassPosterior:
         """Posterior of the latent mG-Pass@k (:meth:`pass_metric`, App. H eq. 24)."""
         return self.pass_metric("mg_pass_at_k", k, **options)
 
     # ------------------------------------------------------------------ output
 
-    def summary(self, confidence: float = 0.95, *, kind: Interval = "auto"):
+    def summary(self, confidence: float = 0.95, *, kind: Interval = "auto") -> pd.DataFrame:
         """One row per model as a ``pandas.DataFrame`` indexed by model (ArviZ's convention).
 
         Columns are ``mean``, ``sd``, the interval's ``lo`` and ``hi`` and the law it came from
         (``interval``); ``attrs`` name the prior, the estimand and the level. pandas is imported
         here only; :meth:`to_dict` is the same without it.
         """
-        import pandas as pd
-
         doc = self.to_dict(confidence, kind=kind)
         names = doc["models"] if self.batched else [self.models[0] if self.models else "model"]
-        rows = {key: np.atleast_1d(doc[col]) for key, col in (("mean", "mu"), ("sd", "sigma"))}
-        rows |= {"lo": np.atleast_1d(doc["lo"]), "hi": np.atleast_1d(doc["hi"])}
-        rows["interval"] = np.atleast_1d(doc["interval_kind"])
-        frame = pd.DataFrame(rows, index=pd.Index(names, name="model"))
-        frame.attrs = {k: doc[k] for k in ("prior", "estimand", "confidence")}
-        return frame
+        return _frame(doc, names)
 
-    def to_dict(self, confidence: float = 0.95, *, kind: Interval = "auto") -> dict:
+    def to_dict(self, confidence: float = 0.95, *, kind: Interval = "auto") -> dict[str, Any]:
         """JSON-ready description of the posterior.
 
         It holds ``prior`` (label), ``estimand``, ``confidence``, ``interval`` (the kind asked
@@ -1541,7 +1248,7 @@ class Posterior:
             "hi": hi,
         }
         if self.batched:
-            out["models"] = list(self.models or (f"model_{i}" for i in range(self.n_models)))
+            out["models"] = _model_names(self.models, self.n_models)
         if self.grade_trials is not None:
             out["grade_trials"] = self.grade_trials
         return out
@@ -1552,28 +1259,14 @@ class Posterior:
         The prior and the estimand are shown once.
         """
         names = (
-            list(self.models or (f"model_{i}" for i in range(self.n_models)))
+            _model_names(self.models, self.n_models)
             if self.batched
             else [self.models[0] if self.models else "pi-bar"]
         )
         mu, sd = (np.atleast_1d(np.asarray(x, float)) for x in self._moments)
         lo, hi = (np.atleast_1d(np.asarray(x, float)) for x in self.interval(0.95))
-        width = min(max(len(n) for n in names), 40)
-        lines = [
-            f"Posterior of pi-bar: {self.n_models} model{'s' if self.n_models > 1 else ''}, "
-            f"{self.data.shape[-2]} questions; prior: {self.prior_label}; estimand: "
-            f"{self.estimand}",
-            f"  {'model':<{width}}    mean      sd   95% interval",
-        ]
-        n = len(names)
-        shown_rows = list(range(n)) if n <= 20 else [*range(10), None, *range(n - 9, n)]
-        for i in shown_rows:
-            if i is None:
-                lines.append(f"  ... {n - 19} more models")
-                continue
-            name = names[i] if len(names[i]) <= width else names[i][: width - 1] + "~"
-            lines.append(f"  {name:<{width}}  {mu[i]:.4f}  {sd[i]:.4f}  [{lo[i]:.4f}, {hi[i]:.4f}]")
-        return "\n".join(lines)
+        m = self.data.shape[-2]
+        return _table(names, (mu, sd), (lo, hi), m, self.prior_label, self.estimand)
 
     def to_datatree(
         self,
@@ -1584,7 +1277,7 @@ class Posterior:
         include_pi: bool = False,
         include_prior: bool = True,
         questions: ArrayLike | None = None,
-    ):
+    ) -> xr.DataTree:
         r"""Exact draws as an ArviZ-style ``xarray.DataTree``.
 
         ``posterior`` holds ``pi_bar`` over ``(chain, draw, model)`` (and ``pi`` over
@@ -1605,12 +1298,7 @@ class Posterior:
         questions : array_like, optional, keyword-only
             Question labels (default ``0..M-1``).
         """
-        import xarray as xr
-
-        for name, value in (("draws", draws), ("chains", chains)):
-            if isinstance(value, bool) or int(value) != value or value < 1:
-                raise ValueError(f"{name} is {shown(value)}; expected a positive integer.")
-        draws, chains = int(draws), int(chains)
+        draws, chains = _check_chains(draws, chains)
         rng, n = np.random.default_rng(seed), draws * chains
         post = self if self.batched else self._as_batch()
         if post.joint is not None:
@@ -1620,39 +1308,31 @@ class Posterior:
                     "come from each model's own posterior: closed_form.to_datatree("
                     "include_pi=True)."
                 )
-            pi_bar, pi = post.draws(n, rng=rng), None
+            pi_bar, pi = cast("NDArray[np.float64]", post.draws(n, rng=rng)), None
         else:
             nu, per_draw = post._draw_nu(n, rng)
             pi_bar, pi = _dirichlet_draws(nu, per_draw, n, rng, post.w, include_pi, post.answered)
-        m = self.data.shape[-2]
-        coords = {
-            "chain": np.arange(chains),
-            "draw": np.arange(draws),
-            "model": list(post.models or [f"model_{i}" for i in range(post.n_models)]),
-            "question": np.arange(m) if questions is None else np.asarray(questions),
-            "category": np.arange(self.w.size),
-        }
-
-        def group(bar, p):
-            data = {"pi_bar": (tuple(coords)[:3], bar.reshape(chains, draws, -1))}
-            if p is not None:
-                data["pi"] = (tuple(coords), p.reshape(chains, draws, *p.shape[1:]))
-            keep = tuple(coords)[: 3 + 2 * (p is not None)]
-            return xr.Dataset(data, coords={k: coords[k] for k in keep})
-
-        tree = {"posterior": group(pi_bar, pi)}
+        prior = None
         if include_prior and self.n_nodes == 1 and post.joint is None:
             base = post.nu - post.tally.counts  # a + discounted earlier runs, per question
-            prior_bar, prior_pi = _dirichlet_draws(base, False, n, rng, post.w, include_pi, None)
-            tree["prior"] = group(prior_bar, prior_pi)
-        dt = xr.DataTree.from_dict(tree)
-        dt.attrs = {
-            "estimator": "Bayes@N joint draws" if post.joint is not None else "Bayes@N exact draws",
-            "prior": self.prior_label,
-            "estimand": self.estimand,
-            "seed": int(seed),
-        }
-        return dt
+            prior = _dirichlet_draws(base, False, n, rng, post.w, include_pi, None)
+        m = self.data.shape[-2]
+        return _draws_tree(
+            (pi_bar, pi),
+            prior,
+            chains=chains,
+            models=_model_names(post.models, post.n_models),
+            questions=np.arange(m) if questions is None else np.asarray(questions),
+            n_categories=self.w.size,
+            attrs={
+                "estimator": (
+                    "Bayes@N joint draws" if post.joint is not None else "Bayes@N exact draws"
+                ),
+                "prior": self.prior_label,
+                "estimand": self.estimand,
+                "seed": int(seed),
+            },
+        )
 
     def _as_batch(self) -> Posterior:
         """The same one-model posterior, with a model axis of length 1."""
@@ -1671,89 +1351,6 @@ class Posterior:
             if self.board is None
             else self.board._replace(index=np.atleast_1d(self.board.index)),
         )
-
-
-def _normal_prob(mean: ArrayLike, var: ArrayLike) -> NDArray[np.float64]:
-    """``Phi(mean / sqrt(var))`` with the limits of a zero variance (1, 0 or 1/2)."""
-    mean, var = np.asarray(mean, float), np.asarray(var, float)
-    sd = np.sqrt(np.maximum(var, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), np.sign(mean) * np.inf)
-    return ndtr(np.where((sd == 0) & (mean == 0), 0.0, z))
-
-
-def _pair_prob(a: Posterior, i: int, b: Posterior, j: int, method: str, same: bool, laws=None):
-    """``P(pi-bar of model i of a > pi-bar of model j of b)``; ``same``: a is b."""
-    mu_a, sd_a = (np.asarray(x).reshape(a.n_nodes, -1)[:, i] for x in a.node_moments)
-    mu_b, sd_b = (np.asarray(x).reshape(b.n_nodes, -1)[:, j] for x in b.node_moments)
-    wa = a.weights.reshape(a.n_nodes, -1)[:, i]
-    wb = b.weights.reshape(b.n_nodes, -1)[:, j]
-    shared = same and a.shared_nodes
-    if method == "normal":
-        if shared:
-            d = mu_a - mu_b
-            mean = float(wa @ d)
-            var = float(wa @ (sd_a**2 + sd_b**2 + (d - mean) ** 2))
-        else:
-            (ma, sa), (mb, sb) = mixture_moments(mu_a, sd_a, wa), mixture_moments(mu_b, sd_b, wb)
-            mean, var = float(ma - mb), float(sa**2 + sb**2)
-        return float(_normal_prob(mean, var))
-    if a.n_nodes == 1 and b.n_nodes == 1:
-        if laws is not None:
-            return prob_greater(laws[i], laws[j])
-        la, lb = a._single_law(i), b._single_law(j)
-        step = lattice_step([la, lb], a.w)
-        return prob_greater(
-            exact_posterior(la, a.w, step=step), exact_posterior(lb, b.w, step=step)
-        )
-    if shared:  # one common node: the models are independent given it
-        keep = mixture_support(wa, 1.0 - 1e-4)[:_EXACT_NODES]
-        total = 0.0
-        for node in keep:
-            la, lb = a._single_law(i, node), b._single_law(j, node)
-            step = lattice_step([la, lb], a.w)
-            pa = exact_posterior(la, a.w, step=step)
-            total += wa[node] * prob_greater(pa, exact_posterior(lb, b.w, step=step))
-        return total / float(wa[keep].sum())
-    laws_a, wts_a = a._mixture_laws(i)
-    laws_b, wts_b = b._mixture_laws(j)
-    return _mixture_prob(laws_a, wts_a, laws_b, wts_b)
-
-
-def _mixture_prob(laws_a, wts_a, laws_b, wts_b) -> float:
-    r""":math:`P(A > B) = \int F_B\,dF_A` for independent mixtures, on a common grid."""
-    lo = min(float(d.x[0] - d.step) for d in (*laws_a, *laws_b))
-    hi = max(float(d.x[-1] + d.step) for d in (*laws_a, *laws_b))
-    grid = np.linspace(lo, hi, _GRID)
-    wa, wb = np.asarray(wts_a) / np.sum(wts_a), np.asarray(wts_b) / np.sum(wts_b)
-    fa = np.clip(sum(w * d.cdf(grid) for w, d in zip(wa, laws_a, strict=True)), 0.0, 1.0)
-    fb = np.clip(sum(w * d.cdf(grid) for w, d in zip(wb, laws_b, strict=True)), 0.0, 1.0)
-    fa, fb = np.maximum.accumulate(fa), np.maximum.accumulate(fb)
-    # trapezoid rule for the Stieltjes integral of F_B against dF_A
-    return float(np.clip((np.diff(fa) * 0.5 * (fb[1:] + fb[:-1])).sum(), 0.0, 1.0))
-
-
-def _dirichlet_draws(nu, per_draw: bool, n: int, rng, w, keep_pi: bool, answered):
-    """``n`` draws of pi-bar (and pi) from ``Dir(nu)``, the mean over the answered questions.
-
-    ``nu`` is of shape ``(..., M, K)`` shared by every draw, or ``(n, ..., M, K)`` one per draw.
-    """
-    one = nu[0] if per_draw else nu
-    step = max(1, _CHUNK // max(one.size, 1))
-    bars, pis = [], []
-    for i in range(0, n, step):
-        k = min(step, n - i)
-        conc = nu[i : i + k] if per_draw else np.broadcast_to(nu, (k, *nu.shape))
-        g = rng.standard_gamma(conc)
-        pi = g / g.sum(axis=-1, keepdims=True)
-        score = pi @ w
-        if answered is None:
-            bars.append(score.mean(axis=-1))
-        else:
-            bars.append(np.where(answered, score, 0.0).sum(axis=-1) / answered.sum(axis=-1))
-        if keep_pi:
-            pis.append(pi)
-    return np.concatenate(bars), (np.concatenate(pis) if keep_pi else None)
 
 
 def posterior(
@@ -1824,53 +1421,12 @@ def posterior(
     [0.3822, 0.7428]
     """
     spec = Prior.parse(prior)
-    trials_per_grade = None
-    if fractional:
-        t, weights, n0, trials_per_grade = _fractional(R, w, spec, mask, answered_only)
-    else:
-        t, weights = tally(R, w, mask=mask, allow_empty_questions=answered_only)
-        n0 = None
-        if spec.runs is not None:
-            n0 = prior_counts(spec.runs, t, mask=spec.runs_mask, source=spec.source)
-    answered = _answered(t) if answered_only else None
-    data = t.counts.astype(np.float64, copy=False)
-    if n0 is not None and np.any(n0):
-        data = data + spec.discount * n0
-    names = None
-    if models is not None:
-        given = models if isinstance(models, (str, bytes)) else np.asarray(models, dtype=object)
-        if isinstance(given, (str, bytes)) or given.ndim != 1:
-            raise ValueError(
-                f"models is {shown(models)}; expected a list of names, one per model of R."
-            )
-        blank = [i for i, m in enumerate(given) if m is None or str(m).strip() in ("", "nan")]
-        if blank:
-            raise ValueError(
-                f"models holds {shown(given[blank[0]])} at position {blank[0]}; expected a name "
-                "per model."
-            )
-        names = tuple(str(m) for m in given)
-        if not t.batched or len(names) != t.counts.shape[0]:
-            want = t.counts.shape[0] if t.batched else "no"
-            raise ValueError(f"models has {len(names)} names; R has {want} models.")
-        if len(set(names)) < len(names):
-            dup = next(m for i, m in enumerate(names) if m in names[:i])
-            where = [i for i, m in enumerate(names) if m == dup]
-            raise ValueError(
-                f"models holds {shown(dup)} more than once (positions {where}); expected one "
-                "distinct name per model."
-            )
+    t, weights, data, answered, trials_per_grade = _prepare(
+        R, w, spec, mask, fractional, answered_only
+    )
+    names = None if models is None else _check_models(models, t)
     link = None
-    if (
-        spec.learned
-        and spec.pool == "board"
-        and spec.runs is None
-        and not fractional
-        and t.batched
-        and t.counts.shape[0] >= 2
-        and weights.size == 2
-        and weights[1] > weights[0]
-    ):
+    if _on_a_board(spec, fractional, t, weights):
         link = BoardLink(t.counts, answered, np.arange(t.counts.shape[0]))
         if link.result() is None:
             link = None
@@ -1886,44 +1442,3 @@ def posterior(
         board=link,
         grade_trials=trials_per_grade,
     )
-
-
-def _fractional(R, w, spec: Prior, mask, answered_only: bool = False):
-    """Fractional counts of graded ``R`` (and of the prior's runs) with weights (0, 1)."""
-    if w is not None and not np.array_equal(np.asarray(w, dtype=float), [0.0, 1.0]):
-        raise ValueError(
-            f"w is {shown(w)} with fractional=True; graded scores are counted as fractions of "
-            "a correct (w = 1) and a wrong (w = 0) answer: leave w out."
-        )
-    t = fractional_tally(R, mask=mask, allow_empty_questions=answered_only)
-    # each grade counts for the Bernoulli trials its spread is worth (1: all-or-nothing)
-    n_eff = grade_trials(R, mask=mask)
-    scale = n_eff[..., None, None] if t.batched else n_eff
-    t = Tally(t.counts * scale, t.n_trials, t.n_categories, t.batched)
-    if spec.runs is None:
-        return t, np.array([0.0, 1.0]), None, n_eff
-    name = "R0" if spec.source is None else f"--prior-file {spec.source}"
-    t0 = fractional_tally(spec.runs, mask=spec.runs_mask, name=name, allow_empty_questions=True)
-    if t0.counts.shape[:-1] != t.counts.shape[:-1]:
-        raise ValueError(
-            f"{name} has {t0.counts.shape[:-1]} (models,) questions; expected those of the "
-            f"results, {t.counts.shape[:-1]}."
-        )
-    return t, np.array([0.0, 1.0]), t0.counts * scale, n_eff
-
-
-def _answered(t: Tally) -> NDArray[np.bool_]:
-    """The questions each model has a trial of; every model needs at least one."""
-    answered = t.n_trials > 0
-    none = ~answered.any(axis=-1)
-    if np.any(none):
-        where = f" (model index {int(np.flatnonzero(none)[0])})" if t.batched else ""
-        raise ValueError(
-            f"R has no observed trial at all{where}; expected every model to answer at least "
-            "one question."
-        )
-    return answered
-
-
-#: gamma variates drawn at once by :meth:`Posterior.draws` (memory bound)
-_CHUNK = 4_000_000

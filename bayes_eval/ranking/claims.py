@@ -37,12 +37,15 @@ posterior):
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bayes_eval.inputs import check_memory, shown
+
+if TYPE_CHECKING:
+    from bayes_eval.posteriors.posterior import Posterior
 
 __all__ = [
     "BoardClaims",
@@ -187,8 +190,8 @@ def fdr_claims(prob: ArrayLike, q: float = 0.05) -> Claims:
     v = np.maximum(p[i, j], p[j, i])
     order = np.lexsort((worse, better, -v))  # most probable first; ties by index
     better, worse, v = better[order], worse[order], v[order]
-    running, keep = claimed_prefix(v, q)
-    keep = int(keep)
+    running, kept = claimed_prefix(v, q)
+    keep = int(kept)
     better, worse, v = better[:keep], worse[:keep], v[:keep]
     fdr = float(running[keep - 1]) if keep else 0.0
     return Claims(better, worse, v, fdr, q, _tie_groups(n, better, worse, p))
@@ -509,7 +512,7 @@ def _joint_intervals(ranks: NDArray, confidence: float) -> RankIntervals:
     return RankIntervals(lo, hi, confidence, coverage(lo_j))
 
 
-def score_moments(post) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def score_moments(post: Posterior) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""The posterior mean and covariance of the models' scores that P(better) comes from.
 
     On a board the joint posterior's (:mod:`~bayes_eval.posteriors.joint`); for models that
@@ -614,7 +617,7 @@ class BoardClaims(NamedTuple):
 
 
 def board_claims(
-    post,
+    post: Posterior,
     prob: ArrayLike,
     *,
     q: float = 0.05,

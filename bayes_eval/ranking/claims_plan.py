@@ -195,7 +195,9 @@ class _Spread:
 class _TopSet:
     """Whether the claims at FDR q name a top-k set, under the normal preposterior law."""
 
-    def __init__(self, post: Posterior, top: int, q: float, draws: int, rng):
+    def __init__(
+        self, post: Posterior, top: int, q: float, draws: int, rng: np.random.Generator
+    ) -> None:
         self.q, self.top = q, top
         self.mean, self.cov = score_moments(post)
         L = self.mean.size
@@ -343,7 +345,7 @@ def plan_top(
     weakest = board.weakest() if now else None
     limit = board.prob_top_set()
 
-    def plan(n, a, reason=None):
+    def plan(n: int | None, a: float | None, reason: str | None = None) -> ClaimsPlan:
         return ClaimsPlan(
             members=members,
             top=int(top),

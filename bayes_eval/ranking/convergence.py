@@ -15,17 +15,16 @@ Replicates come from independent results matrices (:func:`prefix_counts` with
 With ``replace=False`` the column scheme permutes the trials, so the full ``N_max`` ranking
 *is* the gold standard (Bayes@N_max of the data) and convergence@n is exactly App. I.1's.
 
-Methods are named by strings: ``"bayes"`` (Bayes@N, the same ranking as avg@N, §2.6),
-``"pass_at_k:K"``, ``"pass_hat_k:K"``, ``"g_pass_at_k_tau:K:TAU"``, ``"mg_pass_at_k:K"``.
-For the Pass family each question's unbiased estimate for (s trials, c successes) comes from
-a table computed once (App. H eqs. 21-24; :mod:`bayes_eval.ranking.convergence`); a step
-with fewer than ``k`` trials has no ranking (NaN). All work is vectorised over replicates,
-steps, models and questions and chunked over replicates to bound memory. The tables hold
-integers over a per-step scale (several methods packed into one 64-bit word, up to four
-words read by one look-up), so sums over the questions are exact and equal scores tie
-exactly; on long runs the questions are looked up two by two, in tables of the sum of two
-questions' values indexed by the pair of counts. Ranking agreement counts the pairs of
-models in gold order.
+Methods are named by strings (:func:`parse_method`, below). All work is vectorised over
+replicates, steps, models and questions and chunked over replicates to bound memory.
+
+**Two scoring paths, one answer.** This module holds the plain reference path: the Pass
+family's scores are sums of the float tables of :func:`score_table` (:func:`step_scores`),
+compared after rounding to ``TIE_DIGITS``. :func:`stability` runs the fast path of
+:mod:`bayes_eval.ranking.convergence_packed` instead whenever it is exact (bit-packed integer
+tables: the same taus, matches and convergence@n, faster), and this one
+otherwise. The replicates' draws are :mod:`bayes_eval.ranking.convergence_draws`, and both
+paths end in the pair-counting agreement of :mod:`bayes_eval.ranking.convergence_agreement`.
 
 **The methods** whose rankings are followed, and their scores.
 
@@ -58,11 +57,9 @@ order differ in the last bit and break ties at random.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -70,6 +67,9 @@ from scipy.stats import hypergeom
 
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.latent_pass import mg_credit, tau_threshold, threshold_credit
+from bayes_eval.ranking import convergence_packed
+from bayes_eval.ranking.convergence_agreement import _agreement, _BlockResults, _Gold
+from bayes_eval.ranking.convergence_draws import _prefix_counts
 
 __all__ = [
     "DEFAULT_METHODS",
@@ -93,6 +93,8 @@ __all__ = [
     "tau_interval",
 ]
 
+#: Hariri et al., "Don't Pass@k", Fig. 2: Bayes@N, Pass@2/4/8, Pass^k, G-Pass@k_tau
+#: (tau = 0.5), mG-Pass@k. The paper does not state k for the last three; k = 4 here.
 DEFAULT_METHODS = (
     "bayes",
     "pass_at_k:2",
@@ -134,11 +136,11 @@ def prefix_counts(
         Column scheme only: sum the questions first and yield shape ``(b, L, N, 1)``, which
         is all Bayes@N needs (same random indices, so the same replicates).
 
-    Yields
-    ------
-    ndarray of int16, shape ``(b, L, N, M)``
-        ``out[r, l, s - 1, alpha]`` = successes of model l on question alpha in its first s
-        trials.
+    Returns
+    -------
+    iterator of ndarray of int16, shape ``(b, L, N, M)``
+        Blocks of replicates, drawn lazily: ``out[r, l, s - 1, alpha]`` = successes of model
+        l on question alpha in its first s trials.
 
     Examples
     --------
@@ -150,123 +152,24 @@ def prefix_counts(
     >>> next(prefix_counts(R, replicates=2, seed=0, totals_only=True))[0, :, :, 0].tolist()
     [[1, 4, 7, 10], [6, 9, 12, 15], [9, 13, 18, 22]]
     """
-    rng = np.random.default_rng(seed)
-    arr = np.asarray(R)
-    if scheme == "given":
-        if arr.ndim != 4:
-            raise ValueError(f"R has shape {arr.shape}; scheme 'given' expects (B, L, M, N).")
-        for start in range(0, arr.shape[0], chunk):
-            block = arr[start : start + chunk].transpose(0, 1, 3, 2).astype(np.int16)
-            yield np.cumsum(block, axis=2, dtype=np.int16)
-        return
-    if arr.ndim != 3:
-        raise ValueError(f"R has shape {arr.shape}; expected (L, M, N) binary results.")
-    n_models, n_q, n = arr.shape
-    if scheme not in ("column", "row"):
-        raise ValueError(f"scheme is {shown(scheme)}; expected 'column', 'row' or 'given'.")
-    t = arr.transpose(0, 2, 1).astype(np.int8)  # (L, N, M)
-    if totals_only:
-        if scheme != "column":
-            raise ValueError("totals_only needs the column scheme.")
-        t = t.sum(axis=-1, keepdims=True, dtype=np.int16)
-    for start in range(0, replicates, chunk):
-        b = min(chunk, replicates - start)
-        if scheme == "column":
-            idx = _column_draw(rng, b, n_models, n, replace)
-            block = t[np.arange(n_models)[None, :, None], idx]  # (b, L, N, M)
-        else:
-            if replace:
-                idx = rng.integers(0, n, size=(b, n_models, n, n_q))
-            else:
-                idx = rng.permuted(
-                    np.broadcast_to(np.arange(n)[:, None], (b, n_models, n, n_q)), axis=2
-                )
-            block = np.take_along_axis(t[None], idx, axis=2)
-        yield np.cumsum(block, axis=2, dtype=np.int16)
-
-
-def _column_draw(
-    rng: np.random.Generator, b: int, n_models: int, n: int, replace: bool
-) -> NDArray[np.int64]:
-    """Trial indices of ``b`` column-bootstrap replicates, shape ``(b, L, N)``.
-
-    Trials are resampled with replacement, or each model's trials permuted.
-    """
-    if replace:
-        return rng.integers(0, n, size=(b, n_models, n))
-    return rng.permuted(np.broadcast_to(np.arange(n), (b, n_models, n)), axis=-1)
-
-
-class _Gold(NamedTuple):
-    """The gold ranking as the agreement kernel reads it.
-
-    It holds the models sorted by their gold score (``order``), the gold sign of every pair
-    ``(a, a + d)`` of sorted models, offset by offset (``w``: 1 when strictly ordered, 0 when
-    tied) and the number of untied pairs.
-    """
-
-    order: NDArray[np.intp]
-    w: NDArray[np.float64]
-    untied: float
+    return _prefix_counts(
+        R,
+        scheme=scheme,
+        replicates=replicates,
+        replace=replace,
+        chunk=chunk,
+        seed=seed,
+        totals_only=totals_only,
+    )
 
 
 def _gold(gold: NDArray) -> _Gold:
+    """The gold ranking as :func:`_agreement` reads it, its scores rounded to ``TIE_DIGITS``."""
     g = _round(np.asarray(gold, dtype=float))
     order = np.argsort(g, kind="stable")
     gs = g[order]
     w = np.concatenate([np.zeros(0)] + [np.sign(gs[d:] - gs[:-d]) for d in range(1, gs.size)])
     return _Gold(order, w, float(np.count_nonzero(w)))
-
-
-def _agreement(xt: NDArray, gold: _Gold) -> tuple[NDArray, NDArray]:
-    """Kendall tau_b with the gold ranking and exact-match flags of many rankings.
-
-    ``xt`` holds one ranking per column, ``(L, V)``, its rows the models in gold order
-    (``gold.order``). With the models sorted by gold score, the pairs ``(a, a + d)`` of
-    offset ``d`` compare two row blocks, so the L(L-1)/2 pairs of every ranking are written
-    as two boolean arrays (``x_{a+d} > x_a`` and ``<``) by L - 1 comparisons each (a loop
-    over offsets, not over data). Counting them gives, per ranking, the untied pairs
-    (``n_0 - n_2`` in the module docstring's notation) and the concordance ``n_c - n_d``
-    (gold-tied pairs count for neither). A ranking matches the gold one exactly when every
-    gold-untied pair is concordant and no other pair is untied:
-    ``n_c - n_d = n_0 - n_1 = n_0 - n_2``. Same numbers as comparing all pair signs
-    (:func:`kendall_tau_b`, :func:`ranking_matches`); NaN scores (no ranking) give NaN and
-    no match.
-    """
-    L, V = xt.shape
-    pairs = L * (L - 1) // 2
-    gt = np.empty((pairs, V), dtype=bool)
-    lt = np.empty((pairs, V), dtype=bool)
-    o = 0
-    for d in range(1, L):
-        np.greater(xt[d:], xt[:-d], out=gt[o : o + L - d])
-        np.less(xt[d:], xt[:-d], out=lt[o : o + L - d])
-        o += L - d
-    count = _pair_count if pairs < 256 else _pair_count_wide
-    n_gt, n_lt = count(gt), count(lt)
-    untied = n_gt + n_lt
-    conc = n_gt - n_lt
-    tied = gold.w == 0
-    if tied.any():  # gold-tied pairs are neither concordant nor discordant
-        conc = conc - count(gt[tied]) + count(lt[tied])
-    nan = np.isnan(xt).any(axis=0) if xt.dtype.kind == "f" else np.zeros(V, dtype=bool)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = conc / np.sqrt(gold.untied * untied)
-    tau = np.where(nan | (untied == 0) | (gold.untied == 0), np.nan, tau)
-    match = ~nan & (conc == gold.untied) & (untied == gold.untied)
-    return tau, match
-
-
-def _pair_count(flags: NDArray[np.bool_]) -> NDArray[np.int64]:
-    """True flags per column of a ``(pairs, V)`` boolean array, ``pairs < 256``.
-
-    The flags are summed as bytes (no cast per element), then widened.
-    """
-    return np.add.reduce(flags.view(np.uint8), axis=0, dtype=np.uint8).astype(np.int64)
-
-
-def _pair_count_wide(flags: NDArray[np.bool_]) -> NDArray[np.int64]:
-    return np.count_nonzero(flags, axis=0).astype(np.int64)
 
 
 def _tau_and_match(scores: NDArray, gold: _Gold) -> tuple[NDArray, NDArray]:
@@ -447,13 +350,14 @@ def stability(
 
     Notes
     -----
-    Bayes@N and the Pass family are scored from integer tables (``_integer_table``,
-    packed several methods to a 63-bit word, up to four words per look-up), so equal
-    scores are exactly equal; when a run is long enough to repay them, the questions are
-    looked up two by two (``_pair_tables``), which halves the look-ups and the sums.
-    A method whose credits are not small fractions falls back to :func:`score_table` with
-    scores rounded to ``TIE_DIGITS``. Kendall's tau and the exact match of every ranking
-    come from the pairs of models in gold order (``_agreement``).
+    Bayes@N and the Pass family are scored by the fast path of
+    :mod:`bayes_eval.ranking.convergence_packed`: integer tables, several methods packed to
+    a 63-bit word, up to four words per look-up, so equal scores are exactly equal; when a
+    run is long enough to repay them, the questions are looked up two by two, which halves
+    the look-ups and the sums. A method whose credits are not small fractions falls back to
+    the reference path, :func:`score_table` with scores rounded to ``TIE_DIGITS``; both give
+    the same numbers. Kendall's tau and the exact match of every ranking come from the pairs
+    of models in gold order (:mod:`bayes_eval.ranking.convergence_agreement`).
 
     Examples
     --------
@@ -487,164 +391,117 @@ def stability(
 
         bar = tqdm(total=total, desc=f"{scheme} replicates", unit="rep")
     gk = _gold(gold)
-    sums = np.zeros((len(parsed), n_max))
-    sq = np.zeros((len(parsed), n_max))
-    cnt = np.zeros((len(parsed), n_max))
-    taus: list[NDArray] = []
-    convs: list[NDArray] = []
-    worst_key = np.full(len(parsed), -1)
-    worst_scores = np.full((len(parsed), n_max, gold.size), np.nan)
-    worst_rep = np.zeros(len(parsed), dtype=np.int64)
-    offset = 0
-    bayes_only = all(m.kind == "bayes" for m in parsed) and scheme == "column"
-    packed = None if bayes_only else _packed_tables(parsed, n_max, arr.shape[-2])
+    summary = _Summary(len(parsed), n_max, gold.size, keep_tau)
     draws = dict(scheme=scheme, replicates=total, replace=replace, chunk=chunk, seed=seed)
-    if packed is None:
-        blocks = _float_blocks(arr, parsed, gk, bayes_only, draws)
-    else:
-        blocks = _packed_blocks(arr, parsed, gk, packed, draws)
-    for tau, match, scores_of in blocks:  # every method at once: (methods, b, N)
-        b = tau.shape[1]
-        good = ~np.isnan(tau)
-        sums += np.where(good, tau, 0.0).sum(axis=1)
-        sq += np.where(good, tau**2, 0.0).sum(axis=1)
-        cnt += good.sum(axis=1)
-        conv = convergence_at_n(match)
-        convs.append(conv)
-        if keep_tau:
-            taus.append(tau.astype(np.float32))
-        key = _worst_key(conv, n_max)
-        j = np.argmax(key, axis=1)
-        for i in np.flatnonzero(key[np.arange(len(parsed)), j] > worst_key):
-            worst_key[i] = key[i, j[i]]
-            worst_scores[i] = scores_of[i](int(j[i]))
-            worst_rep[i] = offset + j[i]
-        offset += b
+    for tau, match, scores_of in _blocks(arr, parsed, gk, draws):
+        summary.add(tau, match, scores_of)
         if bar is not None:
-            bar.update(b)
+            bar.update(tau.shape[1])
     if bar is not None:
         bar.close()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = sums / cnt
-        se = np.sqrt(np.maximum(sq / cnt - mean**2, 0.0) / np.maximum(cnt - 1, 1))
-    return Stability(
-        methods=[m.name for m in parsed],
-        tau_mean=np.where(cnt > 0, mean, np.nan),
-        tau_se=np.where(cnt > 1, se, np.nan),
-        tau=np.concatenate(taus, axis=1) if keep_tau else None,
-        convergence=np.concatenate(convs, axis=1),
-        worst_scores=worst_scores,
-        worst_replicate=worst_rep,
-    )
+    return summary.result([m.name for m in parsed])
 
 
-#: Per block of b replicates: tau and the exact-match flags of every method, each
-#: ``(methods, b, N)``, and per method a function giving replicate j's scores ``(N, L)``.
-_BlockResults = tuple[NDArray, NDArray, list[Callable[[int], NDArray]]]
+def _blocks(
+    arr: NDArray, parsed: Sequence[Method], gold: _Gold, draws: dict
+) -> Iterator[_BlockResults]:
+    """The block results of every method: the packed fast path where exact, else the reference.
+
+    Bayes@N alone under the column scheme needs only the total successes: the reference path
+    reads those (``totals_only``). The fast path (:mod:`bayes_eval.ranking.convergence_packed`)
+    gives the reference's numbers; it is not taken when a method's table is not exact in
+    integers (``_packed_tables`` is None).
+    """
+    n_max = arr.shape[-1]
+    bayes_only = all(m.kind == "bayes" for m in parsed) and draws["scheme"] == "column"
+    # fast path for speed: the Pass family on 10^5 replicates of 11 x 30 x 80 in seconds
+    # (benchmarks/bench_convergence.py, issue 28); same numbers as _float_blocks
+    packed = None if bayes_only else convergence_packed._packed_tables(parsed, n_max, arr.shape[-2])
+    if packed is None:
+        return _float_blocks(arr, parsed, gold, bayes_only, draws)
+    return convergence_packed._packed_blocks(arr, parsed, gold, packed, draws)
+
+
+class _Summary:
+    """The running sums of :func:`stability` over blocks of replicates, every method at once.
+
+    Per method and step: the sum of tau, of its square and the count of defined taus; per
+    replicate convergence@n (and tau, with ``keep_tau``); per method the worst replicate
+    (latest convergence, or none; the first one met on a tie) and its scores.
+    """
+
+    def __init__(self, n_methods: int, n_max: int, n_models: int, keep_tau: bool) -> None:
+        self.n_max = n_max
+        self.keep_tau = keep_tau
+        self.sums = np.zeros((n_methods, n_max))
+        self.sq = np.zeros((n_methods, n_max))
+        self.cnt = np.zeros((n_methods, n_max))
+        self.taus: list[NDArray] = []
+        self.convs: list[NDArray] = []
+        self.worst_key = np.full(n_methods, -1)
+        self.worst_scores = np.full((n_methods, n_max, n_models), np.nan)
+        self.worst_rep = np.zeros(n_methods, dtype=np.int64)
+        self.offset = 0
+
+    def add(self, tau: NDArray, match: NDArray, scores_of: list[Callable[[int], NDArray]]) -> None:
+        """Add one block: tau and match flags ``(methods, b, N)``, the scores of replicate j."""
+        good = ~np.isnan(tau)
+        self.sums += np.where(good, tau, 0.0).sum(axis=1)
+        self.sq += np.where(good, tau**2, 0.0).sum(axis=1)
+        self.cnt += good.sum(axis=1)
+        conv = convergence_at_n(match)
+        self.convs.append(conv)
+        if self.keep_tau:
+            self.taus.append(tau.astype(np.float32))
+        key = _worst_key(conv, self.n_max)
+        j = np.argmax(key, axis=1)
+        for i in np.flatnonzero(key[np.arange(len(key)), j] > self.worst_key):
+            self.worst_key[i] = key[i, j[i]]
+            self.worst_scores[i] = scores_of[i](int(j[i]))
+            self.worst_rep[i] = self.offset + j[i]
+        self.offset += tau.shape[1]
+
+    def result(self, methods: list[str]) -> Stability:
+        """The :class:`Stability` of the blocks added."""
+        sums, sq, cnt = self.sums, self.sq, self.cnt
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = sums / cnt
+            se = np.sqrt(np.maximum(sq / cnt - mean**2, 0.0) / np.maximum(cnt - 1, 1))
+        return Stability(
+            methods=methods,
+            tau_mean=np.where(cnt > 0, mean, np.nan),
+            tau_se=np.where(cnt > 1, se, np.nan),
+            tau=np.concatenate(self.taus, axis=1) if self.keep_tau else None,
+            convergence=np.concatenate(self.convs, axis=1),
+            worst_scores=self.worst_scores,
+            worst_replicate=self.worst_rep,
+        )
 
 
 def _float_blocks(
     arr: NDArray, parsed: Sequence[Method], gold: _Gold, bayes_only: bool, draws: dict
 ) -> Iterator[_BlockResults]:
-    """Per block of replicates, ``_BlockResults`` from float tables.
+    """Per block of replicates, ``_BlockResults`` from float tables: the reference path.
 
     It holds tau and the match flags of every method ``(methods, b, N)`` and the scores of
-    replicate j ``(N, L)``, from float tables (:func:`score_table`) rounded to ``TIE_DIGITS``,
-    for the methods :func:`_packed_tables` cannot hold exactly.
+    replicate j ``(N, L)``: the Pass family's scores are sums of :func:`score_table` values
+    (:func:`step_scores`), compared after rounding to ``TIE_DIGITS`` (:func:`_tau_and_match`).
+    Plain and slow; the packed path of :mod:`bayes_eval.ranking.convergence_packed` gives the
+    same numbers faster, and this one serves the methods it cannot hold exactly.
     """
     n_max = arr.shape[-1]
     tables = {m.name: score_table(m, n_max) for m in parsed if m.kind != "bayes"}
     for block in prefix_counts(arr, totals_only=bayes_only, **draws):
         flat = None if bayes_only or not tables else flat_index(block)
-        tau, match, scores_of = [], [], []
+        tau, match = [], []
+        scores_of: list[Callable[[int], NDArray]] = []
         for m in parsed:
             scores = step_scores(block, m, tables.get(m.name), flat).transpose(0, 2, 1)
             t, matched = _tau_and_match(scores, gold)  # scores: (b, N, L)
             tau.append(t)
             match.append(matched)
-            scores_of.append(scores.__getitem__)
+            scores_of.append(cast(Callable[[int], NDArray], scores.__getitem__))
         yield np.stack(tau), np.stack(match), scores_of
-
-
-def _packed_block(
-    trials: NDArray[np.integer],
-    parsed: Sequence[Method],
-    gold: _Gold,
-    packed: _Packed,
-    tables: list[NDArray[np.int64]],
-    padded: int,
-) -> _BlockResults:
-    """One block of :func:`_packed_blocks` from its trials ``(N, M, L, b)``.
-
-    The trials may instead be pair codes ``(N, ceil(M / 2), L, b)`` with the pair ``tables``;
-    the models are in gold order (``gold.order``). ``padded`` questions that never succeed
-    were added (an odd M in pairs): their table values at count 0 are taken off again (zero
-    for Bayes@N and the Pass family, whose credit for no success is 0, but not assumed).
-    """
-    n_max, _, n_models, b = trials.shape
-    counts = np.zeros(trials.shape[1:], dtype=np.intp)  # counts, or the pairs' table rows
-    looked = [np.empty((*trials.shape[1:], table.shape[-1]), np.int64) for table in tables]
-    sums = [np.empty((n_max, n_models, b, table.shape[-1]), np.int64) for table in tables]
-    for s in range(n_max):  # a loop over the steps; each one is vectorised
-        counts += trials[s]
-        for table, rows, out in zip(tables, looked, sums, strict=True):
-            np.take(table[s + 1], counts, axis=0, out=rows, mode="clip")  # c <= s: in range
-            np.add.reduce(rows, axis=0, out=out[s])
-    if padded:
-        for group, out in zip(packed.groups, sums, strict=True):
-            out -= padded * group[1:, 0, None, None, :]  # modulo 2^64, like the sums: exact
-    tau = np.full((len(parsed), b, n_max), np.nan)
-    match = np.zeros((len(parsed), b, n_max), dtype=bool)
-    scores_of = []
-    for i, m in enumerate(parsed):
-        w, shift, bits = packed.word[i], packed.shift[i], packed.bits[i]
-        first = max(m.k - 1, 0)  # fewer than k trials: no ranking
-        # (L, N - first, b): each ranking's models side by side, as the agreement reads them
-        field = sums[w // _GROUP][first:, :, :, w % _GROUP].transpose(1, 0, 2)
-        # int32 where the field fits: the comparisons of the agreement read half the bytes
-        x = np.empty(field.shape, dtype=np.int32 if bits < 32 else np.int64)
-        top = all(packed.word[j] != w or packed.shift[j] < shift for j in range(len(parsed)))
-        if shift and top:
-            np.right_shift(field, shift, out=x, casting="unsafe")  # < 2^bits: no truncation
-        elif not shift:
-            np.bitwise_and(field, (1 << bits) - 1, out=x, casting="unsafe")
-        else:  # the low 32 bits of the shifted word hold the whole field
-            np.right_shift(field, shift, out=x, casting="unsafe")
-            x &= (1 << bits) - 1
-        agree = _agreement(x.reshape(n_models, -1), gold)  # (L, (N - first) b)
-        tau[i, :, first:] = agree[0].reshape(n_max - first, b).T
-        match[i, :, first:] = agree[1].reshape(n_max - first, b).T
-        scale = packed.scale[i][1:, None]
-
-        def scores(j: int, x: NDArray = x, first: int = first, scale: NDArray = scale) -> NDArray:
-            out = np.full((n_max, n_models), np.nan)
-            out[first:, gold.order] = x[:, :, j].T / scale[first:]
-            return out
-
-        scores_of.append(scores)
-    return tau, match, scores_of
-
-
-def _packed_blocks(
-    arr: NDArray, parsed: Sequence[Method], gold: _Gold, packed: _Packed, draws: dict
-) -> Iterator[_BlockResults]:
-    """As :func:`_float_blocks`, from the packed integer tables.
-
-    Step by step, the running counts of the questions taken two by two (one slab per step, the
-    models in gold order) look up one row of up to four words per pair (:func:`_pair_tables`;
-    one question at a time, ``_Packed.groups``, when the pair tables would be too large), and
-    one sum over the pairs per group serves every method of its words; scores are exact
-    integers over a per-step scale, so their ranking needs no rounding, and they are compared
-    as integers.
-    """
-    n_max, n_q, n_models = arr.shape[-1], arr.shape[-2], arr.shape[-3]
-    pairs = _pair_tables(packed, n_max, draws["replicates"] * n_models * n_q * n_max)
-    if pairs is None:
-        tables, stride, padded = packed.groups, 0, 0
-    else:
-        tables, stride, padded = pairs, n_max + 1, n_q % 2
-    for trials in _trial_blocks(arr, models=gold.order, pair_stride=stride, **draws):
-        yield _packed_block(trials, parsed, gold, packed, tables, padded)
 
 
 class TauInterval(NamedTuple):
@@ -705,7 +562,9 @@ def tau_interval(tau: ArrayLike, confidence: float = 0.95) -> TauInterval:
     return TauInterval(lo, hi)
 
 
-def random_subsets(n_models: int, size: int, count: int, *, seed: int | np.random.Generator = 0):
+def random_subsets(
+    n_models: int, size: int, count: int, *, seed: int | np.random.Generator = 0
+) -> list[NDArray[np.int64]]:
     """``count`` distinct random subsets of ``size`` models.
 
     They are drawn as the subsets of Hariri et al., "Don't Pass@k", Fig. 4 / Tables 9-11.
@@ -738,10 +597,6 @@ def random_subsets(n_models: int, size: int, count: int, *, seed: int | np.rando
     while len(seen) < count:
         seen.add(tuple(sorted(rng.choice(n_models, size=size, replace=False).tolist())))
     return [np.array(s) for s in sorted(seen)]
-
-
-#: Hariri et al., "Don't Pass@k", Fig. 2: Bayes@N, Pass@2/4/8, Pass^k, G-Pass@k_tau
-#: (tau = 0.5), mG-Pass@k. The paper does not state k for the last three; k = 4 here.
 
 
 @dataclass(frozen=True)
@@ -942,195 +797,6 @@ def step_scores(
     if flat is None:
         flat = flat_index(counts)
     return np.take(table.ravel(), flat).sum(axis=-1)
-
-
-def _integer_table(method: Method, n_max: int) -> tuple[NDArray[np.int64], NDArray] | None:
-    r""":func:`score_table` as integers over a per-step scale, or None when not exact.
-
-    With credits :math:`A_j = A'_j / D` (integers :math:`A'_j \ge 0`),
-    :math:`T[s, c] = \sum_j A'_j \binom{c}{j}\binom{s-c}{k-j} / (D \binom{s}{k})`: the
-    numerator is an integer (``table``, 0 where ``s < k`` or ``c > s``) and the
-    denominator is ``scale[s]`` (NaN where ``s < k``). Bayes@N is ``table[s, c] = c`` with
-    scale 1. Sums of such integers over the questions are exact in any order, so equal
-    scores are equal and ties need no rounding.
-    """
-    s = np.arange(n_max + 1)
-    ss, cc = np.meshgrid(s, s, indexing="ij")
-    valid = cc <= ss
-    if method.kind == "bayes":
-        return np.where(valid, cc, 0).astype(np.int64), np.ones(n_max + 1)
-    k = method.k
-    credit = method.credit
-    fracs = [Fraction(float(a)).limit_denominator(1000) for a in credit]
-    den = math.lcm(*(f.denominator for f in fracs))
-    a_int = np.array([int(f * den) for f in fracs], dtype=np.int64)
-    if (a_int < 0).any() or not np.allclose(a_int / den, credit, rtol=0, atol=1e-12):
-        return None
-    if math.comb(n_max, k) * int(a_int.sum()) >= 2**52:
-        return None  # the sums would not be exact as floats
-    if math.comb(n_max, min(k, n_max // 2)) >= 2**62:
-        return None  # an intermediate binomial would overflow
-    pascal = np.zeros((n_max + 1, k + 1), dtype=np.int64)  # C(n, j), exact
-    pascal[:, 0] = 1
-    for j in range(1, k + 1):  # Pascal's rule, one column at a time
-        pascal[1:, j] = np.cumsum(pascal[:-1, j - 1])
-    fails = np.where(valid, ss - cc, 0)
-    table = np.zeros(ss.shape, dtype=np.int64)
-    for j in np.flatnonzero(a_int):  # the credited numbers of successes among k attempts
-        table += a_int[j] * pascal[cc, j] * pascal[fails, k - j]
-    table[~valid | (ss < k)] = 0
-    scale = np.where(s >= k, den * pascal[s, k].astype(float), np.nan)
-    return table, scale
-
-
-class _Packed(NamedTuple):
-    """Integer score tables of several methods packed into 63-bit words.
-
-    ``words[w]`` is an ``(N + 1, N + 1)`` table; method ``i`` holds ``bits[i]`` bits of word
-    ``word[i]`` from bit ``shift[i]`` on, and ``scale[i]`` turns its sums into scores.
-    ``groups`` holds the same words side by side, up to four to a group (``words[w]`` is
-    ``groups[w // 4][..., w % 4]``), each group padded with zero words to 1, 2 or 4 words:
-    a row of 8, 16 or 32 bytes per count, which ``numpy.take`` copies by its fixed-size
-    fast path, so one look-up per count serves up to four words.
-    """
-
-    words: list[NDArray[np.int64]]
-    word: list[int]
-    shift: list[int]
-    bits: list[int]
-    scale: list[NDArray]
-    groups: list[NDArray[np.int64]]
-
-
-#: Words per look-up group: 4 int64 words are a 32-byte row, the widest that ``numpy.take``
-#: copies with a fixed-size move rather than ``memmove``.
-_GROUP = 4
-
-
-def _packed_tables(methods: Sequence[Method], n_max: int, n_questions: int) -> _Packed | None:
-    """Pack the integer tables of ``methods`` (:func:`_integer_table`) into words.
-
-    One table look-up per (replicate, model, step, question) then serves several methods: the
-    sum over the questions of a word is the sum of each field, as long as no field's sum (at
-    most ``n_questions`` times its largest entry) outgrows its bits. None if a table is not
-    exact.
-    """
-    tables = [_integer_table(m, n_max) for m in methods]
-    if any(t is None for t in tables):
-        return None
-    bits = [(int(t.max()) * n_questions).bit_length() for t, _ in tables]
-    if max(bits) > 52:  # a sum must also be exact as a float
-        return None
-    words: list[NDArray[np.int64]] = []
-    used: list[int] = []
-    word, shift = [0] * len(methods), [0] * len(methods)
-    for i in sorted(range(len(methods)), key=lambda i: -bits[i]):  # first fit, widest first
-        w = next((j for j, u in enumerate(used) if u + bits[i] <= 63), len(words))
-        if w == len(words):
-            words.append(np.zeros(tables[i][0].shape, dtype=np.int64))
-            used.append(0)
-        words[w] += tables[i][0] << used[w]
-        word[i], shift[i] = w, used[w]
-        used[w] += bits[i]
-    groups = []
-    for start in range(0, len(words), _GROUP):
-        part = words[start : start + _GROUP]
-        width = 1 << (len(part) - 1).bit_length()  # 1, 2 or 4 words
-        group = np.zeros((*part[0].shape, width), dtype=np.int64)
-        for j, table in enumerate(part):
-            group[..., j] = table
-        groups.append(group)
-    return _Packed(words, word, shift, bits, [scale for _, scale in tables], groups)
-
-
-#: Largest size of the pair tables (:func:`_pair_tables`), bytes: 17 MB at 80 trials.
-_PAIR_BYTES = 32 * 2**20
-#: Pair tables are built when the look-ups of a run (replicates x models x questions x
-#: steps) are at least this many times their entries (2.1 million at 80 trials): they break
-#: even near 4 look-ups per entry (``benchmarks/README.md``).
-_PAIR_PAYBACK = 6
-
-
-def _pair_tables(packed: _Packed, n_max: int, lookups: int) -> list[NDArray[np.int64]] | None:
-    """The look-up groups of ``packed`` for two questions at once.
-
-    The table is ``table[s, c1 * (N + 1) + c2] = group[s, c1] + group[s, c2]``, shape
-    ``(N + 1, (N + 1)^2, words)``; None when it would outgrow ``_PAIR_BYTES`` or a run of
-    ``lookups`` would not repay it (``_PAIR_PAYBACK``). One look-up and one row of the sum over
-    questions per pair halve the work per step; the words are added modulo 2^64, so the sums
-    over the questions are the exact ones whenever those fit (:func:`_packed_tables`).
-    """
-    stride = n_max + 1
-    entries = sum(stride**3 * group.shape[-1] for group in packed.groups)
-    if entries * 8 > _PAIR_BYTES or lookups < _PAIR_PAYBACK * entries:
-        return None
-    return [
-        (group[:, :, None, :] + group[:, None, :, :]).reshape(stride, stride**2, -1)
-        for group in packed.groups
-    ]
-
-
-def _trial_blocks(
-    arr: NDArray,
-    *,
-    scheme: str,
-    replicates: int,
-    replace: bool,
-    chunk: int,
-    seed: int | np.random.Generator,
-    models: NDArray[np.intp] | None = None,
-    pair_stride: int = 0,
-) -> Iterator[NDArray[np.integer]]:
-    """The replicates of :func:`prefix_counts` (the same random draws), trial by trial.
-
-    ``out[s - 1, alpha, l, r]`` is the result (0/1) of the s-th trial of model l on
-    question alpha in replicate r, shape ``(N, M, L, b)`` (steps first: the running counts
-    of a step are one contiguous slab). ``models`` (an order of the models) lists the
-    models along ``l`` in that order; each model keeps its own draws. With
-    ``pair_stride``, the questions come two by two (:func:`_pair_codes`): shape
-    ``(N, ceil(M / 2), L, b)``.
-    """
-    if scheme != "column":
-        for block in prefix_counts(
-            arr, scheme=scheme, replicates=replicates, replace=replace, chunk=chunk, seed=seed
-        ):
-            if models is not None:
-                block = block[:, models]
-            trials = np.diff(block, axis=2, prepend=0).astype(np.int8).transpose(2, 3, 1, 0)
-            if pair_stride:
-                trials = _pair_codes(trials, pair_stride, axis=1)
-            yield np.ascontiguousarray(trials)
-        return
-    if arr.ndim != 3:
-        raise ValueError(f"R has shape {arr.shape}; expected (L, M, N) binary results.")
-    rng = np.random.default_rng(seed)
-    n_models, n_q, n = arr.shape
-    # (M, L * N): question rows, each model's trials side by side
-    xq = np.ascontiguousarray(arr.transpose(1, 0, 2), dtype=np.int8).reshape(n_q, -1)
-    if pair_stride:
-        xq = _pair_codes(xq, pair_stride, axis=0)
-    first = (np.arange(n_models, dtype=np.intp) * n)[None, :, None]
-    for start in range(0, replicates, chunk):
-        b = min(chunk, replicates - start)
-        idx = _column_draw(rng, b, n_models, n, replace) + first  # (b, L, N)
-        if models is not None:
-            idx = idx[:, models]
-        yield np.take(xq, idx.transpose(2, 1, 0), axis=1).transpose(1, 0, 2, 3)
-
-
-def _pair_codes(x: NDArray, stride: int, axis: int) -> NDArray[np.integer]:
-    """Two questions' results (0/1) in one number: ``x[2i] * stride + x[2i + 1]`` along ``axis``.
-
-    A question that never succeeds is appended when their number is odd; the codes are int8
-    when it holds them. Summed over trials, a code is ``c_{2i} * stride + c_{2i + 1}``: the row
-    of the pair's counts in a :func:`_pair_tables` table.
-    """
-    x = np.moveaxis(x, axis, 0)
-    if x.shape[0] % 2:
-        x = np.concatenate([x, np.zeros_like(x[:1])])
-    dtype = np.int8 if stride + 1 <= np.iinfo(np.int8).max else np.int16
-    codes = x[0::2].astype(dtype) * dtype(stride) + x[1::2].astype(dtype)
-    return np.ascontiguousarray(np.moveaxis(codes, 0, axis))
 
 
 TIE_DIGITS = 12

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, SupportsFloat
 
 import numpy as np
 import xarray as xr
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtri
 
 from bayes_eval import xr as bxr
@@ -45,7 +45,7 @@ __all__ = [
 
 def rank_table(
     R: xr.DataArray,
-    w=None,
+    w: ArrayLike | None = None,
     R0: xr.DataArray | None = None,
     *,
     confidence: float = 0.95,
@@ -323,7 +323,7 @@ def tie_groups(table: xr.Dataset) -> list[list[str]]:
     return [[str(n) for n in names[group == g]] for g in np.unique(group)]
 
 
-def _number(x) -> float | None:
+def _number(x: SupportsFloat) -> float | None:
     """A float, or None where there is no number (NaN: no interval, no shared question)."""
     x = float(x)
     return None if np.isnan(x) else x

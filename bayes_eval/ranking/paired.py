@@ -55,20 +55,13 @@ of the board by the Beta-binomial marginal likelihood under the hyperprior
 integrated over (``_split_prior``); the corner masses are then :math:`\kappa/2` each. On
 a board of close models the splits sit near one half and the learned prior says so; a
 board with wide gaps learns a small :math:`\kappa`, close to the uniform prior's 2.
-(Before, the paired prior was fitted to the pairs' whole tables, which measures how alike
-the pairs are, not how discordant questions split.) The independent comparison's corners
-come from the models' (wrong, right) tables, pooled over the benchmark, as
-:mod:`bayes_eval.posteriors.priors` learns them.
+The independent comparison's corners come from the models' (wrong, right) tables, pooled
+over the benchmark, as :mod:`bayes_eval.posteriors.priors` learns them.
 
-The exact computations behind :mod:`bayes_eval.ranking.paired`.
-
-Both matrices reduce to distributions of linear forms :math:`\sum_v v\,\pi_v` of a
-Dirichlet vector :math:`\pi`, whose CDF the Gil-Pelaez/Imhof inversion gives
-(:mod:`bayes_eval.posteriors.exact`; Gil-Pelaez, "Note on the inversion theorem"; Imhof,
-"Computing the distribution of quadratic forms in normal variables"). A learned prior is a
-mixture over hyperparameter nodes that differ only in the two corner masses, so the data's
-terms of the characteristic function are computed once and each node adds two terms
-(``_imhof_nodes``).
+This module holds the model's public face: the scores, priors, clusters and the
+:class:`PairedComparison` result. The matrices for questions drawn independently are
+:mod:`bayes_eval.ranking.paired_matrices`, their exact computations (Gil-Pelaez/Imhof
+inversions of Dirichlet linear forms) :mod:`bayes_eval.ranking.paired_exact`.
 """
 
 from __future__ import annotations
@@ -79,15 +72,14 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
-from scipy.interpolate import PchipInterpolator
-from scipy.special import betainc, ndtr
 
 from bayes_eval import xr as bxr
 from bayes_eval.inputs import shown, tally
-from bayes_eval.posteriors.exact import IMHOF_LOG_T
 from bayes_eval.posteriors.intervals import mixture_support
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec, resolve_prior
 from bayes_eval.ranking.claims import board_claims, claims_document
+from bayes_eval.ranking.paired_exact import _levels, _sign_probs
+from bayes_eval.ranking.paired_matrices import _heaviest, _independent, _paired, _Prior
 
 __all__ = [
     "SPLIT_KAPPA_PRIOR",
@@ -234,12 +226,12 @@ class PairedComparison(NamedTuple):
         """
         out = []
 
-        def val(m, i):
+        def val(m: NDArray, i: int) -> float | None:
             v = m[i, i + 1]
             return float(v) if np.isfinite(v) else None
 
         for i in range(len(self.models) - 1):
-            row = {
+            row: dict[str, object] = {
                 "model": self.models[i],
                 "next": self.models[i + 1],
                 "shared": int(self.shared[i, i + 1]),
@@ -499,14 +491,6 @@ def _t_prob(mean: NDArray, scale: NDArray, df: NDArray) -> NDArray:
     return np.where(np.isfinite(scale), p, np.nan)
 
 
-class _Prior(NamedTuple):
-    """Corner masses per node, shape (J, 2), their weights (J,), and the label."""
-
-    masses: NDArray[np.float64]
-    weights: NDArray[np.float64]
-    label: str
-
-
 #: (median, log-sd) of the log-normal hyperprior on the learned split prior's concentration.
 SPLIT_KAPPA_PRIOR = (5.0, 1.5)
 #: Nodes of the learned split prior's concentration (log-spaced over +-6 sd of its hyperprior).
@@ -570,85 +554,6 @@ def _corner_prior(prior: PriorSpec, tables: NDArray, split: bool) -> _Prior:
     a = fitted.alpha[0]
     masses = np.array([[a[1], a[2]]]) if split else np.array([[a[1], a[0]]])
     return _Prior(masses, np.ones(1), fitted.label)
-
-
-def _heaviest(prior: _Prior, limit: int) -> _Prior:
-    """The heaviest nodes holding all but 1e-3 of the weight, at most ``limit``, renormalised.
-
-    Exact paths cost one computation per node.
-    """
-    if prior.weights.size <= limit:
-        return prior
-    n = min(limit, int(np.searchsorted(np.cumsum(prior.weights), 1.0 - 1e-3)) + 1)
-    wts = prior.weights[:n] / prior.weights[:n].sum()
-    return _Prior(prior.masses[:n], wts, prior.label)
-
-
-def _independent(scores: NDArray, answered: NDArray, prior: _Prior, exact_levels: int):
-    """P(row > column) from each model's own posterior (module docstring)."""
-    n = scores.shape[0]
-    own = [scores[i, answered[i]] for i in range(n)]
-    exact = all(np.unique(np.round(x, 12)).size + 2 <= exact_levels for x in own)
-    out = np.full((n, n), np.nan)
-    if not exact:  # normal approximation with the exact moments, per node
-        mom = []
-        for x in own:
-            levels, counts = _levels(x)
-            nu = np.concatenate([np.repeat(counts[None], len(prior.masses), 0), prior.masses], 1)
-            v = np.concatenate([levels, [1.0, 0.0]])
-            total = nu.sum(axis=1)
-            mean = nu @ v / total
-            mom.append((mean, (nu @ v**2 / total - mean**2) / (total + 1.0)))
-        mu, var = (np.stack(m) for m in zip(*mom, strict=True))  # (L, J)
-        z = (mu[:, None] - mu[None]) / np.sqrt(var[:, None] + var[None])
-        out = ndtr(z) @ prior.weights
-        np.fill_diagonal(out, np.nan)
-        return out, False
-    laws = [_model_cdfs(x, prior.masses) for x in own]
-    for j, (grid_j, cdf_j) in enumerate(laws):
-        mid = 0.5 * (grid_j[1:] + grid_j[:-1])
-        step = np.diff(cdf_j, axis=1) * prior.weights[:, None]  # (J, G - 1)
-        below = cdf_j[:, 0] @ prior.weights  # mass under j's grid: F_i ~ 0 there
-        for i in range(j):  # P(theta_i > theta_j) = E_j[1 - F_i(theta_j)], every node at once
-            grid_i, cdf_i = laws[i]
-            pos = np.clip((mid - grid_i[0]) / (grid_i[1] - grid_i[0]), 0.0, _GRID - 1.0)
-            k = np.minimum(pos.astype(np.int64), _GRID - 2)
-            frac = pos - k
-            f_i = cdf_i[:, k] * (1.0 - frac) + cdf_i[:, k + 1] * frac
-            f_i = np.where(mid < grid_i[0], 0.0, np.where(mid > grid_i[-1], 1.0, f_i))
-            out[i, j] = float(((1.0 - f_i) * step).sum() + below)
-            out[j, i] = 1.0 - out[i, j]
-    return out, True
-
-
-def _paired(scores: NDArray, answered: NDArray, prior: _Prior, exact_levels: int):
-    """P(row > column) from the joint posterior of each pair (module docstring)."""
-    n = scores.shape[0]
-    out = np.full((n, n), np.nan)
-    x = np.where(answered, scores, 0.0)
-    binary = bool(np.all((x == 0) | (x == 1)))
-    if binary:  # every d is -1, 0 or +1: the Beta formula, for all pairs at once
-        only = x @ (answered & (x == 0)).T  # only[i, j]: questions i solved and j did not
-        m_plus = only[..., None] + prior.masses[None, None, :, 0]
-        m_minus = only.T[..., None] + prior.masses[None, None, :, 1]
-        out = betainc(m_minus, m_plus, 0.5) @ prior.weights
-        np.fill_diagonal(out, np.nan)
-        return out, "exact"
-    kinds = set()
-    for i in range(n):
-        for j in range(i + 1, n):
-            both = answered[i] & answered[j]
-            if not both.any():
-                continue
-            d = scores[i, both] - scores[j, both]
-            levels, counts = _levels(np.concatenate([d, [-1.0, 1.0]]))
-            counts = counts - np.isin(levels, (-1.0, 1.0))  # the corners are prior mass
-            probs, exact = _sign_probs(levels, counts, prior.masses, exact_levels)
-            kinds.add(exact)
-            p = float(probs @ prior.weights)
-            out[i, j], out[j, i] = p, 1.0 - p
-    method = {(True,): "exact", (False,): "normal"}.get(tuple(kinds), "exact and normal")
-    return out, method if kinds else "exact"
 
 
 def _paired_clusters(scores: NDArray, answered: NDArray, codes: NDArray) -> NDArray:
@@ -982,10 +887,10 @@ def leaderboard_pairs(
     R = R.transpose("model", "question", "trial")
     labels = None
     if cluster is not None:
-        codes, names = cluster_codes(
+        codes, groups = cluster_codes(
             cluster, [str(q) for q in R["question"].values], n_questions=R.sizes["question"]
         )
-        labels = np.asarray(names, dtype=object)[codes]
+        labels = np.asarray(groups, dtype=object)[codes]
     post = bxr.posterior(
         R,
         w,
@@ -1023,109 +928,3 @@ def leaderboard_pairs(
         these_from=post.prob_label(method),
         claims=claims,
     )
-
-
-_GRID = 1024  # points of a model's CDF for the exact independent comparison
-_KNOTS = 128  # exact CDF values per model and node (interpolated between)
-
-
-def _levels(values: NDArray) -> tuple[NDArray, NDArray]:
-    """Distinct values and their counts.
-
-    Values are rounded to 12 decimals, so that float noise does not split them.
-    """
-    return np.unique(np.round(values, 12), return_counts=True)
-
-
-def _imhof_nodes(
-    y: NDArray, levels: NDArray, base: NDArray, corner_levels: NDArray, corners: NDArray
-) -> NDArray:
-    """``P(sum_k v_k pi_k <= y)`` for ``pi ~ Dir(base + corners[j])`` at every node j at once.
-
-    The result has shape ``(J, Y)``: the Gil-Pelaez/Imhof integral of
-    :mod:`bayes_eval.posteriors.exact` (the same trapezoid rule in log t), with the data's terms of
-    the characteristic function computed once and each node adding its two corner terms (masses
-    ``corners[j]`` at ``corner_levels``).
-    """
-    y = np.atleast_1d(np.asarray(y, dtype=float))
-    c = levels[None, :] - y[:, None]  # (Y, K)
-    cc = corner_levels[None, :] - y[:, None]  # (Y, 2)
-    var = (base * c**2).sum(axis=1) + (corners.mean(axis=0) * cc**2).sum(axis=1)
-    scale = 1.0 / np.sqrt(var)  # 1 / sd of X = sum c_k G_k (mean node)
-    ac = np.abs(np.concatenate([c, cc], axis=1)) * scale[:, None]
-    small = np.where(ac > 0, ac, np.inf).min(axis=1)
-    total = base.sum() + corners.sum(axis=1).min()
-    s_need = 30.0 / total + 4.0 + np.maximum(0.0, -np.log(np.maximum(small, 1e-300)))
-    log_t = IMHOF_LOG_T[IMHOF_LOG_T <= min(IMHOF_LOG_T[-1], float(s_need.max()))]
-    t = scale[:, None] * np.exp(log_t)[None, :]  # (Y, T)
-    theta = np.zeros(t.shape)
-    log_rho2 = np.zeros(t.shape)
-    for k in np.flatnonzero(base > 0):  # one level at a time: (Y, T) temporaries
-        x = c[:, k, None] * t
-        theta += base[k] * np.arctan(x)
-        log_rho2 += base[k] * np.log1p(x * x)
-    xc = cc[:, :, None] * t[:, None, :]  # (Y, 2, T)
-    theta = theta[None] + np.einsum("jc,yct->jyt", corners, np.arctan(xc))
-    log_rho2 = log_rho2[None] + np.einsum("jc,yct->jyt", corners, np.log1p(xc * xc))
-    res = (np.sin(theta) * np.exp(-0.5 * log_rho2)).sum(axis=-1) * (log_t[1] - log_t[0])
-    cdf = np.clip(0.5 - res / np.pi, 0.0, 1.0)
-    lo = min(levels.min(initial=np.inf), corner_levels.min())
-    hi = max(levels.max(initial=-np.inf), corner_levels.max())
-    cdf[:, y <= lo] = 0.0
-    cdf[:, y >= hi] = 1.0
-    return cdf
-
-
-_PLUS_MINUS = np.array([1.0, -1.0])
-
-
-def _sign_probs(levels: NDArray, data: NDArray, corners: NDArray, exact_levels: int):
-    """``P(sum_v v G_v > 0)`` for every node of a prior at once, and whether it is exact.
-
-    Here ``G_v ~ Gamma(data_v + corner mass)``, the corner masses ``corners[j] = (at +1, at -1)``.
-    """
-    keep = (levels != 0) & (data > 0)
-    c, base = levels[keep], data[keep].astype(float)
-    if np.all(np.abs(c) == 1.0):  # only +-1: P(Beta(m+, m-) > 1/2)
-        m_plus = base[c == 1.0].sum() + corners[:, 0]
-        m_minus = base[c == -1.0].sum() + corners[:, 1]
-        return betainc(m_minus, m_plus, 0.5), True
-    if c.size + 2 > exact_levels:
-        nu = np.concatenate([np.repeat(base[None], len(corners), 0), corners], axis=1)
-        v = np.concatenate([c, _PLUS_MINUS])
-        total = nu.sum(axis=1)
-        mean = nu @ v / total
-        var = (nu @ v**2 / total - mean**2) / (total + 1.0)
-        return ndtr(mean / np.sqrt(var)), False
-    return 1.0 - _imhof_nodes(np.zeros(1), c, base, _PLUS_MINUS, corners)[:, 0], True
-
-
-def _model_cdfs(s: NDArray, corners: NDArray) -> tuple[NDArray, NDArray]:
-    """The CDF of one model's mean score under every node, shape ``(J, G)``.
-
-    The CDF is evaluated on one grid over the nodes' means +- 10 sd (within [0, 1]): its
-    per-question scores are the data, the corners 1 and 0 carry the masses ``corners[j] = (right,
-    wrong)``. A Beta CDF when every score is 0 or 1; otherwise exact (Imhof) at ``_KNOTS`` evenly
-    spaced points and at the levels inside the window (where the density can have kinks), monotone
-    cubic (PCHIP) between them: within 1.3e-4 of the exact CDF (measured for M = 3 to 200 questions,
-    N = 1 to 10 trials and priors from (0.2, 3) to (1, 1); a test checks 2e-4).
-    """
-    levels, counts = _levels(s)
-    base = counts.astype(float)
-    nu = np.concatenate([np.repeat(base[None], len(corners), 0), corners], axis=1)
-    v = np.concatenate([levels, [1.0, 0.0]])
-    total = nu.sum(axis=1)
-    mean = nu @ v / total
-    sd = np.sqrt((nu @ v**2 / total - mean**2) / (total + 1.0))
-    lo, hi = max(0.0, float((mean - 10 * sd).min())), min(1.0, float((mean + 10 * sd).max()))
-    grid = np.linspace(lo, hi, _GRID)
-    if np.all((levels == 0.0) | (levels == 1.0)):
-        right = base[levels == 1.0].sum() + corners[:, 0]
-        wrong = base[levels == 0.0].sum() + corners[:, 1]
-        return grid, betainc(right[:, None], wrong[:, None], grid[None, :])
-    inside = levels[(levels > lo) & (levels < hi)]
-    knots = np.unique(np.concatenate([np.linspace(lo, hi, _KNOTS), inside]))
-    values = np.maximum.accumulate(
-        _imhof_nodes(knots, levels, base, np.array([1.0, 0.0]), corners), axis=1
-    )
-    return grid, np.clip(PchipInterpolator(knots, values, axis=1)(grid), 0.0, 1.0)

@@ -367,22 +367,7 @@ def population_leaderboard(
     >>> board.table.attrs["cluster_treatment"]
     'questions drawn in 5 clusters (t model over clusters)'
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence is {confidence!r}; expected a level in (0, 1).")
-    if not isinstance(R, xr.DataArray) or set(R.dims) != {"model", "question", "trial"}:
-        raise ValueError("R must be a DataArray with dims ('model', 'question', 'trial').")
-    least = min_draws(confidence, 1)
-    if isinstance(draws, (int, np.integer)) and not isinstance(draws, bool) and draws < least:
-        raise ValueError(
-            f"draws is {draws}; {percent(confidence)} intervals and rank intervals from posterior "
-            f"draws need at least {least} (one beyond each end; {min_draws(confidence)} give "
-            f"them some precision); expected draws >= {least}."
-        )
-    check_memory(  # the draws, their ranks and the blocks' weights
-        8.0 * 4 * float(draws) * R.sizes["model"] if isinstance(draws, (int, np.integer)) else 0,
-        f"draws {draws} for {R.sizes['model']} models",
-        "fewer draws",
-    )
+    _check_board_args(R, confidence, draws)
     R = R.transpose("model", "question", "trial")
     values = R.values.astype(float)  # a copy: the caller's array is never touched
     models = [str(m) for m in R["model"].values]
@@ -395,44 +380,16 @@ def population_leaderboard(
         i = int(np.flatnonzero(~answered.any(axis=1))[0])
         raise ValueError(f"model {models[i]!r} answered no question; expected at least one.")
     tail = (1.0 - confidence) / 2
-    no_interval: list[str] = []
     if cluster is None:
         labels = None
         T, n = cluster_sums(scores, answered, np.arange(len(questions)))
-        mu_draws = population_draws(T, n, draws=draws, seed=seed)
-        mu = mu_draws.mean(axis=0)
-        sigma = mu_draws.std(axis=0, ddof=1)
-        lo, hi = np.quantile(mu_draws, [tail, 1.0 - tail], axis=0)
-        interval_prior = f"uniform corners ({CORNER:g} pseudo-question at 1 and at 0)"
+        est = _question_intervals(T, n, tail, draws, seed)
     else:
-        from scipy.stats import t as student
-
         codes, names = cluster_codes(cluster, questions, n_questions=len(questions))
         labels = np.asarray(names, dtype=object)[codes]
         T, n = cluster_sums(scores, answered, codes)
-        seen = (n > 0).sum(axis=1)  # clusters each model answered a question of
-        if (seen < 2).any():
-            i = int(np.argmax(seen < 2))
-            raise ValueError(
-                f"model {models[i]!r} answered questions of {int(seen[i])} cluster(s); the "
-                "new-questions estimand with clusters needs at least two per model (one cluster "
-                "says nothing about new ones)."
-            )
-        mu_draws = cluster_draws(T, n, draws=draws, seed=seed)
-        mu, scale, df = cluster_values(T, n)
-        q = student.ppf(1.0 - tail, df)
-        # the t law's tails reach past the scores' range: clip to it
-        bottom, top = (0.0, 1.0) if w is None else (float(np.min(w)), float(np.max(w)))
-        lo = np.maximum(mu - q * scale, bottom)
-        hi = np.minimum(mu + q * scale, top)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            sigma = np.where(df > 2, scale * np.sqrt(df / np.maximum(df - 2, 1e-300)), np.inf)
-        # equal cluster means (s = 0): the t model's interval collapses to a point, which
-        # is no credible statement; no interval is given (NaN) and the table says why
-        flat = ~(scale > 0)
-        lo, hi, sigma = (np.where(flat, np.nan, x) for x in (lo, hi, sigma))
-        no_interval = [m for m, f in zip(models, flat, strict=True) if f]
-        interval_prior = "Jeffreys on the cluster-level normal model (Student t, G - 1 df)"
+        est = _cluster_intervals(T, n, tail, w, models, draws, seed)
+    mu_draws, mu, sigma, lo, hi, interval_prior, no_interval = est
     pc = compare_pairs(
         values,
         w,
@@ -482,3 +439,94 @@ def population_leaderboard(
     )
     records = rank_records(ds)
     return PopulationBoard(ds, records)
+
+
+def _check_board_args(R: xr.DataArray, confidence: float, draws: int) -> None:
+    """Reject a bad level, ``R`` or number of draws of :func:`population_leaderboard`."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence is {confidence!r}; expected a level in (0, 1).")
+    if not isinstance(R, xr.DataArray) or set(R.dims) != {"model", "question", "trial"}:
+        raise ValueError("R must be a DataArray with dims ('model', 'question', 'trial').")
+    least = min_draws(confidence, 1)
+    if isinstance(draws, (int, np.integer)) and not isinstance(draws, bool) and draws < least:
+        raise ValueError(
+            f"draws is {draws}; {percent(confidence)} intervals and rank intervals from posterior "
+            f"draws need at least {least} (one beyond each end; {min_draws(confidence)} give "
+            f"them some precision); expected draws >= {least}."
+        )
+    check_memory(  # the draws, their ranks and the blocks' weights
+        8.0 * 4 * float(draws) * R.sizes["model"] if isinstance(draws, (int, np.integer)) else 0,
+        f"draws {draws} for {R.sizes['model']} models",
+        "fewer draws",
+    )
+
+
+class _Intervals(NamedTuple):
+    """Posterior draws of the models' scores, and each model's mean, sd and interval."""
+
+    mu_draws: NDArray[np.float64]  # (draws, L)
+    mu: NDArray[np.float64]
+    sigma: NDArray[np.float64]
+    lo: NDArray[np.float64]
+    hi: NDArray[np.float64]
+    prior: str  # the prior of the intervals, in words
+    no_interval: list[str]  # models without an interval (NaN)
+
+
+def _question_intervals(
+    T: NDArray[np.float64],
+    n: NDArray[np.float64],
+    tail: float,
+    draws: int,
+    seed: int | np.random.Generator | None,
+) -> _Intervals:
+    """Each question its own draw from the source: the intervals of :func:`population_draws`."""
+    mu_draws = population_draws(T, n, draws=draws, seed=seed)
+    mu = mu_draws.mean(axis=0)
+    sigma = mu_draws.std(axis=0, ddof=1)
+    lo, hi = np.quantile(mu_draws, [tail, 1.0 - tail], axis=0)
+    prior = f"uniform corners ({CORNER:g} pseudo-question at 1 and at 0)"
+    return _Intervals(mu_draws, mu, sigma, lo, hi, prior, [])
+
+
+def _cluster_intervals(
+    T: NDArray[np.float64],
+    n: NDArray[np.float64],
+    tail: float,
+    w: ArrayLike | None,
+    models: list[str],
+    draws: int,
+    seed: int | np.random.Generator | None,
+) -> _Intervals:
+    """Questions drawn in clusters: Student t intervals over the clusters' means.
+
+    ``T`` and ``n`` are each model's sums and counts per cluster (:func:`cluster_sums`); the
+    rank draws come from :func:`cluster_draws`.
+    """
+    from scipy.stats import t as student
+
+    seen = (n > 0).sum(axis=1)  # clusters each model answered a question of
+    if (seen < 2).any():
+        i = int(np.argmax(seen < 2))
+        raise ValueError(
+            f"model {models[i]!r} answered questions of {int(seen[i])} cluster(s); the "
+            "new-questions estimand with clusters needs at least two per model (one cluster "
+            "says nothing about new ones)."
+        )
+    mu_draws = cluster_draws(T, n, draws=draws, seed=seed)
+    mu, scale, df = cluster_values(T, n)
+    q = student.ppf(1.0 - tail, df)
+    # the t law's tails reach past the scores' range: clip to it
+    w_arr = None if w is None else np.asarray(w)
+    bottom, top = (0.0, 1.0) if w_arr is None else (float(w_arr.min()), float(w_arr.max()))
+    lo = np.maximum(mu - q * scale, bottom)
+    hi = np.minimum(mu + q * scale, top)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sigma = np.where(df > 2, scale * np.sqrt(df / np.maximum(df - 2, 1e-300)), np.inf)
+    # equal cluster means (s = 0): the t model's interval collapses to a point, which
+    # is no credible statement; no interval is given (NaN) and the table says why
+    flat = ~(scale > 0)
+    lo, hi, sigma = (np.where(flat, np.nan, x) for x in (lo, hi, sigma))
+    no_interval = [m for m, f in zip(models, flat, strict=True) if f]
+    prior = "Jeffreys on the cluster-level normal model (Student t, G - 1 df)"
+    return _Intervals(mu_draws, mu, sigma, lo, hi, prior, no_interval)

@@ -25,7 +25,7 @@ Two ways to turn pairwise decisions into ranks:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -53,23 +53,38 @@ __all__ = [
 RankMethod = Literal["competition", "dense"]
 
 
-def _vectors(mu: ArrayLike, sigma: ArrayLike | None = None):
-    mu = np.asarray(mu, dtype=float)
-    if mu.ndim != 1 or mu.size == 0:
-        raise ValueError(f"mu has shape {mu.shape}; expected a non-empty vector, one per model.")
-    if not np.isfinite(mu).all():
+@overload
+def _vectors(mu: ArrayLike, sigma: None = None) -> tuple[NDArray[np.float64], None]: ...
+@overload
+def _vectors(
+    mu: ArrayLike, sigma: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+def _vectors(
+    mu: ArrayLike, sigma: ArrayLike | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    """Validated float vectors of posterior means and (optionally) sds, one entry per model."""
+    mu_arr = np.asarray(mu, dtype=float)
+    if mu_arr.ndim != 1 or mu_arr.size == 0:
+        raise ValueError(
+            f"mu has shape {mu_arr.shape}; expected a non-empty vector, one per model."
+        )
+    if not np.isfinite(mu_arr).all():
         raise ValueError("mu contains a non-finite value; expected finite posterior means.")
     if sigma is None:
-        return mu, None
-    sigma = np.asarray(sigma, dtype=float)
-    if sigma.shape != mu.shape:
-        raise ValueError(f"sigma has shape {sigma.shape}; expected {mu.shape}, the shape of mu.")
-    if not (np.isfinite(sigma).all() and (sigma >= 0).all()):
+        return mu_arr, None
+    sigma_arr = np.asarray(sigma, dtype=float)
+    if sigma_arr.shape != mu_arr.shape:
+        raise ValueError(
+            f"sigma has shape {sigma_arr.shape}; expected {mu_arr.shape}, the shape of mu."
+        )
+    if not (np.isfinite(sigma_arr).all() and (sigma_arr >= 0).all()):
         raise ValueError("sigma must be finite and >= 0.")
-    return mu, sigma
+    return mu_arr, sigma_arr
 
 
-def z_score(mu_a, sigma_a, mu_b, sigma_b):
+def z_score(
+    mu_a: ArrayLike, sigma_a: ArrayLike, mu_b: ArrayLike, sigma_b: ArrayLike
+) -> float | NDArray[np.float64]:
     r"""Absolute z-score of a difference, :math:`|\mu_a-\mu_b|/\sqrt{\sigma_a^2+\sigma_b^2}` (§2.5).
 
     Returns ``inf`` for a non-zero difference with zero uncertainty, 0 for equal means.
@@ -102,7 +117,7 @@ def z_score(mu_a, sigma_a, mu_b, sigma_b):
     return float(z) if z.ndim == 0 else z
 
 
-def ranking_confidence(z):
+def ranking_confidence(z: ArrayLike) -> float | NDArray[np.float64]:
     r""":math:`\rho = \frac12(1 + \mathrm{erf}(z/\sqrt2)) = \Phi(z)` (§2.5).
 
     Parameters

@@ -94,7 +94,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -200,7 +200,9 @@ class SeparationPlan:
 # ---------------------------------------------------------------- plug-in projection (old)
 
 
-def _projection(R, w, R0, alpha0):
+def _projection(
+    R: ArrayLike, w: ArrayLike | None, R0: ArrayLike | None, alpha0: ArrayLike
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64], int, int]:
     post = posterior(R, w, prior=Prior.parse(alpha0, runs=R0, name="alpha0")).dirichlet
     if post.nu.ndim != 2:
         raise ValueError("expected the results of one model, shape (M, N).")
@@ -211,7 +213,7 @@ def _projection(R, w, R0, alpha0):
     return mu, v, total, mean.size, int(post.tally.n_trials.max())
 
 
-def _sigma2(v, total, m, extra):
+def _sigma2(v: NDArray[np.float64], total: NDArray[np.float64], m: int, extra: int) -> float:
     return (v / (total + extra + 1.0)).sum() / m**2
 
 
@@ -272,7 +274,15 @@ def projected_z(
 # ---------------------------------------------------------------- validation
 
 
-def _pair_posterior(R_a, R_b, w, R0_a, R0_b, alpha0, prior) -> Posterior:
+def _pair_posterior(
+    R_a: ArrayLike,
+    R_b: ArrayLike,
+    w: ArrayLike | None,
+    R0_a: ArrayLike | None,
+    R0_b: ArrayLike | None,
+    alpha0: ArrayLike | None,
+    prior: PriorSpec | Prior | None,
+) -> Posterior:
     """The posterior of two models' results (their own trial counts, padded and masked)."""
     arrays = []
     for name, R in (("R_a", R_a), ("R_b", R_b)):
@@ -312,7 +322,9 @@ def _pair_posterior(R_a, R_b, w, R0_a, R0_b, alpha0, prior) -> Posterior:
     return posterior(R, w, prior=spec)
 
 
-def _setup(post: Posterior, z_target, draws, seed):
+def _setup(
+    post: Posterior, z_target: float, draws: int, seed: int | np.random.Generator
+) -> tuple[Literal["a", "b"], float, int, _Futures, float, int, float]:
     """Leader, z now, trials now and the simulated futures of a two-model posterior."""
     z_target = _positive_real(z_target, "z_target", "a positive number such as 1.645")
     draws = _positive_int(draws, "draws")
@@ -326,7 +338,7 @@ def _setup(post: Posterior, z_target, draws, seed):
             "counts)."
         )
     mu = np.asarray(post.mean)
-    leader = "a" if mu[0] >= mu[1] else "b"
+    leader: Literal["a", "b"] = "a" if mu[0] >= mu[1] else "b"
     i, j = (0, 1) if leader == "a" else (1, 0)
     # the leader's probability and its z from the posterior every other number comes from
     # (on a board the joint posterior, whose covariance enters the difference's sd)
@@ -348,7 +360,7 @@ def _setup(post: Posterior, z_target, draws, seed):
     return leader, z_now, n_now, futures, z_target, draws, p_better
 
 
-def _positive_real(value, name: str, hint: str) -> float:
+def _positive_real(value: object, name: str, hint: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
         raise ValueError(f"{name} is {shown(value)}; expected {hint}.")
     if value <= 0:
@@ -356,13 +368,13 @@ def _positive_real(value, name: str, hint: str) -> float:
     return float(value)
 
 
-def _probability(value, name: str) -> float:
+def _probability(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 < float(value) < 1.0):
         raise ValueError(f"{name} is {shown(value)}; expected a probability in (0, 1) such as 0.8.")
     return float(value)
 
 
-def _positive_int(value, name: str) -> int:
+def _positive_int(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
         raise ValueError(f"{name} is {shown(value)}; expected a positive integer.")
     return int(value)
@@ -553,7 +565,7 @@ def plan_separation(
     leader, z_now, n_now, fut, z_target, draws, p_better = _setup(post, z_target, draws, seed)
     limit = fut.prob_leader_better()
 
-    def plan(n, a, reason=None):
+    def plan(n: int | None, a: float | None, reason: str | None = None) -> SeparationPlan:
         return SeparationPlan(
             leader=leader,
             z_now=z_now,
@@ -644,10 +656,13 @@ def first_reaching(
             hi, a_hi = mid, a_mid
         else:
             lo = mid
+    assert a_hi is not None  # set together with hi
     return hi, float(a_hi)
 
 
-def _multinomial(rng: np.random.Generator, trials, p: NDArray[np.float64]) -> NDArray[np.int64]:
+def _multinomial(
+    rng: np.random.Generator, trials: ArrayLike, p: NDArray[np.float64]
+) -> NDArray[np.int64]:
     """Multinomial counts, shape ``p.shape``, by a chain of binomials (vectorised)."""
     k = p.shape[-1]
     left = np.array(np.broadcast_to(trials, p.shape[:-1]), dtype=np.int64)
@@ -667,7 +682,7 @@ def _multinomial(rng: np.random.Generator, trials, p: NDArray[np.float64]) -> ND
     return out
 
 
-def _split(rng: np.random.Generator, counts: NDArray[np.int64], k) -> NDArray[np.int64]:
+def _split(rng: np.random.Generator, counts: NDArray[np.int64], k: ArrayLike) -> NDArray[np.int64]:
     """Categories of the first ``k`` of the trials tallied in ``counts``.
 
     Multivariate hypergeometric, by a chain of hypergeometrics. ``k`` broadcasts against
@@ -699,7 +714,9 @@ class _Futures:
     prior each simulation first draws a node (per model, or shared by a pooled prior).
     """
 
-    def __init__(self, post: Posterior, order: tuple[int, int], draws, rng):
+    def __init__(
+        self, post: Posterior, order: tuple[int, int], draws: int, rng: np.random.Generator
+    ) -> None:
         self.rng = rng
         self.w = post.w
         idx = list(order)
@@ -781,6 +798,8 @@ class _Futures:
         if i < len(self._n) and self._n[i] == n:
             return self._counts[i]
         if i == len(self._n):  # beyond every n drawn so far: extend the sequences
+            base: int | NDArray[np.int64]
+            add: int | NDArray[np.int64]
             if i == 0:
                 base, add = 0, n - self.n_obs
             else:
@@ -823,15 +842,17 @@ class _Futures:
             mu_j, sd_j = post.moments()  # (S, 2)
             mus.append(mu_j)
             sds.append(sd_j)
-        if len(mus) == 1:
-            return mus[0], sds[0]
+        if len(mus) == 1:  # arrays, of shape (S, 2)
+            return cast(NDArray[np.float64], mus[0]), cast(NDArray[np.float64], sds[0])
         return mixture_moments(np.stack(mus), np.stack(sds), self.node_w[:, None, :])
 
     def assurance(self, n: int, z_target: float) -> float:
         return float(self.weight @ (self.z(n) >= z_target))
 
 
-def _normal_guess(fut: _Futures, n_now: int, max_trials: int, z_target: float, target: float):
+def _normal_guess(
+    fut: _Futures, n_now: int, max_trials: int, z_target: float, target: float
+) -> int:
     r"""Starting point of the search.
 
     The first ``n`` of a geometric grid where the normal approximation of the assurance reaches the

@@ -26,12 +26,21 @@ schema's description. Pass ``weights=`` to :func:`bayes_eval.rubrics.categories.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from bayes_eval.rubrics.spec import Schema, schema_from_spec, schema_key
 
 __all__ = ["SCHEMATA", "describe_schemata", "get_schema"]
 
 
-def _builtin(name, description, categories, weights, note=""):
+def _builtin(
+    name: str,
+    description: str,
+    categories: Sequence[str],
+    weights: Sequence[float],
+    note: str = "",
+) -> Schema:
     return schema_from_spec(
         {
             "name": name,
@@ -210,7 +219,7 @@ def get_schema(name: str | Schema) -> Schema:
     )
 
 
-def describe_schemata() -> list[dict[str, object]]:
+def describe_schemata() -> list[dict[str, Any]]:
     """One record per built-in schema: key, name, categories, weights, signals, note.
 
     Returns

@@ -12,9 +12,10 @@ the data at hand), and on the data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,6 +23,12 @@ from numpy.typing import ArrayLike, NDArray
 from bayes_eval.rubrics.catalog import get_schema
 from bayes_eval.rubrics.expression import parse_expression
 from bayes_eval.rubrics.spec import SIGNAL_ALIASES, Schema
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+#: Base signals: arrays of one shape by name, or the variables of an xarray Dataset.
+type _Signals = Mapping[str, ArrayLike] | xr.Dataset
 
 __all__ = ["RubricCategories", "categorize", "rubric_thresholds"]
 
@@ -69,13 +76,23 @@ class RubricCategories:
     missing_signals: tuple[str, ...]
 
 
-def _signal_arrays(signals, schema: Schema, present: NDArray[np.bool_] | None):
+def _signal_arrays(
+    signals: _Signals, schema: Schema, present: ArrayLike | None
+) -> tuple[
+    dict[str, NDArray[np.float64]],
+    NDArray[np.bool_],
+    tuple[int, ...],
+    tuple[str, ...],
+    xr.Dataset | None,
+]:
     """Canonical-named float arrays, all of one shape; raises for absent required signals."""
+    items: dict[Hashable, object]
+    coords_like: xr.Dataset | None
     try:
-        items = dict(signals.data_vars.items())  # xarray.Dataset
-        coords_like = signals
+        items = dict(cast("xr.Dataset", signals).data_vars.items())  # xarray.Dataset
+        coords_like = cast("xr.Dataset", signals)
     except AttributeError:
-        items = dict(signals)
+        items = dict(cast("Mapping[Hashable, object]", signals))
         coords_like = None
     arrays: dict[str, np.ndarray] = {}
     for k, v in items.items():
@@ -95,7 +112,7 @@ def _signal_arrays(signals, schema: Schema, present: NDArray[np.bool_] | None):
     if not used:
         raise ValueError(f"schema {schema.name!r}: the data have none of its signals.")
     shape = arrays[used[0]].shape
-    out = {}
+    out: dict[str, NDArray[np.float64]] = {}
     for s in used:
         a = arrays[s]
         if a.shape != shape:
@@ -106,15 +123,16 @@ def _signal_arrays(signals, schema: Schema, present: NDArray[np.bool_] | None):
         if a.dtype.kind not in "biuf":
             raise ValueError(f"signal {s!r} has dtype {a.dtype}; expected numbers.")
         out[s] = a.astype(np.float64)
+    mask: NDArray[np.bool_]
     if present is None:
         req = [out[s] for s in required]
-        present = ~np.all([np.isnan(a) for a in req], axis=0) if req else np.ones(shape, bool)
+        mask = ~np.all([np.isnan(a) for a in req], axis=0) if req else np.ones(shape, bool)
     else:
-        present = np.asarray(present, dtype=bool)
-        if present.shape != shape:
-            raise ValueError(f"present has shape {present.shape}; expected {shape}.")
+        mask = np.asarray(present, dtype=bool)
+        if mask.shape != shape:
+            raise ValueError(f"present has shape {mask.shape}; expected {shape}.")
     for s in required:
-        gap = present & np.isnan(out[s])
+        gap = mask & np.isnan(out[s])
         if gap.any():
             idx = tuple(int(i) for i in np.argwhere(gap)[0])
             raise ValueError(
@@ -125,11 +143,11 @@ def _signal_arrays(signals, schema: Schema, present: NDArray[np.bool_] | None):
     missing_opt = tuple(s for s in optional if s not in arrays)
     for s in missing_opt:
         out[s] = np.full(shape, np.nan)
-    return out, present, shape, missing_opt, coords_like
+    return out, mask, shape, missing_opt, coords_like
 
 
 def rubric_thresholds(
-    signals, schema: Schema | str, *, present: ArrayLike | None = None
+    signals: _Signals, schema: Schema | str, *, present: ArrayLike | None = None
 ) -> dict[str, float]:
     """The dataset-level thresholds a schema uses (Table 4), over all attempts present.
 
@@ -172,7 +190,9 @@ def rubric_thresholds(
     return _resolve_thresholds(arrays, present_, schema)
 
 
-def _resolve_thresholds(arrays, present, schema: Schema) -> dict[str, float]:
+def _resolve_thresholds(
+    arrays: Mapping[str, NDArray[np.float64]], present: NDArray[np.bool_], schema: Schema
+) -> dict[str, float]:
     out = {}
     for name in sorted(schema._used_thresholds()):
         th = schema.thresholds[name]
@@ -193,7 +213,9 @@ def _resolve_thresholds(arrays, present, schema: Schema) -> dict[str, float]:
     return out
 
 
-def _namespace(arrays, thresholds, schema: Schema) -> dict[str, object]:
+def _namespace(
+    arrays: Mapping[str, np.ndarray], thresholds: Mapping[str, float], schema: Schema
+) -> dict[str, object]:
     ns: dict[str, object] = {**arrays, **thresholds}
     for v in schema._order:
         try:
@@ -203,14 +225,18 @@ def _namespace(arrays, thresholds, schema: Schema) -> dict[str, object]:
     return ns
 
 
-def _classify(ns, schema: Schema) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _classify(
+    ns: Mapping[str, object], schema: Schema
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     invalid = schema.invalid.evaluate(ns)
     hits = np.stack([r.evaluate(ns) for r in schema.rules])
     hits = np.broadcast_to(hits, (len(schema.rules), *np.broadcast(invalid, hits[0]).shape))
     return np.broadcast_to(invalid, hits.shape[1:]), hits, hits.sum(axis=0)
 
 
-def _cut_points(schema: Schema, thresholds: dict[str, float], signals: Sequence[str]):
+def _cut_points(
+    schema: Schema, thresholds: dict[str, float], signals: Sequence[str]
+) -> dict[str, NDArray[np.float64]]:
     """Per signal, the values it is compared with (constants and thresholds)."""
     import ast
 
@@ -224,7 +250,7 @@ def _cut_points(schema: Schema, thresholds: dict[str, float], signals: Sequence[
                 continue
             sides = [node.left, node.comparators[0]]
             names = [s.id for s in sides if isinstance(s, ast.Name)]
-            consts = [float(s.value) for s in sides if isinstance(s, ast.Constant)]
+            consts = [float(cast(float, s.value)) for s in sides if isinstance(s, ast.Constant)]
             sig = [n for n in names if n in cuts]
             other = [thresholds[n] for n in names if n in thresholds] + consts
             for s in sig:
@@ -235,9 +261,9 @@ def _cut_points(schema: Schema, thresholds: dict[str, float], signals: Sequence[
     for a, b in links:  # signals compared with each other share their cut points
         merged = cuts[a] | cuts[b]
         cuts[a] = cuts[b] = merged
-    reps = {}
-    for s, c in cuts.items():
-        c = sorted(c) or [0.0]
+    reps: dict[str, NDArray[np.float64]] = {}
+    for s, points in cuts.items():
+        c = sorted(points) or [0.0]
         # one point in every open interval and on every cut; signals compared with each other
         # get two points per interval so that <, = and > between them all occur in each cell
         fracs = (1 / 3, 2 / 3) if s in linked else (1 / 2,)
@@ -247,7 +273,7 @@ def _cut_points(schema: Schema, thresholds: dict[str, float], signals: Sequence[
     return reps
 
 
-def _check_partition(schema: Schema, thresholds: dict[str, float], signals: Sequence[str]):
+def _check_partition(schema: Schema, thresholds: dict[str, float], signals: Sequence[str]) -> None:
     reps = _cut_points(schema, thresholds, signals)
     names = list(reps)
     size = int(np.prod([len(reps[n]) for n in names]))
@@ -276,7 +302,7 @@ def _check_partition(schema: Schema, thresholds: dict[str, float], signals: Sequ
 
 
 def categorize(
-    signals,
+    signals: _Signals,
     schema: Schema | str,
     *,
     weights: ArrayLike | None = None,

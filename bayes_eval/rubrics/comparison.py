@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import xarray as xr
@@ -98,7 +99,12 @@ def compare_schemata(
         # the intervals are not kept: the normal one costs nothing (the exact law of a learned
         # prior near an end of the support, which "auto" would compute, takes seconds)
         table = rank_table(
-            cats.R, cats.weights, confidence=confidence, prior=prior, skipna=True, interval="normal"
+            cast(xr.DataArray, cats.R),  # a DataArray: the signals are a Dataset
+            cats.weights,
+            confidence=confidence,
+            prior=prior,
+            skipna=True,
+            interval="normal",
         )
         rows.append(table[["mu", "sigma", "rank", "rank_ci"]])
         names.append(schema.name)

@@ -37,6 +37,9 @@ _COMPARE = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
 }
+#: An expression compiled: the namespace of signals -> its value (array or scalar).
+_Fn = Callable[[Mapping[str, object]], object]
+
 _CONSTANTS = {"true": True, "false": False, "True": True, "False": False}
 
 
@@ -121,7 +124,7 @@ def parse_expression(text: str, *, where: str = "expression") -> Expression:
     return Expression(text=text.strip(), names=frozenset(names), _fn=fn)
 
 
-def _compile(node: ast.AST, text: str, where: str, names: set[str], *, boolean: bool):
+def _compile(node: ast.AST, text: str, where: str, names: set[str], *, boolean: bool) -> _Fn:
     if isinstance(node, ast.BoolOp):
         parts = [_compile(v, text, where, names, boolean=True) for v in node.values]
         combine = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
@@ -163,8 +166,8 @@ def _compile(node: ast.AST, text: str, where: str, names: set[str], *, boolean: 
             value = node.value
             return lambda ns: value
         if isinstance(node.value, (int, float)) and not boolean:
-            value = float(node.value)
-            return lambda ns: value
+            number = float(node.value)
+            return lambda ns: number
     raise ValueError(
         f"{where}: {text!r} contains the unsupported construct {ast.unparse(node)!r}; "
         "expected names, numbers, one comparison at a time, and/or/not (&, |, ~), parentheses."
@@ -178,8 +181,10 @@ def _as_bool(value: object) -> np.ndarray:
     return arr.astype(float) >= 0.5 if arr.dtype.kind in "iuf" else arr.astype(bool)
 
 
-def _reduce(parts, combine):
-    def fn(ns):
+def _reduce(
+    parts: list[_Fn], combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> Callable[[Mapping[str, object]], np.ndarray]:
+    def fn(ns: Mapping[str, object]) -> np.ndarray:
         out = _as_bool(parts[0](ns))
         for p in parts[1:]:
             out = combine(out, _as_bool(p(ns)))

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import SupportsFloat, cast
 
 import numpy as np
 
@@ -221,7 +222,9 @@ class Schema:
         return {n for n in names if n in self.thresholds}
 
 
-def _expand(exprs, schema: Schema, *, keep_thresholds: bool = False) -> set[str]:
+def _expand(
+    exprs: Iterable[Expression], schema: Schema, *, keep_thresholds: bool = False
+) -> set[str]:
     """Names of signals (and thresholds if asked) reached from ``exprs`` through variables."""
     out: set[str] = set()
     stack = [n for e in exprs for n in e.names]
@@ -342,7 +345,7 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
         raise ValueError(f"{source}: 'name' must be a non-empty string.")
     where = f"{source} (schema {name!r})"
     thresholds = dict(TABLE4_THRESHOLDS)
-    for tname, tspec in dict(spec.get("thresholds") or {}).items():
+    for tname, tspec in dict(cast("Mapping[str, object]", spec.get("thresholds") or {})).items():
         if tname in TABLE4_THRESHOLDS or tname in TABLE4_VARIABLES:
             raise ValueError(f"{where}: threshold {tname!r} redefines a Table 4 name.")
         if not isinstance(tspec, Mapping) or "signal" not in tspec or "percentile" not in tspec:
@@ -362,7 +365,7 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
     variables = {
         k: parse_expression(v, where=f"Table 4 variable {k!r}") for k, v in TABLE4_VARIABLES.items()
     }
-    for vname, text in dict(spec.get("variables") or {}).items():
+    for vname, text in dict(cast("Mapping[str, object]", spec.get("variables") or {})).items():
         if vname in variables or vname in thresholds:
             raise ValueError(f"{where}: variable {vname!r} redefines an existing name.")
         variables[vname] = parse_expression(str(text), where=f"{where}, variable {vname!r}")
@@ -385,7 +388,7 @@ def schema_from_spec(spec: Mapping[str, object], *, source: str = "schema spec")
             f"{where}: 'weights' is missing; expected {len(labels)} numbers (w_0..w_C)."
         )
     try:
-        w = tuple(float(x) for x in weights)  # type: ignore[union-attr]
+        w = tuple(float(x) for x in cast("Iterable[SupportsFloat | str]", weights))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: 'weights' must be a list of numbers, got {weights!r}.") from exc
     if len(w) != len(labels):

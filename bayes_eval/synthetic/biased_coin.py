@@ -13,7 +13,7 @@ correctly with probability :math:`\pi_{\alpha 1}`, and its true score is the mea
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 from scipy.special import expit, logit
 
@@ -39,7 +39,7 @@ PAPER_PI_BAR = (
 
 
 def mimic_probabilities(
-    pi_bar=PAPER_PI_BAR,
+    pi_bar: ArrayLike = PAPER_PI_BAR,
     *,
     n_questions: int = 30,
     concentration: float = 4.0,

@@ -165,7 +165,13 @@ def _question_sets(question_sets: Sequence[int] | None, n_questions: int) -> lis
 
 
 def _observe(
-    p: NDArray, kind: str, rng: np.random.Generator, levels: int, precision: float, inflation, res
+    p: NDArray,
+    kind: str,
+    rng: np.random.Generator,
+    levels: int,
+    precision: float,
+    inflation: float,
+    res: float | None,
 ) -> NDArray:
     if kind == "binary":
         return (rng.random(p.shape) < p).astype(float)

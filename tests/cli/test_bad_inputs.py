@@ -159,13 +159,13 @@ def test_library_replicates_and_out_are_checked(tmp_path):
 @pytest.mark.pymc  # imports PyMC (no model is compiled: the checks come first)
 def test_library_fit_settings_and_crosscheck_are_checked():
     from bayes_eval.models import crosscheck
-    from bayes_eval.models.judges import FitSettings
+    from bayes_eval.nuts import NutsSettings
 
     with pytest.raises(ValueError, match="chains is 0; expected a positive integer"):
-        FitSettings(chains=0)
+        NutsSettings(chains=0)
     with pytest.raises(ValueError, match=r"draws is 1\.5"):
-        FitSettings(draws=1.5)
+        NutsSettings(draws=1.5)
     with pytest.raises(ValueError, match="tune is -1; expected a non-negative integer"):
-        FitSettings(tune=-1)
+        NutsSettings(tune=-1)
     with pytest.raises(ValueError, match="mc_draws is 0"):
         crosscheck(np.ones((1, 2, 3)), mc_draws=0)

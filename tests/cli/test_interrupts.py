@@ -250,10 +250,10 @@ def test_rank_crossed_passes_target_accept(monkeypatch):
     argv = ["rank", "dataset:matharena_aime25_i", "--estimator", "crossed"]
     with pytest.raises(Stop):
         main([*argv, "--target-accept", "0.97"])
-    assert seen["target_accept"] == 0.97
+    assert seen["nuts"].target_accept == 0.97
     with pytest.raises(Stop):
         main(argv)
-    assert seen["target_accept"] is None  # the model's own default
+    assert seen["nuts"].target_accept is None  # the model's own default
 
 
 @pytest.mark.parametrize("value", ["1", "0", "1.5", "nan", "high"])

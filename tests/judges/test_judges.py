@@ -349,12 +349,13 @@ def test_model_excludes_same_family_pairs(mtbench):
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning")
 def test_seeded_three_level_fit_recovers_the_truth():
-    from bayes_eval.models.judges import FitSettings, fit_diagnostics, fit_judges
+    from bayes_eval.models.judges import fit_diagnostics, fit_judges
     from bayes_eval.models.sampling import Diagnostics
+    from bayes_eval.nuts import NutsSettings
     from bayes_eval.validation.judges_study import synthetic_judges
 
     data = synthetic_judges(K=5, J=2, M=3, n=150, self_preference=0.0, seed=4)
-    fit = fit_judges(data, settings=FitSettings(draws=400, tune=400, chains=2, seed=1))
+    fit = fit_judges(data, settings=NutsSettings(draws=400, tune=400, chains=2, seed=1))
     r = fit["ranking"].to_dataset()
     assert r["rank"].dims == ("candidate",)
     assert jb.spearman(r["mu_mean"].values, data.truth) >= 0.9
@@ -370,7 +371,7 @@ def test_seeded_three_level_fit_recovers_the_truth():
     assert fit.attrs["converged"] == int(d.converged) and (d.divergences == 0 or not d.converged)
     # the same seed gives the same draws (the length of the fit plays no part in that, so two
     # short fits check it: the first of them compiles nothing new, the model is cached)
-    short = FitSettings(draws=40, tune=40, chains=2, seed=1, warn=False)
+    short = NutsSettings(draws=40, tune=40, chains=2, seed=1, warn=False)
     once, again = fit_judges(data, settings=short), fit_judges(data, settings=short)
     np.testing.assert_array_equal(again["posterior"]["pi"].values, once["posterior"]["pi"].values)
 
@@ -422,10 +423,11 @@ def test_summeval_coherence_integrated_fit_converges():
     has two modes of the overall score level; with the centred random-effect weights the
     SummEval fits reached r-hat 1.56 (measured with these settings, seeds 0-3: r-hat
     1.002-1.006, bulk ESS 585-662)."""
-    from bayes_eval.models.judges import FitSettings, fit_judges
+    from bayes_eval.models.judges import fit_judges
+    from bayes_eval.nuts import NutsSettings
 
     fit = fit_judges(
-        summeval(dim="coherence"), integrated=True, settings=FitSettings(seed=0, warn=False)
+        summeval(dim="coherence"), integrated=True, settings=NutsSettings(seed=0, warn=False)
     )
     attrs = fit.attrs
     assert attrs["max_rhat"] <= 1.01, attrs["convergence_messages"]
@@ -444,9 +446,10 @@ def test_summeval_row_of_table1_within_the_papers_intervals():
     (4 x (1,000 + 2,000), nutpie) keep the test near a minute: the point ranks and the 95% rank
     intervals need no more (`validate judges` at the model's own settings, converged in every
     dimension: 0.886 and 0.833, the same as here at seeds 0-1)."""
-    from bayes_eval.models.judges import FitSettings, fit_judges
+    from bayes_eval.models.judges import fit_judges
+    from bayes_eval.nuts import NutsSettings
 
-    settings = FitSettings(draws=2000, tune=1000, seed=0, warn=False)
+    settings = NutsSettings(draws=2000, tune=1000, seed=0, warn=False)
     rho, covered = [], []
     for dim in ("coherence", "consistency", "fluency", "relevance"):
         data = summeval(dim=dim)
@@ -538,7 +541,8 @@ def test_mtbench_bayesian_row_of_table1(mtbench, tmp_path, capsys):
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::bayes_eval.models.ConvergenceWarning")
 def test_sensitivity_grid_reports_rank_correlation_with_the_base_fit():
-    from bayes_eval.models.judges import FitSettings, judge_sensitivity
+    from bayes_eval.models.judges import judge_sensitivity
+    from bayes_eval.nuts import NutsSettings
     from bayes_eval.validation.judges_study import synthetic_judges
 
     data = synthetic_judges(K=5, J=2, M=3, n=150, self_preference=0.0, seed=4)
@@ -546,7 +550,7 @@ def test_sensitivity_grid_reports_rank_correlation_with_the_base_fit():
         data,
         omegas=(0, 2),
         beta_maxes=(1, 5),
-        settings=FitSettings(draws=300, tune=300, chains=2, seed=2),
+        settings=NutsSettings(draws=300, tune=300, chains=2, seed=2),
     )
     assert list(ds["setting"].values) == ["omega=0", "omega=2", "beta_max=1", "beta_max=5"]
     assert ds["spearman_vs_base"].sel(setting="omega=0") == pytest.approx(1.0)  # the base itself
@@ -687,3 +691,18 @@ def test_synthetic_judges_needs_one_favoured_candidate_per_judge(J):
 
     with pytest.raises(ValueError, match="expected 1 <= J <= K"):
         synthetic_judges(K=4, J=J, M=3, n=10, seed=0)
+
+
+@pytest.mark.pymc  # imports PyMC (nothing is compiled)
+def test_fit_settings_is_deprecated_for_the_one_nuts_settings_value():
+    from bayes_eval.models.judges import FitSettings, model_settings
+    from bayes_eval.nuts import NutsSettings
+
+    with pytest.warns(DeprecationWarning, match="FitSettings is deprecated"):
+        old = FitSettings(draws=50, chains=1)
+    assert isinstance(old, NutsSettings)
+    assert old.resolved(integrated=False) == model_settings(
+        NutsSettings(draws=50, chains=1), integrated=False
+    )
+    own = model_settings(None, integrated=True)  # the integrated model's own settings
+    assert (own.draws, own.tune, own.target_accept) == (16000, 4000, 0.8)

@@ -29,6 +29,7 @@ from bayes_eval.models import (
     loo,
     matching_model,
 )
+from bayes_eval.nuts import NutsSettings
 from bayes_eval.posteriors.priors import KAPPA_PRIOR
 
 R = np.array(  # 2 LLMs x 3 questions x 4 trials, binary
@@ -211,7 +212,9 @@ def aime_subset():
 def test_compare_on_a_shipped_dataset(aime_subset):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        c = compare_models(aime_subset, draws=300, tune=300, chains=2, seed=0, cores=1, ppc=True)
+        c = compare_models(
+            aime_subset, nuts=NutsSettings(draws=300, tune=300, chains=2, seed=0, cores=1), ppc=True
+        )
     t = c.table
     assert set(t.index) == {"matching", "hierarchical", "crossed"}
     assert t.loc["matching", "method"] == "exact" and t.loc["crossed", "method"] == "psis"

@@ -123,12 +123,13 @@ def test_mid_p_summary_by_hand():
 @pytest.fixture(scope="module")
 def mtbench_fit():
     from bayes_eval.judges.data import from_count_table
-    from bayes_eval.models.judges import FitSettings, fit_judges, judge_model
+    from bayes_eval.models.judges import fit_judges, judge_model
+    from bayes_eval.nuts import NutsSettings
 
     data = from_count_table("dataset:mtbench_judges")
     model = judge_model(data)
     fit = fit_judges(
-        data, model=model, settings=FitSettings(draws=150, tune=200, chains=2, seed=1, warn=False)
+        data, model=model, settings=NutsSettings(draws=150, tune=200, chains=2, seed=1, warn=False)
     )
     return data, model, fit
 

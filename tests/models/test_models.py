@@ -43,6 +43,7 @@ from bayes_eval.models import (
 )
 from bayes_eval.models.sampling import ESS_PER_CHAIN_MIN, RHAT_MAX, usable_cpus
 from bayes_eval.models.sensitivity import plot_prior_sensitivity
+from bayes_eval.nuts import NutsSettings
 
 pytestmark = [
     pytest.mark.pymc,
@@ -231,7 +232,7 @@ def test_crosscheck_ten_question_categorical(tmp_path):
     R = rng.integers(0, 4, size=(3, 10, 6))
     R[0][R[0] == 0] = 3  # make the first model better
     w = [0.0, 0.2, 0.6, 1.0]
-    result = crosscheck(R, w, models=["a", "b", "c"], mc_draws=100_000, **DRAWS)
+    result = crosscheck(R, w, models=["a", "b", "c"], mc_draws=100_000, nuts=NutsSettings(**DRAWS))
     rows = result.models
     assert result.passed, rows[
         ["z_mean", "z_sd", "z_mc_mean", "r_hat", "ess_bulk", "failed_checks"]
@@ -374,7 +375,9 @@ def test_prior_sensitivity_closed_form_axes_and_kappa(tmp_path):
     rng = np.random.default_rng(3)
     R = (rng.random((3, 8, 6)) < np.array([0.7, 0.5, 0.3])[:, None, None]).astype(int)
     R0 = (rng.random((3, 8, 4)) < 0.5).astype(int)
-    ds = prior_sensitivity(R, None, R0, kappa_grid=[2.0, 20.0], draws=200, tune=200, chains=1)
+    ds = prior_sensitivity(
+        R, None, R0, kappa_grid=[2.0, 20.0], nuts=NutsSettings(draws=200, tune=200, chains=1)
+    )
     np.testing.assert_allclose(
         ds["mu_alpha0"].sel(alpha0=0.5), be.bayes(R, alpha0=0.5)[0], atol=1e-14
     )

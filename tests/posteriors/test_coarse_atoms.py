@@ -1,4 +1,4 @@
-"""The learned prior's coarser atoms at the quadrature nodes (``priors._coarsen``): the dyadic
+"""The learned prior's coarser atoms at the quadrature nodes (``prior_statistics._coarsen``): the dyadic
 panels of graded counts below half the smallest node concentration merged into one, against the
 sum over every question."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from bayes_eval.posteriors import priors
-from bayes_eval.posteriors.priors import _compress
+from bayes_eval.posteriors import prior_statistics
+from bayes_eval.posteriors.prior_statistics import _compress
 
 
 def _board(rng, g: int, m: int, grades: int) -> np.ndarray:
@@ -27,14 +27,14 @@ def _sums(x, w, b):
 
 
 def test_coarse_atoms_are_the_sums_over_questions_for_large_arguments():
-    # for arguments b >= low the panels below low / 2 merge into one (priors._coarsen): far
+    # for arguments b >= low the panels below low / 2 merge into one (prior_statistics._coarsen): far
     # fewer atoms, and the sums still those over every question (1e-7 absolute on sums of
     # size 1e3-1e4, as for the dyadic atoms: the merged panel's error bound is theirs)
     rng = np.random.default_rng(9)
     counts = _board(rng, 10, 800, 300)
     data = _compress(counts)
     low = np.full((10, 2), 0.2)
-    coarse = priors._coarsen(data, low)
+    coarse = prior_statistics._coarsen(data, low)
     assert coarse.x.shape[-1] < data.x.shape[-1] - 30
     b = low * np.exp(rng.uniform(0.0, np.log(5e4), size=(40, 10, 2)))  # from low to 1e4
     brute = (gammaln(b[..., None] + counts.transpose(0, 2, 1)) - gammaln(b[..., None])).sum(-1)

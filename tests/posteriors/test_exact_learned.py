@@ -4,7 +4,7 @@ The reference is written here, independently of the package: binary data, the pr
 Beta(a0, a1) of every question integrated over its hyperparameters on a trapezoid grid in
 (u, v) = (logit mean, log concentration) (the map to eta = log a has Jacobian 1), weights the
 exact Beta-binomial marginal likelihood times the hyperprior the fit used (imported at run
-time: ``priors._hyper`` with the fitted prior's ``kappa_prior``, so no number of today's
+time: ``prior_likelihood._hyper`` with the fitted prior's ``kappa_prior``, so no number of today's
 hyperprior is written here), and at each grid point the law of pi-bar as a lattice
 convolution of the questions' Beta posteriors (linear binning of step h from closed-form
 E[(t - Y)+], FFT). The grid covers every point within 30 of the maximal log density.
@@ -26,7 +26,7 @@ from scipy import fft as sfft
 from scipy.special import betainc, betaln, expit
 
 import bayes_eval as be
-from bayes_eval.posteriors import priors
+from bayes_eval.posteriors import prior_fit, prior_likelihood
 
 PROBS = np.array([0.025, 0.975])
 
@@ -34,7 +34,7 @@ PROBS = np.array([0.025, 0.975])
 def _log_hyperpost(u, v, succ, fail, kappa_prior):
     m, kappa = expit(u), np.exp(v)
     a1, a0 = kappa * m, kappa * (1.0 - m)
-    lp = priors._hyper(np.stack([np.log(a0), np.log(a1)], axis=-1), kappa_prior)[0]
+    lp = prior_likelihood._hyper(np.stack([np.log(a0), np.log(a1)], axis=-1), kappa_prior)[0]
     types, mult = np.unique(np.stack([succ, fail], axis=1), axis=0, return_counts=True)
     ll = sum(
         k * (betaln(a1 + s, a0 + f) - betaln(a1, a0)) for (s, f), k in zip(types, mult, strict=True)
@@ -139,10 +139,10 @@ def test_fine_grid_keeps_to_where_the_likelihood_is_exact():
     fitted = post.fitted
     hyper = post.prior.kappa_prior if fitted.kappa_prior is None else tuple(fitted.kappa_prior[0])
     counts = np.column_stack([4.0 - succ, succ])  # categories in the order of w = (0, 1)
-    fine = priors._fine_grid(counts, fitted.alpha[0], fitted.log_alpha_cov[0], hyper)
+    fine = prior_fit._fine_grid(counts, fitted.alpha[0], fitted.log_alpha_cov[0], hyper)
     assert fine is not None
     nodes, wts = fine
-    assert np.log(nodes).max() <= priors._FINE_ETA_MAX
+    assert np.log(nodes).max() <= prior_fit._FINE_ETA_MAX
     # E[pi-bar | a] for all-solved rows is (a1 + 4) / (a0 + a1 + 4), averaged over the grid
     mean = wts @ ((nodes[:, 1] + 4.0) / (nodes.sum(axis=1) + 4.0))
     assert abs(mean - float(post.mean)) < 0.05 * float(post.sd), (mean, post.mean, post.sd)
@@ -161,18 +161,19 @@ LEVEL_CASES = [
 
 @pytest.mark.parametrize(("levels", "nu"), LEVEL_CASES)
 def test_level_lattice_moves_the_dirichlet_law_by_its_binnings_only(levels, nu):
-    """The lattice law of w.pi from stick-breaking (``exact._level_pmf``) against the exact
-    law (Imhof's inversion, ``exact._imhof_exact``, accurate to 1e-9): each of its
+    """The lattice law of w.pi from stick-breaking (``mixture._level_pmf``) against the exact
+    law (Imhof's inversion, ``imhof._imhof_exact``, accurate to 1e-9): each of its
     b = 2 K - 1 linear binnings (K + 1 levels) moves the value by at most h and keeps its
     conditional mean, so the mean is exact, the variance exceeds the exact one by at most
     b h^2 / 4, and the lattice CDF lies between F(x - b h) and F(x + b h)."""
-    from bayes_eval.posteriors import exact
+    from bayes_eval.posteriors.imhof import _imhof_exact
+    from bayes_eval.posteriors.mixture import _level_pmf
 
     c, nu = np.array(levels), np.array(nu)
     n = 48
     h = 1.0 / n
     binnings = 2 * (c.size - 1) - 1
-    pmf = exact._level_pmf(nu[None, :], c, n)[0]
+    pmf = _level_pmf(nu[None, :], c, n)[0]
     x = np.arange(n + 1) * h
     p = nu / nu.sum()
     mean = p @ c
@@ -183,8 +184,8 @@ def test_level_lattice_moves_the_dirichlet_law_by_its_binnings_only(levels, nu):
     assert var - 1e-10 <= lat_var <= var + binnings * h * h / 4.0
     at = np.concatenate([x, x[:-1] + 0.5 * h])
     cdf = np.cumsum(pmf)[np.floor(at / h + 1e-9).astype(int)]
-    lo = exact._imhof_exact(at - binnings * h, c, nu)
-    hi = exact._imhof_exact(at + binnings * h, c, nu)
+    lo = _imhof_exact(at - binnings * h, c, nu)
+    hi = _imhof_exact(at + binnings * h, c, nu)
     assert np.all(cdf >= lo - 1e-8) and np.all(cdf <= hi + 1e-8)
 
 

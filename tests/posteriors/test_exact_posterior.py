@@ -24,16 +24,15 @@ from scipy.special import beta as beta_fn
 from scipy.special import betainc, gamma, hyp2f1
 
 import bayes_eval as be
-import bayes_eval.posteriors.exact as el
 import bayes_eval.posteriors.exact as ep
-import bayes_eval.posteriors.exact as et
+import bayes_eval.posteriors.lattice as el
+import bayes_eval.posteriors.refinements as et
 from bayes_eval.posteriors.exact import (
-    _imhof_cdf,
-    _imhof_exact,
     dirichlet_functional_cdf,
     exact_interval,
     exact_posterior,
 )
+from bayes_eval.posteriors.imhof import _imhof_cdf, _imhof_exact
 from bayes_eval.ranking.ranks import prob_better
 
 N_DRAWS = 1_000_000
@@ -440,7 +439,7 @@ def _fine_reference(nu, w):
         return cell_means(edges, c, b, window, n_cheb=1024)
 
     def finer(method):
-        def call(x):  # the lattice laws (exact_lattice) and the refinements (exact_tails)
+        def call(x):  # the lattice laws (lattice) and the refinements (refinements)
             et._ZOOM_CELLS, et._cell_means = 4 * cells, finer_cell_means
             el._cell_means = finer_cell_means
             try:

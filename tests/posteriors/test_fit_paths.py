@@ -10,13 +10,9 @@ import numpy as np
 import pytest
 
 from bayes_eval.posteriors.posterior import sums_moments, total_sums
-from bayes_eval.posteriors.priors import (
-    _atoms,
-    _chebyshev_weights,
-    _compress,
-    _definite,
-    fit_prior,
-)
+from bayes_eval.posteriors.prior_fit import _definite
+from bayes_eval.posteriors.prior_statistics import _atoms, _chebyshev_weights, _compress
+from bayes_eval.posteriors.priors import fit_prior
 
 
 def _per_question(counts, nodes, w):

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from bayes_eval.posteriors.priors import _compress, _derivatives, _loglik
+from bayes_eval.posteriors.prior_likelihood import _derivatives, _loglik
+from bayes_eval.posteriors.prior_statistics import _compress
 
 
 def _brute(eta: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -153,14 +154,16 @@ def test_node_moments_from_statistics_match_every_question(case):
 
 
 def test_trigamma_matches_scipy():
-    # psi_1 by recurrence and the asymptotic series against scipy's Hurwitz zeta(2, x), from
-    # 1e-6 to 1e8: relative 1e-13 (the series' first omitted term is < 3e-14 of the value)
-    from scipy.special import zeta
+    # psi_1 by recurrence and the asymptotic series against scipy's polygamma(1, x) and Hurwitz
+    # zeta(2, x), from 1e-6 to 1e8: relative 1e-13 (the series' first omitted term is < 3e-14
+    # of the value)
+    from scipy.special import polygamma, zeta
 
-    from bayes_eval.posteriors.priors import _trigamma
+    from bayes_eval.posteriors.prior_likelihood import _trigamma
 
     x = np.geomspace(1e-6, 1e8, 2001)
     np.testing.assert_allclose(_trigamma(x), zeta(2, x), rtol=1e-13)
+    np.testing.assert_allclose(_trigamma(x), polygamma(1, x), rtol=1e-13)
 
 
 @pytest.mark.parametrize("complete", [True, False])
@@ -199,7 +202,8 @@ def test_sums_interpolated_across_the_nodes_are_the_direct_sums(case):
     # the quadrature nodes' likelihood from Chebyshev interpolants of each one-dimensional sum
     # (chosen for 1e-15 relative error, Trefethen Thm 8.2) against the sums at every node:
     # what the node weights see, the differences between one group's nodes, to 1e-8
-    from bayes_eval.posteriors.priors import _grid, _loglik_nodes, _newton
+    from bayes_eval.posteriors.prior_fit import _grid, _newton
+    from bayes_eval.posteriors.prior_likelihood import _loglik_nodes
 
     rng = np.random.default_rng(12)
     if case == "fractional":  # three graded trials per question: atoms, log-gammas

@@ -41,7 +41,8 @@ def test_fit_recovers_known_dirichlet(alpha, n):
 
 def test_newton_reaches_the_stationary_point():
     # gradient of the log posterior at the mode by central differences: zero to 1e-5
-    from bayes_eval.posteriors.priors import _compress, _objective
+    from bayes_eval.posteriors.prior_likelihood import _objective
+    from bayes_eval.posteriors.prior_statistics import _compress
 
     rng = np.random.default_rng(3)
     counts = _counts(_binary(rng.beta(0.3, 0.5, size=(3, 40)), 6, rng))
@@ -272,19 +273,23 @@ def test_rubric_hyperparameter_uncertainty_matches_importance_sampling():
     # on the Laplace approximation, covariance x 4, 2^14 draws, ESS > 1000: sd of pi-bar to
     # ~2%), the Dirichlet posterior moments of pi-bar per draw; five categories, where a
     # widened 3-point grid lost 17% of the sd
-    from bayes_eval.posteriors import priors as P
+    from bayes_eval.posteriors import prior_fit, prior_likelihood, prior_statistics
 
     rng = np.random.default_rng(2)
     counts = rng.multinomial(4, rng.dirichlet(np.ones(5), size=100)).astype(float)
     w = np.linspace(0, 1, 5)
     post = posterior(_labels(counts.astype(int)), w, prior=_RUBRIC_PRIOR)
     hyper = _RUBRIC_PRIOR.kappa_prior
-    data = P._compress(counts[None])
-    eta_hat, neg_h, _ = P._newton(data, hyper)
+    data = prior_statistics._compress(counts[None])
+    eta_hat, neg_h, _ = prior_fit._newton(data, hyper)
     chol = np.linalg.cholesky(4.0 * np.linalg.inv(neg_h[0]))
     z = rng.standard_normal((2**14, 5)) / np.sqrt(rng.chisquare(4, 2**14) / 4)[:, None]
     eta = eta_hat[0] + z @ chol.T
-    lw = (P._loglik(eta[:, None], data) + P._hyper(eta[:, None], hyper)[0])[:, 0]
+    lw = (
+        prior_likelihood._loglik(eta[:, None], data)
+        + prior_likelihood._hyper(eta[:, None], hyper)[0]
+    )
+    lw = lw[:, 0]
     lw += 4.5 * np.log1p((z**2).sum(-1) / 4)  # minus the log density of the t_4 proposal
     wt = np.exp(lw - lw.max())
     wt /= wt.sum()

@@ -1,4 +1,4 @@
-"""The learned prior's quadrature rules (bayes_eval.posteriors.priors._integrate) against a
+"""The learned prior's quadrature rules (bayes_eval.posteriors.prior_fit._integrate) against a
 brute-force grid over the hyperparameters, on typical and edge designs of binary results."""
 
 import numpy as np

@@ -273,21 +273,22 @@ def test_pair_lookups_single_lookups_and_the_rounded_path_agree(monkeypatch):
     """The questions two by two (pair tables, an odd number of questions padded with one
     that never succeeds), one by one, and the rounded float tables give the same numbers."""
     from bayes_eval.ranking import convergence as cv
+    from bayes_eval.ranking import convergence_packed as cp
 
     R = simulate_results(mimic_probabilities(seed=0)[::2, :7], 12, seed=4)  # 6 x 7 x 12
     R[3] = R[1]  # two tied models: gold ties
     methods = ["bayes", "pass_at_k:1", "pass_at_k:3", "g_pass_at_k_tau:5:0.6", "mg_pass_at_k:4"]
-    pair_tables, built = cv._pair_tables, []
+    pair_tables, built = cp._pair_tables, []
 
     def run(path, **kw):
         with monkeypatch.context() as mp:
-            mp.setattr(cv, "_pair_tables", lambda *a: built.append(pair_tables(*a)) or built[-1])
+            mp.setattr(cp, "_pair_tables", lambda *a: built.append(pair_tables(*a)) or built[-1])
             if path == "pairs":
-                mp.setattr(cv, "_PAIR_PAYBACK", 0)  # pairs even on this short run
+                mp.setattr(cp, "_PAIR_PAYBACK", 0)  # pairs even on this short run
             elif path == "single":
-                mp.setattr(cv, "_PAIR_BYTES", 0)
+                mp.setattr(cp, "_PAIR_BYTES", 0)
             else:
-                mp.setattr(cv, "_packed_tables", lambda *a: None)  # rounded float tables
+                mp.setattr(cp, "_packed_tables", lambda *a: None)  # rounded float tables
             return cv.stability(R, methods, replicates=90, chunk=40, seed=7, **kw)
 
     for kw in (
@@ -313,6 +314,7 @@ def test_pair_tables_sum_to_the_exact_integers():
     the padded question's share, are the exact integer sums of every method, Python
     integers as the reference, with every question at its largest count too."""
     from bayes_eval.ranking import convergence as cv
+    from bayes_eval.ranking import convergence_packed as cp
 
     extra = [
         "pass_at_k:6",
@@ -323,11 +325,11 @@ def test_pair_tables_sum_to_the_exact_integers():
     ]
     parsed = [cv.parse_method(n) for n in (*cv.DEFAULT_METHODS, *extra)]
     n_max, n_q = 80, 31
-    packed = cv._packed_tables(parsed, n_max, n_q)
+    packed = cp._packed_tables(parsed, n_max, n_q)
     assert [g.shape[-1] for g in packed.groups] == [4, 2]  # six words: one look-up each
     for w, word in enumerate(packed.words):
-        np.testing.assert_array_equal(packed.groups[w // cv._GROUP][..., w % cv._GROUP], word)
-    pairs = cv._pair_tables(packed, n_max, lookups=2**62)
+        np.testing.assert_array_equal(packed.groups[w // cp._GROUP][..., w % cp._GROUP], word)
+    pairs = cp._pair_tables(packed, n_max, lookups=2**62)
     rng = np.random.default_rng(3)
     counts = rng.integers(0, n_max + 1, (n_q, 300))
     counts[:, 0] = n_max  # every question at its largest entry
@@ -335,15 +337,15 @@ def test_pair_tables_sum_to_the_exact_integers():
     padded = np.concatenate([counts, np.zeros((1, 300), int)])  # a question never passed
     codes = padded[0::2] * (n_max + 1) + padded[1::2]  # the running codes of the pairs
     for i, m in enumerate(parsed):
-        table, _ = cv._integer_table(m, n_max)
+        table, _ = cp._integer_table(m, n_max)
         want = [sum(int(table[n_max, c]) for c in col) for col in counts.T]
-        group = packed.word[i] // cv._GROUP
+        group = packed.word[i] // cp._GROUP
         word = pairs[group][n_max][codes].sum(axis=0) - packed.groups[group][n_max, 0]
-        field = (word[:, packed.word[i] % cv._GROUP] >> packed.shift[i]) & (
+        field = (word[:, packed.word[i] % cp._GROUP] >> packed.shift[i]) & (
             (1 << packed.bits[i]) - 1
         )
         assert field.tolist() == want, m.name
-    assert cv._pair_tables(packed, n_max, lookups=10) is None  # not repaid: one by one
+    assert cp._pair_tables(packed, n_max, lookups=10) is None  # not repaid: one by one
 
 
 def test_distinguishability_study_does_not_depend_on_its_chunk():

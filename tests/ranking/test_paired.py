@@ -191,7 +191,7 @@ def test_rubric_scores_are_scaled_to_the_unit_interval():
 @pytest.mark.parametrize("m", [3, 30, 200])
 def test_interpolated_model_cdf_is_close_to_the_exact_one(m):
     from bayes_eval.posteriors.exact import dirichlet_functional_cdf
-    from bayes_eval.ranking.paired import _model_cdfs
+    from bayes_eval.ranking.paired_exact import _model_cdfs
 
     rng = np.random.default_rng(m)
     corners = np.array([[1.0, 1.0], [0.5, 0.5], [0.2, 3.0]])
@@ -207,7 +207,7 @@ def test_interpolated_model_cdf_is_close_to_the_exact_one(m):
 
 def test_node_vectorised_imhof_equals_the_one_node_inversion():
     from bayes_eval.posteriors.exact import dirichlet_functional_cdf
-    from bayes_eval.ranking.paired import _imhof_nodes
+    from bayes_eval.ranking.paired_exact import _imhof_nodes
 
     rng = np.random.default_rng(11)
     levels = np.array([-0.75, -0.5, 0.25, 0.5])
