@@ -1,12 +1,12 @@
 """The settings of a NUTS run, as one immutable value shared by every model and command.
 
-Every function of :mod:`bayes_eval.models` and :mod:`bayes_eval.validation` that samples takes
-one :class:`NutsSettings` (keyword ``nuts``), and the command line builds one from its sampler
-options (``--draws``, ``--tune``, ``--chains``, ``--seed``, ``--sampler``, ``--target-accept``,
-``--no-progress``). A setting left at None is the sampled model's own (for example 16,000
-draws for the judges model with hyperpriors, 1,000 elsewhere): :meth:`NutsSettings.resolved`
-fills it in. The module needs nothing beyond the standard library; PyMC is imported only by
-the functions that sample.
+Every function of ``bayes_eval.models`` and ``bayes_eval.validation`` that samples takes
+one :class:`NutsSettings` (``nuts=``; the judges' fits ``settings=``), and the command line
+builds one from its sampler options (``--draws``, ``--tune``, ``--chains``, ``--seed``,
+``--sampler``, ``--target-accept``, ``--no-progress``). A setting left at None is the sampled
+model's own (for example 16,000 draws for the judges model with hyperpriors, 1,000
+elsewhere): :meth:`NutsSettings.resolved` fills it in. The module needs nothing beyond the
+standard library; PyMC is imported only by the functions that sample.
 """
 
 from __future__ import annotations

@@ -873,10 +873,22 @@ class FitSettings(NutsSettings):
 
     Parameters
     ----------
-    *args : Any
-        As :class:`bayes_eval.nuts.NutsSettings` takes them.
-    **kwargs : Any
-        As :class:`bayes_eval.nuts.NutsSettings` takes them.
+    draws, tune : int or None
+        Draws kept and tuning steps per chain (None: the model's own).
+    chains : int
+        Number of chains, default 4.
+    seed : int
+        Random seed, default 0.
+    sampler : {"pymc", "nutpie"} or None
+        The NUTS implementation (None: the model's own).
+    target_accept : float or None
+        NUTS target acceptance rate (None: the model's own).
+    progress : bool
+        Show the sampler's progress bar; default False.
+    cores : int or None
+        Chains run at the same time (None: the usable CPUs, at most ``chains``).
+    warn : bool
+        Issue a ConvergenceWarning when a check fails; default True.
 
     Examples
     --------

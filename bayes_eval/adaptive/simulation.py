@@ -36,7 +36,19 @@ from bayes_eval.adaptive.ucbe import UCBEPolicy
 if TYPE_CHECKING:
     from tqdm.auto import tqdm
 
-__all__ = ["PolicySpec", "RunTrace", "default_policies", "plot_regret", "run_policy", "simulate"]
+__all__ = [
+    "GENERAL_BELIEF",
+    "PolicySpec",
+    "RunTrace",
+    "default_policies",
+    "plot_regret",
+    "run_policy",
+    "simulate",
+]
+
+#: Gittins-G's belief of an arm's accuracy, ``N(mean, var)``: the general prior of Xie, He
+#: and Cao (§4), the same for every dataset.
+GENERAL_BELIEF = (0.5, 0.04)
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,12 @@ def default_policies(
     """
     specs = [
         PolicySpec(
-            "Gittins-G", GittinsPolicy(belief_mean=0.5, belief_var=0.04, granularity=granularity)
+            "Gittins-G",
+            GittinsPolicy(
+                belief_mean=GENERAL_BELIEF[0],
+                belief_var=GENERAL_BELIEF[1],
+                granularity=granularity,
+            ),
         ),
         PolicySpec(
             "Gittins-S",

@@ -52,7 +52,11 @@ def add_parser(sub: SubParsers) -> None:
     r.add_argument("--horizon", type=positive_int, help="stages H")
     r.add_argument("--grid", type=positive_int, default=2**14, help="DP grid points (16384)")
     r.set_defaults(func=_roots)
+    _add_simulate(actions, stages)
 
+
+def _add_simulate(actions: SubParsers, stages: argparse.ArgumentParser) -> None:
+    """The ``adaptive simulate`` parser: the data, the policies' beliefs and the budget."""
     s = actions.add_parser(
         "simulate",
         help="simple regret of Gittins-G, Gittins-S and UCB-E on a response matrix",
@@ -152,6 +156,7 @@ def _roots(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     from bayes_eval.adaptive.runs import load_bandit, simulate_policies
+    from bayes_eval.adaptive.simulation import GENERAL_BELIEF
     from bayes_eval.inputs import exact
 
     batch, granularity = _stages(args)
@@ -195,8 +200,10 @@ def _simulate(args: argparse.Namespace) -> int:
         progress=not args.json,
     )
     mean, var = data.belief
+    g_mean, g_var = GENERAL_BELIEF
     prior = (
-        f"Gittins-G: N(0.5, 0.04); Gittins-S: N({mean:g}, {var:g}) (belief of an arm's accuracy)"
+        f"Gittins-G: N({g_mean:g}, {g_var:g}); Gittins-S: N({mean:g}, {var:g}) "
+        "(belief of an arm's accuracy)"
     )
     estimand = "simple regret: best arm's accuracy on the matrix minus the recommended arm's"
     if args.json:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from bayes_eval.posteriors.priors import Prior
+    from bayes_eval.ranking.paired import PairedComparison
 
 HELP = "pairwise P(A better than B): on these questions, and on new questions (paired)"
 DESCRIPTION = """\
@@ -147,9 +148,26 @@ def _pairs(
         return {"file": name, "task": task, **doc, "design": scored.design} | {
             "graded": scored.graded
         }
+    _print_pairs(args, result, doc, name, scored.R.sizes["question"])
+    if plot:
+        say(f"heat maps written to {plot}")
+    return None
+
+
+def _print_pairs(
+    args: argparse.Namespace,
+    result: PairedComparison,
+    doc: dict[str, object],
+    name: str,
+    n_questions: int,
+) -> None:
+    """The header, the adjacent pairs, the matrices (few models) and the claims of one task."""
+    from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
+
+    names = list(result.models)
     these = f"prior {result.these_prior}; P from the same posterior as `rank`"
     say(
-        f"{name}: {len(names)} models, {scored.R.sizes['question']} questions; these "
+        f"{name}: {len(names)} models, {n_questions} questions; these "
         f"questions: {these}; new questions "
         f"(paired): prior {result.prior}"
         + ("" if result.clusters else " on the joint table")
@@ -196,6 +214,3 @@ def _pairs(
             + "; ".join("{" + ", ".join(g) + "}" for g in claims["tie_groups"])
             + " (--json: the claims, P(best), expected ranks)"
         )
-    if plot:
-        say(f"heat maps written to {plot}")
-    return None

@@ -13,6 +13,7 @@ from bayes_eval.cli._types import SubParsers, fdr_level, positive_int
 if TYPE_CHECKING:
     from bayes_eval.logs.scored import ScoredResults
     from bayes_eval.posteriors.priors import Prior
+    from bayes_eval.ranking.sample_size import SeparationPlan
 
 HELP = "trials needed to separate two models, or to claim the top K, with assurance"
 DESCRIPTION = """\
@@ -91,23 +92,7 @@ def run(args: argparse.Namespace) -> int:
     make the claims name the top-K set) and prints the plan, or the ``--json`` document.
     Returns 0.
     """
-    named = [m for m in (args.model_a, args.model_b) if m is not None]
-    if args.top is None and len(named) != 2:
-        raise ValueError(
-            "plan needs two models (MODEL_A MODEL_B) to separate, or --top K to claim the top-K "
-            "set."
-        )
-    if args.top is not None:
-        if named:
-            raise ValueError(
-                "plan takes either two models or --top K, not both: --top plans the whole "
-                "board's top-K set."
-            )
-        opt.refuse(opt.given(args, "confidence"), "with --top (its claims are at --fdr)")
-    elif args.fdr is not None and args.confidence is not None:
-        raise ValueError(
-            "--fdr Q plans two models to confidence 1 - Q; give --fdr or --confidence, not both."
-        )
+    _check(args)
     prior = opt.prior_from(args)
     scored = opt.load_results(args, offer_fractional=False)
     if scored.fractional:  # the simulations draw categories; fractional counts have none
@@ -154,14 +139,48 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    _print_plan(opt.source_name(args), plan, leader, other, args.fdr, confidence)
+    return 0
+
+
+def _check(args: argparse.Namespace) -> None:
+    """Refuse option combinations that plan nothing: two models or ``--top K``, one level."""
+    named = [m for m in (args.model_a, args.model_b) if m is not None]
+    if args.top is None and len(named) != 2:
+        raise ValueError(
+            "plan needs two models (MODEL_A MODEL_B) to separate, or --top K to claim the top-K "
+            "set."
+        )
+    if args.top is not None:
+        if named:
+            raise ValueError(
+                "plan takes either two models or --top K, not both: --top plans the whole "
+                "board's top-K set."
+            )
+        opt.refuse(opt.given(args, "confidence"), "with --top (its claims are at --fdr)")
+    elif args.fdr is not None and args.confidence is not None:
+        raise ValueError(
+            "--fdr Q plans two models to confidence 1 - Q; give --fdr or --confidence, not both."
+        )
+
+
+def _print_plan(
+    source: str,
+    plan: SeparationPlan,
+    leader: str,
+    other: str,
+    fdr: float | None,
+    confidence: float,
+) -> None:
+    """The plan of two models in words: where they stand, the goal and the trials it needs."""
     say(
-        f"{opt.source_name(args)}: prior: {plan.prior}; estimand: {plan.estimand}; {leader} "
+        f"{source}: prior: {plan.prior}; estimand: {plan.estimand}; {leader} "
         f"leads {other}: z = {plan.z_now:.3f} with N = {plan.n_now}; "
         f"P({leader} better) = {plan.prob_leader_better:.3f}."
     )
     goal = (
-        f"the claim '{leader} better than {other}' at FDR {args.fdr:g} (P >= {confidence:g})"
-        if args.fdr is not None
+        f"the claim '{leader} better than {other}' at FDR {fdr:g} (P >= {confidence:g})"
+        if fdr is not None
         else f"z >= {plan.z_target:.3f} in {leader}'s favour"
     )
     if plan.extra_trials == 0:
@@ -174,7 +193,6 @@ def run(args: argparse.Namespace) -> int:
             f"{plan.assurance_target}, posterior predictive, {plan.draws} simulations) needs "
             f"N = {plan.n_required} trials per question ({plan.extra_trials} more)."
         )
-    return 0
 
 
 def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> int:

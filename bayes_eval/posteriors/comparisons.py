@@ -17,7 +17,7 @@ Framework for Large Language Model Evaluation", §2.5; a board's joint posterior
   :math:`\int F_B\,dF_A` of the two mixture CDFs on a common grid (trapezoid rule) for
   independent learned priors.
 
-The functions take the posterior through :class:`_Compared`, the part of
+The functions take the posterior through ``_Compared``, the part of
 :class:`~bayes_eval.posteriors.posterior.Posterior` they read.
 """
 

@@ -21,6 +21,9 @@ from scipy import fft as sfft
 
 from bayes_eval.posteriors.imhof import _cell_means, _dist_cdf, _dist_ppf, _imhof_exact
 
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
+
 _NO_WRAP_CELLS = 2**15  # up to this length the sum is computed over all its lattice points
 _SD_WINDOW = 20.0  # per-question window, in posterior sd (widened if it leaves out mass)
 _NEGLIGIBLE = 1e-14  # mass a per-question window may leave out

@@ -22,6 +22,9 @@ from scipy.special import betainc, betaln, ndtri, xlog1py, xlogy
 
 from bayes_eval.posteriors.lattice import _group
 
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
+
 _BINARY_CELLS = 50.0  # lattice cells per posterior sd of pi-bar (at least 16 per question)
 _BINARY_MAX_CELLS = 4096  # at most this many cells per question
 _RESOLVED = 4.0  # a node's law enters the correction when its sd spans this many cells

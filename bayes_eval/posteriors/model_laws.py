@@ -5,9 +5,9 @@ Under one node :math:`a_j` of the prior, model :math:`l` has the per-question po
 pi-bar is their lattice convolution (:func:`~bayes_eval.posteriors.exact.exact_posterior`).
 Under a fixed or plug-in prior (one node) that law is the posterior; under a learned prior the
 posterior is the mixture of the laws of the nodes with their weights :math:`\omega_j`, of
-which the heaviest (at most :data:`_EXACT_NODES`, carrying all but 1e-4 of the weight) are
+which the heaviest (at most ``_EXACT_NODES``, carrying all but 1e-4 of the weight) are
 kept. :class:`~bayes_eval.posteriors.posterior.Posterior` keeps them once computed: its exact
-intervals (``kind="exact"``, and ``"auto"`` near an end of the support, :func:`_near_end`) and
+intervals (``kind="exact"``, and ``"auto"`` near an end of the support, ``_near_end``) and
 its exact :math:`P(\bar\pi_i > \bar\pi_j)` (:mod:`~bayes_eval.posteriors.comparisons`) share
 them.
 """

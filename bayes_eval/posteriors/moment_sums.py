@@ -13,8 +13,8 @@ total N they need only the sums :math:`Q, S_1, S_2, S_{11}` of 1, :math:`n\cdot 
     \sum E = (S_1 + Q A_1)/T, \qquad
     \sum V = \big(S_2 + Q A_2 - (S_{11} + 2A_1S_1 + QA_1^2)/T\big)/(T(T + 1)).
 
-:func:`_total_sums` makes the sums in one pass over the counts (one row per model and distinct
-total), :func:`_sums_moments` the moments of every node from them. They are the engines of
+``_total_sums`` makes the sums in one pass over the counts (one row per model and distinct
+total), ``_sums_moments`` the moments of every node from them. They are the engines of
 :func:`~bayes_eval.posteriors.posterior.total_sums` and
 :func:`~bayes_eval.posteriors.posterior.sums_moments`.
 """

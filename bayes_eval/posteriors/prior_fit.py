@@ -1,12 +1,12 @@
 r"""The fit of the learned prior: the hyperposterior's mode and its quadrature nodes.
 
 For the model of :mod:`bayes_eval.posteriors.priors`: Newton's method on the log
-hyperposterior of :math:`\eta = \log a` (:func:`_newton`, vectorised over the groups, with
+hyperposterior of :math:`\eta = \log a` (``_newton``, vectorised over the groups, with
 Levenberg damping and step halving), then the nodes and weights that integrate over it
-(:func:`_integrate`: a Gauss-Hermite product grid on the Laplace approximation, or a Sobol
+(``_integrate``: a Gauss-Hermite product grid on the Laplace approximation, or a Sobol
 sample beyond five categories, reweighted by the exact ratio of the posterior to the
 Gaussian), and a fine trapezoid grid of one group's hyperposterior for the exact intervals
-(:func:`_fine_grid`).
+(``_fine_grid``).
 """
 
 from __future__ import annotations

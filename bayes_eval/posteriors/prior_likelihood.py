@@ -7,12 +7,12 @@ With :math:`\eta = \log a`, the log marginal likelihood of a group's counts (the
     \ell(a) = \sum_\alpha \Big[\log\Gamma(\kappa) - \log\Gamma(\kappa + N_\alpha)
       + \sum_k \big(\log\Gamma(a_k + n_{\alpha k}) - \log\Gamma(a_k)\big)\Big],
 
-read from the statistics of :mod:`bayes_eval.posteriors.prior_statistics` (:func:`_loglik`;
+read from the statistics of :mod:`bayes_eval.posteriors.prior_statistics` (``_loglik``;
 at many quadrature nodes by Chebyshev interpolation of each one-dimensional sum,
-:func:`_loglik_nodes`), with its gradient and Hessian (digamma and trigamma,
-:func:`_derivatives`). The log hyperprior is
+``_loglik_nodes``), with its gradient and Hessian (digamma and trigamma,
+``_derivatives``). The log hyperprior is
 :math:`\sum_k \eta_k - K\log\kappa - (\log\kappa - \log\kappa_0)^2 / (2 s_0^2)`
-(:func:`_hyper`; the Jacobian of :math:`(\beta, \kappa) \mapsto a` is :math:`\kappa^{K-1}`).
+(``_hyper``; the Jacobian of :math:`(\beta, \kappa) \mapsto a` is :math:`\kappa^{K-1}`).
 """
 
 from __future__ import annotations

@@ -3,15 +3,15 @@ r"""Sufficient statistics of the learned prior's likelihood: counts reduced to w
 The Dirichlet-multinomial log marginal likelihood of a group of questions (the model of
 :mod:`bayes_eval.posteriors.priors`) separates into K + 1 one-dimensional sums, one over the
 values of each category's counts and one over the totals, so the fit needs only statistics of
-each group, not its questions (:class:`_Data`, built by :func:`_compress`):
+each group, not its questions (``_Data``, built by ``_compress``):
 
 - whole-number counts: the number of questions with more than j trials in each category
   (Minka, "Estimating a Dirichlet distribution", §2), so each sum is D logarithms;
 - fractional (graded) counts: the distinct values with their multiplicities, those of each
-  dyadic panel replaced by its Chebyshev points when it holds more than 12 (:func:`_atoms`;
+  dyadic panel replaced by its Chebyshev points when it holds more than 12 (``_atoms``;
   the sums then agree with the sum over every question to about 3e-8);
 - at the quadrature nodes, whose arguments are bounded below, the panels near zero merged
-  into one (:func:`_coarsen`, the same error bound).
+  into one (``_coarsen``, the same error bound).
 """
 
 from __future__ import annotations

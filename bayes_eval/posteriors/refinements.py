@@ -20,6 +20,9 @@ from scipy import fft as sfft
 from bayes_eval.posteriors.imhof import _cell_means, _dist_cdf, _dist_ppf
 from bayes_eval.posteriors.lattice import _near_pmf, _Question
 
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
+
 _ZOOM_CELLS = 4096  # cells of the lattice of distances from an end of the support
 _ZOOM_TRIGGER = 512  # quantiles closer than this many cells to an end are recomputed there
 _SPIKE_CELLS = 64  # quantiles closer than this many cells to the spike are recomputed there

@@ -1,7 +1,7 @@
 """Selecting models of a batch: ``post["model"]``, ``post[1:]``, ``post[[0, 2]]``.
 
-A selection is read as the positions of the models it names (:func:`_model_index`), and the
-prior's quadrature is cut to them when each model has its own nodes (:func:`_select_fitted`);
+A selection is read as the positions of the models it names (``_model_index``), and the
+prior's quadrature is cut to them when each model has its own nodes (``_select_fitted``);
 nodes shared by the models of a benchmark-pooled prior stay those learned from every model:
 nothing is refitted.
 """

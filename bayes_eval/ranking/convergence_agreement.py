@@ -9,8 +9,8 @@ in the compared ranking,
 
 (Kendall, "The treatment of ties in ranking problems"), and a ranking matches the gold one when
 every pair is in the same order or tied in both. The models are sorted by their gold score once
-(:class:`_Gold`), so the pairs of a ranking are compared offset by offset over all rankings at
-once (:func:`_agreement`): the same numbers as comparing all pair signs
+(``_Gold``), so the pairs of a ranking are compared offset by offset over all rankings at
+once (``_agreement``): the same numbers as comparing all pair signs
 (:func:`bayes_eval.ranking.convergence.kendall_tau_b`,
 :func:`~bayes_eval.ranking.convergence.ranking_matches`), without an ``(rankings, pairs)``
 array of signs.
@@ -23,6 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
 
 #: Per block of b replicates: tau and the exact-match flags of every method, each
 #: ``(methods, b, N)``, and per method a function giving replicate j's scores ``(N, L)``.

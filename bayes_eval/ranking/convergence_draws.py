@@ -6,7 +6,7 @@ resamples the answers of every question independently, and ``replace=False`` per
 of resampling (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large Language Model
 Evaluation", App. I.1). The running successes of the first s trials are what every scoring
 path reads; the reference path takes them from here, and the packed path draws the very same
-indices (:func:`_column_draw`, the same generator calls in the same order), so both paths see
+indices (``_column_draw``, the same generator calls in the same order), so both paths see
 the same replicates.
 """
 
@@ -18,6 +18,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bayes_eval.inputs import shown
+
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
 
 
 def _prefix_counts(

@@ -10,16 +10,16 @@ for the whole Pass family in seconds, not minutes (``benchmarks/bench_convergenc
 How. Each Pass family estimate (Hariri et al., "Don't Pass@k: A Bayesian Framework for Large
 Language Model Evaluation", App. H eqs. 21-24),
 :math:`T[s, c] = \sum_j A_j \binom{c}{j}\binom{s-c}{k-j} / \binom{s}{k}`, is an integer over
-a per-step scale when the credits :math:`A_j` are small fractions (:func:`_integer_table`), so
+a per-step scale when the credits :math:`A_j` are small fractions (``_integer_table``), so
 sums over the questions are exact in any order and equal scores tie exactly, with no rounding.
 Several methods' integer tables are packed into the bit fields of one 63-bit word
-(:func:`_packed_tables`; the sum of a word over the questions is the sum of each field while no
+(``_packed_tables``; the sum of a word over the questions is the sum of each field while no
 field outgrows its bits), up to four words are read by one look-up, and on long runs the
 questions are looked up two by two, in tables of the sum of two questions' values indexed by the
-pair of counts (:func:`_pair_tables`, :func:`_pair_codes`). The running counts are kept step by
-step over trial blocks drawn with the reference path's random draws (:func:`_trial_blocks`).
+pair of counts (``_pair_tables``, ``_pair_codes``). The running counts are kept step by
+step over trial blocks drawn with the reference path's random draws (``_trial_blocks``).
 When a method's table is not exact (credits that are not small fractions, or sums past 2^52),
-:func:`_packed_tables` returns None and :func:`~bayes_eval.ranking.convergence.stability` takes
+``_packed_tables`` returns None and :func:`~bayes_eval.ranking.convergence.stability` takes
 the reference path.
 """
 
@@ -35,6 +35,9 @@ from numpy.typing import NDArray
 
 from bayes_eval.ranking.convergence_agreement import _agreement, _BlockResults, _Gold
 from bayes_eval.ranking.convergence_draws import _column_draw, _prefix_counts
+
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
 
 
 class _MethodLike(Protocol):

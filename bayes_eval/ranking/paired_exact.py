@@ -6,8 +6,8 @@ Dirichlet vector :math:`\pi`, whose CDF the Gil-Pelaez/Imhof inversion gives
 "Computing the distribution of quadratic forms in normal variables"). A learned prior is a
 mixture over hyperparameter nodes that differ only in the two corner masses, so the data's
 terms of the characteristic function are computed once and each node adds two terms
-(:func:`_imhof_nodes`). The sign of a pair's difference (:func:`_sign_probs`) and a model's
-own mean score (:func:`_model_cdfs`) are read from it; Beta forms where every value is 0 or
+(``_imhof_nodes``). The sign of a pair's difference (``_sign_probs``) and a model's
+own mean score (``_model_cdfs``) are read from it; Beta forms where every value is 0 or
 1, a normal approximation with the exact moments past ``exact_levels`` distinct values.
 """
 
@@ -19,6 +19,9 @@ from scipy.interpolate import PchipInterpolator
 from scipy.special import betainc, ndtr
 
 from bayes_eval.posteriors.imhof import IMHOF_LOG_T
+
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
 
 _GRID = 1024  # points of a model's CDF for the exact independent comparison
 _KNOTS = 128  # exact CDF values per model and node (interpolated between)

@@ -1,11 +1,11 @@
 """The new-questions matrices of :mod:`bayes_eval.ranking.paired`, questions drawn independently.
 
 ``P(row better than column)`` for every pair of models on the population of questions, given
-the prior masses of the two corners that decide a comparison (:class:`_Prior`, one row per
+the prior masses of the two corners that decide a comparison (``_Prior``, one row per
 hyperparameter node of a learned prior): the paired matrix from each pair's joint posterior on
-the questions both answered (:func:`_paired`: the Beta formula for binary results, the
+the questions both answered (``_paired``: the Beta formula for binary results, the
 Bayesian bootstrap of the differences otherwise), the independent one from each model's own
-posterior of its mean score (:func:`_independent`). The model is in the docstring of
+posterior of its mean score (``_independent``). The model is in the docstring of
 :mod:`bayes_eval.ranking.paired`; the exact computations are
 :mod:`bayes_eval.ranking.paired_exact`.
 """
@@ -19,6 +19,9 @@ from numpy.typing import NDArray
 from scipy.special import betainc, ndtr
 
 from bayes_eval.ranking.paired_exact import _GRID, _levels, _model_cdfs, _sign_probs
+
+#: Private engines only: the public names live in the modules that use them.
+__all__: list[str] = []
 
 
 class _Prior(NamedTuple):

@@ -184,6 +184,36 @@ def _observe(
     return np.clip(np.round(s / res) * res, 0.0, 1.0) if res else s
 
 
+def _answered(
+    available: np.ndarray,
+    subset_models: int,
+    subset_size: int,
+    missing: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Which (model, question) pairs are answered: the available ones, less the subsets and gaps.
+
+    ``subset_models`` models evenly spread over the board answer ``subset_size`` of their
+    questions; then each pair goes missing with probability ``missing``, and a model left with
+    no question answers one at random.
+    """
+    n_models, n_questions = available.shape
+    answered = available.copy()
+    if subset_models:
+        size = _count("subset_size", subset_size)
+        picks = np.linspace(0, n_models - 1, subset_models + 2)[1:-1].round().astype(int)
+        for i in np.unique(picks):  # a handful of models: not a hot path
+            pool = np.flatnonzero(available[i])
+            keep = rng.choice(pool, size=min(size, pool.size), replace=False)
+            answered[i] = False
+            answered[i, keep] = True
+    if missing:
+        answered &= rng.random(answered.shape) >= missing
+        empty = ~answered.any(axis=1)
+        answered[empty, rng.integers(0, n_questions, empty.sum())] = True  # every model answers
+    return answered
+
+
 def simulate_leaderboard(
     n_models: int = 20,
     n_questions: int = 200,
@@ -307,19 +337,7 @@ def simulate_leaderboard(
 
     version = np.arange(n_models) * len(sizes) // n_models
     available = np.arange(n_questions)[None, :] < np.asarray(sizes)[version][:, None]
-    answered = available.copy()
-    if subset_models:
-        size = _count("subset_size", subset_size)
-        picks = np.linspace(0, n_models - 1, subset_models + 2)[1:-1].round().astype(int)
-        for i in np.unique(picks):  # a handful of models: not a hot path
-            pool = np.flatnonzero(available[i])
-            keep = rng.choice(pool, size=min(size, pool.size), replace=False)
-            answered[i] = False
-            answered[i, keep] = True
-    if missing:
-        answered &= rng.random(answered.shape) >= missing
-        empty = ~answered.any(axis=1)
-        answered[empty, rng.integers(0, n_questions, empty.sum())] = True  # every model answers
+    answered = _answered(available, subset_models, subset_size, missing, rng)
 
     extra = answered & (rng.random(answered.shape) < repeats) if repeats else None
     width = n_trials + (1 if extra is not None and extra.any() else 0)

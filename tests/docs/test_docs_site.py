@@ -36,8 +36,15 @@ def _modules_with_all() -> set[str]:
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"))
             if any(
-                isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                (
+                    isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                )
+                or (  # ``__all__: list[str] = []``
+                    isinstance(node, ast.AnnAssign)
+                    and isinstance(node.target, ast.Name)
+                    and node.target.id == "__all__"
+                )
                 for node in tree.body
             ):
                 out.add(name)
