@@ -20,7 +20,8 @@ import time
 import numpy as np
 from _timing import versus
 
-from bayes_eval.validation.coverage import CoverageConfig, _interval_table, _moments
+from bayes_eval.validation.coverage import CoverageConfig
+from bayes_eval.validation.coverage_methods import _interval_table, _moments
 
 
 def main() -> None:

@@ -54,27 +54,30 @@ interval) and convergence diagnostics in ``attrs`` (:func:`fit_diagnostics`; a
 from __future__ import annotations
 
 import importlib.util
-import math
 import warnings
-import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-import numba
 import numpy as np
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 import xarray as xr
-from pymc.distributions.transforms import logodds
 from pytensor.gradient import DisconnectedType, disconnected_type, grad_undefined
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.link.numba.dispatch import basic as numba_basic
 
 from bayes_eval.judges.data import JudgeData
-from bayes_eval.models.kernel_version import kernel_version
+from bayes_eval.models.judge_fit import _frozen, _ranking_dataset, _reused
+from bayes_eval.models.judge_kernel import _VERSION, DagTheta, _loglik, _stick_break
+from bayes_eval.models.judge_prior import (
+    _dag_prior,
+    _dag_structure,
+    _dirichlet_sticks,
+    _effects_prior,
+    _stick_labels,
+)
 from bayes_eval.models.sampling import (
     TRUSTED,
     Diagnostics,
@@ -184,199 +187,8 @@ def delta_preset(name: str | Sequence[float], M: int) -> np.ndarray:
     )
 
 
-def _dag_structure(J: int, M: int, L: int, correct: np.ndarray, root: str):
-    """Where the DAG prior's sticks go, for :class:`JudgeLoglik` and the Beta parameters.
-
-    Layer ``m = 0`` row ``a = 0`` is the root row ``theta_1``; layer ``m >= 1`` row ``a`` holds
-    the out-edge weights of node ``(m - 1, a)``, a vector over ``b = 0..L-1`` that is zero for
-    ``b < a``. Its stick ``i`` (``i = 0..L-2``) is the share of level ``b = i`` among ``i..L-1``;
-    the used sticks are ``b >= a`` (all ``b`` in the root row).
-
-    Returns
-    -------
-    used : (S, 4) int array
-        ``(j, m, a, b)`` of each sampled stick, in the order of ``dag_sticks``.
-    pad : (J, M, L, L - 1) int array
-        Index of each stick position into ``dag_sticks``; ``S`` where the position is a
-        structural zero (``b < a``, unused root rows).
-    hit, tail : (M, L - 1) float arrays
-        ``1[b = t(m)]`` and ``1[b < t(m)]``: whether the boosted (correct) level of layer ``m``
-        is this stick's own level or lies after it (all zero for a uniform root).
-    """
-    if root not in ("boosted", "uniform"):
-        raise ValueError(f"root is {root!r}; expected 'boosted' or 'uniform'.")
-    used = [
-        (j, m, a, b)
-        for j in range(J)
-        for m in range(M)
-        for a in ([0] if m == 0 else range(L - 1))
-        for b in range(a, L - 1)
-    ]
-    used = np.array(used, dtype=np.int64).reshape(-1, 4)
-    pad = np.full((J, M, L, max(L - 1, 0)), len(used), dtype=np.int64)
-    pad[tuple(used.T)] = np.arange(len(used))
-    hit = np.zeros((M, max(L - 1, 0)))
-    tail = np.zeros((M, max(L - 1, 0)))
-    for m in range(M):
-        if m == 0 and root == "uniform":
-            continue
-        t = int(correct[m])
-        if t < L - 1:
-            hit[m, t] = 1.0
-        tail[m, :t] = 1.0
-    return used, pad, hit, tail
-
-
-# ----------------------------------------------------------------------------- the kernel
-# Plain loops compiled once by Numba (cached on disk): the likelihood of the sticks and its
-# gradient, by reverse-mode differentiation written out. tests/judges checks both against
-# the multinomial log pmf and finite differences.
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _sticks(u, out):  # pragma: no cover - compiled
-    """Stick-breaking: ``out (n,)`` from sticks ``u (n - 1,)``."""
-    rest = 1.0
-    for i in range(u.shape[0]):
-        out[i] = u[i] * rest
-        rest *= 1.0 - u[i]
-    out[u.shape[0]] = rest
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _sticks_grad(u, dx, du):  # pragma: no cover - compiled
-    """``du = J^T dx`` of :func:`_sticks`, without dividing by ``1 - u``.
-
-    With ``P_i = prod_{l<i} (1 - u_l)`` and ``S_i = u_i dx_i + (1 - u_i) S_{i+1}``
-    (``S_{n-1} = dx_{n-1}``), ``sum_b dx_b x_b = P_i (u_i dx_i + (1 - u_i) S_{i+1}) + ...``
-    gives ``du_i = P_i (dx_i - S_{i+1})``.
-    """
-    n1 = u.shape[0]
-    pre = np.empty(n1 + 1)
-    pre[0] = 1.0
-    for i in range(n1):
-        pre[i + 1] = pre[i] * (1.0 - u[i])
-    s = dx[n1]
-    for i in range(n1 - 1, -1, -1):
-        du[i] = pre[i] * (dx[i] - s)
-        s = dx[i] * u[i] + (1.0 - u[i]) * s
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _dag(sticks, pad):  # pragma: no cover - compiled
-    """Stick positions ``u``, rows ``A`` (J, M, L, L) and confusion matrices ``theta``."""
-    J, M, L, L1 = pad.shape
-    S = sticks.shape[0]
-    u = np.zeros((J, M, L, L1))
-    A = np.zeros((J, M, L, L))
-    for j in range(J):
-        for m in range(M):
-            for a in range(L):
-                for i in range(L1):
-                    if pad[j, m, a, i] < S:
-                        u[j, m, a, i] = sticks[pad[j, m, a, i]]
-                _sticks(u[j, m, a], A[j, m, a])
-    theta = np.zeros((J, M, L))
-    for j in range(J):
-        for b in range(L):
-            theta[j, 0, b] = A[j, 0, 0, b]
-        for m in range(1, M):
-            for a in range(L):
-                for b in range(L):
-                    theta[j, m, b] += theta[j, m - 1, a] * A[j, m, a, b]
-    return u, A, theta
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _simplex_rows(u):  # pragma: no cover - compiled
-    out = np.zeros((u.shape[0], u.shape[1] + 1))
-    for k in range(u.shape[0]):
-        _sticks(u[k], out[k])
-    return out
-
-
-@numba.njit(cache=True, error_model="numpy")
-def _loglik(sticks, pad, pi_sticks, jj, kk, counts, R, W, z_sticks, effects):  # pragma: no cover  # noqa: C901 - a Numba kernel: one fused loop over sticks, judges and effects
-    """Multinomial log pmf of ``counts`` (P, L) and its gradient with respect to the sticks.
-
-    With random effects also the gradient with respect to ``R`` and ``W``. Arguments as in
-    :class:`JudgeLoglik`.
-    """
-    J, M, L, L1 = pad.shape
-    K = pi_sticks.shape[0]
-    u, A, theta = _dag(sticks, pad)
-    pi = _simplex_rows(pi_sticks)
-    Z = _simplex_rows(z_sticks) if effects else pi
-    logp = 0.0
-    d_theta = np.zeros((J, M, L))
-    d_pi = np.zeros((K, M))
-    d_Z = np.zeros((K, M))
-    d_R = np.zeros(R.shape[0])
-    d_W = np.zeros(W.shape[0])
-    pi_jk = np.empty(M)
-    d_pi_jk = np.empty(M)
-    for p in range(jj.shape[0]):
-        j, k = jj[p], kk[p]
-        lam = R[j] * W[k] if effects else 0.0
-        for m in range(M):
-            pi_jk[m] = (1.0 - lam) * pi[k, m] + lam * Z[k, m]
-            d_pi_jk[m] = 0.0
-        n = 0.0
-        for s in range(L):
-            c = float(counts[p, s])
-            if c == 0.0:
-                continue
-            gamma = 0.0
-            for m in range(M):
-                gamma += pi_jk[m] * theta[j, m, s]
-            logp += c * np.log(gamma) - math.lgamma(c + 1.0)
-            n += c
-            g = c / gamma
-            for m in range(M):
-                d_pi_jk[m] += g * theta[j, m, s]
-                d_theta[j, m, s] += g * pi_jk[m]
-        logp += math.lgamma(n + 1.0)
-        d_lam = 0.0
-        for m in range(M):
-            d_pi[k, m] += (1.0 - lam) * d_pi_jk[m]
-            if effects:
-                d_Z[k, m] += lam * d_pi_jk[m]
-                d_lam += d_pi_jk[m] * (Z[k, m] - pi[k, m])
-        if effects:
-            d_R[j] += d_lam * W[k]
-            d_W[k] += d_lam * R[j]
-    d_A = np.zeros((J, M, L, L))
-    for j in range(J):
-        for m in range(M - 1, 0, -1):
-            for a in range(L):
-                acc = 0.0
-                for b in range(L):
-                    d_A[j, m, a, b] += theta[j, m - 1, a] * d_theta[j, m, b]
-                    acc += A[j, m, a, b] * d_theta[j, m, b]
-                d_theta[j, m - 1, a] += acc
-        for b in range(L):
-            d_A[j, 0, 0, b] += d_theta[j, 0, b]
-    S = sticks.shape[0]
-    g_sticks = np.zeros(S)
-    du = np.empty(L1)
-    for j in range(J):
-        for m in range(M):
-            for a in range(L):
-                _sticks_grad(u[j, m, a], d_A[j, m, a], du)
-                for i in range(L1):
-                    if pad[j, m, a, i] < S:
-                        g_sticks[pad[j, m, a, i]] += du[i]
-    g_pi = np.zeros(pi_sticks.shape)
-    for k in range(K):
-        _sticks_grad(pi_sticks[k], d_pi[k], g_pi[k])
-    g_z = np.zeros(z_sticks.shape)
-    if effects:
-        for k in range(K):
-            _sticks_grad(z_sticks[k], d_Z[k], g_z[k])
-    return logp, g_sticks, g_pi, d_R, d_W, g_z
-
-
-_VERSION = kernel_version(_sticks, _sticks_grad, _dag, _simplex_rows, _loglik)
+# The compiled loops (``_loglik``) and the summary Ops are in judge_kernel.py; the Op of the
+# likelihood, which judge_model's users may meet in a graph, is public here.
 
 
 class JudgeLoglik(Op):
@@ -452,27 +264,6 @@ class JudgeLoglik(Op):
     L_op = pullback  # PyTensor versions before `pullback`
 
 
-class DagTheta(Op):
-    """Confusion matrices ``theta`` (J, M, L) from the DAG sticks and ``pad``.
-
-    A summary: the likelihood differentiates through :class:`JudgeLoglik`, so this Op has no
-    gradient.
-    """
-
-    __props__ = ()
-
-    def make_node(self, sticks, pad):
-        sticks = pt.cast(pt.as_tensor_variable(sticks), "float64")
-        pad = pt.cast(pt.as_tensor_variable(pad), "int64")
-        return Apply(self, [sticks, pad], [pt.dtensor3()])
-
-    def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = _dag(*inputs)[2]
-
-    def infer_shape(self, *args):  # as JudgeLoglik.infer_shape
-        return [tuple(args[-1][1][:3])]
-
-
 @numba_basic.register_funcify_default_op_cache_key(JudgeLoglik)
 def _numba_judge_loglik(op, node=None, **kwargs):
     effects = op.random_effects
@@ -485,117 +276,8 @@ def _numba_judge_loglik(op, node=None, **kwargs):
     return judge_loglik, _VERSION
 
 
-@numba_basic.register_funcify_default_op_cache_key(DagTheta)
-def _numba_dag_theta(op, node=None, **kwargs):
-    @numba_basic.numba_njit
-    def dag_theta(sticks, pad):
-        return _dag(sticks, pad)[2]
-
-    return dag_theta, _VERSION
-
-
-class StickBreak(Op):
-    """Simplex rows (K, n) from stick rows (K, n - 1) (:func:`_sticks`).
-
-    For the summaries ``pi`` and ``Z`` and for forward sampling, so no gradient.
-    """
-
-    __props__ = ()
-
-    def make_node(self, u):
-        u = pt.cast(pt.as_tensor_variable(u), "float64")
-        return Apply(self, [u], [pt.dmatrix()])
-
-    def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = _simplex_rows(inputs[0])
-
-    def infer_shape(self, *args):  # as JudgeLoglik.infer_shape
-        shape = args[-1][0]
-        return [(shape[0], shape[1] + 1)]
-
-
-@numba_basic.register_funcify_default_op_cache_key(StickBreak)
-def _numba_stick_break(op, node=None, **kwargs):
-    @numba_basic.numba_njit
-    def stick_break(u):
-        return _simplex_rows(u)
-
-    return stick_break, _VERSION
-
-
-def _stick_break(u):
-    """Simplex rows from stick rows (:class:`StickBreak`)."""
-    return StickBreak()(u)
-
-
-def _dirichlet_sticks(name: str, conc: np.ndarray, dims) -> tuple:
-    """Beta sticks whose stick-breaking is ``Dirichlet(conc)`` per row of ``conc`` (K, M)."""
-    tails = np.cumsum(conc[:, ::-1], axis=1)[:, ::-1]
-    return pm.Beta(name, alpha=conc[:, :-1], beta=tails[:, 1:], dims=dims)
-
-
-def _dag_prior(boost, J: int, M: int, L: int, correct: np.ndarray, root: str, labels=None):
-    """The DAG prior as Beta sticks (``dag_sticks``) given ``boost = rho * beta_max`` (J,).
-
-    Returns the sticks (or None when there are none) and ``pad``.
-    """
-    used, pad, hit, tail = _dag_structure(J, M, L, correct, root)
-    if not len(used):
-        return None, pad
-    j, m, b = used[:, 0], used[:, 1], used[:, 3]
-    alpha = 1.0 + boost[j] * hit[m, b]
-    beta = (L - 1.0 - b) + boost[j] * tail[m, b]
-    if labels is None:
-        return pm.Beta("dag_sticks", alpha=alpha, beta=beta, shape=len(used)), pad
-    return pm.Beta("dag_sticks", alpha=alpha, beta=beta, dims="dag_stick"), pad
-
-
 #: Upper end of omega's uniform hyperprior in the integrated model (the §5.4 grid's range).
 OMEGA_MAX = 8.0
-
-
-def _power_logp(value, omega, n: float):
-    """Log density of ``v = X^(omega n)`` for ``X ~ Beta(omega n, n)``.
-
-    By change of variables, ``p(v | omega) = (1 - v^(1 / (omega n)))^(n - 1)
-    Gamma(omega n + n) / (Gamma(omega n + 1) Gamma(n))`` on (0, 1): nearly uniform when
-    ``omega n`` is small, where ``X`` itself piles up at 0.
-    """
-    a = omega * n
-    norm = pt.gammaln(a + n) - pt.gammaln(a + 1.0) - pt.gammaln(n)
-    return (n - 1.0) * pt.log1mexp(pt.log(value) / a) + norm
-
-
-def _effects_prior(om, J: int, K: int):
-    """``R`` (judge) and ``W`` (candidate) of the integrated model, non-centred in omega.
-
-    ``R_j ~ Beta(omega J, J)`` is sampled as ``R_u_j = R_j^(omega J)`` (and ``W_k`` as
-    ``W_u_k = W_k^(omega K)``) with the density of :func:`_power_logp`; ``R`` and ``W`` are
-    deterministic. The same model as the centred one; but when omega is small, where the
-    Beta piles every weight up at 0 and NUTS met a funnel (r-hat up to 1.56 on SummEval), the
-    sampled variables stay spread over (0, 1) whatever omega is.
-    """
-
-    def dist(omega, n, size):
-        return pm.Beta.dist(alpha=omega * n, beta=n, size=size) ** (omega * n)
-
-    out = []
-    for name, n, dim in (("R", float(J), "judge"), ("W", float(K), "candidate")):
-        u = pm.CustomDist(
-            f"{name}_u", om, n, dist=dist, logp=_power_logp, transform=logodds, dims=dim
-        )
-        out.append(pm.Deterministic(name, pt.exp(pt.log(u) / (om * n)), dims=dim))
-    return tuple(out)
-
-
-def _stick_labels(data: JudgeData, used: np.ndarray) -> list[str]:
-    """``judge|level|from->to`` for each DAG stick (``root`` for the root row)."""
-    out = []
-    lv, asg = data.true_levels, data.assigned_levels
-    for j, m, a, b in used:
-        src = "root" if m == 0 else asg[a]
-        out.append(f"{data.judges[j]}|{lv[m]}|{src}->{asg[b]}")
-    return out
 
 
 def _model_coords(data: JudgeData, root: str) -> dict[str, list]:
@@ -965,38 +647,6 @@ def fit_diagnostics(idata: xr.DataTree) -> Diagnostics:
     return diagnostics(idata, var_names=names)
 
 
-def _ranking_dataset(post: xr.Dataset, data: JudgeData, prob: float = 0.95) -> xr.Dataset:
-    mu = post["expected_score"].stack(sample=("chain", "draw")).transpose("sample", "candidate")
-    ranks = post["rank"].stack(sample=("chain", "draw")).transpose("sample", "candidate").values
-    lo_q, hi_q = (1 - prob) / 2, 1 - (1 - prob) / 2
-    mean = mu.mean("sample").values
-    point = rank(mean)
-    ds = xr.Dataset(
-        {
-            "mu_mean": ("candidate", mean),
-            "mu_sd": ("candidate", mu.std("sample").values),
-            "mu_lo": ("candidate", np.quantile(mu.values, lo_q, axis=0)),
-            "mu_hi": ("candidate", np.quantile(mu.values, hi_q, axis=0)),
-            "rank": ("candidate", point),
-            "rank_lo": ("candidate", np.quantile(ranks, lo_q, axis=0, method="inverted_cdf")),
-            "rank_hi": ("candidate", np.quantile(ranks, hi_q, axis=0, method="inverted_cdf")),
-            "rank_mean": ("candidate", ranks.mean(axis=0)),
-        },
-        coords={"candidate": list(data.candidates)},
-        attrs={"interval_prob": prob},
-    )
-    if data.truth is not None:
-        ds["truth"] = ("candidate", data.truth)
-    return ds
-
-
-#: Models built by :func:`fit_judges`, by structure (:func:`_structure_key`); most recent last.
-_BUILT: OrderedDict[tuple, pm.Model] = OrderedDict()
-_BUILT_MAX = 8
-#: The frozen copy each model is sampled through (:func:`_frozen`).
-_FROZEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _structure_key(data: JudgeData, *, effects: bool, integrated: bool, delta, root) -> tuple:
     """What :func:`judge_model` builds into the graph, besides its ``pm.Data``.
 
@@ -1023,45 +673,17 @@ def _built_model(data: JudgeData, *, omega, integrated, delta, root, exclude_sam
     used = data.with_mask(exclude_same_family)
     effects = bool(integrated or omega > 0)
     key = _structure_key(used, effects=effects, integrated=integrated, delta=delta, root=root)
-    if key not in _BUILT:
-        _BUILT[key] = judge_model(
+    return _reused(
+        key,
+        lambda: judge_model(
             data,
             omega=omega,
             integrated=integrated,
             delta=delta,
             root=root,
             exclude_same_family=exclude_same_family,
-        )
-        while len(_BUILT) > _BUILT_MAX:
-            _BUILT.popitem(last=False)
-    _BUILT.move_to_end(key)
-    return _BUILT[key]
-
-
-def _frozen(model: pm.Model) -> pm.Model:
-    """A copy of ``model`` that PyMC samples without recompiling.
-
-    A ``FrozenModel`` (:func:`pymc.model.transform.optimization.freeze_model`) caches its compiled
-    log density, initial point and trace functions across ``pm.sample`` calls.
-
-    Unlike ``freeze_model``, which also freezes the data that free variables depend on, every
-    ``pm.Data`` stays settable here: ``beta_max`` and ``omega`` enter the priors only as
-    values read by the compiled functions at each call, so one compiled model serves a whole
-    sensitivity grid. Falls back to ``model`` itself where PyMC lacks frozen models.
-    """
-    if model in _FROZEN:
-        return _FROZEN[model]
-    try:
-        from pymc.model.core import FrozenModel
-        from pymc.model.transform.optimization import freeze_dims_and_data
-
-        frozen = freeze_dims_and_data(model, data=[])
-        frozen.check_bounds = model.check_bounds  # not carried over by the copy
-        frozen.__class__ = FrozenModel  # as freeze_model does
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - older PyMC
-        frozen = model
-    _FROZEN[model] = frozen
-    return frozen
+        ),
+    )
 
 
 def fit_judges(

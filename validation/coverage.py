@@ -52,10 +52,11 @@ the same names, read by :func:`load_config`, which still reads the former ``reps
 ``exact_reps``, ``empirical_exact_reps`` and ``nuts_reps`` with a
 :class:`RenamedKeyWarning`); one cell (:func:`run_cell`, what the Dask workers run: true
 rates from a scenario, :func:`draw_pi`, :func:`anchor_rates`, simulated results and every
-method's lo/hi); the study (:func:`run_grid`, :func:`grid_config`,
-:func:`run_study`); the report (:func:`summary`: under- and over-coverage per scenario and
-method, the :data:`HEADLINE` scenarios first; :func:`report_lines`, :func:`table`,
-:func:`plot`).
+method's lo/hi, whose private engines are in ``validation/coverage_methods.py``); the study
+(:func:`run_grid`, :func:`grid_config`, :func:`run_study`); the report (:func:`summary`:
+under- and over-coverage per scenario and method, the :data:`HEADLINE` scenarios first;
+:func:`report_lines`, :func:`table`, :func:`plot`; their private helpers are in
+``validation/coverage_report.py``).
 """
 
 from __future__ import annotations
@@ -72,26 +73,17 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 from scipy.special import ndtri
-from scipy.stats import beta as beta_dist
 
-from bayes_eval.inputs import Tally
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.posteriors.exact import on_one_lattice
-from bayes_eval.posteriors.intervals import mixture_moments
-from bayes_eval.posteriors.posterior import (
-    DirichletPosterior,
-    Posterior,
-    sums_moments,
-    total_sums,
-)
-from bayes_eval.posteriors.priors import Prior
 from bayes_eval.validation import config_checks as check
-from bayes_eval.validation.cell_runner import (
-    merge_cells,
-    report_progress,
-    run_cells,
-    write_atomic,
+from bayes_eval.validation.cell_runner import merge_cells, run_cells, write_atomic
+from bayes_eval.validation.coverage_methods import (
+    _claim_rates,
+    _exact_intervals,
+    _interval_table,
+    _nuts_intervals,
 )
+from bayes_eval.validation.coverage_report import _method_report, _scenario_lines
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import COVERAGE_SCENARIOS, CoverageStudyConfig
 
@@ -500,125 +492,6 @@ METHODS = (
 )
 
 
-def _moments(counts: np.ndarray, w: np.ndarray, alpha0: float):
-    post = DirichletPosterior(nu=counts + alpha0, w=w, tally=None)  # type: ignore[arg-type]
-    return post.moments()
-
-
-#: Rows of exact intervals computed between two reports of the progress bar.
-_EXACT_BLOCK = 50
-
-_CHUNK = 8_000_000  # nodes x reps x categories x trials per block of the learned prior
-#: the learned prior's quadrature nodes by number of categories (its widest product rules,
-#: a 256-point sample beyond five categories): the block size's bound on its arrays
-_NODES_GUESS = {2: 121, 3: 343, 4: 625, 5: 243}
-
-
-def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=(0, 1), fixed=()):
-    """The mu and sigma under the learned prior, integrated and plugged in, and exact intervals.
-
-    Mu and sigma under the learned prior integrated (``empirical``) and plugged in
-    (``empirical_plugin``), and the exact interval of the first ``exact`` replicates under the
-    integrated one, fitted per replicate (``pool="model"``), in blocks to bound memory: the
-    package's own prior fit and moments, as ``bayes_ci`` computes them. One fit per replicate
-    serves both: the plug-in prior is the integrated fit's mode
-    (:meth:`~bayes_eval.posteriors.priors.FittedPrior.plug_in`, what ``empirical-plugin``
-    fits). The moments under every prior (the learned prior's nodes, its mode, and the fixed
-    Dirichlet priors ``fixed``, concentrations alpha0) are read from one set of sums per
-    replicate (:func:`~bayes_eval.posteriors.posterior.total_sums`), not from the questions
-    once per prior. ``done = (a, b)``: the share of the cell done before and after this call,
-    for its progress bar (:func:`~bayes_eval.validation.cell_runner.report_progress`).
-    Returns ``(mu, sigma)`` of each learned form, ``(lo, hi)``, and ``(mu, sigma)`` under
-    each of ``fixed``.
-    """
-    reps, _, k = counts.shape
-    mu, sigma = np.empty((2 + len(fixed), reps)), np.empty((2 + len(fixed), reps))
-    lo, hi = np.full(exact, np.nan), np.full(exact, np.nan)
-    # the fit works on each replicate's statistics (nodes x categories x trials, not
-    # questions: posteriors.prior_statistics._Data), so a block holds that many replicates
-    nodes_guess = _NODES_GUESS.get(k, 256)
-    total = counts[..., 0].copy()  # slices of the short category axis: no slow reduction
-    for i in range(1, k):
-        total += counts[..., i]
-    block = max(1, _CHUNK // (nodes_guess * (k + 1) * (int(total.max(initial=0)) + 1)))
-    del total
-    # the replicates are independent benchmarks of one model each: no board to learn from
-    integrated = Prior.parse("empirical", pool="model")
-    fixed_nodes = [np.full((1, 1, k), float(alpha0)) for alpha0 in fixed]
-    for start in range(0, reps, block):
-        cnt = counts[start : start + block]
-        rows = slice(start, start + block)
-        fitted = integrated.fit(cnt)
-        sums = total_sums(cnt, w)
-        node_mu, node_sd = sums_moments(sums, fitted.nodes, w)
-        mu[0, rows], sigma[0, rows] = mixture_moments(node_mu, node_sd, fitted.weights)
-        for i, nodes in enumerate([fitted.alpha[None], *fixed_nodes], start=1):
-            (mu[i, rows],), (sigma[i, rows],) = sums_moments(sums, nodes, w)
-        n_ex = min(exact - start, cnt.shape[0])
-        if n_ex > 0:
-            tally = Tally(cnt, cnt.sum(axis=-1), k, True)
-            post = Posterior(
-                data=cnt.astype(np.float64), fitted=fitted, w=w, tally=tally, prior=integrated
-            )
-            ends = post[:n_ex].interval(confidence, kind="exact")
-            lo[start : start + n_ex], hi[start : start + n_ex] = ends
-        report_progress(done[0] + (done[1] - done[0]) * min(start + block, reps) / reps)
-    return (mu[0], sigma[0]), (mu[1], sigma[1]), (lo, hi), list(zip(mu[2:], sigma[2:], strict=True))
-
-
-def _interval_table(counts, w, n, config, prior, rng, bootstrap_resamples, share=1.0):
-    """lo, hi of every closed-form method for each replicate, and the uniform mu/sigma.
-
-    ``share``: the part of the cell's progress bar this table covers (its learned-prior fits,
-    which take most of its time).
-    """
-    z = float(ndtri(0.5 + config.confidence / 2))
-    reps, m, _ = counts.shape
-    exact = min(config.empirical_exact_replicates, reps) if on_one_lattice(w) else 0
-    # the fixed priors: uniform, Jeffreys, and the scenario's own Dirichlet (well specified)
-    fixed = (1.0, 0.5) if prior == 1.0 else (1.0, 0.5, prior)
-    (mu_e, sigma_e), (mu_p, sigma_p), ex, moments = _learned(  # most of a cell's time: 0 -> 90%
-        counts, w, exact=exact, confidence=config.confidence, done=(0, 0.9 * share), fixed=fixed
-    )
-    (mu, sigma), (mu_j, sigma_j) = moments[:2]
-    out = {"uniform": (mu - z * sigma, mu + z * sigma)}
-    out["jeffreys"] = (mu_j - z * sigma_j, mu_j + z * sigma_j)
-    if prior != 1.0:
-        mu_o, sigma_o = moments[2]
-        out["oracle"] = (mu_o - z * sigma_o, mu_o + z * sigma_o)
-    out["empirical"] = (mu_e - z * sigma_e, mu_e + z * sigma_e)
-    if exact:
-        out["empirical_exact"] = ex
-    out["empirical_plugin"] = (mu_p - z * sigma_p, mu_p + z * sigma_p)
-    out["peer_clipped"] = (np.clip(mu - z * sigma, 0, 1), np.clip(mu + z * sigma, 0, 1))
-    per_q = (counts @ w) / n  # (reps, M)
-    a = per_q.mean(-1)
-    se = per_q.std(-1, ddof=1) / np.sqrt(m) if m > 1 else np.zeros(reps)
-    out["wald"] = (a - z * se, a + z * se)
-    if w.size == 2:
-        k = counts[..., 1].sum(-1).astype(float)
-        tot = float(m * n)
-        centre = (k + z * z / 2) / (tot + z * z)
-        half = z / (tot + z * z) * np.sqrt(k * (tot - k) / tot + z * z / 4)
-        out["wilson"] = (centre - half, centre + half)
-        tail = (1 - config.confidence) / 2
-        lo = np.where(k > 0, beta_dist.ppf(tail, k, tot - k + 1), 0.0)
-        hi = np.where(k < tot, beta_dist.ppf(1 - tail, k + 1, tot - k), 1.0)
-        out["clopper_pearson"] = (lo, hi)
-    if bootstrap_resamples:
-        q = [(1 - config.confidence) / 2, (1 + config.confidence) / 2]
-        los, his = [], []
-        for start in range(0, reps, 200):
-            block = per_q[start : start + 200]
-            idx = rng.integers(0, m, size=(block.shape[0], bootstrap_resamples, m))
-            means = np.take_along_axis(block[:, None, :], idx, axis=-1).mean(-1)
-            lo_b, hi_b = np.quantile(means, q, axis=-1)
-            los.append(lo_b)
-            his.append(hi_b)
-        out["bootstrap"] = (np.concatenate(los), np.concatenate(his))
-    return out, mu, sigma
-
-
 def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Dataset:
     """Simulate one grid cell; returns coverage, its MC error and mean width per method.
 
@@ -709,111 +582,6 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         coords={"interval": names},
     )
     return ds.expand_dims(scenario=[scenario], C=[c], M=[m], N=[n])
-
-
-def _exact_intervals(
-    counts: np.ndarray, w: np.ndarray, confidence: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exact equal-tailed intervals of pi-bar under the uniform prior, one per replicate.
-
-    pi-bar's law does not depend on the order of the questions: replicates whose count vectors
-    are a permutation of each other share one interval (few distinct ones when M N is small: 6
-    for M = 5 binary questions of N = 1 trial). The progress goes from 50% to 100%.
-    """
-    from bayes_eval.posteriors.exact import exact_interval
-
-    k, m, levels = counts.shape
-    canonical = np.sort(counts.view(_row_dtype(counts)), axis=1).view(counts.dtype)
-    distinct, inverse = np.unique(canonical.reshape(k, -1), axis=0, return_inverse=True)
-    nu = distinct.reshape(-1, m, levels) + 1.0
-    lo, hi = np.empty(len(nu)), np.empty(len(nu))
-    for start in range(0, len(nu), _EXACT_BLOCK):  # one law per row: show the progress
-        part = slice(start, start + _EXACT_BLOCK)
-        lo[part], hi[part] = exact_interval(nu[part], w, confidence)
-        report_progress(0.5 + 0.5 * min(start + _EXACT_BLOCK, len(nu)) / len(nu))
-    return lo[inverse.ravel()], hi[inverse.ravel()]
-
-
-def _claim_rates(
-    counts: np.ndarray,
-    mu: np.ndarray,
-    sigma: np.ndarray,
-    truth: np.ndarray,
-    counts_b: np.ndarray,
-    truth_b: np.ndarray,
-    w: np.ndarray,
-) -> dict[str, float]:
-    """Rates and errors of ranking claims at z > 1.645 against an independent second model.
-
-    The claims of the Bayes@N posterior (uniform prior) beside those of a Wald test on the
-    per-question means; an error is a claim whose sign is not the truth's.
-    """
-    reps, m, _ = counts.shape
-    n = counts[0, 0].sum()
-    mu_b, sigma_b = _moments(counts_b.astype(float), w, 1.0)
-    zb = (mu - mu_b) / np.sqrt(sigma**2 + sigma_b**2)
-    claims = np.abs(zb) > 1.645
-    wrong = claims & (np.sign(zb) != np.sign(truth - truth_b))
-    per_q_a = (counts @ w) / n
-    per_q_b = (counts_b @ w) / n
-    se_w = (
-        np.sqrt(per_q_a.var(-1, ddof=1) / m + per_q_b.var(-1, ddof=1) / m)
-        if m > 1
-        else np.full(reps, np.inf)
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        zw = (per_q_a.mean(-1) - per_q_b.mean(-1)) / se_w
-    claims_w = np.abs(zw) > 1.645
-    wrong_w = claims_w & (np.sign(zw) != np.sign(truth - truth_b))
-    return {
-        "claim_rate_bayes": float(claims.mean()),
-        "claim_error_bayes": float(wrong.sum() / max(claims.sum(), 1)),
-        "claim_rate_wald": float(claims_w.mean()),
-        "claim_error_wald": float(wrong_w.sum() / max(claims_w.sum(), 1)),
-    }
-
-
-def _row_dtype(counts: np.ndarray) -> np.dtype:
-    """A structured dtype viewing each question's count vector (last axis) as one element.
-
-    Sorting along the question axis then sorts whole count vectors (lexicographically).
-    """
-    return np.dtype([(f"c{i}", counts.dtype) for i in range(counts.shape[-1])])
-
-
-_NUTS_BATCH = 50  # replicates fitted together as independent "models" of one PyMC model
-
-
-def _nuts_intervals(counts: np.ndarray, w: np.ndarray, config: CoverageConfig):
-    """95% ETI of pi-bar under :func:`bayes_eval.models.hierarchical_model`.
-
-    The hierarchical model gives every model its own hyperparameters, so a batch of
-    replicates is one fit of independent blocks (one compiled graph per batch, not one per
-    replicate). Returns ``lo, hi`` and the fits' diagnostics (worst r-hat, divergences).
-    """
-    from bayes_eval.models import diagnostics, hierarchical_model, sample
-    from bayes_eval.nuts import NutsSettings
-
-    tail = (1 - config.confidence) / 2
-    reps = counts.shape[0]
-    n = int(counts[0, 0].sum())
-    cum = np.cumsum(counts, axis=-1)[..., :-1]  # trial j has category #{c : cum_c <= j}
-    R = (np.arange(n)[None, None, :, None] >= cum[:, :, None, :]).sum(-1)
-    lo, hi, rhat, div = [], [], [], 0
-    nuts = NutsSettings(draws=config.nuts_draws, tune=config.nuts_draws, chains=2, warn=False)
-    for start in range(0, reps, _NUTS_BATCH):
-        model = hierarchical_model(R[start : start + _NUTS_BATCH], w)
-        idata = sample(model, nuts.replace(seed=config.seed + start))
-        q = idata["posterior"]["pi_bar"].quantile([tail, 1 - tail], dim=("chain", "draw"))
-        lo.append(q.values[0])
-        hi.append(q.values[1])
-        diag = diagnostics(idata, var_names=["beta", "kappa", "pi_bar"])
-        rhat.append(diag.max_rhat)
-        div += diag.divergences
-    return (np.concatenate(lo), np.concatenate(hi)), {
-        "nuts_max_rhat": float(np.nanmax(rhat)),
-        "nuts_divergences": int(div),
-    }
 
 
 # ----------------------------------------------------------------------------- study
@@ -1116,59 +884,14 @@ def summary(ds: xr.Dataset, confidence: float = 0.95, *, min_m: int = 15) -> dic
         cell = ds.sel(scenario=s)
         report = {}
         for m in ds["interval"].values:
-            cov = cell["coverage"].sel(interval=m)
-            se = cell["coverage_mc_se"].sel(interval=m)
-            if not np.isfinite(cov.values).any():
-                continue
-            by_m = {}
-            for mm in ds["M"].values:
-                v = cov.sel(M=mm).values
-                v = v[np.isfinite(v)]
-                if v.size:
-                    by_m[int(mm)] = {
-                        "min": round(float(v.min()), 4),
-                        "max": round(float(v.max()), 4),
-                        "over": "N, C",
-                        "cells": int(v.size),
-                    }
-            big = cov.where(cov["M"] >= min_m)
-            under = float(np.nanmax(confidence - big.values, initial=-np.inf)) * 100
-            over = float(np.nanmax(big.values - confidence, initial=-np.inf)) * 100
-            misses = []
-            for idx in zip(*np.nonzero(np.isfinite(big.values)), strict=True):
-                point = big[idx]
-                c, err = float(point), float(se[idx])
-                if abs(c - confidence) > 0.02 + 2 * err:
-                    coords = {d: int(point[d]) for d in ("C", "M", "N")}
-                    misses.append([coords["C"], coords["M"], coords["N"], round(c, 4)])
-            sharp = (
-                cell["sd_over_rmse"].sel(interval=m).where(cov["M"] >= min_m).values
-                if "sd_over_rmse" in cell
-                else np.array([np.nan])
-            )
-            sharp = sharp[np.isfinite(sharp)]
-            report[str(m)] = {
-                "coverage_by_M": by_m,
-                "sd_over_rmse": (
-                    [round(float(sharp.min()), 3), round(float(sharp.max()), 3)]
-                    if sharp.size
-                    else None
-                ),
-                "under_pp": round(max(under, 0.0), 2) if np.isfinite(under) else None,
-                "over_pp": round(max(over, 0.0), 2) if np.isfinite(over) else None,
-                "misses": misses,
-                "within_2pp": not misses if np.isfinite(under) else None,
-            }
+            rep = _method_report(cell, m, ds["M"].values, confidence, min_m)
+            if rep is not None:
+                report[str(m)] = rep
         out["scenarios"][str(s)] = report
     out["headline"] = {s: out["scenarios"][s] for s in HEADLINE if s in out["scenarios"]}
     out["claim_error_bayes_max"] = round(float(np.nanmax(ds["claim_error_bayes"].values)), 4)
     out["claim_error_wald_max"] = round(float(np.nanmax(ds["claim_error_wald"].values)), 4)
     return out
-
-
-def _range(cell: dict) -> str:
-    lo, hi = cell["min"], cell["max"]
-    return f"{lo:.3f}" if lo == hi else f"{lo:.3f}-{hi:.3f}"
 
 
 def report_lines(out: dict) -> list[str]:
@@ -1215,27 +938,8 @@ def report_lines(out: dict) -> list[str]:
     for scen, methods in out["scenarios"].items():
         if not methods:
             continue
-        by_m = {k: {int(m): c for m, c in r["coverage_by_M"].items()} for k, r in methods.items()}
-        ms = sorted({m for cells in by_m.values() for m in cells})
-        cols = {
-            m: {k: _range(by_m[k][m]) if m in by_m[k] else "-" for k, r in methods.items()}
-            for m in ms
-        }
-        width = {m: max(len(f"M={m}"), *map(len, cols[m].values())) for m in ms}
-        name_w = max(len("method"), *map(len, methods))
-        head = f"  {'method':<{name_w}}  " + "  ".join(f"{f'M={m}':>{width[m]}}" for m in ms)
         tag = " (headline: real or misspecified rates)" if scen in HEADLINE else ""
-        lines += ["", f"scenario {scen}{tag}", head + "  under   over  misses  sd/RMSE"]
-        for name, rep in methods.items():
-            n_big = sum(c["cells"] for m, c in rep["coverage_by_M"].items() if int(m) >= min_m)
-            under = "-" if rep["under_pp"] is None else f"{rep['under_pp']:.1f}"
-            over = "-" if rep["over_pp"] is None else f"{rep['over_pp']:.1f}"
-            sharp = rep.get("sd_over_rmse")
-            sharp_txt = "-" if not sharp else f"{sharp[0]:.2f}-{sharp[1]:.2f}"
-            row = f"  {name:<{name_w}}  " + "  ".join(f"{cols[m][name]:>{width[m]}}" for m in ms)
-            lines.append(
-                row + f"  {under:>5}  {over:>5}  {len(rep['misses'])}/{n_big}  {sharp_txt:>9}"
-            )
+        lines += _scenario_lines(scen, methods, min_m, tag)
     lines += [
         "",
         "largest share of wrong-sign ranking claims (|z| > 1.645 between two simulated "

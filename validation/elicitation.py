@@ -88,6 +88,11 @@ its ``alpha`` to ``pm.Dirichlet``.
 (:func:`predictive_draws`, :func:`predictive_summary`); :func:`sensitivity` compares mu, sigma
 and ranks of real results under the uniform and the elicited prior. The ``elicit`` study of
 the registry is :mod:`.elicit_study`.
+
+The private engines live beside this module: :mod:`.elicitation_fit` (scipy and PreliZ
+fits), :mod:`.elicitation_implied` (the implied prior of pi-bar), :mod:`.elicitation_mixture`
+(the benchmark-level prior as a mixture over m: quadrature, posterior of m, moments) and
+:mod:`.elicitation_checks` (argument checks and warning texts).
 """
 
 from __future__ import annotations
@@ -99,14 +104,31 @@ from typing import Literal, NamedTuple
 import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize
-from scipy.special import betaln, expit, log_expit, logsumexp, roots_jacobi
 from scipy.stats import beta as beta_dist
 
 from bayes_eval.inputs import tally
 from bayes_eval.metrics.bayes import bayes
-from bayes_eval.posteriors.exact import exact_posterior
 from bayes_eval.ranking.ranks import rank
+from bayes_eval.validation.elicitation_checks import (
+    _check,
+    _check_concentration,
+    _check_level,
+    _check_m,
+    _check_ratio,
+    _mismatch_message,
+    _unattainable_message,
+)
+from bayes_eval.validation.elicitation_fit import (
+    _dirichlet_mode,
+    _fit_beta,
+    _fit_dirichlet,
+    _marginal_intervals,
+    _maxent,
+    _quartile,
+    _tails,
+)
+from bayes_eval.validation.elicitation_implied import _benchmark_draws, _implied_question
+from bayes_eval.validation.elicitation_mixture import _benchmark_moments, _hyper_nodes
 
 __all__ = [
     "DEFAULT_CONCENTRATION",
@@ -141,9 +163,6 @@ DEFAULT_CONCENTRATION = 1.0
 #: Warn when the implied interval of pi-bar is narrower than this fraction of the stated
 #: interval (or wider than its inverse).
 DEFAULT_WARN_RATIO = 0.5
-#: Above this M, the benchmark-level Monte Carlo replaces the exact law of pi-bar given m
-#: (a mean of M Beta draws) by the Beta law with the same mean and variance.
-_EXACT_CONDITIONAL_MAX_M = 200
 
 
 class ElicitationWarning(UserWarning):
@@ -299,19 +318,8 @@ class ElicitedPrior:
             raise ValueError(f"n_nodes is {n_nodes!r}; expected a positive integer.")
         n_nodes = int(n_nodes)
         b, a = self.hyper_alpha
-        if rule == "gauss-jacobi":
-            with np.errstate(invalid="ignore", divide="ignore"):
-                x, wq = roots_jacobi(n_nodes, b - 1.0, a - 1.0)  # weight (1-x)^(b-1) (1+x)^(a-1)
-            m = 0.5 * (1.0 + x)
-            with np.errstate(divide="ignore"):
-                log_w = np.log(np.clip(wq, 0.0, None))
-        elif rule == "quantile":
-            m = beta_dist.ppf((np.arange(n_nodes) + 0.5) / n_nodes, a, b)
-            log_w = np.zeros(n_nodes)
-        else:
-            raise ValueError(f"rule is {rule!r}; expected 'gauss-jacobi' or 'quantile'.")
-        m = np.clip(m, np.finfo(float).tiny, 1.0 - np.finfo(float).eps)
-        return self.per_question_alpha(m), log_w - logsumexp(log_w)
+        m, log_w = _hyper_nodes(a, b, n_nodes, rule)
+        return self.per_question_alpha(m), log_w
 
     def as_dict(self) -> dict:
         """JSON-ready summary."""
@@ -397,29 +405,6 @@ class ElicitedPrior:
         return pm.Dirichlet(name, a=conc, dims=dims)
 
 
-def _fit_beta(lo: float, hi: float, prob: float) -> tuple[float, float]:
-    """Equal-tailed Beta: ``F(lo) = (1 - prob) / 2``, ``F(hi) = (1 + prob) / 2`` (scipy)."""
-    q = _tails(prob)
-
-    def eqs(x):
-        a, b = np.exp(x)
-        return beta_dist.ppf(q, a, b) - np.array([lo, hi])
-
-    mid = 0.5 * (lo + hi)
-    # start from the Beta with the moments of a uniform-ish guess on [lo, hi]
-    var = ((hi - lo) / 3.3) ** 2
-    k = max(mid * (1 - mid) / var - 1, 0.5)
-    sol = optimize.least_squares(eqs, np.log([mid * k, (1 - mid) * k]), xtol=1e-14, ftol=1e-14)
-    a, b = np.exp(sol.x)
-    achieved = beta_dist.ppf(q, a, b)
-    if np.max(np.abs(achieved - [lo, hi])) > 1e-6:
-        raise ValueError(
-            f"no Beta prior has [{lo}, {hi}] as its central {prob:.0%} interval (closest: "
-            f"[{achieved[0]:.4f}, {achieved[1]:.4f}]); widen the interval or lower the probability."
-        )
-    return float(a), float(b)
-
-
 def _beta_prior(
     a: float,
     b: float,
@@ -470,111 +455,18 @@ def _beta_prior(
     )
 
 
-# ----------------------------------------------------------------------------- checks
-
-
-def _check(lo: float, hi: float, prob: float) -> None:
-    if not (0.0 < lo < hi < 1.0):
-        raise ValueError(f"interval [{lo}, {hi}] must satisfy 0 < lo < hi < 1.")
-    if not (0.0 < prob < 1.0):
-        raise ValueError(f"probability is {prob!r}; expected a number in (0, 1).")
-
-
-def _check_level(level, func: str) -> Level:
-    if level is None:
-        raise TypeError(
-            f"{func}() needs level='benchmark' (the statement is about the model's accuracy on "
-            "the benchmark, i.e. the prior of pi-bar) or level='question' (it holds for every "
-            "single question; pi-bar's prior is then about sqrt(M) times narrower)."
-        )
-    if level not in ("question", "benchmark"):
-        raise ValueError(f"level is {level!r}; expected 'question' or 'benchmark'.")
-    return level
-
-
-def _check_m(n_questions, func: str) -> int:
-    if n_questions is None:
-        raise TypeError(f"{func}() needs n_questions, the M of the benchmark the prior is for.")
-    if isinstance(n_questions, bool) or int(n_questions) != n_questions or n_questions < 1:
-        raise ValueError(f"n_questions is {n_questions!r}; expected a positive integer.")
-    return int(n_questions)
-
-
-def _check_ratio(warn_ratio: float) -> float:
-    if not (0.0 <= warn_ratio < 1.0):
-        raise ValueError(f"warn_ratio is {warn_ratio!r}; expected a number in [0, 1).")
-    return float(warn_ratio)
-
-
-def _check_concentration(s) -> float:
-    s = float(s)
-    if not (np.isfinite(s) and s > 0):
-        raise ValueError(f"concentration is {s!r}; expected a finite number > 0.")
-    return s
-
-
-# ----------------------------------------------------------------------------- pi-bar
-
-
-def _tails(prob: float) -> NDArray[np.float64]:
-    return np.array([(1 - prob) / 2, (1 + prob) / 2])
-
-
-def _implied_question(alpha: NDArray, w: NDArray, m: int, prob: float) -> NDArray:
-    """Central interval of pi-bar for M iid Dir(alpha) questions (exact lattice law)."""
-    return exact_posterior(np.tile(alpha, (m, 1)), w).ppf(_tails(prob))
-
-
-def _benchmark_draws(
-    a: float, b: float, s: float, m_questions: int, draws: int, rng: np.random.Generator
-) -> tuple[NDArray, NDArray]:
-    """Draws of (m, pi-bar) under m ~ Beta(a, b), pi_q | m ~ Beta(s m, s (1 - m)).
-
-    m is stratified (one jittered draw per prior quantile stratum); pi-bar given m is exact
-    (a mean of M Beta draws) up to ``_EXACT_CONDITIONAL_MAX_M`` questions, beyond that the Beta
-    law with the same conditional mean m and variance m (1 - m) / ((s + 1) M).
-    """
-    u = (np.arange(draws) + rng.random(draws)) / draws
-    m = beta_dist.ppf(u, a, b)
-    m = np.clip(m, 1e-300, 1.0 - 1e-16)
-    if m_questions <= _EXACT_CONDITIONAL_MAX_M:
-        pi_bar = np.empty(draws)
-        chunk = max(1, 2_000_000 // m_questions)
-        for i in range(0, draws, chunk):
-            mi = m[i : i + chunk, None]
-            pi_bar[i : i + chunk] = rng.beta(
-                s * mi, s * (1.0 - mi), size=(mi.shape[0], m_questions)
-            ).mean(-1)
-    else:
-        kappa = (s + 1.0) * m_questions - 1.0
-        pi_bar = rng.beta(m * kappa, (1.0 - m) * kappa)
-    return m, pi_bar
-
-
 def _warn_if_mismatched(prior: ElicitedPrior, warn_ratio: float) -> None:
-    ratio = prior.width_ratio
-    lo, hi = prior.implied
-    slo, shi = prior.stated
-    where = (
-        f"the implied {prior.prob:.0%} interval of pi-bar over M = {prior.n_questions} "
-        f"questions is [{lo:.3f}, {hi:.3f}]"
+    msg = _mismatch_message(
+        level=prior.level,
+        prob=prior.prob,
+        n_questions=prior.n_questions,
+        depth=prior.depth,
+        stated=prior.stated,
+        implied=prior.implied,
+        ratio=prior.width_ratio,
+        warn_ratio=warn_ratio,
     )
-    if ratio < warn_ratio:
-        msg = (
-            f"{prior.level}-level prior: {where}, {1 / ratio:.1f} times narrower than the "
-            f"stated [{slo:.3f}, {shi:.3f}] (width ratio {ratio:.3f}). Each question gets this "
-            f"prior independently (worth D = {prior.depth:.1f} trials on every question), so "
-            "their mean is nearly fixed. If the statement is about the model's accuracy on "
-            "the benchmark, use level='benchmark'."
-        )
-    elif warn_ratio > 0 and ratio > 1 / warn_ratio:
-        msg = (
-            f"{prior.level}-level prior: {where}, {ratio:.1f} times wider than the stated "
-            f"[{slo:.3f}, {shi:.3f}] (width ratio {ratio:.3f}): with few questions pi-bar "
-            "scatters around the benchmark mean m. A larger concentration (questions more "
-            "alike) narrows it."
-        )
-    else:
+    if msg is None:
         return
     warnings.warn(ElicitationWarning(msg), stacklevel=3)
 
@@ -702,36 +594,12 @@ CATEGORY_TOLERANCE = 0.05
 def _warn_if_unattainable(stated: NDArray, achieved: NDArray, prob: float) -> None:
     """ElicitationWarning when no Dirichlet meets every category statement (within tolerance).
 
-    The shares sum to one, so the statements constrain each other: for two categories
-    ``[lo_0, hi_0]`` fixes ``[1 - hi_0, 1 - lo_0]`` for the other one, and stating
-    ``0.5:0.9`` for both asks each share to exceed one half with probability ``prob``.
     The least-squares fit then returns a compromise; this says so instead of passing it off
-    as the stated prior.
+    as the stated prior (the text: ``elicitation_checks._unattainable_message``).
     """
-    gap = np.abs(achieved - stated)
-    if gap.max() <= CATEGORY_TOLERANCE:
+    if np.abs(achieved - stated).max() <= CATEGORY_TOLERANCE:
         return
-    worst = int(np.argmax(gap.max(axis=1)))
-    pairs = "; ".join(
-        f"category {c}: stated [{s[0]:.3f}, {s[1]:.3f}], achieved [{a[0]:.3f}, {a[1]:.3f}]"
-        for c, (s, a) in enumerate(zip(stated, achieved, strict=True))
-    )
-    hint = ""
-    if len(stated) == 2:
-        lo, hi = stated[0]
-        hint = (
-            f" With two categories the shares are s and 1 - s: category 0 in "
-            f"[{lo:.3f}, {hi:.3f}] means category 1 in [{1 - hi:.3f}, {1 - lo:.3f}]."
-        )
-    warnings.warn(
-        ElicitationWarning(
-            f"the category statements do not hold together: no Dirichlet puts {prob:.0%} of "
-            f"every category's share in its interval (the shares sum to 1); the closest one "
-            f"misses category {worst} by {gap.max():.3f}. {pairs}.{hint} Restate the "
-            "intervals so that they can hold together."
-        ),
-        stacklevel=3,
-    )
+    warnings.warn(ElicitationWarning(_unattainable_message(stated, achieved, prob)), stacklevel=3)
 
 
 def elicit_dirichlet(
@@ -807,20 +675,7 @@ def elicit_dirichlet(
         raise ValueError(f"w has shape {weights.shape}; expected ({iv.shape[0]},) finite weights.")
     if np.ptp(weights) == 0:
         raise ValueError("w is constant: the score does not depend on the categories.")
-    q = _tails(prob)
-
-    def resid(x):
-        alpha = np.exp(x)
-        total = alpha.sum()
-        return np.concatenate(
-            [beta_dist.ppf(q, a, total - a) - row for a, row in zip(alpha, iv, strict=True)]
-        )
-
-    mids = iv.mean(1)
-    start = np.log(mids / mids.sum() * 10)
-    sol = optimize.least_squares(resid, start, xtol=1e-12, ftol=1e-12)
-    alpha = np.exp(sol.x)
-    ach = np.array([beta_dist.ppf(q, a, alpha.sum() - a) for a in alpha])
+    alpha, ach = _fit_dirichlet(iv, prob)
     _warn_if_unattainable(iv, ach, prob)
     prior = ElicitedPrior(
         level="question",
@@ -841,16 +696,6 @@ def elicit_dirichlet(
 
 
 # ----------------------------------------------------------------------------- PreliZ
-
-
-#: largest relative error of a PreliZ fit (mass or quartile probabilities) that is accepted
-_TOLERANCE = 1e-3
-
-
-def _preliz():
-    import preliz as pz
-
-    return pz
 
 
 def maxent_beta(lo: float, hi: float, prob: float = 0.9) -> tuple[float, float]:
@@ -882,18 +727,7 @@ def maxent_beta(lo: float, hi: float, prob: float = 0.9) -> tuple[float, float]:
     [6.1, 42.2]
     """
     _check(lo, hi, prob)
-    pz = _preliz()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # checked below, with a clearer message
-        dist = pz.maxent(pz.Beta(), lo, hi, mass=prob, plot=False)
-    a, b = float(dist.alpha), float(dist.beta)
-    mass = beta_dist.cdf(hi, a, b) - beta_dist.cdf(lo, a, b)
-    if abs(mass - prob) > _TOLERANCE:
-        raise ValueError(
-            f"preliz.maxent found no Beta with mass {prob} in [{lo}, {hi}] (closest: "
-            f"{mass:.4f}); widen the interval or lower the probability."
-        )
-    return a, b
+    return _maxent(lo, hi, prob)
 
 
 def quartile_beta(q1: float, q2: float, q3: float) -> tuple[float, float]:
@@ -927,19 +761,7 @@ def quartile_beta(q1: float, q2: float, q3: float) -> tuple[float, float]:
     q = np.array([q1, q2, q3], dtype=float)
     if not (np.all((q > 0) & (q < 1)) and q1 < q2 < q3):
         raise ValueError(f"quartiles {q.tolist()} must satisfy 0 < q1 < q2 < q3 < 1.")
-    pz = _preliz()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        dist = pz.quartile(pz.Beta(), q1, q2, q3, plot=False)
-    a, b = float(dist.alpha), float(dist.beta)
-    cdf = beta_dist.cdf(q, a, b)
-    if np.abs(cdf - [0.25, 0.5, 0.75]).max() > 0.01:
-        raise ValueError(
-            f"no Beta has quartiles {q.tolist()}: the closest, Beta({a:.3g}, {b:.3g}), puts "
-            f"{np.round(cdf, 3).tolist()} below them (expected 0.25, 0.5, 0.75). A Beta's "
-            "median lies between its quartiles in a way fixed by its two parameters; restate."
-        )
-    return a, b
+    return _quartile(q1, q2, q3)
 
 
 class BetaFits(NamedTuple):
@@ -1119,11 +941,7 @@ def dirichlet_mode_alpha(mode: ArrayLike, mass: float = 0.9, bound: float = 0.01
         raise ValueError(
             f"bound is {bound!r}; expected a number in (0, {m.min():g}) (every mode - bound > 0)."
         )
-    pz = _preliz()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, dist = pz.dirichlet_mode(list(m), mass=mass, bound=bound, plot=False)
-    return np.asarray(dist.alpha, dtype=float)
+    return _dirichlet_mode(m, mass, bound)
 
 
 def elicit_dirichlet_mode(
@@ -1191,14 +1009,13 @@ def elicit_dirichlet_mode(
     weights = np.linspace(0.0, 1.0, alpha.size) if w is None else np.asarray(w, dtype=float)
     if weights.shape != alpha.shape or not np.isfinite(weights).all() or np.ptp(weights) == 0:
         raise ValueError(f"w has shape {weights.shape}; expected {alpha.size} finite weights.")
-    q = _tails(mass)
     prior = ElicitedPrior(
         level="question",
         alpha=alpha,
         hyper_alpha=None,
         concentration=None,
         depth=float(alpha.sum() - alpha.size),
-        achieved=np.array([beta_dist.ppf(q, a, alpha.sum() - a) for a in alpha]),
+        achieved=_marginal_intervals(alpha, mass),
         prob=float(mass),
         w=weights,
         stated=_implied_question(alpha, weights, 1, mass),
@@ -1359,66 +1176,6 @@ def predictive_draws(
     return pi_bar, per_q
 
 
-def _posterior_nodes_over_m(
-    counts: NDArray, a: float, b: float, s: float
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""Nodes and normalised weights of the posterior of the benchmark mean m, one model.
-
-    The log posterior density of :math:`z = \mathrm{logit}\, m` is
-    :math:`a \log m + b \log(1-m) + \sum_q \log p(n_q \mid s m, s(1-m))` (Beta prior with
-    the Jacobian, Beta-binomial marginal likelihood of each question's counts). It is
-    evaluated on 2048 cells of ``z`` in [-30, 30], the hull of the cells within 40 log units of
-    the maximum is re-gridded with 512 cells, and each cell of that second grid within 40
-    log units gets 8 Gauss-Legendre nodes: a fixed prior grid would not resolve the
-    posterior of m, whose sd falls like :math:`1/\sqrt M`.
-    """
-    rows, mult = np.unique(counts, axis=0, return_counts=True)
-    k1 = rows[:, 1].astype(float)
-    k0 = rows[:, 0].astype(float)
-
-    def log_post(z):
-        m1, m0 = s * expit(z)[:, None], s * expit(-z)[:, None]
-        ll = (betaln(m1 + k1, m0 + k0) - betaln(m1, m0)) @ mult
-        return a * log_expit(z) + b * log_expit(-z) + ll
-
-    lo, hi, drop = -30.0, 30.0, 40.0
-    for n_cells in (2048, 512):
-        edges = np.linspace(lo, hi, n_cells + 1)
-        lp = log_post(edges)
-        keep = np.maximum(lp[:-1], lp[1:]) > lp.max() - drop
-        keep[1:] |= keep[:-1].copy()
-        keep[:-1] |= keep[1:].copy()
-        cells = np.flatnonzero(keep)
-        lo, hi = edges[cells[0]], edges[cells[-1] + 1]
-    width = edges[1] - edges[0]
-    x, wgl = np.polynomial.legendre.leggauss(8)
-    z = (edges[cells][:, None] + 0.5 * width * (x + 1.0)).ravel()
-    log_w = np.log(np.tile(0.5 * width * wgl, cells.size)) + log_post(z)
-    return expit(z), np.exp(log_w - logsumexp(log_w))
-
-
-def _benchmark_moments(counts: NDArray, w: NDArray, prior: ElicitedPrior) -> tuple[float, float]:
-    r"""Posterior mean and sd of pi-bar for one model under a benchmark-level prior.
-
-    The closed-form Bayes@N moments at each node m (Beta posteriors
-    :math:`\mathrm{Beta}(s m + k_q, s(1-m) + n_q - k_q)`), mixed with the posterior weights
-    of m by the law of total variance.
-    """
-    b, a = prior.hyper_alpha
-    s = prior.concentration
-    m, omega = _posterior_nodes_over_m(counts, a, b, s)
-    rows, mult = np.unique(counts, axis=0, return_counts=True)
-    n_q = counts.shape[0]
-    total = s + rows.sum(1)  # (U,)
-    p1 = (s * m[:, None] + rows[:, 1]) / total  # (J, U)
-    p0 = (s * (1.0 - m)[:, None] + rows[:, 0]) / total
-    d = w[1] - w[0]
-    mu = w[0] + d * (p1 @ mult) / n_q
-    var = d**2 * ((p1 * p0 / (total + 1.0)) @ mult) / n_q**2
-    mean = float(omega @ mu)
-    return mean, float(np.sqrt(omega @ (var + (mu - mean) ** 2)))
-
-
 def sensitivity(
     R: ArrayLike, prior: ElicitedPrior, w: ArrayLike | None = None, *, models=None
 ) -> xr.Dataset:
@@ -1466,7 +1223,9 @@ def sensitivity(
         t, w = tally(R, w)
         if t.n_categories != 2:
             raise ValueError("a benchmark-level prior is binary: R must hold 0/1 results.")
-        mu_e, s_e = np.array([_benchmark_moments(c, w, prior) for c in t.counts]).T
+        mu_e, s_e = np.array(
+            [_benchmark_moments(c, w, prior.hyper_alpha, prior.concentration) for c in t.counts]
+        ).T
         attrs = {
             "level": "benchmark",
             "hyper_alpha": prior.hyper_alpha.tolist(),

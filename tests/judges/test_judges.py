@@ -280,9 +280,10 @@ def test_dag_prior_gives_ordered_stochastic_matrices():
 @pytest.mark.parametrize("omega", [0.0, 1.5])
 def test_compiled_likelihood_and_gradient_match_independent_computations(omega):
     # The likelihood is one compiled kernel with a hand-written gradient (models/judges.py,
-    # JudgeLoglik). Its value is checked against scipy's multinomial log pmf of gamma computed
-    # here from the model's theta, pi, Z, R and W (eq. B.3), and its gradient with respect to
-    # every sampled (transformed) variable against central finite differences.
+    # JudgeLoglik; its loops in models/judge_kernel.py). Its value is checked against scipy's
+    # multinomial log pmf of gamma computed here from the model's theta, pi, Z, R and W
+    # (eq. B.3), and its gradient with respect to every sampled (transformed) variable against
+    # central finite differences.
     # Tolerances: the log pmf agrees to rounding (rel 1e-10); the differences have step 1e-5
     # and truncation error O(h^2) ~ 1e-9 relative, so rel 1e-5 with atol 1e-6.
     import pytensor.tensor as pt
@@ -379,7 +380,7 @@ def test_seeded_three_level_fit_recovers_the_truth():
 @pytest.mark.pymc
 def test_integrated_model_non_centred_weights_are_the_centred_model():
     """The integrated model samples ``R_u = R^(omega J)`` and ``W_u = W^(omega K)``
-    (models/judges.py, _effects_prior). The change of variables must leave the model as
+    (models/judge_prior.py, _effects_prior). The change of variables must leave the model as
     written: forward draws of ``R`` and ``W`` given omega are Beta(omega J, J) and
     Beta(omega K, K) (their probability integral transforms uniform; Kolmogorov-Smirnov,
     4,000 draws, p > 0.001), and the density of ``v = X^(a)``, ``X ~ Beta(a, n)``, integrates
@@ -389,7 +390,8 @@ def test_integrated_model_non_centred_weights_are_the_centred_model():
     import pytensor.tensor as pt
     from scipy import integrate, stats
 
-    from bayes_eval.models.judges import _power_logp, judge_model
+    from bayes_eval.models.judge_prior import _power_logp
+    from bayes_eval.models.judges import judge_model
 
     data = summeval(dim="fluency")
     model = judge_model(data, integrated=True)

@@ -11,7 +11,8 @@ from scipy.special import ndtri
 from bayes_eval.inputs import Tally
 from bayes_eval.posteriors.posterior import DirichletPosterior, Posterior
 from bayes_eval.posteriors.priors import Prior
-from bayes_eval.validation.coverage import CoverageConfig, _interval_table
+from bayes_eval.validation.coverage import CoverageConfig
+from bayes_eval.validation.coverage_methods import _interval_table
 
 
 @pytest.mark.parametrize(("c", "n", "prior"), [(1, 3, 1.0), (2, 4, 0.5)])
