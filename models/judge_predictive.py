@@ -269,7 +269,7 @@ def judge_posterior_predictive(
     >>> from bayes_eval.models.judges import fit_judges, judge_model
     >>> model = judge_model(data)
     >>> settings = NutsSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
-    >>> fit = fit_judges(data, model=model, settings=settings)
+    >>> fit = fit_judges(data, model=model, nuts=settings)
     >>> from bayes_eval.models import judge_posterior_predictive
     >>> rep = judge_posterior_predictive(fit, model, seed=0)["posterior_predictive"]["scores"]
     >>> rep.dims, rep.shape
@@ -402,7 +402,7 @@ def judge_ppc_statistics(
     >>> from bayes_eval.models.judges import fit_judges, judge_model
     >>> model = judge_model(data)
     >>> settings = NutsSettings(draws=20, tune=20, chains=1, warn=False)  # a toy fit
-    >>> fit = fit_judges(data, model=model, settings=settings)
+    >>> fit = fit_judges(data, model=model, nuts=settings)
     >>> from bayes_eval.models import judge_ppc_statistics
     >>> checks = judge_ppc_statistics(fit, model)
     >>> checks["statistic"].values.tolist()

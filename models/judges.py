@@ -638,7 +638,7 @@ def fit_diagnostics(idata: xr.DataTree) -> Diagnostics:
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
     >>> from bayes_eval.models.judges import fit_diagnostics, fit_judges
     >>> from bayes_eval.nuts import NutsSettings
-    >>> fit = fit_judges(data, settings=NutsSettings(draws=20, tune=20, chains=1, warn=False))
+    >>> fit = fit_judges(data, nuts=NutsSettings(draws=20, tune=20, chains=1, warn=False))
     >>> diag = fit_diagnostics(fit)
     >>> diag.converged, diag.messages[0]
     (False, '1 chain: r-hat needs at least 2 chains to compare; run more chains')
@@ -686,6 +686,22 @@ def _built_model(data: JudgeData, *, omega, integrated, delta, root, exclude_sam
     )
 
 
+def _renamed(
+    nuts: NutsSettings | None, settings: NutsSettings | None, *, owner: str
+) -> NutsSettings | None:
+    """``nuts``, or the deprecated ``settings=`` it replaced (a ``DeprecationWarning``)."""
+    if settings is None:
+        return nuts
+    if nuts is not None:
+        raise ValueError(f"{owner}() got both nuts= and settings=; pass nuts= only.")
+    warnings.warn(
+        f"{owner}(): settings= is deprecated; pass nuts= (the same NutsSettings).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return settings
+
+
 def fit_judges(
     data: JudgeData,
     *,
@@ -695,8 +711,9 @@ def fit_judges(
     delta: str | Sequence[float] = "inflation",
     root: str = "boosted",
     exclude_same_family: bool = True,
-    settings: NutsSettings | None = None,
+    nuts: NutsSettings | None = None,
     model: pm.Model | None = None,
+    settings: NutsSettings | None = None,
 ) -> xr.DataTree:
     """Fit the judges model with NUTS and summarise the ranking.
 
@@ -716,11 +733,13 @@ def fit_judges(
         The model, as in :func:`~bayes_eval.models.judges.judge_model` (defaults
         ``omega=0``, ``beta_max=5``, ``integrated=False``, ``delta="inflation"``,
         ``root="boosted"``, ``exclude_same_family=True``).
-    settings : bayes_eval.nuts.NutsSettings, optional, keyword-only
+    nuts : bayes_eval.nuts.NutsSettings, optional, keyword-only
         NUTS settings; unset values are the model's own (:func:`model_settings`).
     model : pymc.Model, optional, keyword-only
         A model built earlier by :func:`~bayes_eval.models.judges.judge_model` for the same
         pairs, to reuse.
+    settings : bayes_eval.nuts.NutsSettings, optional, keyword-only
+        Deprecated name of ``nuts`` (a ``DeprecationWarning``).
 
     Returns
     -------
@@ -747,7 +766,7 @@ def fit_judges(
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
     >>> from bayes_eval.models.judges import fit_judges
     >>> from bayes_eval.nuts import NutsSettings
-    >>> fit = fit_judges(data, settings=NutsSettings(draws=20, tune=20, chains=1, warn=False))
+    >>> fit = fit_judges(data, nuts=NutsSettings(draws=20, tune=20, chains=1, warn=False))
     >>> sorted(fit.children)
     ['constant_data', 'observed_data', 'posterior', 'ranking', 'sample_stats']
     >>> list(fit["ranking"].data_vars)
@@ -755,7 +774,7 @@ def fit_judges(
     >>> fit["posterior"]["expected_score"].dims, bool(fit.attrs["converged"])
     (('chain', 'draw', 'candidate'), False)
     """
-    s = model_settings(settings, integrated)
+    s = model_settings(_renamed(nuts, settings, owner="fit_judges"), integrated)
     used = data.with_mask(exclude_same_family)
     if model is None:
         model = _built_model(
@@ -826,8 +845,9 @@ def judge_sensitivity(
     omegas: Sequence[float] = (0, 1, 2, 4, 8),
     beta_maxes: Sequence[float] = (0, 1, 5, 10, 20),
     base: tuple[float, float] = (0.0, 5.0),
-    settings: NutsSettings | None = None,
+    nuts: NutsSettings | None = None,
     progress: bool = False,
+    settings: NutsSettings | None = None,
 ) -> xr.Dataset:
     """§5.4's sensitivity analysis.
 
@@ -848,10 +868,12 @@ def judge_sensitivity(
         The beta_max grid (at the base ``omega``); default 0, 1, 5, 10, 20.
     base : (float, float), keyword-only
         The base ``(omega, beta_max)``, default ``(0, 5)``.
-    settings : bayes_eval.nuts.NutsSettings, optional, keyword-only
+    nuts : bayes_eval.nuts.NutsSettings, optional, keyword-only
         NUTS settings of every fit (default 2 chains x (500 + 500)).
     progress : bool, keyword-only
         Show a progress bar over the fits; default False.
+    settings : bayes_eval.nuts.NutsSettings, optional, keyword-only
+        Deprecated name of ``nuts`` (a ``DeprecationWarning``).
 
     Returns
     -------
@@ -870,16 +892,17 @@ def judge_sensitivity(
     >>> data = from_scores(scores, candidates=["a", "b", "c"], judges=["j1", "j2"], n_levels=3)
     >>> from bayes_eval.models.judges import judge_sensitivity
     >>> from bayes_eval.nuts import NutsSettings
-    >>> settings = NutsSettings(draws=20, tune=20, chains=1, warn=False)
+    >>> nuts = NutsSettings(draws=20, tune=20, chains=1, warn=False)
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     grid = judge_sensitivity(data, omegas=(0,), beta_maxes=(1, 5), settings=settings)
+    ...     grid = judge_sensitivity(data, omegas=(0,), beta_maxes=(1, 5), nuts=nuts)
     >>> grid["setting"].values.tolist(), dict(grid.sizes)
     (['omega=0', 'beta_max=1', 'beta_max=5'], {'setting': 3, 'candidate': 3})
     """
     from scipy import stats
 
-    settings = settings or NutsSettings(draws=500, tune=500, chains=2)
+    nuts = _renamed(nuts, settings, owner="judge_sensitivity")
+    nuts = nuts or NutsSettings(draws=500, tune=500, chains=2)
     grid = [("omega", o, float(o), base[1]) for o in omegas]
     grid += [("beta_max", b, base[0], float(b)) for b in beta_maxes]
     if (base[0], base[1]) not in [(g[2], g[3]) for g in grid]:
@@ -894,7 +917,7 @@ def judge_sensitivity(
         if (om, bm) in fits:
             continue
         # fit_judges reuses the model built for this structure (one with omega = 0, one with)
-        fit = fit_judges(data, omega=om, beta_max=bm, settings=settings)
+        fit = fit_judges(data, omega=om, beta_max=bm, nuts=nuts)
         fits[(om, bm)] = fit["ranking"].to_dataset()
         if bar is not None:
             bar.update()

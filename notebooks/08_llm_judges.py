@@ -58,8 +58,8 @@ print(two_level_identifiable(n_judges=1, n_candidates=3, constancy="strong", ass
 # %%
 data = synthetic_judges(K=3, J=2, M=3, n=120, self_preference=0.8, seed=11)
 settings = NutsSettings(draws=200, tune=200, chains=2, seed=0)
-adjusted = fit_judges(data, settings=settings)
-unadjusted = fit_judges(data, exclude_same_family=False, settings=settings)
+adjusted = fit_judges(data, nuts=settings)
+unadjusted = fit_judges(data, exclude_same_family=False, nuts=settings)
 for name, fit in (("excluding same-family pairs", adjusted), ("keeping them", unadjusted)):
     r = fit["ranking"].to_dataset()
     print(

@@ -185,7 +185,7 @@ def run_table1(
             if integ and not integrated:
                 continue
             t = time.perf_counter()
-            fits[label] = fit_judges(data, integrated=integ, settings=settings)
+            fits[label] = fit_judges(data, integrated=integ, nuts=settings)
             seconds[i, j] = time.perf_counter() - t
             keys = ("max_rhat", "min_ess_bulk", "divergences")
             diag[f"{name}/{label}"] = {k: fits[label].attrs[k] for k in keys}
@@ -367,7 +367,7 @@ def run_synthetic(
             if key not in models:  # one compiled graph per pair set
                 models[key] = judge_model(data, exclude_same_family=excl)
             fits[label] = fit_judges(
-                data, exclude_same_family=excl, settings=settings, model=models[key]
+                data, exclude_same_family=excl, nuts=settings, model=models[key]
             )
         for m, (rho, cov) in _metrics(data, fits, seed + r).items():
             values[r, names.index(m)] = (rho, cov)

@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             beta_max=5.0 if args.beta_max is None else args.beta_max,
             integrated=args.integrated,
             exclude_same_family=not args.keep_same_family,
-            settings=settings,
+            nuts=settings,
         )
         if args.baselines and not quiet:
             progress(f"judges: baselines of [{label}] (bootstrap, Bradley-Terry)")
@@ -234,9 +234,7 @@ def _sensitivity(args: argparse.Namespace, datasets: list[tuple[str, JudgeData]]
     settings = opt.sampler_settings(args, quiet=True)  # the grid shows its own progress
     out = {}
     for label, data in datasets:
-        ds = judge_sensitivity(
-            data, settings=settings, progress=not (args.json or args.no_progress)
-        )
+        ds = judge_sensitivity(data, nuts=settings, progress=not (args.json or args.no_progress))
         out[label] = jr.sensitivity_table(ds)
         if args.netcdf:
             write_file(

@@ -408,13 +408,17 @@ def _complete_solver(y: NDArray, compress: bool = True) -> _Solve:
         def evaluate(
             theta: NDArray, exact: bool, hess: NDArray | None = None
         ) -> tuple[float, NDArray, NDArray]:
+            # value and gradient of the objective asked for; the compressed Hessian (or the
+            # one passed in) steers the steps on either objective
             if short is None:
                 val, grad, hess = _complete_objective(theta, s, c_vals, c_mult, miss)
+            elif exact:
+                if hess is None:
+                    hess = _complete_objective(theta, s, *short, miss)[2]
+                val, grad, _ = _complete_objective(theta, s, c_vals, c_mult, miss, False)
             else:
-                if hess is None:  # the compressed Hessian steers the steps on either objective
-                    val, grad, hess = _complete_objective(theta, s, *short, miss)
-                if exact:
-                    val, grad, _ = _complete_objective(theta, s, c_vals, c_mult, miss, False)
+                val, grad, own = _complete_objective(theta, s, *short, miss)
+                hess = own if hess is None else hess
             assert hess is not None  # from hessian=True, or passed in
             return val, grad, hess
 

@@ -114,18 +114,30 @@ def _node_parts(
     return mu, sd, post.weights.reshape(post.n_nodes, -1)[:, model]
 
 
-def _pair_normal(a: _Compared, i: int, b: _Compared, j: int, shared: bool) -> float:
-    """``Phi(E[D] / sd[D])`` of model i of a and model j of b (module docstring)."""
-    mu_a, sd_a, wa = _node_parts(a, i)
-    mu_b, sd_b, wb = _node_parts(b, j)
+def _normal_engine(
+    a: tuple[NDArray[np.float64], ...], b: tuple[NDArray[np.float64], ...], shared: bool
+) -> NDArray[np.float64]:
+    r"""The one normal P(better): ``Phi(E[D] / sd[D])`` of ``D = pi-bar_A - pi-bar_B``.
+
+    ``a`` and ``b`` are (node means, node sds, node weights), each of shape ``(J, ...)`` and
+    broadcastable against each other (a pair: ``(J,)``; a batch: ``(J, L, 1)`` against
+    ``(J, 1, L)``). ``shared``: one common node for both (the law of total variance of D over
+    it); otherwise independent mixtures, each reduced to its mean and variance.
+    """
+    (mu_a, sd_a, wa), (mu_b, sd_b, wb) = a, b
     if shared:
         d = mu_a - mu_b
-        mean = float(wa @ d)
-        var = float(wa @ (sd_a**2 + sd_b**2 + (d - mean) ** 2))
+        mean = np.sum(wa * d, axis=0)
+        var = np.sum(wa * (sd_a**2 + sd_b**2 + (d - mean) ** 2), axis=0)
     else:
         (ma, sa), (mb, sb) = mixture_moments(mu_a, sd_a, wa), mixture_moments(mu_b, sd_b, wb)
-        mean, var = float(ma - mb), float(sa**2 + sb**2)
-    return float(_normal_prob(mean, var))
+        mean, var = ma - mb, sa**2 + sb**2
+    return _normal_prob(mean, var)
+
+
+def _pair_normal(a: _Compared, i: int, b: _Compared, j: int, shared: bool) -> float:
+    """``method="normal"`` of model i of a and model j of b (:func:`_normal_engine`)."""
+    return float(_normal_engine(_node_parts(a, i), _node_parts(b, j), shared))
 
 
 def _lattice_prob(
@@ -202,20 +214,12 @@ def _mixture_table(
 
 
 def _normal_matrix(post: _Compared) -> NDArray[np.float64]:
-    """``method="normal"`` for every pair of the models of a batch, shape ``(L, L)``."""
+    """``method="normal"`` for every pair of the models of a batch (:func:`_normal_engine`)."""
     n = post.n_models
-    mu_j, sd_j = (np.asarray(x).reshape(post.n_nodes, n) for x in post.node_moments)
+    mu, sd = (np.asarray(x, float).reshape(post.n_nodes, n) for x in post.node_moments)
     wts = post.weights.reshape(post.n_nodes, n)
-    if post.shared_nodes:
-        d = mu_j[:, :, None] - mu_j[:, None, :]  # (J, L, L)
-        v = sd_j[:, :, None] ** 2 + sd_j[:, None, :] ** 2
-        mean = np.einsum("j,jab->ab", wts[:, 0], d)
-        var = np.einsum("j,jab->ab", wts[:, 0], v + (d - mean) ** 2)
-    else:
-        mu, sigma = (np.asarray(x).reshape(n) for x in post._moments)
-        mean = mu[:, None] - mu[None, :]
-        var = sigma[:, None] ** 2 + sigma[None, :] ** 2
-    out = _normal_prob(mean, var)
+    rows, cols = ((x[:, :, None] for x in (mu, sd, wts)), (x[:, None, :] for x in (mu, sd, wts)))
+    out = _normal_engine(tuple(rows), tuple(cols), post.shared_nodes)
     np.fill_diagonal(out, 0.5)
     return out
 

@@ -666,8 +666,14 @@ def plan_pair(
     >>> R = xr.DataArray(rng.binomial(1, [[[0.2]], [[0.7]], [[0.8]]], size=(3, 8, 3)),
     ...                  dims=("model", "question", "trial"), coords={"model": ["a", "b", "c"]})
     >>> p = plan_pair(R, "b", "c", prior="uniform", simulations=200)
-    >>> p.leader, p.plan.n_now, p.plan.n_required
-    ('c', 3, 491)
+    >>> p.leader, p.plan.n_now
+    ('c', 3)
+
+    ``n_required`` comes from a search over 200 posterior predictive simulations: its last
+    digits move with the platform's floating point (479 to 491 trials per question here):
+
+    >>> 400 < p.plan.n_required < 600
+    True
     """
     from bayes_eval.ranking.sample_size import plan_separation
 

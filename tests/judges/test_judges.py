@@ -356,7 +356,7 @@ def test_seeded_three_level_fit_recovers_the_truth():
     from bayes_eval.validation.judges_study import synthetic_judges
 
     data = synthetic_judges(K=5, J=2, M=3, n=150, self_preference=0.0, seed=4)
-    fit = fit_judges(data, settings=NutsSettings(draws=400, tune=400, chains=2, seed=1))
+    fit = fit_judges(data, nuts=NutsSettings(draws=400, tune=400, chains=2, seed=1))
     r = fit["ranking"].to_dataset()
     assert r["rank"].dims == ("candidate",)
     assert jb.spearman(r["mu_mean"].values, data.truth) >= 0.9
@@ -373,7 +373,7 @@ def test_seeded_three_level_fit_recovers_the_truth():
     # the same seed gives the same draws (the length of the fit plays no part in that, so two
     # short fits check it: the first of them compiles nothing new, the model is cached)
     short = NutsSettings(draws=40, tune=40, chains=2, seed=1, warn=False)
-    once, again = fit_judges(data, settings=short), fit_judges(data, settings=short)
+    once, again = fit_judges(data, nuts=short), fit_judges(data, nuts=short)
     np.testing.assert_array_equal(again["posterior"]["pi"].values, once["posterior"]["pi"].values)
 
 
@@ -429,7 +429,7 @@ def test_summeval_coherence_integrated_fit_converges():
     from bayes_eval.nuts import NutsSettings
 
     fit = fit_judges(
-        summeval(dim="coherence"), integrated=True, settings=NutsSettings(seed=0, warn=False)
+        summeval(dim="coherence"), integrated=True, nuts=NutsSettings(seed=0, warn=False)
     )
     attrs = fit.attrs
     assert attrs["max_rhat"] <= 1.01, attrs["convergence_messages"]
@@ -455,7 +455,7 @@ def test_summeval_row_of_table1_within_the_papers_intervals():
     rho, covered = [], []
     for dim in ("coherence", "consistency", "fluency", "relevance"):
         data = summeval(dim=dim)
-        r = fit_judges(data, integrated=True, settings=settings)["ranking"].to_dataset()
+        r = fit_judges(data, integrated=True, nuts=settings)["ranking"].to_dataset()
         rho.append(jb.spearman(r["mu_mean"].values, data.truth))
         covered.append(jb.rank_coverage(r["rank_lo"].values, r["rank_hi"].values, data.truth))
     assert 0.76 <= np.mean(rho) <= 0.91
@@ -552,7 +552,7 @@ def test_sensitivity_grid_reports_rank_correlation_with_the_base_fit():
         data,
         omegas=(0, 2),
         beta_maxes=(1, 5),
-        settings=NutsSettings(draws=300, tune=300, chains=2, seed=2),
+        nuts=NutsSettings(draws=300, tune=300, chains=2, seed=2),
     )
     assert list(ds["setting"].values) == ["omega=0", "omega=2", "beta_max=1", "beta_max=5"]
     assert ds["spearman_vs_base"].sel(setting="omega=0") == pytest.approx(1.0)  # the base itself
@@ -708,3 +708,21 @@ def test_fit_settings_is_deprecated_for_the_one_nuts_settings_value():
     )
     own = model_settings(None, integrated=True)  # the integrated model's own settings
     assert (own.draws, own.tune, own.target_accept) == (16000, 4000, 0.8)
+
+
+@pytest.mark.pymc  # imports PyMC (nothing is compiled)
+def test_settings_keyword_is_deprecated_for_nuts():
+    from bayes_eval.models import judges
+    from bayes_eval.nuts import NutsSettings
+
+    short = NutsSettings(draws=50, chains=1)
+    assert judges._renamed(short, None, owner="fit_judges") is short
+    with pytest.warns(DeprecationWarning, match=r"settings= is deprecated; pass nuts="):
+        assert judges._renamed(None, short, owner="fit_judges") is short
+    from bayes_eval.validation.judges_study import synthetic_judges
+
+    data = synthetic_judges(K=4, J=2, M=3, n=10, seed=0)
+    with pytest.raises(ValueError, match="both nuts= and settings="):
+        judges.fit_judges(data, nuts=short, settings=short)
+    with pytest.raises(ValueError, match="both nuts= and settings="):
+        judges.judge_sensitivity(data, nuts=short, settings=short)

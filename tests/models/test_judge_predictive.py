@@ -129,7 +129,7 @@ def mtbench_fit():
     data = from_count_table("dataset:mtbench_judges")
     model = judge_model(data)
     fit = fit_judges(
-        data, model=model, settings=NutsSettings(draws=150, tune=200, chains=2, seed=1, warn=False)
+        data, model=model, nuts=NutsSettings(draws=150, tune=200, chains=2, seed=1, warn=False)
     )
     return data, model, fit
 
