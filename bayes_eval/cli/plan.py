@@ -193,6 +193,8 @@ def _print_plan(
             f"{plan.assurance_target}, posterior predictive, {plan.draws} simulations) needs "
             f"N = {plan.n_required} trials per question ({plan.extra_trials} more)."
         )
+        if plan.note:
+            say(plan.note)
 
 
 def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> int:

@@ -163,6 +163,9 @@ class SeparationPlan:
     effective_draws : float
         Kish's effective number of the simulations (``draws`` without a board; fewer on a
         board, whose joint posterior reweights them).
+    note : str or None
+        A caution when a plan on a board rests on one or two trials per question
+        (``FEW_TRIALS_NOTE``, checked by simulation: ``bayes-eval validate plan --N 1,2``).
 
     Examples
     --------
@@ -195,6 +198,17 @@ class SeparationPlan:
     estimand: str = THESE_QUESTIONS
     prob_leader_better_from: str = "uniform"
     effective_draws: float = float("nan")
+    note: str | None = None
+
+
+#: said when a plan of two models on a board asks for more trials from one or two trials per
+#: question (``bayes-eval validate plan --N 1,2``: 6 close LLMs x 30 questions)
+FEW_TRIALS_NOTE = (
+    "note: with one or two trials per question the board's dispersion is barely identified, "
+    "and plans of a pair from so few trials kept their promise less often than stated in "
+    "simulation (at assurance 0.81: 0.61 of plans from one trial, 0.75 from two, about 0.55-0.66 "
+    "of the plans asking for at most 9 trials: bayes-eval validate plan --N 1,2); aim higher."
+)
 
 
 # ---------------------------------------------------------------- plug-in projection (old)
@@ -564,6 +578,7 @@ def plan_separation(
     max_trials = _positive_int(max_trials, "max_trials")
     leader, z_now, n_now, fut, z_target, draws, p_better = _setup(post, z_target, draws, seed)
     limit = fut.prob_leader_better()
+    few = post.joint is not None and n_now <= 2
 
     def plan(n: int | None, a: float | None, reason: str | None = None) -> SeparationPlan:
         return SeparationPlan(
@@ -583,6 +598,7 @@ def plan_separation(
             prior=post.prior_label,
             prob_leader_better_from=post.prob_label(),
             effective_draws=fut.effective_draws,
+            note=FEW_TRIALS_NOTE if few and n is not None and n > n_now else None,
         )
 
     if z_now >= z_target:

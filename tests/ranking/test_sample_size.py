@@ -443,3 +443,27 @@ def test_on_a_board_the_plan_simulates_and_decides_as_the_joint_posterior(rng):
     own = be.posterior(np.stack([Ra, Rb]), prior="uniform")
     _, _, _, plain, *_ = sample_size._setup(own, 1.645, 500, 0)
     assert plain.p0 is None and plain.effective_draws == pytest.approx(500)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_a_board_plan_from_few_trials_carries_the_measured_caution(rng, n):
+    """From one or two trials per question a pair's plan on a board kept its promise less
+    often than stated (``bayes-eval validate plan --N 1,2``): the plan says so; from four
+    trials, or without a board (a fixed prior), it does not."""
+    from bayes_eval.ranking import sample_size
+
+    for _ in range(50):  # a pair the board has not separated yet, with a plan
+        Ra, Rb = _pair(rng, m=30, n=n, gap=0.15, z_range=(0.9, 1.3))
+        board = be.posterior(np.stack([Ra, Rb]), prior="empirical")
+        plan = sample_size.plan_separation(board, draws=400, max_trials=400)
+        if plan.n_required is not None and plan.n_required > plan.n_now:
+            break
+    assert board.has_board and plan.n_now == n
+    assert plan.n_required is not None and plan.n_required > n
+    if n <= 2:
+        assert plan.note == sample_size.FEW_TRIALS_NOTE
+        assert "aim higher" in plan.note and "validate plan --N 1,2" in plan.note
+    else:
+        assert plan.note is None
+    fixed = be.posterior(np.stack([Ra, Rb]), prior="uniform")
+    assert sample_size.plan_separation(fixed, draws=400, max_trials=400).note is None
