@@ -25,7 +25,10 @@ With ``target="top"`` the plan is ``bayes-eval plan --top K`` instead
 ``n_required`` trials from the truth, and the plan is kept when the refitted board's claims
 at posterior expected FDR ``fdr`` name its top-k set (order each of its ``top`` models with
 the largest means above each of the others). The dataset's ``prob_now`` is P(leader
-better) (pair) or P(today's top-k set is the top k) (top) before the plan.
+better) (pair) or P(today's top-k set is the top k) (top) before the plan, and
+``true_now`` whether that is true of the truth (these questions' mean rates): a plan cannot
+be kept more often than its leader, or its set, is right, so the two show whether a shortfall
+comes from the probability the plan starts from or from its law of the future trials.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
     """One board's plan check, or None when there is no plan to check.
 
     The check is (promised assurance, kept, n_required, the probability the plan confirms
-    now).
+    now, whether what that probability is about is true).
     """
     names = [f"m{i}" for i in range(config.n_models)]
     _, p, R = simulate_board(
@@ -76,6 +79,8 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
     if config.target == "top":
         top = plan_top_set(da, top=config.top, fdr=config.fdr, **settings)
         plan, movers, p_now = top.plan, range(config.n_models), top.plan.prob_top_set
+        truth = np.argsort(-p.mean(axis=1), kind="stable")[: config.top]
+        true_now = set(top.plan.members) == set(truth.tolist())
     else:
         post = bxr.posterior(da, skipna=True)
         best = np.argsort(-np.asarray(post.mean), kind="stable")[:2]
@@ -85,6 +90,7 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
         plan, p_now = pair.plan, pair.plan.prob_leader_better
         planned = [names.index(pair.leader), names.index(pair.other)]
         movers = planned
+        true_now = bool(p[planned[0]].mean() > p[planned[1]].mean())
     if plan.n_required is None or plan.n_required <= trials:
         return None
     n = plan.n_required
@@ -103,7 +109,7 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
         kept = all((a, b) in made for a in inside for b in rest)
     else:
         kept = bool(prob[planned[0], planned[1]] >= config.confidence)
-    return plan.assurance_at_required, kept, n, p_now
+    return plan.assurance_at_required, kept, n, p_now, true_now
 
 
 def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
@@ -126,7 +132,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     xarray.Dataset
         Over ``(N, board)``: ``planned`` (the board had a plan to check), ``promised`` (the
         assurance at the trials required, NaN without a plan), ``kept``, ``n_required`` (0
-        without a plan) and ``prob_now``.
+        without a plan), ``prob_now`` and ``true_now`` (module docstring).
 
     Examples
     --------
@@ -154,6 +160,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     kept = np.zeros(shape, dtype=bool)
     required = np.zeros(shape, dtype=np.int64)
     p_now = np.full(shape, np.nan)
+    true_now = np.zeros(shape, dtype=bool)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -165,7 +172,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
             one = _board(config, trials, rng)
             if one is not None:
                 planned[k, r] = True
-                promised[k, r], kept[k, r], required[k, r], p_now[k, r] = one
+                promised[k, r], kept[k, r], required[k, r], p_now[k, r], true_now[k, r] = one
             if bar is not None:
                 bar.update(1)
     if bar is not None:
@@ -187,6 +194,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
             "kept": (dims, kept),
             "n_required": (dims, required),
             "prob_now": (dims, p_now),
+            "true_now": (dims, true_now),
         },
         coords={"N": list(config.N)},
         attrs=attrs,
@@ -222,7 +230,9 @@ def summary(ds: xr.Dataset) -> dict:
     -------
     dict
         ``settings`` (the dataset's attributes), ``cells`` (per ``"N=N"``: ``plans``,
-        ``promised``, ``kept``, ``kept_se``, ``median_trials`` and ``short_plans``) and
+        ``promised``, ``kept``, ``kept_se``, ``median_trials``, ``short_plans``, and
+        ``prob_now`` and ``true_now``: the probability the plans start from, mean stated
+        and share true) and
         ``verdict`` (``promise_kept``).
 
     Examples
@@ -250,6 +260,13 @@ def summary(ds: xr.Dataset) -> dict:
         row["median_trials"] = float(np.median(required)) if required.size else None
         short = required <= _SHORT
         row["short_plans"] = _share(kept[short], promised[short])
+        # the probability the plans start from, stated and true (its limit: a plan cannot be
+        # kept more often than its leader, or its set, is right)
+        now = cell["prob_now"].values[mask]
+        row["prob_now"] = round(float(now.mean()), 4) if now.size else None
+        row["true_now"] = (
+            round(float(cell["true_now"].values[mask].mean()), 4) if now.size else None
+        )
         if row["plans"]:
             ok &= row["kept"] >= row["promised"] - 2 * row["kept_se"]
         cells[f"N={int(n)}"] = row

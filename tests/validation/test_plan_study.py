@@ -25,6 +25,13 @@ def test_a_small_study_runs_end_to_end(tmp_path, capsys):
     ds = xr.open_dataset(tmp_path / "plan.nc")
     planned = ds["planned"].values
     assert np.all(ds["n_required"].values[planned] > 4)
+    # the probability the plans start from, stated and true, over the planned boards
+    true_now = ds["true_now"].values.astype(bool)
+    assert not true_now[~planned].any()
+    if cell["plans"]:
+        assert cell["true_now"] == pytest.approx(true_now[planned].mean(), abs=1e-4)
+        assert cell["prob_now"] == pytest.approx(ds["prob_now"].values[planned].mean(), abs=1e-4)
+        assert 0.5 <= cell["prob_now"] <= 1.0
 
 
 def test_config_refuses_bad_values():
@@ -47,6 +54,9 @@ def test_plans_keep_their_promise_at_four_trials():
     cell = plan_study.summary(plan_study.run(config, progress=False))["cells"]["N=4"]
     assert cell["plans"] >= 10, cell
     assert cell["kept"] >= cell["promised"] - 3 * cell["kept_se"], cell
+    # the leader probability the plans start from is calibrated (three binomial se)
+    p = cell["prob_now"]
+    assert abs(cell["true_now"] - p) <= 3 * np.sqrt(p * (1 - p) / cell["plans"]) + 0.01, cell
 
 
 def test_a_small_top_set_study_runs(tmp_path, capsys):
@@ -58,6 +68,7 @@ def test_a_small_top_set_study_runs(tmp_path, capsys):
     assert cell["plans"] <= 4
     if cell["plans"]:
         assert 0.0 <= cell["kept"] <= 1.0 and 0.8 <= cell["promised"] <= 1.0
+        assert 0.0 <= cell["true_now"] <= 1.0 and 0.0 <= cell["prob_now"] <= 1.0
     with pytest.raises(ValueError, match="top is 6"):
         make_config("plan", target="top", top=6)
     with pytest.raises(ValueError, match="target"):
