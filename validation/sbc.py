@@ -245,7 +245,7 @@ def uniformity_test(ranks: ArrayLike, n_draws: int, *, bins: int | None = None) 
         raise ValueError(f"ranks span {r.min()}..{r.max()}; expected integers in 0..{n_draws}.")
     flat = r.reshape(r.shape[0], -1).astype(np.int64)
     n_sims = flat.shape[0]
-    b = bins or _bins(n_draws, n_sims)
+    b = _bins(n_draws, n_sims) if bins is None else bins
     if not 2 <= b <= n_draws + 1:
         raise ValueError(f"bins is {b}; expected 2..{n_draws + 1} (L + 1 rank values).")
     which = flat * b // (n_draws + 1)

@@ -1553,17 +1553,17 @@ class SbcConfig:
     @property
     def n_simulations(self) -> int:
         """SBC simulations: ``simulations``, or 10000 (exact) or 200 (NUTS)."""
-        return self.simulations or (10_000 if self.exact else 200)
+        return (10_000 if self.exact else 200) if self.simulations is None else self.simulations
 
     @property
     def n_draws(self) -> int:
         """Posterior draws: ranked draws (exact) or NUTS draws per chain."""
-        return self.draws or (100 if self.exact else 200)
+        return (100 if self.exact else 200) if self.draws is None else self.draws
 
     @property
     def n_trials(self) -> int:
         """Trials N per question: ``trials``, or 8."""
-        return self.trials or 8
+        return 8 if self.trials is None else self.trials
 
     @property
     def n_tune(self) -> int:
@@ -1573,17 +1573,17 @@ class SbcConfig:
     @property
     def n_chains(self) -> int:
         """NUTS chains: ``chains``, or 2."""
-        return self.chains or 2
+        return 2 if self.chains is None else self.chains
 
     @property
     def n_thin(self) -> int:
         """Thinning of the NUTS draws for the ranks: ``thin``, or 4."""
-        return self.thin or 4
+        return 4 if self.thin is None else self.thin
 
     @property
     def block_size(self) -> int:
         """Simulations per cell: ``block``, or 2000 (exact) or 10 (NUTS)."""
-        return self.block or (2000 if self.exact else 10)
+        return (2000 if self.exact else 10) if self.block is None else self.block
 
     def cells(self) -> list[int]:
         """First simulation of every block."""

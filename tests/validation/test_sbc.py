@@ -37,6 +37,8 @@ def test_uniformity_test_rejects_and_checks_input():
         uniformity_test(np.array([0, 11]), 10)
     with pytest.raises(ValueError, match="bins"):
         uniformity_test(np.arange(10), 10, bins=12)
+    with pytest.raises(ValueError, match="bins is 0"):  # not taken for "the default"
+        uniformity_test(np.arange(10), 10, bins=0)
 
 
 def test_randomised_rank_breaks_ties_uniformly():
