@@ -29,6 +29,16 @@ better) (pair) or P(today's top-k set is the top k) (top) before the plan, and
 ``true_now`` whether that is true of the truth (these questions' mean rates): a plan cannot
 be kept more often than its leader, or its set, is right, so the two show whether a shortfall
 comes from the probability the plan starts from or from its law of the future trials.
+``gap_z`` (pair) is where the planned pair's true gap sits in the posterior the plan starts
+from, :math:`(\Delta - E[D]) / \mathrm{sd}[D]` with :math:`D = \bar\pi_L - \bar\pi_O`: 0 on
+average where that posterior is calibrated, negative where it overstates the lead.
+
+**Rates** (``rates``): ``rasch`` as above (with ``ability_from_prior``, each board's ability
+sd drawn from the board model's own hyperprior,
+:data:`~bayes_eval.posteriors.joint.ABILITY_SD_SCALE`: the boards where its prior is right);
+``matharena``, ``n_models`` of the 16 MathArena AIME 2025 I models' real rates (each model's
+mean over its 4 runs) on ``n_questions`` questions resampled from its 15
+(:func:`~bayes_eval.validation.pairs_study.real_board`).
 """
 
 from __future__ import annotations
@@ -41,9 +51,11 @@ import xarray as xr
 
 from bayes_eval import xr as bxr
 from bayes_eval.plotting.figure import pyplot, save_png
-from bayes_eval.ranking.claims import fdr_claims
+from bayes_eval.posteriors.joint import ABILITY_SD_SCALE
+from bayes_eval.posteriors.posterior import posterior
+from bayes_eval.ranking.claims import fdr_claims, score_moments
 from bayes_eval.ranking.leaderboard import plan_pair, plan_top_set
-from bayes_eval.validation.pairs_study import simulate_board
+from bayes_eval.validation.pairs_study import _real_rates, real_board, simulate_board
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import PlanConfig
 
@@ -52,22 +64,36 @@ __all__ = ["plot", "run", "run_study", "summary"]
 _SHORT = 9  # plans of at most this many trials per question are reported apart
 
 
-def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple | None:
+def _board(
+    config: PlanConfig, trials: int, rng: np.random.Generator, real: np.ndarray | None
+) -> tuple | None:
     """One board's plan check, or None when there is no plan to check.
 
     The check is (promised assurance, kept, n_required, the probability the plan confirms
-    now, whether what that probability is about is true).
+    now, whether what that probability is about is true, and gap_z: NaN with target top).
     """
     names = [f"m{i}" for i in range(config.n_models)]
-    _, p, R = simulate_board(
-        rng,
-        n_models=config.n_models,
-        n_questions=config.n_questions,
-        trials=trials,
-        ability_sd=config.ability_sd,
-        difficulty_sd=config.difficulty_sd,
-        interaction_sd=config.interaction_sd,
-    )
+    if real is not None:  # rates matharena
+        _, p, R = real_board(
+            rng,
+            real,
+            n_models=config.n_models,
+            n_questions=config.n_questions,
+            trials=trials,
+        )
+    else:
+        ability_sd = config.ability_sd
+        if config.ability_from_prior:  # the board model's hyperprior on the abilities' sd
+            ability_sd = abs(float(rng.normal(0.0, ABILITY_SD_SCALE)))
+        _, p, R = simulate_board(
+            rng,
+            n_models=config.n_models,
+            n_questions=config.n_questions,
+            trials=trials,
+            ability_sd=ability_sd,
+            difficulty_sd=config.difficulty_sd,
+            interaction_sd=config.interaction_sd,
+        )
     da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
     seed = int(rng.integers(2**31))
     settings = dict(
@@ -76,6 +102,7 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
         max_trials=config.max_trials,
         seed=seed,
     )
+    gap_z = np.nan
     if config.target == "top":
         top = plan_top_set(da, top=config.top, fdr=config.fdr, **settings)
         plan, movers, p_now = top.plan, range(config.n_models), top.plan.prob_top_set
@@ -93,6 +120,10 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
         true_now = bool(p[planned[0]].mean() > p[planned[1]].mean())
     if plan.n_required is None or plan.n_required <= trials:
         return None
+    if config.target != "top":  # where the true gap sits in the plan's posterior, in its sds
+        mean, cov = score_moments(posterior(R.astype(np.int64)))
+        (i, j), gap = planned, p[planned[0]].mean() - p[planned[1]].mean()
+        gap_z = (gap - (mean[i] - mean[j])) / np.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
     n = plan.n_required
     more = np.full((config.n_models, config.n_questions, n), np.nan)
     more[:, :, :trials] = R
@@ -109,7 +140,7 @@ def _board(config: PlanConfig, trials: int, rng: np.random.Generator) -> tuple |
         kept = all((a, b) in made for a in inside for b in rest)
     else:
         kept = bool(prob[planned[0], planned[1]] >= config.confidence)
-    return plan.assurance_at_required, kept, n, p_now, true_now
+    return plan.assurance_at_required, kept, n, p_now, true_now, gap_z
 
 
 def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
@@ -132,7 +163,8 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     xarray.Dataset
         Over ``(N, board)``: ``planned`` (the board had a plan to check), ``promised`` (the
         assurance at the trials required, NaN without a plan), ``kept``, ``n_required`` (0
-        without a plan), ``prob_now`` and ``true_now`` (module docstring).
+        without a plan), ``prob_now``, ``true_now`` and ``gap_z`` (module docstring; NaN
+        without a plan or with target top).
 
     Examples
     --------
@@ -161,6 +193,8 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     required = np.zeros(shape, dtype=np.int64)
     p_now = np.full(shape, np.nan)
     true_now = np.zeros(shape, dtype=bool)
+    gap_z = np.full(shape, np.nan)
+    real = _real_rates() if config.rates == "matharena" else None
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -169,10 +203,17 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     for k, trials in enumerate(config.N):
         rng = np.random.default_rng([config.seed, trials])
         for r in range(config.replicates):
-            one = _board(config, trials, rng)
+            one = _board(config, trials, rng, real)
             if one is not None:
                 planned[k, r] = True
-                promised[k, r], kept[k, r], required[k, r], p_now[k, r], true_now[k, r] = one
+                (
+                    promised[k, r],
+                    kept[k, r],
+                    required[k, r],
+                    p_now[k, r],
+                    true_now[k, r],
+                    gap_z[k, r],
+                ) = one
             if bar is not None:
                 bar.update(1)
     if bar is not None:
@@ -180,8 +221,9 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     dims = ("N", "board")
     attrs = {
         f: getattr(config, f)
-        for f in ("replicates", "n_models", "n_questions", "seed", "target", "top")
+        for f in ("replicates", "n_models", "n_questions", "seed", "target", "top", "rates")
     }
+    attrs["ability_from_prior"] = int(config.ability_from_prior)
     attrs |= {f: int(getattr(config, f)) for f in ("simulations", "max_trials")}
     attrs |= {
         f: float(getattr(config, f))
@@ -195,6 +237,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
             "n_required": (dims, required),
             "prob_now": (dims, p_now),
             "true_now": (dims, true_now),
+            "gap_z": (dims, gap_z),
         },
         coords={"N": list(config.N)},
         attrs=attrs,
@@ -232,7 +275,8 @@ def summary(ds: xr.Dataset) -> dict:
         ``settings`` (the dataset's attributes), ``cells`` (per ``"N=N"``: ``plans``,
         ``promised``, ``kept``, ``kept_se``, ``median_trials``, ``short_plans``, and
         ``prob_now`` and ``true_now``: the probability the plans start from, mean stated
-        and share true) and
+        and share true, and ``gap_z`` with its standard error ``gap_z_se``: the mean of the
+        pair's true gap in posterior sds, None with target top) and
         ``verdict`` (``promise_kept``).
 
     Examples
@@ -267,6 +311,11 @@ def summary(ds: xr.Dataset) -> dict:
         row["true_now"] = (
             round(float(cell["true_now"].values[mask].mean()), 4) if now.size else None
         )
+        # the pair's true gap in the posterior's sds (0 on average where it is calibrated)
+        gz = cell["gap_z"].values[mask]
+        gz = gz[np.isfinite(gz)]
+        row["gap_z"] = round(float(gz.mean()), 3) if gz.size else None
+        row["gap_z_se"] = round(float(gz.std() / np.sqrt(gz.size)), 3) if gz.size > 1 else None
         if row["plans"]:
             ok &= row["kept"] >= row["promised"] - 2 * row["kept_se"]
         cells[f"N={int(n)}"] = row

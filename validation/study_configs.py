@@ -488,6 +488,13 @@ class PlanConfig:
         sd of the questions' logit difficulties, shared by all LLMs; default 1.5.
     interaction_sd : float, optional
         sd of the LLM x question logit interaction; default 0.7.
+    rates : str, optional
+        True rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME
+        2025 I models' real rates, questions resampled from its 15); default ``'rasch'``.
+    ability_from_prior : bool, optional
+        Rasch rates: each board's ability sd drawn from the board model's hyperprior,
+        HalfNormal(2), instead of ``ability_sd`` (the boards where its prior is right);
+        default False.
     assurance : float, optional
         Assurance the plans aim at; default 0.8.
     confidence : float, optional
@@ -522,6 +529,17 @@ class PlanConfig:
     ability_sd: float = _opt(0.3, "sd of the LLMs' logit abilities (small: close models)")
     difficulty_sd: float = _opt(1.5, "sd of the questions' logit difficulties, shared by all LLMs")
     interaction_sd: float = _opt(0.7, "sd of the LLM x question logit interaction")
+    rates: str = _opt(
+        "rasch",
+        "true rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME "
+        "2025 I models' real rates, questions resampled from its 15)",
+        choices=("rasch", "matharena"),
+    )
+    ability_from_prior: bool = _opt(
+        False,
+        "rasch: draw each board's ability sd from the board model's hyperprior, HalfNormal(2), "
+        "instead of --ability-sd",
+    )
     assurance: float = _opt(0.8, "assurance the plans aim at")
     confidence: float = _opt(0.95, "ranking confidence that counts as separated (target pair)")
     target: str = _opt(
@@ -543,6 +561,13 @@ class PlanConfig:
         _ints("N", self.N, optional=False)
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
+        _choice("rates", self.rates, ("rasch", "matharena"))
+        if self.ability_from_prior and self.rates != "rasch":
+            raise ValueError(f"ability_from_prior applies to rates rasch; rates is {self.rates!r}.")
+        if self.rates == "matharena" and self.n_models > 16:
+            raise ValueError(
+                f"n_models is {self.n_models}; the MathArena board has 16 models (rates matharena)."
+            )
         _prob("assurance", self.assurance)
         _prob("confidence", self.confidence)
         if self.confidence <= 0.5:

@@ -104,6 +104,7 @@ MEANINGS = {
     "--nuts-cells": "cells also fitted by NUTS",
     # pairs calibration study
     "--ability-sd": "sd of the simulated LLMs' logit abilities",
+    "--ability-from-prior": "draw each simulated board's ability sd from the board model's hyperprior",
     "--difficulty-sd": "sd of the simulated questions' logit difficulties",
     "--interaction-sd": "sd of the simulated LLM x question logit interaction",
     "--rates": "where a study's true rates come from (simulated or a real board's)",

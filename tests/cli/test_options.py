@@ -100,7 +100,8 @@ AUDITED = {
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
         | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--assurance"}
-        | {"--confidence", "--simulations", "--max-trials", "--target", "--top", "--fdr"},
+        | {"--confidence", "--simulations", "--max-trials", "--target", "--top", "--fdr"}
+        | {"--rates", "--ability-from-prior"},
     ),
     "validate clusters": (
         [],

@@ -32,6 +32,25 @@ def test_a_small_study_runs_end_to_end(tmp_path, capsys):
         assert cell["true_now"] == pytest.approx(true_now[planned].mean(), abs=1e-4)
         assert cell["prob_now"] == pytest.approx(ds["prob_now"].values[planned].mean(), abs=1e-4)
         assert 0.5 <= cell["prob_now"] <= 1.0
+    # where the true gap sits in the posterior the plan starts from: on every planned board
+    gap_z = ds["gap_z"].values
+    assert np.all(np.isfinite(gap_z) == planned)
+    if cell["plans"]:
+        assert cell["gap_z"] == pytest.approx(gap_z[planned].mean(), abs=1e-3)
+
+
+@pytest.mark.parametrize("boards", [["--ability-from-prior"], ["--rates", "matharena"]])
+def test_plans_run_on_the_hyperprior_and_on_real_rates(boards, tmp_path, capsys):
+    # 12 boards of seed 0 give one plan on the real rates and two on the hyperprior's boards
+    argv = ["validate", "plan", *boards, "--replicates", "12", "--N", "2"]
+    assert main([*argv, "--simulations", "200", "--json", "--out", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rates, from_prior = (boards[1], 0) if len(boards) == 2 else ("rasch", 1)
+    assert doc["settings"]["rates"] == rates
+    assert doc["settings"]["ability_from_prior"] == from_prior
+    cell = doc["cells"]["N=2"]
+    assert 1 <= cell["plans"] <= 12
+    assert 0.8 <= cell["promised"] <= 1.0 and np.isfinite(cell["gap_z"])
 
 
 def test_config_refuses_bad_values():
@@ -41,6 +60,12 @@ def test_config_refuses_bad_values():
         make_config("plan", confidence=0.4)
     with pytest.raises(ValueError, match="assurance"):
         make_config("plan", assurance=1.5)
+    with pytest.raises(ValueError, match="16 models"):
+        make_config("plan", rates="matharena", n_models=20)
+    with pytest.raises(ValueError, match="rates"):
+        make_config("plan", rates="uniform")
+    with pytest.raises(ValueError, match="ability_from_prior applies to rates rasch"):
+        make_config("plan", rates="matharena", ability_from_prior=True)
 
 
 @pytest.mark.slow
