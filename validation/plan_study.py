@@ -52,7 +52,6 @@ import xarray as xr
 from bayes_eval import xr as bxr
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.joint import ABILITY_SD_SCALE
-from bayes_eval.posteriors.posterior import posterior
 from bayes_eval.ranking.claims import fdr_claims, score_moments
 from bayes_eval.ranking.leaderboard import plan_pair, plan_top_set
 from bayes_eval.validation.pairs_study import _real_rates, real_board, simulate_board
@@ -121,7 +120,7 @@ def _board(
     if plan.n_required is None or plan.n_required <= trials:
         return None
     if config.target != "top":  # where the true gap sits in the plan's posterior, in its sds
-        mean, cov = score_moments(posterior(R.astype(np.int64)))
+        mean, cov = score_moments(post)
         (i, j), gap = planned, p[planned[0]].mean() - p[planned[1]].mean()
         gap_z = (gap - (mean[i] - mean[j])) / np.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
     n = plan.n_required

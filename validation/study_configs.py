@@ -122,6 +122,15 @@ def _methods(values, n_max: int | None = None) -> None:
             )
 
 
+def _matharena_models(n_models: int, used: bool) -> None:
+    """Refuse more models than the MathArena board has, when its real rates are ``used``."""
+    if used and n_models > 16:
+        raise ValueError(
+            f"n_models is {n_models}; the MathArena board has 16 models (rates matharena): "
+            "expected at most 16."
+        )
+
+
 def _choice(name: str, value, choices) -> None:
     if value is not None and value not in choices:
         raise ValueError(f"{name} is {value!r}; expected one of {list(choices)}.")
@@ -337,10 +346,7 @@ class PairsConfig:
             _sd(name, getattr(self, name))
         _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
         _choice("rates", self.rates, ("rasch", "matharena"))
-        if self.rates == "matharena" and self.n_models > 16:
-            raise ValueError(
-                f"n_models is {self.n_models}; the MathArena board has 16 models (expected <= 16)."
-            )
+        _matharena_models(self.n_models, self.rates == "matharena")
         _int("bins", self.bins, 2)
         _seed(self.seed)
         pairs = self.n_models * (self.n_models - 1) / 2
@@ -443,10 +449,7 @@ class ClaimsConfig:
             raise ValueError(f"scenarios is empty; expected some of {list(CLAIMS_SCENARIOS)}.")
         for name in self.scenarios:
             _choice("scenarios", name, CLAIMS_SCENARIOS)
-        if "matharena" in self.scenarios and self.n_models > 16:
-            raise ValueError(
-                f"n_models is {self.n_models}; the MathArena board has 16 models (expected <= 16)."
-            )
+        _matharena_models(self.n_models, "matharena" in self.scenarios)
         for name in ("spread_sd", "close_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
         _prob("fdr", self.fdr)
@@ -564,10 +567,7 @@ class PlanConfig:
         _choice("rates", self.rates, ("rasch", "matharena"))
         if self.ability_from_prior and self.rates != "rasch":
             raise ValueError(f"ability_from_prior applies to rates rasch; rates is {self.rates!r}.")
-        if self.rates == "matharena" and self.n_models > 16:
-            raise ValueError(
-                f"n_models is {self.n_models}; the MathArena board has 16 models (rates matharena)."
-            )
+        _matharena_models(self.n_models, self.rates == "matharena")
         _prob("assurance", self.assurance)
         _prob("confidence", self.confidence)
         if self.confidence <= 0.5:
@@ -828,11 +828,7 @@ class BoardConfig:
         _int("n_models", self.n_models, 2)
         _int("n_questions", self.n_questions, 2)
         _ints("N", self.N, optional=False)
-        if self.rates == "matharena" and self.n_models > 16:
-            raise ValueError(
-                f"n_models is {self.n_models}; the MathArena board has 16 models (rates "
-                "matharena): expected at most 16."
-            )
+        _matharena_models(self.n_models, self.rates == "matharena")
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
         _prob("confidence", self.confidence)
