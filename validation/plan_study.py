@@ -33,6 +33,18 @@ comes from the probability the plan starts from or from its law of the future tr
 from, :math:`(\Delta - E[D]) / \mathrm{sd}[D]` with :math:`D = \bar\pi_L - \bar\pi_O`: 0 on
 average where that posterior is calibrated, negative where it overstates the lead.
 
+With ``target="questions"`` the plan is ``bayes-eval plan A B --estimand new-questions``
+(:func:`~bayes_eval.ranking.questions_plan.plan_new_questions`): more questions until P(leader
+better on new questions) reaches ``confidence``. The board's questions are a sample of a
+population (the Rasch model's difficulties and interactions, or the real board's 15
+questions); the plan is carried out with new questions from it for every model, each with
+``N`` trials, the paired comparison refitted (:func:`~bayes_eval.ranking.paired.compare_pairs`,
+its learned split prior re-learned), and the plan is kept when the refitted P(leader better on
+new questions) is at least ``confidence``; ``true_now`` compares the two models' means over
+the population. ``pair`` picks the two models: the two with the largest means (``top``,
+picked after seeing the results, as a user picks the pair to settle) or two fixed before the
+results (``random``), which separates the plan's law from the winner's curse of the pick.
+
 **Rates** (``rates``): ``rasch`` as above (with ``ability_from_prior``, each board's ability
 sd drawn from the board model's own hyperprior,
 :data:`~bayes_eval.posteriors.joint.ABILITY_SD_SCALE`: the boards where its prior is right);
@@ -63,14 +75,102 @@ __all__ = ["plot", "run", "run_study", "summary"]
 _SHORT = 9  # plans of at most this many trials per question are reported apart
 
 
+def _population_means(theta: np.ndarray, sd: float) -> np.ndarray:
+    r"""Each model's mean rate over the question population.
+
+    That is :math:`E\,\mathrm{expit}(\theta - u)` with :math:`u \sim N(0, sd^2)` (difficulty
+    minus interaction), by Gauss-Hermite quadrature with 64 nodes.
+    """
+    from scipy.special import expit
+
+    x, wts = np.polynomial.hermite_e.hermegauss(64)
+    return expit(theta[:, None] - sd * x[None, :]) @ (wts / wts.sum())
+
+
+def _questions_board(
+    config: PlanConfig, trials: int, rng: np.random.Generator, real: np.ndarray | None
+) -> tuple | None:
+    """One board's check of a plan of more questions (``target="questions"``), or None.
+
+    The question population is the Rasch model's (new difficulties and interactions, the
+    board's abilities) or the real board's 15 questions; the plan is carried out with new
+    questions of every model, each with ``trials`` trials, and the board's paired comparison
+    refitted (its learned split prior re-learned).
+    """
+    from scipy.special import expit
+
+    from bayes_eval.ranking.paired import compare_pairs
+    from bayes_eval.ranking.questions_plan import plan_new_questions
+
+    if real is not None:  # rates matharena: new questions drawn from its 15
+        models = rng.choice(real.shape[0], config.n_models, replace=False)
+        truth = real[models].mean(axis=1)
+
+        def rates(k: int) -> np.ndarray:
+            return real[np.ix_(models, rng.integers(0, real.shape[1], k))]
+
+    else:
+        ability_sd = config.ability_sd
+        if config.ability_from_prior:
+            ability_sd = abs(float(rng.normal(0.0, ABILITY_SD_SCALE)))
+        theta = rng.normal(0.0, ability_sd, config.n_models)
+        truth = _population_means(theta, np.hypot(config.difficulty_sd, config.interaction_sd))
+
+        def rates(k: int) -> np.ndarray:
+            b = rng.normal(0.0, config.difficulty_sd, k)
+            e = rng.normal(0.0, config.interaction_sd, (config.n_models, k))
+            return expit(theta[:, None] - b[None, :] + e)
+
+    def results(k: int) -> np.ndarray:
+        p = rates(k)
+        return (rng.random((*p.shape, trials)) < p[..., None]).astype(np.float64)
+
+    R = results(config.n_questions)
+    names = [f"m{i}" for i in range(config.n_models)]
+    da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+    best = (
+        rng.choice(config.n_models, 2, replace=False)
+        if config.pair == "random"
+        else np.argsort(-R.mean(axis=(1, 2)), kind="stable")[:2]
+    )
+    plan = plan_new_questions(
+        da,
+        names[best[0]],
+        names[best[1]],
+        confidence=config.confidence,
+        assurance=config.assurance,
+        simulations=config.simulations,
+        max_questions=config.max_questions,
+        seed=int(rng.integers(2**31)),
+    )
+    if plan.extra_questions is None or plan.extra_questions == 0:
+        return None
+    lead, other = (best[0], best[1]) if plan.leader == "a" else (best[1], best[0])
+    later = np.concatenate([R, results(plan.extra_questions)], axis=1)
+    refit = compare_pairs(later, prior="empirical", independent=False)
+    kept = bool(refit.paired[lead, other] >= config.confidence)
+    true_now = bool(truth[lead] > truth[other])
+    return (
+        plan.assurance_at_required,
+        kept,
+        plan.m_required,
+        plan.prob_leader_better,
+        true_now,
+        np.nan,
+    )
+
+
 def _board(
     config: PlanConfig, trials: int, rng: np.random.Generator, real: np.ndarray | None
 ) -> tuple | None:
     """One board's plan check, or None when there is no plan to check.
 
     The check is (promised assurance, kept, n_required, the probability the plan confirms
-    now, whether what that probability is about is true, and gap_z: NaN with target top).
+    now, whether what that probability is about is true, and gap_z: NaN with target top or
+    questions).
     """
+    if config.target == "questions":
+        return _questions_board(config, trials, rng, real)
     names = [f"m{i}" for i in range(config.n_models)]
     if real is not None:  # rates matharena
         _, p, R = real_board(
@@ -109,7 +209,11 @@ def _board(
         true_now = set(top.plan.members) == set(truth.tolist())
     else:
         post = bxr.posterior(da, skipna=True)
-        best = np.argsort(-np.asarray(post.mean), kind="stable")[:2]
+        best = (
+            rng.choice(config.n_models, 2, replace=False)
+            if config.pair == "random"
+            else np.argsort(-np.asarray(post.mean), kind="stable")[:2]
+        )
         pair = plan_pair(
             da, names[best[0]], names[best[1]], confidence=config.confidence, **settings
         )
@@ -220,10 +324,10 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     dims = ("N", "board")
     attrs = {
         f: getattr(config, f)
-        for f in ("replicates", "n_models", "n_questions", "seed", "target", "top", "rates")
+        for f in ("replicates", "n_models", "n_questions", "seed", "target", "top", "rates", "pair")
     }
     attrs["ability_from_prior"] = int(config.ability_from_prior)
-    attrs |= {f: int(getattr(config, f)) for f in ("simulations", "max_trials")}
+    attrs |= {f: int(getattr(config, f)) for f in ("simulations", "max_trials", "max_questions")}
     attrs |= {
         f: float(getattr(config, f))
         for f in ("ability_sd", "difficulty_sd", "interaction_sd", "assurance", "confidence", "fdr")
@@ -272,7 +376,8 @@ def summary(ds: xr.Dataset) -> dict:
     -------
     dict
         ``settings`` (the dataset's attributes), ``cells`` (per ``"N=N"``: ``plans``,
-        ``promised``, ``kept``, ``kept_se``, ``median_trials``, ``short_plans``, and
+        ``promised``, ``kept``, ``kept_se``, ``median_trials`` (``median_questions`` with
+        target questions), ``short_plans``, and
         ``prob_now`` and ``true_now``: the probability the plans start from, mean stated
         and share true, and ``gap_z`` with its standard error ``gap_z_se``: the mean of the
         pair's true gap in posterior sds, None with target top) and
@@ -300,7 +405,9 @@ def summary(ds: xr.Dataset) -> dict:
         kept, promised = cell["kept"].values[mask], cell["promised"].values[mask]
         required = cell["n_required"].values[mask]
         row = _share(kept, promised)
-        row["median_trials"] = float(np.median(required)) if required.size else None
+        # the trials per question asked for, or (target questions) the questions
+        unit = "questions" if ds.attrs.get("target") == "questions" else "trials"
+        row[f"median_{unit}"] = float(np.median(required)) if required.size else None
         short = required <= _SHORT
         row["short_plans"] = _share(kept[short], promised[short])
         # the probability the plans start from, stated and true (its limit: a plan cannot be
@@ -409,11 +516,10 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     ax.set_xticks(x, list(numbers))
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("share of plans kept")
-    what = (
-        f"the top-{ds.attrs.get('top', 1)} set claimed at FDR {ds.attrs.get('fdr', 0.05):g}"
-        if ds.attrs.get("target") == "top"
-        else "the top two separated"
-    )
+    what = {
+        "top": f"the top-{ds.attrs.get('top', 1)} set claimed at FDR {ds.attrs.get('fdr', 0.05):g}",
+        "questions": "a pair separated on new questions by more questions",
+    }.get(str(ds.attrs.get("target")), "the top two separated")
     ax.set_title(f"bayes-eval plan ({what}): promised against kept")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)

@@ -504,16 +504,22 @@ class PlanConfig:
         Ranking confidence that counts as separated (target pair); default 0.95.
     target : str, optional
         What is planned: pair (the top two models separated at ``--confidence``, as
-        ``plan A B``) or top (the top ``--top`` set claimed at ``--fdr``, as ``plan --top K``);
-        default ``'pair'``.
+        ``plan A B``), top (the top ``--top`` set claimed at ``--fdr``, as ``plan --top K``) or
+        questions (the top two separated on new questions at ``--confidence`` by more
+        questions, as ``plan A B --estimand new-questions``); default ``'pair'``.
     top : int, optional
         k of the top-k set (target top); default 1.
     fdr : float, optional
         Posterior expected FDR of the claims (target top); default 0.05.
+    pair : str, optional
+        The two models a pair or questions plan is for: top (the two with the largest means,
+        picked after seeing the results) or random (two fixed before them); default ``'top'``.
     simulations : int, optional
         Simulations per plan; default 1000.
     max_trials : int, optional
         Largest number of trials per question a plan may ask for; default 200.
+    max_questions : int, optional
+        Largest number of questions a plan may ask for (target questions); default 3000.
     seed : int, optional
         Random seed; default 0.
 
@@ -548,13 +554,24 @@ class PlanConfig:
     target: str = _opt(
         "pair",
         "what is planned: pair (the top two models separated at --confidence, as `plan A B`) "
-        "or top (the top --top set claimed at --fdr, as `plan --top K`)",
-        choices=("pair", "top"),
+        "or top (the top --top set claimed at --fdr, as `plan --top K`) or questions (the top "
+        "two separated on new questions at --confidence by more questions, as `plan A B` on "
+        "new questions)",
+        choices=("pair", "top", "questions"),
     )
     top: int = _opt(1, "k of the top-k set (target top)")
     fdr: float = _opt(0.05, "posterior expected FDR of the claims (target top)")
+    pair: str = _opt(
+        "top",
+        "the two models a pair or questions plan is for: top (the two with the largest means, "
+        "picked after seeing the results) or random (two fixed before them)",
+        choices=("top", "random"),
+    )
     simulations: int = _opt(1000, "simulations per plan")
     max_trials: int = _opt(200, "largest number of trials per question a plan may ask for")
+    max_questions: int = _opt(
+        3000, "largest number of questions a plan may ask for (target questions)"
+    )
     seed: int = _opt(0, "random seed")
 
     def __post_init__(self):
@@ -572,7 +589,10 @@ class PlanConfig:
         _prob("confidence", self.confidence)
         if self.confidence <= 0.5:
             raise ValueError(f"confidence is {self.confidence!r}; expected a level in (0.5, 1).")
-        _choice("target", self.target, ("pair", "top"))
+        _choice("target", self.target, ("pair", "top", "questions"))
+        _choice("pair", self.pair, ("top", "random"))
+        if self.pair != "top" and self.target == "top":
+            raise ValueError("pair applies to target pair or questions; target is 'top'.")
         _int("top", self.top)
         if self.top >= self.n_models:
             raise ValueError(
@@ -581,6 +601,12 @@ class PlanConfig:
         _prob("fdr", self.fdr)
         _int("simulations", self.simulations, 100)
         _int("max_trials", self.max_trials, 2)
+        _int("max_questions", self.max_questions, 2)
+        if self.max_questions <= self.n_questions:
+            raise ValueError(
+                f"max_questions is {self.max_questions}; expected more than the "
+                f"{self.n_questions} questions per board."
+            )
         if max(self.N) >= self.max_trials:
             raise ValueError(
                 f"max_trials is {self.max_trials}; expected more than the largest N "

@@ -13,9 +13,10 @@ from bayes_eval.cli._types import SubParsers, fdr_level, positive_int
 if TYPE_CHECKING:
     from bayes_eval.logs.scored import ScoredResults
     from bayes_eval.posteriors.priors import Prior
+    from bayes_eval.ranking.questions_plan import QuestionsPlan
     from bayes_eval.ranking.sample_size import SeparationPlan
 
-HELP = "trials needed to separate two models, or to claim the top K, with assurance"
+HELP = "trials (or questions) needed to separate two models, or to claim the top K, with assurance"
 DESCRIPTION = """\
 How many trials per question confirm the current leader of two models: the smallest N at
 which the CI-aware ranks of Hariri et al., "Don't Pass@k" (§2.7.1, App. D) separate them with
@@ -28,7 +29,12 @@ whatever the other pairs.
 With --top K instead of two models: how many trials per question of every model until the
 claims at posterior expected FDR --fdr (0.05) name the top-K set (order each of the K
 models with the largest means above each of the others), with probability --assurance under
-the normal preposterior law of the board's scores."""
+the normal preposterior law of the board's scores.
+
+With --estimand new-questions: how many more questions (each run for both models as these
+were) until P(leader better on new questions), the paired number `pairs` prints, reaches
+--confidence (or 1 - Q with --fdr Q), with probability --assurance under the posterior
+predictive of the paired comparison."""
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -82,6 +88,19 @@ def add_parser(sub: SubParsers) -> None:
     )
     opt.deprecated(p, "--draws", "--simulations", dest="simulations", type=positive_int)
     p.add_argument("--max-trials", type=positive_int, default=10_000, help="largest N per question")
+    p.add_argument(
+        "--estimand",
+        choices=["these-questions", "new-questions"],
+        default="these-questions",
+        help="these-questions: more trials of the benchmark's questions (default); "
+        "new-questions: more questions from the same source, until the two models are "
+        "separated on new questions (paired, as `pairs` compares them)",
+    )
+    p.add_argument(
+        "--max-questions",
+        type=positive_int,
+        help="largest number of questions considered (--estimand new-questions; 100000)",
+    )
     p.set_defaults(func=run)
 
 
@@ -102,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.top is not None:
         return _run_top(args, scored, prior)
+    if args.estimand == "new-questions":
+        return _run_questions(args, scored, prior)
     from bayes_eval.ranking.leaderboard import plan_pair
     from bayes_eval.ranking.sample_size import SeparationPlan
 
@@ -151,7 +172,15 @@ def _check(args: argparse.Namespace) -> None:
             "plan needs two models (MODEL_A MODEL_B) to separate, or --top K to claim the top-K "
             "set."
         )
+    new = args.estimand == "new-questions"
+    if not new:
+        opt.refuse(opt.given(args, "max_questions"), "without --estimand new-questions")
     if args.top is not None:
+        if new:
+            raise ValueError(
+                "--estimand new-questions plans more questions for two models; --top K plans "
+                "more trials of every model: give one."
+            )
         if named:
             raise ValueError(
                 "plan takes either two models or --top K, not both: --top plans the whole "
@@ -183,15 +212,23 @@ def _print_plan(
         if fdr is not None
         else f"z >= {plan.z_target:.3f} in {leader}'s favour"
     )
-    if plan.extra_trials == 0:
+    needs = f"N = {plan.n_required} trials per question ({plan.extra_trials} more)"
+    _say_outcome(plan, goal, plan.extra_trials, needs)
+
+
+def _say_outcome(
+    plan: SeparationPlan | QuestionsPlan, goal: str, extra: int | None, needs: str
+) -> None:
+    """The outcome of a plan of two models: reached now, out of reach, or what it needs."""
+    if extra == 0:
         say(f"already reached: {goal}.")
-    elif plan.n_required is None:
+    elif extra is None:
         say(f"no plan reaches assurance {plan.assurance_target}: {plan.reason}")
     else:
         say(
             f"{goal} with probability {plan.assurance_at_required:.3f} (target "
             f"{plan.assurance_target}, posterior predictive, {plan.draws} simulations) needs "
-            f"N = {plan.n_required} trials per question ({plan.extra_trials} more)."
+            f"{needs}."
         )
         if plan.note:
             say(plan.note)
@@ -261,3 +298,74 @@ def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> i
     if plan.note and not plan.claimed_now:
         say(plan.note)
     return 0
+
+
+def _run_questions(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> int:
+    """``plan A B --estimand new-questions``: more questions until the pair is separated."""
+    from bayes_eval.ranking.paired import table_prior
+    from bayes_eval.ranking.questions_plan import plan_new_questions
+
+    confidence = 1.0 - args.fdr if args.fdr is not None else (args.confidence or 0.95)
+    if not 0.5 < confidence < 1.0:
+        raise ValueError(
+            f"--confidence is {confidence:g}; expected a probability in (0.5, 1), e.g. 0.95."
+        )
+    if scored.R0 is not None:
+        raise ValueError(
+            "--prior-file gives earlier runs of these questions; --estimand new-questions plans "
+            "new questions, which they say nothing about: drop --prior-file."
+        )
+    plan = plan_new_questions(
+        scored.R,
+        args.model_a,
+        args.model_b,
+        scored.weights,
+        pair_prior=table_prior(prior.kind),
+        confidence=confidence,
+        assurance=args.assurance,
+        simulations=args.simulations,
+        max_questions=args.max_questions or 100_000,
+        seed=args.seed,
+    )
+    leader, other = (
+        (args.model_a, args.model_b) if plan.leader == "a" else (args.model_b, args.model_a)
+    )
+    if args.json:
+        emit_json(
+            {
+                "prior": plan.prior,
+                "estimand": plan.estimand,
+                "model_a": args.model_a,
+                "model_b": args.model_b,
+                "leader": leader,
+                "fdr": args.fdr,
+                **{k: v for k, v in asdict(plan).items() if k not in ("leader", "prior", "draws")},
+                "simulations": plan.draws,
+                "seed": args.seed,
+            }
+        )
+        return 0
+    _print_questions(opt.source_name(args), plan, leader, other, args.fdr)
+    return 0
+
+
+def _print_questions(
+    source: str, plan: QuestionsPlan, leader: str, other: str, fdr: float | None
+) -> None:
+    """The plan of more questions in words: where the pair stands, the goal, the questions."""
+    say(
+        f"{source}: prior: {plan.prior}; estimand: {plan.estimand} (paired, as `pairs`); "
+        f"{leader} leads {other} on the {plan.m_now} questions both answered: "
+        f"P({leader} better) = {plan.prob_leader_better:.3f}."
+    )
+    goal = (
+        f"the claim '{leader} better than {other}' on new questions at FDR {fdr:g} "
+        f"(P >= {plan.confidence:g})"
+        if fdr is not None
+        else f"P({leader} better on new questions) >= {plan.confidence:g}"
+    )
+    needs = (
+        f"{plan.m_required} questions ({plan.extra_questions} more), each run for both models "
+        "as these were (the same trials per question)"
+    )
+    _say_outcome(plan, goal, plan.extra_questions, needs)

@@ -46,6 +46,7 @@ SHARED_TYPES = {
     "replicates": positive_int,
     "simulations": positive_int,
     "max_trials": positive_int,
+    "max_questions": positive_int,
     "trials": positive_int,
     "n_questions": positive_int,
     "levels": positive_int,

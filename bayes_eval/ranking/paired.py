@@ -556,6 +556,42 @@ def _corner_prior(prior: PriorSpec, tables: NDArray, split: bool) -> _Prior:
     return _Prior(masses, np.ones(1), fitted.label)
 
 
+def _table_priors(
+    scores: NDArray, answered: NDArray, prior: PriorSpec, values: NDArray
+) -> tuple[_Prior, _Prior]:
+    """The corner priors of the new-questions matrices: of each pair's table, of each model's.
+
+    A learned prior is learned on the board (every pair's discordant counts, every model's
+    table); on graded scores or means of several trials (``values``: the results) the uniform
+    corners replace it (:func:`compare_pairs`).
+    """
+    x = np.where(answered, scores, 0.0)
+    y = np.where(answered, 1.0 - scores, 0.0)
+    upper = np.triu_indices(len(scores), 1)
+    discordant = np.stack([(x @ y.T)[upper], (y @ x.T)[upper]], axis=-1)  # (only A, only B)
+    binary = bool(np.all((x == 0) | (x == 1)))
+    # graded scores or differences: the corners are the Bayesian bootstrap's prior mass at the
+    # ends, not a prior on a binary split or a (wrong, right) table, so priors learned on soft
+    # counts are no priors for them (measured by `validate pairs` at N = 4 trials: ECE 0.13
+    # for either matrix, against 0.008 and 0.04 with the uniform corners)
+    learned = isinstance(prior, str) and prior in ("empirical", "empirical-plugin")
+    graded_learned = learned and not binary
+    kind = "uniform" if graded_learned else prior
+    pair_prior = _corner_prior(kind, discordant, split=True)
+    model_prior = _corner_prior(kind, np.stack([y.sum(1), x.sum(1)], -1), split=False)
+    if graded_learned:
+        why = (
+            "per-question means of several trials"
+            if np.all((values == 0) | (values == 1) | np.isnan(values))
+            else "graded scores"
+        )
+        pair_prior = pair_prior._replace(
+            label=f"uniform (the learned split prior needs one binary result per question; "
+            f"these are {why})"
+        )
+    return pair_prior, model_prior
+
+
 def _paired_clusters(scores: NDArray, answered: NDArray, codes: NDArray) -> NDArray:
     """P(row > column) under the cluster-level t model (:func:`compare_pairs`).
 
@@ -689,30 +725,8 @@ def compare_pairs(
             names,
             independent,
         )
-    x = np.where(answered, scores, 0.0)
-    y = np.where(answered, 1.0 - scores, 0.0)
-    upper = np.triu_indices(len(values), 1)
-    discordant = np.stack([(x @ y.T)[upper], (y @ x.T)[upper]], axis=-1)  # (only A, only B)
-    binary = bool(np.all((x == 0) | (x == 1)))
-    # graded scores or differences: the corners are the Bayesian bootstrap's prior mass at the
-    # ends, not a prior on a binary split or a (wrong, right) table, so priors learned on soft
-    # counts are no priors for them (measured by `validate pairs` at N = 4 trials: ECE 0.13
-    # for either matrix, against 0.008 and 0.04 with the uniform corners)
-    learned = isinstance(prior, str) and prior in ("empirical", "empirical-plugin")
-    graded_learned = learned and not binary
-    kind = "uniform" if graded_learned else prior
-    pair_prior = _corner_prior(kind, discordant, split=True)
-    model_prior = _corner_prior(kind, np.stack([y.sum(1), x.sum(1)], -1), split=False)
-    if graded_learned:
-        why = (
-            "per-question means of several trials"
-            if np.all((values == 0) | (values == 1) | np.isnan(values))
-            else "graded scores"
-        )
-        pair_prior = pair_prior._replace(
-            label=f"uniform (the learned split prior needs one binary result per question; "
-            f"these are {why})"
-        )
+    pair_prior, model_prior = _table_priors(scores, answered, prior, values)
+    binary = bool(np.all((scores == 0) | (scores == 1) | ~answered))
     paired, paired_method = _paired(
         scores, answered, pair_prior if binary else _heaviest(pair_prior, _NODES), exact_levels
     )

@@ -139,6 +139,7 @@ FAST_JSON = [  # and ABOUT_MODELS below (rank, plan, pairs, adaptive simulate, v
 ABOUT_MODELS = [
     ["rank", "{d}/runs.csv"],
     ["plan", "{d}/runs.csv", "a", "b", "--simulations", "200"],
+    ["plan", "{d}/runs.csv", "a", "b", "--estimand", "new-questions", "--simulations", "200"],
     ["pairs", "{d}/runs.csv"],
     ["demo", "--n-questions", "6", "--trials", "4"],
     ["adaptive", "simulate", "--dataset", "matrix", "--matrix", "{d}/m.npy", *SMALL],

@@ -45,7 +45,7 @@ AUDITED = {
         DATA
         | PRIOR
         | {"--seed", "--json", "--confidence", "--assurance", "--simulations"}
-        | {"--max-trials", "--fdr", "--top"},
+        | {"--max-trials", "--fdr", "--top", "--estimand", "--max-questions"},
     ),
     "crosscheck": (
         ["file"],
@@ -101,7 +101,7 @@ AUDITED = {
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
         | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--assurance"}
         | {"--confidence", "--simulations", "--max-trials", "--target", "--top", "--fdr"}
-        | {"--rates", "--ability-from-prior"},
+        | {"--rates", "--ability-from-prior", "--max-questions", "--pair"},
     ),
     "validate clusters": (
         [],
