@@ -44,6 +44,8 @@ new questions) is at least ``confidence``; ``true_now`` compares the two models'
 the population. ``pair`` picks the two models: the two with the largest means (``top``,
 picked after seeing the results, as a user picks the pair to settle) or two fixed before the
 results (``random``), which separates the plan's law from the winner's curse of the pick.
+A pair tied on the population (real rates only: two of MathArena's 120 pairs) has no better
+model and is left out, as ``validate pairs`` leaves it out.
 
 **Rates** (``rates``): ``rasch`` as above (with ``ability_from_prior``, each board's ability
 sd drawn from the board model's own hyperprior,
@@ -133,6 +135,8 @@ def _questions_board(
         if config.pair == "random"
         else np.argsort(-R.mean(axis=(1, 2)), kind="stable")[:2]
     )
+    if np.isclose(truth[best[0]], truth[best[1]], rtol=0.0, atol=1e-12):
+        return None  # a tie on the population (real rates only): no better model to plan for
     plan = plan_new_questions(
         da,
         names[best[0]],
