@@ -22,6 +22,13 @@ questions, :mod:`bayes_eval.validation.pairs_study`):
 Each board is analysed as ``rank`` does by default (the learned prior; on binary results the
 joint posterior of the board model) with ``draws`` joint draws.
 
+With ``estimand="new-questions"`` the claims are those of ``rank --estimand
+new-questions``: read from the paired comparisons
+(:func:`~bayes_eval.ranking.paired.compare_pairs`, the learned split prior), and "A better
+than B" is true when A's mean over the population of questions is above B's (the Rasch
+boards' abilities order it; on the real board, each model's mean over its 15 questions).
+That board gives no P(best) and no rank intervals (no joint law), so those are not measured.
+
 **Rules compared**, each a set of claims per board:
 
 * ``bayes_fdr``: the claims of ``rank`` at q = ``fdr``;
@@ -164,14 +171,38 @@ def _joint_covered(truth: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool:
     return bool(np.all((lo <= higher + equal) & (hi >= higher + 1)))
 
 
+def _new_questions(config: ClaimsConfig, R: np.ndarray, population: np.ndarray) -> dict:
+    """The claims on new questions of one board (``estimand="new-questions"``).
+
+    From the paired matrix of ``rank --estimand new-questions`` (its learned split prior),
+    scored against ``population`` (any values ordered as the population means); no joint law,
+    so no P(best) and no rank intervals (NaN).
+    """
+    from bayes_eval.ranking.claims import fdr_claims
+    from bayes_eval.ranking.paired import compare_pairs
+
+    prob = compare_pairs(R, prior="empirical", independent=False).paired
+    np.fill_diagonal(prob, 0.5)
+    claims = fdr_claims(prob, config.fdr)
+    out = {"bayes_fdr": _score(claims.better, claims.worse, population)}
+    naive_b, naive_w = np.nonzero(
+        np.where(np.eye(population.size, dtype=bool), 0.0, prob) >= _NAIVE
+    )
+    out["naive"] = _score(naive_b, naive_w, population)
+    out["expected_fdr"] = claims.expected_fdr
+    out["joint"] = np.nan
+    out["p_best"] = out["is_best"] = np.full(population.size, np.nan)
+    return out
+
+
 def _board(config: ClaimsConfig, scenario: str, trials: int, rng, rates) -> dict:
     if scenario == "matharena":
-        _, p, R = real_board(
+        population, p, R = real_board(
             rng, rates, n_models=config.n_models, n_questions=config.n_questions, trials=trials
         )
     else:
         sd = config.spread_sd if scenario == "spread" else config.close_sd
-        _, p, R = simulate_board(
+        population, p, R = simulate_board(
             rng,
             n_models=config.n_models,
             n_questions=config.n_questions,
@@ -180,7 +211,23 @@ def _board(config: ClaimsConfig, scenario: str, trials: int, rng, rates) -> dict
             difficulty_sd=config.difficulty_sd,
             interaction_sd=config.interaction_sd,
         )
-    truth = p.mean(axis=1)
+    if config.estimand == "new-questions":  # the abilities order the population means
+        out = _new_questions(config, R, population)
+        truth = population
+    else:
+        out = _these_questions(config, R, p.mean(axis=1), rng)
+        truth = p.mean(axis=1)
+    scores = R.mean(axis=-1)
+    flips = rng.choice([-1.0, 1.0], size=(config.permutations, config.n_questions))
+    a, b, pv = permutation_pvalues(scores, flips)
+    out["bh"] = _score(*bh_claims(scores, pv, a, b, config.fdr), truth)
+    i, j = np.triu_indices(truth.size, 1)
+    out["ordered"] = int(np.count_nonzero(truth[i] != truth[j]))
+    return out
+
+
+def _these_questions(config: ClaimsConfig, R: np.ndarray, truth: np.ndarray, rng) -> dict:
+    """The claims on these questions of one board: those of ``rank`` (the joint posterior)."""
     post = posterior(R, prior="empirical")
     prob = np.array(post.prob_better(method=post.prob_method()), dtype=float)
     bc = board_claims(
@@ -195,12 +242,6 @@ def _board(config: ClaimsConfig, scenario: str, trials: int, rng, rates) -> dict
     out["bayes_fdr"] = _score(bc.claims.better, bc.claims.worse, truth)
     naive_b, naive_w = np.nonzero(np.where(np.eye(truth.size, dtype=bool), 0.0, prob) >= _NAIVE)
     out["naive"] = _score(naive_b, naive_w, truth)
-    scores = R.mean(axis=-1)
-    flips = rng.choice([-1.0, 1.0], size=(config.permutations, config.n_questions))
-    a, b, pv = permutation_pvalues(scores, flips)
-    out["bh"] = _score(*bh_claims(scores, pv, a, b, config.fdr), truth)
-    i, j = np.triu_indices(truth.size, 1)
-    out["ordered"] = int(np.count_nonzero(truth[i] != truth[j]))
     out["expected_fdr"] = bc.claims.expected_fdr
     out["joint"] = _joint_covered(truth, bc.intervals.lo, bc.intervals.hi)
     best = truth == truth.max()
@@ -252,7 +293,7 @@ def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
     false = np.zeros_like(claims)
     ordered = np.zeros(shape, dtype=np.int64)
     expected = np.zeros(shape)
-    joint = np.zeros(shape, dtype=bool)
+    joint = np.zeros(shape)  # 1 covered, 0 not; NaN: no rank intervals (new questions)
     p_best = np.zeros((*shape, config.n_models))
     is_best = np.zeros_like(p_best)
     rates = _real_rates() if "matharena" in config.scenarios else None
@@ -280,6 +321,7 @@ def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
         f: getattr(config, f)
         for f in ("replicates", "n_models", "n_questions", "draws", "permutations", "bins", "seed")
     }
+    attrs["estimand"] = config.estimand
     attrs |= {
         f: float(getattr(config, f))
         for f in ("spread_sd", "close_sd", "difficulty_sd", "interaction_sd", "fdr", "confidence")
@@ -315,18 +357,24 @@ def _cell(ds: xr.Dataset) -> dict:
             "claims_per_board": round(float(ds["claims"].sel(rule=rule).values.mean()), 2),
         }
     cov = ds["joint_covered"].values.astype(float)
-    c = calibration(ds["p_best"].values, ds["is_best"].values, int(ds.attrs["bins"]))
-    return {
+    out: dict = {
         "rules": rules,
         "expected_fdr": round(float(ds["expected_fdr"].values.mean()), 4),
-        "joint_coverage": round(float(cov.mean()), 4),
-        "joint_coverage_se": round(
-            float(np.sqrt(max(cov.mean() * (1 - cov.mean()), 1e-12) / n_boards)), 4
-        ),
-        "p_best_ece": round(c["ece"], 4),
-        "p_best_ece_floor": round(c["ece_floor"], 4),
+        "joint_coverage": None,
+        "joint_coverage_se": None,
+        "p_best_ece": None,
+        "p_best_ece_floor": None,
         "boards": int(n_boards),
     }
+    if np.isnan(cov).any():  # new questions: no joint law, no rank intervals, no P(best)
+        return out
+    c = calibration(ds["p_best"].values, ds["is_best"].values, int(ds.attrs["bins"]))
+    out["joint_coverage"] = round(float(cov.mean()), 4)
+    out["joint_coverage_se"] = round(
+        float(np.sqrt(max(cov.mean() * (1 - cov.mean()), 1e-12) / n_boards)), 4
+    )
+    out["p_best_ece"], out["p_best_ece_floor"] = round(c["ece"], 4), round(c["ece_floor"], 4)
+    return out
 
 
 def summary(ds: xr.Dataset) -> dict:
@@ -374,10 +422,12 @@ def summary(ds: xr.Dataset) -> dict:
         c["rules"]["bayes_fdr"]["realised_fdr"] - q - 2 * c["rules"]["bayes_fdr"]["fdr_se"]
         for c in cells.values()
     )
+    eces = [c["p_best_ece"] for c in cells.values() if c["p_best_ece"] is not None]
+    covs = [c["joint_coverage"] for c in cells.values() if c["joint_coverage"] is not None]
     verdict = {
         "claims_fdr_within_q": bool(worst <= 0.0),
-        "largest_p_best_ece": max(c["p_best_ece"] for c in cells.values()),
-        "smallest_joint_coverage": min(c["joint_coverage"] for c in cells.values()),
+        "largest_p_best_ece": max(eces) if eces else None,
+        "smallest_joint_coverage": min(covs) if covs else None,
     }
     return {"settings": dict(ds.attrs), "cells": cells, "verdict": verdict}
 
@@ -481,6 +531,8 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
     bins = int(ds.attrs["bins"])
     for (sc, n), c in zip(cells, numbers, strict=True):
+        if c["p_best_ece"] is None:  # new questions: no P(best)
+            continue
         cell = ds.sel(scenario=sc, N=n)
         rel = calibration(cell["p_best"].values, cell["is_best"].values, bins)
         ok = rel["count"] > 0
@@ -491,9 +543,12 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
             ms=3,
             label=f"{sc} N={int(n)}: ECE {c['p_best_ece']:.3f}",
         )
+    if all(c["p_best_ece"] is None for c in numbers):
+        ax.text(0.5, 0.5, "no P(best) on new questions", ha="center", va="center")
+    else:
+        ax.legend(fontsize=7)
     ax.set_title("P(best): observed frequency of the truly best model")
     ax.set_xlabel("reported P(best)")
-    ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     return save_png(fig, path)

@@ -408,6 +408,10 @@ class ClaimsConfig:
         Sign flips of the paired permutation test (BH's p-values); default 2000.
     bins : int, optional
         Bins of the P(best) reliability diagram and its ECE; default 10.
+    estimand : str, optional
+        What the claims are about: these-questions (the board's own questions, as ``rank``)
+        or new-questions (the source they were drawn from, as ``rank --estimand
+        new-questions``); default ``'these-questions'``.
     seed : int, optional
         Random seed; default 0.
 
@@ -438,6 +442,12 @@ class ClaimsConfig:
     draws: int = _opt(4000, "joint draws per board for P(best) and the rank intervals")
     permutations: int = _opt(2000, "sign flips of the paired permutation test (BH's p-values)")
     bins: int = _opt(10, "bins of the P(best) reliability diagram and its ECE")
+    estimand: str = _opt(
+        "these-questions",
+        "what the claims are about: these-questions (the board's own questions, as `rank`) or "
+        "new-questions (the source they were drawn from, as `rank` on new questions)",
+        choices=("these-questions", "new-questions"),
+    )
     seed: int = _opt(0, "random seed")
 
     def __post_init__(self):
@@ -445,6 +455,7 @@ class ClaimsConfig:
         _int("n_models", self.n_models, 2)
         _int("n_questions", self.n_questions)
         _ints("N", self.N, optional=False)
+        _choice("estimand", self.estimand, ("these-questions", "new-questions"))
         if not self.scenarios:
             raise ValueError(f"scenarios is empty; expected some of {list(CLAIMS_SCENARIOS)}.")
         for name in self.scenarios:

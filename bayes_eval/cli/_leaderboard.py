@@ -17,6 +17,7 @@ from bayes_eval.inputs import exact, percent
 if TYPE_CHECKING:
     from bayes_eval.logs.scored import ScoredResults
     from bayes_eval.ranking.leaderboard import Leaderboard
+    from bayes_eval.ranking.population import PopulationBoard
 
 __all__ = ["design_lines", "lead_columns", "print_leaderboard", "records_json"]
 
@@ -217,7 +218,7 @@ def records_json(
     return out
 
 
-def claims_json(board: Leaderboard) -> dict:
+def claims_json(board: Leaderboard | PopulationBoard) -> dict:
     """The board's claims in the ``--json`` documents of ``rank`` and ``pairs``.
 
     The ordered pairs at the posterior expected FDR, their rule and estimand, the tie groups,
@@ -235,10 +236,12 @@ def claims_json(board: Leaderboard) -> dict:
         "claims_rule": claims_rule(float(attrs["fdr"])),
         "tie_groups": tie_groups(board.table),
         "top": attrs.get("top"),
-        "rank_joint_rule": rank_joint_rule(
-            float(attrs["confidence"]), float(attrs["rank_joint_coverage"])
+        "rank_joint_rule": (
+            rank_joint_rule(float(attrs["confidence"]), float(attrs["rank_joint_coverage"]))
+            if "rank_joint_coverage" in attrs
+            else None  # new questions: no joint law for the whole-board probabilities
         ),
-        "claims_draws": int(attrs["claims_draws"]),
+        "claims_draws": int(attrs["claims_draws"]) if "claims_draws" in attrs else None,
     }
 
 
@@ -260,7 +263,7 @@ def prob_matrix_json(board: Leaderboard) -> dict:
 _CLAIMS_SHOWN = 12
 
 
-def _claims_lines(board: Leaderboard, pct: str) -> list[str]:
+def claims_lines(board: Leaderboard | PopulationBoard, pct: str) -> list[str]:
     """The claims, the tie groups and the legend of the whole-board columns."""
     doc = claims_json(board)
     claims = doc["claims"]
@@ -283,6 +286,10 @@ def _claims_lines(board: Leaderboard, pct: str) -> list[str]:
         + (" (--json lists them all)" if what else ""),
         "tie groups, best first (models the claims leave unordered): "
         + "; ".join("{" + ", ".join(g) + "}" for g in doc["tie_groups"]),
+    ]
+    if doc["claims_draws"] is None:  # new questions: the claims only
+        return lines
+    lines += [
         "P(best): posterior probability that the model is the best; E[rank]: its expected "
         f"rank; joint {pct} ranks: rank intervals that hold for all models at once with "
         f"probability {pct}"
@@ -378,7 +385,7 @@ def print_leaderboard(  # noqa: C901 - one header, table and legend with a branc
         "listed (models are listed by mu, so it is >= 0.5)."
     )
     if claims:
-        say(*_claims_lines(board, pct))
+        say(*claims_lines(board, pct))
     if paper:
         say(
             "CI-aware rank (chains): Hariri et al., Don't Pass@k, 2.7.1: consecutive models tie "

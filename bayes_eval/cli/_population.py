@@ -9,7 +9,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from bayes_eval.cli._leaderboard import design_lines, graded_lines, lead_columns
+from bayes_eval.cli._leaderboard import (
+    claims_json,
+    claims_lines,
+    design_lines,
+    graded_lines,
+    lead_columns,
+)
 from bayes_eval.cli._output import fmt, interval, say, table, uncertain
 from bayes_eval.inputs import exact, percent
 
@@ -62,7 +68,7 @@ def population_json(
             "rows": [[None if v != v else float(v) for v in row] for row in matrix],
         },
         "plot": args.plot,
-    }
+    } | claims_json(board)
 
 
 def _gaps(board: PopulationBoard) -> list[str]:
@@ -139,6 +145,7 @@ def print_population(
         f"listed; rank {pct}: over the posterior draws. Without --cluster every question is its "
         "own draw from the source."
     )
+    say(*claims_lines(board, pct))
     say(*_gaps(board))
     if paper:
         say(

@@ -145,23 +145,34 @@ def run(args: argparse.Namespace) -> int:
     plan, leader, other = result.plan, result.leader, result.other
     assert isinstance(plan, SeparationPlan)
     if args.json:
-        emit_json(
-            {
-                "prior": plan.prior,
-                "estimand": plan.estimand,
-                "model_a": args.model_a,
-                "model_b": args.model_b,
-                "leader": leader,
-                "confidence": confidence,
-                "fdr": args.fdr,
-                **{k: v for k, v in asdict(plan).items() if k not in ("leader", "prior")},
-                "simulations": plan.draws,
-                "seed": args.seed,
-            }
-        )
+        _emit_pair(args, plan, leader, {"confidence": confidence}, ("leader", "prior"))
         return 0
     _print_plan(opt.source_name(args), plan, leader, other, args.fdr, confidence)
     return 0
+
+
+def _emit_pair(
+    args: argparse.Namespace,
+    plan: SeparationPlan | QuestionsPlan,
+    leader: str,
+    extra: dict[str, object],
+    drop: tuple[str, ...],
+) -> None:
+    """The ``--json`` document of a plan of two models: the plan's fields but ``drop``."""
+    emit_json(
+        {
+            "prior": plan.prior,
+            "estimand": plan.estimand,
+            "model_a": args.model_a,
+            "model_b": args.model_b,
+            "leader": leader,
+            **extra,
+            "fdr": args.fdr,
+            **{k: v for k, v in asdict(plan).items() if k not in drop},
+            "simulations": plan.draws,
+            "seed": args.seed,
+        }
+    )
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -331,19 +342,7 @@ def _run_questions(args: argparse.Namespace, scored: ScoredResults, prior: Prior
         (args.model_a, args.model_b) if plan.leader == "a" else (args.model_b, args.model_a)
     )
     if args.json:
-        emit_json(
-            {
-                "prior": plan.prior,
-                "estimand": plan.estimand,
-                "model_a": args.model_a,
-                "model_b": args.model_b,
-                "leader": leader,
-                "fdr": args.fdr,
-                **{k: v for k, v in asdict(plan).items() if k not in ("leader", "prior", "draws")},
-                "simulations": plan.draws,
-                "seed": args.seed,
-            }
-        )
+        _emit_pair(args, plan, leader, {}, ("leader", "prior", "draws"))
         return 0
     _print_questions(opt.source_name(args), plan, leader, other, args.fdr)
     return 0

@@ -30,7 +30,9 @@ whose posterior expected false discovery rate is at most --fdr (0.05; Müller, P
 Rice, "FDR and Bayesian multiple comparisons rules"), the tie groups they leave, and per
 model P(best), P(in the top --top K), the expected rank and a rank interval that holds for
 all models at once with probability --confidence (Besag et al. 1995), from --draws joint
-draws (10,000, fewer on large boards; --seed 0) of the posterior P(better) comes from.
+draws (10,000, fewer on large boards; --seed 0) of the posterior P(better) comes from. With
+--estimand new-questions the claims are read from the paired comparisons `pairs` prints, with
+their tie groups (no P(best) or joint ranks there: no joint law matches those comparisons).
 
 Every number is about these questions (the estimand: each model's mean score over the
 benchmark's own questions) under the prior the header names (default: learned from the
@@ -131,7 +133,11 @@ def _check(args: argparse.Namespace) -> None:
                 "--estimator crossed scores these questions; --estimand new-questions has its "
                 "own model (leave --estimator out)."
             )
-        opt.refuse(opt.given(args, "fdr", "top"), "with --estimand new-questions (not yet)")
+        opt.refuse(
+            opt.given(args, "top"),
+            "with --estimand new-questions (P(in the top K) needs one joint law of the models' "
+            "scores matching the paired comparisons; the claims at --fdr are given)",
+        )
         return
     opt.refuse(
         opt.given(args, "cluster"),
@@ -285,6 +291,7 @@ def _new_questions(
         pair_prior=table_prior(prior.kind),
         draws=args.draws or max(4000, least),  # enough for the level's tails
         seed=0 if args.seed is None else args.seed,
+        fdr=args.fdr or opt.CLAIMS_FDR,
     )
     if plot:
         from bayes_eval.plotting.forest import forest_plot

@@ -293,7 +293,7 @@ def claims_records(table: xr.Dataset) -> list[dict]:
 
 
 def tie_groups(table: xr.Dataset) -> list[list[str]]:
-    """The tie groups of a rank table, best first, each listed by expected rank.
+    """The tie groups of a rank table, best first, each listed by expected rank (or mean).
 
     The groups are listed as :func:`~bayes_eval.ranking.claims.claims_document` lists them.
 
@@ -318,7 +318,9 @@ def tie_groups(table: xr.Dataset) -> list[list[str]]:
     """
     if "tie_group" not in table:
         return []
-    order = np.argsort(table["expected_rank"].values, kind="stable")
+    # by expected rank; a table without one (new questions: no joint law) by posterior mean
+    key = table["expected_rank"].values if "expected_rank" in table else -table["mu"].values
+    order = np.argsort(key, kind="stable")
     names, group = table["model"].values[order], table["tie_group"].values[order]
     return [[str(n) for n in names[group == g]] for g in np.unique(group)]
 

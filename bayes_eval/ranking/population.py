@@ -63,6 +63,7 @@ from numpy.typing import ArrayLike, NDArray
 from bayes_eval.inputs import check_memory, percent
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
+from bayes_eval.ranking.claims import fdr_claims
 from bayes_eval.ranking.leaderboard import rank_records
 from bayes_eval.ranking.paired import (
     cluster_codes,
@@ -314,8 +315,18 @@ def population_leaderboard(
     pair_prior: PriorSpec = DEFAULT_PRIOR,
     draws: int = 4000,
     seed: int | np.random.Generator | None = 0,
+    fdr: float = 0.05,
 ) -> PopulationBoard:
     """Rank the models of ``R[model, question, trial]`` (NaN = no trial) for new questions.
+
+    With the board's claims on new questions as a set: the orderings "A better than B" whose
+    posterior expected FDR is at most ``fdr`` (:func:`~bayes_eval.ranking.claims.fdr_claims`),
+    read from the paired P(better) matrix (the numbers ``pairs`` prints), and the tie groups
+    they leave. The whole-board probabilities of the these-questions board (P(best), P(in the
+    top k), simultaneous rank intervals) need one joint law of the models' scores whose pair
+    probabilities are the paired ones; the population draws behind the intervals are not it
+    (their corners differ from the paired comparisons', and a P(best) read from them can exceed
+    a P(better) of the same model), so they are not given.
 
     Parameters
     ----------
@@ -340,11 +351,16 @@ def population_leaderboard(
         Posterior draws for the rank intervals (and, without clusters, the intervals).
     seed : int, Generator or None, keyword-only
         Seed of the draws (default 0; None: fresh entropy).
+    fdr : float, keyword-only
+        Posterior expected FDR of the claims; default 0.05.
 
     Returns
     -------
     PopulationBoard
-        The table over ``model`` and its records, best first.
+        The table over ``model`` and its records, best first; the claims as in
+        :func:`~bayes_eval.ranking.leaderboard.leaderboard` (``claim_better``,
+        ``claim_worse``, ``claim_prob``, ``tie_group``; ``attrs["fdr"]``,
+        ``attrs["claims_fdr"]``, ``attrs["claims_estimand"]``).
 
     Raises
     ------
@@ -437,8 +453,39 @@ def population_leaderboard(
             "no_interval": no_interval,
         },
     )
+    claims = _claims(p, fdr, np.asarray(models))
+    ds = ds.merge(claims)
+    ds.attrs.update(claims.attrs)
     records = rank_records(ds)
     return PopulationBoard(ds, records)
+
+
+def _claims(p: NDArray, fdr: float, models: NDArray) -> xr.Dataset:
+    """The claims on new questions at posterior expected FDR ``fdr``, from the paired matrix.
+
+    Variables ``claim_better``, ``claim_worse``, ``claim_prob`` and ``tie_group``; attributes
+    ``fdr``, ``claims_fdr`` and ``claims_estimand``.
+    """
+    claimable = np.where(np.isnan(p), 0.5, p)  # no shared question: no claim
+    np.fill_diagonal(claimable, 0.5)
+    claims = fdr_claims(claimable, fdr)
+    group = np.zeros(models.size, dtype=np.int64)
+    for g, members in enumerate(claims.groups):
+        group[members] = g + 1
+    return xr.Dataset(
+        {
+            "claim_better": ("claim", models[claims.better].astype(str)),
+            "claim_worse": ("claim", models[claims.worse].astype(str)),
+            "claim_prob": ("claim", claims.prob),
+            "tie_group": ("model", group),
+        },
+        coords={"model": models},
+        attrs={
+            "fdr": claims.q,
+            "claims_fdr": claims.expected_fdr,
+            "claims_estimand": NEW_QUESTIONS,
+        },
+    )
 
 
 def _check_board_args(R: xr.DataArray, confidence: float, draws: int) -> None:

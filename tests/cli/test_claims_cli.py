@@ -186,3 +186,31 @@ def test_plan_pair_at_an_fdr_is_the_pair_at_confidence_one_minus_q(close_csv, ca
 def test_bad_plan_claims_options_are_one_line(close_csv, capsys, extra, phrase):
     assert main(["plan", close_csv, *extra]) == 2
     assert phrase in one_line_error(capsys)
+
+
+def test_new_questions_claims_are_read_from_the_pairs_paired_matrix(capsys):
+    """``rank --estimand new-questions --fdr Q``: the claims are the FDR rule on the paired
+    matrix ``pairs`` prints (one number per pair on every surface), named by their estimand,
+    without the whole-board probabilities (no joint law of the new-questions scores)."""
+    assert main(["rank", BOARD, "--estimand", "new-questions", "--fdr", "0.1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["fdr"] == 0.1 and doc["claims_estimand"] == "new questions"
+    assert doc["claims_draws"] is None and doc["rank_joint_rule"] is None
+    assert "p_best" not in doc["models"][0]
+    assert main(["pairs", BOARD, "--json"]) == 0
+    pairs = json.loads(capsys.readouterr().out)
+    names = pairs["models"]
+    paired = np.array(pairs["paired"], dtype=float)
+    prob = {(c["better"], c["worse"]): c["prob"] for c in doc["claims"]}
+    for (a, b), p in prob.items():
+        assert p == pytest.approx(paired[names.index(a), names.index(b)], abs=1e-12)
+    # the FDR rule: the most probable orderings whose mean 1 - P stays <= q, and no more
+    ordered = np.sort(np.nan_to_num(np.where(paired > 0.5, paired, 0.0)).ravel())[::-1]
+    ordered = ordered[ordered > 0.5]
+    fdr = np.cumsum(1 - ordered) / np.arange(1, ordered.size + 1)
+    assert len(prob) == int(np.flatnonzero(fdr <= 0.1)[-1]) + 1
+    assert doc["claims_expected_fdr"] == pytest.approx(np.mean(1 - np.array(list(prob.values()))))
+    assert sorted(m for g in doc["tie_groups"] for m in g) == sorted(names)
+    assert main(["rank", BOARD, "--estimand", "new-questions"]) == 0
+    text = capsys.readouterr().out
+    assert "claims (new questions):" in text and "P(best)" not in text

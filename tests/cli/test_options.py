@@ -94,7 +94,7 @@ AUDITED = {
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
         | {"--scenarios", "--spread-sd", "--close-sd", "--difficulty-sd", "--interaction-sd"}
-        | {"--fdr", "--confidence", "--draws", "--permutations", "--bins"},
+        | {"--fdr", "--confidence", "--draws", "--permutations", "--bins", "--estimand"},
     ),
     "validate plan": (
         [],
@@ -239,9 +239,9 @@ REFUSED = [
         "--top does nothing with --estimator crossed",
     ),
     (
-        "rank-fdr-new-questions",
-        ["rank", AIME, "--estimand", "new-questions", "--fdr", "0.1"],
-        "--fdr does nothing with --estimand new-questions",
+        "rank-top-new-questions",
+        ["rank", AIME, "--estimand", "new-questions", "--top", "2"],
+        "--top does nothing with --estimand new-questions",
     ),
     (
         "rank-interaction-closed-form",

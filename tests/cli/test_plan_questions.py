@@ -72,3 +72,10 @@ def test_options_that_plan_nothing_are_refused(board, capsys, extra, match):
     argv = ["plan", board] + ([] if "--top" in extra else ["b", "c"])
     assert main([*argv, *extra]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_earlier_runs_of_these_questions_are_refused(board, capsys):
+    """--prior-file holds earlier runs of these questions: nothing about new ones."""
+    argv = ["plan", board, "b", "c", "--estimand", "new-questions", "--prior-file", board]
+    assert main(argv) == 2
+    assert "drop --prior-file" in capsys.readouterr().err

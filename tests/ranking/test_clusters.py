@@ -345,3 +345,34 @@ def test_cli_refuses_bad_clusters_in_one_line(clustered_csv, capsys, extra, phra
     assert main(["pairs", str(path), *extra]) == 2
     err = capsys.readouterr().err.strip()
     assert phrase in err and "\n" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_new_questions_claims_are_the_fdr_rule_on_the_paired_matrix(clustered):
+    """The claims of the new-questions board: ``fdr_claims`` on its own P(better) matrix (the
+    paired comparisons, with or without clusters), their tie groups partition the models, and
+    no whole-board probability is stated."""
+    from bayes_eval.ranking.claims import fdr_claims
+    from bayes_eval.ranking.population import population_leaderboard
+
+    rng = np.random.default_rng(12)
+    p = np.clip(rng.random((1, 40, 1)) + np.linspace(-0.3, 0.3, 5)[:, None, None], 0, 1)
+    R = xr.DataArray(
+        (rng.random((5, 40, 1)) < p) * 1.0,
+        dims=("model", "question", "trial"),
+        coords={"model": list("abcde")},
+    )
+    cluster = np.repeat(np.arange(8), 5) if clustered else None
+    board = population_leaderboard(R, cluster=cluster, draws=400, fdr=0.1)
+    prob = board.table["prob_better"].values.copy()
+    np.fill_diagonal(prob, 0.5)
+    expected = fdr_claims(prob, 0.1)
+    t = board.table
+    assert t.attrs["claims_estimand"] == "new questions" and t.attrs["fdr"] == 0.1
+    names = np.array(list("abcde"))
+    assert t["claim_better"].values.tolist() == names[expected.better].tolist()
+    assert t["claim_worse"].values.tolist() == names[expected.worse].tolist()
+    assert t["claim_prob"].values == pytest.approx(expected.prob)
+    assert t.attrs["claims_fdr"] == pytest.approx(expected.expected_fdr)
+    assert sorted(set(t["tie_group"].values.tolist())) == list(range(1, len(expected.groups) + 1))
+    assert "p_best" not in t and "rank_joint_lo" not in t
