@@ -603,7 +603,10 @@ class PlanConfig:
         _choice("target", self.target, ("pair", "top", "questions"))
         _choice("pair", self.pair, ("top", "random"))
         if self.pair != "top" and self.target == "top":
-            raise ValueError("pair applies to target pair or questions; target is 'top'.")
+            raise ValueError(
+                "a random pair is for plans of two models; the top-K set's plan has none (give "
+                "the pair or questions target, or leave the pair at top)."
+            )
         _int("top", self.top)
         if self.top >= self.n_models:
             raise ValueError(
@@ -613,7 +616,7 @@ class PlanConfig:
         _int("simulations", self.simulations, 100)
         _int("max_trials", self.max_trials, 2)
         _int("max_questions", self.max_questions, 2)
-        if self.max_questions <= self.n_questions:
+        if self.target == "questions" and self.max_questions <= self.n_questions:
             raise ValueError(
                 f"max_questions is {self.max_questions}; expected more than the "
                 f"{self.n_questions} questions per board."

@@ -58,7 +58,7 @@ def add_parser(sub: SubParsers) -> None:
         "--confidence",
         type=float,
         help="ranking confidence to reach for two models: z >= Phi^-1(confidence), 1.645 for "
-        "0.95 (default)",
+        "0.95 (default); with --estimand new-questions, P(leader better on new questions)",
     )
     p.add_argument(
         "--fdr",
@@ -84,10 +84,10 @@ def add_parser(sub: SubParsers) -> None:
         "--simulations",
         type=positive_int,
         default=2000,
-        help="Monte Carlo simulations of the future trials (2000)",
+        help="Monte Carlo simulations of the future trials, or questions (2000)",
     )
     opt.deprecated(p, "--draws", "--simulations", dest="simulations", type=positive_int)
-    p.add_argument("--max-trials", type=positive_int, default=10_000, help="largest N per question")
+    p.add_argument("--max-trials", type=positive_int, help="largest N per question (10000)")
     p.add_argument(
         "--estimand",
         choices=["these-questions", "new-questions"],
@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     from bayes_eval.ranking.leaderboard import plan_pair
     from bayes_eval.ranking.sample_size import SeparationPlan
 
-    confidence = 1.0 - args.fdr if args.fdr is not None else (args.confidence or 0.95)
+    confidence = 1.0 - args.fdr if args.fdr is not None else args.confidence
+    confidence = 0.95 if confidence is None else confidence
     result = plan_pair(
         scored.R,
         args.model_a,
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         confidence=confidence,
         assurance=args.assurance,
         simulations=args.simulations,
-        max_trials=args.max_trials,
+        max_trials=args.max_trials or 10_000,
         seed=args.seed,
         answered_only=(args.questions or "error") == "all",
         source=args.file,
@@ -186,6 +187,11 @@ def _check(args: argparse.Namespace) -> None:
     new = args.estimand == "new-questions"
     if not new:
         opt.refuse(opt.given(args, "max_questions"), "without --estimand new-questions")
+    else:
+        opt.refuse(
+            opt.given(args, "max_trials"),
+            "with --estimand new-questions (it plans questions: --max-questions)",
+        )
     if args.top is not None:
         if new:
             raise ValueError(
@@ -260,7 +266,7 @@ def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> i
         fdr=q,
         assurance=args.assurance,
         simulations=args.simulations,
-        max_trials=args.max_trials,
+        max_trials=args.max_trials or 10_000,
         seed=args.seed,
         answered_only=(args.questions or "error") == "all",
     )
@@ -316,28 +322,39 @@ def _run_questions(args: argparse.Namespace, scored: ScoredResults, prior: Prior
     from bayes_eval.ranking.paired import table_prior
     from bayes_eval.ranking.questions_plan import plan_new_questions
 
-    confidence = 1.0 - args.fdr if args.fdr is not None else (args.confidence or 0.95)
-    if not 0.5 < confidence < 1.0:
-        raise ValueError(
-            f"--confidence is {confidence:g}; expected a probability in (0.5, 1), e.g. 0.95."
-        )
+    if args.fdr is not None:
+        confidence = 1.0 - args.fdr
+        if not 0.5 < confidence < 1.0:
+            raise ValueError(
+                f"--fdr is {args.fdr:g}; expected a level in (0, 0.5) for two models (the claim "
+                "'leader better' needs P >= 1 - Q > 0.5)."
+            )
+    else:
+        confidence = 0.95 if args.confidence is None else args.confidence
+        if not 0.5 < confidence < 1.0:
+            raise ValueError(
+                f"--confidence is {confidence:g}; expected a probability in (0.5, 1), e.g. 0.95."
+            )
     if scored.R0 is not None:
         raise ValueError(
             "--prior-file gives earlier runs of these questions; --estimand new-questions plans "
             "new questions, which they say nothing about: drop --prior-file."
         )
-    plan = plan_new_questions(
-        scored.R,
-        args.model_a,
-        args.model_b,
-        scored.weights,
-        pair_prior=table_prior(prior.kind),
-        confidence=confidence,
-        assurance=args.assurance,
-        simulations=args.simulations,
-        max_questions=args.max_questions or 100_000,
-        seed=args.seed,
-    )
+    try:
+        plan = plan_new_questions(
+            scored.R,
+            args.model_a,
+            args.model_b,
+            scored.weights,
+            pair_prior=table_prior(prior.kind),
+            confidence=confidence,
+            assurance=args.assurance,
+            simulations=args.simulations,
+            max_questions=args.max_questions or 100_000,
+            seed=args.seed,
+        )
+    except ValueError as err:  # the library's keyword, the command line's flag
+        raise ValueError(str(err).replace("max_questions is", "--max-questions is")) from None
     leader, other = (
         (args.model_a, args.model_b) if plan.leader == "a" else (args.model_b, args.model_a)
     )

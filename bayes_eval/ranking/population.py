@@ -384,6 +384,8 @@ def population_leaderboard(
     'questions drawn in 5 clusters (t model over clusters)'
     """
     _check_board_args(R, confidence, draws)
+    if isinstance(fdr, bool) or not isinstance(fdr, (int, float, np.floating)) or not 0 < fdr < 1:
+        raise ValueError(f"fdr is {fdr!r}; expected a posterior expected FDR in (0, 1).")
     R = R.transpose("model", "question", "trial")
     values = R.values.astype(float)  # a copy: the caller's array is never touched
     models = [str(m) for m in R["model"].values]

@@ -65,7 +65,12 @@ def test_fdr_plans_the_claim_at_one_minus_q(board, capsys):
     [
         (["--max-questions", "50"], "--max-questions does nothing without --estimand"),
         (["--estimand", "new-questions", "--top", "1"], "give one"),
-        (["--estimand", "new-questions", "--max-questions", "40"], "max_questions is 40"),
+        (
+            ["--estimand", "new-questions", "--max-questions", "40", "--assurance", "0.6"],
+            "--max-questions is 40",
+        ),
+        (["--estimand", "new-questions", "--max-trials", "50"], "--max-trials does nothing"),
+        (["--estimand", "new-questions", "--fdr", "0.49", "--confidence", "0.9"], "not both"),
     ],
 )
 def test_options_that_plan_nothing_are_refused(board, capsys, extra, match):

@@ -150,7 +150,15 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="prior_weights"):
         plan_questions(a, b, prior=[[1.0, 1.0], [2.0, 2.0]], prior_weights=[1.0])
     with pytest.raises(ValueError, match="max_questions"):
-        plan_questions(a, b, max_questions=3)
+        plan_questions([1.0] * 3 + [0.0] * 5, [0.0] * 8, max_questions=8)
+    with pytest.raises(ValueError, match="prior"):
+        plan_questions(a, b, prior=(np.inf, 1.0))
+    with pytest.raises(ValueError, match="prior"):
+        plan_questions(a, b, prior=np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="prior"):
+        plan_questions(a, b, prior="empirical")
+    with pytest.raises(ValueError, match="prior_weights"):
+        plan_questions(a, b, prior=[[1.0, 1.0], [2.0, 2.0]], prior_weights=[np.nan, 1.0])
     with pytest.raises(ValueError, match="draws"):
         plan_questions(a, b, draws=0)
     da = xr.DataArray(

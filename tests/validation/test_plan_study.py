@@ -137,10 +137,11 @@ def test_a_small_questions_study_runs(tmp_path, capsys):
         assert "median_questions" in cell and "median_trials" not in cell
         if cell["plans"]:
             assert 0.8 <= cell["promised"] <= 1.0 and 0.5 <= cell["prob_now"] <= 1.0
-    with pytest.raises(ValueError, match="pair applies to target pair or questions"):
+    with pytest.raises(ValueError, match="a random pair is for plans of two models"):
         make_config("plan", target="top", pair="random")
     with pytest.raises(ValueError, match="max_questions"):
         make_config("plan", target="questions", max_questions=30)
+    make_config("plan", n_questions=4000)  # max_questions is the questions target's alone
     with pytest.raises(ValueError, match="pair"):
         make_config("plan", pair="best")
 
