@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from bayes_eval.inputs import percent
 from bayes_eval.plotting.figure import pyplot, save_png, short_labels
+from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 
 __all__ = ["ESTIMATOR_AXIS", "estimator_label", "forest_plot"]
 
@@ -31,7 +32,8 @@ def estimator_label(table: xr.Dataset) -> str:
     ----------
     table : xarray.Dataset
         A rank table (:func:`bayes_eval.ranking.leaderboard.rank_table`); its ``estimator``
-        attribute is read (default ``"Bayes@N"``).
+        attribute is read (default ``"Bayes@N"``), and its ``estimand`` (the new-questions
+        board of :func:`bayes_eval.ranking.population.population_leaderboard`).
 
     Returns
     -------
@@ -46,7 +48,14 @@ def estimator_label(table: xr.Dataset) -> str:
     'Bayes@N posterior mean of pi-bar'
     >>> estimator_label(xr.Dataset(attrs={"estimator": "crossed"}))
     'crossed model posterior mean of pi-bar'
+
+    The new-questions board (its ``estimand`` attribute) shows the population mean score:
+
+    >>> estimator_label(xr.Dataset(attrs={"estimand": "new questions"}))
+    'posterior mean of the mean score on new questions'
     """
+    if table.attrs.get("estimand") == NEW_QUESTIONS:
+        return "posterior mean of the mean score on new questions"
     estimator = str(table.attrs.get("estimator", "Bayes@N"))
     return ESTIMATOR_AXIS.get(estimator, f"{estimator} posterior mean")
 
