@@ -77,18 +77,6 @@ __all__ = ["plot", "run", "run_study", "summary"]
 _SHORT = 9  # plans of at most this many trials per question are reported apart
 
 
-def _population_means(theta: np.ndarray, sd: float) -> np.ndarray:
-    r"""Each model's mean rate over the question population.
-
-    That is :math:`E\,\mathrm{expit}(\theta - u)` with :math:`u \sim N(0, sd^2)` (difficulty
-    minus interaction), by Gauss-Hermite quadrature with 64 nodes.
-    """
-    from scipy.special import expit
-
-    x, wts = np.polynomial.hermite_e.hermegauss(64)
-    return expit(theta[:, None] - sd * x[None, :]) @ (wts / wts.sum())
-
-
 def _questions_board(
     config: PlanConfig, trials: int, rng: np.random.Generator, real: np.ndarray | None
 ) -> tuple | None:
@@ -116,7 +104,7 @@ def _questions_board(
         if config.ability_from_prior:
             ability_sd = abs(float(rng.normal(0.0, ABILITY_SD_SCALE)))
         theta = rng.normal(0.0, ability_sd, config.n_models)
-        truth = _population_means(theta, np.hypot(config.difficulty_sd, config.interaction_sd))
+        truth = theta  # every model sees the same question law: theta orders the population means
 
         def rates(k: int) -> np.ndarray:
             b = rng.normal(0.0, config.difficulty_sd, k)

@@ -141,9 +141,9 @@ def _check_prob(prob: ArrayLike) -> NDArray[np.float64]:
     return p
 
 
-def _check_q(q: float) -> float:
+def _check_q(q: float, name: str = "q") -> float:
     if isinstance(q, bool) or not isinstance(q, (int, float, np.floating)) or not 0 < q < 1:
-        raise ValueError(f"q is {shown(q)}; expected a false discovery rate in (0, 1).")
+        raise ValueError(f"{name} is {shown(q)}; expected a false discovery rate in (0, 1).")
     return float(q)
 
 

@@ -25,7 +25,7 @@ from bayes_eval import xr as bxr
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
-from bayes_eval.ranking.claims import BoardClaims, board_claims
+from bayes_eval.ranking.claims import BoardClaims, Claims, board_claims
 from bayes_eval.ranking.ranks import confidence_to_z, dense_ci_ranks, rank, rank_range
 
 __all__ = [
@@ -223,31 +223,36 @@ def table_of(
     return ds
 
 
-def _claims_dataset(board: BoardClaims, models: NDArray, top: int | None) -> xr.Dataset:
-    """The claims, rank probabilities and simultaneous rank intervals as table variables."""
-    claims, ranks, ints = board
+def _claim_variables(claims: Claims, models: NDArray) -> xr.Dataset:
+    """The claims and their tie groups as table variables, with ``fdr`` and ``claims_fdr``.
+
+    ``claim_better``, ``claim_worse``, ``claim_prob`` over ``claim`` and ``tie_group`` (1 for
+    the best group) over ``model``; both leaderboards' tables carry them.
+    """
     group = np.zeros(models.size, dtype=np.int64)
     for g, members in enumerate(claims.groups):
         group[members] = g + 1
-    ds = xr.Dataset(
+    return xr.Dataset(
         {
             "claim_better": ("claim", models[claims.better].astype(str)),
             "claim_worse": ("claim", models[claims.worse].astype(str)),
             "claim_prob": ("claim", claims.prob),
             "tie_group": ("model", group),
-            "p_best": ("model", ranks.p_best),
-            "expected_rank": ("model", ranks.expected_rank),
-            "rank_joint_lo": ("model", ints.lo),
-            "rank_joint_hi": ("model", ints.hi),
         },
         coords={"model": models},
-        attrs={
-            "fdr": claims.q,
-            "claims_fdr": claims.expected_fdr,
-            "claims_draws": ranks.draws,
-            "rank_joint_coverage": ints.joint_coverage,
-        },
+        attrs={"fdr": claims.q, "claims_fdr": claims.expected_fdr},
     )
+
+
+def _claims_dataset(board: BoardClaims, models: NDArray, top: int | None) -> xr.Dataset:
+    """The claims, rank probabilities and simultaneous rank intervals as table variables."""
+    claims, ranks, ints = board
+    ds = _claim_variables(claims, models)
+    ds["p_best"] = ("model", ranks.p_best)
+    ds["expected_rank"] = ("model", ranks.expected_rank)
+    ds["rank_joint_lo"] = ("model", ints.lo)
+    ds["rank_joint_hi"] = ("model", ints.hi)
+    ds.attrs.update(claims_draws=ranks.draws, rank_joint_coverage=ints.joint_coverage)
     if top is not None:
         ds["p_top"] = ("model", ranks.p_top)
         ds.attrs["top"] = int(top)

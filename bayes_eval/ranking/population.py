@@ -63,8 +63,8 @@ from numpy.typing import ArrayLike, NDArray
 from bayes_eval.inputs import check_memory, percent
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
-from bayes_eval.ranking.claims import fdr_claims
-from bayes_eval.ranking.leaderboard import rank_records
+from bayes_eval.ranking.claims import _check_q, fdr_claims
+from bayes_eval.ranking.leaderboard import _claim_variables, rank_records
 from bayes_eval.ranking.paired import (
     cluster_codes,
     cluster_sums,
@@ -384,8 +384,7 @@ def population_leaderboard(
     'questions drawn in 5 clusters (t model over clusters)'
     """
     _check_board_args(R, confidence, draws)
-    if isinstance(fdr, bool) or not isinstance(fdr, (int, float, np.floating)) or not 0 < fdr < 1:
-        raise ValueError(f"fdr is {fdr!r}; expected a posterior expected FDR in (0, 1).")
+    _check_q(fdr, "fdr")
     R = R.transpose("model", "question", "trial")
     values = R.values.astype(float)  # a copy: the caller's array is never touched
     models = [str(m) for m in R["model"].values]
@@ -465,29 +464,14 @@ def population_leaderboard(
 def _claims(p: NDArray, fdr: float, models: NDArray) -> xr.Dataset:
     """The claims on new questions at posterior expected FDR ``fdr``, from the paired matrix.
 
-    Variables ``claim_better``, ``claim_worse``, ``claim_prob`` and ``tie_group``; attributes
-    ``fdr``, ``claims_fdr`` and ``claims_estimand``.
+    The claim variables of the these-questions board (``claim_better``, ``claim_worse``,
+    ``claim_prob``, ``tie_group``; ``fdr``, ``claims_fdr``), and ``claims_estimand``.
     """
     claimable = np.where(np.isnan(p), 0.5, p)  # no shared question: no claim
     np.fill_diagonal(claimable, 0.5)
-    claims = fdr_claims(claimable, fdr)
-    group = np.zeros(models.size, dtype=np.int64)
-    for g, members in enumerate(claims.groups):
-        group[members] = g + 1
-    return xr.Dataset(
-        {
-            "claim_better": ("claim", models[claims.better].astype(str)),
-            "claim_worse": ("claim", models[claims.worse].astype(str)),
-            "claim_prob": ("claim", claims.prob),
-            "tie_group": ("model", group),
-        },
-        coords={"model": models},
-        attrs={
-            "fdr": claims.q,
-            "claims_fdr": claims.expected_fdr,
-            "claims_estimand": NEW_QUESTIONS,
-        },
-    )
+    ds = _claim_variables(fdr_claims(claimable, fdr), models)
+    ds.attrs["claims_estimand"] = NEW_QUESTIONS
+    return ds
 
 
 def _check_board_args(R: xr.DataArray, confidence: float, draws: int) -> None:
