@@ -11,7 +11,10 @@ that take ``--cluster``, each with and without the clusters:
   below 0.9 overconfident, above 1.2 wasteful);
 * the paired P(A better than B) (``bayes-eval pairs``, the same number ``rank`` uses):
   expected calibration error against the truth, with its noise floor
-  (:func:`bayes_eval.validation.pairs_study.calibration`).
+  (:func:`bayes_eval.validation.pairs_study.calibration`); with the clusters, under the
+  commands' learned normal prior on a pair's difference and, as a third treatment
+  (``clustered-flat``), under the flat prior
+  (:func:`bayes_eval.ranking.paired.compare_pairs`).
 
 **Boards.** :math:`G` clusters of :math:`M/G` questions; cluster effects
 :math:`c_g \sim N(0, s^2)` shared by the questions of a group, question effects
@@ -46,6 +49,7 @@ from scipy.special import expit
 
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
+from bayes_eval.ranking.paired import compare_pairs
 from bayes_eval.ranking.population import population_leaderboard
 from bayes_eval.validation.pairs_study import calibration
 from bayes_eval.validation.registry import StudyResult
@@ -53,8 +57,10 @@ from bayes_eval.validation.study_configs import ClustersConfig
 
 __all__ = ["TREATMENTS", "plot", "population_means", "run", "run_study", "simulate", "summary"]
 
-#: The two treatments compared: the clusters given (``--cluster``), or ignored.
-TREATMENTS = ("clustered", "unclustered")
+#: The treatments compared: the clusters given (``--cluster``, the commands' learned prior on
+#: a pair's difference), ignored, or given with a flat prior on a pair's difference
+#: (``--prior-kind uniform``; its intervals are the clustered ones, only P(better) differs).
+TREATMENTS = ("clustered", "unclustered", "clustered-flat")
 _HERMITE = np.polynomial.hermite_e.hermegauss(80)
 
 
@@ -198,18 +204,18 @@ def run(config: ClustersConfig, *, progress: bool = True) -> xr.Dataset:
     ... )
     >>> ds = run(config, progress=False)
     >>> dict(ds.sizes)
-    {'cluster_sd': 2, 'clusters': 1, 'treatment': 2, 'board': 2, 'model': 3, 'pair': 3}
+    {'cluster_sd': 2, 'clusters': 1, 'treatment': 3, 'board': 2, 'model': 3, 'pair': 3}
     >>> ds["treatment"].values.tolist()
-    ['clustered', 'unclustered']
+    ['clustered', 'unclustered', 'clustered-flat']
     >>> ds["truth_mu"].sel(cluster_sd=1.0, clusters=4).round(4).values.tolist()
     [[0.6172, 0.4662, 0.5404], [0.4461, 0.4386, 0.3242]]
     """
     S, G = len(config.cluster_sd), len(config.clusters)
     L, B = config.n_models, config.replicates
     n_pairs = L * (L - 1) // 2
-    shape_m = (S, G, 2, B, L)
+    shape_m = (S, G, len(TREATMENTS), B, L)
     out = {k: np.full(shape_m, np.nan) for k in ("lo", "hi", "mean", "sd")}
-    prob = np.full((S, G, 2, B, n_pairs), np.nan)
+    prob = np.full((S, G, len(TREATMENTS), B, n_pairs), np.nan)
     truth_mu = np.full((S, G, B, L), np.nan)
     truth_pair = np.zeros((S, G, B, n_pairs), dtype=bool)
     i, j = np.triu_indices(L, 1)
@@ -238,20 +244,9 @@ def run(config: ClustersConfig, *, progress: bool = True) -> xr.Dataset:
                 )
                 truth_mu[a, c, r] = population_means(theta, np.sqrt(s**2 + total_sd))
                 truth_pair[a, c, r] = theta[i] > theta[j]
-                da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
-                for t, clusters in enumerate((group, None)):
-                    board = population_leaderboard(
-                        da,
-                        cluster=clusters,
-                        confidence=config.confidence,
-                        draws=config.draws,
-                        seed=rng,
-                    )
-                    tab = board.table  # in the order of ``names``
-                    for k in ("lo", "hi", "sd"):
-                        out[k][a, c, t, r] = tab["sigma" if k == "sd" else k].values
-                    out["mean"][a, c, t, r] = tab["mu"].values
-                    prob[a, c, t, r] = tab["prob_better"].values[i, j]
+                est, prob[a, c, :, r] = _treatments(R, group, names, config, rng)
+                for k in out:
+                    out[k][a, c, :, r] = est[k]
                 if bar is not None:
                     bar.update(1)
     if bar is not None:
@@ -285,6 +280,35 @@ def run(config: ClustersConfig, *, progress: bool = True) -> xr.Dataset:
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
+def _treatments(
+    R: np.ndarray,
+    group: np.ndarray,
+    names: list[str],
+    config: ClustersConfig,
+    rng: np.random.Generator,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """One board under every treatment of :data:`TREATMENTS`.
+
+    Returns ``lo``, ``hi``, ``mean`` and ``sd`` of shape ``(treatment, model)`` and the
+    paired P(better) of shape ``(treatment, pair)``.
+    """
+    i, j = np.triu_indices(len(names), 1)
+    out = {k: np.full((len(TREATMENTS), len(names)), np.nan) for k in ("lo", "hi", "mean", "sd")}
+    prob = np.full((len(TREATMENTS), i.size), np.nan)
+    da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+    for t, clusters in enumerate((group, None)):
+        tab = population_leaderboard(
+            da, cluster=clusters, confidence=config.confidence, draws=config.draws, seed=rng
+        ).table  # in the order of ``names``
+        for k, column in (("lo", "lo"), ("hi", "hi"), ("sd", "sigma"), ("mean", "mu")):
+            out[k][t] = tab[column].values
+        prob[t] = tab["prob_better"].values[i, j]
+    for k in out:  # the flat prior changes P(better) only
+        out[k][2] = out[k][0]
+    prob[2] = compare_pairs(R, cluster=group, prior="uniform", independent=False).paired[i, j]
+    return out, prob
+
+
 def summary(ds: xr.Dataset) -> dict:
     """Summarise the boards per cell and treatment.
 
@@ -314,8 +338,8 @@ def summary(ds: xr.Dataset) -> dict:
     ... )
     >>> s = summary(run(config, progress=False))
     >>> {k: v["coverage"] for k, v in s["cells"].items()}
-    {'s=0 G=4 clustered': 1.0, 's=0 G=4 unclustered': 1.0,
-     's=1 G=4 clustered': 1.0, 's=1 G=4 unclustered': 0.8333}
+    {'s=0 G=4 clustered': 1.0, 's=0 G=4 unclustered': 1.0, 's=0 G=4 clustered-flat': 1.0,
+     's=1 G=4 clustered': 1.0, 's=1 G=4 unclustered': 0.8333, 's=1 G=4 clustered-flat': 1.0}
     >>> s["cells"]["s=1 G=4 clustered"]["sd_over_rmse"]
     1.079
     """
@@ -393,7 +417,8 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     """Plot coverage and the ECE of P(better) against the number of clusters.
 
     Coverage (left) and ECE of P(better) (right), one line per cluster sd and treatment
-    (solid: clustered, dashed: unclustered).
+    (solid: clustered, dashed: unclustered, dotted: clustered with a flat prior on a pair's
+    difference, whose coverage is the clustered one).
 
     Parameters
     ----------
@@ -428,7 +453,7 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     g = [int(x) for x in ds["clusters"].values]
     for k, s in enumerate(ds["cluster_sd"].values):
-        for t, style in zip(TREATMENTS, ("-", "--"), strict=True):
+        for t, style in zip(TREATMENTS, ("-", "--", ":"), strict=True):
             cells = [rows[f"s={s:g} G={x} {t}"] for x in g]
             kw = {"color": f"C{k}", "ls": style, "marker": "o", "label": f"s = {s:g}, {t}"}
             left.plot(g, [c["coverage"] for c in cells], **kw)

@@ -43,8 +43,11 @@ column model's, for the two estimands:
 template) makes the new-questions comparison draw clusters, not questions (Miller, "Adding
 Error Bars to Evals": questions of a group share their noise, and ignoring that makes
 new-questions statements too sure): Student's t with G - 1 degrees of freedom on the pair's
-cluster-level differences (Miller's clustered standard error, Jeffreys prior). It does not
-change these questions. `bayes-eval validate clusters` measures both treatments.
+cluster-level differences (Miller's clustered standard error, Jeffreys prior on the sd). With
+the learned --prior-kind (the default) each pair's difference has a normal prior N(0, tau^2)
+whose tau, the spread of the board's differences, is learned over every pair (as the learned
+split prior is without clusters); otherwise the difference's prior is flat. It does not change
+these questions. `bayes-eval validate clusters` measures both treatments.
 
 The board's claims on these questions, as `rank` states them: the largest set of orderings
 "A better than B" at posterior expected false discovery rate --fdr (0.05), the tie groups,

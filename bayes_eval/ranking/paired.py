@@ -82,6 +82,7 @@ from bayes_eval.ranking.paired_exact import _levels, _sign_probs
 from bayes_eval.ranking.paired_matrices import _heaviest, _independent, _paired, _Prior
 
 __all__ = [
+    "CLUSTER_TAU_POWER",
     "SPLIT_KAPPA_PRIOR",
     "PairedComparison",
     "cluster_codes",
@@ -113,7 +114,9 @@ class PairedComparison(NamedTuple):
     shared : ndarray of int, shape ``(L, L)``
         Questions both models answered (the paired comparison's data).
     prior : str
-        The prior of the new-questions matrices (a label; of the joint table for ``paired``).
+        The prior of the new-questions matrices (a label; of the joint table for ``paired``;
+        with clusters of ``paired``, the independent matrix's being the flat
+        ``CLUSTER_PRIOR``).
     method : dict of str to str
         ``"exact"``, ``"normal"`` or ``"exact and normal"`` for each matrix.
     these_questions : ndarray, shape ``(L, L)``, or None
@@ -208,7 +211,10 @@ class PairedComparison(NamedTuple):
                 "prior": (
                     {"these_questions": self.these_prior} if self.these_prior is not None else {}
                 )
-                | {"paired": self.prior, "independent": self.prior},
+                | {
+                    "paired": self.prior,
+                    "independent": self.prior if self.clusters is None else CLUSTER_PRIOR,
+                },
                 "shared": self.shared.tolist(),
                 "method": dict(self.method),
                 "clusters": {"count": self.clusters, "treatment": self.cluster_treatment},
@@ -491,6 +497,71 @@ def _t_prob(mean: NDArray, scale: NDArray, df: NDArray) -> NDArray:
     return np.where(np.isfinite(scale), p, np.nan)
 
 
+#: Power ``a`` of the hyperprior :math:`p(\tau) \propto \tau^a` on ``(0, 1]`` of the sd of a
+#: clustered pair's difference (the learned prior of :func:`compare_pairs` with ``cluster``).
+CLUSTER_TAU_POWER = 0.5
+_LEARNED = ("empirical", "empirical-plugin")  # the priors learned over the board
+_TAU_NODES = np.geomspace(1e-4, 1.0, 241)  # the sd tau of a pair's difference, log spaced
+_CHI_NODES = 48  # generalised Gauss-Laguerre nodes of the chi-square of the cluster-level sd
+_PAIR_CHUNK = 512  # pairs per block of the (tau, chi-square, pair) arrays
+
+
+def _shrunk_t_prob(
+    mean: NDArray, scale: NDArray, df: NDArray, n_models: int, plugin: bool
+) -> tuple[NDArray, float]:
+    r"""``P(delta > 0)`` per pair under :math:`\delta \sim N(0, \tau^2)`, tau learned over pairs.
+
+    Each pair's cluster values are :math:`N(\delta, \sigma^2)` with the Jeffreys prior on
+    :math:`\sigma`: given :math:`\tau`, :math:`\sigma^2 = \mathrm{se}^2 G` with
+    :math:`\mathrm{se}^2 = \mathrm{scale}^2\,\nu / X`, :math:`X \sim \chi^2_\nu` reweighted
+    by :math:`N(\bar d; 0, \tau^2 + \mathrm{se}^2)`, and
+    :math:`P(\delta > 0 \mid \mathrm{se}) = \Phi\big(\bar d\,\tau /
+    (\mathrm{se}\sqrt{\tau^2 + \mathrm{se}^2})\big)`. The pairs' marginal likelihoods
+    :math:`m_{ab}(\tau)` enter tau's posterior with weight :math:`2/L` (the exact likelihood
+    of the L - 1 contrasts when every pair's se is the same), under
+    :math:`p(\tau) \propto \tau^{a}` on ``(0, 1]``. Pairs without a positive scale are left
+    out of tau's posterior and keep their point mass (or NaN). Returns the probabilities and
+    tau's posterior median (or its mode with ``plugin``).
+    """
+    from scipy.special import ndtr, roots_genlaguerre
+
+    tau = _TAU_NODES
+    ok = np.isfinite(scale) & (scale > 0) & np.isfinite(mean)
+    logm = np.zeros((tau.size, mean.size))
+    p_tau = np.full((tau.size, mean.size), 0.5)
+    v = (tau**2)[:, None, None]
+    for nu in np.unique(df[ok]):
+        x, wq = roots_genlaguerre(_CHI_NODES, nu / 2.0 - 1.0)  # X / 2 ~ Gamma(nu / 2)
+        wq = (wq / wq.sum())[None, :, None]
+        rows = np.flatnonzero(ok & (df == nu))
+        for start in range(0, rows.size, _PAIR_CHUNK):
+            r = rows[start : start + _PAIR_CHUNK]
+            se2 = (scale[r] ** 2)[None, None] * (nu / (2.0 * x))[None, :, None]  # (1, K, P)
+            tot = v + se2
+            dens = wq * np.exp(-0.5 * mean[r] ** 2 / tot) / np.sqrt(tot)  # (T, K, P)
+            m = dens.sum(axis=1)
+            z = mean[r] * np.sqrt(v) / np.sqrt(se2 * tot)
+            logm[:, r] = np.log(m)
+            p_tau[:, r] = (dens * ndtr(z)).sum(axis=1) / m
+    simpson = np.r_[1.0, np.tile([4.0, 2.0], (tau.size - 3) // 2), 4.0, 1.0]
+    dtau = simpson * tau  # Simpson's rule in log tau (dtau = tau dlog tau), equal steps
+    log_post = CLUSTER_TAU_POWER * np.log(tau) + (2.0 / n_models) * logm[:, ok].sum(axis=1)
+    density = np.exp(log_post - log_post.max())
+    weight = density * dtau
+    weight /= weight.sum()
+    cdf = np.cumsum(weight)
+    if plugin:
+        k = int(np.argmax(density))
+        weight = np.zeros_like(weight)
+        weight[k] = 1.0
+        summary = float(tau[k])
+    else:
+        summary = float(tau[np.searchsorted(cdf, 0.5)])
+    p = (weight[:, None] * p_tau).sum(axis=0)
+    flat = _t_prob(mean, scale, df)  # point masses (scale 0) and NaN as without the prior
+    return np.where(ok, p, flat), summary
+
+
 #: (median, log-sd) of the log-normal hyperprior on the learned split prior's concentration.
 SPLIT_KAPPA_PRIOR = (5.0, 1.5)
 #: Nodes of the learned split prior's concentration (log-spaced over +-6 sd of its hyperprior).
@@ -574,7 +645,7 @@ def _table_priors(
     # ends, not a prior on a binary split or a (wrong, right) table, so priors learned on soft
     # counts are no priors for them (measured by `validate pairs` at N = 4 trials: ECE 0.13
     # for either matrix, against 0.008 and 0.04 with the uniform corners)
-    learned = isinstance(prior, str) and prior in ("empirical", "empirical-plugin")
+    learned = isinstance(prior, str) and prior in _LEARNED
     graded_learned = learned and not binary
     kind = "uniform" if graded_learned else prior
     pair_prior = _corner_prior(kind, discordant, split=True)
@@ -592,10 +663,14 @@ def _table_priors(
     return pair_prior, model_prior
 
 
-def _paired_clusters(scores: NDArray, answered: NDArray, codes: NDArray) -> NDArray:
+def _paired_clusters(
+    scores: NDArray, answered: NDArray, codes: NDArray, learned: str | None
+) -> tuple[NDArray, float | None]:
     """P(row > column) under the cluster-level t model (:func:`compare_pairs`).
 
-    Each pair is compared on the questions both answered.
+    Each pair is compared on the questions both answered. ``learned`` (``"empirical"`` or
+    ``"empirical-plugin"``) puts the learned normal prior on each pair's difference
+    (``_shrunk_t_prob``; returned with tau's posterior median or mode), None the flat one.
     """
     n = scores.shape[0]
     out = np.full((n, n), np.nan)
@@ -603,9 +678,14 @@ def _paired_clusters(scores: NDArray, answered: NDArray, codes: NDArray) -> NDAr
     both = answered[i] & answered[j]  # (pairs, M)
     diff = np.where(both, scores[i] - scores[j], 0.0)
     tot, size = cluster_sums(diff, both, codes)
-    p = _t_prob(*cluster_values(tot, size))
+    mean, scale, df = cluster_values(tot, size)
+    tau = None
+    if learned is None:
+        p = _t_prob(mean, scale, df)
+    else:
+        p, tau = _shrunk_t_prob(mean, scale, df, n, learned == "empirical-plugin")
     out[i, j], out[j, i] = p, 1.0 - p
-    return out
+    return out, tau
 
 
 def compare_pairs(
@@ -637,18 +717,43 @@ def compare_pairs(
     model :math:`v_g \sim N(\delta, \sigma^2)` and the Jeffreys prior
     :math:`p(\delta, \sigma) \propto 1/\sigma` the posterior of the population difference
     is Student's :math:`t_{G-1}(\bar d, s_v/\sqrt G)` (Box and Tiao, "Bayesian Inference
-    in Statistical Analysis", 2.4), so
+    in Statistical Analysis", 2.4), so with a flat prior on :math:`\delta` (``prior``
+    ``"uniform"``, ``"jeffreys"`` or a number)
 
     .. math:: P(A > B \mid R) = F_{t_{G-1}}\big(\sqrt G\,\bar d / s_v\big).
+
+    A learned ``prior`` (``"empirical"``, the default of the commands) puts
+    :math:`\delta \sim N(0, \tau^2)` on every pair's difference, with :math:`\tau` (the
+    spread of the differences between the board's models) learned over the board's pairs,
+    as the learned split prior is without clusters: writing
+    :math:`\mathrm{se}^2 = \sigma^2/G` and :math:`\nu = G - 1`, :math:`s_v^2\nu/\sigma^2
+    \sim \chi^2_\nu`, each pair's
+
+    .. math:: P(\delta > 0 \mid \tau, R) = \frac{E\big[N(\bar d; 0, \tau^2 +
+              \mathrm{se}^2)\,\Phi\big(\bar d\,\tau / (\mathrm{se}\sqrt{\tau^2 +
+              \mathrm{se}^2})\big)\big]}{E\big[N(\bar d; 0, \tau^2 + \mathrm{se}^2)\big]}
+
+    (expectations over the :math:`\chi^2_\nu` of the Jeffreys posterior of :math:`\sigma`,
+    by generalised Gauss-Laguerre quadrature); the denominators :math:`m_{AB}(\tau)`, each
+    pair's marginal likelihood, give :math:`p(\tau \mid R) \propto \tau^{1/2} \prod_{A<B}
+    m_{AB}(\tau)^{2/L}` on ``(0, 1]`` (the power :math:`2/L` makes the product of the
+    :math:`L(L-1)/2` correlated pairs the exact likelihood of the :math:`L - 1` contrasts when
+    every pair's se is the same), and :math:`\tau` is integrated out (Simpson's rule on 241
+    log-spaced nodes; ``"empirical-plugin"``: plugged in at its posterior mode). The flat
+    prior overstates the differences between close models; the hyperprior's power 1/2
+    (:data:`CLUSTER_TAU_POWER`) lies between uniform on :math:`\tau` (which shrinks too much
+    where the models are spread) and uniform on :math:`\tau^2` (too little for close models);
+    its calibration is measured by ``bayes-eval validate clusters`` (the documentation's
+    Validation page).
 
     Why not the Bayesian bootstrap over clusters, the clustered form of the Dirichlet
     above: its posterior spread is :math:`(G-1)/(G+1)` of the sample variance over G with
     normal tails, and clusters are few (5 to 30); on the boards of ``bayes-eval validate
     clusters`` (M = 60; development runs) its 95% intervals covered 0.80-0.86 with 5
     clusters, and with the uniform corners as pseudo-clusters 0.997-1.00 with sd/RMSE 1.3-2.0
-    and a P(better) ECE of 0.13, while the t model covers 0.94-0.96 in every cell. The learned
-    split prior (questions, not clusters) does not apply: ``prior`` is not used. The
-    independent matrix compares the models' own t posteriors (Welch's degrees of freedom).
+    and a P(better) ECE of 0.13, while the t model covers 0.94-0.96 in every cell. The
+    independent matrix compares the models' own t posteriors under the flat prior (Welch's
+    degrees of freedom).
     The these-questions estimand does not change with clusters.
 
     Parameters
@@ -666,6 +771,8 @@ def compare_pairs(
         ``"uniform"`` (Dirichlet(1, 1, 1, 1) on the joint table: the Beta formula of the
         module docstring), ``"jeffreys"`` (1/2 each), a number, or ``"empirical"`` /
         ``"empirical-plugin"`` (learned over the benchmark, :mod:`bayes_eval.posteriors.priors`).
+        With ``cluster``, a learned prior is the learned normal prior on each pair's
+        difference (above) and any other the flat one.
     models : list of str, optional
         Names (default ``model_0``, ...).
     exact_levels : int, keyword-only
@@ -724,6 +831,7 @@ def compare_pairs(
             cluster_codes(cluster, n_questions=values.shape[1])[0],
             names,
             independent,
+            prior,
         )
     pair_prior, model_prior = _table_priors(scores, answered, prior, values)
     binary = bool(np.all((scores == 0) | (scores == 1) | ~answered))
@@ -754,10 +862,12 @@ def _compare_clusters(
     codes: NDArray,
     names: tuple[str, ...],
     unpaired: bool,
+    prior: PriorSpec,
 ) -> PairedComparison:
     """:func:`compare_pairs` with clustered questions (its docstring)."""
     n = len(names)
-    paired = _paired_clusters(scores, answered, codes)
+    learned = prior if isinstance(prior, str) and prior in _LEARNED else None
+    paired, tau = _paired_clusters(scores, answered, codes, learned)
     independent = np.full((n, n), np.nan)
     if unpaired:  # each model's own t posterior; the difference of the two by Welch's rule
         mean, scale, df = cluster_values(*cluster_sums(scores, answered, codes))
@@ -772,14 +882,31 @@ def _compare_clusters(
         independent=independent,
         paired=paired,
         shared=shared,
-        prior=CLUSTER_PRIOR,
-        method={"independent": "t (Welch)", "paired": "t"},
+        prior=CLUSTER_PRIOR if tau is None else _cluster_prior_label(tau, learned),
+        method={
+            "independent": "t (Welch)",
+            "paired": "t" if tau is None else "t with a learned normal prior on the difference",
+        },
         clusters=int(codes.max()) + 1,
     )
 
 
 #: How the clustered comparisons name their prior.
 CLUSTER_PRIOR = "Jeffreys on the cluster-level normal model (mean and sd of the cluster values)"
+
+
+def _cluster_prior_label(tau: float, kind: str | None) -> str:
+    """How the clustered comparisons name their learned prior on a pair's difference.
+
+    ``tau`` is the learned sd of a pair's difference: its posterior median (``kind``
+    ``"empirical"``) or its mode (``"empirical-plugin"``, plugged in).
+    """
+    how = "plugged in at its mode" if kind == "empirical-plugin" else "posterior median"
+    return (
+        f"learned normal N(0, tau^2) on each pair's difference (tau learned over the board's "
+        f"pairs: {how} {tau:.3g}; hyperprior p(tau) ~ tau^{CLUSTER_TAU_POWER:g} on (0, 1]) and "
+        "Jeffreys on the cluster-level sd"
+    )
 
 
 def table_prior(kind: str) -> str:

@@ -47,7 +47,8 @@ of a few questions are; a model whose clusters all score the same gets a point m
 
 The probability that a model beats another is
 :func:`~bayes_eval.ranking.paired.compare_pairs` on their shared questions (exact, the
-number ``bayes-eval pairs`` prints, the learned split prior by default without clusters);
+number ``bayes-eval pairs`` prints; by default the learned split prior without clusters, the
+learned normal prior on a pair's difference with them);
 the interval (without clusters) and the rank interval come from ``draws`` seeded draws.
 """
 
@@ -344,9 +345,10 @@ def population_leaderboard(
     fractional : bool, keyword-only
         ``R`` holds graded scores in ``[0, 1]``.
     pair_prior : str, float or array_like, keyword-only
-        Prior of the paired comparisons without clusters
-        (:func:`~bayes_eval.ranking.paired.compare_pairs`; not used with clusters, whose t
-        model has the Jeffreys prior).
+        Prior of the paired comparisons (:func:`~bayes_eval.ranking.paired.compare_pairs`):
+        without clusters of the joint table; with clusters a learned prior is the learned
+        normal prior on a pair's difference, any other the flat one (the intervals' t model
+        keeps the Jeffreys prior).
     draws : int, keyword-only
         Posterior draws for the rank intervals (and, without clusters, the intervals).
     seed : int, Generator or None, keyword-only

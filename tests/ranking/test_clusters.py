@@ -94,7 +94,7 @@ def test_clustered_paired_probability_is_students_t_of_the_cluster_differences()
     g = np.arange(40) % 8  # 8 clusters of 5
     R = (rng.random((3, 40, 2)) < np.array([0.7, 0.5, 0.45])[:, None, None]).astype(float)
     before = R.copy()
-    pc = compare_pairs(R, cluster=g, prior="empirical")
+    pc = compare_pairs(R, cluster=g, prior="uniform")  # the flat prior: Jeffreys on (delta, sd)
     np.testing.assert_array_equal(R, before)  # input untouched
     s = R.mean(axis=2)
     for i, j in [(0, 1), (0, 2), (1, 2)]:
@@ -106,6 +106,80 @@ def test_clustered_paired_probability_is_students_t_of_the_cluster_differences()
     doc = pc.to_dict()
     assert doc["clusters"]["count"] == 8 and doc["estimand"]["paired"] == "new questions"
     assert np.isnan(np.diag(pc.independent)).all() and np.isfinite(pc.independent[0, 1])
+
+
+def _learned_pair_probabilities(d, power, plugin=False):
+    """Brute force of the learned normal prior on clustered differences (independent of the
+    package's Gauss-Laguerre mixture): each pair's posterior of delta under N(0, tau^2) times
+    its Student-t likelihood on a fine grid of delta (Simpson's rule), tau's posterior
+    density tau^power * prod m_ab(tau)^(2 / L) by adaptive quadrature over (0, 1]."""
+    from scipy import integrate
+
+    n_models = d.shape[0]
+    i, j = np.triu_indices(n_models, 1)
+    rows = d[i] - d[j]  # (pairs, G): the cluster means of the differences
+    G = rows.shape[1]
+    mean, scale = rows.mean(axis=1), rows.std(axis=1, ddof=1) / np.sqrt(G)
+    x = np.linspace(-2.0, 2.0, 20_001)
+    lik = stats.t.pdf(x[None], G - 1, mean[:, None], scale[:, None])  # (pairs, x)
+
+    def pair(tau):  # m_ab(tau) and P_ab(delta > 0 | tau)
+        f = stats.norm.pdf(x, 0.0, tau)[None] * lik
+        m = integrate.simpson(f, x=x, axis=1)
+        return m, integrate.simpson(np.where(x > 0, f, 0.0), x=x, axis=1) / m
+
+    def density(tau):
+        return tau**power * np.prod(pair(tau)[0] ** (2.0 / n_models))
+
+    if plugin:
+        from scipy.optimize import minimize_scalar
+
+        return pair(minimize_scalar(lambda t: -density(t), bounds=(1e-3, 1), method="bounded").x)[1]
+    norm = integrate.quad(density, 1e-4, 1, limit=200, epsrel=1e-8)[0]
+    top = integrate.quad_vec(lambda t: density(t) * pair(t)[1], 1e-4, 1, limit=200, epsrel=1e-8)
+    return top[0] / norm
+
+
+@pytest.mark.parametrize("plugin", [False, True])
+def test_learned_prior_on_clustered_differences_matches_brute_force(plugin):
+    """The learned prior (``prior="empirical"``): every pair's P(better) equals a brute-force
+    double quadrature of the same posterior to 2e-4 (the package integrates tau on 241
+    log-spaced nodes and the cluster-level sd on 48 Gauss-Laguerre nodes); plugged in
+    (``"empirical-plugin"``) at tau's posterior mode, to 2e-3 (the mode is read off the grid,
+    whose nodes are 4% apart)."""
+    from bayes_eval.ranking.paired import CLUSTER_TAU_POWER
+
+    rng = np.random.default_rng(3)
+    g = np.arange(36) % 6  # 6 clusters of 6
+    R = (rng.random((4, 36, 1)) < np.array([0.75, 0.6, 0.55, 0.35])[:, None, None]) * 1.0
+    kind = "empirical-plugin" if plugin else "empirical"
+    pc = compare_pairs(R, cluster=g, prior=kind)
+    flat = compare_pairs(R, cluster=g, prior="uniform")
+    d = np.stack([R[:, g == c, 0].mean(axis=1) for c in range(6)], axis=1)  # (L, G)
+    expected = _learned_pair_probabilities(d, CLUSTER_TAU_POWER, plugin=plugin)
+    i, j = np.triu_indices(4, 1)
+    tol = 2e-3 if plugin else 2e-4
+    np.testing.assert_allclose(pc.paired[i, j], expected, atol=tol)
+    np.testing.assert_allclose(pc.paired[j, i], 1 - expected, atol=tol)
+    # shrunk towards 1/2 on this board, the order kept
+    assert np.all(np.abs(pc.paired[i, j] - 0.5) < np.abs(flat.paired[i, j] - 0.5))
+    assert np.all((pc.paired[i, j] > 0.5) == (flat.paired[i, j] > 0.5))
+    assert "tau learned over the board's pairs" in pc.prior
+    assert pc.method["paired"] == "t with a learned normal prior on the difference"
+    assert flat.method["paired"] == "t" and "Jeffreys" in flat.prior
+
+
+def test_learned_cluster_prior_leaves_point_masses_out():
+    """A pair that differs by the same amount in every cluster (scale 0) keeps its point mass
+    and does not enter tau's posterior; a pair sharing one cluster stays NaN."""
+    R = np.zeros((3, 12, 1))
+    R[0, :6] = 1.0  # model 0 beats model 1 by 1/2 in... every question of clusters 0-2
+    R[2] = (np.arange(12) % 3 == 0)[:, None]
+    g = np.arange(12) // 2  # 6 clusters of 2
+    pc = compare_pairs(R, cluster=g, prior="empirical")
+    assert np.isfinite(pc.paired[0, 2]) and 0 < pc.paired[0, 2] < 1
+    one = compare_pairs(R[:2], cluster=np.zeros(12, int) + (np.arange(12) >= 6), prior="empirical")
+    assert one.paired[0, 1] in (0.0, 0.5, 1.0) or np.isfinite(one.paired[0, 1])
 
 
 def test_unclustered_comparison_is_unchanged():
@@ -328,7 +402,9 @@ def test_cli_rank_and_pairs_with_clusters(clustered_csv, capsys):
     assert len(doc["models"]) == 3 and doc["draws"] == 500
     assert main(["pairs", str(path), "--cluster", "topic", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["clusters"]["column"] == "topic" and doc["method"]["paired"] == "t"
+    assert doc["clusters"]["column"] == "topic"
+    assert doc["method"]["paired"] == "t with a learned normal prior on the difference"
+    assert "tau learned over the board's pairs" in doc["prior_detail"]["paired"]
     assert main(["rank", str(path), "--estimand", "new-questions", "--cluster", "topic"]) == 0
     assert "questions drawn in 6 clusters" in capsys.readouterr().out
 
