@@ -35,7 +35,8 @@ column model's, for the two estimands:
                    corners, exact (bayes_eval.ranking.paired). Its prior follows
                    --prior-kind: learned (the default), a symmetric Beta prior on the split
                    of the discordant questions learned from every pair of the board (binary
-                   results with one trial; the uniform corners for graded differences);
+                   results with one trial; for graded differences or several trials a normal
+                   prior N(0, tau^2) on each pair's difference, tau learned over every pair);
                    uniform, Dirichlet(1, 1, 1, 1) on the joint table; or Jeffreys. `bayes-eval
                    validate pairs` measures how calibrated each matrix is.
 
@@ -139,9 +140,10 @@ def _pairs(
         from bayes_eval.plotting.pairs import pairs_plot
 
         assert result.these_questions is not None  # leaderboard_pairs computes it always
-        matrices = {
-            f"{THESE_QUESTIONS} ({result.these_prior})": result.these_questions,
-            f"{NEW_QUESTIONS}, paired ({result.prior})": result.paired,
+        short = [str(label).split(" (")[0] for label in (result.these_prior, result.prior)]
+        matrices = {  # the priors by their short names (the full ones are in the text and JSON)
+            f"{THESE_QUESTIONS} (prior {short[0]})": result.these_questions,
+            f"{NEW_QUESTIONS}, paired (prior {short[1]})": result.paired,
         }
         pairs_plot(names, matrices, plot, title=f"{name}: P(row better than column)")
     if args.json:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from textwrap import fill
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -100,7 +101,9 @@ def pairs_plot(
     for k, (ax, (name, values)) in enumerate(zip(axes, matrices.items(), strict=True)):
         m = np.asarray(values, dtype=float)
         image = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu_r", vmin=0.0, vmax=1.0)
-        ax.set_title(f"P(row better than column): {name}")
+        # a prior's label can be long: wrapped to the heat map's width (about 11 characters
+        # of the title's font per inch)
+        ax.set_title(fill(f"P(row better than column): {name}", width=max(60, int(size * 11))))
         ticks = np.arange(n)
         fontsize = max(4, min(9, int(200 / max(n, 1))))
         ax.set_xticks(ticks, labels=list(models), rotation=90, fontsize=fontsize)
@@ -119,8 +122,8 @@ def pairs_plot(
                             color=text_colour(m[i, j]),
                         )
     fig.colorbar(image, ax=list(axes), shrink=0.6)
-    if title:
-        fig.suptitle(title)
+    if title:  # above the figure (the heat maps' titles can take two lines); saved tight
+        fig.suptitle(title, y=1.0, va="bottom")
     # tight: the constrained layout of square heat maps leaves long rotated column labels
     # partly below the figure (16 models with 29-character names lost their first letters)
     return save_png(fig, path, tight=True)

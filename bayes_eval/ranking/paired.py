@@ -58,6 +58,18 @@ board with wide gaps learns a small :math:`\kappa`, close to the uniform prior's
 The independent comparison's corners come from the models' (wrong, right) tables, pooled
 over the benchmark, as :mod:`bayes_eval.posteriors.priors` learns them.
 
+Differences that are not one binary result per question (several trials, rubrics, graded
+scores) have no split to learn a prior on. There a learned prior puts
+:math:`\delta \sim N(0, \tau^2)` on every pair's difference of mean scores, :math:`\tau`
+learned over the board's pairs and integrated out (:mod:`bayes_eval.ranking.difference_prior`),
+on the normal law with the moments of the Bayesian bootstrap of the pair's observed
+differences, without corners (the prior takes their place):
+:math:`P(A > B \mid \tau, R) = \Phi\big(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V})\big)`,
+:math:`\bar d` the mean difference and :math:`V = (\overline{d^2} - \bar d^2)/(n + 1)`. The
+uniform corners without it overstated the differences between close models; the independent
+comparison keeps its corners (it ignores the pairing, so its variance already overstates the
+difference's). ``bayes-eval validate pairs`` measures both.
+
 This module holds the model's public face: the scores, priors, clusters and the
 :class:`PairedComparison` result. The matrices for questions drawn independently are
 :mod:`bayes_eval.ranking.paired_matrices`, their exact computations (Gil-Pelaez/Imhof
@@ -78,11 +90,17 @@ from bayes_eval.inputs import shown, tally
 from bayes_eval.posteriors.intervals import mixture_support
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec, resolve_prior
 from bayes_eval.ranking.claims import board_claims, claims_document
+from bayes_eval.ranking.difference_prior import (
+    DIFFERENCE_TAU_POWER,
+    normal_logm,
+    shrink_z,
+    shrunk_t,
+    tau_posterior,
+)
 from bayes_eval.ranking.paired_exact import _levels, _sign_probs
 from bayes_eval.ranking.paired_matrices import _heaviest, _independent, _paired, _Prior
 
 __all__ = [
-    "CLUSTER_TAU_POWER",
     "SPLIT_KAPPA_PRIOR",
     "PairedComparison",
     "cluster_codes",
@@ -114,9 +132,7 @@ class PairedComparison(NamedTuple):
     shared : ndarray of int, shape ``(L, L)``
         Questions both models answered (the paired comparison's data).
     prior : str
-        The prior of the new-questions matrices (a label; of the joint table for ``paired``;
-        with clusters of ``paired``, the independent matrix's being the flat
-        ``CLUSTER_PRIOR``).
+        The prior of the new-questions matrices (a label; of the joint table for ``paired``).
     method : dict of str to str
         ``"exact"``, ``"normal"`` or ``"exact and normal"`` for each matrix.
     these_questions : ndarray, shape ``(L, L)``, or None
@@ -132,6 +148,9 @@ class PairedComparison(NamedTuple):
         What ``these_questions`` was computed from (:meth:`Posterior.prob_label
         <bayes_eval.posteriors.posterior.Posterior.prob_label>`): the board model, or the
         models' own posteriors under ``these_prior``.
+    independent_prior : str or None
+        The prior of ``independent`` where it differs from ``prior`` (the flat one, where
+        ``paired`` has the learned normal prior on a pair's difference); None: ``prior``.
     claims : dict or None
         The claims of the board on these questions, JSON-ready
         (:func:`~bayes_eval.ranking.claims.claims_document`: the orderings at a posterior
@@ -166,6 +185,7 @@ class PairedComparison(NamedTuple):
     clusters: int | None = None
     these_from: str | None = None
     claims: dict | None = None
+    independent_prior: str | None = None
 
     @property
     def cluster_treatment(self) -> str:
@@ -213,7 +233,7 @@ class PairedComparison(NamedTuple):
                 )
                 | {
                     "paired": self.prior,
-                    "independent": self.prior if self.clusters is None else CLUSTER_PRIOR,
+                    "independent": self.independent_prior or self.prior,
                 },
                 "shared": self.shared.tolist(),
                 "method": dict(self.method),
@@ -497,69 +517,7 @@ def _t_prob(mean: NDArray, scale: NDArray, df: NDArray) -> NDArray:
     return np.where(np.isfinite(scale), p, np.nan)
 
 
-#: Power ``a`` of the hyperprior :math:`p(\tau) \propto \tau^a` on ``(0, 1]`` of the sd of a
-#: clustered pair's difference (the learned prior of :func:`compare_pairs` with ``cluster``).
-CLUSTER_TAU_POWER = 0.5
 _LEARNED = ("empirical", "empirical-plugin")  # the priors learned over the board
-_TAU_NODES = np.geomspace(1e-4, 1.0, 241)  # the sd tau of a pair's difference, log spaced
-_CHI_NODES = 48  # generalised Gauss-Laguerre nodes of the chi-square of the cluster-level sd
-_PAIR_CHUNK = 512  # pairs per block of the (tau, chi-square, pair) arrays
-
-
-def _shrunk_t_prob(
-    mean: NDArray, scale: NDArray, df: NDArray, n_models: int, plugin: bool
-) -> tuple[NDArray, float]:
-    r"""``P(delta > 0)`` per pair under :math:`\delta \sim N(0, \tau^2)`, tau learned over pairs.
-
-    Each pair's cluster values are :math:`N(\delta, \sigma^2)` with the Jeffreys prior on
-    :math:`\sigma`: given :math:`\tau`, :math:`\sigma^2 = \mathrm{se}^2 G` with
-    :math:`\mathrm{se}^2 = \mathrm{scale}^2\,\nu / X`, :math:`X \sim \chi^2_\nu` reweighted
-    by :math:`N(\bar d; 0, \tau^2 + \mathrm{se}^2)`, and
-    :math:`P(\delta > 0 \mid \mathrm{se}) = \Phi\big(\bar d\,\tau /
-    (\mathrm{se}\sqrt{\tau^2 + \mathrm{se}^2})\big)`. The pairs' marginal likelihoods
-    :math:`m_{ab}(\tau)` enter tau's posterior with weight :math:`2/L` (the exact likelihood
-    of the L - 1 contrasts when every pair's se is the same), under
-    :math:`p(\tau) \propto \tau^{a}` on ``(0, 1]``. Pairs without a positive scale are left
-    out of tau's posterior and keep their point mass (or NaN). Returns the probabilities and
-    tau's posterior median (or its mode with ``plugin``).
-    """
-    from scipy.special import ndtr, roots_genlaguerre
-
-    tau = _TAU_NODES
-    ok = np.isfinite(scale) & (scale > 0) & np.isfinite(mean)
-    logm = np.zeros((tau.size, mean.size))
-    p_tau = np.full((tau.size, mean.size), 0.5)
-    v = (tau**2)[:, None, None]
-    for nu in np.unique(df[ok]):
-        x, wq = roots_genlaguerre(_CHI_NODES, nu / 2.0 - 1.0)  # X / 2 ~ Gamma(nu / 2)
-        wq = (wq / wq.sum())[None, :, None]
-        rows = np.flatnonzero(ok & (df == nu))
-        for start in range(0, rows.size, _PAIR_CHUNK):
-            r = rows[start : start + _PAIR_CHUNK]
-            se2 = (scale[r] ** 2)[None, None] * (nu / (2.0 * x))[None, :, None]  # (1, K, P)
-            tot = v + se2
-            dens = wq * np.exp(-0.5 * mean[r] ** 2 / tot) / np.sqrt(tot)  # (T, K, P)
-            m = dens.sum(axis=1)
-            z = mean[r] * np.sqrt(v) / np.sqrt(se2 * tot)
-            logm[:, r] = np.log(m)
-            p_tau[:, r] = (dens * ndtr(z)).sum(axis=1) / m
-    simpson = np.r_[1.0, np.tile([4.0, 2.0], (tau.size - 3) // 2), 4.0, 1.0]
-    dtau = simpson * tau  # Simpson's rule in log tau (dtau = tau dlog tau), equal steps
-    log_post = CLUSTER_TAU_POWER * np.log(tau) + (2.0 / n_models) * logm[:, ok].sum(axis=1)
-    density = np.exp(log_post - log_post.max())
-    weight = density * dtau
-    weight /= weight.sum()
-    cdf = np.cumsum(weight)
-    if plugin:
-        k = int(np.argmax(density))
-        weight = np.zeros_like(weight)
-        weight[k] = 1.0
-        summary = float(tau[k])
-    else:
-        summary = float(tau[np.searchsorted(cdf, 0.5)])
-    p = (weight[:, None] * p_tau).sum(axis=0)
-    flat = _t_prob(mean, scale, df)  # point masses (scale 0) and NaN as without the prior
-    return np.where(ok, p, flat), summary
 
 
 #: (median, log-sd) of the log-normal hyperprior on the learned split prior's concentration.
@@ -670,7 +628,8 @@ def _paired_clusters(
 
     Each pair is compared on the questions both answered. ``learned`` (``"empirical"`` or
     ``"empirical-plugin"``) puts the learned normal prior on each pair's difference
-    (``_shrunk_t_prob``; returned with tau's posterior median or mode), None the flat one.
+    (:mod:`bayes_eval.ranking.difference_prior`; returned with tau's posterior median or
+    mode), None the flat one.
     """
     n = scores.shape[0]
     out = np.full((n, n), np.nan)
@@ -679,11 +638,10 @@ def _paired_clusters(
     diff = np.where(both, scores[i] - scores[j], 0.0)
     tot, size = cluster_sums(diff, both, codes)
     mean, scale, df = cluster_values(tot, size)
-    tau = None
-    if learned is None:
-        p = _t_prob(mean, scale, df)
-    else:
-        p, tau = _shrunk_t_prob(mean, scale, df, n, learned == "empirical-plugin")
+    p, tau = _t_prob(mean, scale, df), None
+    if learned is not None:
+        shrunk, ok, tau = shrunk_t(mean, scale, df, n, learned == "empirical-plugin")
+        p = np.where(ok, shrunk, p)  # point masses (scale 0) and NaN as without the prior
     out[i, j], out[j, i] = p, 1.0 - p
     return out, tau
 
@@ -741,10 +699,10 @@ def compare_pairs(
     every pair's se is the same), and :math:`\tau` is integrated out (Simpson's rule on 241
     log-spaced nodes; ``"empirical-plugin"``: plugged in at its posterior mode). The flat
     prior overstates the differences between close models; the hyperprior's power 1/2
-    (:data:`CLUSTER_TAU_POWER`) lies between uniform on :math:`\tau` (which shrinks too much
-    where the models are spread) and uniform on :math:`\tau^2` (too little for close models);
-    its calibration is measured by ``bayes-eval validate clusters`` (the documentation's
-    Validation page).
+    (:data:`~bayes_eval.ranking.difference_prior.DIFFERENCE_TAU_POWER`) lies between uniform
+    on :math:`\tau` (which shrinks too much where the models are spread) and uniform on
+    :math:`\tau^2` (too little for close models); its calibration is measured by
+    ``bayes-eval validate clusters`` (the documentation's Validation page).
 
     Why not the Bayesian bootstrap over clusters, the clustered form of the Dirichlet
     above: its posterior spread is :math:`(G-1)/(G+1)` of the sample variance over G with
@@ -845,14 +803,20 @@ def compare_pairs(
     else:
         unpaired, exact = np.full((len(names), len(names)), np.nan), True
     np.fill_diagonal(unpaired, np.nan)
+    label, own_label = pair_prior.label, None
+    if not binary and isinstance(prior, str) and prior in _LEARNED:
+        paired, tau = _shrunk_graded(scores, answered, paired, prior)
+        label, own_label = _graded_label(tau, prior), label
+        paired_method = "normal (Bayesian bootstrap moments) with the learned prior"
     shared = answered.astype(np.int64) @ answered.T.astype(np.int64)
     return PairedComparison(
         models=names,
         independent=unpaired,
         paired=paired,
         shared=shared,
-        prior=pair_prior.label,
+        prior=label,
         method={"independent": "exact" if exact else "normal", "paired": paired_method},
+        independent_prior=own_label,
     )
 
 
@@ -882,12 +846,15 @@ def _compare_clusters(
         independent=independent,
         paired=paired,
         shared=shared,
-        prior=CLUSTER_PRIOR if tau is None else _cluster_prior_label(tau, learned),
+        prior=CLUSTER_PRIOR
+        if tau is None
+        else f"{_difference_prior_label(tau, learned)} and Jeffreys on the cluster-level sd",
         method={
             "independent": "t (Welch)",
             "paired": "t" if tau is None else "t with a learned normal prior on the difference",
         },
         clusters=int(codes.max()) + 1,
+        independent_prior=None if tau is None else CLUSTER_PRIOR,
     )
 
 
@@ -895,8 +862,8 @@ def _compare_clusters(
 CLUSTER_PRIOR = "Jeffreys on the cluster-level normal model (mean and sd of the cluster values)"
 
 
-def _cluster_prior_label(tau: float, kind: str | None) -> str:
-    """How the clustered comparisons name their learned prior on a pair's difference.
+def _difference_prior_label(tau: float, kind: str | None) -> str:
+    """How the comparisons name their learned normal prior on a pair's difference.
 
     ``tau`` is the learned sd of a pair's difference: its posterior median (``kind``
     ``"empirical"``) or its mode (``"empirical-plugin"``, plugged in).
@@ -904,9 +871,89 @@ def _cluster_prior_label(tau: float, kind: str | None) -> str:
     how = "plugged in at its mode" if kind == "empirical-plugin" else "posterior median"
     return (
         f"learned normal N(0, tau^2) on each pair's difference (tau learned over the board's "
-        f"pairs: {how} {tau:.3g}; hyperprior p(tau) ~ tau^{CLUSTER_TAU_POWER:g} on (0, 1]) and "
-        "Jeffreys on the cluster-level sd"
+        f"pairs: {how} {tau:.3g}; hyperprior p(tau) ~ tau^{DIFFERENCE_TAU_POWER:g} on (0, 1])"
     )
+
+
+def _bootstrap_moments(
+    scores: NDArray, answered: NDArray, prior: _Prior, paired: bool
+) -> tuple[NDArray, NDArray]:
+    r"""Mean and variance of the Bayesian bootstrap's law of each pair's D or each model's mean.
+
+    ``paired``: D = row minus column on the questions both answered, corner masses at +1 and
+    -1, matrices ``(L, L)``; otherwise each model's mean score, corners at 1 and 0, ``(L,)``.
+    Dirichlet moments, :math:`\mathrm{Var} = (\sum_k \alpha_k v_k^2/\alpha_0 - E^2)/
+    (\alpha_0 + 1)`, mixed over the prior's nodes.
+    """
+    a = answered.astype(float)
+    x = np.where(answered, scores, 0.0)
+    if paired:
+        n, s1 = a @ a.T, x @ a.T - a @ x.T
+        s2 = (x**2) @ a.T + a @ (x**2).T - 2.0 * (x @ x.T)
+        shift, spread = prior.masses[:, 0] - prior.masses[:, 1], prior.masses.sum(axis=1)
+    else:
+        n, s1, s2 = a.sum(axis=1), x.sum(axis=1), (x**2).sum(axis=1)
+        shift, spread = prior.masses[:, 0], prior.masses[:, 0]
+    s1 = np.where(np.abs(s1) <= 1e-12 * np.maximum(n, 1.0), 0.0, s1)  # equal sums: exactly 0
+    total = n[..., None] + prior.masses.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # no shared question: NaN
+        mean = (s1[..., None] + shift) / total
+        second = (s2[..., None] + spread) / total
+    var = np.maximum(second - mean**2, 0.0) / (total + 1.0)
+    m = mean @ prior.weights
+    return m, np.maximum((var + mean**2) @ prior.weights - m**2, 0.0)
+
+
+def _graded_label(tau: float, kind: str) -> str:
+    """How the paired matrix of graded scores names its learned prior."""
+    return (
+        f"{_difference_prior_label(tau, kind)}, over the Bayesian bootstrap of each pair's "
+        "observed differences without corners (the learned split prior needs one binary "
+        "result per question)"
+    )
+
+
+def _graded_tau(
+    scores: NDArray, answered: NDArray, kind: str, paired: NDArray | None = None
+) -> tuple[NDArray, float, NDArray, NDArray]:
+    """Tau's weights and summary learned from the pairs' Bayesian-bootstrap moments.
+
+    The Bayesian bootstrap of the observed differences without corners (the normal prior takes
+    their place). Pairs with a flat probability (``paired``; every pair sharing a question when
+    None) and a positive variance enter. Also returns the pairs' means and variances ``(L, L)``.
+    """
+    i, j = np.triu_indices(len(scores), 1)
+    mean, var = _bootstrap_moments(scores, answered, _NO_CORNERS, paired=True)
+    seen = (answered.astype(int) @ answered.T.astype(int))[i, j] > 0
+    ok = (seen if paired is None else np.isfinite(paired[i, j])) & (var[i, j] > 0)
+    logm = normal_logm(mean[i, j][ok], var[i, j][ok])
+    weight, tau = tau_posterior(logm, len(scores), kind == "empirical-plugin")
+    return weight, tau, mean, var
+
+
+_NO_CORNERS = _Prior(np.zeros((1, 2)), np.ones(1), "no corners")
+
+
+def _shrunk_graded(
+    scores: NDArray, answered: NDArray, paired: NDArray, kind: str
+) -> tuple[NDArray, float]:
+    r"""The paired matrix of graded scores under the learned normal prior on the difference.
+
+    Each pair's likelihood is the normal law with the moments of the Bayesian bootstrap of
+    its observed differences (mean :math:`\bar d`, variance V, no corners: the learned prior
+    replaces them), so :math:`P = \Phi(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V}))`
+    averaged over tau (:mod:`bayes_eval.ranking.difference_prior`). A pair whose differences
+    are all equal (V = 0) keeps its flat probability. The independent matrix keeps its flat
+    prior: it ignores the pairing, so its variance overstates the difference's.
+    """
+    i, j = np.triu_indices(len(scores), 1)
+    weight, tau, mean, var = _graded_tau(scores, answered, kind, paired)
+    ok = np.isfinite(paired[i, j]) & (var[i, j] > 0)
+    out = paired.copy()
+    m, v = mean[i, j][ok], var[i, j][ok]
+    p = shrink_z(m / np.sqrt(v), v, weight)
+    out[i[ok], j[ok]], out[j[ok], i[ok]] = p, 1.0 - p
+    return out, tau
 
 
 def table_prior(kind: str) -> str:

@@ -64,12 +64,13 @@ from typing import Literal
 import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import betainc, ndtr, ndtri
+from scipy.special import betainc, logsumexp, ndtr, ndtri
 
 from bayes_eval.inputs import check_memory, shown
 from bayes_eval.posteriors.intervals import mixture_support
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
+from bayes_eval.ranking.difference_prior import TAU_NODES, shrink_z
 from bayes_eval.ranking.paired import EXACT_LEVELS
 from bayes_eval.ranking.paired_exact import _levels, _sign_probs
 from bayes_eval.ranking.sample_size import (
@@ -210,6 +211,7 @@ class _NewQuestions:
         weights: NDArray[np.float64],
         draws: int,
         rng: np.random.Generator,
+        tau_weights: NDArray[np.float64] | None = None,
     ) -> None:
         self.rng, self.levels, self.data = rng, levels, counts
         self.corners, self.weights = corners, weights  # (J, 2): masses at +1 and -1
@@ -240,11 +242,18 @@ class _NewQuestions:
             self.pi = np.where(total > 0, g / np.where(total > 0, total, 1.0), mean)
         self._k: list[int] = []
         self._counts: list[NDArray[np.int64]] = []
+        self.tau = None if self.binary else tau_weights
+        self.iw = np.full(draws, 1.0 / draws)  # the simulations' weights
+        if self.tau is not None:  # flat draws of D reweighted to the learned normal prior
+            # w_s = sum_tau p(tau | R) N(D_s; 0, tau^2) / mean_s' N(D_s'; 0, tau^2), in logs
+            log_n = -0.5 * (self.pi @ levels)[:, None] ** 2 / TAU_NODES**2 - np.log(TAU_NODES)
+            ratio = np.exp(log_n - logsumexp(log_n, axis=0) + np.log(draws))  # column means 1
+            self.iw = ratio @ self.tau / draws
 
     def limit(self) -> float:
         """The Monte Carlo P(D_L > 0) over the simulations' draws of pi."""
         d = self.pi @ self.levels
-        return float(np.mean((d > 0) + 0.5 * (d == 0)))
+        return float(self.iw @ ((d > 0) + 0.5 * (d == 0)))
 
     def counts(self, k: int) -> NDArray[np.int64]:
         """Counts of the first ``k`` new questions on every level, shape ``(S, levels)``."""
@@ -265,6 +274,8 @@ class _NewQuestions:
     def prob(self, k: int) -> NDArray[np.float64]:
         """``P_K`` of every simulation after ``k`` new questions (module docstring)."""
         c = self.data[None] + self.counts(k)  # (S, levels)
+        if self.tau is not None:  # the learned prior, tau's weights held at today's
+            return _shrunk(c, self.levels, self.tau)
         a_plus, a_minus = self.corners[:, 0], self.corners[:, 1]
         if self.binary:
             m_plus = c[:, self.plus, None] + a_plus[None]
@@ -280,7 +291,73 @@ class _NewQuestions:
         return ndtr(z) @ self.weights
 
     def assurance(self, k: int, confidence: float) -> float:
-        return float(np.mean(self.prob(k) >= confidence))
+        return float(self.iw @ (self.prob(k) >= confidence))
+
+
+#: How P_K is decided: (binary, learned prior on the difference) -> name.
+_DECISIONS = {
+    (True, False): "exact (Beta)",
+    (False, False): "normal (exact moments)",
+    (False, True): "normal (exact moments), learned normal prior on the difference",
+}
+
+
+def _confidence(confidence: float) -> float:
+    """A checked ``confidence``: a probability in (0.5, 1)."""
+    conf = _probability(confidence, "confidence")
+    if not 0.5 < conf < 1.0:
+        raise ValueError(
+            f"confidence is {shown(confidence)}; expected a probability in (0.5, 1), e.g. 0.95."
+        )
+    return conf
+
+
+def _p_start(
+    levels: NDArray,
+    counts: NDArray,
+    corners: NDArray,
+    weights: NDArray,
+    tau_weights: ArrayLike | None,
+) -> tuple[float, NDArray | None]:
+    """P(A better on new questions) now, as compare_pairs gives it, and the checked tau weights.
+
+    The exact Bayesian bootstrap with the corners, or with ``tau_weights`` (graded differences)
+    the learned normal prior on the difference.
+    """
+    tau = _tau_weights(tau_weights, levels)
+    if tau is not None:
+        return float(_shrunk(counts[None], levels, tau)[0]), tau
+    return float(_sign_probs(levels, counts, corners, EXACT_LEVELS)[0] @ weights), None
+
+
+def _tau_weights(tau_weights: ArrayLike | None, levels: NDArray) -> NDArray | None:
+    """Checked weights of the learned normal prior's tau nodes; None for binary differences."""
+    if tau_weights is None or bool(np.all(np.isin(levels, (-1.0, 0.0, 1.0)))):
+        return None
+    w = np.asarray(tau_weights, dtype=float)
+    if w.shape != TAU_NODES.shape or not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(
+            f"tau_weights has shape {w.shape}; expected {TAU_NODES.size} finite non-negative "
+            "weights of the learned prior's tau nodes, not all 0."
+        )
+    return w / w.sum()
+
+
+def _shrunk(counts: NDArray, levels: NDArray, tau: NDArray) -> NDArray:
+    r"""P(D > 0) per row of ``counts`` under the learned normal prior, tau's weights ``tau``.
+
+    The normal law with the moments of the Bayesian bootstrap of the observed differences (no
+    corners), shrunk as :func:`~bayes_eval.ranking.paired.compare_pairs` does: mean
+    :math:`\bar d = \sum_v v c_v / n`, :math:`V = (\sum_v v^2 c_v / n - \bar d^2)/(n + 1)`.
+    A row with V = 0 gets P = 1, 1/2 or 0 by the sign of its mean.
+    """
+    n = counts.sum(axis=1)
+    s1 = counts @ levels
+    mean = np.where(np.abs(s1) <= 1e-12 * n, 0.0, s1) / n  # equal sums: exactly 0
+    var = np.maximum(counts @ levels**2 / n - mean**2, 0.0) / (n + 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(var > 0, mean / np.sqrt(var), np.sign(mean) * np.inf)
+    return shrink_z(z, var, tau)
 
 
 def _normal_guess(
@@ -365,6 +442,7 @@ def plan_questions(
     prior: ArrayLike = (1.0, 1.0),
     prior_weights: ArrayLike | None = None,
     prior_label: str | None = None,
+    tau_weights: ArrayLike | None = None,
     confidence: float = 0.95,
     assurance: float = 0.8,
     draws: int = 2000,
@@ -391,6 +469,12 @@ def plan_questions(
     prior_label : str, optional
         The prior's name in the result (default ``"uniform"`` for (1, 1), else
         ``"fixed corners"``).
+    tau_weights : array_like, shape ``(241,)``, optional
+        Graded differences only: the weights of the learned normal prior
+        :math:`N(0, \tau^2)` on the pair's difference over its 241 nodes of tau (what
+        :func:`plan_new_questions` learns over the board, as
+        :func:`~bayes_eval.ranking.paired.compare_pairs` does; held at today's values).
+        Default None: the flat prior.
     confidence : float, keyword-only
         P(leader better on new questions) to reach, in (0.5, 1); default 0.95.
     assurance : float, keyword-only
@@ -432,11 +516,7 @@ def plan_questions(
     >>> 50 < plan.extra_questions < 300, plan.assurance_at_required >= 0.8
     (True, True)
     """
-    conf = _probability(confidence, "confidence")
-    if not 0.5 < conf < 1.0:
-        raise ValueError(
-            f"confidence is {shown(confidence)}; expected a probability in (0.5, 1), e.g. 0.95."
-        )
+    conf = _confidence(confidence)
     target = _probability(assurance, "assurance")
     draws = _positive_int(draws, "draws")
     max_questions = _positive_int(max_questions, "max_questions")
@@ -447,17 +527,18 @@ def plan_questions(
     m_now = int(d.size)
     levels, counts = _levels(np.concatenate([d, [-1.0, 0.0, 1.0]]))
     base = (counts - np.isin(levels, (-1.0, 0.0, 1.0))).astype(float)  # 0 and the corners
-    p_a = float(_sign_probs(levels, base, corners, EXACT_LEVELS)[0] @ wts)
+    p_a, tau = _p_start(levels, base, corners, wts, tau_weights)
     leader: Literal["a", "b"] = "a" if p_a >= 0.5 else "b"
     if leader == "b":  # orient: the leader's differences, the corners swapped
         levels, base, corners = -levels[::-1], base[::-1], corners[:, ::-1]
     p_now = p_a if leader == "a" else 1.0 - p_a
     keep = mixture_support(wts, 1.0 - 1e-4)[:_NODES]
     corners, wts = corners[keep], wts[keep] / wts[keep].sum()
+    if tau is not None:  # the learned prior replaces the corners, as in compare_pairs
+        corners, wts = np.zeros((1, 2)), np.ones(1)
     check_memory(8.0 * 4 * draws * levels.size, f"draws {draws}", "fewer draws")
-    rng = np.random.default_rng(seed)
-    fut = _NewQuestions(levels, base, corners, wts, draws, rng)
-    decision = "exact (Beta)" if fut.binary else "normal (exact moments)"
+    fut = _NewQuestions(levels, base, corners, wts, draws, np.random.default_rng(seed), tau)
+    decision = _DECISIONS[fut.binary, tau is not None]
     limit = fut.limit()
     common = dict(
         leader=leader,
@@ -577,7 +658,13 @@ def plan_new_questions(
     >>> plan.leader, plan.m_now, plan.prior
     ('b', 50, 'empirical (split of discordant questions, board, integrated)')
     """
-    from bayes_eval.ranking.paired import _table_priors, question_scores
+    from bayes_eval.ranking.paired import (
+        _LEARNED,
+        _graded_label,
+        _graded_tau,
+        _table_priors,
+        question_scores,
+    )
 
     names = [str(m) for m in R["model"].values]
     for m in (model_a, model_b):
@@ -590,6 +677,11 @@ def plan_new_questions(
     scores = question_scores(values, w, fractional=fractional)
     answered = ~np.isnan(scores)
     pair, _ = _table_priors(scores, answered, pair_prior, values)
+    label, tau = pair.label, None
+    binary = bool(np.all((scores == 0) | (scores == 1) | ~answered))
+    if not binary and isinstance(pair_prior, str) and pair_prior in _LEARNED:
+        tau, summary, _, _ = _graded_tau(scores, answered, pair_prior)
+        label = _graded_label(summary, pair_prior)
     i, j = names.index(model_a), names.index(model_b)
     both = answered[i] & answered[j]
     if not both.any():
@@ -601,7 +693,8 @@ def plan_new_questions(
         scores[j, both],
         prior=pair.masses,
         prior_weights=pair.weights,
-        prior_label=pair.label,
+        prior_label=label,
+        tau_weights=tau,
         confidence=confidence,
         assurance=assurance,
         draws=simulations,

@@ -147,7 +147,7 @@ def test_learned_prior_on_clustered_differences_matches_brute_force(plugin):
     log-spaced nodes and the cluster-level sd on 48 Gauss-Laguerre nodes); plugged in
     (``"empirical-plugin"``) at tau's posterior mode, to 2e-3 (the mode is read off the grid,
     whose nodes are 4% apart)."""
-    from bayes_eval.ranking.paired import CLUSTER_TAU_POWER
+    from bayes_eval.ranking.difference_prior import DIFFERENCE_TAU_POWER
 
     rng = np.random.default_rng(3)
     g = np.arange(36) % 6  # 6 clusters of 6
@@ -156,7 +156,7 @@ def test_learned_prior_on_clustered_differences_matches_brute_force(plugin):
     pc = compare_pairs(R, cluster=g, prior=kind)
     flat = compare_pairs(R, cluster=g, prior="uniform")
     d = np.stack([R[:, g == c, 0].mean(axis=1) for c in range(6)], axis=1)  # (L, G)
-    expected = _learned_pair_probabilities(d, CLUSTER_TAU_POWER, plugin=plugin)
+    expected = _learned_pair_probabilities(d, DIFFERENCE_TAU_POWER, plugin=plugin)
     i, j = np.triu_indices(4, 1)
     tol = 2e-3 if plugin else 2e-4
     np.testing.assert_allclose(pc.paired[i, j], expected, atol=tol)

@@ -219,3 +219,64 @@ def test_node_vectorised_imhof_equals_the_one_node_inversion():
         v = np.concatenate([levels, [1.0, -1.0]])
         nu = np.concatenate([base, [plus, minus]])
         np.testing.assert_allclose(got[j], dirichlet_functional_cdf(y, nu, v), atol=1e-12)
+
+
+def _graded_brute_force(R, power):
+    """The learned normal prior on graded differences, computed apart from the package: each
+    pair's Bayesian bootstrap of its observed differences (no corners) as a normal likelihood
+    N(mean, V) with the Dirichlet(1, ..., 1) moments written out pair by pair, tau's posterior
+    tau^power * prod_AB N(mean_AB; 0, tau^2 + V_AB)^(2/L) integrated by adaptive quadrature,
+    and P(delta > 0 | tau) = Phi(mean tau / (sqrt(V) sqrt(tau^2 + V)))."""
+    from scipy import integrate
+
+    s = R.mean(axis=2)
+    n_models = s.shape[0]
+    mom = {}
+    for a in range(n_models):
+        for b in range(a + 1, n_models):
+            d = s[a] - s[b]  # Dirichlet(1, ..., 1): E = mean d, Var = (E d^2 - E^2) / (n + 1)
+            mom[a, b] = d.mean(), (np.mean(d**2) - d.mean() ** 2) / (d.size + 1)
+
+    def density(t):
+        like = np.prod([stats.norm.pdf(mu, 0, np.sqrt(t**2 + v)) for mu, v in mom.values()])
+        return t**power * like ** (2.0 / n_models)
+
+    norm = integrate.quad(density, 1e-4, 1, limit=200, epsrel=1e-10)[0]
+
+    def shrunk(mu, v):
+        f = lambda t: density(t) * stats.norm.cdf(mu * t / np.sqrt(v * (t**2 + v)))  # noqa: E731
+        return integrate.quad(f, 1e-4, 1, limit=200, epsrel=1e-10)[0] / norm
+
+    return {k: shrunk(mu, v) for k, (mu, v) in mom.items()}
+
+
+@pytest.mark.parametrize("kind", ["trials", "graded"])
+def test_learned_prior_on_graded_differences_matches_brute_force(kind):
+    """Means of several trials and graded scores under the learned prior (``"empirical"``):
+    the paired matrix equals the brute force of ``_graded_brute_force`` to 1e-4 (the package
+    integrates tau on 241 log-spaced nodes by Simpson's rule), its order is the flat one's
+    (the uniform corners'), and the independent matrix keeps its flat prior, said in the
+    JSON."""
+    from bayes_eval.ranking.difference_prior import DIFFERENCE_TAU_POWER
+
+    rng = np.random.default_rng(5)
+    p = np.clip(rng.random((1, 30, 1)) + np.array([0.0, 0.08, 0.12, 0.3])[:, None, None], 0, 1)
+    if kind == "trials":
+        R = (rng.random((4, 30, 3)) < p) * 1.0
+        pc = compare_pairs(R, prior="empirical")
+        flat = compare_pairs(R, prior="uniform")
+    else:
+        R = rng.beta(4 * p + 0.2, 4 * (1 - p) + 0.2)
+        pc = compare_pairs(R, prior="empirical", fractional=True)
+        flat = compare_pairs(R, prior="uniform", fractional=True)
+    for (a, b), expected in _graded_brute_force(R, DIFFERENCE_TAU_POWER).items():
+        assert pc.paired[a, b] == pytest.approx(expected, abs=1e-4)
+        assert pc.paired[b, a] == pytest.approx(1 - expected, abs=1e-4)
+        assert (pc.paired[a, b] > 0.5) == (flat.paired[a, b] > 0.5)
+    np.testing.assert_array_equal(pc.independent, flat.independent)
+    doc = pc.to_dict()["prior"]
+    assert doc["paired"] == pc.prior and doc["independent"].startswith("uniform")
+    assert "learned normal" not in doc["independent"]
+    assert "learned normal N(0, tau^2) on each pair's difference" in pc.prior
+    assert "without corners" in pc.prior
+    assert pc.method["paired"] == "normal (Bayesian bootstrap moments) with the learned prior"
