@@ -48,7 +48,8 @@ cluster-level differences (Miller's clustered standard error, Jeffreys prior on 
 the learned --prior-kind (the default) each pair's difference has a normal prior N(0, tau^2)
 whose tau, the spread of the board's differences, is learned over every pair (as the learned
 split prior is without clusters); otherwise the difference's prior is flat. It does not change
-these questions. `bayes-eval validate clusters` measures both treatments.
+these questions. `bayes-eval validate clusters` measures the clustered treatment under both
+priors and the unclustered one.
 
 The board's claims on these questions, as `rank` states them: the largest set of orderings
 "A better than B" at posterior expected false discovery rate --fdr (0.05), the tie groups,

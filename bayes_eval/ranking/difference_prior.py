@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import ndtr, ndtri, roots_genlaguerre
+from scipy.special import logsumexp, ndtr
+from scipy.stats import gamma
 
 #: The hyperprior's power; the engines below serve :mod:`bayes_eval.ranking.paired` and
 #: :mod:`bayes_eval.ranking.questions_plan`.
@@ -37,9 +38,8 @@ __all__ = ["DIFFERENCE_TAU_POWER"]
 #: pair's difference.
 DIFFERENCE_TAU_POWER = 0.5
 TAU_NODES = np.geomspace(1e-4, 1.0, 241)  # the sd tau of a pair's difference, log spaced
-_CHI_NODES = 48  # generalised Gauss-Laguerre nodes of the chi-square of the cluster-level sd
-_PAIR_CHUNK = 512  # pairs per block of the (tau, chi-square, pair) arrays
-_EDGE = 1e-16  # a flat probability is read in (EDGE, 1 - EDGE) before its normal quantile
+_Y_NODES = 161  # Simpson nodes (log spaced) of the Gamma variable of the cluster-level sd
+_PAIR_CHUNK = 32  # pairs per block of the (tau, y, pair) arrays (10 MB each)
 
 
 def tau_posterior(logm: NDArray, n_models: int, plugin: bool) -> tuple[NDArray, float]:
@@ -60,41 +60,64 @@ def tau_posterior(logm: NDArray, n_models: int, plugin: bool) -> tuple[NDArray, 
         return weight, float(tau[k])
     weight = density * dtau
     weight /= weight.sum()
-    return weight, float(tau[np.searchsorted(np.cumsum(weight), 0.5)])
+    smooth = np.cumsum(density * np.gradient(tau))  # the median from a cdf that is not jagged
+    return weight, float(tau[np.searchsorted(smooth / smooth[-1], 0.5)])
 
 
 def shrunk_t(
     mean: NDArray, scale: NDArray, df: NDArray, n_models: int, plugin: bool
-) -> tuple[NDArray, NDArray, float]:
+) -> tuple[NDArray, NDArray, float | None]:
     r"""``P(delta > 0)`` per pair of Student-t likelihoods under the learned normal prior.
 
     Each pair's cluster values are :math:`N(\delta, \sigma^2)` with the Jeffreys prior on
-    :math:`\sigma`: :math:`\mathrm{se}^2 = \sigma^2/G = \mathrm{scale}^2\,\nu / X` with
-    :math:`X \sim \chi^2_\nu` (generalised Gauss-Laguerre nodes), so that
-    :math:`m(\tau) = E_X[N(\bar d; 0, \tau^2 + \mathrm{se}^2)]` and
-    :math:`P(\delta > 0 \mid \tau) = E_X[N(\cdot)\,\Phi(\bar d\,\tau /
-    (\mathrm{se}\sqrt{\tau^2 + \mathrm{se}^2}))] / m(\tau)`. Pairs without a positive scale
-    are left out (``ok`` False): the caller keeps their flat-prior values. Returns the
-    probabilities, ``ok`` and tau's summary (:func:`tau_posterior`).
+    :math:`\sigma`: :math:`\mathrm{se}^2 = \sigma^2/G = \mathrm{scale}^2\,\nu / (2y)` with
+    :math:`y \sim \mathrm{Gamma}(\nu/2)`, so that
+    :math:`m(\tau) = E_y[N(\bar d; 0, \tau^2 + \mathrm{se}^2)]` and
+    :math:`P(\delta > 0 \mid \tau) = E_y[N(\cdot)\,\Phi(\bar d\,\tau /
+    (\mathrm{se}\sqrt{\tau^2 + \mathrm{se}^2}))] / m(\tau)`. The expectations are Simpson's
+    rule on 161 log-spaced nodes of y, from the Gamma's 1e-12 quantile (lower
+    still where a pair's :math:`|t| = |\bar d|/\mathrm{scale}` is large: the prior then
+    pulls the posterior of :math:`\sigma` up, to y near :math:`\nu/(2t^2)`) to its
+    :math:`1 - 10^{-12}` quantile, in logs (no underflow). Pairs without a clear scale
+    (:math:`\mathrm{scale} \le 10^{-12}\,\max(1, |\bar d|)`: every cluster says the same)
+    are left out (``ok`` False): the caller keeps their flat-prior values; when no pair is
+    left the summary is None. Returns the probabilities, ``ok`` and tau's summary
+    (:func:`tau_posterior`).
     """
-    ok = np.isfinite(scale) & (scale > 0) & np.isfinite(mean)
+    ok = np.isfinite(scale) & np.isfinite(mean) & (scale > 1e-12 * np.maximum(1.0, np.abs(mean)))
+    p = np.full(mean.shape, 0.5)
+    if not ok.any():
+        return p, ok, None
     logm = np.zeros((TAU_NODES.size, mean.size))
     p_tau = np.full((TAU_NODES.size, mean.size), 0.5)
     v = (TAU_NODES**2)[:, None, None]
     for nu in np.unique(df[ok]):
-        x, wq = roots_genlaguerre(_CHI_NODES, nu / 2.0 - 1.0)  # X / 2 ~ Gamma(nu / 2)
-        wq = (wq / wq.sum())[None, :, None]
         rows = np.flatnonzero(ok & (df == nu))
+        t_max = float(np.max(np.abs(mean[rows] / scale[rows])))
+        y, log_w = _gamma_nodes(nu, t_max)
         for start in range(0, rows.size, _PAIR_CHUNK):
             r = rows[start : start + _PAIR_CHUNK]
-            se2 = (scale[r] ** 2)[None, None] * (nu / (2.0 * x))[None, :, None]  # (1, K, P)
+            se2 = (scale[r] ** 2)[None, None] * (nu / (2.0 * y))[None, :, None]  # (1, K, P)
             tot = v + se2
-            dens = wq * np.exp(-0.5 * mean[r] ** 2 / tot) / np.sqrt(tot)  # (T, K, P)
-            m = dens.sum(axis=1)
-            logm[:, r] = np.log(m)
-            p_tau[:, r] = (dens * ndtr(mean[r] * np.sqrt(v) / np.sqrt(se2 * tot))).sum(1) / m
+            log_dens = log_w[None, :, None] - 0.5 * mean[r] ** 2 / tot - 0.5 * np.log(tot)
+            logm[:, r] = logsumexp(log_dens, axis=1)
+            share = np.exp(log_dens - logm[:, None, r])  # (T, K, P), sums to 1 over K
+            p_tau[:, r] = (share * ndtr(mean[r] * np.sqrt(v) / np.sqrt(se2 * tot))).sum(1)
     weight, summary = tau_posterior(logm[:, ok], n_models, plugin)
     return np.clip(0.5 + weight @ (p_tau - 0.5), 0.0, 1.0), ok, summary
+
+
+def _gamma_nodes(nu: float, t_max: float) -> tuple[NDArray, NDArray]:
+    """Log-spaced nodes y of Gamma(nu / 2) and the logs of their Simpson weights.
+
+    The weights are the density times dy = y dlog y, normalised to sum 1 (:func:`shrunk_t`).
+    """
+    a = nu / 2.0
+    lo = min(float(gamma.ppf(1e-12, a)), 1e-3 * nu / (2.0 * (1.0 + t_max**2)))
+    y = np.geomspace(lo, float(gamma.isf(1e-12, a)), _Y_NODES)
+    simpson = np.r_[1.0, np.tile([4.0, 2.0], (_Y_NODES - 3) // 2), 4.0, 1.0]
+    log_w = np.log(simpson) + gamma.logpdf(y, a) + np.log(y)
+    return y, log_w - logsumexp(log_w)
 
 
 def normal_logm(mean: NDArray, var: NDArray) -> NDArray:
@@ -116,8 +139,3 @@ def shrink_z(z: NDArray, var: NDArray, weight: NDArray) -> NDArray:
     factor = TAU_NODES / np.sqrt(TAU_NODES**2 + np.asarray(var)[..., None])
     p = 0.5 + (ndtr(np.asarray(z)[..., None] * factor) - 0.5) @ weight  # z = 0: exactly 1/2
     return np.clip(p, 0.0, 1.0)
-
-
-def flat_quantile(p: NDArray) -> NDArray:
-    """The normal quantile of a flat-prior probability, read in ``(1e-16, 1 - 1e-16)``."""
-    return ndtri(np.clip(p, _EDGE, 1.0 - _EDGE))

@@ -692,10 +692,11 @@ def compare_pairs(
               \mathrm{se}^2})\big)\big]}{E\big[N(\bar d; 0, \tau^2 + \mathrm{se}^2)\big]}
 
     (expectations over the :math:`\chi^2_\nu` of the Jeffreys posterior of :math:`\sigma`,
-    by generalised Gauss-Laguerre quadrature); the denominators :math:`m_{AB}(\tau)`, each
-    pair's marginal likelihood, give :math:`p(\tau \mid R) \propto \tau^{1/2} \prod_{A<B}
-    m_{AB}(\tau)^{2/L}` on ``(0, 1]`` (the power :math:`2/L` makes the product of the
-    :math:`L(L-1)/2` correlated pairs the exact likelihood of the :math:`L - 1` contrasts when
+    by Simpson's rule in the log of its Gamma variable); the denominators
+    :math:`m_{AB}(\tau)`, each pair's marginal likelihood, give
+    :math:`p(\tau \mid R) \propto \tau^{1/2} \prod_{A<B} m_{AB}(\tau)^{2/L}` on ``(0, 1]``
+    (the power :math:`2/L` makes the product of the :math:`L(L-1)/2` correlated pairs
+    the exact likelihood of the :math:`L - 1` contrasts when
     every pair's se is the same), and :math:`\tau` is integrated out (Simpson's rule on 241
     log-spaced nodes; ``"empirical-plugin"``: plugged in at its posterior mode). The flat
     prior overstates the differences between close models; the hyperprior's power 1/2

@@ -219,8 +219,10 @@ def test_learned_prior_calibrates_clustered_p_better_for_close_models():
     """Close models (logit ability sd 0.25), 6 LLMs x 60 questions, one trial, 150 boards per
     cell. Measured with 200 boards (docs' Validation page): the flat prior's P(better) has an
     ECE of 0.077 (s = 0, G = 10) and 0.091 (s = 1, G = 30), the learned normal prior on a
-    pair's difference 0.029 and 0.041 (noise floor about 0.018). Held: the learned prior's
-    ECE at most 0.05 and at least 0.025 below the flat prior's in both cells."""
+    pair's difference 0.030 and 0.041 (noise floor about 0.018); here (seed 11) 0.036 and
+    0.038. Over seeds 0-6 of this test the learned prior's ECE reached 0.051 and the smallest
+    gap was 0.026. Held: the learned prior's ECE at most 0.06 and at least 0.015 below the
+    flat prior's in both cells."""
     for s, g in ((0.0, 10), (1.0, 30)):
         config = registry.make_config(
             "clusters",
@@ -234,7 +236,7 @@ def test_learned_prior_calibrates_clustered_p_better_for_close_models():
         cells = summary_clusters(run_clusters(config, progress=False))["cells"]
         learned = cells[f"s={s:g} G={g} clustered"]["ece"]
         flat = cells[f"s={s:g} G={g} clustered-flat"]["ece"]
-        assert learned <= 0.05 and flat - learned >= 0.025, cells
+        assert learned <= 0.06 and flat - learned >= 0.015, cells
 
 
 @pytest.mark.slow
