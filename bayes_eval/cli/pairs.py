@@ -30,15 +30,18 @@ column model's, for the two estimands:
                    sample, shared by both models): the paired posterior of the pair's outcomes
                    question by question. Binary results with one trial: P(Beta(a + n_A, a +
                    n_B) > 1/2) from the Dirichlet posterior of the joint table (n_A, n_B:
-                   questions only A, only B solved); more trials, rubric or graded scores: the
-                   same Dirichlet over the per-question score differences plus the table's
-                   corners, exact (bayes_eval.ranking.paired). Its prior follows
-                   --prior-kind: learned (the default), a symmetric Beta prior on the split
-                   of the discordant questions learned from every pair of the board (binary
-                   results with one trial; for graded differences or several trials a normal
-                   prior N(0, tau^2) on each pair's difference, tau learned over every pair);
-                   uniform, Dirichlet(1, 1, 1, 1) on the joint table; or Jeffreys. `bayes-eval
-                   validate pairs` measures how calibrated each matrix is.
+                   questions only A, only B solved); more trials, rubric or graded scores: a
+                   Dirichlet over the per-question score differences (Rubin's Bayesian
+                   bootstrap; bayes_eval.ranking.paired). Its prior follows --prior-kind:
+                   learned (the default), a symmetric Beta prior on the split of the
+                   discordant questions learned from every pair of the board (binary results
+                   with one trial), or for graded differences and several trials a normal
+                   prior N(0, tau^2) on each pair's difference, tau learned over every pair
+                   (on the normal law of the bootstrap's moments; a pair sharing fewer than 5
+                   questions keeps the uniform corners); uniform, Dirichlet(1, 1, 1, 1) on the
+                   joint table (for differences, the bootstrap plus the table's corners,
+                   exact); or Jeffreys. `bayes-eval validate pairs` measures how calibrated
+                   each matrix is.
 
 --cluster COLUMN (a long table's column holding each question's group: passage, subject,
 template) makes the new-questions comparison draw clusters, not questions (Miller, "Adding
@@ -149,7 +152,11 @@ def _pairs(
         pairs_plot(names, matrices, plot, title=f"{name}: P(row better than column)")
     if args.json:
         doc["prior"] = result.these_prior
-        doc["prior_detail"] = {"these_questions": prior.to_dict(), "paired": result.prior}
+        doc["prior_detail"] = {
+            "these_questions": prior.to_dict(),
+            "paired": result.prior,
+            "independent": result.independent_prior or result.prior,
+        }
         doc["clusters"] = cast("dict[str, object]", doc["clusters"]) | {"column": args.cluster}
         return {"file": name, "task": task, **doc, "design": scored.design} | {
             "graded": scored.graded
@@ -176,7 +183,7 @@ def _print_pairs(
         f"{name}: {len(names)} models, {n_questions} questions; these "
         f"questions: {these}; new questions "
         f"(paired): prior {result.prior}"
-        + ("" if result.clusters else " on the joint table")
+        + ("" if result.clusters or result.independent_prior else " on the joint table")
         + f" ({result.method['paired']}); "
         + (
             f"--cluster {args.cluster}: {result.cluster_treatment}"

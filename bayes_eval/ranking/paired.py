@@ -369,7 +369,8 @@ def paired_probability(
     >>> round(paired_probability(a, b), 6)
     0.945312
 
-    Mean scores of several trials (the Bayesian bootstrap with the uniform corners):
+    Mean scores of several trials (the Bayesian bootstrap with the uniform corners; one pair
+    alone has no board to learn a prior on):
 
     >>> round(paired_probability([1, 0.5, 0.75, 1], [0.5, 0.5, 0.25, 0.75]), 4)
     0.8222
@@ -876,33 +877,29 @@ def _difference_prior_label(tau: float, kind: str | None) -> str:
     )
 
 
-def _bootstrap_moments(
-    scores: NDArray, answered: NDArray, prior: _Prior, paired: bool
-) -> tuple[NDArray, NDArray]:
-    r"""Mean and variance of the Bayesian bootstrap's law of each pair's D or each model's mean.
+#: Fewer shared questions than this keep the flat prior's probability (the uniform corners):
+#: the bootstrap of so few differences has no usable spread.
+_MIN_SHARED = 5
 
-    ``paired``: D = row minus column on the questions both answered, corner masses at +1 and
-    -1, matrices ``(L, L)``; otherwise each model's mean score, corners at 1 and 0, ``(L,)``.
-    Dirichlet moments, :math:`\mathrm{Var} = (\sum_k \alpha_k v_k^2/\alpha_0 - E^2)/
-    (\alpha_0 + 1)`, mixed over the prior's nodes.
+
+def _difference_moments(scores: NDArray, answered: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    r"""Mean and variance of the Bayesian bootstrap's D (row minus column), without corners.
+
+    Over the n questions both answered, :math:`\bar d = \sum_q d_q / n` and
+    :math:`V = (\overline{d^2} - \bar d^2)/(n + 1)` (Dirichlet(1, ..., 1) moments), as
+    ``(L, L)`` matrices with n. Sums that cancel are exactly 0 and variances of rounding size
+    (at most 1e-12 of the second moment) are 0: every difference equal.
     """
     a = answered.astype(float)
     x = np.where(answered, scores, 0.0)
-    if paired:
-        n, s1 = a @ a.T, x @ a.T - a @ x.T
-        s2 = (x**2) @ a.T + a @ (x**2).T - 2.0 * (x @ x.T)
-        shift, spread = prior.masses[:, 0] - prior.masses[:, 1], prior.masses.sum(axis=1)
-    else:
-        n, s1, s2 = a.sum(axis=1), x.sum(axis=1), (x**2).sum(axis=1)
-        shift, spread = prior.masses[:, 0], prior.masses[:, 0]
+    n, s1 = a @ a.T, x @ a.T - a @ x.T
+    s2 = (x**2) @ a.T + a @ (x**2).T - 2.0 * (x @ x.T)
     s1 = np.where(np.abs(s1) <= 1e-12 * np.maximum(n, 1.0), 0.0, s1)  # equal sums: exactly 0
-    total = n[..., None] + prior.masses.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):  # no shared question: NaN
-        mean = (s1[..., None] + shift) / total
-        second = (s2[..., None] + spread) / total
-    var = np.maximum(second - mean**2, 0.0) / (total + 1.0)
-    m = mean @ prior.weights
-    return m, np.maximum((var + mean**2) @ prior.weights - m**2, 0.0)
+        mean, second = s1 / n, s2 / n
+        spread = second - mean**2
+        var = np.where(spread > 1e-12 * second, spread, 0.0) / (n + 1.0)
+    return mean, var, n
 
 
 def _graded_label(tau: float, kind: str) -> str:
@@ -915,24 +912,21 @@ def _graded_label(tau: float, kind: str) -> str:
 
 
 def _graded_tau(
-    scores: NDArray, answered: NDArray, kind: str, paired: NDArray | None = None
-) -> tuple[NDArray, float, NDArray, NDArray]:
+    scores: NDArray, answered: NDArray, kind: str
+) -> tuple[NDArray, float, NDArray, NDArray, NDArray]:
     """Tau's weights and summary learned from the pairs' Bayesian-bootstrap moments.
 
     The Bayesian bootstrap of the observed differences without corners (the normal prior takes
-    their place). Pairs with a flat probability (``paired``; every pair sharing a question when
-    None) and a positive variance enter. Also returns the pairs' means and variances ``(L, L)``.
+    their place). The pairs that share at least ``_MIN_SHARED`` questions and whose
+    differences are not all equal enter (``ok``, upper triangle). Also returns the pairs'
+    means and variances ``(L, L)``.
     """
     i, j = np.triu_indices(len(scores), 1)
-    mean, var = _bootstrap_moments(scores, answered, _NO_CORNERS, paired=True)
-    seen = (answered.astype(int) @ answered.T.astype(int))[i, j] > 0
-    ok = (seen if paired is None else np.isfinite(paired[i, j])) & (var[i, j] > 0)
+    mean, var, n = _difference_moments(scores, answered)
+    ok = (n[i, j] >= _MIN_SHARED) & (var[i, j] > 0)
     logm = normal_logm(mean[i, j][ok], var[i, j][ok])
     weight, tau = tau_posterior(logm, len(scores), kind == "empirical-plugin")
-    return weight, tau, mean, var
-
-
-_NO_CORNERS = _Prior(np.zeros((1, 2)), np.ones(1), "no corners")
+    return weight, tau, mean, var, ok
 
 
 def _shrunk_graded(
@@ -944,12 +938,12 @@ def _shrunk_graded(
     its observed differences (mean :math:`\bar d`, variance V, no corners: the learned prior
     replaces them), so :math:`P = \Phi(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V}))`
     averaged over tau (:mod:`bayes_eval.ranking.difference_prior`). A pair whose differences
-    are all equal (V = 0) keeps its flat probability. The independent matrix keeps its flat
-    prior: it ignores the pairing, so its variance overstates the difference's.
+    are all equal (V = 0) or that share fewer than ``_MIN_SHARED`` questions keeps its flat
+    probability. The independent matrix keeps its flat prior: it ignores the pairing, so its
+    variance overstates the difference's.
     """
     i, j = np.triu_indices(len(scores), 1)
-    weight, tau, mean, var = _graded_tau(scores, answered, kind, paired)
-    ok = np.isfinite(paired[i, j]) & (var[i, j] > 0)
+    weight, tau, mean, var, ok = _graded_tau(scores, answered, kind)
     out = paired.copy()
     m, v = mean[i, j][ok], var[i, j][ok]
     p = shrink_z(m / np.sqrt(v), v, weight)
@@ -1014,10 +1008,10 @@ def leaderboard_pairs(
     ``prior`` (with the earlier runs ``R0``; on a board of binary results the joint posterior),
     the number ``rank`` and ``plan`` report. *New questions*: :func:`compare_pairs` under
     ``pair_prior``, the prior of the joint table: by default the learned prior of the split of
-    discordant questions
-    (binary results with one trial; the uniform corners for graded differences), which
-    ``bayes-eval validate pairs`` measured calibrated (module docstring). The models are ordered by
-    their posterior mean, best first, as ``rank`` orders them; ``answered_only`` scores each
+    discordant questions (binary results with one trial; for graded differences the learned
+    normal prior on each pair's difference), which ``bayes-eval validate pairs`` measures
+    (module docstring). The models are ordered by their posterior mean, best first, as
+    ``rank`` orders them; ``answered_only`` scores each
     model on the questions it answered (an incomplete design). ``fdr``, ``top``, ``draws``
     and ``seed``: the claims of the board on these questions, as ``rank`` states them
     (:func:`~bayes_eval.ranking.claims.board_claims`).

@@ -187,7 +187,9 @@ ONE_TRIAL_NOTE = (
 
 #: said when more questions are planned from two or more trials per question (the same study)
 SEVERAL_TRIALS_NOTE = (
-    "note: from two or more trials per question these plans kept their promise in simulation "
+    "note: from two or more trials per question, under the uniform corners (before the learned "
+    "normal prior on the difference, not yet re-measured), these plans kept their promise in "
+    "simulation "
     "for the top two models of a board (0.80-0.88 of plans against 0.80), and for a pair fixed "
     "in advance on Rasch boards and real MathArena rates (0.85-0.90); on boards drawn from the "
     "board model's prior, whose abilities are often far apart, a fixed pair's plans kept "
@@ -222,7 +224,9 @@ class _NewQuestions:
         node = np.minimum(
             np.searchsorted(np.cumsum(weights), rng.random(draws) * weights.sum()), len(weights) - 1
         )
-        self.binary = bool(np.all(np.isin(levels, (-1.0, 0.0, 1.0))))
+        # with the learned prior on the difference every pair takes the graded path, as in
+        # compare_pairs (a pair's differences may all be -1, 0 or 1 on a graded board)
+        self.binary = tau_weights is None and bool(np.all(np.isin(levels, (-1.0, 0.0, 1.0))))
         if self.binary:  # the split from the corners' prior, the discordance from the table's
             zero = levels == 0.0
             n_plus, n_minus = counts[self.plus], counts[self.minus]
@@ -242,7 +246,7 @@ class _NewQuestions:
             self.pi = np.where(total > 0, g / np.where(total > 0, total, 1.0), mean)
         self._k: list[int] = []
         self._counts: list[NDArray[np.int64]] = []
-        self.tau = None if self.binary else tau_weights
+        self.tau = tau_weights
         self.iw = np.full(draws, 1.0 / draws)  # the simulations' weights
         if self.tau is not None:  # flat draws of D reweighted to the learned normal prior
             # w_s = sum_tau p(tau | R) N(D_s; 0, tau^2) / mean_s' N(D_s'; 0, tau^2), in logs
@@ -324,15 +328,15 @@ def _p_start(
     The exact Bayesian bootstrap with the corners, or with ``tau_weights`` (graded differences)
     the learned normal prior on the difference.
     """
-    tau = _tau_weights(tau_weights, levels)
-    if tau is not None:
+    tau = _tau_weights(tau_weights)
+    if tau is not None and _shrunk_applies(counts, levels):
         return float(_shrunk(counts[None], levels, tau)[0]), tau
     return float(_sign_probs(levels, counts, corners, EXACT_LEVELS)[0] @ weights), None
 
 
-def _tau_weights(tau_weights: ArrayLike | None, levels: NDArray) -> NDArray | None:
-    """Checked weights of the learned normal prior's tau nodes; None for binary differences."""
-    if tau_weights is None or bool(np.all(np.isin(levels, (-1.0, 0.0, 1.0)))):
+def _tau_weights(tau_weights: ArrayLike | None) -> NDArray | None:
+    """Checked weights of the learned normal prior's tau nodes (None: the flat prior)."""
+    if tau_weights is None:
         return None
     w = np.asarray(tau_weights, dtype=float)
     if w.shape != TAU_NODES.shape or not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:
@@ -343,21 +347,37 @@ def _tau_weights(tau_weights: ArrayLike | None, levels: NDArray) -> NDArray | No
     return w / w.sum()
 
 
+def _shrunk_applies(counts: NDArray, levels: NDArray) -> bool:
+    """Whether today's differences are not all equal: the learned prior applies.
+
+    Otherwise the flat prior's exact probability is today's, as in compare_pairs.
+    """
+    n = counts.sum()
+    mean = counts @ levels / n
+    second = counts @ levels**2 / n
+    return bool(second - mean**2 > 1e-12 * second)
+
+
 def _shrunk(counts: NDArray, levels: NDArray, tau: NDArray) -> NDArray:
     r"""P(D > 0) per row of ``counts`` under the learned normal prior, tau's weights ``tau``.
 
     The normal law with the moments of the Bayesian bootstrap of the observed differences (no
     corners), shrunk as :func:`~bayes_eval.ranking.paired.compare_pairs` does: mean
     :math:`\bar d = \sum_v v c_v / n`, :math:`V = (\sum_v v^2 c_v / n - \bar d^2)/(n + 1)`.
-    A row with V = 0 gets P = 1, 1/2 or 0 by the sign of its mean.
+    A row whose differences are all equal (V = 0) keeps the flat prior, as ``compare_pairs``
+    does: here the normal law of the bootstrap with the uniform corners.
     """
     n = counts.sum(axis=1)
     s1 = counts @ levels
-    mean = np.where(np.abs(s1) <= 1e-12 * n, 0.0, s1) / n  # equal sums: exactly 0
-    var = np.maximum(counts @ levels**2 / n - mean**2, 0.0) / (n + 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(var > 0, mean / np.sqrt(var), np.sign(mean) * np.inf)
-    return shrink_z(z, var, tau)
+    s1 = np.where(np.abs(s1) <= 1e-12 * n, 0.0, s1)  # equal sums: exactly 0
+    mean, second = s1 / n, counts @ levels**2 / n
+    spread = second - mean**2
+    var = np.where(spread > 1e-12 * second, spread, 0.0) / (n + 1.0)
+    flat_mean = s1 / (n + 2.0)  # the uniform corners: mass 1 at +1 and at -1
+    flat_var = ((counts @ levels**2 + 2.0) / (n + 2.0) - flat_mean**2) / (n + 3.0)
+    ok = var > 0
+    z = np.where(ok, mean, flat_mean) / np.sqrt(np.where(ok, var, flat_var))
+    return np.where(ok, shrink_z(z, np.where(ok, var, 1.0), tau), ndtr(z))
 
 
 def _normal_guess(
@@ -470,7 +490,7 @@ def plan_questions(
         The prior's name in the result (default ``"uniform"`` for (1, 1), else
         ``"fixed corners"``).
     tau_weights : array_like, shape ``(241,)``, optional
-        Graded differences only: the weights of the learned normal prior
+        The weights of the learned normal prior
         :math:`N(0, \tau^2)` on the pair's difference over its 241 nodes of tau (what
         :func:`plan_new_questions` learns over the board, as
         :func:`~bayes_eval.ranking.paired.compare_pairs` does; held at today's values).
@@ -616,8 +636,11 @@ def plan_new_questions(
     :func:`plan_questions` on the two models' scores on the questions both answered, under the
     prior of the joint table that ``bayes-eval pairs`` uses: with ``pair_prior`` learned
     (``"empirical"``), the split prior learned on every pair of the board (binary results with
-    one trial; the uniform corners otherwise). ``prob_leader_better`` is then the paired
-    new-questions number ``pairs`` and ``rank --estimand new-questions`` report.
+    one trial), otherwise the learned normal prior on the pair's difference (its tau weights
+    learned over the board's pairs, ``tau_weights``; a pair sharing fewer than five questions,
+    or whose differences are all equal, keeps the uniform corners). ``prob_leader_better`` is
+    then the paired new-questions number ``pairs`` and ``rank --estimand new-questions``
+    report.
 
     Parameters
     ----------
@@ -660,6 +683,7 @@ def plan_new_questions(
     """
     from bayes_eval.ranking.paired import (
         _LEARNED,
+        _MIN_SHARED,
         _graded_label,
         _graded_tau,
         _table_priors,
@@ -678,11 +702,15 @@ def plan_new_questions(
     answered = ~np.isnan(scores)
     pair, _ = _table_priors(scores, answered, pair_prior, values)
     label, tau = pair.label, None
+    i, j = names.index(model_a), names.index(model_b)
     binary = bool(np.all((scores == 0) | (scores == 1) | ~answered))
     if not binary and isinstance(pair_prior, str) and pair_prior in _LEARNED:
-        tau, summary, _, _ = _graded_tau(scores, answered, pair_prior)
+        weights, summary, _, _, _ = _graded_tau(scores, answered, pair_prior)
         label = _graded_label(summary, pair_prior)
-    i, j = names.index(model_a), names.index(model_b)
+        # compare_pairs' rule: a pair sharing few questions keeps the uniform corners
+        tau = weights if (answered[i] & answered[j]).sum() >= _MIN_SHARED else None
+        if tau is None:
+            label = f"{pair.label} (the pair shares fewer than {_MIN_SHARED} questions)"
     both = answered[i] & answered[j]
     if not both.any():
         raise ValueError(

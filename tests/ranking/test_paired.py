@@ -280,3 +280,19 @@ def test_learned_prior_on_graded_differences_matches_brute_force(kind):
     assert "learned normal N(0, tau^2) on each pair's difference" in pc.prior
     assert "without corners" in pc.prior
     assert pc.method["paired"] == "normal (Bayesian bootstrap moments) with the learned prior"
+
+
+def test_learned_graded_prior_leaves_degenerate_pairs_flat():
+    """Under the learned prior, pairs whose differences are all equal (a variance of rounding
+    size) and pairs sharing fewer than five questions keep the uniform corners' probability;
+    the other pairs are shrunk."""
+    rng = np.random.default_rng(2)
+    R = 0.2 + 0.8 * rng.random((4, 12, 1))
+    R[1] = R[0] - 0.12  # model 1 trails model 0 by 0.12 on every question
+    R[3, 3:] = np.nan  # model 3 answered three questions
+    pc = compare_pairs(R, prior="empirical", fractional=True)
+    flat = compare_pairs(R, prior="uniform", fractional=True)
+    assert pc.paired[0, 1] == flat.paired[0, 1] and pc.paired[0, 1] > 0.5
+    for k in range(3):
+        assert pc.paired[k, 3] == flat.paired[k, 3]
+    assert pc.paired[0, 2] != flat.paired[0, 2]

@@ -215,3 +215,24 @@ def test_plan_under_a_learned_normal_prior_matches_rejection_sampling():
         p_k = prob(np.concatenate([d, new]))
         hits += (p_k if plan.leader == "a" else 1 - p_k) >= 0.95
     assert abs(hits / kept - plan.assurance_at_required) <= 0.05, (plan, hits / kept)
+
+
+def test_board_plan_and_pairs_agree_on_every_kind_of_pair():
+    """``plan_new_questions`` states the ``pairs`` number for a shrunk pair, a pair whose
+    differences are all equal, a pair sharing fewer than five questions, and a pair whose
+    differences are all -1, 0 or 1 on a graded board (the learned path, as in
+    ``compare_pairs``)."""
+    rng = np.random.default_rng(9)
+    R = rng.integers(0, 5, (5, 24, 1)) / 4.0  # graded scores in steps of 1/4
+    R[0] = np.maximum(R[0], 0.25)
+    R[1] = R[0] - 0.25  # model 1 trails model 0 by 1/4 on every question
+    R[2] = (R[0] >= 0.5) * 1.0  # model 2 all or nothing: differences with model 4 in {-1, 0, 1}
+    R[4] = (rng.random((24, 1)) < 0.5) * 1.0
+    R[3, 4:] = np.nan  # model 3 answered four questions
+    names = list("abcde")
+    da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+    paired = compare_pairs(R, prior="empirical", fractional=True, independent=False).paired
+    for a, b in [(0, 4), (0, 1), (0, 3), (2, 4)]:
+        plan = plan_new_questions(da, names[a], names[b], fractional=True, simulations=200)
+        lead = (a, b) if plan.leader == "a" else (b, a)
+        assert plan.prob_leader_better == pytest.approx(paired[lead], abs=1e-12), (a, b, plan)
