@@ -187,13 +187,12 @@ ONE_TRIAL_NOTE = (
 
 #: said when more questions are planned from two or more trials per question (the same study)
 SEVERAL_TRIALS_NOTE = (
-    "note: from two or more trials per question, under the uniform corners (before the learned "
-    "normal prior on the difference, not yet re-measured), these plans kept their promise in "
-    "simulation "
-    "for the top two models of a board (0.80-0.88 of plans against 0.80), and for a pair fixed "
-    "in advance on Rasch boards and real MathArena rates (0.85-0.90); on boards drawn from the "
-    "board model's prior, whose abilities are often far apart, a fixed pair's plans kept "
-    "0.67-0.80 (bayes-eval validate plan --target questions --pair random --ability-from-prior)."
+    "note: from two trials per question these plans kept their promise in simulation 0.78 of "
+    "the time against 0.80 for the top two models of boards whose abilities are spread, 0.64 "
+    "for the top two of close models (picking the top two overstates their lead) and 0.72 for "
+    "a pair fixed in advance on boards drawn from the board model's prior; a fixed pair on real "
+    "MathArena rates kept it (0.85-0.90, measured before the learned prior on the difference) "
+    "(bayes-eval validate plan --target questions [--pair random] [--ability-from-prior])."
 )
 
 
