@@ -351,10 +351,20 @@ def _shrunk_applies(counts: NDArray, levels: NDArray) -> bool:
 
     Otherwise the flat prior's exact probability is today's, as in compare_pairs.
     """
-    n = counts.sum()
-    mean = counts @ levels / n
-    second = counts @ levels**2 / n
-    return bool(second - mean**2 > 1e-12 * second)
+    return bool(_moments(counts[None], levels)[2][0] > 0)
+
+
+def _moments(counts: NDArray, levels: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """Per row of ``counts``: the sum of the differences, their mean and the bootstrap's V.
+
+    Sums that cancel are exactly 0; a spread of rounding size (all differences equal) is V = 0.
+    """
+    n = counts.sum(axis=1)
+    s1 = counts @ levels
+    s1 = np.where(np.abs(s1) <= 1e-12 * n, 0.0, s1)  # equal sums: exactly 0
+    mean, second = s1 / n, counts @ levels**2 / n
+    spread = second - mean**2
+    return s1, mean, np.where(spread > 1e-12 * second, spread, 0.0) / (n + 1.0)
 
 
 def _shrunk(counts: NDArray, levels: NDArray, tau: NDArray) -> NDArray:
@@ -367,11 +377,7 @@ def _shrunk(counts: NDArray, levels: NDArray, tau: NDArray) -> NDArray:
     does: here the normal law of the bootstrap with the uniform corners.
     """
     n = counts.sum(axis=1)
-    s1 = counts @ levels
-    s1 = np.where(np.abs(s1) <= 1e-12 * n, 0.0, s1)  # equal sums: exactly 0
-    mean, second = s1 / n, counts @ levels**2 / n
-    spread = second - mean**2
-    var = np.where(spread > 1e-12 * second, spread, 0.0) / (n + 1.0)
+    s1, mean, var = _moments(counts, levels)
     flat_mean = s1 / (n + 2.0)  # the uniform corners: mass 1 at +1 and at -1
     flat_var = ((counts @ levels**2 + 2.0) / (n + 2.0) - flat_mean**2) / (n + 3.0)
     ok = var > 0
