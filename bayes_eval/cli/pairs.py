@@ -37,11 +37,11 @@ column model's, for the two estimands:
                    discordant questions learned from every pair of the board (binary results
                    with one trial), or for graded differences and several trials a normal
                    prior N(0, tau^2) on each pair's difference, tau learned over every pair
-                   (on the normal law of the bootstrap's moments; a pair sharing fewer than 5
-                   questions keeps the uniform corners); uniform, Dirichlet(1, 1, 1, 1) on the
-                   joint table (for differences, the bootstrap plus the table's corners,
-                   exact); or Jeffreys. `bayes-eval validate pairs` measures how calibrated
-                   each matrix is.
+                   (on the normal likelihood of the mean difference, standard error
+                   s/sqrt(n); a pair sharing fewer than 5 questions keeps the uniform
+                   corners); uniform, Dirichlet(1, 1, 1, 1) on the joint table (for
+                   differences, the bootstrap plus the table's corners, exact); or Jeffreys.
+                   `bayes-eval validate pairs` measures how calibrated each matrix is.
 
 --cluster COLUMN (a long table's column holding each question's group: passage, subject,
 template) makes the new-questions comparison draw clusters, not questions (Miller, "Adding

@@ -5,7 +5,7 @@ learned prior of its own (clustered questions; graded scores and means of severa
 put :math:`\delta_{AB} \sim N(0, \tau^2)` on every pair's difference of mean scores on new
 questions, with :math:`\tau`, the spread of the differences between the board's models,
 learned over the board's pairs. Given :math:`\tau`, a pair's flat-prior posterior of
-:math:`\delta` (Student's t for clusters, the Bayesian bootstrap's normal law otherwise) is
+:math:`\delta` (Student's t for clusters, the normal law of the mean difference otherwise) is
 multiplied by the prior; each pair's marginal likelihood :math:`m_{AB}(\tau)` enters
 
 .. math:: p(\tau \mid R) \propto \tau^{a} \prod_{A < B} m_{AB}(\tau)^{2/L}
@@ -16,9 +16,11 @@ likelihood of the :math:`L - 1` contrasts when every pair's standard error is th
 :math:`a` = :data:`DIFFERENCE_TAU_POWER`. :math:`\tau` is integrated out by Simpson's rule on
 log-spaced nodes (``"empirical-plugin"``: plugged in at its posterior mode). A flat prior on
 a pair's difference overstates the differences between close models; the hyperprior's power
-1/2 lies between uniform on :math:`\tau` (which shrinks too much where the models are spread)
-and uniform on :math:`\tau^2` (too little for close models), both measured by ``bayes-eval
-validate clusters`` and ``bayes-eval validate pairs`` (the documentation's Validation page).
+1/4 lies between uniform on :math:`\tau` (recommended for a hierarchical sd by Gelman, "Prior
+distributions for variance parameters in hierarchical models", 2006; it shrinks too much where
+the models are spread) and uniform on :math:`\tau^2` (too little for close models), chosen
+among the powers 0, 1/4 and 1/2 by ``bayes-eval validate pairs`` and ``bayes-eval validate
+clusters`` (the documentation's Validation page gives the comparison).
 This is the empirical-Bayes shrinkage of Efron and Morris ("Stein's estimation rule and its
 competitors -- an empirical Bayes approach", 1973) with the hyperparameter integrated out.
 """
@@ -36,7 +38,7 @@ __all__ = ["DIFFERENCE_TAU_POWER"]
 
 #: Power ``a`` of the hyperprior :math:`p(\tau) \propto \tau^a` on ``(0, 1]`` of the sd of a
 #: pair's difference.
-DIFFERENCE_TAU_POWER = 0.5
+DIFFERENCE_TAU_POWER = 0.25
 TAU_NODES = np.geomspace(1e-4, 1.0, 241)  # the sd tau of a pair's difference, log spaced
 _Y_NODES = 161  # Simpson nodes (log spaced) of the Gamma variable of the cluster-level sd
 _PAIR_CHUNK = 32  # pairs per block of the (tau, y, pair) arrays (10 MB each)

@@ -62,11 +62,13 @@ Differences that are not one binary result per question (several trials, rubrics
 scores) have no split to learn a prior on. There a learned prior puts
 :math:`\delta \sim N(0, \tau^2)` on every pair's difference of mean scores, :math:`\tau`
 learned over the board's pairs and integrated out (:mod:`bayes_eval.ranking.difference_prior`),
-on the normal law with the moments of the Bayesian bootstrap of the pair's observed
-differences, without corners (the prior takes their place):
-:math:`P(A > B \mid \tau, R) = \Phi\big(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V})\big)`,
-:math:`\bar d` the mean difference and :math:`V = (\overline{d^2} - \bar d^2)/(n + 1)`. The
-uniform corners without it overstated the differences between close models; the independent
+on the normal likelihood of the pair's mean difference, :math:`\bar d \sim N(\delta, V)` with
+:math:`V = s^2/n` (:math:`s^2` the sample variance of the n differences, divisor
+:math:`n - 1`: the usual standard error; no corners, the prior takes their place):
+:math:`P(A > B \mid \tau, R) = \Phi\big(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V})\big)`.
+The Bayesian bootstrap's variance, :math:`(n - 1)/(n + 1)` of it, was overconfident for close
+models (``bayes-eval validate pairs``). The
+uniform corners without the prior overstated the differences between close models; the independent
 comparison keeps its corners (it ignores the pairing, so its variance already overstates the
 difference's). ``bayes-eval validate pairs`` measures both.
 
@@ -695,16 +697,17 @@ def compare_pairs(
     (expectations over the :math:`\chi^2_\nu` of the Jeffreys posterior of :math:`\sigma`,
     by Simpson's rule in the log of its Gamma variable); the denominators
     :math:`m_{AB}(\tau)`, each pair's marginal likelihood, give
-    :math:`p(\tau \mid R) \propto \tau^{1/2} \prod_{A<B} m_{AB}(\tau)^{2/L}` on ``(0, 1]``
+    :math:`p(\tau \mid R) \propto \tau^{1/4} \prod_{A<B} m_{AB}(\tau)^{2/L}` on ``(0, 1]``
     (the power :math:`2/L` makes the product of the :math:`L(L-1)/2` correlated pairs
     the exact likelihood of the :math:`L - 1` contrasts when
     every pair's se is the same), and :math:`\tau` is integrated out (Simpson's rule on 241
     log-spaced nodes; ``"empirical-plugin"``: plugged in at its posterior mode). The flat
-    prior overstates the differences between close models; the hyperprior's power 1/2
+    prior overstates the differences between close models; the hyperprior's power 1/4
     (:data:`~bayes_eval.ranking.difference_prior.DIFFERENCE_TAU_POWER`) lies between uniform
     on :math:`\tau` (which shrinks too much where the models are spread) and uniform on
     :math:`\tau^2` (too little for close models); its calibration is measured by
-    ``bayes-eval validate clusters`` (the documentation's Validation page).
+    ``bayes-eval validate clusters`` and ``bayes-eval validate pairs`` (the documentation's
+    Validation page).
 
     Why not the Bayesian bootstrap over clusters, the clustered form of the Dirichlet
     above: its posterior spread is :math:`(G-1)/(G+1)` of the sample variance over G with
@@ -809,7 +812,7 @@ def compare_pairs(
     if not binary and isinstance(prior, str) and prior in _LEARNED:
         paired, tau = _shrunk_graded(scores, answered, paired, prior)
         label, own_label = _graded_label(tau, prior), label
-        paired_method = "normal (Bayesian bootstrap moments) with the learned prior"
+        paired_method = "normal (mean difference, standard error s/sqrt(n)) with the learned prior"
     shared = answered.astype(np.int64) @ answered.T.astype(np.int64)
     return PairedComparison(
         models=names,
@@ -878,17 +881,18 @@ def _difference_prior_label(tau: float, kind: str | None) -> str:
 
 
 #: Fewer shared questions than this keep the flat prior's probability (the uniform corners):
-#: the bootstrap of so few differences has no usable spread.
+#: the sample variance of so few differences is no usable standard error.
 _MIN_SHARED = 5
 
 
 def _difference_moments(scores: NDArray, answered: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-    r"""Mean and variance of the Bayesian bootstrap's D (row minus column), without corners.
+    r"""Mean difference (row minus column) and its squared standard error, pair by pair.
 
     Over the n questions both answered, :math:`\bar d = \sum_q d_q / n` and
-    :math:`V = (\overline{d^2} - \bar d^2)/(n + 1)` (Dirichlet(1, ..., 1) moments), as
-    ``(L, L)`` matrices with n. Sums that cancel are exactly 0 and variances of rounding size
-    (at most 1e-12 of the second moment) are 0: every difference equal.
+    :math:`V = s^2/n = (\overline{d^2} - \bar d^2)/(n - 1)` (:math:`s^2` the sample variance,
+    divisor n - 1), as ``(L, L)`` matrices with n. Sums that cancel are exactly 0 and
+    variances of rounding size (at most 1e-12 of the second moment) are 0: every difference
+    equal.
     """
     a = answered.astype(float)
     x = np.where(answered, scores, 0.0)
@@ -898,27 +902,28 @@ def _difference_moments(scores: NDArray, answered: NDArray) -> tuple[NDArray, ND
     with np.errstate(invalid="ignore", divide="ignore"):  # no shared question: NaN
         mean, second = s1 / n, s2 / n
         spread = second - mean**2
-        var = np.where(spread > 1e-12 * second, spread, 0.0) / (n + 1.0)
+        var = np.where(spread > 1e-12 * second, spread, 0.0) / np.maximum(n - 1.0, 1.0)
     return mean, var, n
 
 
 def _graded_label(tau: float, kind: str) -> str:
     """How the paired matrix of graded scores names its learned prior."""
     return (
-        f"{_difference_prior_label(tau, kind)}, over the Bayesian bootstrap of each pair's "
-        "observed differences without corners (the learned split prior needs one binary "
-        "result per question)"
+        f"{_difference_prior_label(tau, kind)}, on the normal likelihood of each pair's mean "
+        "difference, standard error s/sqrt(n), without corners (the learned split prior needs "
+        "one binary result per question)"
     )
 
 
 def _graded_tau(
     scores: NDArray, answered: NDArray, kind: str
 ) -> tuple[NDArray, float, NDArray, NDArray, NDArray]:
-    """Tau's weights and summary learned from the pairs' Bayesian-bootstrap moments.
+    """Tau's weights and summary learned from the pairs' mean differences and standard errors.
 
-    The Bayesian bootstrap of the observed differences without corners (the normal prior takes
-    their place). The pairs that share at least ``_MIN_SHARED`` questions and whose
-    differences are not all equal enter (``ok``, upper triangle). Also returns the pairs'
+    The normal likelihood of each pair's mean difference without corners (the normal prior
+    takes their place; :func:`_difference_moments`). The pairs that share at least
+    ``_MIN_SHARED`` questions and whose differences are not all equal enter (``ok``, upper
+    triangle). Also returns the pairs'
     means and variances ``(L, L)``.
     """
     i, j = np.triu_indices(len(scores), 1)
@@ -934,8 +939,8 @@ def _shrunk_graded(
 ) -> tuple[NDArray, float]:
     r"""The paired matrix of graded scores under the learned normal prior on the difference.
 
-    Each pair's likelihood is the normal law with the moments of the Bayesian bootstrap of
-    its observed differences (mean :math:`\bar d`, variance V, no corners: the learned prior
+    Each pair's likelihood is the normal law of its mean difference :math:`\bar d` with
+    variance :math:`V = s^2/n` (:func:`_difference_moments`; no corners: the learned prior
     replaces them), so :math:`P = \Phi(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V}))`
     averaged over tau (:mod:`bayes_eval.ranking.difference_prior`). A pair whose differences
     are all equal (V = 0) or that share fewer than ``_MIN_SHARED`` questions keeps its flat

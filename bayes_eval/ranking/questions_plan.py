@@ -46,7 +46,12 @@ The decision after K questions
     \nu_v/\nu_0 - (E D)^2)/(\nu_0 + 1)`), where ``compare_pairs`` inverts the characteristic
     function; ``bayes-eval validate plan --target questions`` carries the plans out and
     refits with ``compare_pairs`` itself. A learned prior's nodes and weights are held at
-    today's values (the refit re-learns them).
+    today's values (the refit re-learns them). Under the learned normal prior on the
+    difference (``tau_weights``) :math:`P_K` is ``compare_pairs``' formula on the n + K
+    questions: the normal likelihood of the mean difference with variance :math:`s^2/n`
+    (divisor n - 1), shrunk by the prior; the futures' :math:`\pi` is then drawn from
+    :math:`\mathrm{Dir}(c\,(n - 2)/n)` (no corners), whose D has today's mean difference and
+    variance :math:`s^2/n`, and reweighted by importance to the prior.
 
 Common random numbers
     Each of the ``draws`` simulations is one posterior draw of :math:`\pi` and one infinite
@@ -133,7 +138,9 @@ class QuestionsPlan:
         ``"new questions"``.
     decision : str
         How ``P_K`` is computed in the simulations: ``"exact (Beta)"`` for binary differences,
-        else ``"normal (exact moments)"``.
+        else ``"normal (exact moments)"``, or under the learned normal prior on the
+        difference ``"normal (mean difference, standard error s/sqrt(n)), learned normal prior
+        on the difference"``.
     note : str or None
         What the plans kept in simulation, said when more questions are planned
         (:data:`ONE_TRIAL_NOTE` from one binary trial per question, else
@@ -187,9 +194,9 @@ ONE_TRIAL_NOTE = (
 
 #: said when more questions are planned from two or more trials per question (the same study)
 SEVERAL_TRIALS_NOTE = (
-    "note: from two trials per question these plans kept their promise in simulation 0.78 of "
-    "the time against 0.80 for the top two models of boards whose abilities are spread, 0.64 "
-    "for the top two of close models (picking the top two overstates their lead) and 0.72 for "
+    "note: from two trials per question these plans kept their promise in simulation 0.77 of "
+    "the time against 0.80 for the top two models of boards whose abilities are spread, 0.67 "
+    "for the top two of close models and 0.73 for "
     "a pair fixed in advance on boards drawn from the board model's prior; a fixed pair on real "
     "MathArena rates kept it (0.85-0.90, measured before the learned prior on the difference) "
     "(bayes-eval validate plan --target questions [--pair random] [--ability-from-prior])."
@@ -237,6 +244,9 @@ class _NewQuestions:
             self.pi[:, zero] = (1.0 - discordant)[:, None]
         else:
             nu = np.repeat(counts[None], draws, axis=0)
+            if tau_weights is not None:  # D's spread matched to the likelihood's s^2/n
+                total_now = float(counts.sum())
+                nu = nu * (max(total_now - 2.0, 1.0) / total_now)
             nu[:, self.plus] += corners[node, 0]
             nu[:, self.minus] += corners[node, 1]
             g = rng.standard_gamma(nu)
@@ -301,7 +311,8 @@ class _NewQuestions:
 _DECISIONS = {
     (True, False): "exact (Beta)",
     (False, False): "normal (exact moments)",
-    (False, True): "normal (exact moments), learned normal prior on the difference",
+    (False, True): "normal (mean difference, standard error s/sqrt(n)), learned normal prior "
+    "on the difference",
 }
 
 
@@ -355,7 +366,7 @@ def _shrunk_applies(counts: NDArray, levels: NDArray) -> bool:
 
 
 def _moments(counts: NDArray, levels: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-    """Per row of ``counts``: the sum of the differences, their mean and the bootstrap's V.
+    """Per row of ``counts``: the sum of the differences, their mean and V = s^2/n.
 
     Sums that cancel are exactly 0; a spread of rounding size (all differences equal) is V = 0.
     """
@@ -364,15 +375,16 @@ def _moments(counts: NDArray, levels: NDArray) -> tuple[NDArray, NDArray, NDArra
     s1 = np.where(np.abs(s1) <= 1e-12 * n, 0.0, s1)  # equal sums: exactly 0
     mean, second = s1 / n, counts @ levels**2 / n
     spread = second - mean**2
-    return s1, mean, np.where(spread > 1e-12 * second, spread, 0.0) / (n + 1.0)
+    return s1, mean, np.where(spread > 1e-12 * second, spread, 0.0) / np.maximum(n - 1.0, 1.0)
 
 
 def _shrunk(counts: NDArray, levels: NDArray, tau: NDArray) -> NDArray:
     r"""P(D > 0) per row of ``counts`` under the learned normal prior, tau's weights ``tau``.
 
-    The normal law with the moments of the Bayesian bootstrap of the observed differences (no
-    corners), shrunk as :func:`~bayes_eval.ranking.paired.compare_pairs` does: mean
-    :math:`\bar d = \sum_v v c_v / n`, :math:`V = (\sum_v v^2 c_v / n - \bar d^2)/(n + 1)`.
+    The normal likelihood of the mean difference (no corners), shrunk as
+    :func:`~bayes_eval.ranking.paired.compare_pairs` does: mean
+    :math:`\bar d = \sum_v v c_v / n`, :math:`V = s^2/n = (\sum_v v^2 c_v / n - \bar
+    d^2)/(n - 1)`.
     A row whose differences are all equal (V = 0) keeps the flat prior, as ``compare_pairs``
     does: here the normal law of the bootstrap with the uniform corners.
     """

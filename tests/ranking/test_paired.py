@@ -223,8 +223,8 @@ def test_node_vectorised_imhof_equals_the_one_node_inversion():
 
 def _graded_brute_force(R, power):
     """The learned normal prior on graded differences, computed apart from the package: each
-    pair's Bayesian bootstrap of its observed differences (no corners) as a normal likelihood
-    N(mean, V) with the Dirichlet(1, ..., 1) moments written out pair by pair, tau's posterior
+    pair's mean difference as a normal likelihood N(mean, V), V = s^2/n with the sample
+    variance s^2 (ddof 1) written out pair by pair, tau's posterior
     tau^power * prod_AB N(mean_AB; 0, tau^2 + V_AB)^(2/L) integrated by adaptive quadrature,
     and P(delta > 0 | tau) = Phi(mean tau / (sqrt(V) sqrt(tau^2 + V)))."""
     from scipy import integrate
@@ -234,8 +234,8 @@ def _graded_brute_force(R, power):
     mom = {}
     for a in range(n_models):
         for b in range(a + 1, n_models):
-            d = s[a] - s[b]  # Dirichlet(1, ..., 1): E = mean d, Var = (E d^2 - E^2) / (n + 1)
-            mom[a, b] = d.mean(), (np.mean(d**2) - d.mean() ** 2) / (d.size + 1)
+            d = s[a] - s[b]
+            mom[a, b] = d.mean(), np.var(d, ddof=1) / d.size
 
     def density(t):
         like = np.prod([stats.norm.pdf(mu, 0, np.sqrt(t**2 + v)) for mu, v in mom.values()])
@@ -278,8 +278,10 @@ def test_learned_prior_on_graded_differences_matches_brute_force(kind):
     assert doc["paired"] == pc.prior and doc["independent"].startswith("uniform")
     assert "learned normal" not in doc["independent"]
     assert "learned normal N(0, tau^2) on each pair's difference" in pc.prior
-    assert "without corners" in pc.prior
-    assert pc.method["paired"] == "normal (Bayesian bootstrap moments) with the learned prior"
+    assert "without corners" in pc.prior and "standard error s/sqrt(n)" in pc.prior
+    assert pc.method["paired"] == (
+        "normal (mean difference, standard error s/sqrt(n)) with the learned prior"
+    )
 
 
 def test_learned_graded_prior_leaves_degenerate_pairs_flat():

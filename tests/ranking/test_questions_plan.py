@@ -178,10 +178,11 @@ def test_bad_input_is_refused():
 def test_plan_under_a_learned_normal_prior_matches_rejection_sampling():
     """Graded differences with the learned normal prior held at one tau (0.1): the assurance
     promised, re-estimated apart from the plan's importance weights by rejection sampling
-    (pi ~ Dirichlet of the observed differences, kept with probability exp(-D^2 / (2 tau^2)),
-    1500 futures kept), each decided by Phi(mean tau / (sqrt(V) sqrt(tau^2 + V))) with the
-    Bayesian bootstrap's moments of all the questions: within 0.05 (Monte Carlo sds 0.011 and
-    0.012). The plan's P now is that formula on today's questions."""
+    (pi ~ Dirichlet of the observed differences' counts times (n - 2)/n, so that D has the
+    likelihood's variance s^2/n, kept with probability exp(-D^2 / (2 tau^2)), 1500 futures
+    kept), each decided by Phi(mean tau / (sqrt(V) sqrt(tau^2 + V))) with the mean difference
+    and its squared standard error V = s^2/n over all the questions: within 0.05 (Monte Carlo
+    sds 0.011 and 0.012). The plan's P now is that formula on today's questions."""
     from scipy.stats import norm
 
     from bayes_eval.ranking.difference_prior import TAU_NODES
@@ -199,7 +200,7 @@ def test_plan_under_a_learned_normal_prior_matches_rejection_sampling():
     assert plan.decision.endswith("learned normal prior on the difference")
 
     def prob(dd):
-        v = (np.mean(dd**2) - dd.mean() ** 2) / (dd.size + 1)
+        v = (np.mean(dd**2) - dd.mean() ** 2) / (dd.size - 1)  # s^2 / n
         return norm.cdf(dd.mean() * tau / np.sqrt(v * (tau**2 + v)))
 
     assert plan.prob_leader_better == pytest.approx(max(prob(d), 1 - prob(d)), abs=1e-12)
@@ -207,7 +208,7 @@ def test_plan_under_a_learned_normal_prior_matches_rejection_sampling():
     hits, kept = 0, 0
     brute = np.random.default_rng(11)
     while kept < 1500:
-        pi = brute.dirichlet(counts.astype(float))
+        pi = brute.dirichlet(counts * (counts.sum() - 2.0) / counts.sum())  # Var D = s^2/n
         if brute.random() > np.exp(-0.5 * (pi @ levels) ** 2 / tau**2):
             continue
         kept += 1
