@@ -35,7 +35,8 @@ Preposterior
     which tends to :math:`P(D_L > 0 \mid R)` as :math:`K \to \infty`: when that is below the
     target no number of questions reaches it. A new question is scored as today's were (the
     same trials per question): its difference is one the pair has shown or a corner, the
-    Bayesian bootstrap's predictive.
+    Bayesian bootstrap's predictive (under the learned normal prior on the difference, one
+    the pair has shown, with :math:`\pi` drawn as *The decision after K questions* says).
 
 The decision after K questions
     Binary differences (every :math:`d_q \in \{-1, 0, 1\}`: one binary trial per question)
@@ -76,7 +77,7 @@ from bayes_eval.posteriors.intervals import mixture_support
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
 from bayes_eval.ranking.difference_prior import TAU_NODES, shrink_z
-from bayes_eval.ranking.paired import EXACT_LEVELS
+from bayes_eval.ranking.paired import _MIN_SHARED, EXACT_LEVELS
 from bayes_eval.ranking.paired_exact import _levels, _sign_probs
 from bayes_eval.ranking.sample_size import (
     _multinomial,
@@ -336,10 +337,11 @@ def _p_start(
     """P(A better on new questions) now, as compare_pairs gives it, and the checked tau weights.
 
     The exact Bayesian bootstrap with the corners, or with ``tau_weights`` (graded differences)
-    the learned normal prior on the difference.
+    the learned normal prior on the difference; as in compare_pairs, a pair of fewer than
+    ``_MIN_SHARED`` questions or whose differences are all equal keeps the corners.
     """
     tau = _tau_weights(tau_weights)
-    if tau is not None and _shrunk_applies(counts, levels):
+    if tau is not None and counts.sum() >= _MIN_SHARED and _shrunk_applies(counts, levels):
         return float(_shrunk(counts[None], levels, tau)[0]), tau
     return float(_sign_probs(levels, counts, corners, EXACT_LEVELS)[0] @ weights), None
 
@@ -700,7 +702,6 @@ def plan_new_questions(
     """
     from bayes_eval.ranking.paired import (
         _LEARNED,
-        _MIN_SHARED,
         _graded_label,
         _graded_tau,
         _table_priors,

@@ -100,7 +100,7 @@ def test_measured_calibration():
     split prior at N = 1, the learned normal prior on the difference at N = 4). With 300 / 200
     boards (seeds 0 / 3) they measured 0.012 / 0.018 and 0.006 / 0.014 (these questions; the
     models' own posteriors gave 0.036 / 0.045 and 0.010 / 0.007), 0.022 / 0.010 (paired,
-    N = 1) and, with 200 boards of seed 0, 0.007 (paired, N = 4). Reported, not held: the
+    N = 1) and, with 1,000 boards of seed 0, 0.014 (paired, N = 4). Reported, not held: the
     unpaired independent matrix (0.02-0.05)."""
     rows = {}
     for n, boards in ((1, 60), (4, 30)):
