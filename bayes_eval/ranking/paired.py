@@ -898,12 +898,24 @@ def _difference_moments(scores: NDArray, answered: NDArray) -> tuple[NDArray, ND
     x = np.where(answered, scores, 0.0)
     n, s1 = a @ a.T, x @ a.T - a @ x.T
     s2 = (x**2) @ a.T + a @ (x**2).T - 2.0 * (x @ x.T)
+    _, mean, var = _mean_and_se2(s1, s2, n)
+    return mean, var, n
+
+
+def _mean_and_se2(s1: NDArray, s2: NDArray, n: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    r"""From sums of n differences and of their squares: the sum, the mean and :math:`s^2/n`.
+
+    :math:`\bar d = s_1/n` and :math:`V = (s_2/n - \bar d^2)/(n - 1)`, elementwise. Sums that
+    cancel (at most 1e-12 n) are exactly 0 (returned), and a spread of rounding size (at most
+    1e-12 of the second moment: every difference equal) is V = 0; n = 0 gives NaN. Shared by
+    the paired matrix and the plan of new questions, which must agree to the last digit.
+    """
     s1 = np.where(np.abs(s1) <= 1e-12 * np.maximum(n, 1.0), 0.0, s1)  # equal sums: exactly 0
     with np.errstate(invalid="ignore", divide="ignore"):  # no shared question: NaN
         mean, second = s1 / n, s2 / n
         spread = second - mean**2
         var = np.where(spread > 1e-12 * second, spread, 0.0) / np.maximum(n - 1.0, 1.0)
-    return mean, var, n
+    return s1, mean, var
 
 
 def _graded_label(tau: float, kind: str) -> str:

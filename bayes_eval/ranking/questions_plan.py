@@ -77,7 +77,7 @@ from bayes_eval.posteriors.intervals import mixture_support
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
 from bayes_eval.ranking.difference_prior import TAU_NODES, shrink_z
-from bayes_eval.ranking.paired import _MIN_SHARED, EXACT_LEVELS
+from bayes_eval.ranking.paired import _MIN_SHARED, EXACT_LEVELS, _mean_and_se2
 from bayes_eval.ranking.paired_exact import _levels, _sign_probs
 from bayes_eval.ranking.sample_size import (
     _multinomial,
@@ -372,12 +372,7 @@ def _moments(counts: NDArray, levels: NDArray) -> tuple[NDArray, NDArray, NDArra
 
     Sums that cancel are exactly 0; a spread of rounding size (all differences equal) is V = 0.
     """
-    n = counts.sum(axis=1)
-    s1 = counts @ levels
-    s1 = np.where(np.abs(s1) <= 1e-12 * n, 0.0, s1)  # equal sums: exactly 0
-    mean, second = s1 / n, counts @ levels**2 / n
-    spread = second - mean**2
-    return s1, mean, np.where(spread > 1e-12 * second, spread, 0.0) / np.maximum(n - 1.0, 1.0)
+    return _mean_and_se2(counts @ levels, counts @ levels**2, counts.sum(axis=1))
 
 
 def _shrunk(counts: NDArray, levels: NDArray, tau: NDArray) -> NDArray:
@@ -723,11 +718,9 @@ def plan_new_questions(
     i, j = names.index(model_a), names.index(model_b)
     binary = bool(np.all((scores == 0) | (scores == 1) | ~answered))
     if not binary and isinstance(pair_prior, str) and pair_prior in _LEARNED:
-        weights, summary, _, _, _ = _graded_tau(scores, answered, pair_prior)
+        tau, summary, _, _, _ = _graded_tau(scores, answered, pair_prior)
         label = _graded_label(summary, pair_prior)
-        # compare_pairs' rule: a pair sharing few questions keeps the uniform corners
-        tau = weights if (answered[i] & answered[j]).sum() >= _MIN_SHARED else None
-        if tau is None:
+        if (answered[i] & answered[j]).sum() < _MIN_SHARED:  # plan_questions keeps the corners
             label = f"{pair.label} (the pair shares fewer than {_MIN_SHARED} questions)"
     both = answered[i] & answered[j]
     if not both.any():
