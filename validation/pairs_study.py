@@ -1,7 +1,7 @@
 r"""Study ``pairs``: whether ``bayes-eval pairs`` is calibrated for each matrix's estimand.
 
-``bayes-eval pairs`` (:func:`bayes_eval.ranking.paired.leaderboard_pairs`) prints three
-matrices of :math:`P(A \text{ better than } B)`:
+``bayes-eval pairs`` (:func:`bayes_eval.ranking.paired.leaderboard_pairs`) prints two
+matrices of :math:`P(A \text{ better than } B)`, and the study measures a third beside them:
 
 * ``these_questions``: :meth:`Posterior.prob_better
   <bayes_eval.posteriors.posterior.Posterior.prob_better>` under the CLI's prior
@@ -10,7 +10,8 @@ matrices of :math:`P(A \text{ better than } B)`:
   under a fixed prior the models' own posteriors; estimand *these questions*, the mean of
   the true per-question success probabilities over the board's own questions,
   :math:`\bar p_l = \frac1M\sum_q p_{lq}`;
-* ``paired`` and ``independent``: the joint table of the pair's outcomes question by question
+* ``paired`` and ``independent`` (the latter computed on request, not printed by the commands:
+  it is not calibrated): the joint table of the pair's outcomes question by question
   (under the table prior ``pairs`` uses for ``--prior-kind``,
   :func:`~bayes_eval.ranking.paired.table_prior`: by default the learned prior of the split
   of discordant questions), or each model alone; estimand *new questions*, the expected
@@ -215,7 +216,9 @@ def _one_board(
         )
     names = [f"m{i}" for i in range(config.n_models)]
     da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
-    pc = leaderboard_pairs(da, prior=config.prior_kind, pair_prior=table_prior(config.prior_kind))
+    pc = leaderboard_pairs(
+        da, prior=config.prior_kind, pair_prior=table_prior(config.prior_kind), independent=True
+    )
     idx = np.array([names.index(m) for m in pc.models])
     i, j = np.triu_indices(config.n_models, 1)
     a, b = idx[i], idx[j]
@@ -229,6 +232,7 @@ def _one_board(
     out["truth_new"] = theta[a] > theta[b]
     out["prior_these"] = pc.these_from  # the board model, or the models' prior
     out["prior_new"] = pc.prior
+    out["prior_independent"] = pc.independent_prior or pc.prior
     return out
 
 
@@ -249,7 +253,8 @@ def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
     xarray.Dataset
         Over ``(N, board, pair)``: ``p_these_questions``, ``p_paired`` and
         ``p_independent`` (NaN for ties), ``truth_these`` and ``truth_new``; over ``N``: the
-        priors used, ``prior_these_questions`` and ``prior_new_questions``.
+        priors used, ``prior_these_questions``, ``prior_new_questions`` (of ``paired``) and
+        ``prior_independent``.
 
     Examples
     --------
@@ -267,7 +272,7 @@ def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
     values = {name: np.full(shape, np.nan) for name in OUTPUTS}
     truth_these = np.zeros(shape, dtype=bool)
     truth_new = np.zeros(shape, dtype=bool)
-    priors: dict[str, list[str]] = {"these_questions": [], "new_questions": []}
+    priors: dict[str, list[str]] = {"these_questions": [], "new_questions": [], "independent": []}
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -281,6 +286,7 @@ def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
             if r == 0:  # the labels depend on N (graded differences use the uniform corners)
                 priors["these_questions"].append(one["prior_these"])
                 priors["new_questions"].append(one["prior_new"])
+                priors["independent"].append(one["prior_independent"])
             for name in OUTPUTS:
                 values[name][k, r] = one[name]
             truth_these[k, r], truth_new[k, r] = one["truth_these"], one["truth_new"]
@@ -294,6 +300,7 @@ def run(config: PairsConfig, *, progress: bool = True) -> xr.Dataset:
     data["truth_new"] = (dims, truth_new)
     data["prior_these_questions"] = ("N", np.array(priors["these_questions"], dtype=str))
     data["prior_new_questions"] = ("N", np.array(priors["new_questions"], dtype=str))
+    data["prior_independent"] = ("N", np.array(priors["independent"], dtype=str))
     attrs = {f: getattr(config, f) for f in ("replicates", "n_models", "n_questions", "seed")}
     attrs |= {f: float(getattr(config, f)) for f in ("ability_sd", "difficulty_sd")}
     attrs |= {"interaction_sd": float(config.interaction_sd), "bins": config.bins}
@@ -416,6 +423,8 @@ def summary(ds: xr.Dataset) -> dict:
             big = c["count"] >= 0.02 * c["n"]
             gap = np.abs(c["mean_p"] - c["frequency"])[big]
             which = "these_questions" if estimand == THESE_QUESTIONS else "new_questions"
+            if name == "independent" and "prior_independent" in ds:  # its own prior
+                which = "independent"
             rows[f"N={int(n)} {name}"] = {
                 "estimand": estimand,
                 "prior": str(ds[f"prior_{which}"].sel(N=n).values),

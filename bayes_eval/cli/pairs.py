@@ -155,7 +155,6 @@ def _pairs(
         doc["prior_detail"] = {
             "these_questions": prior.to_dict(),
             "paired": result.prior,
-            "independent": result.independent_prior or result.prior,
         }
         doc["clusters"] = cast("dict[str, object]", doc["clusters"]) | {"column": args.cluster}
         return {"file": name, "task": task, **doc, "design": scored.design} | {
@@ -165,6 +164,11 @@ def _pairs(
     if plot:
         say(f"heat maps written to {plot}")
     return None
+
+
+def _on_difference(result: PairedComparison) -> bool:
+    """Whether the paired prior sits on the pair's difference (the learned normal prior)."""
+    return result.method["paired"].endswith("with the learned prior")
 
 
 def _print_pairs(
@@ -183,7 +187,7 @@ def _print_pairs(
         f"{name}: {len(names)} models, {n_questions} questions; these "
         f"questions: {these}; new questions "
         f"(paired): prior {result.prior}"
-        + ("" if result.clusters or result.independent_prior else " on the joint table")
+        + ("" if result.clusters or _on_difference(result) else " on the joint table")
         + f" ({result.method['paired']}); "
         + (
             f"--cluster {args.cluster}: {result.cluster_treatment}"

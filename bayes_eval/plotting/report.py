@@ -431,6 +431,7 @@ def _figure_section(ident: str, heading: str, png: bytes, alt: str, text: str) -
 
 
 def _pairs_section(pairs: PairedComparison, names: dict[str, str]) -> str:
+    assert pairs.these_questions is not None  # leaderboard_pairs computes it always
     rows = []
     for r in pairs.adjacent():
         cells = [_cell(r["model"], "text"), _cell(r["next"], "text"), _cell(r["shared"])]
@@ -451,7 +452,7 @@ def _pairs_section(pairs: PairedComparison, names: dict[str, str]) -> str:
             f"<h3>P(row better than column), {_e(THESE_QUESTIONS)}</h3>",
             heat_table(
                 list(pairs.models),
-                pairs.these_questions if pairs.these_questions is not None else pairs.independent,
+                pairs.these_questions,
                 css_id="heat-these",
             ),
             f"<h3>P(row better than column), {_e(NEW_QUESTIONS)} (paired)</h3>",

@@ -68,9 +68,12 @@ on the normal likelihood of the pair's mean difference, :math:`\bar d \sim N(\de
 :math:`P(A > B \mid \tau, R) = \Phi\big(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V})\big)`.
 The Bayesian bootstrap's variance, :math:`(n - 1)/(n + 1)` of it, was overconfident for close
 models (``bayes-eval validate pairs``). The
-uniform corners without the prior overstated the differences between close models; the independent
-comparison keeps its corners (it ignores the pairing, so its variance already overstates the
-difference's). ``bayes-eval validate pairs`` measures both.
+uniform corners without the prior overstated the differences between close models. The independent
+comparison keeps its corners; ``bayes-eval validate pairs`` measures it beside the paired one.
+It is not calibrated: on shared questions it ignores the pairing (its variance overstates the
+difference's, its flat corners overstate close models' differences; the errors partly
+cancel), and where each model answered its own questions it is overconfident for close
+models. It is computed on request (``independent=True``) and the commands do not print it.
 
 This module holds the model's public face: the scores, priors, clusters and the
 :class:`PairedComparison` result. The matrices for questions drawn independently are
@@ -126,11 +129,16 @@ class PairedComparison(NamedTuple):
     ----------
     models : tuple of str
         The model names, in the order of the matrices' rows and columns.
-    independent, paired : ndarray, shape ``(L, L)``
+    independent : ndarray, shape ``(L, L)``, or None
         Estimand *new questions* (:func:`compare_pairs`): each model's own posterior of its
-        mean score on the population of questions (``independent``, unpaired), or the joint
-        posterior of the pair's outcomes question by question (``paired``). NaN on the
-        diagonal and for pairs without a shared question.
+        mean score on the population of questions, unpaired (NaN on the diagonal); None
+        where it was not asked for (``independent=False``). It ignores that the models answered
+        the same questions, so it is not calibrated there, and with close models it is
+        overconfident even where each model answered its own questions; the commands do not
+        print it (the documentation's Validation page).
+    paired : ndarray, shape ``(L, L)``
+        Estimand *new questions*: the joint posterior of the pair's outcomes question by
+        question. NaN on the diagonal and for pairs without a shared question.
     shared : ndarray of int, shape ``(L, L)``
         Questions both models answered (the paired comparison's data).
     prior : str
@@ -151,8 +159,9 @@ class PairedComparison(NamedTuple):
         <bayes_eval.posteriors.posterior.Posterior.prob_label>`): the board model, or the
         models' own posteriors under ``these_prior``.
     independent_prior : str or None
-        The prior of ``independent`` where it differs from ``prior`` (the flat one, where
-        ``paired`` has the learned normal prior on a pair's difference); None: ``prior``.
+        The prior of ``independent`` where it differs from ``prior`` (each model's own: the
+        learned prior of its table, or the flat corners where ``paired`` has the learned
+        normal prior on a pair's difference); None: ``prior``, or no ``independent``.
     claims : dict or None
         The claims of the board on these questions, JSON-ready
         (:func:`~bayes_eval.ranking.claims.claims_document`: the orderings at a posterior
@@ -169,15 +178,13 @@ class PairedComparison(NamedTuple):
     >>> pc.models, pc.shared[0].tolist()
     (('b', 'c', 'a'), [20, 20, 20])
     >>> pc.estimands
-    {'these_questions': 'these questions', 'independent': 'new questions',
-     'paired': 'new questions'}
+    {'these_questions': 'these questions', 'paired': 'new questions'}
     >>> {k: round(v, 4) if isinstance(v, float) else v for k, v in pc.adjacent()[0].items()}
-    {'model': 'b', 'next': 'c', 'shared': 20, 'these_questions': 0.5, 'paired': 0.4894,
-     'independent': 0.4963}
+    {'model': 'b', 'next': 'c', 'shared': 20, 'these_questions': 0.5, 'paired': 0.4894}
     """
 
     models: tuple[str, ...]
-    independent: NDArray[np.float64]
+    independent: NDArray[np.float64] | None
     paired: NDArray[np.float64]
     shared: NDArray[np.int64]
     prior: str
@@ -205,7 +212,9 @@ class PairedComparison(NamedTuple):
         """The estimand of each matrix."""
         from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
 
-        out = {"independent": NEW_QUESTIONS, "paired": NEW_QUESTIONS}
+        out = {"paired": NEW_QUESTIONS}
+        if self.independent is not None:
+            out["independent"] = NEW_QUESTIONS
         if self.these_questions is not None:
             out = {"these_questions": THESE_QUESTIONS, **out}
         return out
@@ -214,8 +223,9 @@ class PairedComparison(NamedTuple):
         """The comparison as a JSON-ready dict.
 
         Keys: ``models``, the matrices (rows of P(row better than column), None on the diagonal and
-        where undefined): ``these_questions`` (with a posterior), ``paired`` and ``independent``
-        (new questions); ``estimand`` (of each matrix), ``prior`` (of each), ``shared``, ``method``.
+        where undefined): ``these_questions`` (with a posterior), ``paired`` and, where computed,
+        ``independent`` (new questions); ``estimand`` (of each matrix), ``prior`` (of each),
+        ``shared``, ``method``.
         """
 
         def rows(m: NDArray) -> list[list[float | None]]:
@@ -225,18 +235,17 @@ class PairedComparison(NamedTuple):
         if self.these_questions is not None:
             out["these_questions"] = rows(self.these_questions)
             out["these_questions_from"] = self.these_from
+        unpaired = self.independent is not None
         out.update(
             {
                 "paired": rows(self.paired),
-                "independent": rows(self.independent),
+                **({"independent": rows(self.independent)} if self.independent is not None else {}),
                 "estimand": self.estimands,
                 "prior": (
                     {"these_questions": self.these_prior} if self.these_prior is not None else {}
                 )
-                | {
-                    "paired": self.prior,
-                    "independent": self.independent_prior or self.prior,
-                },
+                | {"paired": self.prior}
+                | ({"independent": self.independent_prior or self.prior} if unpaired else {}),
                 "shared": self.shared.tolist(),
                 "method": dict(self.method),
                 "clusters": {"count": self.clusters, "treatment": self.cluster_treatment},
@@ -250,7 +259,7 @@ class PairedComparison(NamedTuple):
         """Each model against the next one in the order of :attr:`models`.
 
         Keys: ``model``, ``next``, ``shared``, ``these_questions`` (with a posterior), ``paired``
-        and ``independent`` (None where undefined).
+        and, where computed, ``independent`` (None where undefined).
         """
         out = []
 
@@ -267,7 +276,8 @@ class PairedComparison(NamedTuple):
             if self.these_questions is not None:
                 row["these_questions"] = val(self.these_questions, i)
             row["paired"] = val(self.paired, i)
-            row["independent"] = val(self.independent, i)
+            if self.independent is not None:
+                row["independent"] = val(self.independent, i)
             out.append(row)
         return out
 
@@ -746,7 +756,8 @@ def compare_pairs(
         are independent draws. A pair that shares questions in fewer than two clusters
         gets NaN.
     independent : bool, keyword-only
-        False skips the unpaired matrix (left NaN; its exact path is the costly one).
+        False skips the unpaired matrix (``independent`` None; its exact path is the costly
+        one).
 
     Returns
     -------
@@ -772,7 +783,7 @@ def compare_pairs(
     [[nan, 0.9965, 1.0], [0.0035, nan, 0.9873], [0.0, 0.0127, nan]]
     >>> pc = compare_pairs(R, models=["a", "b", "c"], cluster=np.repeat(np.arange(5), 4))
     >>> pc.method, pc.clusters
-    ({'independent': 't (Welch)', 'paired': 't'}, 5)
+    ({'paired': 't', 'independent': 't (Welch)'}, 5)
     """
     values = np.asarray(R, dtype=float)
     if values.ndim != 3 or values.shape[0] < 2:
@@ -801,17 +812,16 @@ def compare_pairs(
     paired, paired_method = _paired(
         scores, answered, pair_prior if binary else _heaviest(pair_prior, _NODES), exact_levels
     )
+    unpaired: NDArray[np.float64] | None = None
     if independent:
         unpaired, exact = _independent(
             scores, answered, _heaviest(model_prior, _NODES), exact_levels
         )
-    else:
-        unpaired, exact = np.full((len(names), len(names)), np.nan), True
-    np.fill_diagonal(unpaired, np.nan)
-    label, own_label = pair_prior.label, None
+        np.fill_diagonal(unpaired, np.nan)
+    label = pair_prior.label
     if not binary and isinstance(prior, str) and prior in _LEARNED:
         paired, tau = _shrunk_graded(scores, answered, paired, prior)
-        label, own_label = _graded_label(tau, prior), label
+        label = _graded_label(tau, prior)
         paired_method = "normal (mean difference, standard error s/sqrt(n)) with the learned prior"
     shared = answered.astype(np.int64) @ answered.T.astype(np.int64)
     return PairedComparison(
@@ -820,8 +830,9 @@ def compare_pairs(
         paired=paired,
         shared=shared,
         prior=label,
-        method={"independent": "exact" if exact else "normal", "paired": paired_method},
-        independent_prior=own_label,
+        method={"paired": paired_method}
+        | ({"independent": "exact" if exact else "normal"} if independent else {}),
+        independent_prior=model_prior.label if independent and model_prior.label != label else None,
     )
 
 
@@ -834,10 +845,9 @@ def _compare_clusters(
     prior: PriorSpec,
 ) -> PairedComparison:
     """:func:`compare_pairs` with clustered questions (its docstring)."""
-    n = len(names)
     learned = prior if isinstance(prior, str) and prior in _LEARNED else None
     paired, tau = _paired_clusters(scores, answered, codes, learned)
-    independent = np.full((n, n), np.nan)
+    independent: NDArray[np.float64] | None = None
     if unpaired:  # each model's own t posterior; the difference of the two by Welch's rule
         mean, scale, df = cluster_values(*cluster_sums(scores, answered, codes))
         var = scale[:, None] ** 2 + scale[None] ** 2
@@ -854,12 +864,10 @@ def _compare_clusters(
         prior=CLUSTER_PRIOR
         if tau is None
         else f"{_difference_prior_label(tau, learned)} and Jeffreys on the cluster-level sd",
-        method={
-            "independent": "t (Welch)",
-            "paired": "t" if tau is None else "t with a learned normal prior on the difference",
-        },
+        method={"paired": "t" if tau is None else "t with a learned normal prior on the difference"}
+        | ({"independent": "t (Welch)"} if unpaired else {}),
         clusters=int(codes.max()) + 1,
-        independent_prior=None if tau is None else CLUSTER_PRIOR,
+        independent_prior=None if tau is None or not unpaired else CLUSTER_PRIOR,
     )
 
 
@@ -1010,6 +1018,7 @@ def leaderboard_pairs(
     top: int | None = None,
     draws: int | None = None,
     seed: int = 0,
+    independent: bool = False,
 ) -> PairedComparison:
     """Every pair of the models of ``R[model, question, trial]``, for both estimands.
 
@@ -1066,12 +1075,15 @@ def leaderboard_pairs(
         of models (:func:`bayes_eval.ranking.claims.default_draws`).
     seed : int, optional
         Seed of those draws; default 0.
+    independent : bool, optional
+        Also compute the unpaired new-questions matrix (:func:`compare_pairs`), which ignores
+        the pairing and is not calibrated (the commands do not print it); default False.
 
     Returns
     -------
     PairedComparison
-        The models best first, the three matrices (``these_questions``, ``paired``,
-        ``independent``), their priors and methods, and the board's ``claims``.
+        The models best first, the matrices (``these_questions``, ``paired`` and, if asked
+        for, ``independent``), their priors and methods, and the board's ``claims``.
 
     Examples
     --------
@@ -1121,6 +1133,7 @@ def leaderboard_pairs(
         models=names,
         exact_levels=exact_levels,
         cluster=labels,
+        independent=independent,
     )
     return pc._replace(
         these_questions=these,

@@ -77,16 +77,17 @@ def test_rank_all_scores_each_model_on_its_own_questions_and_warns(incomplete, c
 
 def test_pairs_json_matrices_and_the_beta_formula(capsys):
     out = _json(capsys, ["pairs", "dataset:matharena_aime25_i", "--prior-kind", "uniform"])
-    names, ind, par = out["models"], out["independent"], out["paired"]
-    assert len(names) == 16 and all(ind[i][i] is None and par[i][i] is None for i in range(16))
+    names, par = out["models"], out["paired"]
+    assert len(names) == 16 and all(par[i][i] is None for i in range(16))
     assert par[0][1] + par[1][0] == pytest.approx(1.0)
-    assert out["method"] == {"independent": "exact", "paired": "exact"}
+    # the unpaired matrix is not calibrated (the Validation page): not printed
+    assert "independent" not in out and "independent" not in out["prior_detail"]
+    assert out["method"] == {"paired": "exact"}
     these = out["these_questions"]
     assert all(these[i][i] is None for i in range(16))
     assert these[0][1] + these[1][0] == pytest.approx(1.0)
     assert out["estimand"] == {
         "these_questions": "these questions",
-        "independent": "new questions",
         "paired": "new questions",
     }
     # four trials per question: the per-question score differences take 9 values; two models

@@ -298,3 +298,38 @@ def test_learned_graded_prior_leaves_degenerate_pairs_flat():
     for k in range(3):
         assert pc.paired[k, 3] == flat.paired[k, 3]
     assert pc.paired[0, 2] != flat.paired[0, 2]
+
+
+def test_unpaired_matrix_only_on_request():
+    """The unpaired matrix is not calibrated, so ``leaderboard_pairs`` (what the commands print)
+    leaves it out unless asked; asked for, it equals ``compare_pairs``' own, with or without
+    clusters, and the JSON names its prior apart from the paired one's."""
+    import xarray as xr
+
+    from bayes_eval.ranking.paired import leaderboard_pairs
+
+    rng = np.random.default_rng(3)
+    p = np.array([0.7, 0.5, 0.4])[:, None, None] * np.ones((3, 24, 2))
+    R = xr.DataArray(
+        (rng.random(p.shape) < p) * 1.0,
+        dims=("model", "question", "trial"),
+        coords={"model": ["a", "b", "c"]},
+    )
+    plain = leaderboard_pairs(R)
+    assert plain.independent is None and plain.independent_prior is None
+    doc = plain.to_dict()
+    assert "independent" not in doc and "independent" not in doc["prior"]
+    assert set(doc["estimand"]) == {"these_questions", "paired"}
+    assert set(doc["method"]) == {"paired"}
+    assert all("independent" not in row for row in plain.adjacent())
+    asked = leaderboard_pairs(R, independent=True)
+    np.testing.assert_array_equal(asked.paired, plain.paired)
+    order = [["a", "b", "c"].index(m) for m in asked.models]
+    own = compare_pairs(R.values[order], prior="empirical")
+    assert asked.independent is not None and own.independent is not None
+    np.testing.assert_array_equal(asked.independent, own.independent)
+    assert asked.to_dict()["prior"]["independent"].startswith("uniform")
+    groups = np.arange(24) % 4
+    clustered = compare_pairs(R.values, cluster=groups, independent=False)
+    assert clustered.independent is None and set(clustered.method) == {"paired"}
+    assert compare_pairs(R.values, cluster=groups).method["independent"] == "t (Welch)"

@@ -101,7 +101,8 @@ def test_measured_calibration():
     boards (seeds 0 / 3) they measured 0.012 / 0.018 and 0.006 / 0.014 (these questions; the
     models' own posteriors gave 0.036 / 0.045 and 0.010 / 0.007), 0.022 / 0.010 (paired,
     N = 1) and, with 1,000 boards of seed 0, 0.014 (paired, N = 4). Reported, not held: the
-    unpaired independent matrix (0.02-0.05)."""
+    unpaired independent matrix (0.02-0.05), which the commands do not print; it is labelled
+    with its own prior."""
     rows = {}
     for n, boards in ((1, 60), (4, 30)):
         config = registry.make_config("pairs", replicates=boards, N=(n,), seed=3)
@@ -110,6 +111,8 @@ def test_measured_calibration():
         assert rows[key]["ece"] <= 0.03, (key, rows[key])
     assert "split of discordant questions" in rows["N=1 paired"]["prior"]
     assert rows["N=1 these_questions"]["prior"].startswith("board model")
+    assert rows["N=4 independent"]["prior"].startswith("uniform")
+    assert rows["N=1 independent"]["prior"] != rows["N=1 paired"]["prior"]
     for row in rows.values():  # the floor is what a calibrated forecaster would score
         assert 0 < row["ece_floor"] < 0.03
 
