@@ -263,18 +263,23 @@ def prob_matrix_json(board: Leaderboard) -> dict:
 _CLAIMS_SHOWN = 12
 
 
-def claims_lines(board: Leaderboard | PopulationBoard, pct: str) -> list[str]:
-    """The claims, the tie groups and the legend of the whole-board columns."""
-    doc = claims_json(board)
+def claims_text(doc: dict, n_models: int, note: str = "") -> list[str]:
+    """The claims line and the tie-groups line of a JSON-ready claims document.
+
+    ``doc`` holds ``claims`` (most probable first), ``claims_estimand``,
+    ``claims_expected_fdr``, ``fdr`` and ``tie_groups`` (:func:`claims_json`, or
+    :func:`~bayes_eval.ranking.claims.claims_document`): ``rank`` and ``pairs`` state the
+    claims with it, all of them up to ``_CLAIMS_SHOWN``, else the least certain ones, each
+    with its probability. ``note`` follows the estimand in the parentheses.
+    """
     claims = doc["claims"]
-    n_models = len(board.models)
     pairs = n_models * (n_models - 1) // 2
     if len(claims) <= _CLAIMS_SHOWN:
         listed, what = claims, ""
     else:  # the least certain claims: the ones a reader should weigh
         listed, what = claims[-_CLAIMS_SHOWN:], f"the {_CLAIMS_SHOWN} least certain: "
-    lines = [
-        f"claims ({doc['claims_estimand']}): {len(claims)} of {pairs} pairs ordered at "
+    return [
+        f"claims ({doc['claims_estimand']}{note}): {len(claims)} of {pairs} pairs ordered at "
         f"posterior expected FDR {doc['claims_expected_fdr']:.3f} (<= --fdr {doc['fdr']:g}; "
         "the mean of 1 - P over the claims, so a claim's own P can be far below 0.95); "
         + what
@@ -287,6 +292,12 @@ def claims_lines(board: Leaderboard | PopulationBoard, pct: str) -> list[str]:
         "tie groups, best first (models the claims leave unordered): "
         + "; ".join("{" + ", ".join(g) + "}" for g in doc["tie_groups"]),
     ]
+
+
+def claims_lines(board: Leaderboard | PopulationBoard, pct: str) -> list[str]:
+    """The claims, the tie groups and the legend of the whole-board columns."""
+    doc = claims_json(board)
+    lines = claims_text(doc, len(board.models))
     if doc["claims_draws"] is None:  # new questions: the claims only
         return lines
     lines += [

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, cast
 
 from bayes_eval.cli import _options as opt
+from bayes_eval.cli._leaderboard import claims_text
 from bayes_eval.cli._output import emit_json, say, table, uncertain
 from bayes_eval.cli._types import SubParsers
 
@@ -222,12 +223,6 @@ def _print_pairs(
         "model beats the next. these questions: the benchmark's own questions; new questions: "
         "new questions from the same source (paired on the shared questions)."
     )
-    claims = result.claims or {}
-    if claims:
-        say(
-            f"claims ({claims['claims_estimand']}, as `rank`): {len(claims['claims'])} orderings "
-            f"at posterior expected FDR {claims['claims_expected_fdr']:.3f} (<= --fdr "
-            f"{claims['fdr']:g}); tie groups, best first: "
-            + "; ".join("{" + ", ".join(g) + "}" for g in claims["tie_groups"])
-            + " (--json: the claims, P(best), expected ranks)"
-        )
+    if result.claims:  # the claims as `rank` states them (one formatter for both)
+        claims, groups = claims_text(result.claims, len(names), note=", as `rank`")
+        say(claims, groups + " (--json: the claims, P(best), expected ranks)")

@@ -69,6 +69,28 @@ def test_pairs_states_the_same_claims_as_rank(docs):
         assert pairs["rank_joint"][m["model"]] == m["rank_joint"]
 
 
+def test_pairs_prints_the_claims_rank_prints(capsys):
+    """The printed claims of ``pairs`` are ``rank``'s, from one formatter: the same count and
+    expected FDR, the least certain claims with the same probabilities (a P of 0.500
+    included), and the same tie groups."""
+    assert main(["rank", BOARD]) == 0
+    rank = capsys.readouterr().out.splitlines()
+    assert main(["pairs", BOARD]) == 0
+    pairs = capsys.readouterr().out.splitlines()
+
+    def stated(lines: list[str]) -> tuple[str, str]:
+        (i,) = [i for i, line in enumerate(lines) if line.startswith("claims (")]
+        return lines[i], lines[i + 1]
+
+    (rank_claims, rank_groups), (pairs_claims, pairs_groups) = stated(rank), stated(pairs)
+    assert rank_claims.startswith("claims (these questions): 120 of 120 pairs ordered at ")
+    assert pairs_claims == rank_claims.replace("(these questions)", "(these questions, as `rank`)")
+    assert "expected FDR 0.046" in pairs_claims and "the 12 least certain: " in pairs_claims
+    assert "DeepSeek-R1-Distill-Qwen-32B > o3-mini (low) (0.500)" in pairs_claims
+    assert rank_groups.startswith("tie groups, best first")
+    assert pairs_groups == rank_groups + " (--json: the claims, P(best), expected ranks)"
+
+
 def test_a_smaller_fdr_claims_a_subset(capsys):
     assert main(["rank", BOARD, "--json", "--fdr", "0.01"]) == 0
     strict = json.loads(capsys.readouterr().out)
