@@ -153,14 +153,15 @@ for name in ("crossed", "common", "all (own q)"):
 # Among the ten models run on (nearly) the whole first batch, the questions they all answered
 # are many. Both models of a pair answered the same items, so their scores are correlated
 # through the questions. The paired probability uses the joint posterior of the pair's
-# per-question differences; the independent one treats the models as if they had seen
+# per-question differences; the independent one (asked for with `independent=True`: the
+# commands do not print it, it is not calibrated) treats the models as if they had seen
 # different questions and is less decisive.
 
 # %%
 core = all_q.R.sel(model=[m for m in board.models if answered[m] > 60])
 shared = select_questions(core, "common")
 print(f"{core.sizes['model']} models, {shared.kept} questions answered by all of them")
-pairs = leaderboard_pairs(shared.R, fractional=True, prior="uniform")
+pairs = leaderboard_pairs(shared.R, fractional=True, prior="uniform", independent=True)
 print(pd.DataFrame(pairs.adjacent()).round(3).to_string(index=False))
 print(pairs.method)
 

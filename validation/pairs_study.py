@@ -72,7 +72,8 @@ __all__ = [
     "summary",
 ]
 
-#: The matrices of ``bayes-eval pairs`` and the estimand each one names.
+#: The matrices the study measures and the estimand each one names (the first two are those
+#: ``bayes-eval pairs`` prints).
 OUTPUTS = {
     "these_questions": THESE_QUESTIONS,
     "paired": NEW_QUESTIONS,

@@ -167,11 +167,6 @@ def _pairs(
     return None
 
 
-def _on_difference(result: PairedComparison) -> bool:
-    """Whether the paired prior sits on the pair's difference (the learned normal prior)."""
-    return result.method["paired"].endswith("with the learned prior")
-
-
 def _print_pairs(
     args: argparse.Namespace,
     result: PairedComparison,
@@ -188,7 +183,7 @@ def _print_pairs(
         f"{name}: {len(names)} models, {n_questions} questions; these "
         f"questions: {these}; new questions "
         f"(paired): prior {result.prior}"
-        + ("" if result.clusters or _on_difference(result) else " on the joint table")
+        + ("" if result.clusters or result.difference_prior else " on the joint table")
         + f" ({result.method['paired']}); "
         + (
             f"--cluster {args.cluster}: {result.cluster_treatment}"

@@ -1,4 +1,4 @@
-"""Heat maps of ``P(row better than column)``: independent and paired side by side.
+"""Heat maps of ``P(row better than column)``: the matrices of ``pairs`` side by side.
 
 See :func:`bayes_eval.ranking.paired.compare_pairs` and ``bayes-eval pairs --plot``.
 """
@@ -48,7 +48,7 @@ def pairs_plot(
     *,
     title: str | None = None,
 ) -> Path:
-    """Draw one heat map per matrix (e.g. ``{"independent": ..., "paired": ...}``).
+    """Draw one heat map per matrix (e.g. ``{"these questions": ..., "paired": ...}``).
 
     Rows and columns are in the order of ``models``, with a shared colour scale 0..1 (diverging
     around 1/2); cells are annotated when there are at most 20 models. Returns the path
@@ -80,7 +80,7 @@ def pairs_plot(
     >>> from bayes_eval.plotting.pairs import pairs_plot
     >>> p = np.array([[np.nan, 0.3], [0.7, np.nan]])
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     png = pairs_plot(["a", "b"], {"independent": p, "paired": p}, folder + "/pairs.png")
+    ...     png = pairs_plot(["a", "b"], {"these": p, "paired": p}, folder + "/pairs.png")
     ...     png.name, png.is_file()
     ('pairs.png', True)
     """

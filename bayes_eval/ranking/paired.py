@@ -71,8 +71,8 @@ models (``bayes-eval validate pairs``). The
 uniform corners without the prior overstated the differences between close models. The independent
 comparison keeps its corners; ``bayes-eval validate pairs`` measures it beside the paired one.
 It is not calibrated: on shared questions it ignores the pairing (its variance overstates the
-difference's, its flat corners overstate close models' differences; the errors partly
-cancel), and where each model answered its own questions it is overconfident for close
+difference's, its prior on each model's score overstates close models' differences; the
+errors partly cancel), and where each model answered its own questions it is overconfident for close
 models. It is computed on request (``independent=True``) and the commands do not print it.
 
 This module holds the model's public face: the scores, priors, clusters and the
@@ -167,6 +167,10 @@ class PairedComparison(NamedTuple):
         (:func:`~bayes_eval.ranking.claims.claims_document`: the orderings at a posterior
         expected FDR, P(best), P(top k), expected ranks, simultaneous rank intervals), the
         same as ``bayes-eval rank`` states.
+    difference_prior : bool
+        Whether ``paired`` has the learned normal prior N(0, tau^2) on each pair's
+        difference (graded scores, several trials or clusters under a learned prior) rather
+        than a prior on the joint table.
 
     Examples
     --------
@@ -195,6 +199,7 @@ class PairedComparison(NamedTuple):
     these_from: str | None = None
     claims: dict | None = None
     independent_prior: str | None = None
+    difference_prior: bool = False
 
     @property
     def cluster_treatment(self) -> str:
@@ -235,17 +240,21 @@ class PairedComparison(NamedTuple):
         if self.these_questions is not None:
             out["these_questions"] = rows(self.these_questions)
             out["these_questions_from"] = self.these_from
-        unpaired = self.independent is not None
+        unpaired = self.independent
         out.update(
             {
                 "paired": rows(self.paired),
-                **({"independent": rows(self.independent)} if self.independent is not None else {}),
+                **({"independent": rows(unpaired)} if unpaired is not None else {}),
                 "estimand": self.estimands,
                 "prior": (
                     {"these_questions": self.these_prior} if self.these_prior is not None else {}
                 )
                 | {"paired": self.prior}
-                | ({"independent": self.independent_prior or self.prior} if unpaired else {}),
+                | (
+                    {"independent": self.independent_prior or self.prior}
+                    if unpaired is not None
+                    else {}
+                ),
                 "shared": self.shared.tolist(),
                 "method": dict(self.method),
                 "clusters": {"count": self.clusters, "treatment": self.cluster_treatment},
@@ -819,9 +828,11 @@ def compare_pairs(
         )
         np.fill_diagonal(unpaired, np.nan)
     label = pair_prior.label
-    if not binary and isinstance(prior, str) and prior in _LEARNED:
-        paired, tau = _shrunk_graded(scores, answered, paired, prior)
-        label = _graded_label(tau, prior)
+    learned = prior if isinstance(prior, str) and prior in _LEARNED else None
+    on_difference = not binary and learned is not None
+    if not binary and learned is not None:
+        paired, tau = _shrunk_graded(scores, answered, paired, learned)
+        label = _graded_label(tau, learned)
         paired_method = "normal (mean difference, standard error s/sqrt(n)) with the learned prior"
     shared = answered.astype(np.int64) @ answered.T.astype(np.int64)
     return PairedComparison(
@@ -833,6 +844,7 @@ def compare_pairs(
         method={"paired": paired_method}
         | ({"independent": "exact" if exact else "normal"} if independent else {}),
         independent_prior=model_prior.label if independent and model_prior.label != label else None,
+        difference_prior=on_difference,
     )
 
 
@@ -868,6 +880,7 @@ def _compare_clusters(
         | ({"independent": "t (Welch)"} if unpaired else {}),
         clusters=int(codes.max()) + 1,
         independent_prior=None if tau is None or not unpaired else CLUSTER_PRIOR,
+        difference_prior=tau is not None,
     )
 
 

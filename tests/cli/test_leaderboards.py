@@ -94,6 +94,17 @@ def test_pairs_json_matrices_and_the_beta_formula(capsys):
     # solving every question alike would give 1/2
 
 
+def test_pairs_header_names_where_the_paired_prior_sits(capsys):
+    """Four trials per question under the learned prior: the normal prior on each pair's
+    difference (no joint table); under the uniform prior, the corners of the joint table."""
+    assert main(["pairs", "dataset:matharena_aime25_i"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "N(0, tau^2) on each pair's difference" in head and "on the joint table" not in head
+    assert main(["pairs", "dataset:matharena_aime25_i", "--prior-kind", "uniform"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "new questions (paired): prior uniform on the joint table" in head
+
+
 def test_pairs_single_trial_is_the_beta_formula(tmp_path, capsys):
     rng = np.random.default_rng(0)
     x = (rng.random((3, 30)) < [[0.7], [0.5], [0.4]]).astype(int)

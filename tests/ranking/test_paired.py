@@ -317,6 +317,8 @@ def test_unpaired_matrix_only_on_request():
     )
     plain = leaderboard_pairs(R)
     assert plain.independent is None and plain.independent_prior is None
+    assert plain.difference_prior  # two trials per question: the normal prior on differences
+    assert not leaderboard_pairs(R, pair_prior="uniform").difference_prior
     doc = plain.to_dict()
     assert "independent" not in doc and "independent" not in doc["prior"]
     assert set(doc["estimand"]) == {"these_questions", "paired"}
@@ -332,4 +334,5 @@ def test_unpaired_matrix_only_on_request():
     groups = np.arange(24) % 4
     clustered = compare_pairs(R.values, cluster=groups, independent=False)
     assert clustered.independent is None and set(clustered.method) == {"paired"}
+    assert compare_pairs(R.values, cluster=groups, prior="empirical").difference_prior
     assert compare_pairs(R.values, cluster=groups).method["independent"] == "t (Welch)"
