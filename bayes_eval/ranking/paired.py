@@ -67,13 +67,13 @@ on the normal likelihood of the pair's mean difference, :math:`\bar d \sim N(\de
 :math:`n - 1`: the usual standard error; no corners, the prior takes their place):
 :math:`P(A > B \mid \tau, R) = \Phi\big(\bar d\,\tau / (\sqrt V \sqrt{\tau^2 + V})\big)`.
 The Bayesian bootstrap's variance, :math:`(n - 1)/(n + 1)` of it, was overconfident for close
-models (``bayes-eval validate pairs``). The
-uniform corners without the prior overstated the differences between close models. The independent
-comparison keeps its corners; ``bayes-eval validate pairs`` measures it beside the paired one.
-It is not calibrated: on shared questions it ignores the pairing (its variance overstates the
-difference's, its prior on each model's score overstates close models' differences; the
-errors partly cancel), and where each model answered its own questions it is overconfident for close
-models. It is computed on request (``independent=True``) and the commands do not print it.
+models (``bayes-eval validate pairs``), and the uniform corners without the prior overstated
+the differences between close models. The independent comparison keeps its corners;
+``bayes-eval validate pairs`` measures it beside the paired one. It is not calibrated: on
+shared questions it ignores the pairing (its variance overstates the difference's, its prior
+on each model's score overstates close models' differences; the errors partly cancel), and
+where each model answered its own questions it is overconfident for close models. It is
+computed on request (``independent=True``) and the commands do not print it.
 
 This module holds the model's public face: the scores, priors, clusters and the
 :class:`PairedComparison` result. The matrices for questions drawn independently are
@@ -827,10 +827,10 @@ def compare_pairs(
             scores, answered, _heaviest(model_prior, _NODES), exact_levels
         )
         np.fill_diagonal(unpaired, np.nan)
-    label = pair_prior.label
+    label, on_difference = pair_prior.label, False
     learned = prior if isinstance(prior, str) and prior in _LEARNED else None
-    on_difference = not binary and learned is not None
-    if not binary and learned is not None:
+    if not binary and learned is not None:  # the learned normal prior on the difference
+        on_difference = True
         paired, tau = _shrunk_graded(scores, answered, paired, learned)
         label = _graded_label(tau, learned)
         paired_method = "normal (mean difference, standard error s/sqrt(n)) with the learned prior"
@@ -956,8 +956,7 @@ def _graded_tau(
     The normal likelihood of each pair's mean difference without corners (the normal prior
     takes their place; :func:`_difference_moments`). The pairs that share at least
     ``_MIN_SHARED`` questions and whose differences are not all equal enter (``ok``, upper
-    triangle). Also returns the pairs'
-    means and variances ``(L, L)``.
+    triangle). Also returns the pairs' means and variances ``(L, L)``.
     """
     i, j = np.triu_indices(len(scores), 1)
     mean, var, n = _difference_moments(scores, answered)
