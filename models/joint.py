@@ -9,7 +9,7 @@ written out for NUTS so that its closed-form approximation can be checked agains
 
 :math:`\theta_l = \mu + \sigma z_l`, :math:`b_q = s u_q` (non-centred: :math:`z, u \sim N(0,
 1)`), :math:`\mu` flat, :math:`s \sim \mathrm{HalfNormal}(3)`, :math:`\sigma \sim
-\mathrm{HalfNormal}(2)`, :math:`\log\kappa \sim N(\log 10, 1)`: the same hyperpriors
+\mathrm{HalfNormal}(2)`, :math:`\log\kappa \sim N(\log 7, 1)`: the same hyperpriors
 (:data:`~bayes_eval.posteriors.joint.DIFFICULTY_SD_SCALE`,
 :data:`~bayes_eval.posteriors.joint.ABILITY_SD_SCALE`,
 :data:`~bayes_eval.posteriors.joint.DISPERSION_PRIOR`). The cells' rates are integrated out

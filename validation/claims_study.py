@@ -410,7 +410,7 @@ def summary(ds: xr.Dataset) -> dict:
     >>> s["cells"]["spread N=1"]["rules"]["bayes_fdr"]
     {'realised_fdr': 0.0, 'fdr_se': 0.0, 'power': 0.3333, 'claims_per_board': 1.0}
     >>> s["verdict"]
-    {'claims_fdr_within_q': True, 'largest_p_best_ece': 0.2433, 'smallest_joint_coverage': 1.0}
+    {'claims_fdr_within_q': True, 'largest_p_best_ece': 0.2417, 'smallest_joint_coverage': 1.0}
     """
     cells = {
         f"{sc} N={int(n)}": _cell(ds.sel(scenario=sc, N=n))

@@ -1210,7 +1210,7 @@ def sensitivity(
     >>> prior = elicit_beta(0.3, 0.6, 0.9, level="benchmark", n_questions=30, draws=2000)
     >>> ds = sensitivity(R, prior, models=["a", "b", "c"])
     >>> ds["mu"].values.round(4).tolist(), ds["rank"].sel(prior="elicited").values.tolist()
-    ([[0.2763, 0.4662, 0.6168], [0.2867, 0.4672, 0.6097]], [3, 2, 1])
+    ([[0.2765, 0.4662, 0.6167], [0.2867, 0.4672, 0.6097]], [3, 2, 1])
     """
     if np.ndim(R) != 3:
         raise ValueError(f"R has shape {np.shape(R)}; expected (L, M, N).")

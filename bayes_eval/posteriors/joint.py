@@ -16,7 +16,7 @@ learns its mean from the board:
 
 :math:`\theta_l \sim N(\mu, \sigma^2)` (flat :math:`\mu`), :math:`b_q \sim N(0, s^2)`,
 :math:`s \sim \mathrm{HalfNormal}(3)`, :math:`\sigma \sim \mathrm{HalfNormal}(2)`,
-:math:`\log\kappa \sim N(\log 10, 1)`: a Rasch mean (ability minus difficulty) with a Beta
+:math:`\log\kappa \sim N(\log 7, 1)`: a Rasch mean (ability minus difficulty) with a Beta
 dispersion for everything the shared difficulty does not explain (a model x question
 interaction). The per-model closed form is the special case :math:`b_q \equiv 0`. The
 estimand is *these questions*, :math:`\bar\pi_l = \frac{1}{M_l}\sum_q p_{lq}` over the
@@ -27,9 +27,11 @@ Bayesian inference for latent Gaussian models by using integrated nested Laplace
 approximations", 2009). Given the hyperparameters :math:`\eta = (\log s, \log\sigma,
 \log\kappa)`:
 
-* the posterior of :math:`(\theta, b)` is approximated by the Gaussian at its mode (Newton's
-  method; the Hessian is a bipartite block matrix, solved through its L x L Schur complement
-  :math:`S = A - B D^{-1} B^\top`), whose normalising constant is the Laplace evidence;
+* the posterior of :math:`(\theta, b)` is found at its mode (Newton's method; the Hessian is
+  a bipartite block matrix, solved through its L x L Schur complement :math:`S = A - B D^{-1}
+  B^\top`), which gives the Laplace evidence; it is approximated by a Gaussian whose mean is
+  the mode shifted for the posterior's skewness and whose covariance takes the curvature
+  averaged over that Gaussian (one step towards the variational Gaussian);
 * given :math:`(\theta, b)` the cells are independent and
   :math:`p_{lq} \mid \cdot \sim \mathrm{Beta}(\kappa m_{lq} + k_{lq}, \kappa(1 - m_{lq}) +
   n_{lq} - k_{lq})`, so by the law of total covariance
@@ -58,12 +60,12 @@ differences between close models (P(better) overconfident at one trial per quest
 
 **The dispersion's hyperprior.** With one trial per cell :math:`\kappa` is not identified
 (the Beta-Bernoulli law is Bernoulli(:math:`m`) whatever :math:`\kappa`), yet the posterior
-of *these questions'* rates depends on it. Its hyperprior, median 10 and log-sd 1, was chosen
-by ``bayes-eval validate board`` between the boards it must serve: an interaction of logit sd
-0.7 (:math:`\kappa \approx 11`) at one trial, and the MathArena board's rates
-(:math:`\kappa \approx 3` at four trials) at two and more, where the data move it. Boards of
-heavier interactions (logit sd 1.5, :math:`\kappa \approx 2.7`) then get P(better) somewhat
-overconfident at one trial.
+of *these questions'* rates depends on it. Its hyperprior, median 7 and log-sd 1, was chosen
+by ``bayes-eval validate board`` between the boards it must serve at one trial: an
+interaction of logit sd 0.7 (:math:`\kappa \approx 11`; a smaller median makes P(better)
+overconfident there), one of logit sd 1.5 (:math:`\kappa \approx 2.7`; a larger median
+makes it overconfident there), and the MathArena board's rates (:math:`\kappa \approx 3` at
+four trials; a larger median widens the intervals). From two trials the data move it.
 
 **What is reported.** The mean vector and covariance matrix of :math:`\bar\pi`; each model's
 marginal is the Beta law on :math:`[0, 1]` with that mean and variance (so intervals stay
@@ -107,7 +109,7 @@ DIFFICULTY_SD_SCALE = 3.0
 #: scale of the half-normal hyperprior on the sd sigma of the models' abilities (logit scale)
 ABILITY_SD_SCALE = 2.0
 #: (median, log-sd) of the log-normal hyperprior on the dispersion kappa
-DISPERSION_PRIOR = (10.0, 1.0)
+DISPERSION_PRIOR = (7.0, 1.0)
 
 _X_LIMIT = 35.0  # |theta - b| is clipped here (expit underflows beyond ~745)
 _SEARCH_QUESTIONS = 200  # questions the hyperparameter search uses on a larger board
@@ -459,15 +461,12 @@ def _third(cells: _Cells, x: NDArray, kappa: float) -> NDArray:
     return (cells.terms(x + h, kappa)[2] - cells.terms(x - h, kappa)[2]) / (2.0 * h)
 
 
-def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
-    r"""The Gaussian law of every cell's :math:`x = \theta - b`.
+def _field_covariance(fit: _Fit) -> tuple[NDArray, NDArray, NDArray]:
+    r"""``Cov(theta)`` (L, L), ``-Cov(theta, b)`` (L, M) and every cell's ``Var(x)`` (L, M).
 
-    The Laplace covariance, and the mean corrected for the skewness of the latent field's
-    posterior, :math:`E[z] \approx \hat z + \tfrac12\Sigma u`, :math:`u_j = \sum_{kl} T_{jkl}
-    \Sigma_{kl}`, T the third derivatives of the log posterior (a cell adds its log
-    likelihood's third derivative times :math:`\mathrm{Var}(x)` to its model's entry and
-    minus that to its question's): with few models or questions the mode and the mean
-    differ by up to a quarter of a posterior sd (measured against importance sampling).
+    From the fit's Schur complement: :math:`\mathrm{Cov}(\theta) = S^{-1}`,
+    :math:`-\mathrm{Cov}(\theta, b) = S^{-1} B D^{-1}`, :math:`\mathrm{Var}(b_q) = 1/D_q +
+    (B D^{-1})_{\cdot q}^\top S^{-1} (B D^{-1})_{\cdot q}`.
     """
     inv, info = dpotri(fit.factor, lower=1)
     if info != 0:
@@ -478,6 +477,20 @@ def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
     var_b = 1.0 / fit.diag_b + (scaled * w_mat).sum(axis=0)
     var_x = np.diag(schur_inv)[:, None] + var_b[None, :] + 2.0 * w_mat
     np.maximum(var_x, 0.0, out=var_x)
+    return schur_inv, w_mat, var_x
+
+
+def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
+    r"""The Gaussian law of every cell's :math:`x = \theta - b`.
+
+    The Laplace covariance, and the mean corrected for the skewness of the latent field's
+    posterior, :math:`E[z] \approx \hat z + \tfrac12\Sigma u`, :math:`u_j = \sum_{kl} T_{jkl}
+    \Sigma_{kl}`, T the third derivatives of the log posterior (a cell adds its log
+    likelihood's third derivative times :math:`\mathrm{Var}(x)` to its model's entry and
+    minus that to its question's): with few models or questions the mode and the mean
+    differ by up to a quarter of a posterior sd (measured against importance sampling).
+    """
+    schur_inv, w_mat, var_x = _field_covariance(fit)
     x_mode = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
     t = _third(cells, x_mode, kappa) * var_x
     u_t, u_b = t.sum(axis=1), -t.sum(axis=0)
@@ -485,6 +498,73 @@ def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
     shift_b = (u_b - fit.cross.T @ shift_t) / fit.diag_b
     x0 = (fit.theta + 0.5 * shift_t)[:, None] - (fit.b + 0.5 * shift_b)[None, :]
     return _Latent(x0, np.sqrt(var_x), var_x, schur_inv, w_mat)
+
+
+#: a cell's averaged curvature is held at least this fraction of its curvature at the mode
+_CURVATURE_FLOOR = 0.25
+
+
+def _fourth(cells: _Cells, x: NDArray, kappa: float) -> NDArray:
+    """The fourth derivative of every cell's log likelihood in x.
+
+    With one trial in closed form; otherwise a second central difference of the second
+    derivative, step 1e-3.
+    """
+    if cells.single:
+        m = expit(x)
+        return -cells.n * m * (1.0 - m) * (1.0 - 6.0 * m + 6.0 * m * m)
+    h = 1e-3
+    d2_at = [cells.terms(x + step, kappa)[2] for step in (h, 0.0, -h)]
+    return (d2_at[0] - 2.0 * d2_at[1] + d2_at[2]) / (h * h)
+
+
+def _variational(cells: _Cells, fit: _Fit, latent: _Latent, kappa: float) -> tuple[_Fit, _Latent]:
+    r"""The latent field's covariance from its curvature averaged over its own law.
+
+    The Gaussian closest to the latent field's posterior in Kullback-Leibler divergence
+    (Opper and Archambeau, "The variational Gaussian approximation revisited", 2009) has
+    :math:`E_q[\nabla \log p] = 0` and :math:`\Sigma^{-1} = E_q[-\nabla^2 \log p]`. One step of
+    those conditions from the Laplace fit: the mean is the skewness-shifted one of
+    :func:`_latent`, and each cell's second derivative :math:`\ell_2(\hat x)` becomes its
+    expectation to second order,
+
+    .. math::
+        E[\ell_2(x)] \approx \ell_2(\hat x) + \ell_3(\hat x)(x_0 - \hat x)
+        + \tfrac12 \ell_4(\hat x)\,\mathrm{Var}(x),
+
+    held between a quarter of :math:`\ell_2(\hat x)` and :math:`\ell_2(\hat x)` itself; the
+    Hessian keeps its bipartite structure, so the covariance is one more Schur complement.
+    Where a cell's rate is away from 0 and 1 its log likelihood is flattest away from the mode
+    and the Laplace covariance is narrower than the posterior; in the tails (a model that
+    solved none or all of its questions) the averaged curvature is the larger, but there the
+    variational Gaussian is the narrower (its Kullback-Leibler divergence penalises mass
+    where the posterior has little, so a long tail is cut): the mode's curvature is kept. The
+    Validation page measures both against importance sampling.
+    """
+    x_mode = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
+    d2 = fit.cross  # the cells' second derivatives at the mode (<= 0)
+    d2_eff = (
+        d2
+        + _third(cells, x_mode, kappa) * (latent.x0 - x_mode)
+        + 0.5 * _fourth(cells, x_mode, kappa) * latent.var_x
+    )
+    # never more curvature than at the mode, nor less than a quarter of it; convex cells
+    # (several trials) and unanswered ones keep theirs
+    held = np.minimum(np.maximum(d2_eff, d2), _CURVATURE_FLOOR * d2)
+    d2_eff = np.where(cells.answered & (d2 < 0.0), held, d2)
+    delta = d2_eff - d2
+    diag_b = fit.diag_b - delta.sum(axis=0)
+    if not np.all(diag_b > 0.0):
+        return fit, latent
+    a_mat = fit.schur + _mm(fit.cross / fit.diag_b, fit.cross.T)  # A from S = A - B D^-1 B^T
+    a_mat[np.diag_indices(a_mat.shape[0])] -= delta.sum(axis=1)
+    schur = _schur(a_mat, d2_eff, diag_b)
+    factor, info = dpotrf(schur, lower=1, clean=0)
+    if info != 0:
+        return fit, latent
+    averaged = fit._replace(schur=schur, factor=factor, cross=d2_eff, diag_b=diag_b)
+    schur_inv, w_mat, var_x = _field_covariance(averaged)
+    return averaged, _Latent(latent.x0, np.sqrt(var_x), var_x, schur_inv, w_mat)
 
 
 def _nodes(latent: _Latent) -> Iterator[tuple[float, NDArray, NDArray]]:
@@ -576,7 +656,9 @@ def _moments(cells: _Cells, fit: _Fit, kappas: NDArray) -> tuple[NDArray, NDArra
     Given one Laplace fit (module docstring).
     """
     kappas = np.atleast_1d(np.asarray(kappas, float))
-    latent = _latent(cells, fit, float(kappas[len(kappas) // 2]))
+    kappa_mid = float(kappas[len(kappas) // 2])
+    latent = _latent(cells, fit, kappa_mid)
+    fit, latent = _variational(cells, fit, latent, kappa_mid)
     if cells.single and cells.complete:
         return _moments_single(cells, fit, latent, kappas)
     shape = latent.x0.shape
@@ -971,7 +1053,7 @@ def joint_posterior(counts: ArrayLike, answered: ArrayLike | None = None) -> Joi
     >>> post.mean.round(2).tolist()
     [0.26, 0.36, 0.39]
     >>> post.prob_better().round(2).tolist()
-    [[0.5, 0.07, 0.03], [0.93, 0.5, 0.31], [0.97, 0.69, 0.5]]
+    [[0.5, 0.07, 0.03], [0.93, 0.5, 0.32], [0.97, 0.68, 0.5]]
     >>> joint_posterior(counts[:1]) is None  # one model: no board
     True
     """

@@ -63,6 +63,7 @@ __all__ = [
     "rank_probabilities",
     "score_moments",
     "simultaneous_rank_intervals",
+    "tie_group_order",
 ]
 
 _COMPLEMENT_TOL = 1e-6  # P(a > b) + P(b > a) may differ from 1 by this much (rounding)
@@ -83,7 +84,8 @@ class Claims(NamedTuple):
         The level the rule kept ``expected_fdr`` within.
     groups : list of ndarray of int
         The tie groups: models that the claims do not order, each group a connected part,
-        listed best first (by the mean rank of their members' scores).
+        listed best first in the claims' order, each group's members by
+        :func:`tie_group_order`.
 
     Examples
     --------
@@ -259,16 +261,67 @@ def psd_root(cov: NDArray) -> NDArray:
     return evecs * np.sqrt(np.clip(evals, 0.0, None))
 
 
+def _closure(n: int, better: NDArray, worse: NDArray) -> NDArray[np.bool_]:
+    """``above[a, b]``: the claims order a above b, directly or through a chain of claims."""
+    above = np.zeros((n, n), dtype=bool)
+    above[better, worse] = True
+    for k in range(n):  # Warshall
+        above |= above[:, k, None] & above[None, k, :]
+    return above
+
+
+def tie_group_order(
+    members: ArrayLike, better: ArrayLike, worse: ArrayLike, rank: ArrayLike
+) -> NDArray[np.int64]:
+    """The members of one tie group, listed in the claims' order, then by expected rank.
+
+    A claim "a better than b" between two members puts a first (its chains of claims stay
+    inside the group: a model ordered above one member and below another is in the group);
+    members the claims leave unordered come by ``rank``, then by index. Listing by expected
+    rank alone could put b above a where the two are nearly tied (a claim at P just above 1/2).
+
+    Parameters
+    ----------
+    members : array_like of int
+        The group's models (indices into ``rank``).
+    better, worse : array_like of int
+        The claims (every claim of the board; those outside the group are ignored).
+    rank : array_like of float
+        Every model's expected rank (or any key, smaller first).
+
+    Returns
+    -------
+    ndarray of int
+        ``members`` in listing order.
+
+    Examples
+    --------
+    >>> from bayes_eval.ranking.claims import tie_group_order
+    >>> tie_group_order([0, 1, 3], better=[0, 3], worse=[1, 2], rank=[2.1, 2.0, 4.0, 1.9])
+    array([3, 0, 1])
+    """
+    members = np.asarray(members, dtype=np.int64)
+    better, worse = np.asarray(better, dtype=np.int64), np.asarray(worse, dtype=np.int64)
+    rank = np.asarray(rank, dtype=float)
+    place = np.full(rank.size, -1)
+    place[members] = np.arange(members.size)
+    inside = (place[better] >= 0) & (place[worse] >= 0)
+    above = _closure(members.size, place[better[inside]], place[worse[inside]])
+    key = (members, rank[members], above.sum(axis=0))  # np.lexsort: the last key first
+    return members[np.lexsort(key)]
+
+
 def _tie_groups(n: int, better: NDArray, worse: NDArray, p: NDArray) -> list[NDArray[np.int64]]:
     """Connected parts of the graph of pairs the claims leave unordered.
 
-    That graph is the complement of the claims' transitive closure; the parts come best first
-    by the mean expected rank of their members.
+    That graph is the complement of the claims' transitive closure. Every pair across two
+    parts is ordered by that closure, all in one direction, so the parts come best first by
+    the number of models the closure puts above their top member (the mean expected rank of
+    their members breaks ties, which only claims that contradict each other leave); each
+    part's members in :func:`tie_group_order`. Sorting by expected rank alone could list a
+    part above one the claims put above it where two models are nearly tied.
     """
-    above = np.zeros((n, n), dtype=bool)
-    above[better, worse] = True
-    for k in range(n):  # Warshall: a chain of claims orders the pair too
-        above |= above[:, k, None] & above[None, k, :]
+    above = _closure(n, better, worse)
     open_pair = ~(above | above.T)
     label = np.arange(n)
     for _ in range(n):  # connected parts: propagate the smallest label along open pairs
@@ -279,8 +332,13 @@ def _tie_groups(n: int, better: NDArray, worse: NDArray, p: NDArray) -> list[NDA
         label = new
     # expected rank under the pairwise probabilities: 1 + sum_j P(j > i)
     rank = 1.0 + (p.sum(axis=0) - 0.5)
-    groups = [np.flatnonzero(label == g) for g in np.unique(label)]
-    return sorted(groups, key=lambda g: (float(rank[g].mean()), int(g[0])))
+    claimed_above = above.sum(axis=0)  # models the claims put above each model
+    groups = [
+        tie_group_order(np.flatnonzero(label == g), better, worse, rank) for g in np.unique(label)
+    ]
+    return sorted(
+        groups, key=lambda g: (int(claimed_above[g].min()), float(rank[g].mean()), int(g.min()))
+    )
 
 
 class RankProbabilities(NamedTuple):
@@ -794,8 +852,11 @@ def claims_document(
         "claims_expected_fdr": claims.expected_fdr,
         "claims_estimand": estimand,
         "claims_rule": claims_rule(claims.q),
-        "tie_groups": [  # each listed by expected rank, as the rank table lists them
-            [str(label[i]) for i in g[np.argsort(ranks.expected_rank[g], kind="stable")]]
+        "tie_groups": [  # each in the claims' order, then by expected rank, as the table's
+            [
+                str(label[i])
+                for i in tie_group_order(g, claims.better, claims.worse, ranks.expected_rank)
+            ]
             for g in claims.groups
         ],
         "top": top,

@@ -25,7 +25,7 @@ from bayes_eval import xr as bxr
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
-from bayes_eval.ranking.claims import BoardClaims, Claims, board_claims
+from bayes_eval.ranking.claims import BoardClaims, Claims, board_claims, tie_group_order
 from bayes_eval.ranking.ranks import confidence_to_z, dense_ci_ranks, rank, rank_range
 
 __all__ = [
@@ -298,9 +298,11 @@ def claims_records(table: xr.Dataset) -> list[dict]:
 
 
 def tie_groups(table: xr.Dataset) -> list[list[str]]:
-    """The tie groups of a rank table, best first, each listed by expected rank (or mean).
+    """The tie groups of a rank table, best first, each in the claims' order, then by expected rank.
 
-    The groups are listed as :func:`~bayes_eval.ranking.claims.claims_document` lists them.
+    The groups are listed as :func:`~bayes_eval.ranking.claims.claims_document` lists them
+    (:func:`~bayes_eval.ranking.claims.tie_group_order`; a table without expected ranks, new
+    questions, by posterior mean).
 
     Parameters
     ----------
@@ -325,9 +327,14 @@ def tie_groups(table: xr.Dataset) -> list[list[str]]:
         return []
     # by expected rank; a table without one (new questions: no joint law) by posterior mean
     key = table["expected_rank"].values if "expected_rank" in table else -table["mu"].values
-    order = np.argsort(key, kind="stable")
-    names, group = table["model"].values[order], table["tie_group"].values[order]
-    return [[str(n) for n in names[group == g]] for g in np.unique(group)]
+    names, group = table["model"].values, table["tie_group"].values
+    index = {str(n): i for i, n in enumerate(names)}
+    better = [index[str(n)] for n in table["claim_better"].values]
+    worse = [index[str(n)] for n in table["claim_worse"].values]
+    return [
+        [str(names[i]) for i in tie_group_order(np.flatnonzero(group == g), better, worse, key)]
+        for g in np.unique(group)
+    ]
 
 
 def _number(x: SupportsFloat) -> float | None:

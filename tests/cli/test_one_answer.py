@@ -50,11 +50,11 @@ def test_rank_plan_and_pairs_agree_on_p_better(capsys, kind):
     source = rank["prob_better"]["from"]
     assert source == plan["prob_leader_better_from"] == pairs["these_questions_from"]
     assert (source == BOARD_MODEL) == (kind in (None, "empirical-plugin"))  # learned priors
-    # and the library's posterior says the same
+    # and the library's posterior says the same, to floating-point rounding
     R = load("matharena_aime25_i")["results"]
     post = be.xr.posterior(R, skipna=True, prior=kind or "empirical")
     models = [str(m) for m in R["model"].values]
-    assert post.prob_better()[models.index(A), models.index(B)] == pytest.approx(p_rank, abs=1e-12)
+    assert post.prob_better()[models.index(A), models.index(B)] == pytest.approx(p_rank, abs=1e-11)
 
 
 def test_p_better_is_one_posterior_whatever_the_interval(capsys):

@@ -12,36 +12,48 @@ from bayes_eval.posteriors.joint import joint_posterior
 pytestmark = [pytest.mark.pymc, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def fit():
+def _board(seed, n_models, m, trials, theta_sd):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0, theta_sd, n_models)
+    logit = theta[:, None] - rng.normal(0, 1.5, m)[None] + rng.normal(0, 0.7, (n_models, m))
+    k = rng.binomial(trials, expit(logit))
+    return np.stack([trials - k, k], -1)
+
+
+def _sample(counts, chains, **kwargs):
+    """NUTS on the board model (1,500 draws after 1,500 tuning steps per chain), and the
+    draws of every model's pi-bar."""
     import pymc as pm
 
     from bayes_eval.models.joint import joint_model, joint_pi_bar
 
-    rng = np.random.default_rng(21)
-    theta = rng.normal(0, 0.8, 5)
-    p = expit(theta[:, None] - rng.normal(0, 1.5, 16)[None] + rng.normal(0, 0.7, (5, 16)))
-    k = rng.binomial(2, p)
-    counts = np.stack([2 - k, k], -1)
     with joint_model(counts):
         idata = pm.sample(
             draws=1500,
             tune=1500,
-            chains=4,
+            chains=chains,
             cores=2,
             random_seed=3,
             progressbar=False,
             target_accept=0.95,
+            **kwargs,
         )
-    bar = joint_pi_bar(idata.posterior, counts, seed=4)
+    return idata, joint_pi_bar(idata.posterior, counts, seed=4)
+
+
+@pytest.fixture(scope="module")
+def fit():
+    counts = _board(21, 5, 16, 2, 0.8)
+    idata, bar = _sample(counts, chains=4)
     return counts, idata, bar
 
 
 def test_nuts_agrees_with_the_joint_posterior(fit):
     # NUTS (4 x 1500 draws) against the closed form: r-hat and ESS first, then every model's
     # mean within 4 Monte Carlo errors plus 0.1 posterior sd (the Laplace and skewness
-    # approximations: 0.04 sd measured against importance sampling given the hyperparameters),
-    # sds within 12%, pairwise P within 0.06 (the normal law of the differences)
+    # approximations: 0.02 sd measured against importance sampling given the hyperparameters),
+    # sds within 7% (measured: 1-4% on this board and two 6 x 30 boards at one trial, NUTS's
+    # own error about 2%), pairwise P within 0.06 (the normal law of the differences)
     import arviz_stats as azs
 
     counts, idata, bar = fit
@@ -54,10 +66,31 @@ def test_nuts_agrees_with_the_joint_posterior(fit):
     mean, sd = draws.mean(0), draws.std(0)
     mcse = sd / np.sqrt(summary["ess_bulk"].values)
     assert np.all(np.abs(jp.mean - mean) <= 4 * mcse + 0.1 * sd), (jp.mean, mean)
-    np.testing.assert_allclose(jp.sd, sd, rtol=0.12)
+    np.testing.assert_allclose(jp.sd, sd, rtol=0.07)
     emp = (draws[:, :, None] > draws[:, None, :]).mean(0)
     i, j = np.triu_indices(5, 1)
     np.testing.assert_allclose(jp.prob_better()[i, j], emp[i, j], atol=0.06)
+
+
+def test_nuts_agrees_on_spread_models_at_one_trial():
+    """Six models of logit ability sd 1 on 30 questions, one trial each: where the Laplace
+    covariance alone was 3-4.5% short of NUTS, the averaged-curvature covariance agrees
+    (measured: sds within 1.3%, means within 0.05 sd). Tolerances: sds 7%, means 0.1
+    posterior sd plus 4 Monte Carlo errors."""
+    import arviz_stats as azs
+
+    counts = _board(5, 6, 30, 1, 1.0)
+    idata, bar = _sample(counts, chains=2, nuts_sampler="nutpie")
+    summary = azs.summary(bar.to_dataset(), kind="diagnostics")
+    assert float(summary["r_hat"].max()) <= 1.01
+    assert float(summary["ess_bulk"].min()) >= 400
+    assert int(idata.sample_stats["diverging"].sum()) == 0
+    draws = bar.values.reshape(-1, bar.sizes["model"])
+    mean, sd = draws.mean(0), draws.std(0)
+    jp = joint_posterior(counts)
+    mcse = sd / np.sqrt(summary["ess_bulk"].values)
+    assert np.all(np.abs(jp.mean - mean) <= 4 * mcse + 0.1 * sd), (jp.mean, mean)
+    np.testing.assert_allclose(jp.sd, sd, rtol=0.07)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from bayes_eval.ranking.claims import (
     fdr_claims,
     rank_probabilities,
     simultaneous_rank_intervals,
+    tie_group_order,
 )
 
 
@@ -63,8 +64,23 @@ def test_tie_groups_follow_chains_of_claims():
     # nothing separable: one group, best first
     none = fdr_claims(_prob_matrix(np.array([0.0, 0.01, 0.02]), np.ones(3)), 0.05)
     assert none.better.size == 0 and none.expected_fdr == 0.0
-    assert [g.tolist() for g in none.groups] == [[0, 1, 2]]
+    assert [g.tolist() for g in none.groups] == [[2, 1, 0]]  # by expected rank
     assert none.records() == []
+
+
+def test_tie_groups_come_in_the_claims_order_where_expected_ranks_disagree():
+    # 0 and 1 nearly tied (0 > 1 at P = 0.5001) but 1 beats 2 more surely than 0 does, so 1's
+    # expected rank (1.5011) is better than 0's (1.5999): the groups must still list 0 above 1,
+    # as the claims (and a table sorted by the means the claims follow) do
+    p = np.full((3, 3), 0.5)
+    p[0, 1], p[0, 2], p[1, 2] = 0.5001, 0.9, 0.999
+    p = np.where(np.tril(np.ones((3, 3), bool), -1), 1 - p.T, p)
+    claims = fdr_claims(p, 0.25)
+    assert claims.better.size == 3 and (0, 1) in zip(claims.better, claims.worse, strict=True)
+    assert [g.tolist() for g in claims.groups] == [[0], [1], [2]]
+    # inside one group too: 0 > 1 claimed, 3 tied with both, 3's expected
+    # rank the best: listed 3, 0, 1 -- never 1 above 0
+    assert tie_group_order([0, 1, 3], [0, 3], [1, 2], [2.1, 2.0, 4.0, 1.9]).tolist() == [3, 0, 1]
 
 
 def test_claims_reject_bad_input():
