@@ -273,12 +273,16 @@ def _closure(n: int, better: NDArray, worse: NDArray) -> NDArray[np.bool_]:
 def tie_group_order(
     members: ArrayLike, better: ArrayLike, worse: ArrayLike, rank: ArrayLike
 ) -> NDArray[np.int64]:
-    """The members of one tie group, listed in the claims' order, then by expected rank.
+    """The members of one tie group, listed in the claims' order, otherwise by expected rank.
 
-    A claim "a better than b" between two members puts a first (its chains of claims stay
-    inside the group: a model ordered above one member and below another is in the group);
-    members the claims leave unordered come by ``rank``, then by index. Listing by expected
-    rank alone could put b above a where the two are nearly tied (a claim at P just above 1/2).
+    The listing is the topological order of the claims between members that takes, at each
+    step, the member with the smallest ``rank`` (then index) among those no unlisted member is
+    claimed above: a claim "a better than b" always lists a first, and members the claims
+    leave unordered keep the order of ``rank``. (When the claims have no cycle their chains
+    stay inside the group: a model ordered above one member and below another is in it.
+    Claims in a cycle, possible only from pair probabilities no joint law gives, fall back to
+    ``rank``.) Listing by expected rank alone could put b above a where the two are nearly
+    tied (a claim at P just above 1/2).
 
     Parameters
     ----------
@@ -303,12 +307,25 @@ def tie_group_order(
     members = np.asarray(members, dtype=np.int64)
     better, worse = np.asarray(better, dtype=np.int64), np.asarray(worse, dtype=np.int64)
     rank = np.asarray(rank, dtype=float)
+    k = members.size
     place = np.full(rank.size, -1)
-    place[members] = np.arange(members.size)
+    place[members] = np.arange(k)
     inside = (place[better] >= 0) & (place[worse] >= 0)
-    above = _closure(members.size, place[better[inside]], place[worse[inside]])
-    key = (members, rank[members], above.sum(axis=0))  # np.lexsort: the last key first
-    return members[np.lexsort(key)]
+    above = np.zeros((k, k), dtype=bool)
+    above[place[better[inside]], place[worse[inside]]] = True
+    priority = np.empty(k)
+    priority[np.lexsort((members, rank[members]))] = np.arange(k)
+    waiting = above.sum(axis=0)  # unlisted members claimed above each member
+    listed = np.zeros(k, dtype=bool)
+    order = np.empty(k, dtype=np.int64)
+    for step in range(k):
+        ready = ~listed & (waiting == 0)
+        if not ready.any():  # a cycle of claims
+            ready = ~listed
+        pick = int(np.flatnonzero(ready)[np.argmin(priority[ready])])
+        order[step], listed[pick] = pick, True
+        waiting -= above[pick]
+    return members[order]
 
 
 def _tie_groups(n: int, better: NDArray, worse: NDArray, p: NDArray) -> list[NDArray[np.int64]]:

@@ -144,8 +144,8 @@ class ClaimsPlan:
 #: said when every question has one trial (``bayes-eval validate plan --target top --N 1``)
 ONE_TRIAL_NOTE = (
     "note: plans from one trial per question on a board kept their promise less often than "
-    "stated in simulation: 0.69-0.71 of plans at assurance 0.8 on close models (about 0.51 of "
-    "those asking for at most 9 trials) and 0.73 on boards drawn from the board model's prior; "
+    "stated in simulation: 0.70 of plans at assurance 0.8 on close models (about 0.50 of "
+    "those asking for at most 9 trials) and 0.75 on boards drawn from the board model's prior; "
     "on real MathArena rates they kept it (bayes-eval validate plan --target top --N 1, with "
     "--ability-from-prior, with --rates matharena); aim higher."
 )

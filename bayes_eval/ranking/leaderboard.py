@@ -329,8 +329,12 @@ def tie_groups(table: xr.Dataset) -> list[list[str]]:
     key = table["expected_rank"].values if "expected_rank" in table else -table["mu"].values
     names, group = table["model"].values, table["tie_group"].values
     index = {str(n): i for i, n in enumerate(names)}
-    better = [index[str(n)] for n in table["claim_better"].values]
-    worse = [index[str(n)] for n in table["claim_worse"].values]
+    pairs = [  # the claims between models of this table (a selection may have dropped some)
+        (index[str(a)], index[str(b)])
+        for a, b in zip(table["claim_better"].values, table["claim_worse"].values, strict=True)
+        if str(a) in index and str(b) in index
+    ]
+    better, worse = [a for a, _ in pairs], [b for _, b in pairs]
     return [
         [str(names[i]) for i in tie_group_order(np.flatnonzero(group == g), better, worse, key)]
         for g in np.unique(group)

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+import xarray as xr
 from scipy import integrate, stats
 
 import bayes_eval as be
@@ -81,6 +82,12 @@ def test_tie_groups_come_in_the_claims_order_where_expected_ranks_disagree():
     # inside one group too: 0 > 1 claimed, 3 tied with both, 3's expected
     # rank the best: listed 3, 0, 1 -- never 1 above 0
     assert tie_group_order([0, 1, 3], [0, 3], [1, 2], [2.1, 2.0, 4.0, 1.9]).tolist() == [3, 0, 1]
+    # members the claims leave unordered keep the order of expected rank: 0 > 1 claimed, 2
+    # unordered with both and ranked between them in nothing but index -> 0, 1, 2 (a sort by
+    # "claims above" first would list 0, 2, 1)
+    assert tie_group_order([0, 1, 2], [0], [1], [1.23, 2.31, 2.47]).tolist() == [0, 1, 2]
+    # a cycle of claims (pair probabilities no joint law gives) falls back to expected rank
+    assert tie_group_order([0, 1, 2], [0, 1, 2], [1, 2, 0], [3.0, 1.0, 2.0]).tolist() == [1, 2, 0]
 
 
 def test_claims_reject_bad_input():
@@ -169,3 +176,25 @@ def test_board_posterior_p_best_agrees_with_its_pair_probability():
     r = rank_probabilities(post.draws(20_000, rng=5))
     prob = post.prob_better()
     assert r.p_best[1] == pytest.approx(prob[1, 0], abs=0.02)
+
+
+def test_a_rank_table_lists_the_claims_documents_tie_groups_and_survives_a_selection():
+    from bayes_eval.ranking.claims import board_claims, claims_document
+    from bayes_eval.ranking.leaderboard import leaderboard, tie_groups
+
+    rng = np.random.default_rng(0)
+    rates = [[[0.1]], [[0.5]], [[0.55]], [[0.9]], [[0.95]]]
+    R = xr.DataArray(
+        rng.binomial(1, rates, size=(5, 30, 2)),
+        dims=("model", "question", "trial"),
+        coords={"model": list("abcde")},
+    )
+    board = leaderboard(R, prior="uniform")
+    post = board.posterior
+    doc = claims_document(
+        board_claims(post, post.prob_better(), draws=4000, seed=0), list("abcde"), post.estimand
+    )
+    assert tie_groups(board.table) == doc["tie_groups"]
+    # a selection of the table keeps claims naming dropped models: they are left out
+    kept = tie_groups(board.table.sel(model=["a", "c", "e"]))
+    assert sorted(m for g in kept for m in g) == ["a", "c", "e"]
