@@ -481,7 +481,7 @@ def _field_covariance(fit: _Fit) -> tuple[NDArray, NDArray, NDArray]:
     return schur_inv, w_mat, var_x
 
 
-def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
+def _latent(fit: _Fit, x_mode: NDArray, third: NDArray) -> _Latent:
     r"""The Gaussian law of every cell's :math:`x = \theta - b`.
 
     The Laplace covariance, and the mean corrected for the skewness of the latent field's
@@ -490,10 +490,11 @@ def _latent(cells: _Cells, fit: _Fit, kappa: float) -> _Latent:
     likelihood's third derivative times :math:`\mathrm{Var}(x)` to its model's entry and
     minus that to its question's): with few models or questions the mode and the mean
     differ by up to a quarter of a posterior sd (measured against importance sampling).
+    ``x_mode`` is every cell's x at the mode, ``third`` (:func:`_third`) its log likelihood's
+    third derivative there.
     """
     schur_inv, w_mat, var_x = _field_covariance(fit)
-    x_mode = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
-    t = _third(cells, x_mode, kappa) * var_x
+    t = third * var_x
     u_t, u_b = t.sum(axis=1), -t.sum(axis=0)
     shift_t = schur_inv @ (u_t - fit.cross @ (u_b / fit.diag_b))
     shift_b = (u_b - fit.cross.T @ shift_t) / fit.diag_b
@@ -519,7 +520,9 @@ def _fourth(cells: _Cells, x: NDArray, kappa: float) -> NDArray:
     return (d2_at[0] - 2.0 * d2_at[1] + d2_at[2]) / (h * h)
 
 
-def _variational(cells: _Cells, fit: _Fit, latent: _Latent, kappa: float) -> tuple[_Fit, _Latent]:
+def _variational(
+    cells: _Cells, fit: _Fit, latent: _Latent, x_mode: NDArray, third: NDArray, kappa: float
+) -> tuple[_Fit, _Latent]:
     r"""The latent field's covariance from its curvature averaged over its own law.
 
     The Gaussian closest to the latent field's posterior in Kullback-Leibler divergence
@@ -541,15 +544,10 @@ def _variational(cells: _Cells, fit: _Fit, latent: _Latent, kappa: float) -> tup
     mode's is kept: the variational Gaussian understates a long tail (its Kullback-Leibler
     divergence penalises mass where the posterior has little), and on boards with models that
     solved none or all of their questions the mode's curvature there is the closer to
-    importance sampling (the Validation page).
+    importance sampling (the Validation page). ``x_mode`` and ``third`` as in :func:`_latent`.
     """
-    x_mode = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
     d2 = fit.cross  # the cells' second derivatives at the mode (<= 0)
-    d2_eff = (
-        d2
-        + _third(cells, x_mode, kappa) * (latent.x0 - x_mode)
-        + 0.5 * _fourth(cells, x_mode, kappa) * latent.var_x
-    )
+    d2_eff = d2 + third * (latent.x0 - x_mode) + 0.5 * _fourth(cells, x_mode, kappa) * latent.var_x
     # never more curvature than at the mode, nor less than a quarter of it; convex cells
     # (several trials) and unanswered ones keep theirs
     held = np.minimum(np.maximum(d2_eff, d2), _CURVATURE_FLOOR * d2)
@@ -659,8 +657,10 @@ def _moments(cells: _Cells, fit: _Fit, kappas: NDArray) -> tuple[NDArray, NDArra
     """
     kappas = np.atleast_1d(np.asarray(kappas, float))
     kappa_mid = float(kappas[len(kappas) // 2])
-    latent = _latent(cells, fit, kappa_mid)
-    fit, latent = _variational(cells, fit, latent, kappa_mid)
+    x_mode = np.clip(fit.theta[:, None] - fit.b[None, :], -_X_LIMIT, _X_LIMIT)
+    third = _third(cells, x_mode, kappa_mid)  # shared by the mean's shift and the curvature
+    latent = _latent(fit, x_mode, third)
+    fit, latent = _variational(cells, fit, latent, x_mode, third, kappa_mid)
     if cells.single and cells.complete:
         return _moments_single(cells, fit, latent, kappas)
     shape = latent.x0.shape

@@ -25,7 +25,7 @@ from bayes_eval import xr as bxr
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
-from bayes_eval.ranking.claims import BoardClaims, Claims, board_claims, tie_group_order
+from bayes_eval.ranking.claims import BoardClaims, Claims, _ordered_groups, board_claims
 from bayes_eval.ranking.ranks import confidence_to_z, dense_ci_ranks, rank, rank_range
 
 __all__ = [
@@ -327,18 +327,21 @@ def tie_groups(table: xr.Dataset) -> list[list[str]]:
         return []
     # by expected rank; a table without one (new questions: no joint law) by posterior mean
     key = table["expected_rank"].values if "expected_rank" in table else -table["mu"].values
-    names, group = table["model"].values, table["tie_group"].values
-    index = {str(n): i for i, n in enumerate(names)}
-    pairs = [  # the claims between models of this table (a selection may have dropped some)
-        (index[str(a)], index[str(b)])
-        for a, b in zip(table["claim_better"].values, table["claim_worse"].values, strict=True)
-        if str(a) in index and str(b) in index
-    ]
-    better, worse = [a for a, _ in pairs], [b for _, b in pairs]
-    return [
-        [str(names[i]) for i in tie_group_order(np.flatnonzero(group == g), better, worse, key)]
-        for g in np.unique(group)
-    ]
+    names, group = table["model"].values.astype(str), table["tie_group"].values
+    sorter = np.argsort(names)
+
+    def index(claimed: NDArray) -> tuple[NDArray, NDArray]:
+        """Each claimed model's row, and whether the table has it (a selection may not)."""
+        claimed = claimed.astype(str)
+        at = sorter[np.clip(np.searchsorted(names, claimed, sorter=sorter), 0, names.size - 1)]
+        return at, names[at] == claimed
+
+    better, has_better = index(table["claim_better"].values)
+    worse, has_worse = index(table["claim_worse"].values)
+    kept = has_better & has_worse
+    groups = [np.flatnonzero(group == g) for g in np.unique(group)]
+    ordered = _ordered_groups(groups, better[kept], worse[kept], key)
+    return [[str(names[i]) for i in g] for g in ordered]
 
 
 def _number(x: SupportsFloat) -> float | None:
