@@ -27,7 +27,10 @@ differ) and the paper's uniform prior are scored on the same boards.
 * ``rasch``: :math:`\mathrm{logit}\,p_{lq} = \theta_l - b_q + e_{lq}`,
   :math:`\theta_l \sim N(0, \sigma_\theta^2)`, :math:`b_q \sim N(0, s^2)`,
   :math:`e_{lq} \sim N(0, \tau^2)` (``ability_sd``, ``difficulty_sd``, ``interaction_sd``;
-  ``ability_sd`` 0.25 gives close models).
+  ``ability_sd`` 0.25 gives close models);
+* ``prior``: the board model's own prior, every scale drawn from its hyperprior
+  (:func:`~bayes_eval.validation.pairs_study.prior_rates`): where the intervals fail here the
+  approximation fails, where they hold here and fail elsewhere the model's world is the cause.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from scipy.special import expit
 
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import THESE_QUESTIONS, posterior
+from bayes_eval.validation.pairs_study import prior_rates
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import BoardConfig
 
@@ -57,6 +61,8 @@ def _rates(config: BoardConfig, rng: np.random.Generator, real: np.ndarray | Non
         models = rng.choice(real.shape[0], config.n_models, replace=False)
         questions = rng.integers(0, real.shape[1], config.n_questions)
         return real[np.ix_(models, questions)]
+    if config.rates == "prior":  # the board model's own world
+        return prior_rates(rng, n_models=config.n_models, n_questions=config.n_questions)[1]
     theta = rng.normal(0.0, config.ability_sd, config.n_models)
     b = rng.normal(0.0, config.difficulty_sd, config.n_questions)
     e = rng.normal(0.0, config.interaction_sd, (config.n_models, config.n_questions))
@@ -340,11 +346,10 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     axes[2].set_ylim(bottom=0.0)
     axes[0].legend(fontsize=7)
     axes[2].legend(fontsize=7)
-    what = (
-        "MathArena AIME 2025 I rates"
-        if ds.attrs["rates"] == "matharena"
-        else f"Rasch boards (ability sd {ds.attrs['ability_sd']:g})"
-    )
+    what = {
+        "matharena": "MathArena AIME 2025 I rates",
+        "prior": "boards from the board model's prior",
+    }.get(ds.attrs["rates"], f"Rasch boards (ability sd {ds.attrs['ability_sd']:g})")
     fig.suptitle(
         f"leaderboard, these questions: {ds.attrs['n_models']} LLMs x "
         f"{ds.attrs['n_questions']} questions, {what}, {ds.attrs['replicates']} boards per N"

@@ -33,6 +33,10 @@ each model's mean over the 15 (a new question is one drawn from them). These rat
 logit-normal (many are exactly 0 or 1), so this checks the board model outside its own world.
 Tied pairs (equal truths) are left out.
 
+**The board model's own prior** (``rates="prior"``, :func:`prior_board`): every scale drawn
+from its hyperprior, then the abilities, difficulties and Beta cells; the new-questions truth
+orders the abilities, as on Rasch boards.
+
 **Calibration.** Every pair of every board gives a reported probability and whether the event
 is true. They are binned (``bins`` equal-width bins of the reported probability) into a
 reliability diagram; the expected calibration error
@@ -56,6 +60,7 @@ import xarray as xr
 from scipy.special import expit
 
 from bayes_eval.plotting.figure import pyplot, save_png
+from bayes_eval.posteriors.joint import ABILITY_SD_SCALE, DIFFICULTY_SD_SCALE, DISPERSION_PRIOR
 from bayes_eval.posteriors.posterior import NEW_QUESTIONS, THESE_QUESTIONS
 from bayes_eval.ranking.paired import leaderboard_pairs, table_prior
 from bayes_eval.validation.registry import StudyResult
@@ -65,6 +70,8 @@ __all__ = [
     "OUTPUTS",
     "calibration",
     "plot",
+    "prior_board",
+    "prior_rates",
     "real_board",
     "run",
     "run_study",
@@ -142,6 +149,96 @@ def simulate_board(
     return theta, p, R
 
 
+def prior_rates(
+    rng: np.random.Generator, *, n_models: int, n_questions: int
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""True rates drawn from the board model's own prior, every scale from its hyperprior.
+
+    The world of :func:`bayes_eval.posteriors.joint.joint_posterior`:
+    :math:`s \sim \mathrm{HalfNormal}(3)`, :math:`\sigma \sim \mathrm{HalfNormal}(2)`,
+    :math:`\log\kappa \sim N(\log 7, 1)`, :math:`\theta_l \sim N(0, \sigma^2)`,
+    :math:`b_q \sim N(0, s^2)` and :math:`p_{lq} \sim \mathrm{Beta}(\kappa m_{lq},
+    \kappa(1 - m_{lq}))` with :math:`m_{lq} = \mathrm{expit}(\theta_l - b_q)` (logits clipped
+    at 30). Where a check fails here, the approximation fails; where it holds here and fails on
+    :func:`simulate_board`, the model's world is the cause. A model's mean over new questions
+    of the same law, :math:`E[\mathrm{expit}(\theta_l - b)]`, increases with
+    :math:`\theta_l`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator.
+    n_models : int
+        Models (LLMs) L.
+    n_questions : int
+        Questions M.
+
+    Returns
+    -------
+    theta : numpy.ndarray of shape (L,)
+        The logit abilities.
+    p : numpy.ndarray of shape (L, M)
+        The true rates, inside (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.pairs_study import prior_rates
+    >>> theta, p = prior_rates(np.random.default_rng(0), n_models=3, n_questions=5)
+    >>> theta.shape, p.shape, bool(((p > 0) & (p < 1)).all())
+    ((3,), (3, 5), True)
+    """
+    sigma = abs(rng.normal(0.0, ABILITY_SD_SCALE))
+    s = abs(rng.normal(0.0, DIFFICULTY_SD_SCALE))
+    kappa = np.exp(np.log(DISPERSION_PRIOR[0]) + DISPERSION_PRIOR[1] * rng.normal())
+    theta = rng.normal(0.0, sigma, n_models)
+    b = rng.normal(0.0, s, n_questions)
+    m = expit(np.clip(theta[:, None] - b[None, :], -30.0, 30.0))
+    p = rng.beta(kappa * m, kappa * (1.0 - m))
+    return theta, np.clip(p, np.finfo(float).tiny, 1.0 - np.finfo(float).eps)
+
+
+def prior_board(
+    rng: np.random.Generator, *, n_models: int, n_questions: int, trials: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""One board drawn from the board model's own prior (:func:`prior_rates`).
+
+    Returns abilities :math:`\theta` ``(L,)``, true rates :math:`p` ``(L, M)`` and binary
+    results ``(L, M, N)``: ``trials`` Bernoulli trials per cell.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator.
+    n_models : int
+        Models (LLMs) L.
+    n_questions : int
+        Questions M.
+    trials : int
+        Trials N per (model, question) cell.
+
+    Returns
+    -------
+    theta : numpy.ndarray of shape (L,)
+        The logit abilities.
+    p : numpy.ndarray of shape (L, M)
+        The true rates.
+    R : numpy.ndarray of shape (L, M, N)
+        The binary results (floats 0 and 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.pairs_study import prior_board
+    >>> theta, p, R = prior_board(np.random.default_rng(0), n_models=3, n_questions=5, trials=4)
+    >>> theta.shape, p.shape, R.shape
+    ((3,), (3, 5), (3, 5, 4))
+    """
+    theta, p = prior_rates(rng, n_models=n_models, n_questions=n_questions)
+    R = (rng.random((n_models, n_questions, trials)) < p[..., None]).astype(np.float64)
+    return theta, p, R
+
+
 def real_board(
     rng: np.random.Generator, rates: np.ndarray, *, n_models: int, n_questions: int, trials: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -201,7 +298,11 @@ def _real_rates() -> np.ndarray:
 def _one_board(
     config: PairsConfig, trials: int, rng: np.random.Generator, rates: np.ndarray | None
 ) -> dict:
-    if rates is None:
+    if config.rates == "prior":  # the board model's own world; theta orders new questions
+        theta, p, R = prior_board(
+            rng, n_models=config.n_models, n_questions=config.n_questions, trials=trials
+        )
+    elif rates is None:
         theta, p, R = simulate_board(
             rng,
             n_models=config.n_models,

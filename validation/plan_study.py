@@ -52,7 +52,11 @@ sd drawn from the board model's own hyperprior,
 :data:`~bayes_eval.posteriors.joint.ABILITY_SD_SCALE`: the boards where its prior is right);
 ``matharena``, ``n_models`` of the 16 MathArena AIME 2025 I models' real rates (each model's
 mean over its 4 runs) on ``n_questions`` questions resampled from its 15
-(:func:`~bayes_eval.validation.pairs_study.real_board`).
+(:func:`~bayes_eval.validation.pairs_study.real_board`); ``prior``, the board model's own
+prior with every scale drawn from its hyperprior
+(:func:`~bayes_eval.validation.pairs_study.prior_board`: targets pair and top). Where a plan
+keeps its promise on ``prior`` boards and not on ``rasch`` ones, the board model's world
+(logit-normal interactions, a fixed design), not the plan's law, is the cause.
 """
 
 from __future__ import annotations
@@ -68,7 +72,12 @@ from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.joint import ABILITY_SD_SCALE
 from bayes_eval.ranking.claims import fdr_claims, score_moments
 from bayes_eval.ranking.leaderboard import plan_pair, plan_top_set
-from bayes_eval.validation.pairs_study import _real_rates, real_board, simulate_board
+from bayes_eval.validation.pairs_study import (
+    _real_rates,
+    prior_board,
+    real_board,
+    simulate_board,
+)
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import PlanConfig
 
@@ -171,6 +180,10 @@ def _board(
             n_models=config.n_models,
             n_questions=config.n_questions,
             trials=trials,
+        )
+    elif config.rates == "prior":  # the board model's own world
+        _, p, R = prior_board(
+            rng, n_models=config.n_models, n_questions=config.n_questions, trials=trials
         )
     else:
         ability_sd = config.ability_sd

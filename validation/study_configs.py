@@ -296,9 +296,10 @@ class PairsConfig:
     interaction_sd : float, optional
         sd of the LLM x question logit interaction; default 1.0.
     rates : str, optional
-        True rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME 2025
-        I models, each model's mean over its 4 runs, on questions resampled from its 15);
-        default ``'rasch'``.
+        True rates: rasch (the sd's above), matharena (n_models of the 16 MathArena AIME 2025
+        I models, each model's mean over its 4 runs, on questions resampled from its 15) or
+        prior (the board model's own prior, every scale drawn from its hyperprior); default
+        ``'rasch'``.
     prior_kind : str, optional
         ``--prior-kind`` of pairs: the per-question prior (these questions, as rank and plan)
         and the prior of the joint table (new questions); default ``'empirical'``.
@@ -324,9 +325,10 @@ class PairsConfig:
     interaction_sd: float = _opt(1.0, "sd of the LLM x question logit interaction")
     rates: str = _opt(
         "rasch",
-        "true rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME "
-        "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15)",
-        choices=("rasch", "matharena"),
+        "true rates: rasch (the sd's above), matharena (n_models of the 16 MathArena AIME "
+        "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15) "
+        "or prior (the board model's own prior, every scale drawn from its hyperprior)",
+        choices=("rasch", "matharena", "prior"),
     )
     prior_kind: str = _opt(
         "empirical",
@@ -345,7 +347,7 @@ class PairsConfig:
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
         _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
-        _choice("rates", self.rates, ("rasch", "matharena"))
+        _choice("rates", self.rates, ("rasch", "matharena", "prior"))
         _matharena_models(self.n_models, self.rates == "matharena")
         _int("bins", self.bins, 2)
         _seed(self.seed)
@@ -503,8 +505,10 @@ class PlanConfig:
     interaction_sd : float, optional
         sd of the LLM x question logit interaction; default 0.7.
     rates : str, optional
-        True rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME
-        2025 I models' real rates, questions resampled from its 15); default ``'rasch'``.
+        True rates: rasch (the sd's above), matharena (n_models of the 16 MathArena AIME
+        2025 I models' real rates, questions resampled from its 15) or prior (the board model's
+        own prior, every scale drawn from its hyperprior; targets pair and top); default
+        ``'rasch'``.
     ability_from_prior : bool, optional
         Rasch rates: each board's ability sd drawn from the board model's hyperprior,
         HalfNormal(2), instead of ``ability_sd`` (the boards where its prior is right);
@@ -551,9 +555,10 @@ class PlanConfig:
     interaction_sd: float = _opt(0.7, "sd of the LLM x question logit interaction")
     rates: str = _opt(
         "rasch",
-        "true rates: rasch (the sd's above) or matharena (n_models of the 16 MathArena AIME "
-        "2025 I models' real rates, questions resampled from its 15)",
-        choices=("rasch", "matharena"),
+        "true rates: rasch (the sd's above), matharena (n_models of the 16 MathArena AIME "
+        "2025 I models' real rates, questions resampled from its 15) or prior (the board "
+        "model's own prior, every scale drawn from its hyperprior; targets pair and top)",
+        choices=("rasch", "matharena", "prior"),
     )
     ability_from_prior: bool = _opt(
         False,
@@ -592,7 +597,7 @@ class PlanConfig:
         _ints("N", self.N, optional=False)
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
-        _choice("rates", self.rates, ("rasch", "matharena"))
+        _choice("rates", self.rates, ("rasch", "matharena", "prior"))
         if self.ability_from_prior and self.rates != "rasch":
             raise ValueError(f"ability_from_prior applies to rates rasch; rates is {self.rates!r}.")
         _matharena_models(self.n_models, self.rates == "matharena")
@@ -601,6 +606,11 @@ class PlanConfig:
         if self.confidence <= 0.5:
             raise ValueError(f"confidence is {self.confidence!r}; expected a level in (0.5, 1).")
         _choice("target", self.target, ("pair", "top", "questions"))
+        if self.rates == "prior" and self.target == "questions":
+            raise ValueError(
+                "rates prior draws one board of questions; the questions target needs a "
+                "population of new questions (give rates rasch or matharena)."
+            )
         _choice("pair", self.pair, ("top", "random"))
         if self.pair != "top" and self.target == "top":
             raise ValueError(
@@ -825,9 +835,10 @@ class BoardConfig:
     N : tuple of int, optional
         Trials per question (grid); default ``(1, 2, 4)``.
     rates : str, optional
-        True rates: rasch (the sd's below) or matharena (n_models of the 16 MathArena AIME 2025
-        I models, each model's mean over its 4 runs, on questions resampled from its 15);
-        default ``'matharena'``.
+        True rates: rasch (the sd's below), matharena (n_models of the 16 MathArena AIME 2025
+        I models, each model's mean over its 4 runs, on questions resampled from its 15) or
+        prior (the board model's own prior, every scale drawn from its hyperprior); default
+        ``'matharena'``.
     ability_sd : float, optional
         Rasch: sd of the LLMs' logit abilities (0.25: close models); default 0.5.
     difficulty_sd : float, optional
@@ -853,9 +864,10 @@ class BoardConfig:
     N: tuple[int, ...] = _opt((1, 2, 4), "trials per question (grid)")
     rates: str = _opt(
         "matharena",
-        "true rates: rasch (the sd's below) or matharena (n_models of the 16 MathArena AIME "
-        "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15)",
-        choices=("rasch", "matharena"),
+        "true rates: rasch (the sd's below), matharena (n_models of the 16 MathArena AIME "
+        "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15) "
+        "or prior (the board model's own prior, every scale drawn from its hyperprior)",
+        choices=("rasch", "matharena", "prior"),
     )
     ability_sd: float = _opt(0.5, "rasch: sd of the LLMs' logit abilities (0.25: close models)")
     difficulty_sd: float = _opt(1.5, "rasch: sd of the questions' logit difficulties")
@@ -868,6 +880,7 @@ class BoardConfig:
         _int("n_models", self.n_models, 2)
         _int("n_questions", self.n_questions, 2)
         _ints("N", self.N, optional=False)
+        _choice("rates", self.rates, ("rasch", "matharena", "prior"))
         _matharena_models(self.n_models, self.rates == "matharena")
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))

@@ -186,11 +186,11 @@ ONE_TRIAL_NOTE = (
     "note: from binary differences (every question's -1, 0 or 1, as with one binary trial per "
     "question), plans of more questions for the top two models of a board (picked after "
     "seeing the results) kept their promise less often than stated in "
-    "simulation (0.75 of plans against 0.80 on real MathArena rates and on boards drawn from "
-    "the board model's prior; 0.80 on Rasch boards): the P(leader better) of a pair picked as "
-    "the best two was too high (0.90 stated, 0.86-0.89 true). Plans for a pair fixed in "
-    "advance kept it (0.77-0.83). If you picked the pair from these results, aim higher "
-    "(bayes-eval validate plan --target questions)."
+    "simulation (0.75 of plans against 0.80 on real MathArena rates and on boards whose "
+    "ability sd is drawn from its hyperprior; 0.80 on Rasch boards): the P(leader better) of "
+    "a pair picked as the best two was too high (0.90 stated, 0.86-0.89 true). Plans for a "
+    "pair fixed in advance kept it (0.77-0.83). If you picked the pair from these results, "
+    "aim higher (bayes-eval validate plan --target questions)."
 )
 
 #: said when more questions are planned from two or more trials per question (the same study)
@@ -198,8 +198,9 @@ SEVERAL_TRIALS_NOTE = (
     "note: from two trials per question these plans kept their promise in simulation 0.77 of "
     "the time against 0.80 for the top two models of boards whose abilities are spread, 0.67 "
     "for the top two of close models and 0.73 for "
-    "a pair fixed in advance on boards drawn from the board model's prior; a fixed pair on real "
-    "MathArena rates kept it (0.85-0.90, measured before the learned prior on the difference) "
+    "a pair fixed in advance on boards whose ability sd is drawn from the hyperprior; a fixed "
+    "pair on real MathArena rates kept it (0.85-0.90, measured before the learned prior on "
+    "the difference) "
     "(bayes-eval validate plan --target questions [--pair random] [--ability-from-prior])."
 )
 

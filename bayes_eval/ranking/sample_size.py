@@ -207,9 +207,11 @@ FEW_TRIALS_NOTE = (
     "note: plans of a pair on a board from one or two trials per question kept their promise "
     "less often than stated in simulation where the models are close (logit ability sd 0.3: "
     "0.61 of plans from one trial, 0.76 from two, at assurance 0.81) and, from one trial, on "
-    "boards drawn from the board model's prior (0.75); plans of at most 9 trials fell shorter "
-    "(0.55-0.73). On real MathArena rates they kept it (bayes-eval validate plan --N 1,2, "
-    "with --ability-from-prior, with --rates matharena). If your models are close, aim higher."
+    "boards whose ability sd was drawn from the board model's hyperprior (0.75); plans of at "
+    "most 9 trials fell shorter (0.55-0.73). On boards drawn from the board model's whole "
+    "prior (0.79 from one trial) and on real MathArena rates they kept it (bayes-eval validate "
+    "plan --N 1,2, with --ability-from-prior, --rates prior, --rates matharena). If your "
+    "models are close, aim higher."
 )
 
 

@@ -51,8 +51,21 @@ def test_the_study_stores_ranks_numbers_and_summarises_them():
         ({"N": ()}, "N is"),
         ({"ability_sd": float("inf"), "rates": "rasch"}, "ability_sd is inf"),
         ({"confidence": 1.0}, "confidence is 1.0"),
+        ({"rates": "uniform"}, "rates"),
     ],
 )
 def test_bad_settings_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         make_config("board", **kwargs)
+
+
+def test_boards_from_the_board_models_prior():
+    """``rates="prior"``: the rates stored as truth are prior_rates' draws, in (0, 1)."""
+    cfg = make_config("board", rates="prior", replicates=2, n_models=3, n_questions=8, N=(2,))
+    ds = board_study.run(cfg, progress=False)
+    rng = np.random.default_rng([0, 2])
+    p = board_study._rates(cfg, rng, None)
+    np.testing.assert_allclose(ds["truth"].sel(N=2, board=0), p.mean(1))
+    assert ((p > 0) & (p < 1)).all() and ds.attrs["rates"] == "prior"
+    rows = board_study.summary(ds)["cells"]
+    assert 0.0 <= rows["N=2 joint"]["coverage"] <= 1.0

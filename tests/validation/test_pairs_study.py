@@ -14,7 +14,14 @@ from scipy.special import expit
 from bayes_eval.validation import registry
 from bayes_eval.validation.cluster_study import run as run_clusters
 from bayes_eval.validation.cluster_study import summary as summary_clusters
-from bayes_eval.validation.pairs_study import OUTPUTS, calibration, run, simulate_board, summary
+from bayes_eval.validation.pairs_study import (
+    OUTPUTS,
+    calibration,
+    prior_board,
+    run,
+    simulate_board,
+    summary,
+)
 
 
 def test_calibration_by_hand():
@@ -54,6 +61,45 @@ def test_boards_follow_the_stated_model():
     assert np.all(np.diff(mu) > 0)
 
 
+def test_pairs_run_on_boards_from_the_board_models_prior():
+    """``rates="prior"``: every probability in [0, 1], the truth of each matrix from the draws."""
+    config = registry.make_config("pairs", rates="prior", replicates=3, n_models=3, N=(2,))
+    ds = run(config, progress=False)
+    assert ds.attrs["rates"] == "prior"
+    for name in OUTPUTS:
+        p = ds[f"p_{name}"].values
+        assert np.isfinite(p).any() and np.all((p[np.isfinite(p)] >= 0) & (p[np.isfinite(p)] <= 1))
+
+
+def test_prior_boards_follow_the_board_models_prior():
+    """Moments of prior_board against a separate Monte Carlo of the hyperprior.
+
+    sigma ~ HalfNormal(2) gives E[theta^2] = 4; given the scales a cell's
+    E[p (1 - p)] = E[m (1 - m)] kappa / (kappa + 1) with m = expit(x), x ~ N(0, sigma^2 + s^2),
+    s ~ HalfNormal(3), log kappa ~ N(log 7, 1). Tolerance: four Monte Carlo standard errors.
+    """
+    rng = np.random.default_rng(3)
+    draws = [prior_board(rng, n_models=2, n_questions=3, trials=2) for _ in range(6000)]
+    theta = np.array([d[0] for d in draws])
+    p = np.array([d[1] for d in draws])
+    R = np.array([d[2] for d in draws])
+    assert R.shape == (6000, 2, 3, 2) and set(np.unique(R)) <= {0.0, 1.0}
+    assert ((p > 0) & (p < 1)).all()
+    sq = theta**2
+    assert sq.mean() == pytest.approx(4.0, abs=4 * sq.std() / np.sqrt(sq.size))
+    assert p.mean() == pytest.approx(0.5, abs=4 * p.std() / np.sqrt(p.size / 6))  # 6 cells share
+    # each cell's trials are Bernoulli(p)
+    assert R.mean() == pytest.approx(p.mean(), abs=0.01)
+    ref = np.random.default_rng(4)
+    k = 400_000
+    sigma, s = np.abs(ref.normal(0, 2, k)), np.abs(ref.normal(0, 3, k))
+    kappa = np.exp(np.log(7) + ref.normal(size=k))
+    m = expit(ref.normal(size=k) * np.hypot(sigma, s))
+    expected = (m * (1 - m) * kappa / (kappa + 1)).mean()
+    spread = p * (1 - p)
+    assert spread.mean() == pytest.approx(expected, abs=4 * spread.std() / np.sqrt(6000))
+
+
 @pytest.mark.slow
 def test_study_runs_and_names_estimand_and_prior(tmp_path):
     result = registry.run_study(
@@ -87,6 +133,8 @@ def test_study_runs_and_names_estimand_and_prior(tmp_path):
     xr.testing.assert_identical(again, ds)
     with pytest.raises(ValueError, match="n_models is 1"):
         registry.make_config("pairs", n_models=1)
+    with pytest.raises(ValueError, match="rates"):
+        registry.make_config("pairs", rates="uniform")
     with pytest.raises(ValueError, match="interaction_sd is -1"):
         registry.make_config("pairs", interaction_sd=-1.0)
 
