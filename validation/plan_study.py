@@ -49,14 +49,16 @@ model and is left out, as ``validate pairs`` leaves it out.
 
 **Rates** (``rates``): ``rasch`` as above (with ``ability_from_prior``, each board's ability
 sd drawn from the board model's own hyperprior,
-:data:`~bayes_eval.posteriors.joint.ABILITY_SD_SCALE`: the boards where its prior is right);
+:data:`~bayes_eval.posteriors.joint.ABILITY_SD_SCALE`; the difficulty sd and the logit-normal
+interaction stay fixed);
 ``matharena``, ``n_models`` of the 16 MathArena AIME 2025 I models' real rates (each model's
 mean over its 4 runs) on ``n_questions`` questions resampled from its 15
 (:func:`~bayes_eval.validation.pairs_study.real_board`); ``prior``, the board model's own
 prior with every scale drawn from its hyperprior
 (:func:`~bayes_eval.validation.pairs_study.prior_board`: targets pair and top). Where a plan
-keeps its promise on ``prior`` boards and not on ``rasch`` ones, the board model's world
-(logit-normal interactions, a fixed design), not the plan's law, is the cause.
+keeps its promise on ``prior`` boards and not on ``rasch`` ones, the ``rasch`` boards'
+departure from the board model's world (a logit-normal interaction, fixed scales), not the
+plan's law, is the cause.
 """
 
 from __future__ import annotations

@@ -511,8 +511,8 @@ class PlanConfig:
         ``'rasch'``.
     ability_from_prior : bool, optional
         Rasch rates: each board's ability sd drawn from the board model's hyperprior,
-        HalfNormal(2), instead of ``ability_sd`` (the boards where its prior is right);
-        default False.
+        HalfNormal(2), instead of ``ability_sd`` (the difficulty sd and the logit-normal
+        interaction stay fixed); default False.
     assurance : float, optional
         Assurance the plans aim at; default 0.8.
     confidence : float, optional

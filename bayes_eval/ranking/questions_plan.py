@@ -187,7 +187,7 @@ ONE_TRIAL_NOTE = (
     "question), plans of more questions for the top two models of a board (picked after "
     "seeing the results) kept their promise less often than stated in "
     "simulation (0.75 of plans against 0.80 on real MathArena rates and on boards whose "
-    "ability sd is drawn from its hyperprior; 0.80 on Rasch boards): the P(leader better) of "
+    "ability sd is drawn from the hyperprior; 0.80 on Rasch boards): the P(leader better) of "
     "a pair picked as the best two was too high (0.90 stated, 0.86-0.89 true). Plans for a "
     "pair fixed in advance kept it (0.77-0.83). If you picked the pair from these results, "
     "aim higher (bayes-eval validate plan --target questions)."

@@ -62,13 +62,26 @@ def test_boards_follow_the_stated_model():
 
 
 def test_pairs_run_on_boards_from_the_board_models_prior():
-    """``rates="prior"``: every probability in [0, 1], the truth of each matrix from the draws."""
+    """``rates="prior"``: every probability in [0, 1]; board 0 rebuilt from its seed gives the
+    stored truths (these questions: the mean rates; new questions: the abilities)."""
+    from bayes_eval.ranking.paired import leaderboard_pairs
+
     config = registry.make_config("pairs", rates="prior", replicates=3, n_models=3, N=(2,))
     ds = run(config, progress=False)
     assert ds.attrs["rates"] == "prior"
     for name in OUTPUTS:
         p = ds[f"p_{name}"].values
         assert np.isfinite(p).any() and np.all((p[np.isfinite(p)] >= 0) & (p[np.isfinite(p)] <= 1))
+    rng = np.random.default_rng([0, 2])
+    theta, p, R = prior_board(rng, n_models=3, n_questions=config.n_questions, trials=2)
+    names = ["m0", "m1", "m2"]
+    da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+    order = [names.index(m) for m in leaderboard_pairs(da).models]
+    i, j = np.triu_indices(3, 1)
+    a, b = np.array(order)[i], np.array(order)[j]
+    one = ds.sel(N=2, board=0)
+    np.testing.assert_array_equal(one["truth_new"], theta[a] > theta[b])
+    np.testing.assert_array_equal(one["truth_these"], p.mean(1)[a] > p.mean(1)[b])
 
 
 def test_prior_boards_follow_the_board_models_prior():
@@ -86,7 +99,8 @@ def test_prior_boards_follow_the_board_models_prior():
     assert R.shape == (6000, 2, 3, 2) and set(np.unique(R)) <= {0.0, 1.0}
     assert ((p > 0) & (p < 1)).all()
     sq = theta**2
-    assert sq.mean() == pytest.approx(4.0, abs=4 * sq.std() / np.sqrt(sq.size))
+    # a board's two abilities share sigma: 6000 independent boards, not 12000 draws
+    assert sq.mean() == pytest.approx(4.0, abs=4 * sq.std() / np.sqrt(len(draws)))
     assert p.mean() == pytest.approx(0.5, abs=4 * p.std() / np.sqrt(p.size / 6))  # 6 cells share
     # each cell's trials are Bernoulli(p)
     assert R.mean() == pytest.approx(p.mean(), abs=0.01)
