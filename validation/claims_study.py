@@ -17,7 +17,10 @@ questions, :mod:`bayes_eval.validation.pairs_study`):
   logit abilities of sd ``spread_sd`` or ``close_sd``, shared question difficulties of sd
   ``difficulty_sd`` and an LLM x question interaction of sd ``interaction_sd``;
 * ``matharena``: ``n_models`` of the 16 MathArena AIME 2025 I models' real rates (each model's
-  mean over its 4 runs) on questions resampled from its 15.
+  mean over its 4 runs) on questions resampled from its 15;
+* ``prior`` (not in the default list): the board model's own prior, every scale drawn from
+  its hyperprior (:func:`~bayes_eval.validation.pairs_study.prior_board`); where a number
+  holds here and not on ``close``, those boards depart from the model's world.
 
 Each board is analysed as ``rank`` does by default (the learned prior; on binary results the
 joint posterior of the board model) with ``draws`` joint draws.
@@ -61,7 +64,13 @@ import xarray as xr
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import posterior
 from bayes_eval.ranking.claims import board_claims
-from bayes_eval.validation.pairs_study import _real_rates, calibration, real_board, simulate_board
+from bayes_eval.validation.pairs_study import (
+    _real_rates,
+    calibration,
+    prior_board,
+    real_board,
+    simulate_board,
+)
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import ClaimsConfig
 
@@ -199,6 +208,10 @@ def _board(config: ClaimsConfig, scenario: str, trials: int, rng, rates) -> dict
     if scenario == "matharena":
         population, p, R = real_board(
             rng, rates, n_models=config.n_models, n_questions=config.n_questions, trials=trials
+        )
+    elif scenario == "prior":  # the board model's own world; the abilities order new questions
+        population, p, R = prior_board(
+            rng, n_models=config.n_models, n_questions=config.n_questions, trials=trials
         )
     else:
         sd = config.spread_sd if scenario == "spread" else config.close_sd

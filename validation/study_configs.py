@@ -366,8 +366,10 @@ class PairsConfig:
         )
 
 
-#: Board scenarios of the claims study (see :mod:`bayes_eval.validation.claims_study`).
+#: Board scenarios of the claims study run by default (see
+#: :mod:`bayes_eval.validation.claims_study`); ``prior`` may be asked for beside them.
 CLAIMS_SCENARIOS = ("spread", "close", "matharena")
+_CLAIMS_BOARDS = (*CLAIMS_SCENARIOS, "prior")
 
 
 @dataclass(frozen=True)
@@ -390,7 +392,8 @@ class ClaimsConfig:
     scenarios : tuple of str, optional
         Boards: spread and close (logit abilities of sd spread-sd or close-sd, shared question
         difficulty and an LLM x question interaction); matharena (n-models of the 16 MathArena
-        AIME 2025 I models' real rates, questions resampled from its 15); default
+        AIME 2025 I models' real rates, questions resampled from its 15); prior (the board
+        model's own prior, every scale drawn from its hyperprior); default
         ``('spread', 'close', 'matharena')``.
     spread_sd : float, optional
         sd of the logit abilities of the spread scenario; default 0.7.
@@ -433,7 +436,8 @@ class ClaimsConfig:
         CLAIMS_SCENARIOS,
         "boards: spread and close (logit abilities of sd spread-sd or close-sd, shared question "
         "difficulty and an LLM x question interaction); matharena (n-models of the 16 MathArena "
-        "AIME 2025 I models' real rates, questions resampled from its 15)",
+        "AIME 2025 I models' real rates, questions resampled from its 15); prior (the board "
+        "model's own prior, every scale drawn from its hyperprior)",
     )
     spread_sd: float = _opt(0.7, "sd of the logit abilities of the spread scenario")
     close_sd: float = _opt(0.25, "sd of the logit abilities of the close scenario")
@@ -459,9 +463,9 @@ class ClaimsConfig:
         _ints("N", self.N, optional=False)
         _choice("estimand", self.estimand, ("these-questions", "new-questions"))
         if not self.scenarios:
-            raise ValueError(f"scenarios is empty; expected some of {list(CLAIMS_SCENARIOS)}.")
+            raise ValueError(f"scenarios is empty; expected some of {list(_CLAIMS_BOARDS)}.")
         for name in self.scenarios:
-            _choice("scenarios", name, CLAIMS_SCENARIOS)
+            _choice("scenarios", name, _CLAIMS_BOARDS)
         _matharena_models(self.n_models, "matharena" in self.scenarios)
         for name in ("spread_sd", "close_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
