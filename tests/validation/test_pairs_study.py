@@ -321,3 +321,14 @@ def test_learned_prior_calibrates_graded_p_better_for_close_models():
         if kind == "empirical":
             assert "learned normal N(0, tau^2)" in row["prior"]
     assert ece["empirical"] <= 0.05 and ece["uniform"] - ece["empirical"] >= 0.02, ece
+
+
+@pytest.mark.slow
+def test_printed_matrices_are_calibrated_in_the_board_models_own_world():
+    """``validate pairs --rates prior`` at one trial, 80 boards of 8 LLMs: both printed matrices'
+    ECE at most 0.03 (here 0.007 and 0.022 at floors 0.011 and 0.012; 300 boards of the
+    Validation page: 0.0053 and 0.010 at floors 0.006 and 0.007)."""
+    config = registry.make_config("pairs", rates="prior", replicates=80, N=(1,), seed=3)
+    rows = summary(run(config, progress=False))["calibration"]
+    for name in ("these_questions", "paired"):
+        assert rows[f"N=1 {name}"]["ece"] <= 0.03, (name, rows[f"N=1 {name}"])
