@@ -29,7 +29,8 @@ With ``estimand="new-questions"`` the claims are those of ``rank --estimand
 new-questions``: read from the paired comparisons
 (:func:`~bayes_eval.ranking.paired.compare_pairs`, the learned split prior), and "A better
 than B" is true when A's mean over the population of questions is above B's (the Rasch
-boards' abilities order it; on the real board, each model's mean over its 15 questions).
+and prior boards' abilities order it; on the real board, each model's mean over its 15
+questions).
 That board gives no P(best) and no rank intervals (no joint law), so those are not measured.
 
 **Rules compared**, each a set of claims per board:
@@ -236,6 +237,7 @@ def _board(config: ClaimsConfig, scenario: str, trials: int, rng, rates) -> dict
     out["bh"] = _score(*bh_claims(scores, pv, a, b, config.fdr), truth)
     i, j = np.triu_indices(truth.size, 1)
     out["ordered"] = int(np.count_nonzero(truth[i] != truth[j]))
+    out["truth"] = truth
     return out
 
 
@@ -282,8 +284,9 @@ def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
     xarray.Dataset
         ``claims`` and ``false_claims`` over ``(scenario, N, board, rule)``;
         ``ordered_pairs``, ``expected_fdr`` and ``joint_covered`` over
-        ``(scenario, N, board)``; ``p_best`` and ``is_best`` over
-        ``(scenario, N, board, model)``.
+        ``(scenario, N, board)``; ``p_best``, ``is_best`` and ``truth`` (what orders the
+        models for the estimand: the mean rates on these questions, or the abilities, or the
+        real board's means, on new questions) over ``(scenario, N, board, model)``.
 
     Examples
     --------
@@ -309,6 +312,7 @@ def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
     joint = np.zeros(shape)  # 1 covered, 0 not; NaN: no rank intervals (new questions)
     p_best = np.zeros((*shape, config.n_models))
     is_best = np.zeros_like(p_best)
+    truth = np.zeros_like(p_best)
     rates = _real_rates() if "matharena" in config.scenarios else None
     bar = None
     if progress:
@@ -325,6 +329,7 @@ def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
                 ordered[s, k, r], expected[s, k, r] = one["ordered"], one["expected_fdr"]
                 joint[s, k, r] = one["joint"]
                 p_best[s, k, r], is_best[s, k, r] = one["p_best"], one["is_best"]
+                truth[s, k, r] = one["truth"]
                 if bar is not None:
                     bar.update(1)
     if bar is not None:
@@ -348,6 +353,7 @@ def run(config: ClaimsConfig, *, progress: bool = True) -> xr.Dataset:
             "joint_covered": (dims, joint),
             "p_best": ((*dims, "model"), p_best),
             "is_best": ((*dims, "model"), is_best),
+            "truth": ((*dims, "model"), truth),
         },
         coords={"scenario": list(config.scenarios), "N": list(config.N), "rule": list(RULES)},
         attrs=attrs,

@@ -62,26 +62,29 @@ def test_boards_follow_the_stated_model():
 
 
 def test_pairs_run_on_boards_from_the_board_models_prior():
-    """``rates="prior"``: every probability in [0, 1]; board 0 rebuilt from its seed gives the
-    stored truths (these questions: the mean rates; new questions: the abilities)."""
+    """``rates="prior"``: every probability in [0, 1]; boards 0 and 1 rebuilt from the seed give
+    the stored truths (these questions: the mean rates; new questions: the abilities), on board
+    1 two different orders, so the two estimands' truths cannot be swapped unseen."""
     from bayes_eval.ranking.paired import leaderboard_pairs
 
-    config = registry.make_config("pairs", rates="prior", replicates=3, n_models=3, N=(2,))
+    config = registry.make_config("pairs", rates="prior", replicates=2, n_models=5, N=(2,))
     ds = run(config, progress=False)
     assert ds.attrs["rates"] == "prior"
     for name in OUTPUTS:
         p = ds[f"p_{name}"].values
         assert np.isfinite(p).any() and np.all((p[np.isfinite(p)] >= 0) & (p[np.isfinite(p)] <= 1))
     rng = np.random.default_rng([0, 2])
-    theta, p, R = prior_board(rng, n_models=3, n_questions=config.n_questions, trials=2)
-    names = ["m0", "m1", "m2"]
-    da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
-    order = [names.index(m) for m in leaderboard_pairs(da).models]
-    i, j = np.triu_indices(3, 1)
-    a, b = np.array(order)[i], np.array(order)[j]
-    one = ds.sel(N=2, board=0)
-    np.testing.assert_array_equal(one["truth_new"], theta[a] > theta[b])
-    np.testing.assert_array_equal(one["truth_these"], p.mean(1)[a] > p.mean(1)[b])
+    names = [f"m{i}" for i in range(5)]
+    i, j = np.triu_indices(5, 1)
+    for board in (0, 1):
+        theta, p, R = prior_board(rng, n_models=5, n_questions=config.n_questions, trials=2)
+        da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+        order = np.array([names.index(m) for m in leaderboard_pairs(da).models])
+        a, b = order[i], order[j]
+        one = ds.sel(N=2, board=board)
+        np.testing.assert_array_equal(one["truth_new"], theta[a] > theta[b])
+        np.testing.assert_array_equal(one["truth_these"], p.mean(1)[a] > p.mean(1)[b])
+    assert (one["truth_new"] != one["truth_these"]).any()
 
 
 def test_prior_boards_follow_the_board_models_prior():
