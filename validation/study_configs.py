@@ -275,6 +275,10 @@ class DistinguishabilityConfig:
         )
 
 
+#: Where a study's true rates come from (``--rates``: one choice list on every study).
+_RATES = ("rasch", "matharena", "prior")
+
+
 @dataclass(frozen=True)
 class PairsConfig:
     """``pairs``: calibration of ``bayes-eval pairs`` on boards with shared question difficulty.
@@ -328,7 +332,7 @@ class PairsConfig:
         "true rates: rasch (the sd's above), matharena (n_models of the 16 MathArena AIME "
         "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15) "
         "or prior (the board model's own prior, every scale drawn from its hyperprior)",
-        choices=("rasch", "matharena", "prior"),
+        choices=_RATES,
     )
     prior_kind: str = _opt(
         "empirical",
@@ -347,7 +351,7 @@ class PairsConfig:
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
         _choice("prior_kind", self.prior_kind, PRIOR_KINDS)
-        _choice("rates", self.rates, ("rasch", "matharena", "prior"))
+        _choice("rates", self.rates, _RATES)
         _matharena_models(self.n_models, self.rates == "matharena")
         _int("bins", self.bins, 2)
         _seed(self.seed)
@@ -562,7 +566,7 @@ class PlanConfig:
         "true rates: rasch (the sd's above), matharena (n_models of the 16 MathArena AIME "
         "2025 I models' real rates, questions resampled from its 15) or prior (the board "
         "model's own prior, every scale drawn from its hyperprior; targets pair and top)",
-        choices=("rasch", "matharena", "prior"),
+        choices=_RATES,
     )
     ability_from_prior: bool = _opt(
         False,
@@ -601,7 +605,7 @@ class PlanConfig:
         _ints("N", self.N, optional=False)
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
-        _choice("rates", self.rates, ("rasch", "matharena", "prior"))
+        _choice("rates", self.rates, _RATES)
         if self.ability_from_prior and self.rates != "rasch":
             raise ValueError(f"ability_from_prior applies to rates rasch; rates is {self.rates!r}.")
         _matharena_models(self.n_models, self.rates == "matharena")
@@ -871,7 +875,7 @@ class BoardConfig:
         "true rates: rasch (the sd's below), matharena (n_models of the 16 MathArena AIME "
         "2025 I models, each model's mean over its 4 runs, on questions resampled from its 15) "
         "or prior (the board model's own prior, every scale drawn from its hyperprior)",
-        choices=("rasch", "matharena", "prior"),
+        choices=_RATES,
     )
     ability_sd: float = _opt(0.5, "rasch: sd of the LLMs' logit abilities (0.25: close models)")
     difficulty_sd: float = _opt(1.5, "rasch: sd of the questions' logit difficulties")
@@ -884,7 +888,7 @@ class BoardConfig:
         _int("n_models", self.n_models, 2)
         _int("n_questions", self.n_questions, 2)
         _ints("N", self.N, optional=False)
-        _choice("rates", self.rates, ("rasch", "matharena", "prior"))
+        _choice("rates", self.rates, _RATES)
         _matharena_models(self.n_models, self.rates == "matharena")
         for name in ("ability_sd", "difficulty_sd", "interaction_sd"):
             _sd(name, getattr(self, name))
