@@ -146,7 +146,7 @@ ONE_TRIAL_NOTE = (
     "note: plans from one trial per question on a board kept their promise less often than "
     "stated in simulation: 0.70 of plans at assurance 0.8 on close models (about 0.50 of "
     "those asking for at most 9 trials), 0.75 where the abilities' sd was drawn from the "
-    "board model's hyperprior and 0.78 on boards drawn from its whole prior; on real "
+    "board model's hyperprior and 0.73-0.78 on boards drawn from its whole prior; on real "
     "MathArena rates they kept it (bayes-eval validate plan --target top --N 1, with "
     "--ability-from-prior, --rates prior, --rates matharena); aim higher."
 )
