@@ -33,6 +33,15 @@ comes from the probability the plan starts from or from its law of the future tr
 from, :math:`(\Delta - E[D]) / \mathrm{sd}[D]` with :math:`D = \bar\pi_L - \bar\pi_O`: 0 on
 average where that posterior is calibrated, negative where it overstates the lead.
 
+With target top the refitted board is also placed in the plan's own preposterior law at the
+trials planned (:func:`~bayes_eval.ranking.claims_plan.preposterior`): ``margin_pit``, the
+law's probability that the claims' margin (the smallest standardised gap across the top-k
+set's edge, under the law's :math:`C(n)`) falls at or below the refitted means' (uniform
+where the law is right: a shortfall shows as too many small values); ``move``, the squared
+Mahalanobis distance of the means' change under :math:`C - C(n)` per dimension (1 on
+average where the law is right); ``cov_ratio``, the refit's gap variances across today's
+top-k set over :math:`C(n)`'s (geometric mean; below 1: the refit is surer than the law).
+
 With ``target="questions"`` the plan is ``bayes-eval plan A B --estimand new-questions``
 (:func:`~bayes_eval.ranking.questions_plan.plan_new_questions`): more questions until P(leader
 better on new questions) reaches ``confidence``. The board's questions are a sample of a
@@ -72,7 +81,9 @@ import xarray as xr
 from bayes_eval import xr as bxr
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.joint import ABILITY_SD_SCALE
+from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.ranking.claims import fdr_claims, score_moments
+from bayes_eval.ranking.claims_plan import preposterior
 from bayes_eval.ranking.leaderboard import plan_pair, plan_top_set
 from bayes_eval.validation.pairs_study import (
     _real_rates,
@@ -86,6 +97,10 @@ from bayes_eval.validation.study_configs import PlanConfig
 __all__ = ["plot", "run", "run_study", "summary"]
 
 _SHORT = 9  # plans of at most this many trials per question are reported apart
+
+
+#: where the refitted board falls in the plan's preposterior law (target top; module docstring)
+_LAW_CHECKS: tuple[str, ...] = ("margin_pit", "move", "cov_ratio")
 
 
 def _questions_board(
@@ -160,7 +175,28 @@ def _questions_board(
         plan.prob_leader_better,
         true_now,
         np.nan,
+        *(np.nan for _ in _LAW_CHECKS),
     )
+
+
+def _top_kept(
+    config: PlanConfig, da: xr.DataArray, refit: Posterior, n: int, seed: int
+) -> tuple[bool, tuple[float, float, float]]:
+    """Whether the refitted board's claims name its top k, and where it sits in the plan's law.
+
+    ``da``: the board before the plan; ``refit``: its posterior after; the law's checks are
+    ``margin_pit``, ``move`` and ``cov_ratio`` (module docstring).
+    """
+    claims = fdr_claims(np.asarray(refit.prob_better()), config.fdr)
+    made = set(zip(claims.better.tolist(), claims.worse.tolist(), strict=True))
+    best = np.argsort(-np.asarray(refit.mean), kind="stable")
+    inside, rest = best[: config.top].tolist(), best[config.top :].tolist()
+    kept = all((a, b) in made for a in inside for b in rest)
+    law = preposterior(
+        bxr.posterior(da, skipna=True), n, top=config.top, draws=config.simulations, seed=seed
+    )
+    m_after, c_after = score_moments(refit)
+    return kept, (law.margin_pit(m_after), law.move(m_after), law.gap_variance_ratio(c_after))
 
 
 def _board(
@@ -169,8 +205,9 @@ def _board(
     """One board's plan check, or None when there is no plan to check.
 
     The check is (promised assurance, kept, n_required, the probability the plan confirms
-    now, whether what that probability is about is true, and gap_z: NaN with target top or
-    questions).
+    now, whether what that probability is about is true, gap_z: NaN with target top or
+    questions, and with target top the refitted board placed in the plan's preposterior law:
+    margin_pit, move and cov_ratio, else NaN).
     """
     if config.target == "questions":
         return _questions_board(config, trials, rng, real)
@@ -241,16 +278,13 @@ def _board(
         more[i, :, trials:] = rng.random((config.n_questions, n - trials)) < p[i][:, None]
     later = xr.DataArray(more, dims=("model", "question", "trial"), coords={"model": names})
     refit = bxr.posterior(later, skipna=True)
-    prob = np.asarray(refit.prob_better())
     if config.target == "top":  # the claims name the top k of the refitted board
-        claims = fdr_claims(prob, config.fdr)
-        made = set(zip(claims.better.tolist(), claims.worse.tolist(), strict=True))
-        best = np.argsort(-np.asarray(refit.mean), kind="stable")
-        inside, rest = best[: config.top].tolist(), best[config.top :].tolist()
-        kept = all((a, b) in made for a in inside for b in rest)
+        kept, law_check = _top_kept(config, da, refit, n, seed)
     else:
+        prob = np.asarray(refit.prob_better())
         kept = bool(prob[planned[0], planned[1]] >= config.confidence)
-    return plan.assurance_at_required, kept, n, p_now, true_now, gap_z
+        law_check = (np.nan, np.nan, np.nan)
+    return (plan.assurance_at_required, kept, n, p_now, true_now, gap_z, *law_check)
 
 
 def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
@@ -274,7 +308,9 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
         Over ``(N, board)``: ``planned`` (the board had a plan to check), ``promised`` (the
         assurance at the trials required, NaN without a plan), ``kept``, ``n_required`` (0
         without a plan), ``prob_now``, ``true_now`` and ``gap_z`` (module docstring; NaN
-        without a plan or with target top).
+        without a plan or with target top), and with target top ``margin_pit``, ``move`` and
+        ``cov_ratio`` (the refitted board in the plan's law, module docstring; NaN without a
+        plan or with another target).
 
     Examples
     --------
@@ -304,6 +340,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     p_now = np.full(shape, np.nan)
     true_now = np.zeros(shape, dtype=bool)
     gap_z = np.full(shape, np.nan)
+    law = {k: np.full(shape, np.nan) for k in _LAW_CHECKS}
     real = _real_rates() if config.rates == "matharena" else None
     bar = None
     if progress:
@@ -323,7 +360,10 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
                     p_now[k, r],
                     true_now[k, r],
                     gap_z[k, r],
+                    *checks,
                 ) = one
+                for key, value in zip(_LAW_CHECKS, checks, strict=True):
+                    law[key][k, r] = value
             if bar is not None:
                 bar.update(1)
     if bar is not None:
@@ -348,6 +388,7 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
             "prob_now": (dims, p_now),
             "true_now": (dims, true_now),
             "gap_z": (dims, gap_z),
+            **{key: (dims, value) for key, value in law.items()},
         },
         coords={"N": list(config.N)},
         attrs=attrs,
@@ -364,6 +405,33 @@ def _share(kept: np.ndarray, promised: np.ndarray) -> dict:
         "promised": round(float(promised.mean()), 4),
         "kept": round(rate, 4),
         "kept_se": round(float(np.sqrt(max(rate * (1 - rate), 1e-12) / n)), 4),
+    }
+
+
+def _law_rows(cell: xr.Dataset, mask: np.ndarray) -> dict:
+    """The refitted boards in the plan's law (target top), or None without them.
+
+    Shares of ``margin_pit`` at most 0.1 and 0.2 (0.1 and 0.2 where the law is right), the
+    mean ``move`` (1) and the geometric mean ``cov_ratio`` (1).
+    """
+    if cell.attrs.get("target") != "top" or "margin_pit" not in cell:
+        return {}
+    pit = cell["margin_pit"].values[mask]
+    pit = pit[np.isfinite(pit)]
+    if not pit.size:
+        return {
+            "margin_pit_below_10": None,
+            "margin_pit_below_20": None,
+            "move": None,
+            "cov_ratio": None,
+        }
+    move = cell["move"].values[mask]
+    ratio = cell["cov_ratio"].values[mask]
+    return {
+        "margin_pit_below_10": round(float((pit <= 0.1).mean()), 4),
+        "margin_pit_below_20": round(float((pit <= 0.2).mean()), 4),
+        "move": round(float(np.nanmean(move)), 3),
+        "cov_ratio": round(float(np.exp(np.nanmean(np.log(ratio)))), 3),
     }
 
 
@@ -387,8 +455,10 @@ def summary(ds: xr.Dataset) -> dict:
         target questions), ``short_plans``, and
         ``prob_now`` and ``true_now``: the probability the plans start from, mean stated
         and share true, and ``gap_z`` with its standard error ``gap_z_se``: the mean of the
-        pair's true gap in posterior sds, None with target top) and
-        ``verdict`` (``promise_kept``).
+        pair's true gap in posterior sds, None with target top; with target top also
+        ``margin_pit_below_10`` and ``margin_pit_below_20``, the shares of ``margin_pit`` at
+        most 0.1 and 0.2, ``move`` (mean) and ``cov_ratio`` (geometric mean): module
+        docstring) and ``verdict`` (``promise_kept``).
 
     Examples
     --------
@@ -429,6 +499,7 @@ def summary(ds: xr.Dataset) -> dict:
         gz = gz[np.isfinite(gz)]
         row["gap_z"] = round(float(gz.mean()), 3) if gz.size else None
         row["gap_z_se"] = round(float(gz.std() / np.sqrt(gz.size)), 3) if gz.size > 1 else None
+        row |= _law_rows(cell, mask)
         if row["plans"]:
             ok &= row["kept"] >= row["promised"] - 2 * row["kept_se"]
         cells[f"N={int(n)}"] = row

@@ -12,7 +12,7 @@ from scipy.special import ndtr
 import bayes_eval as be
 from bayes_eval import xr as bxr
 from bayes_eval.ranking.claims import fdr_claims
-from bayes_eval.ranking.claims_plan import _Spread, _TopSet, plan_top
+from bayes_eval.ranking.claims_plan import _Spread, _TopSet, plan_top, preposterior
 from bayes_eval.ranking.leaderboard import plan_top_set
 
 
@@ -181,3 +181,48 @@ def test_one_trial_per_question_carries_the_measured_caution(close_board):
     plan = plan_top(one, top=1, draws=300)
     assert plan.n_now == 1 and plan.note is not None and "one trial" in plan.note
     assert plan_top(bxr.posterior(close_board, skipna=True), draws=300).note is None
+
+
+def test_preposterior_is_the_law_plan_top_plans_with(close_board):
+    """The public law at n is plan_top's: its draws and C(n) give _TopSet's assurance exactly
+    (same seed); under a fixed prior it does not move at today's trials (under a learned one
+    the refit re-learns the prior, so C(n) differs from C even there: ``_Spread``)."""
+    board = bxr.posterior(close_board, skipna=True)
+    law = preposterior(board, 12, top=2, draws=800, seed=4)
+    ts = _TopSet(board, 2, 0.05, 800, np.random.default_rng(4))
+    assert ts.claimed(law.means_after, law.cov_after).mean() == pytest.approx(ts.assurance(12))
+    now = preposterior(bxr.posterior(close_board, prior="uniform"), 2, draws=50)
+    assert np.allclose(now.cov_after, now.cov) and np.allclose(now.means_after, now.mean)
+    with pytest.raises(ValueError, match="n is 1; expected whole trials per question, at least 2"):
+        preposterior(board, 1)
+    with pytest.raises(ValueError, match="top is 0"):
+        preposterior(board, 4, top=0)
+
+
+def test_the_margin_against_brute_force(close_board):
+    law = preposterior(bxr.posterior(close_board, skipna=True), 10, top=2, draws=30, seed=2)
+    c = law.cov_after
+    for x in law.means_after[:10]:
+        order = np.argsort(-x, kind="stable")
+        expect = min(
+            (x[s] - x[t]) / np.sqrt(c[s, s] + c[t, t] - 2 * c[s, t])
+            for s in order[:2]
+            for t in order[2:]
+        )
+        assert law.margin(x)[0] == pytest.approx(expect, rel=1e-12)
+
+
+def test_futures_drawn_from_the_law_sit_in_it_as_they_should(close_board):
+    """Futures from the law itself (another seed): the margin's PIT is uniform (shares at or
+    below 0.1 and 0.2 within four binomial s.e. of 0.1 and 0.2, 600 futures), the moves are
+    1 per dimension on average (four s.e. of the mean), and the law's own C(n) has ratio 1."""
+    board = bxr.posterior(close_board, skipna=True)
+    law = preposterior(board, 16, top=1, draws=4000, seed=1)
+    other = preposterior(board, 16, top=1, draws=600, seed=2).means_after
+    pit = np.array([law.margin_pit(x) for x in other])
+    for level in (0.1, 0.2):
+        assert abs((pit <= level).mean() - level) <= 4 * np.sqrt(level * (1 - level) / 600)
+    move = np.array([law.move(x) for x in other])
+    assert abs(move.mean() - 1.0) <= 4 * move.std() / np.sqrt(move.size)
+    assert law.gap_variance_ratio(law.cov_after) == pytest.approx(1.0)
+    assert law.gap_variance_ratio(2.0 * law.cov_after) == pytest.approx(2.0)

@@ -99,6 +99,9 @@ def test_a_small_top_set_study_runs(tmp_path, capsys):
     if cell["plans"]:
         assert 0.0 <= cell["kept"] <= 1.0 and 0.8 <= cell["promised"] <= 1.0
         assert 0.0 <= cell["true_now"] <= 1.0 and 0.0 <= cell["prob_now"] <= 1.0
+        # the refitted boards placed in the plan's law: shares, a mean and a ratio
+        assert 0.0 <= cell["margin_pit_below_10"] <= cell["margin_pit_below_20"] <= 1.0
+        assert cell["move"] >= 0.0 and cell["cov_ratio"] > 0.0
     with pytest.raises(ValueError, match="top is 6"):
         make_config("plan", target="top", top=6)
     with pytest.raises(ValueError, match="target"):
@@ -185,8 +188,17 @@ def test_top_set_plans_from_one_trial_in_the_board_models_own_world():
     config = make_config(
         "plan", target="top", rates="prior", replicates=120, N=(1,), simulations=500, seed=3
     )
-    cell = plan_study.summary(plan_study.run(config, progress=False))["cells"]["N=1"]
+    ds = plan_study.run(config, progress=False)
+    cell = plan_study.summary(ds)["cells"]["N=1"]
     assert cell["plans"] >= 40, cell
     assert cell["kept"] >= cell["promised"] - 3 * cell["kept_se"], cell
+    # the law's diagnostics on exactly the planned boards; the moves about as large as the
+    # law says (a mean of squared Mahalanobis distances per dimension: 1 where it is right)
+    planned = ds["planned"].values
+    for key in ("margin_pit", "move", "cov_ratio"):
+        assert (
+            np.isfinite(ds[key].values[planned]).all() and np.isnan(ds[key].values[~planned]).all()
+        )
+    assert 0.6 <= cell["move"] <= 1.6 and 0.7 <= cell["cov_ratio"] <= 1.2, cell
     p = cell["prob_now"]
     assert abs(cell["true_now"] - p) <= 3 * np.sqrt(p * (1 - p) / cell["plans"]) + 0.01, cell
