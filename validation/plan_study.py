@@ -409,29 +409,31 @@ def _share(kept: np.ndarray, promised: np.ndarray) -> dict:
 
 
 def _law_rows(cell: xr.Dataset, mask: np.ndarray) -> dict:
-    """The refitted boards in the plan's law (target top), or None without them.
+    """The refitted boards in the plan's law (target top; other targets: no entries).
 
     Shares of ``margin_pit`` at most 0.1 and 0.2 (0.1 and 0.2 where the law is right), the
-    mean ``move`` (1) and the geometric mean ``cov_ratio`` (1).
+    mean ``move`` (1) and the geometric mean ``cov_ratio`` (1), with the standard errors of
+    the last two (``cov_ratio_se`` by the delta method on the mean log ratio); None without
+    plans.
     """
     if cell.attrs.get("target") != "top" or "margin_pit" not in cell:
         return {}
     pit = cell["margin_pit"].values[mask]
     pit = pit[np.isfinite(pit)]
+    keys = ("margin_pit_below_10", "margin_pit_below_20", "move", "move_se", "cov_ratio")
     if not pit.size:
-        return {
-            "margin_pit_below_10": None,
-            "margin_pit_below_20": None,
-            "move": None,
-            "cov_ratio": None,
-        }
+        return dict.fromkeys((*keys, "cov_ratio_se"))
     move = cell["move"].values[mask]
-    ratio = cell["cov_ratio"].values[mask]
+    log_ratio = np.log(cell["cov_ratio"].values[mask])
+    ratio = float(np.exp(log_ratio.mean()))
+    se = 1.0 / np.sqrt(max(pit.size - 1, 1))
     return {
         "margin_pit_below_10": round(float((pit <= 0.1).mean()), 4),
         "margin_pit_below_20": round(float((pit <= 0.2).mean()), 4),
-        "move": round(float(np.nanmean(move)), 3),
-        "cov_ratio": round(float(np.exp(np.nanmean(np.log(ratio)))), 3),
+        "move": round(float(move.mean()), 3),
+        "move_se": round(float(move.std() * se), 3),
+        "cov_ratio": round(ratio, 3),
+        "cov_ratio_se": round(float(ratio * log_ratio.std() * se), 3),
     }
 
 
@@ -457,8 +459,9 @@ def summary(ds: xr.Dataset) -> dict:
         and share true, and ``gap_z`` with its standard error ``gap_z_se``: the mean of the
         pair's true gap in posterior sds, None with target top; with target top also
         ``margin_pit_below_10`` and ``margin_pit_below_20``, the shares of ``margin_pit`` at
-        most 0.1 and 0.2, ``move`` (mean) and ``cov_ratio`` (geometric mean): module
-        docstring) and ``verdict`` (``promise_kept``).
+        most 0.1 and 0.2, ``move`` (mean) and ``cov_ratio`` (geometric mean) with their
+        standard errors ``move_se`` and ``cov_ratio_se``: module docstring) and ``verdict``
+        (``promise_kept``).
 
     Examples
     --------

@@ -418,6 +418,7 @@ class Preposterior:
     >>> rng = np.random.default_rng(1)
     >>> p = np.array([0.8, 0.6, 0.55, 0.5])[:, None] * np.ones((4, 40))
     >>> R = (rng.random((4, 40, 2)) < p[..., None]).astype(int)
+    >>> from bayes_eval.ranking.claims_plan import preposterior
     >>> law = preposterior(posterior(R, prior="uniform"), 20, draws=500)
     >>> law.means_after.shape, law.cov_after.shape
     ((500, 4), (4, 4))
@@ -441,10 +442,12 @@ class Preposterior:
         Parameters
         ----------
         means : array_like, shape ``(L,)`` or ``(S, L)``
+            Posterior means after the trials, one row per future.
 
         Returns
         -------
         ndarray, shape ``(S,)``
+            The margin of each row (its own top-k set).
         """
         x = np.atleast_2d(np.asarray(means, dtype=float))
         c = self.cov_after
@@ -456,20 +459,50 @@ class Preposterior:
         z = (x[rows, a] - x[rows, b]) / sd[a, b]
         return z.reshape(x.shape[0], -1).min(axis=1)
 
+    def _one(self, means: ArrayLike) -> NDArray[np.float64]:
+        x = np.asarray(means, dtype=float)
+        if x.shape != self.mean.shape:
+            raise ValueError(
+                f"means have shape {x.shape}; expected one posterior mean per model, shape "
+                f"{self.mean.shape}."
+            )
+        return x
+
     def margin_pit(self, means: ArrayLike) -> float:
-        """The law's probability that the margin falls at or below that of ``means`` (L,).
+        """The law's probability that the margin falls at or below that of ``means``.
 
         Uniform over boards when realised futures follow the law.
+
+        Parameters
+        ----------
+        means : array_like, shape ``(L,)``
+            A realised posterior mean after the trials.
+
+        Returns
+        -------
+        float
+            The share of the law's draws whose margin is at most that of ``means``.
         """
-        return float((self.margin(self.means_after) <= self.margin(means)[0]).mean())
+        x = self._one(means)
+        return float((self.margin(self.means_after) <= self.margin(x)[0]).mean())
 
     def move(self, means: ArrayLike) -> float:
         r"""The squared Mahalanobis distance of ``means - m`` under :math:`C - C(n)`, per dimension.
 
         1 on average when realised futures follow the law (pseudo-inverse over the
         dimensions :math:`C - C(n)` spans).
+
+        Parameters
+        ----------
+        means : array_like, shape ``(L,)``
+            A realised posterior mean after the trials.
+
+        Returns
+        -------
+        float
+            :math:`d^\top (C - C(n))^{+} d / r`, :math:`d` = ``means - m``, r the rank.
         """
-        d = np.asarray(means, dtype=float) - self.mean
+        d = self._one(means) - self.mean
         vals, vecs = np.linalg.eigh(self.cov - self.cov_after)
         keep = vals > 1e-12 * max(float(vals.max()), 1e-300)
         proj = vecs[:, keep].T @ d
@@ -478,10 +511,21 @@ class Preposterior:
     def gap_variance_ratio(self, cov: ArrayLike) -> float:
         """The gap variances of ``cov`` over those of :math:`C(n)`, geometric mean.
 
-        Over the pairs across today's top-k set; below 1: ``cov`` is surer than the law
-        foresaw.
+        Over the pairs across today's top-k set (the k largest entries of ``mean``); below 1:
+        ``cov`` is surer than the law foresaw.
+
+        Parameters
+        ----------
+        cov : array_like, shape ``(L, L)``
+            A realised posterior covariance after the trials.
+
+        Returns
+        -------
+        float
         """
         c = np.asarray(cov, dtype=float)
+        if c.shape != self.cov.shape:
+            raise ValueError(f"cov has shape {c.shape}; expected {self.cov.shape}.")
         inside = np.argsort(-self.mean, kind="stable")[: self.top]
         outside = np.setdiff1d(np.arange(self.mean.size), inside)
         a, b = inside[:, None], outside[None, :]
@@ -526,6 +570,7 @@ def preposterior(
     >>> rng = np.random.default_rng(1)
     >>> p = np.array([0.8, 0.6, 0.55, 0.5])[:, None] * np.ones((4, 40))
     >>> R = (rng.random((4, 40, 2)) < p[..., None]).astype(int)
+    >>> from bayes_eval.ranking.claims_plan import preposterior
     >>> law = preposterior(posterior(R, prior="uniform"), 29, draws=500)
     >>> pit = law.margin_pit(law.means_after[0])  # a future drawn from the law itself
     >>> 0.0 <= pit <= 1.0, law.gap_variance_ratio(law.cov_after)

@@ -184,24 +184,34 @@ def test_one_trial_per_question_carries_the_measured_caution(close_board):
 
 
 def test_preposterior_is_the_law_plan_top_plans_with(close_board):
-    """The public law at n is plan_top's: its draws and C(n) give _TopSet's assurance exactly
-    (same seed); under a fixed prior it does not move at today's trials (under a learned one
-    the refit re-learns the prior, so C(n) differs from C even there: ``_Spread``)."""
+    """The public law at plan_top's n, with its seed, is plan_top's: the claims under its draws
+    and C(n) give the assurance plan_top reports, to the last bit; under a fixed prior the law
+    does not move at today's trials (under a learned one the refit re-learns the prior, so
+    C(n) differs from C even there: ``_Spread``)."""
     board = bxr.posterior(close_board, skipna=True)
-    law = preposterior(board, 12, top=2, draws=800, seed=4)
-    ts = _TopSet(board, 2, 0.05, 800, np.random.default_rng(4))
-    assert ts.claimed(law.means_after, law.cov_after).mean() == pytest.approx(ts.assurance(12))
+    plan = plan_top(board, top=2, draws=800, seed=4)
+    assert plan.n_required is not None and plan.n_required > plan.n_now
+    law = preposterior(board, plan.n_required, top=2, draws=800, seed=4)
+    ts = _TopSet(board, 2, 0.05, 800, np.random.default_rng(0))  # only its claims rule
+    assert float(ts.claimed(law.means_after, law.cov_after).mean()) == plan.assurance_at_required
     now = preposterior(bxr.posterior(close_board, prior="uniform"), 2, draws=50)
     assert np.allclose(now.cov_after, now.cov) and np.allclose(now.means_after, now.mean)
     with pytest.raises(ValueError, match="n is 1; expected whole trials per question, at least 2"):
         preposterior(board, 1)
     with pytest.raises(ValueError, match="top is 0"):
         preposterior(board, 4, top=0)
+    with pytest.raises(ValueError, match="top is -1"):
+        plan_top(board, top=-1)
+    with pytest.raises(ValueError, match=r"means have shape \(2, 5\)"):
+        law.margin_pit(law.means_after[:2])
+    with pytest.raises(ValueError, match="cov has shape"):
+        law.gap_variance_ratio(law.cov_after[:2])
 
 
 def test_the_margin_against_brute_force(close_board):
     law = preposterior(bxr.posterior(close_board, skipna=True), 10, top=2, draws=30, seed=2)
     c = law.cov_after
+    expected = []
     for x in law.means_after[:10]:
         order = np.argsort(-x, kind="stable")
         expect = min(
@@ -210,6 +220,9 @@ def test_the_margin_against_brute_force(close_board):
             for t in order[2:]
         )
         assert law.margin(x)[0] == pytest.approx(expect, rel=1e-12)
+        expected.append(expect)
+    # the batched path (one row per future) gives the same numbers
+    assert np.allclose(law.margin(law.means_after[:10]), expected, rtol=1e-12)
 
 
 def test_futures_drawn_from_the_law_sit_in_it_as_they_should(close_board):
@@ -226,3 +239,24 @@ def test_futures_drawn_from_the_law_sit_in_it_as_they_should(close_board):
     assert abs(move.mean() - 1.0) <= 4 * move.std() / np.sqrt(move.size)
     assert law.gap_variance_ratio(law.cov_after) == pytest.approx(1.0)
     assert law.gap_variance_ratio(2.0 * law.cov_after) == pytest.approx(2.0)
+
+
+def test_the_gap_variance_ratio_reads_todays_top_set_only(close_board):
+    """Only the pairs across today's top-k set count: changing the covariance of two models
+    outside it leaves the ratio at 1; a loop over today's inside x outside pairs agrees on a
+    random covariance."""
+    law = preposterior(bxr.posterior(close_board, skipna=True), 10, top=2, draws=10, seed=1)
+    inside = np.argsort(-law.mean, kind="stable")[:2]
+    out = [i for i in range(5) if i not in inside]
+    cov = law.cov_after.copy()
+    cov[out[0], out[1]] = cov[out[1], out[0]] = cov[out[0], out[1]] + 1e-4
+    assert law.gap_variance_ratio(cov) == pytest.approx(1.0, rel=1e-12)
+    a = np.random.default_rng(3).standard_normal((5, 5))
+    other = a @ a.T + np.eye(5)
+    c = law.cov_after
+
+    def gap(m, s, t):
+        return m[s, s] + m[t, t] - 2 * m[s, t]
+
+    logs = [np.log(gap(other, s, t) / gap(c, s, t)) for s in inside for t in out]
+    assert law.gap_variance_ratio(other) == pytest.approx(np.exp(np.mean(logs)), rel=1e-12)

@@ -192,13 +192,16 @@ def test_top_set_plans_from_one_trial_in_the_board_models_own_world():
     cell = plan_study.summary(ds)["cells"]["N=1"]
     assert cell["plans"] >= 40, cell
     assert cell["kept"] >= cell["promised"] - 3 * cell["kept_se"], cell
-    # the law's diagnostics on exactly the planned boards; the moves about as large as the
-    # law says (a mean of squared Mahalanobis distances per dimension: 1 where it is right)
+    # the law's diagnostics on exactly the planned boards. Here (62 plans) the moves average
+    # 0.93 +- 0.07 and the refit's gap variances are 0.935 +- 0.033 of C(n) (seed 13's 527
+    # plans: 1.07 and 0.95, the Validation page). The moves are held within four standard
+    # errors of what the law says (1); the ratio within four of the band 0.90-1.00 the page
+    # measures in this world (the refit 3-9% surer than the law).
     planned = ds["planned"].values
     for key in ("margin_pit", "move", "cov_ratio"):
-        assert (
-            np.isfinite(ds[key].values[planned]).all() and np.isnan(ds[key].values[~planned]).all()
-        )
-    assert 0.6 <= cell["move"] <= 1.6 and 0.7 <= cell["cov_ratio"] <= 1.2, cell
+        values = ds[key].values
+        assert np.isfinite(values[planned]).all() and np.isnan(values[~planned]).all()
+    assert abs(cell["move"] - 1.0) <= 4 * cell["move_se"], cell
+    assert abs(cell["cov_ratio"] - 0.95) <= 4 * cell["cov_ratio_se"] + 0.05, cell
     p = cell["prob_now"]
     assert abs(cell["true_now"] - p) <= 3 * np.sqrt(p * (1 - p) / cell["plans"]) + 0.01, cell
