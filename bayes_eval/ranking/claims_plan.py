@@ -49,6 +49,7 @@ from the truth, the board refitted and its claims read).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -484,7 +485,12 @@ class Preposterior:
             The share of the law's draws whose margin is at most that of ``means``.
         """
         x = self._one(means)
-        return float((self.margin(self.means_after) <= self.margin(x)[0]).mean())
+        return float((self._law_margins <= self.margin(x)[0]).mean())
+
+    @cached_property
+    def _law_margins(self) -> NDArray[np.float64]:
+        """The margins of the law's draws (computed once)."""
+        return self.margin(self.means_after)
 
     def move(self, means: ArrayLike) -> float:
         r"""The squared Mahalanobis distance of ``means - m`` under :math:`C - C(n)`, per dimension.
