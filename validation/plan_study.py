@@ -56,6 +56,15 @@ results (``random``), which separates the plan's law from the winner's curse of 
 A pair tied on the population (real rates only: two of MathArena's 120 pairs) has no better
 model and is left out, as ``validate pairs`` leaves it out.
 
+With ``target="top-questions"`` the plan is ``bayes-eval plan --top K --estimand
+new-questions`` (:func:`~bayes_eval.ranking.questions_plan.plan_top_questions`): more
+questions until the claims at posterior expected FDR ``fdr`` on the paired new-questions
+matrix name the top-k set. It is carried out as the questions target's, and kept when the
+refitted matrix's claims name the top-k set of the board's mean scores after the new
+questions; ``prob_now`` is the plan's P(today's set is the top-k set on new questions) and
+``true_now`` whether it is, over the population. A board whose population ties across the
+top-k edge is left out.
+
 **Rates** (``rates``): ``rasch`` as above (with ``ability_from_prior``, each board's ability
 sd drawn from the board model's own hyperprior,
 :data:`~bayes_eval.posteriors.joint.ABILITY_SD_SCALE`; the difficulty sd and the logit-normal
@@ -144,6 +153,8 @@ def _questions_board(
     R = results(config.n_questions)
     names = [f"m{i}" for i in range(config.n_models)]
     da = xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": names})
+    if config.target == "top-questions":
+        return _top_questions_plan(config, da, truth, results, rng)
     best = (
         rng.choice(config.n_models, 2, replace=False)
         if config.pair == "random"
@@ -173,6 +184,46 @@ def _questions_board(
         kept,
         plan.m_required,
         plan.prob_leader_better,
+        true_now,
+        np.nan,
+        *(np.nan for _ in _LAW_CHECKS),
+    )
+
+
+def _top_questions_plan(
+    config: PlanConfig, da: xr.DataArray, truth: np.ndarray, results, rng: np.random.Generator
+) -> tuple | None:
+    """One board's check of a top-k plan of more questions (``target="top-questions"``)."""
+    from bayes_eval.ranking.paired import compare_pairs
+    from bayes_eval.ranking.questions_plan import plan_top_questions
+
+    top = config.top
+    ordered = np.sort(truth)[::-1]
+    if np.isclose(ordered[top - 1], ordered[top], rtol=0.0, atol=1e-12):
+        return None  # a tie across the top-k edge of the population: no top-k set to claim
+    plan = plan_top_questions(
+        da,
+        top=top,
+        fdr=config.fdr,
+        assurance=config.assurance,
+        simulations=config.simulations,
+        max_questions=config.max_questions,
+        seed=int(rng.integers(2**31)),
+    )
+    if plan.extra_questions is None or plan.extra_questions == 0:
+        return None
+    later = np.concatenate([da.values, results(plan.extra_questions)], axis=1)
+    refit = compare_pairs(later, prior="empirical", independent=False).paired
+    claims = fdr_claims(np.where(np.isnan(refit), 0.5, refit), config.fdr)
+    made = set(zip(claims.better.tolist(), claims.worse.tolist(), strict=True))
+    best = np.argsort(-later.mean(axis=(1, 2)), kind="stable")
+    kept = all((a, b) in made for a in best[:top] for b in best[top:])
+    true_now = set(plan.members) == set(np.argsort(-truth, kind="stable")[:top].tolist())
+    return (
+        plan.assurance_at_required,
+        kept,
+        plan.m_required,
+        plan.prob_top_set,
         true_now,
         np.nan,
         *(np.nan for _ in _LAW_CHECKS),
@@ -209,7 +260,7 @@ def _board(
     questions, and with target top the refitted board placed in the plan's preposterior law:
     margin_pit, move and cov_ratio, else NaN).
     """
-    if config.target == "questions":
+    if config.target in ("questions", "top-questions"):
         return _questions_board(config, trials, rng, real)
     names = [f"m{i}" for i in range(config.n_models)]
     if real is not None:  # rates matharena
@@ -486,7 +537,7 @@ def summary(ds: xr.Dataset) -> dict:
         required = cell["n_required"].values[mask]
         row = _share(kept, promised)
         # the trials per question asked for, or (target questions) the questions
-        unit = "questions" if ds.attrs.get("target") == "questions" else "trials"
+        unit = "questions" if "questions" in str(ds.attrs.get("target")) else "trials"
         row[f"median_{unit}"] = float(np.median(required)) if required.size else None
         short = required <= _SHORT
         row["short_plans"] = _share(kept[short], promised[short])
@@ -600,6 +651,7 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     what = {
         "top": f"the top-{ds.attrs.get('top', 1)} set claimed at FDR {ds.attrs.get('fdr', 0.05):g}",
         "questions": "a pair separated on new questions by more questions",
+        "top-questions": "the top-k set claimed on new questions by more questions",
     }.get(str(ds.attrs.get("target")), "the top two separated")
     ax.set_title(f"bayes-eval plan ({what}): promised against kept")
     ax.legend(fontsize=8)

@@ -160,7 +160,8 @@ STUDIES: dict[str, Study] = {
             "plan",
             f"does `bayes-eval plan` keep its promise ({_PAPER}, App. D, with assurance): "
             "boards with known truth, the top two models (or, --target top, the claims "
-            "naming the top-k set) planned, the plan carried out from the truth and the board "
+            "naming the top-k set; --target questions and top-questions, the same by more "
+            "questions) planned, the plan carried out from the truth and the board "
             "refitted; the share kept against the assurance promised",
             sc.PlanConfig,
             _lazy("plan_study"),

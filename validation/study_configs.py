@@ -277,6 +277,7 @@ class DistinguishabilityConfig:
 
 #: Where a study's true rates come from (``--rates``: one choice list on every study).
 _RATES = ("rasch", "matharena", "prior")
+_TARGETS = ("pair", "top", "questions", "top-questions")  # what validate plan plans
 
 
 @dataclass(frozen=True)
@@ -527,13 +528,15 @@ class PlanConfig:
         Ranking confidence that counts as separated (target pair); default 0.95.
     target : str, optional
         What is planned: pair (the top two models separated at ``--confidence``, as
-        ``plan A B``), top (the top ``--top`` set claimed at ``--fdr``, as ``plan --top K``) or
+        ``plan A B``), top (the top ``--top`` set claimed at ``--fdr``, as ``plan --top K``),
         questions (the top two separated on new questions at ``--confidence`` by more
-        questions, as ``plan A B --estimand new-questions``); default ``'pair'``.
+        questions, as ``plan A B --estimand new-questions``) or top-questions (the top
+        ``--top`` set claimed on new questions at ``--fdr`` by more questions, as ``plan --top
+        K --estimand new-questions``); default ``'pair'``.
     top : int, optional
-        k of the top-k set (target top); default 1.
+        k of the top-k set (targets top and top-questions); default 1.
     fdr : float, optional
-        Posterior expected FDR of the claims (target top); default 0.05.
+        Posterior expected FDR of the claims (targets top and top-questions); default 0.05.
     pair : str, optional
         The two models a pair or questions plan is for: top (the two with the largest means,
         picked after seeing the results) or random (two fixed before them); default ``'top'``.
@@ -542,7 +545,8 @@ class PlanConfig:
     max_trials : int, optional
         Largest number of trials per question a plan may ask for; default 200.
     max_questions : int, optional
-        Largest number of questions a plan may ask for (target questions); default 3000.
+        Largest number of questions a plan may ask for (targets questions and top-questions);
+        default 3000.
     seed : int, optional
         Random seed; default 0.
 
@@ -580,11 +584,12 @@ class PlanConfig:
         "what is planned: pair (the top two models separated at --confidence, as `plan A B`) "
         "or top (the top --top set claimed at --fdr, as `plan --top K`) or questions (the top "
         "two separated on new questions at --confidence by more questions, as `plan A B` on "
-        "new questions)",
-        choices=("pair", "top", "questions"),
+        "new questions) or top-questions (the top --top set claimed on new questions at --fdr "
+        "by more questions, as `plan --top K` on new questions)",
+        choices=_TARGETS,
     )
-    top: int = _opt(1, "k of the top-k set (target top)")
-    fdr: float = _opt(0.05, "posterior expected FDR of the claims (target top)")
+    top: int = _opt(1, "k of the top-k set (targets top and top-questions)")
+    fdr: float = _opt(0.05, "posterior expected FDR of the claims (targets top and top-questions)")
     pair: str = _opt(
         "top",
         "the two models a pair or questions plan is for: top (the two with the largest means, "
@@ -594,7 +599,7 @@ class PlanConfig:
     simulations: int = _opt(1000, "simulations per plan")
     max_trials: int = _opt(200, "largest number of trials per question a plan may ask for")
     max_questions: int = _opt(
-        3000, "largest number of questions a plan may ask for (target questions)"
+        3000, "largest number of questions a plan may ask for (targets questions, top-questions)"
     )
     seed: int = _opt(0, "random seed")
 
@@ -613,14 +618,15 @@ class PlanConfig:
         _prob("confidence", self.confidence)
         if self.confidence <= 0.5:
             raise ValueError(f"confidence is {self.confidence!r}; expected a level in (0.5, 1).")
-        _choice("target", self.target, ("pair", "top", "questions"))
-        if self.rates == "prior" and self.target == "questions":
+        _choice("target", self.target, _TARGETS)
+        questions = self.target in ("questions", "top-questions")
+        if self.rates == "prior" and questions:
             raise ValueError(
-                "rates prior draws one board of questions; the questions target needs a "
+                f"rates prior draws one board of questions; the {self.target} target needs a "
                 "population of new questions (give rates rasch or matharena)."
             )
         _choice("pair", self.pair, ("top", "random"))
-        if self.pair != "top" and self.target == "top":
+        if self.pair != "top" and self.target in ("top", "top-questions"):
             raise ValueError(
                 "a random pair is for plans of two models; the top-K set's plan has none (give "
                 "the pair or questions target, or leave the pair at top)."
@@ -634,7 +640,7 @@ class PlanConfig:
         _int("simulations", self.simulations, 100)
         _int("max_trials", self.max_trials, 2)
         _int("max_questions", self.max_questions, 2)
-        if self.target == "questions" and self.max_questions <= self.n_questions:
+        if questions and self.max_questions <= self.n_questions:
             raise ValueError(
                 f"max_questions is {self.max_questions}; expected more than the "
                 f"{self.n_questions} questions per board."

@@ -13,7 +13,8 @@ from bayes_eval.cli._types import SubParsers, fdr_level, positive_int
 if TYPE_CHECKING:
     from bayes_eval.logs.scored import ScoredResults
     from bayes_eval.posteriors.priors import Prior
-    from bayes_eval.ranking.questions_plan import QuestionsPlan
+    from bayes_eval.ranking.claims_plan import ClaimsPlan
+    from bayes_eval.ranking.questions_plan import QuestionsPlan, TopQuestionsPlan
     from bayes_eval.ranking.sample_size import SeparationPlan
 
 HELP = "trials (or questions) needed to separate two models, or to claim the top K, with assurance"
@@ -34,7 +35,11 @@ the normal preposterior law of the board's scores.
 With --estimand new-questions: how many more questions (each run for both models as these
 were) until P(leader better on new questions), the paired number `pairs` prints, reaches
 --confidence (or 1 - Q with --fdr Q), with probability --assurance under the posterior
-predictive of the paired comparison."""
+predictive of the paired comparison. With --top K and --estimand new-questions: how many
+more questions (each run for every model as these were) until the claims at FDR --fdr on the
+paired new-questions matrix name the top-K set, with probability --assurance under the
+posterior predictive of the question population (today's questions and random patterns,
+reweighted to the board's learned prior on the differences)."""
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -71,8 +76,8 @@ def add_parser(sub: SubParsers) -> None:
         "--top",
         type=positive_int,
         metavar="K",
-        help="plan until the claims name the top-K set (every model gets the trials), "
-        "instead of two models",
+        help="plan until the claims name the top-K set (every model gets the trials, or with "
+        "--estimand new-questions the questions), instead of two models",
     )
     p.add_argument(
         "--assurance",
@@ -93,8 +98,9 @@ def add_parser(sub: SubParsers) -> None:
         choices=["these-questions", "new-questions"],
         default="these-questions",
         help="these-questions: more trials of the benchmark's questions (default); "
-        "new-questions: more questions from the same source, until the two models are "
-        "separated on new questions (paired, as `pairs` compares them)",
+        "new-questions: more questions from the same source, until the two models (or with "
+        "--top the top-K set) are separated on new questions (paired, as `pairs` compares "
+        "them)",
     )
     p.add_argument(
         "--max-questions",
@@ -119,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
             "plan simulates future trials as score categories; graded scores counted "
             "fractionally (--fractional) have none: use --score-levels K instead."
         )
+    if args.top is not None and args.estimand == "new-questions":
+        return _run_top_questions(args, scored, prior)
     if args.top is not None:
         return _run_top(args, scored, prior)
     if args.estimand == "new-questions":
@@ -193,11 +201,6 @@ def _check(args: argparse.Namespace) -> None:
             "with --estimand new-questions (it plans questions: --max-questions)",
         )
     if args.top is not None:
-        if new:
-            raise ValueError(
-                "--estimand new-questions plans more questions for two models; --top K plans "
-                "more trials of every model: give one."
-            )
         if named:
             raise ValueError(
                 "plan takes either two models or --top K, not both: --top plans the whole "
@@ -251,6 +254,25 @@ def _say_outcome(
             say(plan.note)
 
 
+def _emit_top(
+    args: argparse.Namespace, plan: ClaimsPlan | TopQuestionsPlan, members: list[str]
+) -> None:
+    """The ``--json`` document of a top-K plan (of trials or of questions)."""
+    drop = ("members", "prior", "estimand", "top", "q", "draws")
+    emit_json(
+        {
+            "prior": plan.prior,
+            "estimand": plan.estimand,
+            "top": plan.top,
+            "fdr": plan.q,
+            "members": members,
+            **{k: v for k, v in asdict(plan).items() if k not in drop},
+            "simulations": plan.draws,
+            "seed": args.seed,
+        }
+    )
+
+
 def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> int:
     """``plan --top K``: trials per question until the claims name the top-K set."""
     from bayes_eval.ranking.claims_plan import ClaimsPlan
@@ -273,22 +295,7 @@ def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> i
     plan, members = result.plan, result.members
     assert isinstance(plan, ClaimsPlan)
     if args.json:
-        emit_json(
-            {
-                "prior": plan.prior,
-                "estimand": plan.estimand,
-                "top": plan.top,
-                "fdr": plan.q,
-                "members": members,
-                **{
-                    k: v
-                    for k, v in asdict(plan).items()
-                    if k not in ("members", "prior", "estimand", "top", "q", "draws")
-                },
-                "simulations": plan.draws,
-                "seed": args.seed,
-            }
-        )
+        _emit_top(args, plan, members)
         return 0
     names = ", ".join(members)
     say(
@@ -317,6 +324,81 @@ def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> i
     return 0
 
 
+def _no_earlier_runs(scored: ScoredResults) -> None:
+    """Refuse ``--prior-file`` for plans of new questions: earlier runs say nothing of them."""
+    if scored.R0 is not None:
+        raise ValueError(
+            "--prior-file gives earlier runs of these questions; --estimand new-questions plans "
+            "new questions, which they say nothing about: drop --prior-file."
+        )
+
+
+def _run_top_questions(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> int:
+    """``plan --top K --estimand new-questions``: questions until the claims name the set."""
+    from bayes_eval.ranking.paired import table_prior
+    from bayes_eval.ranking.questions_plan import plan_top_questions
+
+    _no_earlier_runs(scored)
+    names = [str(m) for m in scored.R["model"].values]
+    if not 1 <= args.top < len(names):
+        raise ValueError(
+            f"--top is {args.top}; expected 1 to {len(names) - 1} (the board has {len(names)} "
+            "models)."
+        )
+    try:
+        plan = plan_top_questions(
+            scored.R,
+            scored.weights,
+            top=args.top,
+            fdr=args.fdr or opt.CLAIMS_FDR,
+            pair_prior=table_prior(prior.kind),
+            assurance=args.assurance,
+            simulations=args.simulations,
+            max_questions=args.max_questions or 100_000,
+            seed=args.seed,
+        )
+    except ValueError as err:  # the library's keywords, the command line's flags
+        text = str(err)
+        for key in ("max_questions", "assurance", "simulations", "fdr"):
+            text = text.replace(f"{key} is", f"--{key.replace('_', '-')} is", 1)
+        raise ValueError(text) from None
+    members = [names[i] for i in plan.members]
+    if args.json:
+        _emit_top(args, plan, members)
+        return 0
+    _print_top_questions(opt.source_name(args), plan, members)
+    return 0
+
+
+def _print_top_questions(source: str, plan: TopQuestionsPlan, members: list[str]) -> None:
+    """The top-k plan of more questions in words: the set, the goal, the questions."""
+    names = ", ".join(members)
+    say(
+        f"{source}: prior: {plan.prior}; estimand: {plan.estimand} (paired, as `pairs`; the "
+        f"claims of `rank --estimand new-questions`); the top {plan.top} by mean score: "
+        f"{names} (P(this is the top-{plan.top} set on new questions) = "
+        f"{plan.prob_top_set:.3f}); {plan.m_now} questions."
+    )
+    goal = f"the claims at FDR {plan.q:g} on new questions to name the top-{plan.top} set"
+    if plan.claimed_now:
+        say(
+            f"already reached: the claims at FDR {plan.q:g} on new questions name the "
+            f"top-{plan.top} set ({names}); the least certain of these orderings has P = "
+            f"{plan.weakest:.3f} (the FDR budget is shared by all the claims)."
+        )
+    elif plan.m_required is None:
+        say(f"no plan reaches assurance {plan.assurance_target}: {plan.reason}")
+    else:
+        say(
+            f"for {goal} with probability {plan.assurance_at_required:.3f} (target "
+            f"{plan.assurance_target}, normal law of the new questions, {plan.draws} "
+            f"simulations) needs {plan.m_required} questions ({plan.extra_questions} more), "
+            "each run for every model as these were; the set named may differ from today's."
+        )
+        if plan.note:
+            say(plan.note)
+
+
 def _run_questions(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> int:
     """``plan A B --estimand new-questions``: more questions until the pair is separated."""
     from bayes_eval.ranking.paired import table_prior
@@ -335,11 +417,7 @@ def _run_questions(args: argparse.Namespace, scored: ScoredResults, prior: Prior
             raise ValueError(
                 f"--confidence is {confidence:g}; expected a probability in (0.5, 1), e.g. 0.95."
             )
-    if scored.R0 is not None:
-        raise ValueError(
-            "--prior-file gives earlier runs of these questions; --estimand new-questions plans "
-            "new questions, which they say nothing about: drop --prior-file."
-        )
+    _no_earlier_runs(scored)
     try:
         plan = plan_new_questions(
             scored.R,

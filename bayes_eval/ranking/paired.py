@@ -835,10 +835,11 @@ def compare_pairs(
         label = _graded_label(tau, learned)
         paired_method = "normal (mean difference, standard error s/sqrt(n)) with the learned prior"
     shared = answered.astype(np.int64) @ answered.T.astype(np.int64)
+    # mixtures over a prior's nodes can round past 1 (by 2e-16): probabilities stay in [0, 1]
     return PairedComparison(
         models=names,
-        independent=unpaired,
-        paired=paired,
+        independent=None if unpaired is None else np.clip(unpaired, 0.0, 1.0),
+        paired=np.clip(paired, 0.0, 1.0),
         shared=shared,
         prior=label,
         method={"paired": paired_method}

@@ -64,7 +64,10 @@ def test_fdr_plans_the_claim_at_one_minus_q(board, capsys):
     ("extra", "match"),
     [
         (["--max-questions", "50"], "--max-questions does nothing without --estimand"),
-        (["--estimand", "new-questions", "--top", "1"], "give one"),
+        (["--estimand", "new-questions", "--top", "3"], "--top is 3; expected 1 to 2"),
+        (["--estimand", "new-questions", "--top", "1", "--max-trials", "9"], "--max-trials"),
+        (["--estimand", "new-questions", "--top", "1", "--confidence", "0.9"], "--fdr"),
+        (["--estimand", "new-questions", "--top", "1", "--assurance", "1.5"], "--assurance is"),
         (
             ["--estimand", "new-questions", "--max-questions", "40", "--assurance", "0.6"],
             "--max-questions is 40",
@@ -84,3 +87,42 @@ def test_earlier_runs_of_these_questions_are_refused(board, capsys):
     argv = ["plan", board, "b", "c", "--estimand", "new-questions", "--prior-file", board]
     assert main(argv) == 2
     assert "drop --prior-file" in capsys.readouterr().err
+
+
+def test_top_set_plan_of_more_questions(board, capsys):
+    """--top K --estimand new-questions: the claims of `pairs` on new questions, their set."""
+    argv = ["plan", board, "--top", "1", "--estimand", "new-questions", "--simulations", "500"]
+    assert main([*argv, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["estimand"] == "new questions" and doc["top"] == 1 and doc["fdr"] == 0.05
+    assert doc["members"] == ["c"] and doc["m_now"] == 40 and doc["simulations"] == 500
+    _, prior = _pairs_number(board, capsys, "c", "b")
+    assert doc["prior"] == prior
+    # c leads without a claim over b: a plan of some hundreds of questions (498 at seed 0)
+    assert not doc["claimed_now"] and 100 < doc["m_required"] < 3000
+    assert doc["m_required"] == 40 + doc["extra_questions"]
+    assert doc["assurance_at_required"] >= 0.8 and 0.5 < doc["prob_top_set"] < 1.0
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "estimand: new questions" in text and "the top 1 by mean score: c" in text
+    assert f"needs {doc['m_required']} questions ({doc['extra_questions']} more)" in text
+    assert main([*argv, "--prior-file", board]) == 2
+    assert "drop --prior-file" in capsys.readouterr().err
+
+
+def test_top_set_plan_needs_every_answer(tmp_path, capsys):
+    """A model without an answer to a question: refused in one line, --questions common keeps
+    the questions every model answered."""
+    rows = [
+        {"model": m, "question": q, "trial": 0, "score": int((q + i) % 3 == 0)}
+        for i, m in enumerate("abc")
+        for q in range(30)
+        if not (m == "a" and q == 0)
+    ]
+    path = tmp_path / "gaps.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    argv = ["plan", str(path), "--top", "1", "--estimand", "new-questions"]
+    assert main([*argv, "--questions", "all"]) == 2
+    assert "every model on every question" in capsys.readouterr().err
+    assert main([*argv, "--questions", "common", "--simulations", "300", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["m_now"] == 29

@@ -336,3 +336,24 @@ def test_unpaired_matrix_only_on_request():
     assert clustered.independent is None and set(clustered.method) == {"paired"}
     assert compare_pairs(R.values, cluster=groups, prior="empirical").difference_prior
     assert compare_pairs(R.values, cluster=groups).method["independent"] == "t (Welch)"
+
+
+def test_paired_probabilities_stay_in_the_unit_interval():
+    """A mixture over the split prior's nodes summed to 1 + 2.2e-16 on this board (974
+    questions, decisive pairs), which fdr_claims then refused as no probability; the matrix
+    is clipped to [0, 1] and its claims are made."""
+    from scipy.special import expit
+
+    from bayes_eval.ranking.claims import fdr_claims
+
+    rng = np.random.default_rng(2)
+    for _ in range(10):  # the tenth board of this stream is the one
+        theta = rng.normal(0, abs(rng.normal(0, 2)), 6)
+        k = int(rng.integers(30, 3000))
+        b, e = rng.normal(0, 1.5, k), rng.normal(0, 0.7, (6, k))
+        R = (rng.random((6, k, 1)) < expit(theta[:, None] - b + e)[..., None]).astype(float)
+    pc = compare_pairs(R, prior="empirical")
+    for p in (pc.paired, pc.independent):
+        off = ~np.eye(6, dtype=bool)
+        assert np.all((p[off] >= 0) & (p[off] <= 1))
+    assert fdr_claims(np.where(np.isnan(pc.paired), 0.5, pc.paired), 0.05).better.size > 0
