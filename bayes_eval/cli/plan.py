@@ -37,9 +37,9 @@ were) until P(leader better on new questions), the paired number `pairs` prints,
 --confidence (or 1 - Q with --fdr Q), with probability --assurance under the posterior
 predictive of the paired comparison. With --top K and --estimand new-questions: how many
 more questions (each run for every model as these were) until the claims at FDR --fdr on the
-paired new-questions matrix name the top-K set, with probability --assurance under the
-posterior predictive of the question population (today's questions and random patterns,
-reweighted to the board's learned prior on the differences)."""
+paired new-questions matrix name the top-K set, with probability --assurance under a normal
+law of the new questions (the models' population means under the board's learned normal
+prior on the differences)."""
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -361,6 +361,7 @@ def _run_top_questions(args: argparse.Namespace, scored: ScoredResults, prior: P
         text = str(err)
         for key in ("max_questions", "assurance", "simulations", "fdr"):
             text = text.replace(f"{key} is", f"--{key.replace('_', '-')} is", 1)
+        text = text.replace("every model answered)", "every model answered: --questions common)")
         raise ValueError(text) from None
     members = [names[i] for i in plan.members]
     if args.json:

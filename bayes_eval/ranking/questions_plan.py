@@ -68,9 +68,11 @@ The top-k set on new questions (:func:`plan_top_questions`)
     population means have the posterior of the normal likelihood of today's mean scores
     under the board's learned normal prior on the differences, and the mean of K new
     questions is normal around them with the questions' covariance over K; each pair is then
-    decided by ``compare_pairs``' formula (``_PairRule``) with the prior's weights held at
-    today's, and :math:`A(K)` is the share of simulations whose claims name the top-k set
-    (:math:`A(K) \to 1`: every strict ordering is claimed in the end).
+    decided with the prior's weights held at today's (``_PairRule``: ``compare_pairs``'
+    formula for binary results and for other scores under the learned prior, a normal law
+    with the exact moments under a fixed one), and :math:`A(K)` is the share of simulations
+    whose claims name the top-k set (:math:`A(K) \to 1`: every strict ordering is claimed in
+    the end).
 """
 
 from __future__ import annotations
@@ -90,13 +92,20 @@ from bayes_eval.posteriors.priors import DEFAULT_PRIOR, PriorSpec
 from bayes_eval.ranking.claims import _check_q, _check_top, claimed_prefix, fdr_claims, psd_root
 from bayes_eval.ranking.difference_prior import TAU_NODES, shrink_z
 from bayes_eval.ranking.paired import (
+    _LEARNED,
     _MIN_SHARED,
     EXACT_LEVELS,
+    _graded_tau,
     _mean_and_se2,
+    _table_priors,
     compare_pairs,
     question_scores,
 )
+from bayes_eval.ranking.paired import (
+    _NODES as _PAIRED_NODES,
+)
 from bayes_eval.ranking.paired_exact import _levels, _sign_probs
+from bayes_eval.ranking.paired_matrices import _heaviest
 from bayes_eval.ranking.sample_size import (
     _multinomial,
     _positive_int,
@@ -873,11 +882,13 @@ class _PairRule:
     prior the normal law with the exact moments of the Bayesian bootstrap with its corners.
     """
 
-    def __init__(self, scores: NDArray, masses: NDArray, weights: NDArray, tau: NDArray | None):
+    def __init__(
+        self, scores: NDArray, masses: NDArray, weights: NDArray, tau_weights: NDArray | None
+    ):
         n_models, m_now = scores.shape
         self.i, self.j = np.triu_indices(n_models, k=1)
         self.binary = bool(np.all((scores == 0) | (scores == 1)))
-        self.masses, self.weights, self.tau = masses, weights, tau
+        self.masses, self.weights, self.tau_weights = masses, weights, tau_weights
         diff = scores[self.i] - scores[self.j]  # (pairs, M)
         self.share = np.abs(diff).mean(axis=1)  # discordant (binary)
         _, _, var = _mean_and_se2(
@@ -896,13 +907,13 @@ class _PairRule:
             prob = np.clip(mix @ self.weights, 0.0, 1.0)
             return prob[back.ravel()].reshape(d.shape)
         second = (n - 1.0) * self.s2 + n * d**2  # the sum of the squared differences
-        if self.tau is not None:
+        if self.tau_weights is not None:
             var = self.s2 / n
             flat_mean = n * d / (n + 2.0)  # the uniform corners: mass 1 at +1 and at -1
             flat_var = ((second + 2.0) / (n + 2.0) - flat_mean**2) / (n + 3.0)
             ok = (var > 0) & (n >= _MIN_SHARED)
             z = np.where(ok, d, flat_mean) / np.sqrt(np.where(ok, var, flat_var))
-            return np.where(ok, shrink_z(z, np.where(ok, var, 1.0), self.tau), ndtr(z))
+            return np.where(ok, shrink_z(z, np.where(ok, var, 1.0), self.tau_weights), ndtr(z))
         a_plus, a_minus = self.masses[:, 0], self.masses[:, 1]
         total = n + a_plus + a_minus
         m1 = (n * d[..., None] + (a_plus - a_minus)) / total
@@ -940,16 +951,17 @@ class _TopQuestions:
         self.mean = scores.mean(axis=1)
         self.cov = np.atleast_2d(np.cov(scores))
         self.root = psd_root(self.cov)
+        tau = rule.tau_weights
         pick = (
             np.zeros(draws, dtype=np.int64)
-            if rule.tau is None
-            else rng.choice(TAU_NODES.size, size=draws, p=rule.tau / rule.tau.sum())
+            if tau is None
+            else rng.choice(TAU_NODES.size, size=draws, p=tau / tau.sum())
         )
         z = rng.standard_normal((2, draws, n_models))
         self.mu = np.empty((draws, n_models))
         for node in np.unique(pick):  # the nodes of tau drawn: the posterior of mu under each
             sel = pick == node
-            centre, cov = self._posterior(None if rule.tau is None else TAU_NODES[node])
+            centre, cov = self._posterior(None if tau is None else TAU_NODES[node])
             self.mu[sel] = centre + z[0, sel] @ psd_root(cov).T
         self.noise = z[1] @ self.root.T  # sqrt(K) (x_K - mu), shared by every K
 
@@ -970,7 +982,9 @@ class _TopQuestions:
         n = self.m_now + k
         means = (self.m_now * self.mean + k * self.mu + np.sqrt(k) * self.noise) / n
         i, j = self.rule.i, self.rule.j
-        p = self.rule.prob(means[:, i] - means[:, j], n)
+        d = means[:, i] - means[:, j]
+        block = _block(d.shape[1])  # simulations per block: the rule's arrays stay small
+        p = np.concatenate([self.rule.prob(d[s : s + block], n) for s in range(0, len(d), block)])
         p = np.where(np.abs(p - 0.5) < 1e-12, 0.5, p)  # rounding at a tie is no claim
         better = np.where(p >= 0.5, i, j)
         worse = np.where(p >= 0.5, j, i)
@@ -990,30 +1004,57 @@ class _TopQuestions:
         return float(self.claimed(k).mean())
 
 
-def _top_rule(values: NDArray, scores: NDArray, pair_prior: PriorSpec) -> tuple[_PairRule, str]:
-    """The decision rule of the top-k plan and the prior's label (``compare_pairs``')."""
-    from bayes_eval.ranking.paired import _LEARNED, _graded_tau, _table_priors
-    from bayes_eval.ranking.paired_matrices import _heaviest
+#: bytes of the rule's largest arrays per block of simulations (pairs x nodes of the prior)
+_BLOCK_BYTES = 64e6
 
+
+def _block(pairs: int) -> int:
+    """Simulations per block of the rule: 4 arrays of (block, pairs, tau's nodes) in float64."""
+    return max(1, int(_BLOCK_BYTES // (4 * 8.0 * pairs * TAU_NODES.size)))
+
+
+def _top_rule(values: NDArray, scores: NDArray, pair_prior: PriorSpec) -> _PairRule:
+    """The decision rule of the top-k plan: ``compare_pairs``' prior on today's scores."""
     answered = np.ones(scores.shape, dtype=bool)
     pair, _ = _table_priors(scores, answered, pair_prior, values)
     binary = bool(np.all((scores == 0) | (scores == 1)))
-    tau = None
+    tau_weights = None
     if isinstance(pair_prior, str) and pair_prior in _LEARNED:
-        tau = _graded_tau(scores, answered, str(pair_prior))[0]
+        tau_weights = _graded_tau(scores, answered, str(pair_prior))[0]
     if not binary:  # the nodes compare_pairs' graded paths use
-        pair = _heaviest(pair, _NODES)
-    label = compare_pairs(values, prior=pair_prior, independent=False).prior
-    return _PairRule(scores, pair.masses, pair.weights, tau), label
+        pair = _heaviest(pair, _PAIRED_NODES)
+    return _PairRule(scores, pair.masses, pair.weights, tau_weights)
 
 
 def _decision(rule: _PairRule) -> str:
     """How the plan decides after the new questions, in words."""
     if rule.binary:
         return "exact (Beta) on the counts of the simulated differences, today's share discordant"
-    if rule.tau is not None:
+    if rule.tau_weights is not None:
         return "normal (mean difference, standard error s/sqrt(n)), learned normal prior"
     return "normal (exact moments)"
+
+
+def _top_scores(
+    R: xr.DataArray, w: ArrayLike | None, fractional: bool, top: int
+) -> tuple[NDArray, NDArray]:
+    """The results ``(L, M, N)`` and each model's score per question, checked for the plan."""
+    values = R.transpose("model", "question", "trial").values.astype(float)
+    if values.shape[0] < 2:
+        raise ValueError(f"R has {values.shape[0]} model; expected at least two.")
+    _check_top(top, values.shape[0] - 1)
+    scores = question_scores(values, w, fractional=fractional)
+    if np.isnan(scores).any():
+        raise ValueError(
+            "some model did not answer some question; a top-k plan of new questions needs every "
+            "model on every question (keep only the questions every model answered)."
+        )
+    if scores.shape[1] < 2:
+        raise ValueError(
+            f"R has {scores.shape[1]} question; a plan of new questions needs at least two "
+            "(their spread is the new questions' law)."
+        )
+    return values, scores
 
 
 def plan_top_questions(
@@ -1042,11 +1083,13 @@ def plan_top_questions(
     (covariance :math:`S/M`, :math:`S` the scores' covariance over the questions) under the
     board's learned normal prior on the differences (:math:`\tau` with the weights
     ``compare_pairs`` learns over the board's pairs; a flat prior for a fixed ``pair_prior``),
-    and the mean of K new questions is :math:`N(\mu, S/K)`. After them each pair is decided by
-    ``compare_pairs``' formula with the prior's weights held at today's: binary scores on the
-    discordant counts the simulated difference implies at today's share of discordant
-    questions, other scores on the mean difference with today's spread. As K grows every
-    strict ordering is claimed, so :math:`A(K) \to 1`.
+    and the mean of K new questions is :math:`N(\mu, S/K)`. After them each pair is decided
+    with the prior's weights held at today's: binary scores by ``compare_pairs``' Beta formula
+    on the discordant counts the simulated difference implies at today's share of discordant
+    questions, other scores on the mean difference with today's spread (under the learned
+    prior ``compare_pairs``' shrunk normal law; under a fixed prior a normal law with the
+    exact moments, where ``compare_pairs`` inverts the exact one). As K grows every strict
+    ordering is claimed, so :math:`A(K) \to 1`.
 
     Parameters
     ----------
@@ -1108,21 +1151,16 @@ def plan_top_questions(
     target = _probability(assurance, "assurance")
     draws = _positive_int(simulations, "simulations")
     max_questions = _positive_int(max_questions, "max_questions")
-    values = R.transpose("model", "question", "trial").values.astype(float)
-    if values.shape[0] < 2:
-        raise ValueError(f"R has {values.shape[0]} model; expected at least two.")
-    _check_top(top, values.shape[0] - 1)
-    scores = question_scores(values, w, fractional=fractional)
-    if np.isnan(scores).any():
-        raise ValueError(
-            "some model did not answer some question; a top-k plan of new questions needs every "
-            "model on every question (keep the questions all answered: --questions common)."
-        )
+    values, scores = _top_scores(R, w, fractional, top)
     n_models, m_now = scores.shape
     pairs = n_models * (n_models - 1) // 2
-    check_memory(8.0 * 8 * draws * pairs, f"{draws} simulations of {pairs} pairs", "fewer")
+    check_memory(  # the simulations' means, pair differences and claims
+        8.0 * 8 * draws * pairs + 2.0 * _BLOCK_BYTES,
+        f"{draws} simulations of {pairs} pairs",
+        "fewer simulations",
+    )
     now = compare_pairs(values, w, fractional=fractional, prior=pair_prior, independent=False)
-    rule, label = _top_rule(values, scores, pair_prior)
+    rule = _top_rule(values, scores, pair_prior)
     members = np.argsort(-scores.mean(axis=1), kind="stable")[:top]
     inside = np.isin(np.arange(n_models), members)
     claims = fdr_claims(np.where(np.isnan(now.paired), 0.5, now.paired), q)
@@ -1139,7 +1177,7 @@ def plan_top_questions(
         prob_top_set=float(above.mean()),
         draws=draws,
         max_questions=max_questions,
-        prior=label,
+        prior=now.prior,
         estimand=NEW_QUESTIONS,
         decision=_decision(rule),
     )

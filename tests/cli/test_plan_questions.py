@@ -126,3 +126,31 @@ def test_top_set_plan_needs_every_answer(tmp_path, capsys):
     assert "every model on every question" in capsys.readouterr().err
     assert main([*argv, "--questions", "common", "--simulations", "300", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["m_now"] == 29
+
+
+def test_top_set_plan_of_graded_scores_and_its_outcomes(tmp_path, capsys):
+    """Graded scores rounded to levels (--score-levels), a set claimed already, and a board of
+    identical models that no number of questions separates: each said in words."""
+    rng = np.random.default_rng(4)
+    p = rng.random(30)
+    rows = [
+        {"model": m, "question": q, "trial": 0, "score": round(min(1.0, p[q] + g), 1)}
+        for m, g in (("a", 0.0), ("b", 0.3), ("c", 0.6))
+        for q in range(30)
+    ]
+    path = tmp_path / "graded.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    argv = ["plan", str(path), "--top", "1", "--estimand", "new-questions", "--score-levels"]
+    assert main([*argv, "11", "--simulations", "300"]) == 0
+    assert "already reached: the claims at FDR 0.05 on new questions" in capsys.readouterr().out
+    same = pd.DataFrame(
+        [
+            {"model": m, "question": q, "trial": 0, "score": int(q % 3 == 0)}
+            for m in "ab"
+            for q in range(20)
+        ]
+    )
+    same.to_csv(tmp_path / "same.csv", index=False)
+    argv = ["plan", str(tmp_path / "same.csv"), "--top", "1", "--estimand", "new-questions"]
+    assert main([*argv, "--max-questions", "100", "--simulations", "200"]) == 0
+    assert "no plan reaches assurance 0.8: even 100 questions" in capsys.readouterr().out

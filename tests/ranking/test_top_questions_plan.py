@@ -27,7 +27,8 @@ def _board(seed, shifts, m=40, trials=1):
 
 def _rule(values, prior):
     scores = question_scores(values, None)
-    rule, label = qp._top_rule(values, scores, prior)
+    rule = qp._top_rule(values, scores, prior)
+    label = compare_pairs(values, prior=prior, independent=False).prior
     return scores, rule, label
 
 
@@ -45,14 +46,14 @@ def _rule(values, prior):
 )
 def test_todays_decision_is_compare_pairs(trials, prior, tol):
     """With no new question the plan's rule gives the paired matrix `rank --estimand
-    new-questions` prints, under the label it prints."""
-    values = _board(1, [0.1, 0.05, 0.0, -0.05], trials=trials).values
-    scores, rule, label = _rule(values, prior)
+    new-questions` prints, and the plan states its prior's label."""
+    R = _board(1, [0.1, 0.05, 0.0, -0.05], trials=trials)
+    scores, rule, label = _rule(R.values, prior)
     mean = scores.mean(axis=1)
     got = rule.prob((mean[rule.i] - mean[rule.j])[None], 40)[0]
-    now = compare_pairs(values, prior=prior, independent=False)
+    now = compare_pairs(R.values, prior=prior, independent=False)
     np.testing.assert_allclose(got, now.paired[rule.i, rule.j], rtol=0, atol=tol)
-    assert label == now.prior
+    assert qp.plan_top_questions(R, pair_prior=prior, simulations=200).prior == label
 
 
 @pytest.mark.parametrize("prior", ["uniform", "jeffreys"])
@@ -115,23 +116,23 @@ def test_claims_are_fdr_claims_simulation_by_simulation(prior, top):
 
 
 def test_prob_top_set_matches_direct_draws():
-    """P(today's set is the top set on new questions): against 4000 draws of tau from its
+    """P(today's set is the top set on new questions): against 2000 draws of tau from its
     weights and of the means from the precision-form posterior (4 Monte Carlo sds)."""
     R = _board(5, [0.1, 0.08, 0.0, -0.05])
-    plan = qp.plan_top_questions(R, top=2, simulations=4000, seed=3)
+    plan = qp.plan_top_questions(R, top=2, simulations=2000, seed=3)
     values = R.values
     scores, rule, _ = _rule(values, "empirical")
     rng = np.random.default_rng(9)
     S, m_hat = np.cov(scores), scores.mean(axis=1)
     centre = np.eye(4) - 0.25
-    taus = rng.choice(TAU_NODES, size=4000, p=rule.tau / rule.tau.sum())
+    taus = rng.choice(TAU_NODES, size=2000, p=rule.tau_weights / rule.tau_weights.sum())
     hits = 0
     for tau in taus:
         cov = np.linalg.inv(40 * np.linalg.inv(S) + (2.0 / tau**2) * centre)
         mu = rng.multivariate_normal(cov @ (40 * np.linalg.solve(S, m_hat)), cov)
         hits += set(np.argsort(-mu)[:2].tolist()) == set(plan.members)
-    p = hits / 4000
-    assert abs(p - plan.prob_top_set) <= 4 * np.sqrt(2 * p * (1 - p) / 4000), (p, plan)
+    p = hits / 2000
+    assert abs(p - plan.prob_top_set) <= 4 * np.sqrt(2 * p * (1 - p) / 2000), (p, plan)
 
 
 def test_already_claimed_reports_the_weakest_ordering():
@@ -196,3 +197,68 @@ def test_missing_answers_are_refused():
         qp.plan_top_questions(R)
     with pytest.raises(ValueError, match="at least two"):
         qp.plan_top_questions(R[:1])
+
+
+def _rubric(seed, shifts, m=40, trials=2):
+    rng = np.random.default_rng(seed)
+    p = np.clip(rng.random((1, m, 1)) + np.asarray(shifts)[:, None, None], 0.05, 0.95)
+    u = rng.random((len(shifts), m, trials))
+    return xr.DataArray(
+        (u < p).astype(float) + (u < p * p), dims=("model", "question", "trial")
+    )  # categories 0, 1, 2
+
+
+@pytest.mark.parametrize("prior", ["empirical", "uniform"])
+def test_rubric_and_graded_scores(prior):
+    """Rubric categories with weights and graded scores counted fractionally: today's rule is
+    compare_pairs' matrix with the same weights (learned prior: to 1e-12; fixed: the normal law
+    of the exact moments, within 0.02), under its label, and a plan is made."""
+    w = (0.0, 0.5, 1.0)
+    R = _rubric(8, [0.15, 0.05, 0.0])
+    for values, kw in ((R.values, {"w": w}), (R.values / 2.0, {"fractional": True})):
+        scores = question_scores(values, kw.get("w"), fractional=kw.get("fractional", False))
+        rule = qp._top_rule(values, scores, prior)
+        mean = scores.mean(axis=1)
+        got = rule.prob((mean[rule.i] - mean[rule.j])[None], 40)[0]
+        now = compare_pairs(values, prior=prior, independent=False, **kw)
+        tol = 1e-12 if prior == "empirical" else 0.02
+        np.testing.assert_allclose(got, now.paired[rule.i, rule.j], rtol=0, atol=tol)
+        da = xr.DataArray(values, dims=("model", "question", "trial"))
+        plan = qp.plan_top_questions(da, top=1, pair_prior=prior, simulations=300, **kw)
+        assert plan.prior == now.prior and plan.m_now == 40
+        assert plan.claimed_now or plan.m_required is None or plan.m_required > 40
+
+
+def test_learned_graded_rule_keeps_equal_differences_flat():
+    """A pair whose differences are all equal (model 1 a copy of model 0: every difference 0)
+    has no spread: the learned prior leaves it to the flat law (P = 1/2, as compare_pairs
+    gives), and the other pairs agree with compare_pairs to 1e-12."""
+    rng = np.random.default_rng(3)
+    p = rng.random((1, 30, 1)) + np.array([0.0, 0.0, 0.15])[:, None, None]
+    values = (rng.random((3, 30, 4)) < np.clip(p, 0, 1)).astype(float)
+    values[1] = values[0]
+    scores = question_scores(values, None)
+    rule = qp._top_rule(values, scores, "empirical")
+    mean = scores.mean(axis=1)
+    got = rule.prob((mean[rule.i] - mean[rule.j])[None], 30)[0]
+    want = compare_pairs(values, prior="empirical", independent=False).paired[rule.i, rule.j]
+    assert rule.s2[0] == 0 and got[0] == 0.5 == want[0]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_blocks_of_simulations_change_nothing(monkeypatch):
+    """The rule runs in blocks of simulations (memory): blocks of one give the same claims."""
+    values = _rubric(9, [0.1, 0.05, 0.0, -0.05]).values
+    scores = question_scores(values, (0.0, 0.5, 1.0))
+    rule = qp._top_rule(values, scores, "empirical")
+    law = qp._TopQuestions(scores, rule, 1, 0.05, 200, np.random.default_rng(0))
+    whole = [law.claimed(k) for k in (10, 100)]
+    monkeypatch.setattr(qp, "_BLOCK_BYTES", 1.0)
+    assert qp._block(6) == 1
+    for k, want in zip((10, 100), whole, strict=True):
+        assert np.array_equal(law.claimed(k), want)
+
+
+def test_one_question_is_refused():
+    with pytest.raises(ValueError, match="needs at least two"):
+        qp.plan_top_questions(_board(3, [0.1, 0.0], m=1))
