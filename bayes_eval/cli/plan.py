@@ -39,7 +39,7 @@ predictive of the paired comparison. With --top K and --estimand new-questions: 
 more questions (each run for every model as these were) until the claims at FDR --fdr on the
 paired new-questions matrix name the top-K set, with probability --assurance under a normal
 law of the new questions (the models' population means under the board's learned normal
-prior on the differences)."""
+prior on the differences; flat under --prior-kind uniform or jeffreys)."""
 
 
 def add_parser(sub: SubParsers) -> None:

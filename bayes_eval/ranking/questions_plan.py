@@ -66,13 +66,14 @@ The top-k set on new questions (:func:`plan_top_questions`)
     top-k set when they order each of the k models with the largest mean scores above each of
     the others. The law of the new questions is normal (``_TopQuestions``): the models'
     population means have the posterior of the normal likelihood of today's mean scores
-    under the board's learned normal prior on the differences, and the mean of K new
-    questions is normal around them with the questions' covariance over K; each pair is then
-    decided with the prior's weights held at today's (``_PairRule``: ``compare_pairs``'
+    under the board's learned normal prior on the differences (its tau learned as
+    ``compare_pairs`` learns it for graded scores, on binary results too), and the mean of K
+    new questions is normal around them with the questions' covariance over K; each pair is
+    then decided with the prior's weights held at today's (``_PairRule``: ``compare_pairs``'
     formula for binary results and for other scores under the learned prior, a normal law
-    with the exact moments under a fixed one), and :math:`A(K)` is the share of simulations
-    whose claims name the top-k set (:math:`A(K) \to 1`: every strict ordering is claimed in
-    the end).
+    with the exact moments under a fixed one and for pairs whose differences are all equal),
+    and :math:`A(K)` is the share of simulations whose claims name the top-k set
+    (:math:`A(K) \to 1`: every strict ordering is claimed in the end).
 """
 
 from __future__ import annotations
@@ -1041,7 +1042,7 @@ def _top_scores(
     """The results ``(L, M, N)`` and each model's score per question, checked for the plan."""
     values = R.transpose("model", "question", "trial").values.astype(float)
     if values.shape[0] < 2:
-        raise ValueError(f"R has {values.shape[0]} model; expected at least two.")
+        raise ValueError(f"the results have {values.shape[0]} model; expected at least two.")
     _check_top(top, values.shape[0] - 1)
     scores = question_scores(values, w, fractional=fractional)
     if np.isnan(scores).any():
@@ -1051,7 +1052,8 @@ def _top_scores(
         )
     if scores.shape[1] < 2:
         raise ValueError(
-            f"R has {scores.shape[1]} question; a plan of new questions needs at least two "
+            f"the results have {scores.shape[1]} question; a plan of new questions needs at "
+            "least two "
             "(their spread is the new questions' law)."
         )
     return values, scores
@@ -1082,13 +1084,16 @@ def plan_top_questions(
     means :math:`\mu` have the posterior of the normal likelihood of today's mean scores
     (covariance :math:`S/M`, :math:`S` the scores' covariance over the questions) under the
     board's learned normal prior on the differences (:math:`\tau` with the weights
-    ``compare_pairs`` learns over the board's pairs; a flat prior for a fixed ``pair_prior``),
+    ``compare_pairs`` learns over the board's pairs for graded scores, learned so on binary
+    results too, whose paired matrix itself uses the split prior; a flat prior for a fixed
+    ``pair_prior``),
     and the mean of K new questions is :math:`N(\mu, S/K)`. After them each pair is decided
     with the prior's weights held at today's: binary scores by ``compare_pairs``' Beta formula
     on the discordant counts the simulated difference implies at today's share of discordant
     questions, other scores on the mean difference with today's spread (under the learned
-    prior ``compare_pairs``' shrunk normal law; under a fixed prior a normal law with the
-    exact moments, where ``compare_pairs`` inverts the exact one). As K grows every strict
+    prior ``compare_pairs``' shrunk normal law, but the normal law with the uniform corners for
+    a pair whose differences are all equal; under a fixed prior a normal law with the exact
+    moments, where ``compare_pairs`` inverts the exact one). As K grows every strict
     ordering is claimed, so :math:`A(K) \to 1`.
 
     Parameters
@@ -1125,9 +1130,10 @@ def plan_top_questions(
     Raises
     ------
     ValueError
-        For a model without an answer to some question, fewer than two models, ``top`` outside
-        1 to L - 1, or an FDR, assurance, number of simulations or ``max_questions`` out of
-        range.
+        For a model without an answer to some question, fewer than two models or questions,
+        ``top`` outside 1 to L - 1, an FDR, assurance, number of simulations or
+        ``max_questions`` out of range, or simulations that would need more memory than the
+        limit (:func:`~bayes_eval.inputs.check_memory`).
 
     Examples
     --------
@@ -1154,8 +1160,8 @@ def plan_top_questions(
     values, scores = _top_scores(R, w, fractional, top)
     n_models, m_now = scores.shape
     pairs = n_models * (n_models - 1) // 2
-    check_memory(  # the simulations' means, pair differences and claims
-        8.0 * 8 * draws * pairs + 2.0 * _BLOCK_BYTES,
+    check_memory(  # the simulations' means, pair differences and claims; one block of the rule
+        8.0 * 8 * draws * pairs + 2.0 * max(_BLOCK_BYTES, 32.0 * pairs * TAU_NODES.size),
         f"{draws} simulations of {pairs} pairs",
         "fewer simulations",
     )

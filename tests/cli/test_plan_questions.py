@@ -123,7 +123,10 @@ def test_top_set_plan_needs_every_answer(tmp_path, capsys):
     pd.DataFrame(rows).to_csv(path, index=False)
     argv = ["plan", str(path), "--top", "1", "--estimand", "new-questions"]
     assert main([*argv, "--questions", "all"]) == 2
-    assert "every model on every question" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "every model on every question" in err and "--questions common" in err
+    assert main([*argv, "--questions", "common", "--max-questions", "20"]) == 2
+    assert "--max-questions is 20" in capsys.readouterr().err
     assert main([*argv, "--questions", "common", "--simulations", "300", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["m_now"] == 29
 

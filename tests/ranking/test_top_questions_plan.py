@@ -40,7 +40,8 @@ def _rule(values, prior):
         (1, "jeffreys", 1e-12),
         (3, "empirical", 1e-12),
         # means of three trials under a fixed prior: the plan's normal law with the exact
-        # moments, compare_pairs' inversion of the characteristic function
+        # moments, compare_pairs' inversion of the characteristic function (the largest gap
+        # over 30 seeds x 2-4 trials x uniform and Jeffreys at M = 40: 0.019)
         (3, "uniform", 0.02),
     ],
 )
@@ -221,12 +222,15 @@ def test_rubric_and_graded_scores(prior):
         mean = scores.mean(axis=1)
         got = rule.prob((mean[rule.i] - mean[rule.j])[None], 40)[0]
         now = compare_pairs(values, prior=prior, independent=False, **kw)
-        tol = 1e-12 if prior == "empirical" else 0.02
+        tol = 1e-12 if prior == "empirical" else 0.02  # fixed prior: the normal law (above)
         np.testing.assert_allclose(got, now.paired[rule.i, rule.j], rtol=0, atol=tol)
         da = xr.DataArray(values, dims=("model", "question", "trial"))
         plan = qp.plan_top_questions(da, top=1, pair_prior=prior, simulations=300, **kw)
         assert plan.prior == now.prior and plan.m_now == 40
-        assert plan.claimed_now or plan.m_required is None or plan.m_required > 40
+        decision = "learned normal prior" if prior == "empirical" else "exact moments"
+        assert decision in plan.decision
+        if not plan.claimed_now:
+            assert plan.assurance_at_required >= 0.8 and plan.note == qp.TOP_QUESTIONS_NOTE
 
 
 def test_learned_graded_rule_keeps_equal_differences_flat():
