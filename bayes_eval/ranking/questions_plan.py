@@ -327,14 +327,9 @@ class _NewQuestions:
             m_plus = c[:, self.plus, None] + a_plus[None]
             m_minus = c[:, self.minus, None] + a_minus[None]
             return betainc(m_minus, m_plus, 0.5) @ self.weights
-        s1 = (c @ self.levels)[:, None] + (a_plus - a_minus)[None]
-        s2 = (c @ self.levels**2)[:, None] + (a_plus + a_minus)[None]
-        total = c.sum(axis=1)[:, None] + (a_plus + a_minus)[None]
-        mean = s1 / total
-        var = np.maximum(s2 / total - mean**2, 0.0) / (total + 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(var > 0, mean / np.sqrt(var), np.sign(mean) * np.inf)
-        return ndtr(z) @ self.weights
+        return _corner_normal(
+            c @ self.levels, c @ self.levels**2, c.sum(axis=1), self.corners, self.weights
+        )
 
     def assurance(self, k: int, confidence: float) -> float:
         return float(self.iw @ (self.prob(k) >= confidence))
@@ -417,13 +412,46 @@ def _shrunk(counts: NDArray, levels: NDArray, tau: NDArray) -> NDArray:
     A row whose differences are all equal (V = 0) keeps the flat prior, as ``compare_pairs``
     does: here the normal law of the bootstrap with the uniform corners.
     """
-    n = counts.sum(axis=1)
     s1, mean, var = _moments(counts, levels)
-    flat_mean = s1 / (n + 2.0)  # the uniform corners: mass 1 at +1 and at -1
-    flat_var = ((counts @ levels**2 + 2.0) / (n + 2.0) - flat_mean**2) / (n + 3.0)
-    ok = var > 0
+    return _shrunk_sums(s1, counts @ levels**2, counts.sum(axis=1), mean, var, var > 0, tau)
+
+
+def _shrunk_sums(
+    s1: NDArray,
+    s2: NDArray,
+    n: NDArray | int,
+    mean: NDArray,
+    var: NDArray,
+    ok: NDArray,
+    tau: NDArray,
+) -> NDArray:
+    """P(D > 0) from the sums of n differences and of their squares, and ``mean`` and V.
+
+    Where ``ok``, the learned prior's shrunk normal law (tau's weights ``tau``); elsewhere the
+    normal law of the bootstrap with the uniform corners (mass 1 at +1 and at -1).
+    """
+    flat_mean = s1 / (n + 2.0)
+    flat_var = ((s2 + 2.0) / (n + 2.0) - flat_mean**2) / (n + 3.0)
     z = np.where(ok, mean, flat_mean) / np.sqrt(np.where(ok, var, flat_var))
     return np.where(ok, shrink_z(z, np.where(ok, var, 1.0), tau), ndtr(z))
+
+
+def _corner_normal(
+    s1: NDArray, s2: NDArray, n: NDArray | int, corners: NDArray, weights: NDArray
+) -> NDArray:
+    """P(D > 0) under the normal law of the Bayesian bootstrap with corner masses.
+
+    From the sums of n differences and of their squares, with the exact mean and variance of
+    D under each node's masses ``corners`` (J, 2) at +1 and -1, averaged with ``weights``.
+    """
+    a_plus, a_minus = corners[:, 0], corners[:, 1]
+    total = np.asarray(n)[..., None] + (a_plus + a_minus)
+    mean = (np.asarray(s1)[..., None] + (a_plus - a_minus)) / total
+    second = (np.asarray(s2)[..., None] + (a_plus + a_minus)) / total
+    var = np.maximum(second - mean**2, 0.0) / (total + 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(var > 0, mean / np.sqrt(var), np.sign(mean) * np.inf)
+    return ndtr(z) @ weights
 
 
 def _normal_guess(
@@ -909,20 +937,10 @@ class _PairRule:
             return prob[back.ravel()].reshape(d.shape)
         second = (n - 1.0) * self.s2 + n * d**2  # the sum of the squared differences
         if self.tau_weights is not None:
-            var = self.s2 / n
-            flat_mean = n * d / (n + 2.0)  # the uniform corners: mass 1 at +1 and at -1
-            flat_var = ((second + 2.0) / (n + 2.0) - flat_mean**2) / (n + 3.0)
+            var = np.broadcast_to(self.s2 / n, d.shape)
             ok = (var > 0) & (n >= _MIN_SHARED)
-            z = np.where(ok, d, flat_mean) / np.sqrt(np.where(ok, var, flat_var))
-            return np.where(ok, shrink_z(z, np.where(ok, var, 1.0), self.tau_weights), ndtr(z))
-        a_plus, a_minus = self.masses[:, 0], self.masses[:, 1]
-        total = n + a_plus + a_minus
-        m1 = (n * d[..., None] + (a_plus - a_minus)) / total
-        m2 = (second[..., None] + (a_plus + a_minus)) / total
-        var = np.maximum(m2 - m1**2, 0.0) / (total + 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(var > 0, m1 / np.sqrt(var), np.sign(m1) * np.inf)
-        return ndtr(z) @ self.weights
+            return _shrunk_sums(n * d, second, n, d, var, ok, self.tau_weights)
+        return _corner_normal(n * d, second, n, self.masses, self.weights)
 
 
 class _TopQuestions:
