@@ -41,6 +41,10 @@ where the law is right: a shortfall shows as too many small values); ``move``, t
 Mahalanobis distance of the means' change under :math:`C - C(n)` per dimension (1 on
 average where the law is right); ``cov_ratio``, the refit's gap variances across today's
 top-k set over :math:`C(n)`'s (geometric mean; below 1: the refit is surer than the law).
+With ``refit_check`` S > 0, ``refit_assurance`` is the refit law's assurance at the plan's
+trials (:func:`~bayes_eval.ranking.claims_plan.top_assurance` over S refitted boards drawn
+from the posterior before the plan): where that law is right, kept minus it averages 0.
+With ``preposterior="refit"`` the plans themselves are made under that law.
 
 With ``target="questions"`` the plan is ``bayes-eval plan A B --estimand new-questions``
 (:func:`~bayes_eval.ranking.questions_plan.plan_new_questions`): more questions until P(leader
@@ -92,7 +96,7 @@ from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.joint import ABILITY_SD_SCALE
 from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.ranking.claims import fdr_claims, score_moments
-from bayes_eval.ranking.claims_plan import preposterior
+from bayes_eval.ranking.claims_plan import preposterior, top_assurance
 from bayes_eval.ranking.leaderboard import plan_pair, plan_top_set
 from bayes_eval.validation.pairs_study import (
     _real_rates,
@@ -109,7 +113,7 @@ _SHORT = 9  # plans of at most this many trials per question are reported apart
 
 
 #: where the refitted board falls in the plan's preposterior law (target top; module docstring)
-_LAW_CHECKS: tuple[str, ...] = ("margin_pit", "move", "cov_ratio")
+_LAW_CHECKS: tuple[str, ...] = ("margin_pit", "move", "cov_ratio", "refit_assurance")
 
 
 def _questions_board(
@@ -232,22 +236,38 @@ def _top_questions_plan(
 
 def _top_kept(
     config: PlanConfig, da: xr.DataArray, refit: Posterior, n: int, seed: int
-) -> tuple[bool, tuple[float, float, float]]:
+) -> tuple[bool, tuple[float, float, float, float]]:
     """Whether the refitted board's claims name its top k, and where it sits in the plan's law.
 
     ``da``: the board before the plan; ``refit``: its posterior after; the law's checks are
-    ``margin_pit``, ``move`` and ``cov_ratio`` (module docstring).
+    ``margin_pit``, ``move`` and ``cov_ratio``, and ``refit_assurance`` (NaN without
+    ``refit_check``; module docstring).
     """
     claims = fdr_claims(np.asarray(refit.prob_better()), config.fdr)
     made = set(zip(claims.better.tolist(), claims.worse.tolist(), strict=True))
     best = np.argsort(-np.asarray(refit.mean), kind="stable")
     inside, rest = best[: config.top].tolist(), best[config.top :].tolist()
     kept = all((a, b) in made for a in inside for b in rest)
-    law = preposterior(
-        bxr.posterior(da, skipna=True), n, top=config.top, draws=config.simulations, seed=seed
-    )
+    before = bxr.posterior(da, skipna=True)
+    law = preposterior(before, n, top=config.top, draws=config.simulations, seed=seed)
     m_after, c_after = score_moments(refit)
-    return kept, (law.margin_pit(m_after), law.move(m_after), law.gap_variance_ratio(c_after))
+    checked = np.nan
+    if config.refit_check:  # the refit law's assurance at the plan's n
+        checked = top_assurance(
+            before,
+            n,
+            top=config.top,
+            q=config.fdr,
+            draws=config.refit_check,
+            seed=seed + 1,
+            preposterior="refit",
+        )
+    return kept, (
+        law.margin_pit(m_after),
+        law.move(m_after),
+        law.gap_variance_ratio(c_after),
+        checked,
+    )
 
 
 def _board(
@@ -258,7 +278,7 @@ def _board(
     The check is (promised assurance, kept, n_required, the probability the plan confirms
     now, whether what that probability is about is true, gap_z: NaN with target top or
     questions, and with target top the refitted board placed in the plan's preposterior law:
-    margin_pit, move and cov_ratio, else NaN).
+    margin_pit, move and cov_ratio, and refit_assurance, else NaN).
     """
     if config.target in ("questions", "top-questions"):
         return _questions_board(config, trials, rng, real)
@@ -298,7 +318,9 @@ def _board(
     )
     gap_z = np.nan
     if config.target == "top":
-        top = plan_top_set(da, top=config.top, fdr=config.fdr, **settings)
+        top = plan_top_set(
+            da, top=config.top, fdr=config.fdr, preposterior=config.preposterior, **settings
+        )
         plan, movers, p_now = top.plan, range(config.n_models), top.plan.prob_top_set
         truth = np.argsort(-p.mean(axis=1), kind="stable")[: config.top]
         true_now = set(top.plan.members) == set(truth.tolist())
@@ -334,7 +356,7 @@ def _board(
     else:
         prob = np.asarray(refit.prob_better())
         kept = bool(prob[planned[0], planned[1]] >= config.confidence)
-        law_check = (np.nan, np.nan, np.nan)
+        law_check = tuple(np.nan for _ in _LAW_CHECKS)
     return (plan.assurance_at_required, kept, n, p_now, true_now, gap_z, *law_check)
 
 
@@ -359,9 +381,10 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
         Over ``(N, board)``: ``planned`` (the board had a plan to check), ``promised`` (the
         assurance at the trials required, NaN without a plan), ``kept``, ``n_required`` (0
         without a plan), ``prob_now``, ``true_now`` and ``gap_z`` (module docstring; NaN
-        without a plan or with target top), and with target top ``margin_pit``, ``move`` and
-        ``cov_ratio`` (the refitted board in the plan's law, module docstring; NaN without a
-        plan or with another target).
+        without a plan or with target top), and with target top ``margin_pit``, ``move``,
+        ``cov_ratio`` (the refitted board in the plan's law, module docstring) and
+        ``refit_assurance`` (with ``refit_check``; NaN without a plan, with another target or
+        without ``refit_check``).
 
     Examples
     --------
@@ -422,10 +445,23 @@ def run(config: PlanConfig, *, progress: bool = True) -> xr.Dataset:
     dims = ("N", "board")
     attrs = {
         f: getattr(config, f)
-        for f in ("replicates", "n_models", "n_questions", "seed", "target", "top", "rates", "pair")
+        for f in (
+            "replicates",
+            "n_models",
+            "n_questions",
+            "seed",
+            "target",
+            "top",
+            "rates",
+            "pair",
+            "preposterior",
+        )
     }
     attrs["ability_from_prior"] = int(config.ability_from_prior)
-    attrs |= {f: int(getattr(config, f)) for f in ("simulations", "max_trials", "max_questions")}
+    attrs |= {
+        f: int(getattr(config, f))
+        for f in ("simulations", "max_trials", "max_questions", "refit_check")
+    }
     attrs |= {
         f: float(getattr(config, f))
         for f in ("ability_sd", "difficulty_sd", "interaction_sd", "assurance", "confidence", "fdr")
@@ -469,11 +505,12 @@ def _law_rows(cell: xr.Dataset, mask: np.ndarray) -> dict:
     """
     if cell.attrs.get("target") != "top" or "margin_pit" not in cell:
         return {}
+    refit = _refit_rows(cell, mask)
     pit = cell["margin_pit"].values[mask]
     pit = pit[np.isfinite(pit)]
     keys = ("margin_pit_below_10", "margin_pit_below_20", "move", "move_se", "cov_ratio")
     if not pit.size:
-        return dict.fromkeys((*keys, "cov_ratio_se"))
+        return dict.fromkeys((*keys, "cov_ratio_se")) | refit
     move = cell["move"].values[mask]
     log_ratio = np.log(cell["cov_ratio"].values[mask])
     ratio = float(np.exp(log_ratio.mean()))
@@ -485,6 +522,28 @@ def _law_rows(cell: xr.Dataset, mask: np.ndarray) -> dict:
         "move_se": round(float(move.std() * se), 3),
         "cov_ratio": round(ratio, 3),
         "cov_ratio_se": round(float(ratio * log_ratio.std() * se), 3),
+    } | refit
+
+
+def _refit_rows(cell: xr.Dataset, mask: np.ndarray) -> dict:
+    """The refit law's assurance at the plans' N (``refit_check``), and kept minus it.
+
+    Their means (the second 0 where that law is right) with standard errors; empty when not
+    computed.
+    """
+    if "refit_assurance" not in cell:
+        return {}
+    values = cell["refit_assurance"].values[mask]
+    ok = np.isfinite(values)
+    if not ok.any():
+        return {}
+    values, kept = values[ok], cell["kept"].values[mask][ok].astype(float)
+    root = np.sqrt(max(values.size - 1, 1))
+    return {
+        "refit_assurance": round(float(values.mean()), 4),
+        "refit_assurance_se": round(float(values.std() / root), 4),
+        "kept_minus_refit": round(float((kept - values).mean()), 4),
+        "kept_minus_refit_se": round(float((kept - values).std() / root), 4),
     }
 
 
@@ -511,8 +570,9 @@ def summary(ds: xr.Dataset) -> dict:
         pair's true gap in posterior sds, None with target top; with target top also
         ``margin_pit_below_10`` and ``margin_pit_below_20``, the shares of ``margin_pit`` at
         most 0.1 and 0.2, ``move`` (mean) and ``cov_ratio`` (geometric mean) with their
-        standard errors ``move_se`` and ``cov_ratio_se``: module docstring) and ``verdict``
-        (``promise_kept``).
+        standard errors ``move_se`` and ``cov_ratio_se``: module docstring; with
+        ``refit_check``, ``refit_assurance``, the refit law's assurance at the plans' N, and
+        ``kept_minus_refit``, each with its ``_se``) and ``verdict`` (``promise_kept``).
 
     Examples
     --------

@@ -278,6 +278,8 @@ class DistinguishabilityConfig:
 #: Where a study's true rates come from (``--rates``: one choice list on every study).
 _RATES = ("rasch", "matharena", "prior")
 _TARGETS = ("pair", "top", "questions", "top-questions")  # what validate plan plans
+#: the laws a top-K plan is computed under (those of ``bayes-eval plan --preposterior``)
+_PREPOSTERIORS = ("normal", "refit")
 
 
 @dataclass(frozen=True)
@@ -542,6 +544,13 @@ class PlanConfig:
         picked after seeing the results) or random (two fixed before them); default ``'top'``.
     simulations : int, optional
         Simulations per plan; default 1000.
+    preposterior : str, optional
+        The law the top target's plans are computed under: normal or refit (boards refitted
+        after simulated trials, ``plan --top K --preposterior refit``; a board fit per
+        simulation and N tried: give fewer simulations); default ``'normal'``.
+    refit_check : int, optional
+        Target top: also the refit law's assurance at each plan's N, over this many refitted
+        boards (``top_assurance``; 0: not computed); default 0.
     max_trials : int, optional
         Largest number of trials per question a plan may ask for; default 200.
     max_questions : int, optional
@@ -597,6 +606,17 @@ class PlanConfig:
         choices=("top", "random"),
     )
     simulations: int = _opt(1000, "simulations per plan")
+    preposterior: str = _opt(
+        "normal",
+        "the law the top target's plans are computed under: normal, or refit (boards refitted "
+        "after simulated trials; a board fit per simulation and N tried)",
+        choices=_PREPOSTERIORS,
+    )
+    refit_check: int = _opt(
+        0,
+        "target top: also the refit law's assurance at each plan's N, over this many refitted "
+        "boards (0: not computed)",
+    )
     max_trials: int = _opt(200, "largest number of trials per question a plan may ask for")
     max_questions: int = _opt(
         3000, "largest number of questions a plan may ask for (targets questions, top-questions)"
@@ -637,7 +657,17 @@ class PlanConfig:
                 f"top is {self.top}; expected fewer than the {self.n_models} models per board."
             )
         _prob("fdr", self.fdr)
-        _int("simulations", self.simulations, 100)
+        _choice("preposterior", self.preposterior, _PREPOSTERIORS)
+        if self.preposterior == "refit" and self.target != "top":
+            raise ValueError(
+                f"the refit law is for the top target's plans; target is {self.target!r}."
+            )
+        _int("simulations", self.simulations, 20 if self.preposterior == "refit" else 100)
+        _int("refit_check", self.refit_check, 0)
+        if self.refit_check and self.target != "top":
+            raise ValueError(
+                f"refit_check is for the top target's plans; target is {self.target!r}."
+            )
         _int("max_trials", self.max_trials, 2)
         _int("max_questions", self.max_questions, 2)
         if questions and self.max_questions <= self.n_questions:

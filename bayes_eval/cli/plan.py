@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from bayes_eval.cli import _options as opt
-from bayes_eval.cli._output import emit_json, say
+from bayes_eval.cli._output import emit_json, progress, say
 from bayes_eval.cli._types import SubParsers, fdr_level, positive_int
 
 if TYPE_CHECKING:
@@ -30,7 +30,10 @@ whatever the other pairs.
 With --top K instead of two models: how many trials per question of every model until the
 claims at posterior expected FDR --fdr (0.05) name the top-K set (order each of the K
 models with the largest means above each of the others), with probability --assurance under
-the normal preposterior law of the board's scores.
+the normal preposterior law of the board's scores, or with --preposterior refit over boards
+refitted after simulated trials (every cell's rate drawn from the board model's posterior;
+slower, a board fit per simulation and N tried; for one trial per question, where the normal
+law over-promises).
 
 With --estimand new-questions: how many more questions (each run for both models as these
 were) until P(leader better on new questions), the paired number `pairs` prints, reaches
@@ -88,8 +91,15 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument(
         "--simulations",
         type=positive_int,
-        default=2000,
-        help="Monte Carlo simulations of the future trials, or questions (2000)",
+        help="Monte Carlo simulations of the future trials, or questions (2000; 200 with "
+        "--preposterior refit)",
+    )
+    p.add_argument(
+        "--preposterior",
+        choices=["normal", "refit"],
+        help="with --top: the law of the future boards, the normal preposterior law of the "
+        "scores (default) or boards refitted after simulated trials (binary results under "
+        "the board model)",
     )
     opt.deprecated(p, "--draws", "--simulations", dest="simulations", type=positive_int)
     p.add_argument("--max-trials", type=positive_int, help="largest N per question (10000)")
@@ -118,6 +128,9 @@ def run(args: argparse.Namespace) -> int:
     Returns 0.
     """
     _check(args)
+    refit = args.preposterior == "refit"
+    if args.simulations is None:
+        args.simulations = 200 if refit else 2000
     prior = opt.prior_from(args)
     scored = opt.load_results(args, offer_fractional=False)
     if scored.fractional:  # the simulations draw categories; fractional counts have none
@@ -193,6 +206,11 @@ def _check(args: argparse.Namespace) -> None:
             "set."
         )
     new = args.estimand == "new-questions"
+    if args.top is None or new:
+        opt.refuse(
+            opt.given(args, "preposterior"),
+            "without --top K (on these questions: --estimand these-questions)",
+        )
     if not new:
         opt.refuse(opt.given(args, "max_questions"), "without --estimand new-questions")
     else:
@@ -291,6 +309,8 @@ def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> i
         max_trials=args.max_trials or 10_000,
         seed=args.seed,
         answered_only=(args.questions or "error") == "all",
+        preposterior=args.preposterior or "normal",
+        progress=None if args.json else progress,
     )
     plan, members = result.plan, result.members
     assert isinstance(plan, ClaimsPlan)
@@ -311,17 +331,27 @@ def _run_top(args: argparse.Namespace, scored: ScoredResults, prior: Prior) -> i
             "FDR budget is shared by all the claims)."
         )
     elif plan.n_required is None:
-        say(f"no plan reaches assurance {plan.assurance_target}: {plan.reason}")
+        say(
+            f"no plan reaches assurance {plan.assurance_target} ({_LAWS[plan.preposterior]}): "
+            f"{plan.reason}"
+        )
     else:
         say(
             f"for {goal} with probability {plan.assurance_at_required:.3f} (target "
-            f"{plan.assurance_target}, normal preposterior law of the board's scores, "
+            f"{plan.assurance_target}, {_LAWS[plan.preposterior]}, "
             f"{plan.draws} simulations) needs N = {plan.n_required} trials per question of "
             f"every model ({plan.extra_trials} more); the set named may differ from today's."
         )
     if plan.note and not plan.claimed_now:
         say(plan.note)
     return 0
+
+
+#: how the text names each law of the future boards
+_LAWS = {
+    "normal": "normal preposterior law of the board's scores",
+    "refit": "boards refitted after simulated trials",
+}
 
 
 def _no_earlier_runs(scored: ScoredResults) -> None:

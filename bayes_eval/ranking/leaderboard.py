@@ -13,7 +13,7 @@ the records are JSON-ready (:func:`bayes_eval.serialize.dumps`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple, SupportsFloat
 
 import numpy as np
@@ -758,6 +758,8 @@ def plan_top_set(
     max_trials: int = 10_000,
     seed: int = 0,
     answered_only: bool = False,
+    preposterior: str = "normal",
+    progress: Callable[[str], None] | None = None,
 ) -> TopPlan:
     """Trials per question of every model of ``R`` until the claims separate its top set.
 
@@ -795,6 +797,11 @@ def plan_top_set(
     answered_only : bool, optional
         Build the posterior on the questions each model answered (the plan then fails if one
         is missing); default False.
+    preposterior : {"normal", "refit"}, optional
+        The law of the future boards (:func:`~bayes_eval.ranking.claims_plan.plan_top`):
+        the normal preposterior law (default) or boards refitted after simulated trials.
+    progress : callable, optional
+        Called with a line after each number of trials the refit law tries.
 
     Returns
     -------
@@ -806,7 +813,7 @@ def plan_top_set(
     ------
     ValueError
         For a question some model never answered, ``top`` not below the number of models,
-        or a level outside (0, 1).
+        a level outside (0, 1), or the refit law on results the board model does not fit.
 
     Examples
     --------
@@ -834,6 +841,8 @@ def plan_top_set(
         draws=simulations,
         max_trials=max_trials,
         seed=seed,
+        preposterior=preposterior,
+        progress=progress,
     )
     names = [str(n) for n in R["model"].values]
     return TopPlan([names[i] for i in plan.members], plan)

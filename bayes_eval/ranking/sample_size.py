@@ -633,11 +633,17 @@ def plan_separation(
 
 
 def first_reaching(
-    assure: Callable[[int], float], n_now: int, guess: int, max_trials: int, target: float
+    assure: Callable[[int], float],
+    n_now: int,
+    guess: int,
+    max_trials: int,
+    target: float,
+    resolution: float = 0.01,
 ) -> tuple[int | None, float]:
     """The smallest ``n`` in ``(n_now, max_trials]`` with ``assure(n) >= target``.
 
-    Returns ``n`` and ``assure(n)``; the search is to 1% of ``n`` (at least one trial);
+    Returns ``n`` and ``assure(n)``; the search is to ``resolution`` (1%) of ``n`` (at least
+    one trial);
     ``(None, assure(max_trials))`` when even ``max_trials`` falls short.
 
     From ``guess`` the search steps geometrically (ratios 1.25, 1.25^2, ...) down or up until
@@ -669,7 +675,7 @@ def first_reaching(
                 hi, a_hi = n, a
             else:
                 lo, ratio = n, ratio * ratio
-    while hi - lo > max(1, hi // 100):
+    while hi - lo > max(1, math.floor(hi * resolution)):
         mid = (lo + hi) // 2
         a_mid = assure(mid)
         if a_mid >= target:

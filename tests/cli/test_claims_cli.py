@@ -187,6 +187,24 @@ def test_plan_top_plans_the_claims_rank_makes(close_csv, capsys):
     assert "already reached: the claims at FDR 0.2 name the top-1 set (m0); the least" in out
 
 
+@pytest.mark.slow
+def test_plan_top_under_the_refit_law(close_csv, capsys):
+    """``plan --top 1 --preposterior refit``: the JSON names the law, its text says it, the
+    progress goes to stderr (one line per N tried), and the plan reaches its target."""
+    argv = ["plan", close_csv, "--top", "1", "--preposterior", "refit", "--simulations", "24"]
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["preposterior"] == "refit" and doc["simulations"] == 24
+    assert doc["n_required"] > doc["n_now"] and doc["assurance_at_required"] >= 0.8
+    assert captured.err == ""  # --json: no progress lines
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "boards refitted after simulated trials, 24 simulations" in captured.out
+    assert f"needs N = {doc['n_required']} trials per question" in captured.out
+    assert "refitted boards" in captured.err
+
+
 def test_plan_pair_at_an_fdr_is_the_pair_at_confidence_one_minus_q(close_csv, capsys):
     base = ["plan", close_csv, "m0", "m1", "--json", "--simulations", "500"]
     assert main([*base, "--fdr", "0.1"]) == 0
@@ -208,6 +226,16 @@ def test_plan_pair_at_an_fdr_is_the_pair_at_confidence_one_minus_q(close_csv, ca
         (["m0", "m1", "--fdr", "0.1", "--confidence", "0.9"], "give --fdr or --confidence"),
         (["--top", "5"], "top is 5"),
         (["--top", "2", "--fdr", "1"], "--fdr"),
+        (["m0", "m1", "--preposterior", "refit"], "--preposterior does nothing without --top"),
+        (
+            ["--top", "1", "--estimand", "new-questions", "--preposterior", "refit"],
+            "--preposterior does nothing without --top K (on these questions",
+        ),
+        (["--top", "1", "--preposterior", "exact"], "invalid choice"),
+        (
+            ["--top", "1", "--preposterior", "refit", "--prior-kind", "uniform"],
+            "the refit law refits the board model",
+        ),
     ],
 )
 def test_bad_plan_claims_options_are_one_line(close_csv, capsys, extra, phrase):

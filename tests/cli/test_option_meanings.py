@@ -55,6 +55,8 @@ MEANINGS = {
     "--n-questions": "number of questions M",
     "--trials": "number of trials N per question",
     "--simulations": "number of simulations",
+    "--preposterior": "the law of the future boards a plan is computed under",
+    "--refit-check": "refitted boards per plan of the refit law's assurance (validate plan)",
     "--replicates": "number of replicates (resampled or simulated data sets)",
     "--draws": "posterior draws (per chain for NUTS)",
     "--mc-draws": "exact posterior draws per model",

@@ -45,7 +45,7 @@ AUDITED = {
         DATA
         | PRIOR
         | {"--seed", "--json", "--confidence", "--assurance", "--simulations"}
-        | {"--max-trials", "--fdr", "--top", "--estimand", "--max-questions"},
+        | {"--max-trials", "--fdr", "--top", "--estimand", "--max-questions", "--preposterior"},
     ),
     "crosscheck": (
         ["file"],
@@ -101,7 +101,8 @@ AUDITED = {
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--N", "--seed"}
         | {"--ability-sd", "--difficulty-sd", "--interaction-sd", "--assurance"}
         | {"--confidence", "--simulations", "--max-trials", "--target", "--top", "--fdr"}
-        | {"--rates", "--ability-from-prior", "--max-questions", "--pair"},
+        | {"--rates", "--ability-from-prior", "--max-questions", "--pair", "--preposterior"}
+        | {"--refit-check"},
     ),
     "validate clusters": (
         [],

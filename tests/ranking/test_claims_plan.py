@@ -12,7 +12,13 @@ from scipy.special import ndtr
 import bayes_eval as be
 from bayes_eval import xr as bxr
 from bayes_eval.ranking.claims import fdr_claims
-from bayes_eval.ranking.claims_plan import _Spread, _TopSet, plan_top, preposterior
+from bayes_eval.ranking.claims_plan import (
+    _Spread,
+    _TopSet,
+    plan_top,
+    preposterior,
+    top_assurance,
+)
 from bayes_eval.ranking.leaderboard import plan_top_set
 
 
@@ -260,3 +266,112 @@ def test_the_gap_variance_ratio_reads_todays_top_set_only(close_board):
 
     logs = [np.log(gap(other, s, t) / gap(c, s, t)) for s in inside for t in out]
     assert law.gap_variance_ratio(other) == pytest.approx(np.exp(np.mean(logs)), rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def one_trial_board():
+    rng = np.random.default_rng(8)
+    p = np.array([0.8, 0.6, 0.5, 0.45])[:, None] * rng.uniform(0.5, 1.0, (1, 24))
+    R = (rng.random((4, 24, 1)) < p[..., None]).astype(float)
+    return xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": list("abcd")})
+
+
+def test_the_refit_law_is_the_boards_rank_would_print(one_trial_board):
+    """The refit law's assurance at n, rebuilt from public pieces: the same rate draws and
+    uniforms, each future board's posterior built as ``rank`` builds it (``bxr.posterior`` of
+    the results array) and its claims read by ``fdr_claims``; equal to the last digit."""
+    from scipy.stats import binom
+
+    from bayes_eval.ranking.claims_plan import _RefitTop
+
+    board = bxr.posterior(one_trial_board, skipna=True)
+    draws, n = 12, 4
+    top_set = _TopSet(board, 1, 0.05, draws, np.random.default_rng(0))
+    law = _RefitTop(board, top_set, draws, np.random.default_rng(4), None)
+    rng = np.random.default_rng(4)
+    rates = board.joint.rate_draws(draws, rng)
+    u = np.clip(rng.random(rates.shape), 1e-12, 1 - 1e-12)
+    hits = 0
+    for p, v in zip(rates, u, strict=True):
+        more = binom.ppf(v, n - 1, p)  # successes of the n - 1 extra trials, in any order
+        R = np.concatenate(
+            [one_trial_board.values, np.arange(n - 1)[None, None, :] < more[..., None]], axis=-1
+        )
+        future = bxr.posterior(
+            xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": list("abcd")})
+        )
+        hits += _named(np.asarray(future.mean), np.asarray(future.prob_better()), 1, 0.05)
+    assert law.assurance(n) == pytest.approx(hits / draws, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_a_plan_under_the_refit_law_reaches_its_target(one_trial_board):
+    board = bxr.posterior(one_trial_board, skipna=True)
+    lines: list[str] = []
+    plan = plan_top(board, draws=30, seed=2, preposterior="refit", progress=lines.append)
+    assert plan.preposterior == "refit" and "refit law's assurance" in plan.note
+    assert plan.n_required > plan.n_now
+    # the number the plan reports is the refit law's at its N, from the same seed
+    again = top_assurance(board, plan.n_required, draws=30, seed=2, preposterior="refit")
+    assert again == plan.assurance_at_required >= 0.8
+    # every N tried below the plan's fell short (the search stops within 10% of N)
+    tried = [
+        (int(x.split(": ")[1].split()[0]), float(x.split("assurance ")[1].split()[0]))
+        for x in lines
+    ]
+    assert all(a < 0.8 for n, a in tried if n < plan.n_required)
+    assert plan.n_required == plan.n_now + 1 or any(n < plan.n_required for n, _ in tried)
+    normal = plan_top(board, draws=30, seed=2)
+    assert normal.preposterior == "normal" and normal.note is not None
+
+
+def test_the_refit_law_needs_the_board_model(one_trial_board):
+    with pytest.raises(ValueError, match="preposterior is 'exact'; expected one of"):
+        plan_top(bxr.posterior(one_trial_board, skipna=True), preposterior="exact")
+    uniform = bxr.posterior(one_trial_board, skipna=True, prior="uniform")
+    with pytest.raises(ValueError, match=r"refit law refits the board model.*'uniform'"):
+        plan_top(uniform, preposterior="refit")
+
+
+def test_the_refit_law_reads_a_selection_of_the_board_by_its_own_models(one_trial_board):
+    """A posterior of the board's models in another order is the same board: the refit law's
+    assurance is the same number. A selection of three models: only their questions get the
+    extra trials, the whole board is refitted and the claims read among the three; rebuilt
+    by hand from the same draws, equal to the last digit."""
+    from scipy.stats import binom
+
+    from bayes_eval.posteriors.joint import joint_posterior
+    from bayes_eval.ranking.claims_plan import top_assurance
+
+    board = bxr.posterior(one_trial_board, skipna=True)
+    args = dict(draws=6, seed=3, preposterior="refit")
+    whole = top_assurance(board, 3, **args)
+    assert top_assurance(board[[3, 1, 2, 0]], 3, **args) == whole
+    chosen = board[[0, 1, 2]]
+    rng = np.random.default_rng(3)
+    _TopSet(chosen, 1, 0.05, 6, rng)  # the normal law's draws come first from the seed
+    rates = chosen.joint.rate_draws(6, rng)
+    u = np.clip(rng.random(rates.shape), 1e-12, 1 - 1e-12)
+    k_now = one_trial_board.values[..., 0].astype(int)
+    hits = 0
+    for p, v in zip(rates, u, strict=True):
+        extra = np.zeros((4, 24), dtype=int)
+        extra[:3] = 2  # three trials per question for models a, b, c; d keeps its one
+        k = k_now + binom.ppf(v, extra, p)
+        fit = joint_posterior(np.stack([1 + extra - k, k], axis=-1))
+        sub = np.ix_([0, 1, 2], [0, 1, 2])
+        hits += _named(fit.mean[:3], fit.prob_better()[sub], 1, 0.05)
+    assert top_assurance(chosen, 3, **args) == pytest.approx(hits / 6, abs=1e-12)
+
+
+def test_the_refit_law_names_what_it_cannot_refit():
+    """A rubric board under the default prior has no board model: the refusal says so."""
+    rng = np.random.default_rng(0)
+    R = xr.DataArray(
+        rng.integers(0, 3, (3, 12, 2)),
+        dims=("model", "question", "trial"),
+        coords={"model": list("abc")},
+    )
+    post = bxr.posterior(R, [0.0, 0.5, 1.0], skipna=True)
+    with pytest.raises(ValueError, match="these results have 3 score categories"):
+        plan_top(post, preposterior="refit")

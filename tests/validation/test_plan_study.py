@@ -111,6 +111,40 @@ def test_a_small_top_set_study_runs(tmp_path, capsys):
 
 
 @pytest.mark.slow
+def test_the_refit_law_in_the_study(tmp_path, capsys):
+    """``--refit-check`` records the refit law's assurance at each plan's N (beside whether it
+    was kept) and ``--preposterior refit`` makes the plans under that law."""
+    board = ["validate", "plan", "--target", "top", "--N", "1", "--n-models", "4"]
+    board += ["--n-questions", "12", "--json"]
+    argv = [*board, "--replicates", "6", "--simulations", "100", "--refit-check", "10"]
+    assert main([*argv, "--out", str(tmp_path / "check")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["refit_check"] == 10 and doc["settings"]["preposterior"] == "normal"
+    cell = doc["cells"]["N=1"]
+    assert cell["plans"] >= 1, cell
+    import xarray as xr
+
+    ds = xr.open_dataset(tmp_path / "check" / "plan.nc")
+    planned, refit = ds["planned"].values, ds["refit_assurance"].values
+    # an assurance over 10 refitted boards on every planned board, NaN elsewhere
+    assert np.all(np.isfinite(refit) == planned)
+    assert np.allclose(refit[planned] * 10, np.round(refit[planned] * 10))
+    assert cell["refit_assurance"] == pytest.approx(refit[planned].mean(), abs=1e-4)
+    kept = ds["kept"].values[planned].astype(float)
+    assert cell["kept_minus_refit"] == pytest.approx((kept - refit[planned]).mean(), abs=1e-4)
+    assert cell["kept_minus_refit_se"] > 0.0
+    # plans made under the refit law (separated models, so a plan is short)
+    argv = [*board, "--replicates", "4", "--ability-sd", "2", "--simulations", "20"]
+    argv += ["--preposterior", "refit", "--max-trials", "40"]
+    assert main([*argv, "--out", str(tmp_path / "refit")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["preposterior"] == "refit"
+    cell = doc["cells"]["N=1"]
+    assert cell["plans"] >= 1 and 0.8 <= cell["promised"] <= 1.0, cell
+    assert "refit_assurance" not in cell
+
+
+@pytest.mark.slow
 def test_top_set_plans_keep_their_promise():
     """Plans for the top model's claim at FDR 0.05 carried out on 60 boards of 6 close models
     at N = 2: the share kept within three binomial standard errors of the assurance promised
