@@ -88,7 +88,7 @@ from typing import Literal, NamedTuple, cast, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg.lapack import dpotrf, dpotri, dpotrs
-from scipy.special import betaincinv, digamma, expit, log_expit, ndtr, polygamma
+from scipy.special import betaincinv, digamma, expit, log_expit, ndtr, zeta
 
 from bayes_eval.inputs import check_memory
 
@@ -254,11 +254,9 @@ class _Cells:
             b1 = digamma(self.k + a) - digamma(a) - digamma(self.fails + c) + digamma(c)
             b1 = np.where(self.answered, b1, 0.0)
             if hessian:
+                # trigamma as the Hurwitz zeta(2, x): polygamma(1, x) without its wrapper
                 b2 = -(
-                    polygamma(1, self.k + a)
-                    - polygamma(1, a)
-                    + polygamma(1, self.fails + c)
-                    - polygamma(1, c)
+                    zeta(2.0, self.k + a) - zeta(2.0, a) + zeta(2.0, self.fails + c) - zeta(2.0, c)
                 )
                 b2 = np.where(self.answered, b2, 0.0)
         d1 = u * b1
