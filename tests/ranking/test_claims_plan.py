@@ -309,7 +309,7 @@ def test_a_plan_under_the_refit_law_reaches_its_target(one_trial_board):
     board = bxr.posterior(one_trial_board, skipna=True)
     lines: list[str] = []
     plan = plan_top(board, draws=30, seed=2, preposterior="refit", progress=lines.append)
-    assert plan.preposterior == "refit" and "refit law's assurance" in plan.note
+    assert plan.preposterior == "refit" and "plans made under the refit law" in plan.note
     assert plan.n_required > plan.n_now
     # the number the plan reports is the refit law's at its N, from the same seed
     again = top_assurance(board, plan.n_required, draws=30, seed=2, preposterior="refit")
