@@ -177,17 +177,18 @@ ONE_TRIAL_NOTE = (
     "board model's hyperprior and 0.77-0.78 on boards drawn from its whole prior; on real "
     "MathArena rates they kept it (bayes-eval validate plan --target top --N 1, with "
     "--ability-from-prior, --rates prior, --rates matharena); aim higher, or plan over refitted "
-    "boards (plan --preposterior refit): at these plans' N its assurance was about 0.03 above "
-    "the share kept, and plans made under it kept 0.78 against 0.81 (s.e. 0.04)."
+    "boards (plan --preposterior refit): plans made under it were kept in 0.77 of cases "
+    "against 0.81 on close models and 0.79 against 0.82 on the model's prior (s.e. 0.05-0.07; "
+    "top model, assurance 0.8)."
 )
 
 #: said of a plan made under the refit law when every question has one trial
 REFIT_ONE_TRIAL_NOTE = (
-    "note: from one trial per question, plans made under the refit law kept their promise "
-    "0.78 +- 0.04 of the time against 0.81 promised (109 plans on close models and on boards "
-    "drawn from the board model's prior; bayes-eval validate plan --target top --N 1 "
-    "--preposterior refit); at the normal law's plans its assurance was also about 0.03 above "
-    "the share kept; aim a little higher."
+    "note: from one trial per question, plans made under the refit law were kept in 0.78 +- "
+    "0.04 of cases against 0.81 promised (109 plans for the top model at assurance 0.8, on "
+    "close models and on boards drawn from the board model's prior; bayes-eval validate plan "
+    "--target top --N 1 --preposterior refit); at the normal law's plans its assurance was also "
+    "about 0.03 above the share kept; aim a little higher."
 )
 
 
@@ -436,8 +437,8 @@ def plan_top(
     board fit per simulation and value of n searched (seconds to minutes; give fewer
     ``draws``, the CLI uses 200). From one trial per question, where the normal law
     over-promises, its assurance at the normal law's plans' n was about 0.03 above the share
-    of those plans kept, and plans made under it kept 0.78 +- 0.04 against 0.81 promised
-    (*Validation*, Plans).
+    of those plans kept, and plans made under it were kept in 0.78 +- 0.04 of cases against
+    0.81 promised (the top model at assurance 0.8; *Validation*, Plans).
 
     Parameters
     ----------
