@@ -44,7 +44,8 @@ top-k set over :math:`C(n)`'s (geometric mean; below 1: the refit is surer than 
 With ``refit_check`` S > 0, ``refit_assurance`` is the refit law's assurance at the plan's
 trials (:func:`~bayes_eval.ranking.claims_plan.top_assurance` over S refitted boards drawn
 from the posterior before the plan): where that law is right, kept minus it averages 0.
-With ``preposterior="refit"`` the plans themselves are made under that law.
+With ``preposterior="refit"`` the plans themselves are made under that law (targets top
+and pair).
 
 With ``target="questions"`` the plan is ``bayes-eval plan A B --estimand new-questions``
 (:func:`~bayes_eval.ranking.questions_plan.plan_new_questions`): more questions until P(leader
@@ -98,6 +99,7 @@ from bayes_eval.posteriors.posterior import Posterior
 from bayes_eval.ranking.claims import fdr_claims, score_moments
 from bayes_eval.ranking.claims_plan import preposterior, top_assurance
 from bayes_eval.ranking.leaderboard import plan_pair, plan_top_set
+from bayes_eval.ranking.sample_size import SeparationPlan
 from bayes_eval.validation.pairs_study import (
     _real_rates,
     prior_board,
@@ -270,6 +272,29 @@ def _top_kept(
     )
 
 
+def _pair_plan(
+    config: PlanConfig, da: xr.DataArray, rng: np.random.Generator, settings: dict
+) -> tuple[Posterior, SeparationPlan, list[int]]:
+    """The board's posterior, the plan of its pair (``config.pair``) and the pair, leader first."""
+    names = [str(m) for m in da["model"].values]
+    post = bxr.posterior(da, skipna=True)
+    best = (
+        rng.choice(config.n_models, 2, replace=False)
+        if config.pair == "random"
+        else np.argsort(-np.asarray(post.mean), kind="stable")[:2]
+    )
+    pair = plan_pair(
+        da,
+        names[best[0]],
+        names[best[1]],
+        confidence=config.confidence,
+        preposterior=config.preposterior,
+        **settings,
+    )
+    assert isinstance(pair.plan, SeparationPlan)
+    return post, pair.plan, [names.index(pair.leader), names.index(pair.other)]
+
+
 def _board(
     config: PlanConfig, trials: int, rng: np.random.Generator, real: np.ndarray | None
 ) -> tuple | None:
@@ -325,18 +350,8 @@ def _board(
         truth = np.argsort(-p.mean(axis=1), kind="stable")[: config.top]
         true_now = set(top.plan.members) == set(truth.tolist())
     else:
-        post = bxr.posterior(da, skipna=True)
-        best = (
-            rng.choice(config.n_models, 2, replace=False)
-            if config.pair == "random"
-            else np.argsort(-np.asarray(post.mean), kind="stable")[:2]
-        )
-        pair = plan_pair(
-            da, names[best[0]], names[best[1]], confidence=config.confidence, **settings
-        )
-        plan, p_now = pair.plan, pair.plan.prob_leader_better
-        planned = [names.index(pair.leader), names.index(pair.other)]
-        movers = planned
+        post, plan, planned = _pair_plan(config, da, rng, settings)
+        p_now, movers = plan.prob_leader_better, planned
         true_now = bool(p[planned[0]].mean() > p[planned[1]].mean())
     if plan.n_required is None or plan.n_required <= trials:
         return None

@@ -545,8 +545,8 @@ class PlanConfig:
     simulations : int, optional
         Simulations per plan; default 1000.
     preposterior : str, optional
-        The law the top target's plans are computed under: normal or refit (boards refitted
-        after simulated trials, ``plan --top K --preposterior refit``; a board fit per
+        The law the plans of targets pair and top are computed under: normal or refit (boards
+        refitted after simulated trials, ``plan --preposterior refit``; a board fit per
         simulation and N tried: give fewer simulations); default ``'normal'``.
     refit_check : int, optional
         Target top: also the refit law's assurance at each plan's N, over this many refitted
@@ -608,8 +608,8 @@ class PlanConfig:
     simulations: int = _opt(1000, "simulations per plan")
     preposterior: str = _opt(
         "normal",
-        "the law the top target's plans are computed under: normal, or refit (boards refitted "
-        "after simulated trials; a board fit per simulation and N tried)",
+        "the law the plans of targets pair and top are computed under: normal, or refit "
+        "(boards refitted after simulated trials; a board fit per simulation and N tried)",
         choices=_PREPOSTERIORS,
     )
     refit_check: int = _opt(
@@ -658,9 +658,10 @@ class PlanConfig:
             )
         _prob("fdr", self.fdr)
         _choice("preposterior", self.preposterior, _PREPOSTERIORS)
-        if self.preposterior == "refit" and self.target != "top":
+        if self.preposterior == "refit" and self.target not in ("pair", "top"):
             raise ValueError(
-                f"the refit law is for the top target's plans; target is {self.target!r}."
+                "the refit law is for the plans of targets pair and top (more trials of these "
+                f"questions); target is {self.target!r}."
             )
         _int("simulations", self.simulations, 20 if self.preposterior == "refit" else 100)
         _int("refit_check", self.refit_check, 0)

@@ -25,7 +25,10 @@ probability --assurance under the posterior predictive of both models. The poste
 board's, under the prior the header names (the same as `rank`): P(leader better) is the
 number `rank` and `pairs` report for these questions. With --fdr Q the pair is planned to
 P(leader better) >= 1 - Q, where the claim "leader better" is among `rank --fdr Q`'s claims
-whatever the other pairs.
+whatever the other pairs. With --preposterior refit the assurance is over boards refitted
+after simulated trials of the two models (every cell's rate drawn from the board model's
+posterior; slower, a board fit per simulation and N tried; for one trial per question, where
+the default law over-promises).
 
 With --top K instead of two models: how many trials per question of every model until the
 claims at posterior expected FDR --fdr (0.05) name the top-K set (order each of the K
@@ -97,9 +100,10 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument(
         "--preposterior",
         choices=["normal", "refit"],
-        help="with --top: the law of the future boards, the normal preposterior law of the "
-        "scores (default) or boards refitted after simulated trials (binary results under "
-        "the board model)",
+        help="the law of the future boards (more trials of these questions): the plan's own "
+        "law (default: with --top the normal preposterior law of the scores, for two models "
+        "the closed forms' futures weighted to the board) or refit, boards refitted after "
+        "simulated trials (binary results under the board model)",
     )
     opt.deprecated(p, "--draws", "--simulations", dest="simulations", type=positive_int)
     p.add_argument("--max-trials", type=positive_int, help="largest N per question (10000)")
@@ -163,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         answered_only=(args.questions or "error") == "all",
         source=args.file,
+        preposterior=args.preposterior or "normal",
+        progress=None if args.json else progress,
     )
     plan, leader, other = result.plan, result.leader, result.other
     assert isinstance(plan, SeparationPlan)
@@ -206,10 +212,10 @@ def _check(args: argparse.Namespace) -> None:
             "set."
         )
     new = args.estimand == "new-questions"
-    if args.top is None or new:
+    if new:
         opt.refuse(
             opt.given(args, "preposterior"),
-            "without --top K (on these questions: --estimand these-questions)",
+            "with --estimand new-questions (it is the law of more trials of these questions)",
         )
     if not new:
         opt.refuse(opt.given(args, "max_questions"), "without --estimand new-questions")
@@ -263,10 +269,14 @@ def _say_outcome(
     elif extra is None:
         say(f"no plan reaches assurance {plan.assurance_target}: {plan.reason}")
     else:
+        law = (
+            "posterior predictive, boards refitted after simulated trials"
+            if getattr(plan, "preposterior", "normal") == "refit"
+            else "posterior predictive"
+        )
         say(
             f"{goal} with probability {plan.assurance_at_required:.3f} (target "
-            f"{plan.assurance_target}, posterior predictive, {plan.draws} simulations) needs "
-            f"{needs}."
+            f"{plan.assurance_target}, {law}, {plan.draws} simulations) needs {needs}."
         )
         if plan.note:
             say(plan.note)

@@ -66,12 +66,11 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr
-from scipy.stats import binom
 
 from bayes_eval.inputs import check_memory, shown
-from bayes_eval.posteriors.joint import joint_posterior
 from bayes_eval.posteriors.posterior import THESE_QUESTIONS, DirichletPosterior, Posterior
 from bayes_eval.ranking.claims import _check_q, claimed_prefix, psd_root, score_moments
+from bayes_eval.ranking.refit_law import RefitBoards, check_preposterior
 from bayes_eval.ranking.sample_size import (
     _positive_int,
     _probability,
@@ -79,7 +78,6 @@ from bayes_eval.ranking.sample_size import (
 )
 
 __all__ = [
-    "PREPOSTERIORS",
     "ClaimsPlan",
     "Preposterior",
     "plan_top",
@@ -300,84 +298,21 @@ class _TopSet:
         return float((x[:, inside].min(axis=1) > x[:, ~inside].max(axis=1)).mean())
 
 
-#: the laws :func:`plan_top` computes the assurance under
-PREPOSTERIORS = ("normal", "refit")
-
-
-class _RefitTop:
-    """Whether the claims name a top-k set, by refitting the board after simulated trials.
-
-    The future board of simulation s: every cell's rate drawn from the board model's
-    joint posterior (:meth:`~bayes_eval.posteriors.joint.JointPosterior.rate_draws`), and
-    the extra successes of :math:`n - N` trials at that rate by the inverse binomial
-    distribution function at one uniform per cell kept for every n (common random numbers:
-    a cell's successes never fall as n grows).
-    """
-
-    def __init__(
-        self,
-        post: Posterior,
-        board: _TopSet,
-        draws: int,
-        rng: np.random.Generator,
-        progress: Callable[[str], None] | None,
-    ) -> None:
-        joint, link = post.joint, post.board
-        assert joint is not None and link is not None  # checked by plan_top
-        counts = np.asarray(link.counts)
-        check_memory(  # the rates and uniforms, the rate draws' work, one future board
-            8.0 * 6 * draws * counts.shape[0] * counts.shape[1],
-            f"{draws} simulated boards of {counts.shape[0]} x {counts.shape[1]} cells",
-            "fewer simulations",
-        )
-        self.answered = link.answered
-        self.k_now, self.n_now = counts[..., 1], counts.sum(axis=-1)
-        # the posterior's models among the board's (a selection gets the trials, the rest
-        # of the board is refitted with it as it is)
-        self.index = np.atleast_1d(np.asarray(link.index))
-        self.mine = np.zeros(counts.shape[0], dtype=bool)
-        self.mine[self.index] = True
-        self.rates = joint.rate_draws(draws, rng)
-        self.u = np.clip(rng.random(self.rates.shape), 1e-12, 1.0 - 1e-12)
-        self.board, self.progress = board, progress
-
-    def assurance(self, n: int) -> float:
-        extra = np.where(self.mine[:, None], np.maximum(n - self.n_now, 0), 0)
-        trials = self.n_now + extra
-        hits = 0
-        pick = np.ix_(self.index, self.index)
-        for rates, u in zip(self.rates, self.u, strict=True):
-            k = self.k_now + binom.ppf(u, extra, rates)
-            fit = joint_posterior(np.stack([trials - k, k], axis=-1), self.answered, keep=False)
-            assert fit is not None  # the board the posterior came from, with more trials
-            hits += bool(self.board.claimed(fit.mean[self.index][None], fit.cov[pick])[0])
-        a = hits / self.rates.shape[0]
-        if self.progress is not None:
-            self.progress(
-                f"plan (refit law): {n} trials per question: assurance {a:.3f} over "
-                f"{self.rates.shape[0]} refitted boards"
-            )
-        return a
-
-
-def _check_preposterior(post: Posterior, preposterior: object) -> None:
-    """Raise ValueError unless ``preposterior`` is a law ``post`` can be planned under."""
-    if preposterior not in PREPOSTERIORS:
-        raise ValueError(
-            f"preposterior is {shown(preposterior)}; expected one of "
-            + ", ".join(f"{x!r}" for x in PREPOSTERIORS)
-            + "."
-        )
-    if preposterior == "refit" and post.joint is None:
-        what = (
-            f"these results have {post.data.shape[-1]} score categories"
-            if post.data.shape[-1] != 2
-            else f"this posterior's prior is {post.prior_label!r}"
-        )
-        raise ValueError(
-            "the refit law refits the board model, which is for binary results of several "
-            f"models under the default prior; {what}."
-        )
+def _refit_top(
+    post: Posterior,
+    board: _TopSet,
+    draws: int,
+    rng: np.random.Generator,
+    progress: Callable[[str], None] | None,
+) -> RefitBoards:
+    """The refit law of a top-k plan: the refitted board's claims name a top-k set."""
+    return RefitBoards(
+        post,
+        draws,
+        rng,
+        decide=lambda mean, cov: bool(board.claimed(mean[None], cov)[0]),
+        progress=progress,
+    )
 
 
 def _check_n(post: Posterior, n: object) -> int:
@@ -494,7 +429,7 @@ def plan_top(
     draws = _positive_int(draws, "draws")
     max_trials = _positive_int(max_trials, "max_trials")
     _check_board(post, top)
-    _check_preposterior(post, preposterior)
+    check_preposterior(post, preposterior)
     L = post.n_models
     check_memory(
         8.0 * 6 * draws * L * (L - 1) / 2,
@@ -540,7 +475,7 @@ def plan_top(
         return plan(None, None, f"not within max_trials = {max_trials} (n_now = {n_now}).")
     n, a = first_reaching(board.assurance, n_now, n_now + 1, max_trials, assurance)
     if preposterior == "refit":  # from the normal law's answer, by refitted boards
-        refit = _RefitTop(post, board, draws, rng, progress)
+        refit = _refit_top(post, board, draws, rng, progress)
         # to 10% of n: each n tried costs a refit per simulation, and the assurance's Monte
         # Carlo error is worth more than that
         n, a = first_reaching(
@@ -820,10 +755,10 @@ def top_assurance(
     q = _check_q(q)
     draws = _positive_int(draws, "draws")
     _check_board(post, top)
-    _check_preposterior(post, preposterior)
+    check_preposterior(post, preposterior)
     n = _check_n(post, n)
     rng = np.random.default_rng(seed)
     board = _TopSet(post, int(top), q, draws, rng)
     if preposterior == "refit":
-        return _RefitTop(post, board, draws, rng, None).assurance(n)
+        return _refit_top(post, board, draws, rng, None).assurance(n)
     return board.assurance(n)

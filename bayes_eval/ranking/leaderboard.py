@@ -629,6 +629,8 @@ def plan_pair(
     seed: int = 0,
     answered_only: bool = False,
     source: str = "the results",
+    preposterior: str = "normal",
+    progress: Callable[[str], None] | None = None,
 ) -> PairPlan:
     """Trials per question that confirm the leader of two models of ``R``.
 
@@ -668,6 +670,12 @@ def plan_pair(
         Score each model on the questions it answered; default False.
     source : str, optional
         How error messages name ``R``; default ``"the results"``.
+    preposterior : {"normal", "refit"}, optional
+        The law of the future trials: the closed forms' simulated futures weighted to the
+        board (default) or boards refitted after simulated trials (a board fit per
+        simulation and number of trials tried; binary results under the default prior).
+    progress : callable, optional
+        Called with a line after each number of trials the refit law tries (None: silent).
 
     Returns
     -------
@@ -678,7 +686,8 @@ def plan_pair(
     Raises
     ------
     ValueError
-        For an unknown or repeated model, or a missing trial of either model.
+        For an unknown or repeated model, a missing trial of either model, or the refit law
+        where the board model does not apply.
 
     Examples
     --------
@@ -715,6 +724,8 @@ def plan_pair(
         draws=simulations,
         max_trials=max_trials,
         seed=seed,
+        preposterior=preposterior,
+        progress=progress,
     )
     leader, other = (model_a, model_b) if plan.leader == "a" else (model_b, model_a)
     return PairPlan(model_a, model_b, leader, other, plan)

@@ -77,6 +77,14 @@ The board
     times the pseudo-prior (at ``n_now`` the joint's own). The README gives the measured
     share kept.
 
+The refit law
+    ``plan_separation(..., preposterior="refit")`` (``plan A B --preposterior refit``)
+    continues the search from the normal law's n over the board's future boards themselves
+    (:mod:`~bayes_eval.ranking.refit_law`): every cell's rate drawn from the board model's
+    joint posterior, the pair's extra trials drawn at those rates, the whole board refitted
+    (its scales re-learned, as from one trial per question they will be) and z of the leader
+    over the other read from it. It costs a board fit per simulation and n tried.
+
 :func:`projected_z` keeps the earlier *plug-in* projection (the observed proportions persist
 and only :math:`T_\alpha` grows); it is a point projection of z, not an assurance. At the n it
 suggests, the audit that motivated this module found separation in only 69-88% of
@@ -94,7 +102,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -109,6 +117,7 @@ from bayes_eval.posteriors.posterior import (
     posterior,
 )
 from bayes_eval.posteriors.priors import DEFAULT_PRIOR, Prior, PriorSpec
+from bayes_eval.ranking.refit_law import RefitBoards, check_preposterior
 
 __all__ = ["SeparationPlan", "projected_z", "separation_assurance", "trials_to_separate"]
 
@@ -165,7 +174,12 @@ class SeparationPlan:
         board, whose joint posterior reweights them).
     note : str or None
         A caution when a plan on a board rests on one or two trials per question
-        (``FEW_TRIALS_NOTE``, checked by simulation: ``bayes-eval validate plan --N 1,2``).
+        (``FEW_TRIALS_NOTE``, checked by simulation: ``bayes-eval validate plan --N 1,2``;
+        under the refit law, ``REFIT_FEW_TRIALS_NOTE``).
+    preposterior : str
+        The law of the future trials the assurance is over: ``"normal"`` (the closed forms'
+        simulated futures, weighted to the board) or ``"refit"`` (refitted boards,
+        :class:`~bayes_eval.ranking.refit_law.RefitBoards`).
 
     Examples
     --------
@@ -199,7 +213,17 @@ class SeparationPlan:
     prob_leader_better_from: str = "uniform"
     effective_draws: float = float("nan")
     note: str | None = None
+    preposterior: str = "normal"
 
+
+#: said when a pair plan under the refit law on a board asks for more trials from one or two
+#: trials per question (``bayes-eval validate plan --N 1 --preposterior refit``)
+REFIT_FEW_TRIALS_NOTE = (
+    "note: this plan from one or two trials per question is over boards refitted after "
+    "simulated trials (the refit law); carried out in simulation on few boards so far "
+    "(bayes-eval validate plan --N 1 --preposterior refit). If your models are close, aim "
+    "higher."
+)
 
 #: said when a plan of two models on a board asks for more trials from one or two trials per
 #: question (``bayes-eval validate plan --N 1,2``: 6 close LLMs x 30 questions)
@@ -564,6 +588,8 @@ def plan_separation(
     draws: int = 2000,
     max_trials: int = 10_000,
     seed: int | np.random.Generator = 0,
+    preposterior: str = "normal",
+    progress: Callable[[str], None] | None = None,
 ) -> SeparationPlan:
     """:func:`trials_to_separate` for the two models of a posterior already built.
 
@@ -577,12 +603,22 @@ def plan_separation(
     the heaviest 16 nodes, renormalised). On a board (the joint posterior) the simulations
     are weighted, and z(n) computed, as the joint posterior would (module docstring, "The
     board").
+
+    With ``preposterior="refit"`` (a board under the board model) the search goes on from
+    the normal law's n over refitted boards
+    (:class:`~bayes_eval.ranking.refit_law.RefitBoards`: every cell's rate drawn from the
+    board model's posterior, the two models' extra trials drawn at those rates, the whole
+    board refitted and its z of the leader over the other read), to 10% of n; ``progress``
+    is called with a line after each n it tries.
     """
     assurance = _probability(assurance, "assurance")
     max_trials = _positive_int(max_trials, "max_trials")
-    leader, z_now, n_now, fut, z_target, draws, p_better = _setup(post, z_target, draws, seed)
-    limit = fut.prob_leader_better()
+    check_preposterior(post, preposterior)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    leader, z_now, n_now, fut, z_target, draws, p_better = _setup(post, z_target, draws, rng)
+    limit, effective = fut.prob_leader_better(), fut.effective_draws
     few = post.joint is not None and n_now <= 2
+    notes = {"normal": FEW_TRIALS_NOTE, "refit": REFIT_FEW_TRIALS_NOTE}
 
     def plan(n: int | None, a: float | None, reason: str | None = None) -> SeparationPlan:
         return SeparationPlan(
@@ -601,8 +637,9 @@ def plan_separation(
             assurance_limit=limit,
             prior=post.prior_label,
             prob_leader_better_from=post.prob_label(),
-            effective_draws=fut.effective_draws,
-            note=FEW_TRIALS_NOTE if few and n is not None and n > n_now else None,
+            effective_draws=effective,
+            note=notes[preposterior] if few and n is not None and n > n_now else None,
+            preposterior=preposterior,
         )
 
     if z_now >= z_target:
@@ -622,6 +659,13 @@ def plan_separation(
         return plan(None, None, f"not within max_trials = {max_trials} (n_now = {n_now}).")
     guess = _normal_guess(fut, n_now, max_trials, z_target, assurance)
     n, a = first_reaching(lambda n: fut.assurance(n, z_target), n_now, guess, max_trials, assurance)
+    if preposterior == "refit":  # from the normal law's answer, by refitted boards
+        refit = _refit_pair(post, leader, z_target, draws, rng, progress)
+        limit, effective = refit.limit, float(draws)
+        # to 10% of n: each n tried costs a board fit per simulation
+        n, a = first_reaching(
+            refit.assurance, n_now, n or max_trials, max_trials, assurance, resolution=0.1
+        )
     if n is None:
         return plan(
             None,
@@ -630,6 +674,33 @@ def plan_separation(
             f"(its limit is P(leader better) = {p_better:.3f}).",
         )
     return plan(n, a)
+
+
+class _RefitPair(NamedTuple):
+    """The refit law of a pair plan, and its limit."""
+
+    assurance: Callable[[int], float]
+    limit: float
+
+
+def _refit_pair(
+    post: Posterior,
+    leader: Literal["a", "b"],
+    z_target: float,
+    draws: int,
+    rng: np.random.Generator,
+    progress: Callable[[str], None] | None,
+) -> _RefitPair:
+    """Refitted boards decide for the pair when the leader's z over the other is z_target."""
+    i, j = (0, 1) if leader == "a" else (1, 0)
+
+    def decide(mean: NDArray[np.float64], cov: NDArray[np.float64]) -> bool:
+        gap = float(mean[i] - mean[j])
+        sd = math.sqrt(max(float(cov[i, i] + cov[j, j] - 2.0 * cov[i, j]), 0.0))
+        return gap > 0.0 and gap >= z_target * sd
+
+    law = RefitBoards(post, draws, rng, decide=decide, progress=progress)
+    return _RefitPair(law.assurance, float(law.prob_better()[i, j]))
 
 
 def first_reaching(

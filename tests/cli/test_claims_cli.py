@@ -205,6 +205,24 @@ def test_plan_top_under_the_refit_law(close_csv, capsys):
     assert "refitted boards" in captured.err
 
 
+@pytest.mark.slow
+def test_plan_pair_under_the_refit_law(close_csv, capsys):
+    """``plan A B --preposterior refit``: the JSON names the law (its simulations unweighted),
+    the text says the law, the progress goes to stderr (one line per N tried)."""
+    argv = ["plan", close_csv, "m0", "m3", "--simulations", "16"]
+    argv += ["--preposterior", "refit"]
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["preposterior"] == "refit" and doc["simulations"] == 16
+    assert doc["effective_draws"] == 16.0 and captured.err == ""
+    assert doc["n_required"] > doc["n_now"] and doc["assurance_at_required"] >= 0.8
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "boards refitted after simulated trials, 16 simulations) needs N =" in captured.out
+    assert "refitted boards" in captured.err
+
+
 def test_plan_pair_at_an_fdr_is_the_pair_at_confidence_one_minus_q(close_csv, capsys):
     base = ["plan", close_csv, "m0", "m1", "--json", "--simulations", "500"]
     assert main([*base, "--fdr", "0.1"]) == 0
@@ -226,10 +244,17 @@ def test_plan_pair_at_an_fdr_is_the_pair_at_confidence_one_minus_q(close_csv, ca
         (["m0", "m1", "--fdr", "0.1", "--confidence", "0.9"], "give --fdr or --confidence"),
         (["--top", "5"], "top is 5"),
         (["--top", "2", "--fdr", "1"], "--fdr"),
-        (["m0", "m1", "--preposterior", "refit"], "--preposterior does nothing without --top"),
+        (
+            ["m0", "m1", "--estimand", "new-questions", "--preposterior", "refit"],
+            "--preposterior does nothing with --estimand new-questions (it is the law of more",
+        ),
         (
             ["--top", "1", "--estimand", "new-questions", "--preposterior", "refit"],
-            "--preposterior does nothing without --top K (on these questions",
+            "--preposterior does nothing with --estimand new-questions",
+        ),
+        (
+            ["m0", "m1", "--preposterior", "refit", "--prior-kind", "uniform"],
+            "the refit law refits the board model",
         ),
         (["--top", "1", "--preposterior", "exact"], "invalid choice"),
         (

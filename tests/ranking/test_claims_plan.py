@@ -268,26 +268,18 @@ def test_the_gap_variance_ratio_reads_todays_top_set_only(close_board):
     assert law.gap_variance_ratio(other) == pytest.approx(np.exp(np.mean(logs)), rel=1e-12)
 
 
-@pytest.fixture(scope="module")
-def one_trial_board():
-    rng = np.random.default_rng(8)
-    p = np.array([0.8, 0.6, 0.5, 0.45])[:, None] * rng.uniform(0.5, 1.0, (1, 24))
-    R = (rng.random((4, 24, 1)) < p[..., None]).astype(float)
-    return xr.DataArray(R, dims=("model", "question", "trial"), coords={"model": list("abcd")})
-
-
 def test_the_refit_law_is_the_boards_rank_would_print(one_trial_board):
     """The refit law's assurance at n, rebuilt from public pieces: the same rate draws and
     uniforms, each future board's posterior built as ``rank`` builds it (``bxr.posterior`` of
     the results array) and its claims read by ``fdr_claims``; equal to the last digit."""
     from scipy.stats import binom
 
-    from bayes_eval.ranking.claims_plan import _RefitTop
+    from bayes_eval.ranking.claims_plan import _refit_top
 
     board = bxr.posterior(one_trial_board, skipna=True)
     draws, n = 12, 4
     top_set = _TopSet(board, 1, 0.05, draws, np.random.default_rng(0))
-    law = _RefitTop(board, top_set, draws, np.random.default_rng(4), None)
+    law = _refit_top(board, top_set, draws, np.random.default_rng(4), None)
     rng = np.random.default_rng(4)
     rates = board.joint.rate_draws(draws, rng)
     u = np.clip(rng.random(rates.shape), 1e-12, 1 - 1e-12)

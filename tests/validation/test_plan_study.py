@@ -108,6 +108,8 @@ def test_a_small_top_set_study_runs(tmp_path, capsys):
         make_config("plan", target="all")
     with pytest.raises(ValueError, match="fdr"):
         make_config("plan", fdr=0.0)
+    with pytest.raises(ValueError, match="refit law is for the plans of targets pair and top"):
+        make_config("plan", target="questions", preposterior="refit")
 
 
 @pytest.mark.slow
@@ -142,6 +144,19 @@ def test_the_refit_law_in_the_study(tmp_path, capsys):
     cell = doc["cells"]["N=1"]
     assert cell["plans"] >= 1 and 0.8 <= cell["promised"] <= 1.0, cell
     assert "refit_assurance" not in cell
+    # pair plans made under the refit law (the two best of four models, 20 refitted boards)
+    argv = ["validate", "plan", "--N", "1", "--n-models", "4", "--n-questions", "12", "--json"]
+    argv += ["--replicates", "4", "--ability-sd", "1", "--simulations", "20"]
+    argv += ["--preposterior", "refit", "--max-trials", "40"]
+    assert main([*argv, "--out", str(tmp_path / "pair")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["preposterior"] == "refit" and doc["settings"]["target"] == "pair"
+    cell = doc["cells"]["N=1"]
+    assert cell["plans"] >= 1 and 0.8 <= cell["promised"] <= 1.0, cell
+    # the promise is a share of 20 refitted boards
+    ds = xr.open_dataset(tmp_path / "pair" / "plan.nc")
+    promised = ds["promised"].values[ds["planned"].values]
+    assert np.allclose(promised * 20, np.round(promised * 20))
 
 
 @pytest.mark.slow
