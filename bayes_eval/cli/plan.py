@@ -102,8 +102,8 @@ def add_parser(sub: SubParsers) -> None:
         choices=["normal", "refit"],
         help="the law of the future boards (more trials of these questions): the plan's own "
         "law (default: with --top the normal preposterior law of the scores, for two models "
-        "the closed forms' futures weighted to the board) or refit, boards refitted after "
-        "simulated trials (binary results under the board model)",
+        "the closed forms' futures, weighted to the board on a board) or refit, boards "
+        "refitted after simulated trials (binary results under the board model)",
     )
     opt.deprecated(p, "--draws", "--simulations", dest="simulations", type=positive_int)
     p.add_argument("--max-trials", type=positive_int, help="largest N per question (10000)")

@@ -256,8 +256,8 @@ class _Cells:
             b1 = np.where(self.answered, b1, 0.0)
             if hessian:
                 # the four trigammas in one call of the recurrence and asymptotic series
-                # (agrees with scipy's polygamma(1, x) to 1e-13, at a sixth of zeta(2, x)'s cost)
-                with np.errstate(divide="ignore"):  # an argument 0 gives inf, as scipy's
+                # (agrees with scipy's polygamma(1, x) to 1e-13, at a fraction of zeta's cost)
+                with np.errstate(divide="ignore", over="ignore"):  # 0 gives inf, as scipy's
                     t = _trigamma(np.stack([self.k + a, a, self.fails + c, c]))
                 b2 = -(t[0] - t[1] + t[2] - t[3])
                 b2 = np.where(self.answered, b2, 0.0)

@@ -671,9 +671,10 @@ def plan_pair(
     source : str, optional
         How error messages name ``R``; default ``"the results"``.
     preposterior : {"normal", "refit"}, optional
-        The law of the future trials: the closed forms' simulated futures weighted to the
-        board (default) or boards refitted after simulated trials (a board fit per
-        simulation and number of trials tried; binary results under the default prior).
+        The law of the future trials: the closed forms' simulated futures (weighted to the
+        board on a board; default) or boards refitted after simulated trials (a board fit per
+        simulation and number of trials tried: give fewer ``simulations``, the CLI uses 200;
+        binary results under the default prior).
     progress : callable, optional
         Called with a line after each number of trials the refit law tries (None: silent).
 

@@ -82,8 +82,8 @@ The refit law
     continues the search from the normal law's n over the board's future boards themselves
     (:mod:`~bayes_eval.ranking.refit_law`): every cell's rate drawn from the board model's
     joint posterior, the pair's extra trials drawn at those rates, the whole board refitted
-    (its scales re-learned, as from one trial per question they will be) and z of the leader
-    over the other read from it. It costs a board fit per simulation and n tried.
+    (its scales re-learned, as they will be after more trials) and z of the leader over the
+    other read from it. It costs a board fit per simulation and n tried.
 
 :func:`projected_z` keeps the earlier *plug-in* projection (the observed proportions persist
 and only :math:`T_\alpha` grows); it is a point projection of z, not an assurance. At the n it
@@ -160,8 +160,9 @@ class SeparationPlan:
     max_trials : int
     assurance_limit : float
         The limit of the simulated assurance as :math:`n \to \infty`: the Monte Carlo
-        estimate of ``prob_leader_better`` over the simulations' posterior draws (no plan
-        exists when it is below the target).
+        estimate of ``prob_leader_better`` over the simulations' posterior draws (under the
+        refit law, over its rate draws). No plan is made when ``prob_leader_better`` is below
+        the target.
     prior : str
         The prior's label.
     estimand : str
@@ -171,15 +172,19 @@ class SeparationPlan:
         <bayes_eval.posteriors.posterior.Posterior.prob_label>`).
     effective_draws : float
         Kish's effective number of the simulations (``draws`` without a board; fewer on a
-        board, whose joint posterior reweights them).
+        board, whose joint posterior reweights them; ``draws`` under the refit law, whose
+        simulations are unweighted).
     note : str or None
         A caution when a plan on a board rests on one or two trials per question
         (``FEW_TRIALS_NOTE``, checked by simulation: ``bayes-eval validate plan --N 1,2``;
         under the refit law, ``REFIT_FEW_TRIALS_NOTE``).
     preposterior : str
-        The law of the future trials the assurance is over: ``"normal"`` (the closed forms'
-        simulated futures, weighted to the board) or ``"refit"`` (refitted boards,
-        :class:`~bayes_eval.ranking.refit_law.RefitBoards`).
+        The law of the future trials the assurance is over, as asked: ``"normal"`` (the
+        closed forms' simulated futures, weighted to the board on a board) or ``"refit"``
+        (refitted boards, :class:`~bayes_eval.ranking.refit_law.RefitBoards`). A pair
+        separated already, or with ``prob_leader_better`` below the target, is answered
+        before the refit law is drawn: its ``effective_draws`` and ``assurance_limit`` are
+        then the normal law's.
 
     Examples
     --------
@@ -651,8 +656,12 @@ def plan_separation(
             f"P(leader better) = {p_better:.3f} < assurance {assurance}: the gap may be "
             "zero or reversed, and no finite number of trials reaches the target.",
         )
+    refit = None  # the refit law, drawn once the normal law's search is done
     if (fut.n_obs < n_now).any():  # incomplete questions are topped up already at n_now
-        a = fut.assurance(n_now, z_target)
+        if preposterior == "refit":
+            refit = _refit_pair(post, leader, z_target, draws, rng, progress)
+            limit, effective = refit.limit, float(draws)
+        a = fut.assurance(n_now, z_target) if refit is None else refit.assurance(n_now)
         if a >= assurance:
             return plan(n_now, a)
     if n_now >= max_trials:
@@ -660,7 +669,7 @@ def plan_separation(
     guess = _normal_guess(fut, n_now, max_trials, z_target, assurance)
     n, a = first_reaching(lambda n: fut.assurance(n, z_target), n_now, guess, max_trials, assurance)
     if preposterior == "refit":  # from the normal law's answer, by refitted boards
-        refit = _refit_pair(post, leader, z_target, draws, rng, progress)
+        refit = refit or _refit_pair(post, leader, z_target, draws, rng, progress)
         limit, effective = refit.limit, float(draws)
         # to 10% of n: each n tried costs a board fit per simulation
         n, a = first_reaching(
@@ -671,7 +680,12 @@ def plan_separation(
             None,
             None,
             f"not within max_trials = {max_trials}: the assurance there is {a:.3f} "
-            f"(its limit is P(leader better) = {p_better:.3f}).",
+            + (
+                f"(its limit is P(leader better) = {p_better:.3f})."
+                if refit is None
+                else f"(its limit, P(leader better) over the refit law's {draws} rate draws, "
+                f"is {limit:.3f})."
+            ),
         )
     return plan(n, a)
 

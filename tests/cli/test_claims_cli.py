@@ -223,6 +223,16 @@ def test_plan_pair_under_the_refit_law(close_csv, capsys):
     assert "refitted boards" in captured.err
 
 
+def test_plan_pair_under_the_refit_law_defaults_to_200_simulations(close_csv, capsys):
+    """A pair separated already at confidence 0.9: the answer needs no refitted board, and
+    the refit law's default of 200 simulations is the pair's as the top-K set's."""
+    argv = ["plan", close_csv, "m0", "m3", "--fdr", "0.1", "--preposterior", "refit", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["simulations"] == 200 and doc["preposterior"] == "refit"
+    assert doc["n_required"] == doc["n_now"] == 2
+
+
 def test_plan_pair_at_an_fdr_is_the_pair_at_confidence_one_minus_q(close_csv, capsys):
     base = ["plan", close_csv, "m0", "m1", "--json", "--simulations", "500"]
     assert main([*base, "--fdr", "0.1"]) == 0

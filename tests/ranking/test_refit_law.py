@@ -109,7 +109,10 @@ def test_the_refit_law_needs_the_board_model(one_trial_board):
 def test_plans_reached_or_out_of_reach_do_not_refit(one_trial_board):
     """A pair separated already, or whose P(leader better) is below the assurance, needs no
     refitted board: the answer is the normal law's, named as the refit law's."""
-    done = plan_pair(one_trial_board, "a", "d", simulations=20, preposterior="refit")
+    lines: list[str] = []
+    args = dict(simulations=20, preposterior="refit", progress=lines.append)
+    done = plan_pair(one_trial_board, "a", "d", **args)
     assert done.plan.n_required == done.plan.n_now and done.plan.preposterior == "refit"
-    out = plan_pair(one_trial_board, "b", "c", simulations=20, preposterior="refit")
+    out = plan_pair(one_trial_board, "b", "c", **args)
     assert out.plan.n_required is None and "P(leader better)" in out.plan.reason
+    assert lines == []  # no board was refitted
