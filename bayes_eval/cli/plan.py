@@ -27,8 +27,9 @@ number `rank` and `pairs` report for these questions. With --fdr Q the pair is p
 P(leader better) >= 1 - Q, where the claim "leader better" is among `rank --fdr Q`'s claims
 whatever the other pairs. With --preposterior refit the assurance is over boards refitted
 after simulated trials of the two models (every cell's rate drawn from the board model's
-posterior; slower, a board fit per simulation and N tried; for one trial per question, where
-the default law over-promises).
+posterior; slower, a board fit per simulation and N tried; measured from one trial per
+question, it keeps its promise on boards like the board model's prior but, like the default
+law, not on close models).
 
 With --top K instead of two models: how many trials per question of every model until the
 claims at posterior expected FDR --fdr (0.05) name the top-K set (order each of the K
