@@ -45,8 +45,9 @@ def scripts(folder: Path = HERE) -> list[Path]:
 #: Arguments of a full-size run (``--full``) beyond ``--json``: the crossed benchmark fits only
 #: the two scores of issue 28's row (the ordinal fit and its binomial reference).
 FULL_ARGS = {"bench_crossed.py": ["--scores", "levels", "binary"]}
-#: The scripts that measure the rows of issue 28's table, issue 38's leaderboard-scale rows and the
-#: exact intervals under the learned prior (issues 26 and 40) (``make bench``).
+#: The scripts that measure the rows of issue 28's table, issue 38's leaderboard-scale rows, the
+#: exact intervals under the learned prior (issues 26 and 40) and the board fit's finite sums
+#: (issue 41) (``make bench``).
 TABLE = (
     "bench_bayes.py",
     "bench_rank_scale.py",
@@ -57,6 +58,7 @@ TABLE = (
     "bench_judges.py",
     "bench_crossed.py",
     "bench_exact_learned.py",
+    "bench_board_fit.py",
 )
 
 

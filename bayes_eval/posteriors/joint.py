@@ -130,7 +130,11 @@ _X_WEIGHTS = _X_WEIGHTS / _X_WEIGHTS.sum()
 #: grid rather than plugged in with Kass and Steffey's first-order term (few models: its
 #: posterior is wide, and the plug-in overstates the differences between close models)
 _SIGMA_SPREAD = 0.1
-_FINITE_SUMS = 16  # cells with at most this many trials: log-gamma differences as finite sums
+#: cells with at most this many trials take their log-gamma differences as finite sums (one
+#: term per trial, all cells' terms in one vectorised call; cheaper than the special functions
+#: up to here), unless the board has more than _FINITE_TERMS trials in all
+_FINITE_SUMS = 48
+_FINITE_TERMS = 4_000_000
 
 
 class _BoardMemo:
@@ -175,6 +179,17 @@ _MEMO = _BoardMemo(8)
 # --------------------------------------------------------------------------- the cells
 
 
+def _terms_of(counts: NDArray) -> tuple[NDArray, NDArray]:
+    """Each cell's finite-sum terms: ``(cell, i)`` for ``i < counts[cell]``, flat index order.
+
+    ``cell`` indexes the raveled cells (int64) and ``i`` counts from 0 within each (float).
+    """
+    c = counts.ravel().astype(np.int64)
+    cell = np.repeat(np.arange(c.size), c)
+    start = np.repeat(np.cumsum(c) - c, c)
+    return cell, (np.arange(cell.size) - start).astype(float)
+
+
 class _Cells:
     r"""The board's counts and the Beta-binomial likelihood of each cell.
 
@@ -191,13 +206,14 @@ class _Cells:
         self.weight = weight  # (L, M): each cell's share of its model's pi-bar
         self.max_n = int(self.n.max()) if self.n.size else 0
         self.single = self.max_n <= 1  # the likelihood does not involve kappa
+        self.finite = self.max_n <= _FINITE_SUMS and self.n.sum() <= _FINITE_TERMS
         if self.single:
             self.sign = 2.0 * self.k - self.n  # +1 solved, -1 missed, 0 unanswered
-        else:  # the finite sums' masks, once
-            self.masks = [
-                (self.k > i, self.fails > i, float((self.n > i).sum()))
-                for i in range(min(self.max_n, _FINITE_SUMS))
-            ]
+        elif self.finite:  # the finite sums' terms, once: (cell, i) for i < k, i < n - k, i < n
+            self.k_cell, self.k_term = _terms_of(self.k)
+            self.f_cell, self.f_term = _terms_of(self.fails)
+            self.n_on = np.bincount(_terms_of(self.n)[1].astype(np.int64)).astype(float)
+            self.n_term = np.arange(self.n_on.size, dtype=float)
 
     @overload
     def terms(
@@ -227,19 +243,20 @@ class _Cells:
         m, q = expit(x), expit(-x)
         a, c = kappa * m, kappa * q
         u = a * q
-        if self.max_n <= _FINITE_SUMS:
-            ll = 0.0
-            b1 = np.zeros_like(x)
-            b2 = np.zeros_like(x) if hessian else None
-            for i, (on_k, on_f, n_on) in enumerate(self.masks):
-                ai, ci = a + i, c + i
-                ll += float(np.log(ai[on_k]).sum() + np.log(ci[on_f]).sum())
-                ll -= n_on * np.log(kappa + i)
-                ra = np.where(on_k, 1.0 / ai, 0.0)
-                rc = np.where(on_f, 1.0 / ci, 0.0)
-                b1 += ra - rc
-                if hessian:
-                    b2 += ra * ra + rc * rc
+        if self.finite:
+            # log Gamma(a + k) - log Gamma(a) = sum_{i < k} log(a + i), and its derivatives
+            ai = a.ravel()[self.k_cell] + self.k_term
+            ci = c.ravel()[self.f_cell] + self.f_term
+            ll = float(np.log(ai).sum() + np.log(ci).sum())
+            ll -= float(self.n_on @ np.log(kappa + self.n_term))
+            ra, rc = 1.0 / ai, 1.0 / ci
+            size = x.size
+            b1 = np.bincount(self.k_cell, ra, size) - np.bincount(self.f_cell, rc, size)
+            b1 = b1.reshape(x.shape)
+            b2 = None
+            if hessian:
+                on_k = np.bincount(self.k_cell, ra * ra, size)
+                b2 = (on_k + np.bincount(self.f_cell, rc * rc, size)).reshape(x.shape)
         else:
             from scipy.special import gammaln
 

@@ -33,7 +33,7 @@ def _cells(counts, answered=None):
 # --------------------------------------------------------------------------- one cell
 
 
-@pytest.mark.parametrize("trials", [1, 3, 20])  # one trial, the finite sums, the digammas
+@pytest.mark.parametrize("trials", [1, 3, 20, 80])  # one trial, finite sums (3, 20), digammas
 def test_cell_likelihood_and_derivatives_are_the_beta_binomials(trials):
     # reference: scipy's Beta-binomial log pmf (less its binomial coefficient, a constant)
     # and central differences of it in x (h = 1e-4: error ~1e-8, tolerance 1e-6)
@@ -55,6 +55,31 @@ def test_cell_likelihood_and_derivatives_are_the_beta_binomials(trials):
     np.testing.assert_allclose(
         d2, (ref(x0 + h) - 2 * ref(x0) + ref(x0 - h)) / h**2, rtol=1e-4, atol=1e-5
     )
+
+
+def test_finite_sums_agree_with_the_special_functions(monkeypatch):
+    # a board of mixed trial counts with unanswered cells: the finite sums (one vectorised term
+    # per trial) against the log-gamma, digamma and trigamma path the same cells take when
+    # finite sums are switched off; rounding only (rtol 1e-12)
+    rng = np.random.default_rng(3)
+    n = rng.integers(0, 9, size=(4, 15))
+    k = rng.binomial(n, rng.random(n.shape))
+    has = n > 0
+    x = rng.normal(0.0, 2.0, n.shape)
+    finite = J._Cells(n, k, has, J._weights(has))
+    assert finite.finite
+    monkeypatch.setattr(J, "_FINITE_SUMS", 0)
+    special = J._Cells(n, k, has, J._weights(has))
+    assert not special.finite
+    for kappa in (0.3, 4.0, 60.0):
+        got, want = finite.terms(x, kappa), special.terms(x, kappa)
+        assert got[0] == pytest.approx(want[0], rel=1e-12)
+        for a, b in zip(got[1:], want[1:], strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+        assert finite.terms(x, kappa, hessian=False)[2] is None
+    monkeypatch.setattr(J, "_FINITE_SUMS", 64)
+    monkeypatch.setattr(J, "_FINITE_TERMS", int(n.sum()) - 1)  # too many trials: special path
+    assert not J._Cells(n, k, has, J._weights(has)).finite
 
 
 def test_cell_moments_are_the_beta_posteriors():
