@@ -130,11 +130,14 @@ _X_WEIGHTS = _X_WEIGHTS / _X_WEIGHTS.sum()
 #: grid rather than plugged in with Kass and Steffey's first-order term (few models: its
 #: posterior is wide, and the plug-in overstates the differences between close models)
 _SIGMA_SPREAD = 0.1
-#: cells with at most this many trials take their log-gamma differences as finite sums (one
-#: term per trial, all cells' terms in one vectorised call; cheaper than the special functions
-#: up to here), unless the board has more than _FINITE_TERMS trials in all
-_FINITE_SUMS = 48
-_FINITE_TERMS = 4_000_000
+#: the cells take their log-gamma differences as finite sums (one term per trial, all cells'
+#: terms in one vectorised call) when the board's trials number at most _FINITE_FIXED +
+#: _FINITE_PER_CELL per answered cell (and _FINITE_TERMS in all): the finite sums cost about
+#: one unit per trial, the special functions about 16 per cell plus a fixed cost of about 4,000
+#: (benchmarks/bench_board_fit.py: small boards break even near 44 trials, large near 18)
+_FINITE_PER_CELL = 16
+_FINITE_FIXED = 4_000
+_FINITE_TERMS = 1_000_000
 
 
 class _BoardMemo:
@@ -182,10 +185,10 @@ _MEMO = _BoardMemo(8)
 def _terms_of(counts: NDArray) -> tuple[NDArray, NDArray]:
     """Each cell's finite-sum terms: ``(cell, i)`` for ``i < counts[cell]``, flat index order.
 
-    ``cell`` indexes the raveled cells (int64) and ``i`` counts from 0 within each (float).
+    ``cell`` indexes the raveled cells (int32) and ``i`` counts from 0 within each (float).
     """
-    c = counts.ravel().astype(np.int64)
-    cell = np.repeat(np.arange(c.size), c)
+    c = np.rint(counts.ravel()).astype(np.int64)
+    cell = np.repeat(np.arange(c.size, dtype=np.int32), c)
     start = np.repeat(np.cumsum(c) - c, c)
     return cell, (np.arange(cell.size) - start).astype(float)
 
@@ -206,13 +209,17 @@ class _Cells:
         self.weight = weight  # (L, M): each cell's share of its model's pi-bar
         self.max_n = int(self.n.max()) if self.n.size else 0
         self.single = self.max_n <= 1  # the likelihood does not involve kappa
-        self.finite = self.max_n <= _FINITE_SUMS and self.n.sum() <= _FINITE_TERMS
+        trials = float(self.n.sum())
+        budget = _FINITE_FIXED + _FINITE_PER_CELL * int(np.count_nonzero(self.n))
+        self.finite = trials <= min(budget, _FINITE_TERMS)
         if self.single:
             self.sign = 2.0 * self.k - self.n  # +1 solved, -1 missed, 0 unanswered
         elif self.finite:  # the finite sums' terms, once: (cell, i) for i < k, i < n - k, i < n
             self.k_cell, self.k_term = _terms_of(self.k)
             self.f_cell, self.f_term = _terms_of(self.fails)
-            self.n_on = np.bincount(_terms_of(self.n)[1].astype(np.int64)).astype(float)
+            # the cells with more than i trials, i < max_n
+            per_n = np.bincount(np.rint(self.n.ravel()).astype(np.int64))
+            self.n_on = per_n[::-1].cumsum()[::-1][1:].astype(float)
             self.n_term = np.arange(self.n_on.size, dtype=float)
 
     @overload

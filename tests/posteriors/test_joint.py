@@ -68,7 +68,9 @@ def test_finite_sums_agree_with_the_special_functions(monkeypatch):
     x = rng.normal(0.0, 2.0, n.shape)
     finite = J._Cells(n, k, has, J._weights(has))
     assert finite.finite
-    monkeypatch.setattr(J, "_FINITE_SUMS", 0)
+    np.testing.assert_array_equal(finite.n_on, [(n > i).sum() for i in range(n.max())])
+    monkeypatch.setattr(J, "_FINITE_PER_CELL", 0)
+    monkeypatch.setattr(J, "_FINITE_FIXED", 0)
     special = J._Cells(n, k, has, J._weights(has))
     assert not special.finite
     for kappa in (0.3, 4.0, 60.0):
@@ -77,9 +79,21 @@ def test_finite_sums_agree_with_the_special_functions(monkeypatch):
         for a, b in zip(got[1:], want[1:], strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
         assert finite.terms(x, kappa, hessian=False)[2] is None
-    monkeypatch.setattr(J, "_FINITE_SUMS", 64)
+    monkeypatch.setattr(J, "_FINITE_PER_CELL", 10**6)
+    assert J._Cells(n, k, has, J._weights(has)).finite
     monkeypatch.setattr(J, "_FINITE_TERMS", int(n.sum()) - 1)  # too many trials: special path
     assert not J._Cells(n, k, has, J._weights(has)).finite
+
+
+def test_finite_sums_where_they_are_cheaper():
+    # the budget: _FINITE_FIXED + _FINITE_PER_CELL trials per answered cell
+    def finite(L, M, trials):
+        n = np.full((L, M), trials)
+        has = np.ones((L, M), bool)
+        return J._Cells(n, n // 2, has, J._weights(has)).finite
+
+    assert finite(6, 30, 32) and not finite(6, 30, 48)  # 5,760 and 8,640 against 6,880
+    assert finite(40, 300, 16) and not finite(40, 300, 24)
 
 
 def test_cell_moments_are_the_beta_posteriors():

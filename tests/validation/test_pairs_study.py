@@ -335,3 +335,28 @@ def test_printed_matrices_are_calibrated_in_the_board_models_own_world():
     rows = summary(run(config, progress=False))["calibration"]
     for name in ("these_questions", "paired"):
         assert rows[f"N=1 {name}"]["ece"] <= 0.03, (name, rows[f"N=1 {name}"])
+
+
+@pytest.mark.slow
+def test_printed_matrices_are_calibrated_for_close_models_at_one_trial():
+    """Issue 40's close design: 7 LLMs x 40 questions, logit ability sd 0.25, difficulty sd 1.5,
+    interaction sd 0.7, one trial per question, 150 boards (3150 pairs, ECE floor about 0.013).
+    The issue measured the these-questions matrix at 0.070 on this design; with 400 boards of
+    seed 7 (Validation page) both printed matrices measured 0.024 and 0.025 (floors 0.008 and
+    0.009), 0.009 and 0.018 at N = 4; here 0.019 and 0.029 (floors 0.013 and 0.014). Held: both
+    at most 0.04."""
+    config = registry.make_config(
+        "pairs",
+        replicates=150,
+        n_models=7,
+        n_questions=40,
+        N=(1,),
+        ability_sd=0.25,
+        difficulty_sd=1.5,
+        interaction_sd=0.7,
+        seed=7,
+    )
+    rows = summary(run(config, progress=False))["calibration"]
+    for name in ("these_questions", "paired"):
+        row = rows[f"N=1 {name}"]
+        assert row["ece"] <= 0.04 and row["ece_floor"] < 0.02, (name, row)
