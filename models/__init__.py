@@ -6,7 +6,8 @@ models (:func:`model_info` reads what a built model is back from the model itsel
 
 * :func:`matching_model`: the Dirichlet-multinomial model whose posterior is the closed form;
   the NUTS cross-check of mu, sigma and the Gaussian ranking confidence (:func:`crosscheck`).
-* :func:`hierarchical_model`: per-question Dirichlet prior with pooled ``kappa``, ``beta``.
+* :func:`hierarchical_model`: per-question Dirichlet prior with pooled ``kappa``, ``beta``;
+  :func:`mixture_model`: a mixture of such priors (questions of two or more kinds).
 * :func:`joint_model`: the board model behind the default leaderboard (ability minus a
   shared question difficulty, Beta dispersion), for NUTS; :func:`joint_pi_bar` draws pi-bar.
 * :func:`crossed_model`: abilities and question difficulties shared across models, for
@@ -54,7 +55,7 @@ from bayes_eval.models.compare import (
 from bayes_eval.models.crosscheck import CrossCheck, crosscheck
 from bayes_eval.models.crossed import crossed_model
 from bayes_eval.models.crossed_rank import crossed_rank_table
-from bayes_eval.models.hierarchical import hierarchical_model
+from bayes_eval.models.hierarchical import hierarchical_model, mixture_model
 from bayes_eval.models.joint import joint_model, joint_pi_bar
 from bayes_eval.models.judge_predictive import judge_posterior_predictive, judge_ppc_statistics
 from bayes_eval.models.matching import matching_model
@@ -100,6 +101,7 @@ __all__ = [
     "load",
     "loo",
     "matching_model",
+    "mixture_model",
     "model_info",
     "plot_ppc",
     "posterior_predictive",

@@ -8,6 +8,8 @@ live on the same units and the same scale and ELPD differences are meaningful:
 * matching: :math:`\log\mathrm{Mult}(n_{l\alpha}\mid N_{l\alpha}, \pi_{l\alpha})`;
 * hierarchical and learned power prior: :math:`\log\mathrm{DirMult}(n_{l\alpha}\mid
   N_{l\alpha}, a_{l\alpha})` (``pi`` integrated out);
+* mixture: :math:`\log\sum_g \lambda_{lg}\,\mathrm{DirMult}(n_{l\alpha}\mid N_{l\alpha},
+  \kappa_{lg}\beta_{lg})` (``pi`` and the question's group integrated out);
 * crossed (binary): :math:`\log\mathrm{Bin}(s_{l\alpha}\mid N_{l\alpha}, p_{l\alpha})`, which
   for two categories *is* the multinomial pmf of :math:`(N - s, s)`.
 
@@ -107,11 +109,22 @@ __all__ = [
 
 Unit = Literal["cell", "question"]
 #: Estimators :func:`compare_models` can fit.
-ESTIMATORS = ("matching", "hierarchical", "crossed", "crossed-interaction", "power_prior")
+ESTIMATORS = (
+    "matching",
+    "hierarchical",
+    "mixture",
+    "crossed",
+    "crossed-interaction",
+    "power_prior",
+)
 #: Pareto k above which PSIS is unreliable whatever the sample size (Vehtari et al. 2024).
 K_BAD = 0.7
 #: Posterior variables drawn exactly after sampling: excluded from the relative efficiency.
-_DRAWN_AFTER = {"hierarchical": ("pi", "pi_bar"), "power_prior": ("pi", "pi_bar")}
+_DRAWN_AFTER = {
+    "hierarchical": ("pi", "pi_bar"),
+    "mixture": ("pi", "pi_bar"),
+    "power_prior": ("pi", "pi_bar"),
+}
 
 
 def add_log_likelihood(idata: xr.DataTree, model: pm.Model) -> xr.DataTree:
@@ -720,7 +733,7 @@ def verdict(table) -> str:
 
 def _build(name: str, R, w, R0) -> pm.Model:
     from bayes_eval.models.crossed import crossed_model
-    from bayes_eval.models.hierarchical import hierarchical_model
+    from bayes_eval.models.hierarchical import hierarchical_model, mixture_model
     from bayes_eval.models.matching import matching_model
     from bayes_eval.models.power_prior import power_prior_model
 
@@ -728,6 +741,8 @@ def _build(name: str, R, w, R0) -> pm.Model:
         return matching_model(R, w, R0)
     if name == "hierarchical":
         return hierarchical_model(R, w)
+    if name == "mixture":
+        return mixture_model(R, w)
     if name in ("crossed", "crossed-interaction"):
         return crossed_model(R, interaction=name == "crossed-interaction")
     if R0 is None:

@@ -23,19 +23,28 @@ sensitivity axis of :func:`bayes_eval.models.prior_sensitivity`; on a leaderboar
 form's default first updates it per model from the other models (``pool="board"``), and
 ``kappa_prior`` then takes one median and log-sd per model.
 
+**A mixture of Dirichlet hierarchies** (:func:`mixture_model`): each LLM's questions of two
+or more kinds, each kind with its own ``beta`` and ``kappa``, for rubrics whose easy and hard
+questions fill opposite ends of the scale (one Dirichlet then makes every interval too wide).
+
 The crossed (model x question) model lives in :mod:`bayes_eval.models.crossed`
 (:func:`~bayes_eval.models.crossed.crossed_model`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 import xarray as xr
 from numpy.typing import ArrayLike
+from scipy.special import gammaln
 
 from bayes_eval.models.model_data import (
+    ModelData,
     ModelInfo,
     built_with,
     model_data,
@@ -43,7 +52,14 @@ from bayes_eval.models.model_data import (
 )
 from bayes_eval.posteriors.priors import KAPPA_PRIOR
 
-__all__ = ["dirichlet_conditional", "hierarchical_info", "hierarchical_model"]
+__all__ = [
+    "dirichlet_conditional",
+    "hierarchical_info",
+    "hierarchical_model",
+    "mixture_info",
+    "mixture_model",
+    "relabel_groups",
+]
 
 DIMS = ("model", "question", "category")
 #: ``pm.Data`` containers and free variables that identify each model.
@@ -182,6 +198,127 @@ def hierarchical_model(
     return model
 
 
+#: ``pm.Data`` containers and free variables that identify a mixture of Dirichlet hierarchies.
+MIXTURE = {
+    "data": ("count_data", "kappa_median", "kappa_log_sd", "w"),
+    "free": ("log_kappa", "group_weight"),
+}
+
+
+def mixture_model(
+    R: ArrayLike,
+    w: ArrayLike | None = None,
+    *,
+    groups: int = 2,
+    kappa_prior: tuple[float, float] | None = None,
+    mask: ArrayLike | None = None,
+    models: list[str] | None = None,
+) -> pm.Model:
+    r"""A mixture of Dirichlet hierarchies: the questions fall into ``groups`` kinds.
+
+    For model ``l`` and group ``g``,
+
+    .. math::
+        \lambda_l \sim \mathrm{Dirichlet}(2), \quad \beta_{lg} \sim \mathrm{Dirichlet}(1),
+        \quad \log\kappa_{lg} \sim N(\log\kappa_{med}, s^2), \quad
+        n_{l\alpha} \sim \sum_g \lambda_{lg}\,
+        \mathrm{DirichletMultinomial}(N_{l\alpha}, \kappa_{lg}\beta_{lg}),
+
+    each question's ``pi`` drawn from ``Dir(kappa_g beta_g)`` of its own (unobserved) group
+    ``g`` (``lambda`` is ``group_weight``). Every LLM has its own groups: a question's kind is
+    a property of the (LLM, question) cell, as its concentration is in
+    :func:`hierarchical_model`. One Dirichlet ties the spread of every category to their
+    mean; where the questions form kinds (easy ones scored mostly in the top categories,
+    hard ones in the bottom) it fits one low concentration spanning them and each question's
+    posterior is wider than the data warrant (the Validation page measures it).
+    ``lambda ~ Dirichlet(2)`` keeps a group from vanishing into a boundary of the simplex.
+    The groups are exchangeable, so a chain may settle on either labelling:
+    :func:`bayes_eval.models.sample` relabels every draw so that the groups' mean scores
+    ``beta_g . w`` increase (an ordering constraint applied after sampling; Stephens,
+    "Dealing with label switching in mixture models", JRSS B, 2000), then draws each
+    question's group from its posterior probabilities and ``pi`` from its Dirichlet. Where
+    the results are of one kind the ordering identifies the groups only weakly, and their
+    variables' r-hat says so while ``pi_bar`` (which no labelling changes) has converged:
+    judge such fits by ``pi_bar``.
+
+    Parameters
+    ----------
+    R, w, mask, models
+        As in :func:`bayes_eval.models.matching_model`.
+    groups : int, keyword-only
+        The number of kinds of question (at least 2; default 2).
+    kappa_prior : (float, float), keyword-only
+        Median and log-sd of the log-normal prior on every group's ``kappa`` (default the
+        closed form's :data:`bayes_eval.posteriors.priors.KAPPA_PRIOR`).
+
+    Returns
+    -------
+    pymc.Model
+        Variables ``group_weight`` (``lambda``; model, group), ``beta`` (model, group,
+        category; a Deterministic of ``beta_top`` (model, group) with two categories),
+        ``log_kappa`` and ``kappa`` (model, group) and the observed ``counts``;
+        :func:`bayes_eval.models.sample` adds ``pi`` and ``pi_bar``. Sample it with PyMC's
+        sampler (compiled in PyTensor's C VM: ``pymc_mode`` of
+        :class:`~bayes_eval.models.model_data.ModelInfo`) or nutpie.
+
+    Raises
+    ------
+    ValueError
+        ``groups`` below 2, or a ``kappa_prior`` that is not (median > 0, log-sd > 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import mixture_model
+    >>> R = np.array([[0, 1, 2], [2, 2, 1], [1, 2, 2], [0, 0, 1]])
+    >>> model = mixture_model(R, w=[0, 0.5, 1])
+    >>> [v.name for v in model.free_RVs]
+    ['group_weight', 'beta', 'log_kappa']
+    >>> model.named_vars_to_dims["beta"]
+    ('model', 'group', 'category')
+    """
+    if isinstance(groups, bool) or not isinstance(groups, int | np.integer) or groups < 2:
+        raise ValueError(f"groups is {groups!r}; expected an integer of at least 2.")
+    data = model_data(R, w, None, mask=mask, models=models)
+    median, log_sd = KAPPA_PRIOR if kappa_prior is None else kappa_prior
+    if not (np.ndim(median) == 0 and np.ndim(log_sd) == 0 and median > 0 and log_sd > 0):
+        raise ValueError(f"kappa_prior is {kappa_prior!r}; expected (median > 0, log-sd > 0).")
+    n_cat = data.counts.shape[-1]
+    coords = {**data.coords, "group": np.arange(int(groups))}
+    with pm.Model(coords=coords) as model:
+        counts = pm.Data("count_data", data.counts, dims=DIMS)
+        pm.Data("w", data.w, dims="category")
+        # one per model, as the per-model hyperpriors of hierarchical_model (a 0-d container
+        # here failed to compile with PyTensor's Numba backend inside the mixture)
+        n_models = data.counts.shape[0]
+        k_med = pm.Data("kappa_median", np.full(n_models, float(median)), dims="model")
+        k_sd = pm.Data("kappa_log_sd", np.full(n_models, float(log_sd)), dims="model")
+        weight = pm.Dirichlet("group_weight", a=np.full(int(groups), 2.0), dims=("model", "group"))
+        if n_cat == 2:  # Beta(1, 1) directly, as in hierarchical_model
+            top = pm.Beta("beta_top", alpha=1.0, beta=1.0, dims=("model", "group"))
+            beta = pm.Deterministic(
+                "beta", pt.stack([1.0 - top, top], axis=-1), dims=("model", "group", "category")
+            )
+        else:
+            beta = pm.Dirichlet("beta", a=np.ones(n_cat), dims=("model", "group", "category"))
+        log_kappa = pm.Normal(
+            "log_kappa", mu=pt.log(k_med)[:, None], sigma=k_sd[:, None], dims=("model", "group")
+        )
+        kappa = pm.Deterministic("kappa", pt.exp(log_kappa), dims=("model", "group"))
+        a = kappa[..., None] * beta  # (model, group, category)
+        n_trials = counts.sum(axis=-1)
+        shape = counts.shape  # symbolic: pm.set_data may change the models and questions
+        comps = [
+            pm.DirichletMultinomial.dist(
+                n=n_trials, a=pt.broadcast_to(a[:, g, None, :], shape), shape=shape
+            )
+            for g in range(int(groups))
+        ]
+        mix_w = pt.broadcast_to(weight[:, None, :], (shape[0], shape[1], int(groups)))
+        pm.Mixture("counts", w=mix_w, comp_dists=comps, observed=counts, dims=DIMS)
+    return model
+
+
 def _pooled_concentration(posterior: xr.Dataset) -> np.ndarray:
     """``kappa beta`` per draw, shape ``(chain, draw, model, 1, category)``."""
     k = posterior["kappa"].transpose("chain", "draw", "model").values
@@ -193,7 +330,8 @@ def hierarchical_info(model: pm.Model) -> ModelInfo | None:
     """The :class:`ModelInfo` of a model built by :func:`hierarchical_model` (else ``None``).
 
     ``pi`` is drawn from ``Dir(kappa beta + n)`` per draw; the reference is the closed form
-    with the uniform prior, without pooling.
+    with the uniform prior, without pooling. A :func:`mixture_model` has the same containers
+    and more variables: it is left to :func:`mixture_info`.
 
     Parameters
     ----------
@@ -216,13 +354,157 @@ def hierarchical_info(model: pm.Model) -> ModelInfo | None:
     >>> info.kind, info.reference[""].tolist()
     ('hierarchical', [[[2.0, 3.0], [2.0, 3.0], [1.0, 4.0]]])
     """
-    if not built_with(model, **HIERARCHICAL):
+    if not built_with(model, **HIERARCHICAL) or built_with(model, **MIXTURE):
         return None
     data = stored_data(model)
-    return ModelInfo(
-        kind="hierarchical",
-        data=data,
-        reference={"": data.alpha0 + data.counts},
-        reference_note=_NO_POOLING,
-        conditional=dirichlet_conditional(_pooled_concentration, data.counts, data.w),
-    )
+    conditional = dirichlet_conditional(_pooled_concentration, data.counts, data.w)
+    return _unpooled_info("hierarchical", data, conditional)
+
+
+def _unpooled_info(kind: str, data: ModelData, conditional: Callable, **options: Any) -> ModelInfo:
+    """A pooling model's info: its reference the closed form with the uniform prior, unpooled."""
+    reference = {"": data.alpha0 + data.counts}
+    return ModelInfo(kind, data, reference, _NO_POOLING, conditional, **options)
+
+
+_GROUP_VARS = ("group_weight", "beta", "beta_top", "log_kappa", "kappa")
+_DRAW_BLOCK = 250  # draws per block of the groups' posterior probabilities (bounds memory)
+
+
+def relabel_groups(posterior: xr.Dataset, w: np.ndarray) -> xr.Dataset:
+    """The mixture posterior with every draw's groups ordered by their mean score.
+
+    The groups of :func:`mixture_model` are exchangeable; sorting each draw's groups by
+    ``beta_g . w`` (ties keep their order) gives every chain the same labelling, so r-hat and
+    ESS of the group variables mean what they say.
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        Draws of ``group_weight``, ``beta``, ``log_kappa`` and ``kappa`` (and ``beta_top``
+        with two categories), dims ``(chain, draw, model, group[, category])``.
+    w : numpy.ndarray, shape ``(C + 1,)``
+        Rubric weights.
+
+    Returns
+    -------
+    xarray.Dataset
+        The same variables, their groups permuted draw by draw; the input is not changed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from bayes_eval.models.hierarchical import relabel_groups
+    >>> beta = np.array([[[[[0.1, 0.9], [0.8, 0.2]]]]])  # one draw, groups out of order
+    >>> dims = ("chain", "draw", "model", "group")
+    >>> post = xr.Dataset({"beta": (dims + ("category",), beta),
+    ...                    "kappa": (dims, [[[[3.0, 7.0]]]])})
+    >>> relabel_groups(post, np.array([0.0, 1.0]))["kappa"].values.ravel().tolist()
+    [7.0, 3.0]
+    """
+    beta = posterior["beta"].transpose("chain", "draw", "model", "group", "category")
+    order = np.argsort(beta.values @ w, axis=-1, kind="stable")  # (chain, draw, model, group)
+    out = {}
+    for name in _GROUP_VARS:
+        if name not in posterior:
+            continue
+        da = posterior[name]
+        lead = ("chain", "draw", "model", "group")
+        da = da.transpose(*lead, ...)
+        idx = order.reshape(order.shape + (1,) * (da.ndim - 4))
+        out[name] = da.copy(data=np.take_along_axis(da.values, idx, axis=3))
+    return posterior.assign(out)
+
+
+def _group_draws(
+    a: np.ndarray, weight: np.ndarray, counts: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    r"""Each question's ``pi`` given one block of draws: its group, then its Dirichlet.
+
+    ``a`` is ``(draw, model, group, category)``, ``weight`` ``(draw, model, group)``,
+    ``counts`` ``(model, question, category)``; returns ``pi`` of shape
+    ``(draw, model, question, category)``. The group's posterior probability is
+    :math:`\propto \lambda_g\,\mathrm{DirMult}(n \mid \kappa_g\beta_g)` (the multinomial
+    coefficient cancels).
+    """
+    n = counts[None, :, :, None, :]  # (1, model, question, 1, category)
+    ag = a[:, :, None]  # (draw, model, 1, group, category)
+    big_a = ag.sum(-1)
+    log_p = (
+        np.log(weight)[:, :, None]
+        + gammaln(big_a)
+        - gammaln(big_a + counts.sum(-1)[None, :, :, None])
+        + (gammaln(n + ag) - gammaln(ag)).sum(-1)
+    )  # (draw, model, question, group)
+    prob = np.exp(log_p - log_p.max(-1, keepdims=True))
+    cum = np.cumsum(prob, axis=-1)
+    u = rng.random((*cum.shape[:-1], 1)) * cum[..., -1:]
+    group = np.minimum((cum < u).sum(-1), cum.shape[-1] - 1)  # (draw, model, question)
+    conc = np.take_along_axis(a[:, :, None], group[..., None, None], axis=3)[:, :, :, 0]
+    g = rng.standard_gamma(conc + counts[None])
+    return g / g.sum(axis=-1, keepdims=True)
+
+
+def _mixture_conditional(counts: np.ndarray, w: np.ndarray):
+    """``conditional(posterior, rng)``: relabel the groups, then draw ``pi`` and ``pi_bar``."""
+
+    def conditional(posterior: xr.Dataset, rng: np.random.Generator) -> dict[str, xr.DataArray]:
+        post = relabel_groups(posterior, w)
+        lead = ("chain", "draw", "model", "group")
+        kappa = post["kappa"].transpose(*lead).values
+        a = kappa[..., None] * post["beta"].transpose(*lead, "category").values
+        weight = post["group_weight"].transpose(*lead).values
+        n_chain, n_draw = kappa.shape[:2]
+        pi = np.empty((n_chain, n_draw, *counts.shape))
+        for c in range(n_chain):
+            for start in range(0, n_draw, _DRAW_BLOCK):
+                block = slice(start, start + _DRAW_BLOCK)
+                pi[c, block] = _group_draws(a[c, block], weight[c, block], counts, rng)
+        coords = {"chain": posterior["chain"], "draw": posterior["draw"]}
+        out = {name: post[name] for name in _GROUP_VARS if name in post}
+        out["pi"] = xr.DataArray(pi, dims=("chain", "draw", *DIMS), coords=coords)
+        out["pi_bar"] = xr.DataArray(
+            (pi @ w).mean(axis=-1), dims=("chain", "draw", "model"), coords=coords
+        )
+        return out
+
+    return conditional
+
+
+def mixture_info(model: pm.Model) -> ModelInfo | None:
+    """The :class:`ModelInfo` of a model built by :func:`mixture_model` (else ``None``).
+
+    After sampling, the groups are relabelled (:func:`relabel_groups`), each question's group
+    drawn from its posterior probabilities and ``pi`` from ``Dir(kappa_g beta_g + n)``; the
+    reference is the closed form with the uniform prior, without pooling.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        Any PyMC model; recognised by its ``pm.Data`` containers (``count_data``,
+        ``kappa_median``, ``kappa_log_sd``, ``w``) and free variables ``log_kappa`` and
+        ``group_weight``.
+
+    Returns
+    -------
+    ModelInfo or None
+        Kind ``mixture``, the stored data, the unpooled closed-form reference and the
+        conditional draw; ``None`` for another kind of model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.models import mixture_model
+    >>> from bayes_eval.models.hierarchical import mixture_info
+    >>> info = mixture_info(mixture_model(np.array([[0, 1, 1], [1, 1, 0], [1, 1, 1]])))
+    >>> info.kind, info.reference[""].shape
+    ('mixture', (1, 3, 2))
+    """
+    if not built_with(model, **MIXTURE):
+        return None
+    data = stored_data(model)
+    # PyMC's own NUTS compiled by Numba fails on the Mixture's log density and gradient
+    # (PyTensor's vectorised code generation); nutpie and the other compilations do not
+    conditional = _mixture_conditional(data.counts, data.w)
+    return _unpooled_info("mixture", data, conditional, pymc_mode="CVM")

@@ -89,7 +89,8 @@ class ModelInfo:
     Attributes
     ----------
     kind : str
-        Builder name (``matching``, ``hierarchical``, ``crossed``, ``power_prior``).
+        Builder name (``matching``, ``hierarchical``, ``mixture``, ``crossed``,
+        ``power_prior``).
     data : ModelData
     reference : dict of str to ndarray
         Dirichlet concentrations ``(L, M, C + 1)`` of closed-form posteriors stored in the
@@ -103,6 +104,10 @@ class ModelInfo:
     target_accept : float
         NUTS target acceptance rate :func:`~bayes_eval.models.sampling.sample` uses unless
         told otherwise (PyMC's 0.8; higher where the model's geometry needs smaller steps).
+    pymc_mode : str or None
+        The PyTensor mode PyMC's own sampler compiles the log density in (None: the default,
+        Numba); ``"CVM"`` where the Numba backend cannot compile the model (the mixture
+        model's ``pm.Mixture`` likelihood).
 
     Examples
     --------
@@ -121,6 +126,7 @@ class ModelInfo:
     reference_note: str
     conditional: Callable | None = None
     target_accept: float = 0.8
+    pymc_mode: str | None = None
 
 
 def _unwrap(R, mask):

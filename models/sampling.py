@@ -35,7 +35,7 @@ import xarray as xr
 from bayes_eval.inputs import check_memory
 from bayes_eval.interrupts import InterruptGuard
 from bayes_eval.models.crossed import crossed_info
-from bayes_eval.models.hierarchical import hierarchical_info
+from bayes_eval.models.hierarchical import hierarchical_info, mixture_info
 from bayes_eval.models.matching import matching_info
 from bayes_eval.models.model_data import ModelInfo
 from bayes_eval.models.power_prior import power_prior_info
@@ -88,7 +88,7 @@ _MESSAGES_ATTR = "convergence_messages"
 
 
 #: One reader per builder: the model's :class:`ModelInfo`, or None for another kind of model.
-_READERS = (matching_info, power_prior_info, hierarchical_info, crossed_info)
+_READERS = (matching_info, power_prior_info, mixture_info, hierarchical_info, crossed_info)
 
 
 def model_info(model: pm.Model) -> ModelInfo:
@@ -106,7 +106,8 @@ def model_info(model: pm.Model) -> ModelInfo:
     model : pymc.Model
         A model built by :func:`~bayes_eval.models.matching.matching_model`,
         :func:`~bayes_eval.models.power_prior.power_prior_model`,
-        :func:`~bayes_eval.models.hierarchical.hierarchical_model` or
+        :func:`~bayes_eval.models.hierarchical.hierarchical_model`,
+        :func:`~bayes_eval.models.hierarchical.mixture_model` or
         :func:`~bayes_eval.models.crossed.crossed_model`.
 
     Returns
@@ -569,6 +570,7 @@ def sample(
     model : pymc.Model
         From :func:`~bayes_eval.models.matching.matching_model`,
         :func:`~bayes_eval.models.hierarchical.hierarchical_model`,
+        :func:`~bayes_eval.models.hierarchical.mixture_model`,
         :func:`~bayes_eval.models.crossed.crossed_model` or
         :func:`~bayes_eval.models.power_prior.power_prior_model`.
     nuts : bayes_eval.nuts.NutsSettings, optional
@@ -671,8 +673,12 @@ def sample(
     # containers: its compiled functions are cached across datasets of the same shape.
     # PyMC's sampler: its compiled log density trusts the arrays PyMC itself passes (no input
     # validation on each of the ~10^5 calls: 12% of the sampling time of the judges model).
-    extra = {"compile_kwargs": {"freeze_model": True} if sampler == "nutpie" else TRUSTED}
-    with sampler_session():
+    own = TRUSTED if info.pymc_mode is None else {**TRUSTED, "mode": _mode(info.pymc_mode)}
+    extra = {"compile_kwargs": {"freeze_model": True} if sampler == "nutpie" else own}
+    with sampler_session(), warnings.catch_warnings():
+        # the C backend (a model's pymc_mode) warns once that it found no BLAS: these models'
+        # log densities have no matrix products, so the warning says nothing about them
+        warnings.filterwarnings("ignore", message="PyTensor could not link to a BLAS")
         start = time.perf_counter()
         idata = pm.sample(
             draws=int(draws),
@@ -713,6 +719,13 @@ def sample(
     if warn:
         warn_if_unconverged(diag, f"{info.kind} model fit")
     return idata
+
+
+def _mode(mode: str) -> str:
+    """A model's PyTensor mode, or ``FAST_COMPILE`` (Python) for ``CVM`` without a C compiler."""
+    import pytensor
+
+    return "FAST_COMPILE" if mode == "CVM" and not pytensor.config.cxx else mode
 
 
 def usable_cpus() -> int:

@@ -32,8 +32,9 @@ al., "Don't Pass@k: A Bayesian Framework for Large Language Model Evaluation", Â
 most leaderboards; Bowyer et al., "Position: Don't Use the CLT in LLM Evals With Fewer Than a
 Few Hundred Datapoints", show it undercovers at small M), ``wilson`` and ``clopper_pearson``
 (binary; all M N trials pooled as independent), ``bootstrap`` (percentile bootstrap over
-questions) and, on a sub-grid, ``hierarchical_nuts`` (95% ETI of pi-bar under
-:func:`bayes_eval.models.hierarchical_model`).
+questions) and, on a sub-grid, ``hierarchical_nuts`` and ``mixture_nuts`` (95% ETI of pi-bar
+under :func:`bayes_eval.models.hierarchical_model` and its two-group mixture
+:func:`bayes_eval.models.mixture_model`, the models of ``nuts_models``).
 
 Scale-out: :func:`run_grid` sends pending cells to a Dask cluster (a ``LocalCluster`` by
 default, or ``scheduler="tcp://host:port"``; ``n_workers=0`` runs them in this process),
@@ -110,14 +111,19 @@ __all__ = [
 # ----------------------------------------------------------------------------- configuration
 
 
+#: The PyMC models a coverage study can fit in its ``nuts_cells`` (method ``MODEL_nuts``).
+NUTS_MODELS = ("hierarchical", "mixture")
+
+
 @dataclass
 class CoverageConfig:
     """Grid and settings of a coverage study (TOML keys of the same names).
 
-    ``nuts_cells`` lists ``[scenario, C, M, N]`` cells where the hierarchical model is also
-    fitted, with ``nuts_replicates`` replicates of ``nuts_draws`` draws each. The exact interval is
-    computed for binary cells (Beta convolutions); for rubrics (C > 1) it needs Gil-Pelaez
-    inversions, hundreds of times slower, so it runs only with ``exact_categorical``.
+    ``nuts_cells`` lists ``[scenario, C, M, N]`` cells where the PyMC models of
+    ``nuts_models`` are also fitted, with ``nuts_replicates`` replicates of ``nuts_draws``
+    draws each. The exact interval is computed for binary cells (Beta convolutions); for
+    rubrics (C > 1) it needs Gil-Pelaez inversions, hundreds of times slower, so it runs only
+    with ``exact_categorical``.
 
     Parameters
     ----------
@@ -155,6 +161,10 @@ class CoverageConfig:
         Replicates per NUTS cell; default 20.
     nuts_draws : int, optional
         NUTS draws (and tuning steps) per fit; default 300.
+    nuts_models : list of str, optional
+        The PyMC models fitted in ``nuts_cells``: ``hierarchical``
+        (:func:`~bayes_eval.models.hierarchical_model`, the default) and ``mixture``
+        (:func:`~bayes_eval.models.mixture_model`, questions of two kinds).
 
     Examples
     --------
@@ -187,6 +197,7 @@ class CoverageConfig:
     nuts_cells: list[list] = field(default_factory=list)
     nuts_replicates: int = 20
     nuts_draws: int = 300
+    nuts_models: list[str] = field(default_factory=lambda: list(NUTS_MODELS[:1]))
 
     def validate(self) -> None:
         """Check every key by type and range.
@@ -217,6 +228,16 @@ class CoverageConfig:
             check.nuts_cell("nuts_cells", cell, COVERAGE_SCENARIOS)
         check.integer("nuts_replicates", self.nuts_replicates)
         check.integer("nuts_draws", self.nuts_draws)
+        check.strings("nuts_models", self.nuts_models, NUTS_MODELS)
+        if len(set(self.nuts_models)) < len(self.nuts_models):
+            raise ValueError(
+                f"nuts_models is {list(self.nuts_models)!r}; expected each model at most once."
+            )
+        if list(self.nuts_models) != list(NUTS_MODELS[:1]) and not self.nuts_cells:
+            raise ValueError(
+                f"nuts_models is {list(self.nuts_models)!r} but nuts_cells is empty; expected "
+                "the [scenario, C, M, N] cells to fit them in (or drop nuts_models)."
+            )
         for name in ("exact_replicates", "empirical_exact_replicates", "nuts_replicates"):
             given = getattr(self, name) != self.__dataclass_fields__[name].default
             # the first ones of each cell; a default above a small `replicates` means all
@@ -246,6 +267,8 @@ class CoverageConfig:
         # ``reps`` became ``replicates`` still resumes
         former = {new: old for old, new in RENAMED_KEYS.items()}
         values = {former.get(k, k): v for k, v in asdict(self).items()}
+        if list(values["nuts_models"]) == list(NUTS_MODELS[:1]):  # studies before the key
+            del values["nuts_models"]
         return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -489,6 +512,7 @@ METHODS = (
     "clopper_pearson",
     "bootstrap",
     "hierarchical_nuts",
+    "mixture_nuts",
 )
 
 
@@ -547,9 +571,11 @@ def run_cell(cell: tuple[str, int, int, int], config: CoverageConfig) -> xr.Data
         intervals["uniform_exact"] = _exact_intervals(counts[:k], w, config.confidence)
     nuts_diag = {}
     if [scenario, c, m, n] in [list(x) for x in config.nuts_cells]:
-        intervals["hierarchical_nuts"], nuts_diag = _nuts_intervals(
-            counts[: config.nuts_replicates], w, config
-        )
+        for name in config.nuts_models:
+            intervals[f"{name}_nuts"], diag = _nuts_intervals(
+                counts[: config.nuts_replicates], w, config, name
+            )
+            nuts_diag |= diag
     # ranking claims at z > 1.645 between this model and an independent second one
     pi_b = draw_pi(scenario, (reps, m), c + 1, rng, config, anchors)
     claims = _claim_rates(
@@ -744,7 +770,7 @@ def _refuse_unused(options: CoverageStudyConfig, grid: CoverageConfig) -> None:
         if given:
             names = " and ".join("--" + o.replace("_", "-") for o in given)
             raise ValueError(
-                f"{names} set the hierarchical NUTS sub-grid, but no --nuts-cells are given "
+                f"{names} set the NUTS sub-grid, but no --nuts-cells are given "
                 "(nor nuts_cells in the TOML): give the cells or drop the option."
             )
     if options.scheduler is not None and options.workers is not None:

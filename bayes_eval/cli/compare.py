@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 HELP = "compare PyMC models of the same results by leave-one-out ELPD (PSIS-LOO, PyMC)"
 DESCRIPTION = """\
-Fits each model (matching, hierarchical, crossed, crossed-interaction: the crossed model with
-an LLM x question interaction; power_prior with --prior-file) to the same
+Fits each model (matching, hierarchical, mixture: questions of two kinds, each with its own
+learned Dirichlet; crossed, crossed-interaction: the crossed model with an LLM x question
+interaction; power_prior with --prior-file) to the same
 results with NUTS and compares their expected log predictive density for a left-out
 (LLM, question) cell, or a whole question with --unit question (PSIS-LOO, Vehtari, Gelman and
 Gabry 2017, via arviz-stats). The matching model's ELPD is exact (its LOO predictive is its
@@ -51,8 +52,8 @@ def add_parser(sub: SubParsers) -> None:
         type=words,
         default=["matching", "hierarchical", "crossed"],
         metavar="A,B,..",
-        help="models to compare: matching, hierarchical, crossed, crossed-interaction, power_prior "
-        "(matching,hierarchical,crossed)",
+        help="models to compare: matching, hierarchical, mixture, crossed, crossed-interaction, "
+        "power_prior (matching,hierarchical,crossed)",
     )
     p.add_argument(
         "--unit",
@@ -73,6 +74,8 @@ def _plot_path(path: str, name: str) -> Path:
 PRIORS = {
     "matching": "uniform (the closed form's Dirichlet(1, ..., 1))",
     "hierarchical": "empirical (per model, integrated): the learned prior as a PyMC model",
+    "mixture": "two-group learned prior: a mixture of two Dirichlet hierarchies, each group's "
+    "kappa with the learned prior's hyperprior",
     "crossed": "crossed model's own (abilities and difficulties on the logit scale)",
     "crossed-interaction": "crossed model's own, with an LLM x question interaction of sd "
     "sigma_e ~ HalfNormal(1) on the logit scale",

@@ -258,12 +258,13 @@ def runs(tmp_path):
 def test_cli_compare(runs, tmp_path, capsys):
     from bayes_eval.cli import main
 
-    argv = ["compare", str(runs), "--estimators", "matching,hierarchical", "--draws", "100"]
+    argv = ["compare", str(runs), "--estimators", "matching,hierarchical,mixture", "--draws", "100"]
     argv += ["--tune", "100", "--chains", "2", "--no-progress", "--ppc"]
     assert main([*argv, "--plot", str(tmp_path / "ppc.png")]) == 0
     out = capsys.readouterr().out
     assert "elpd" in out and "matching" in out and "mid-p" in out
     assert (tmp_path / "ppc-matching.png").exists() and (tmp_path / "ppc-hierarchical.png").exists()
+    assert (tmp_path / "ppc-mixture.png").exists()  # the mixture was fitted and checked
     assert main([*argv[:3], "matching", *argv[4:], "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["table"]["matching"]["method"] == "exact"

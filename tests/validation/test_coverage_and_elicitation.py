@@ -3,6 +3,8 @@ an interruption) and prior elicitation."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import warnings
 
@@ -399,19 +401,41 @@ def test_cli_elicit(capsys, tmp_path):
 
 @pytest.mark.pymc
 @pytest.mark.slow
-def test_hierarchical_nuts_rows_on_a_sub_grid():
+def test_hierarchical_and_mixture_nuts_rows_on_a_sub_grid():
     cfg = _config(
         replicates=50,
         exact_replicates=50,
         nuts_cells=[["uniform", 1, 5, 4]],
         nuts_replicates=3,
         nuts_draws=150,
+        nuts_models=["hierarchical", "mixture"],
     )
     ds = coverage.run_cell(("uniform", 1, 5, 4), cfg).squeeze(drop=True)
-    assert int(ds["n_reps"].sel(interval="hierarchical_nuts")) == 3
-    assert 0.0 < float(ds["width"].sel(interval="hierarchical_nuts")) < 1.0
+    for name in ("hierarchical_nuts", "mixture_nuts"):
+        assert int(ds["n_reps"].sel(interval=name)) == 3
+        assert 0.0 < float(ds["width"].sel(interval=name)) < 1.0
+    assert {"nuts_max_rhat", "mixture_nuts_max_rhat", "mixture_nuts_divergences"} <= set(ds)
     other = coverage.run_cell(("uniform", 1, 30, 4), cfg)
     assert "hierarchical_nuts" not in other["interval"].values
+
+
+def test_nuts_models_are_checked_and_the_default_keeps_old_digests():
+    cells = [["uniform", 1, 5, 4]]
+    for bad in (["crossed"], [], "mixture", ["mixture", "mixture"]):
+        with pytest.raises(ValueError, match="nuts_models"):
+            _config(nuts_models=bad, nuts_cells=cells).validate()
+    with pytest.raises(ValueError, match="nuts_cells is empty"):
+        _config(nuts_models=["mixture"]).validate()
+    plain = _config()
+    assert plain.nuts_models == ["hierarchical"]
+    # the default is left out of the digest: a study started before the key still resumes
+    former = {new: old for old, new in coverage.RENAMED_KEYS.items()}
+    values = {former.get(k, k): v for k, v in dataclasses.asdict(plain).items()}
+    del values["nuts_models"]
+    want = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
+    assert plain.digest() == want
+    assert _config(nuts_models=("hierarchical",)).digest() == want
+    assert _config(nuts_models=["hierarchical", "mixture"]).digest() != want
 
 
 @pytest.mark.slow

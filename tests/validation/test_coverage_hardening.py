@@ -321,9 +321,9 @@ def test_options_that_replace_toml_keys_say_so(tmp_path):
     [
         (
             {"nuts_replicates": 5},
-            "--nuts-replicates set the hierarchical NUTS sub-grid, but no --nuts-cells",
+            "--nuts-replicates set the NUTS sub-grid, but no --nuts-cells",
         ),
-        ({"nuts_draws": 50}, "--nuts-draws set the hierarchical NUTS sub-grid"),
+        ({"nuts_draws": 50}, "--nuts-draws set the NUTS sub-grid"),
         ({"workers": 1, "scheduler": "tcp://127.0.0.1:1"}, "give one of them"),
         ({"alpha0": 2.0}, "--alpha0 is the prior of the dirichlet scenario"),
     ],
