@@ -288,8 +288,7 @@ def mixture_model(
     with pm.Model(coords=coords) as model:
         counts = pm.Data("count_data", data.counts, dims=DIMS)
         pm.Data("w", data.w, dims="category")
-        # one per model, as the per-model hyperpriors of hierarchical_model (a 0-d container
-        # here failed to compile with PyTensor's Numba backend inside the mixture)
+        # stored per model, the shape hierarchical_model gives per-model hyperpriors
         n_models = data.counts.shape[0]
         k_med = pm.Data("kappa_median", np.full(n_models, float(median)), dims="model")
         k_sd = pm.Data("kappa_log_sd", np.full(n_models, float(log_sd)), dims="model")
@@ -504,7 +503,7 @@ def mixture_info(model: pm.Model) -> ModelInfo | None:
     if not built_with(model, **MIXTURE):
         return None
     data = stored_data(model)
-    # PyMC's own NUTS compiled by Numba fails on the Mixture's log density and gradient
-    # (PyTensor's vectorised code generation); nutpie and the other compilations do not
     conditional = _mixture_conditional(data.counts, data.w)
+    # pymc_mode: PyMC's own NUTS compiled by Numba fails on the Mixture's log density and
+    # gradient (PyTensor's vectorised code generation); nutpie and the other compilations do not
     return _unpooled_info("mixture", data, conditional, pymc_mode="CVM")
