@@ -552,7 +552,9 @@ def exact_hierarchical_loo(model: pm.Model, *, unit: Unit = "cell") -> LooSummar
 
     With the nodes :math:`a_{g}` and posterior weights :math:`W_{g}` of the hyperposterior of
     LLM ``l`` (:func:`bayes_eval.posteriors.priors.fit_prior` with the model's
-    ``kappa_median`` and ``kappa_log_sd``; its hyperprior is the model's),
+    ``kappa_median`` and ``kappa_log_sd``; its hyperprior is the model's; without ``w``: the
+    hierarchical model's own hyperposterior, before the within-question variance step the
+    closed form takes for rubrics),
 
     .. math::
         \mathrm{elpd}_{l\alpha} = -\log\sum_g W_g\,

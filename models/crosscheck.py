@@ -164,7 +164,10 @@ def matching_pymc_model(
 
     The matching model for a fixed prior (earlier runs weighted by their discount, the power prior
     ``a0``), the hierarchical model for the learned prior integrated over its hyperparameters (one
-    per model: the same hyperprior as the quadrature).
+    per model: the same hyperprior as the quadrature). For rubric results with repeated trials
+    the closed form of every other command then moves the concentration to the score's
+    within-question variance (:func:`~bayes_eval.posteriors.priors.fit_prior` with ``w``), which
+    no sampler reproduces; the cross-check compares NUTS with the quadrature before that step.
 
     Parameters
     ----------
@@ -307,14 +310,19 @@ def crosscheck(
     data = info.data
     tally = Tally(data.counts, data.n_trials, data.counts.shape[-1], True)
     total = np.asarray(data.counts, float) + spec.discount * np.asarray(data.prior_counts, float)
-    closed = Posterior(data=total, fitted=spec.fit(total), w=data.w, tally=tally, prior=spec)
+    fitted = spec.fit(total)
+    label = spec.label
+    if spec.learned and not np.array_equal(fitted.alpha, spec.fit(total, w=data.w).alpha):
+        # the rubric's within-variance step moved the other commands' prior: not compared here
+        label += ", before the rubric's within-question variance step"
+    closed = Posterior(data=total, fitted=fitted, w=data.w, tally=tally, prior=spec)
     idata, mc = _sample_beside_exact(model, settings, closed, int(mc_draws))
     coords = {"model": data.coords["model"]}
     idata["closed_form"] = xr.DataTree(
         xr.Dataset(
             {"mu": ("model", np.asarray(closed.mean)), "sigma": ("model", np.asarray(closed.sd))},
             coords=coords,
-            attrs={"prior": spec.label, "estimand": closed.estimand},
+            attrs={"prior": label, "estimand": closed.estimand},
         )
     )
     rows = _model_rows(closed, idata, mc, coords)
@@ -323,7 +331,7 @@ def crosscheck(
         "sampler": settings.sampler,
         "draws": settings.draws,
         "chains": settings.chains,
-        "prior": spec.label,
+        "prior": label,
         "estimand": closed.estimand,
         "pymc_model": info.kind,
     }

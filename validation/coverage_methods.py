@@ -77,7 +77,7 @@ def _learned(counts: np.ndarray, w: np.ndarray, *, exact: int, confidence, done=
     for start in range(0, reps, block):
         cnt = counts[start : start + block]
         rows = slice(start, start + block)
-        fitted = integrated.fit(cnt)
+        fitted = integrated.fit(cnt, w=w)
         sums = total_sums(cnt, w)
         node_mu, node_sd = sums_moments(sums, fitted.nodes, w)
         mu[0, rows], sigma[0, rows] = mixture_moments(node_mu, node_sd, fitted.weights)

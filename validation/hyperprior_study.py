@@ -41,9 +41,10 @@ the four benchmarks' concentrations differ tenfold, and held out they cover 0.85
 narrow on two of them. The default errs wide there instead (0.97-1.00), and a leaderboard's
 other models identify the concentration (the board table below).
 
-**Boards.** A second table checks the default, ``pool="board"``
-(:mod:`bayes_eval.posteriors.board`: each model's concentration learned from the other models
-on the same questions), against ``pool="model"`` on boards of M = 30 questions: simulated
+**Boards.** A second table checks the default, ``pool="board"`` (on binary boards the board's
+joint posterior, :mod:`bayes_eval.posteriors.joint`; elsewhere each model's concentration
+learned from the other models on the same questions, :mod:`bayes_eval.posteriors.board`),
+against ``pool="model"`` on boards of M = 30 questions: simulated
 (6 LLMs, logit p = theta - b + e, theta ~ N(0, 0.5^2), b ~ N(0, 2^2), e ~ N(0, tau^2), tau in
 {0, 1}) and real (the 16 MathArena models' rates on questions resampled from its 15).
 

@@ -615,7 +615,7 @@ class Posterior:
             data = data + spec.discount * prior_counts(
                 spec.runs, tally, mask=spec.runs_mask, source=spec.source
             )
-        return cls(data=data, fitted=spec.fit(data), w=weights, tally=tally, prior=spec)
+        return cls(data=data, fitted=spec.fit(data, w=weights), w=weights, tally=tally, prior=spec)
 
     # ------------------------------------------------------------------ structure
 
@@ -1432,7 +1432,7 @@ def posterior(
             link = None
     return Posterior(
         data=data,
-        fitted=spec.fit(data),
+        fitted=spec.fit(data, w=weights),
         w=weights,
         tally=t,
         prior=spec,

@@ -74,7 +74,22 @@ Given :math:`a`, the posterior of every question is :math:`\mathrm{Dir}(a + n_\a
 (closed form), so the posterior of :math:`\bar\pi` is the mixture over the nodes:
 :math:`\mu = \sum_j\omega_j\mu_j`,
 :math:`\sigma^2 = \sum_j\omega_j(\sigma_j^2 + \mu_j^2) - \mu^2` (law of total variance).
-This is the posterior of the hierarchical model computed by quadrature instead of MCMC.
+This is the posterior of the hierarchical model computed by quadrature instead of MCMC
+(for binary results, and for rubrics before the step below).
+
+**Rubrics** (three or more categories, weights ``w``, questions with repeated trials). The
+integrated posterior's variance of :math:`\bar\pi\cdot w` is about the model's
+within-question variance of one trial's score, :math:`V_\beta\,\kappa/(\kappa + 1)`, over
+N M (the law of total variance over the hyperparameters; for binary results this is exact
+and the likelihood's :math:`\kappa` gets it right). One Dirichlet ties every category's
+spread to one :math:`\kappa`, and where the category probabilities are bimodal (questions of
+two kinds) the likelihood's :math:`\hat\kappa` overstates that variance, and the intervals
+are wider than the error. The questions' own sample variances of their trials' scores
+estimate it without bias, and the concentration of every node moves towards the
+:math:`\kappa_W` that matches them, by as much as the questions with repeated trials say
+beyond their noise, each node's mean :math:`\beta` kept (``prior_fit._match_within``;
+:func:`fit_prior` with ``w``, which every posterior of rubric results passes). With one trial
+per question, or binary results, nothing moves.
 """
 
 from __future__ import annotations
@@ -88,6 +103,7 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 from bayes_eval.inputs import shown
 from bayes_eval.posteriors.prior_fit import (
     _integrate,
+    _match_within,
     _newton,
 )
 from bayes_eval.posteriors.prior_statistics import _compress
@@ -135,14 +151,16 @@ class FittedPrior(NamedTuple):
     weights : ndarray, shape ``(J, G)``
         Posterior weights of the nodes (sum to 1 over J; zero for padding).
     alpha : ndarray, shape ``(G, C + 1)``
-        The point value: the fixed prior, or the posterior mode :math:`e^{\hat\eta}`.
+        The point value: the fixed prior, or the posterior mode :math:`e^{\hat\eta}` (for
+        rubrics fitted with ``w``, moved with the nodes: module docstring, *Rubrics*).
     pool : str or None
         ``"model"`` or ``"benchmark"`` for learned priors.
     converged : ndarray of bool, shape ``(G,)``
         Whether Newton's method met its tolerance (always True for fixed priors).
     log_alpha_cov : ndarray, shape ``(G, C + 1, C + 1)``
         Laplace covariance of :math:`\log a` (the inverse negative Hessian of the log
-        hyperposterior at its mode); zeros for fixed priors.
+        hyperposterior at its mode; for rubrics fitted with ``w``, carried through the move
+        of the nodes); zeros for fixed priors.
     kappa_prior : ndarray, shape ``(G, 2)``, or None
         The (median, log-sd) of the hyperprior on each group's concentration the fit used
         (with ``pool="board"``, updated by the board); None for fixed priors.
@@ -252,6 +270,7 @@ def fit_prior(
     integrated: bool = True,
     kappa_prior: tuple[float, float] | None = None,
     nodes_per_dim: int | None = None,
+    w: ArrayLike | None = None,
 ) -> FittedPrior:
     r"""Learn the Dirichlet prior of the questions from their counts (see the module docstring).
 
@@ -279,6 +298,11 @@ def fit_prior(
         100 questions with data and at least 3 counts in each category, where the
         hyperposterior is close to Gaussian), a 256-point scrambled Sobol sample (widened
         1.5 times) beyond five categories.
+    w : array_like, shape ``(C + 1,)``, optional, keyword-only
+        Rubric weights of the score. With three or more categories and questions of repeated
+        trials, the concentration then moves towards the one that matches the score's
+        within-question variance (module docstring, *Rubrics*); None (default) or binary data:
+        the likelihood's alone.
 
     Returns
     -------
@@ -328,7 +352,12 @@ def fit_prior(
     alpha = np.exp(eta)
     cov = np.linalg.inv(neg_h)
     kappa = np.stack(hyper, axis=-1)
+    weights_w = None if w is None else _check_weights(w, arr.shape[-1])
+    if arr.shape[-1] <= 2:  # binary results: the likelihood's concentration is the moment's
+        weights_w = None
     if not integrated:
+        if weights_w is not None:
+            alpha, _, cov = _match_within(arr, weights_w, alpha, alpha[None], cov)
         return FittedPrior(
             "empirical",
             alpha[None],
@@ -340,7 +369,20 @@ def fit_prior(
             kappa,
         ).plug_in()
     nodes, weights = _integrate(eta, neg_h, data, hyper, nodes_per_dim)
+    if weights_w is not None:
+        alpha, nodes, cov = _match_within(arr, weights_w, alpha, nodes, cov)
     return FittedPrior("empirical", nodes, weights, alpha, pool, converged, cov, kappa)
+
+
+def _check_weights(w: ArrayLike, k: int) -> NDArray:
+    """The rubric weights as ``k`` finite floats."""
+    try:
+        arr = np.asarray(w, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.full(0, np.nan)
+    if arr.shape != (k,) or not np.isfinite(arr).all():
+        raise ValueError(f"w is {shown(w)}; expected {k} finite rubric weights, one per category.")
+    return arr
 
 
 def _fixed(kind: str, alpha: NDArray) -> FittedPrior:
@@ -633,7 +675,7 @@ class Prior:
 
     # ----------------------------------------------------------------- against data
 
-    def fit(self, counts: ArrayLike) -> FittedPrior:
+    def fit(self, counts: ArrayLike, *, w: ArrayLike | None = None) -> FittedPrior:
         """Quadrature nodes of the Dirichlet parameter for the given counts.
 
         The counts are those of the results plus the discounted earlier runs. The nodes are one
@@ -643,6 +685,8 @@ class Prior:
         ----------
         counts : array_like, shape ``(M, C + 1)`` or ``(L, M, C + 1)``
             Category counts per question (and model).
+        w : array_like, optional, keyword-only
+            Rubric weights of the score (learned priors of rubrics: :func:`fit_prior`).
 
         Returns
         -------
@@ -659,6 +703,7 @@ class Prior:
             pool=self.pool,  # type: ignore[arg-type]
             integrated=self.kind == "empirical",
             kappa_prior=self.kappa_prior,
+            w=w,
         )
 
 

@@ -87,7 +87,7 @@ def test_memory_estimates_are_the_stated_formulas():
     from bayes_eval.validation.coverage import load_config
     from bayes_eval.validation.study_configs import SbcConfig
 
-    for name in ("coverage_example", "coverage_headline", "coverage_report"):
+    for name in ("coverage_example", "coverage_headline", "coverage_report", "coverage_rubrics"):
         load_config(f"validation/configs/{name}.toml")
     SbcConfig()
     SbcConfig(estimator="crossed", n_questions=500, n_models=20)
