@@ -312,7 +312,12 @@ def crosscheck(
     total = np.asarray(data.counts, float) + spec.discount * np.asarray(data.prior_counts, float)
     fitted = spec.fit(total)
     label = spec.label
-    if spec.learned and not np.array_equal(fitted.alpha, spec.fit(total, w=data.w).alpha):
+    rubric = total.shape[-1] > 2  # binary results: the step never moves (no second fit)
+    if (
+        spec.learned
+        and rubric
+        and not np.array_equal(fitted.alpha, spec.fit(total, w=data.w).alpha)
+    ):
         # the rubric's within-variance step moved the other commands' prior: not compared here
         label += ", before the rubric's within-question variance step"
     closed = Posterior(data=total, fitted=fitted, w=data.w, tally=tally, prior=spec)
