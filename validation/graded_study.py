@@ -18,10 +18,14 @@ expected score :math:`p_{lq} = \mathrm{expit}(\theta_l - b_q)`; with probability
 :math:`\mathrm{Var}(s) = p(1 - p)\,[\iota + (1 - \iota)/(1 + \phi)]`: a fraction
 :math:`\iota + (1 - \iota)/(1 + \phi)` of the Bernoulli variance (1 at inflation 1; 0.38 at
 0.3 with :math:`\phi = 8`; 0.11 at 0). ``trials`` grades per question and LLM (repeated
-grading: the grades' spread is then read from each model's own repeats) and a model x question
-interaction (``interaction_sd``, on the logit scale, which the board's two-way fit takes for
-spread: conservative) are options. The estimand is each model's mean expected score over
-the board's questions, :math:`\bar p_l = \frac1M\sum_q p_{lq}` (*these questions*).
+grading: the grades' spread is then read from each model's own repeats, moderated towards the
+board's) and a model x question interaction (``interaction_sd``, on the logit scale, which the
+board's two-way fit takes for spread: conservative) are options. ``rates`` replaces the Rasch
+truth by real rates (``matharena``: ``n_models`` of the shipped MathArena AIME 2025 I board's
+16 models, each model's mean over its 4 runs, on questions resampled from its 15, most of them
+0 or 1, so few questions show the grades' spread) or by the board model's own prior
+(``prior``); ``n_models`` 1 is one model on its own. The estimand is each model's mean expected
+score over the board's questions, :math:`\bar p_l = \frac1M\sum_q p_{lq}` (*these questions*).
 
 **Priors**: the paper's uniform Dirichlet(1, 1), and the learned prior of the library's
 commands (integrated over its hyperparameters) with ``pool="model"`` and with the default
@@ -43,6 +47,7 @@ from bayes_eval.metrics.bayes import bayes_ci
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import THESE_QUESTIONS
 from bayes_eval.synthetic.leaderboard import simulate_leaderboard
+from bayes_eval.validation.pairs_study import _real_rates, prior_rates
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import GradedConfig
 
@@ -81,6 +86,18 @@ def variance_share(inflation: float, precision: float) -> float:
     [0.1111, 0.3778, 1.0]
     """
     return float(inflation + (1.0 - inflation) / (1.0 + precision))
+
+
+def _expected(
+    config: GradedConfig, rng: np.random.Generator, real: np.ndarray | None
+) -> np.ndarray | None:
+    """A board's expected scores for ``rates`` other than rasch (None: the Rasch truth)."""
+    if real is not None:
+        models = rng.choice(real.shape[0], config.n_models, replace=False)
+        return real[np.ix_(models, rng.integers(0, real.shape[1], config.n_questions))]
+    if config.rates == "prior":
+        return prior_rates(rng, n_models=config.n_models, n_questions=config.n_questions)[1]
+    return None
 
 
 def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
@@ -127,6 +144,7 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(cells) * config.replicates, desc="graded boards", unit="board")
+    real = _real_rates() if config.rates == "matharena" else None
     for a, inflation in enumerate(cells):
         rng = np.random.default_rng([config.seed, a])
         for r in range(config.replicates):
@@ -139,6 +157,7 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
                 difficulty_sd=float(config.difficulty_sd),
                 interaction_sd=float(config.interaction_sd),
                 n_trials=int(config.trials),
+                expected=_expected(config, rng, real),
                 seed=rng,
             )
             truth[a, r] = board.true_mean
@@ -166,7 +185,7 @@ def run(config: GradedConfig, *, progress: bool = True) -> xr.Dataset:
         f: float(getattr(config, f))
         for f in ("precision", "difficulty_sd", "interaction_sd", "confidence")
     }
-    attrs["estimand"] = THESE_QUESTIONS
+    attrs |= {"rates": config.rates, "estimand": THESE_QUESTIONS}
     coords = {"inflation": [float(x) for x in cells], "prior": names}
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
@@ -304,7 +323,8 @@ def plot(ds: xr.Dataset, path: str | Path) -> Path:
     left.legend(fontsize=7)
     fig.suptitle(
         f"--fractional, these questions: {ds.attrs['n_models']} LLMs x "
-        f"{ds.attrs['n_questions']} questions, Beta precision {ds.attrs['precision']:g}"
+        f"{ds.attrs['n_questions']} questions x {ds.attrs['trials']} grades, "
+        f"{ds.attrs.get('rates', 'rasch')} rates, Beta precision {ds.attrs['precision']:g}"
     )
     fig.tight_layout()
     return save_png(fig, path)

@@ -950,7 +950,7 @@ class GradedConfig:
     replicates : int, optional
         Simulated boards per cell; default 100.
     n_models : int, optional
-        LLMs per board; default 20.
+        LLMs per board (1: one model, whose prior is then its own); default 20.
     n_questions : int, optional
         Questions M per board (every LLM answers every one); default 200.
     inflation : tuple of float, optional
@@ -962,6 +962,11 @@ class GradedConfig:
         sd of the questions' logit difficulties; default 1.5.
     interaction_sd : float, optional
         sd of the LLM x question logit interaction; default 0.0.
+    rates : str, optional
+        True rates, the grades' expected scores: rasch (ability N(0.5, 1) minus difficulty,
+        the sd's above), matharena (n_models of the 16 MathArena AIME 2025 I models, each
+        model's mean over its 4 runs, on questions resampled from its 15) or prior (the board
+        model's own prior, every scale drawn from its hyperprior); default ``'rasch'``.
     trials : int, optional
         Grades per question and LLM (repeated grading); default 1.
     confidence : float, optional
@@ -987,16 +992,32 @@ class GradedConfig:
     precision: float = _opt(8.0, "Beta precision phi of the other grades")
     difficulty_sd: float = _opt(1.5, "sd of the questions' logit difficulties")
     interaction_sd: float = _opt(0.0, "sd of the LLM x question logit interaction")
+    rates: str = _opt(
+        "rasch",
+        "true rates, the grades' expected scores: rasch (ability N(0.5, 1) minus difficulty, "
+        "the sd's above), matharena (n_models of the 16 MathArena AIME 2025 I models, each "
+        "model's mean over its 4 runs, on questions resampled from its 15) or prior (the "
+        "board model's own prior, every scale drawn from its hyperprior)",
+        choices=_RATES,
+    )
     trials: int = _opt(1, "grades per question and LLM (repeated grading)")
     confidence: float = _opt(0.95, "level of the intervals")
     seed: int = _opt(0, "random seed")
 
     def __post_init__(self):
         _int("replicates", self.replicates)
-        _int("n_models", self.n_models, 2)
+        _int("n_models", self.n_models, 1)
         _int("n_questions", self.n_questions, 2)
         _int("trials", self.trials)
         _sd("interaction_sd", self.interaction_sd)
+        _choice("rates", self.rates, _RATES)
+        _matharena_models(self.n_models, self.rates == "matharena")
+        for name, default in (("interaction_sd", 0.0), ("difficulty_sd", 1.5)):
+            if self.rates != "rasch" and getattr(self, name) != default:
+                raise ValueError(
+                    f"{name} is {getattr(self, name)!r} with rates {self.rates!r}; expected "
+                    f"{default} (it shapes the Rasch rates only: give rates rasch)."
+                )
         if not self.inflation:
             raise ValueError("inflation is empty; expected a list of numbers in [0, 1].")
         for value in self.inflation:

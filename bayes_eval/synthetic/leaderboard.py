@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 import xarray as xr
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from bayes_eval.inputs import shown
@@ -184,6 +184,62 @@ def _observe(
     return np.clip(np.round(s / res) * res, 0.0, 1.0) if res else s
 
 
+#: The options that shape the Rasch truth, at their defaults (``expected`` replaces it).
+_RASCH_DEFAULTS = {
+    "ability_mean": 0.5,
+    "ability_sd": 1.0,
+    "difficulty_sd": 1.5,
+    "batch_difficulty": 0.0,
+    "interaction_sd": 0.0,
+}
+
+
+def _expected(expected: ArrayLike, n_models: int, n_questions: int, rasch: dict) -> NDArray:
+    """The true expected scores a caller passed, checked (``simulate_leaderboard``)."""
+    for name, value in rasch.items():
+        if value != _RASCH_DEFAULTS[name]:
+            raise ValueError(
+                f"{name} is {shown(value)} beside expected; expected its default "
+                f"{_RASCH_DEFAULTS[name]} (it shapes the Rasch truth, which expected replaces)."
+            )
+    p = np.array(expected, dtype=float)
+    if p.shape != (n_models, n_questions):
+        raise ValueError(
+            f"expected has shape {p.shape}; expected ({n_models}, {n_questions}), "
+            "(n_models, n_questions)."
+        )
+    if not np.all((p >= 0) & (p <= 1)):
+        raise ValueError(
+            "expected holds values outside [0, 1] or NaN; expected true expected scores in [0, 1]."
+        )
+    return p
+
+
+def _rasch_truth(
+    rng: np.random.Generator,
+    n_models: int,
+    sizes: list[int],
+    *,
+    ability_mean: float,
+    ability_sd: float,
+    difficulty_sd: float,
+    batch_difficulty: float,
+    interaction_sd: float,
+) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """Abilities, difficulties, interactions and expected scores (``simulate_leaderboard``)."""
+    n_questions = sizes[-1]
+    theta = rng.normal(ability_mean, ability_sd, n_models)
+    b = rng.normal(0.0, difficulty_sd, n_questions)
+    if batch_difficulty:
+        b = b + batch_difficulty * np.searchsorted(
+            np.asarray(sizes), np.arange(n_questions), "right"
+        )
+    e = np.zeros((n_models, n_questions))
+    if interaction_sd > 0:  # drawn only then: the default keeps the earlier random stream
+        e = rng.normal(0.0, float(interaction_sd), (n_models, n_questions))
+    return theta, b, e, expit(theta[:, None] - b[None, :] + e)
+
+
 def _answered(
     available: np.ndarray,
     subset_models: int,
@@ -234,6 +290,7 @@ def simulate_leaderboard(
     difficulty_sd: float = 1.5,
     batch_difficulty: float = 0.0,
     interaction_sd: float = 0.0,
+    expected: ArrayLike | None = None,
     seed: int | np.random.Generator = 0,
 ) -> SyntheticLeaderboard:
     r"""Simulate an incomplete leaderboard with known true scores (module docstring).
@@ -273,6 +330,12 @@ def simulate_leaderboard(
         :math:`\tau`, the sd of the model x question interaction :math:`e_{lq}` on the logit
         scale (default 0: none, and the random stream of earlier versions, so a seed gives
         the same board as before).
+    expected : array_like, shape ``(n_models, n_questions)``, optional, keyword-only
+        True expected scores in [0, 1] to observe instead of the Rasch truth (real rates,
+        for example); then nothing of the Rasch truth is drawn, ``theta``, ``difficulty``
+        and ``interaction`` are NaN, and the options that shape it (``ability_mean``,
+        ``ability_sd``, ``difficulty_sd``, ``batch_difficulty``, ``interaction_sd``) must
+        keep their defaults.
     seed : int or numpy.random.Generator, keyword-only
         Seed of every draw, or a generator to draw from (default 0).
 
@@ -286,7 +349,8 @@ def simulate_leaderboard(
     ------
     ValueError
         For a count below 1, a share outside [0, 1), unknown ``scores``, question sets that
-        do not grow to ``n_questions``, or a negative or non-finite ``interaction_sd``.
+        do not grow to ``n_questions``, a negative or non-finite ``interaction_sd``, or
+        ``expected`` of another shape, outside [0, 1] or with a Rasch option beside it.
 
     Examples
     --------
@@ -323,17 +387,19 @@ def simulate_leaderboard(
             "of the model x question interaction on the logit scale)."
         )
     rng = np.random.default_rng(seed)
-
-    theta = rng.normal(ability_mean, ability_sd, n_models)
-    b = rng.normal(0.0, difficulty_sd, n_questions)
-    if batch_difficulty:
-        b = b + batch_difficulty * np.searchsorted(
-            np.asarray(sizes), np.arange(n_questions), "right"
-        )
-    e = np.zeros((n_models, n_questions))
-    if interaction_sd > 0:  # drawn only then: the default keeps the earlier random stream
-        e = rng.normal(0.0, float(interaction_sd), (n_models, n_questions))
-    p = expit(theta[:, None] - b[None, :] + e)
+    rasch = {
+        "ability_mean": ability_mean,
+        "ability_sd": ability_sd,
+        "difficulty_sd": difficulty_sd,
+        "batch_difficulty": batch_difficulty,
+        "interaction_sd": interaction_sd,
+    }
+    if expected is not None:
+        p = _expected(expected, n_models, n_questions, rasch)
+        theta, b = np.full(n_models, np.nan), np.full(n_questions, np.nan)
+        e = np.full((n_models, n_questions), np.nan)
+    else:
+        theta, b, e, p = _rasch_truth(rng, n_models, sizes, **rasch)
 
     version = np.arange(n_models) * len(sizes) // n_models
     available = np.arange(n_questions)[None, :] < np.asarray(sizes)[version][:, None]

@@ -119,7 +119,7 @@ AUDITED = {
         [],
         {"--json", "--out", "--replicates", "--n-models", "--n-questions", "--inflation"}
         | {"--precision", "--difficulty-sd", "--interaction-sd", "--trials", "--confidence"}
-        | {"--seed"},
+        | {"--seed", "--rates"},
     ),
     "validate convergence": (
         ["file"],

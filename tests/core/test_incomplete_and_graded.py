@@ -338,3 +338,34 @@ def test_unique_rows_is_lexicographic_with_inverse_and_counts():
     assert rows.tolist() == [[0.0, 1.0], [0.0, 2.0], [1.0, 0.5]]
     assert counts.tolist() == [1, 2, 2]
     np.testing.assert_array_equal(rows[inverse], a)
+
+
+def test_generator_observes_given_expected_scores():
+    # real rates in place of the Rasch truth: graded scores around them, nothing of the
+    # Rasch truth drawn (NaN), and the true means the rates' own
+    rng = np.random.default_rng(6)
+    p = rng.choice([0.0, 0.25, 0.5, 1.0], (3, 4000))
+    b = simulate_leaderboard(
+        3, 4000, n_trials=2, scores="graded", inflation=0.0, expected=p, seed=2
+    )
+    np.testing.assert_array_equal(b.expected, p)
+    np.testing.assert_array_equal(b.true_mean, p.mean(axis=1))
+    assert np.isnan(b.theta).all() and np.isnan(b.difficulty).all()
+    assert np.isnan(b.interaction).all()
+    # grades average to their rate (rates 0 and 1: Beta(0.001, 8) draws, mean 1.2e-4; the
+    # others' sd of the mean ~ 0.003)
+    s = b.scores
+    assert s[p == 0.0].mean() < 1e-3 and s[p == 1.0].mean() > 1 - 1e-3
+    assert abs(s[p == 0.25].mean() - 0.25) < 0.01 and abs(s[p == 0.5].mean() - 0.5) < 0.01
+    assert not np.isin(s[p == 0.5], (0.0, 1.0)).all()  # Beta draws, not Bernoulli ones
+
+
+def test_generator_refuses_bad_expected_scores():
+    with pytest.raises(ValueError, match=r"expected has shape \(2, 4\); expected \(2, 5\)"):
+        simulate_leaderboard(2, 5, expected=np.full((2, 4), 0.5))
+    with pytest.raises(ValueError, match=r"outside \[0, 1\] or NaN"):
+        simulate_leaderboard(2, 2, expected=[[0.5, np.nan], [0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"interaction_sd is 0.5 beside expected; expected its"):
+        simulate_leaderboard(2, 2, expected=np.full((2, 2), 0.5), interaction_sd=0.5)
+    with pytest.raises(ValueError, match=r"difficulty_sd is 3.0 beside expected; expected its"):
+        simulate_leaderboard(2, 2, expected=np.full((2, 2), 0.5), difficulty_sd=3.0)
