@@ -215,7 +215,7 @@ def summary(ds: xr.Dataset) -> dict:
     >>> config = GradedConfig(replicates=2, n_models=4, n_questions=20, inflation=(0.0, 1.0))
     >>> s = summary(run(config, progress=False))
     >>> s["cells"]["inflation=0 uniform"]
-    {'coverage': 0.75, 'coverage_se': 0.1531, 'sd_over_rmse': 0.599, 'rmse': 0.04546,
+    {'coverage': 0.75, 'coverage_se': 0.1531, 'sd_over_rmse': 0.602, 'rmse': 0.04605,
      'variance_share': 0.111}
     """
     from bayes_eval.validation.study_output import interval_scores
