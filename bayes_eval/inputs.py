@@ -1222,12 +1222,12 @@ def grade_trials(scores: ArrayLike, *, mask: ArrayLike | None = None) -> NDArray
     mean = y.sum(axis=-1) / np.maximum(n, 1)
     repeated = n >= 2
     dev = np.where(obs, (y - mean[..., None]) ** 2, 0.0).sum(axis=-1)  # (n_q - 1) s_q^2
-    # sum_q (n_q - 1) p_q (1 - p_q), each term unbiased: E[m (1 - m) + s^2 / n] = p (1 - p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var_fn = np.where(
-            repeated, (n - 1) * (mean * (1.0 - mean) + dev / np.maximum(n - 1, 1) / n), 0.0
-        ).sum(axis=-1)
-    df = _dispersion_df(np.where(repeated, n - 1, 0), mean, dev)
+    # v_q = (n_q - 1) (m (1 - m) + s^2 / n), each unbiased for (n_q - 1) p_q (1 - p_q):
+    # E[m (1 - m) + s^2 / n] = p (1 - p); their sum is the ratio's denominator
+    k = np.where(repeated, n - 1, 0)
+    v = np.where(repeated, k * mean * (1.0 - mean) + dev / np.maximum(n, 1), 0.0)
+    var_fn = v.sum(axis=-1)
+    df = _dispersion_df(k, v)
     # all-or-nothing grades have exactly a Bernoulli's variance: one trial each, not an estimate
     binary = ~np.any(obs & (y > 0.0) & (y < 1.0), axis=(-2, -1))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1304,7 +1304,7 @@ def _moderated(raw: NDArray, d: NDArray) -> tuple[NDArray, NDArray] | None:
     return np.full(raw.shape, phi0), np.full(raw.shape, total)
 
 
-def _dispersion_df(k: NDArray, mean: NDArray, dev: NDArray) -> NDArray:
+def _dispersion_df(k: NDArray, v: NDArray) -> NDArray:
     r"""Satterthwaite's degrees of freedom of the repeated grades' dispersion ratio.
 
     :math:`\hat\phi = \sum_q d_q / \sum_q v_q` with :math:`d_q` the within-question sum of
@@ -1316,7 +1316,6 @@ def _dispersion_df(k: NDArray, mean: NDArray, dev: NDArray) -> NDArray:
     degrees of freedom (see :func:`grade_trials`).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where(k > 0, k * mean * (1.0 - mean) + dev / (k + 1), 0.0)
         d = v.sum(axis=-1) ** 2 / np.where(k > 0, v**2 / np.maximum(k, 1), 0.0).sum(axis=-1)
     return np.where(np.isfinite(d), d, 0.0)
 

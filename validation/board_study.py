@@ -44,7 +44,7 @@ from scipy.special import expit
 
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import THESE_QUESTIONS, posterior
-from bayes_eval.validation.pairs_study import prior_rates
+from bayes_eval.validation.pairs_study import prior_rates, real_subset
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import BoardConfig
 
@@ -58,9 +58,7 @@ _FLOOR_DRAWS = 200
 
 def _rates(config: BoardConfig, rng: np.random.Generator, real: np.ndarray | None) -> np.ndarray:
     if real is not None:
-        models = rng.choice(real.shape[0], config.n_models, replace=False)
-        questions = rng.integers(0, real.shape[1], config.n_questions)
-        return real[np.ix_(models, questions)]
+        return real_subset(rng, real, n_models=config.n_models, n_questions=config.n_questions)[1]
     if config.rates == "prior":  # the board model's own world
         return prior_rates(rng, n_models=config.n_models, n_questions=config.n_questions)[1]
     theta = rng.normal(0.0, config.ability_sd, config.n_models)

@@ -47,7 +47,7 @@ from bayes_eval.metrics.bayes import bayes_ci
 from bayes_eval.plotting.figure import pyplot, save_png
 from bayes_eval.posteriors.posterior import THESE_QUESTIONS
 from bayes_eval.synthetic.leaderboard import simulate_leaderboard
-from bayes_eval.validation.pairs_study import _real_rates, prior_rates
+from bayes_eval.validation.pairs_study import _real_rates, prior_rates, real_subset
 from bayes_eval.validation.registry import StudyResult
 from bayes_eval.validation.study_configs import GradedConfig
 
@@ -93,8 +93,7 @@ def _expected(
 ) -> np.ndarray | None:
     """A board's expected scores for ``rates`` other than rasch (None: the Rasch truth)."""
     if real is not None:
-        models = rng.choice(real.shape[0], config.n_models, replace=False)
-        return real[np.ix_(models, rng.integers(0, real.shape[1], config.n_questions))]
+        return real_subset(rng, real, n_models=config.n_models, n_questions=config.n_questions)[1]
     if config.rates == "prior":
         return prior_rates(rng, n_models=config.n_models, n_questions=config.n_questions)[1]
     return None

@@ -73,6 +73,7 @@ __all__ = [
     "prior_board",
     "prior_rates",
     "real_board",
+    "real_subset",
     "run",
     "run_study",
     "simulate_board",
@@ -281,11 +282,48 @@ def real_board(
     >>> mean.round(4).tolist(), p.tolist(), R.shape
     ([0.6333, 0.4], [[1.0, 1.0, 1.0, 1.0], [0.4, 0.4, 0.4, 0.4]], (2, 4, 3))
     """
-    models = rng.choice(rates.shape[0], n_models, replace=False)
-    questions = rng.integers(0, rates.shape[1], n_questions)
-    p = rates[np.ix_(models, questions)]
+    models, p = real_subset(rng, rates, n_models=n_models, n_questions=n_questions)
     R = (rng.random((n_models, n_questions, trials)) < p[..., None]).astype(np.float64)
     return rates[models].mean(axis=1), p, R
+
+
+def real_subset(
+    rng: np.random.Generator, rates: np.ndarray, *, n_models: int, n_questions: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n_models`` of the real rates' models on ``n_questions`` of their questions.
+
+    The models are drawn without replacement, the questions with replacement (the board of
+    :func:`real_board`, before its trials).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator.
+    rates : numpy.ndarray of shape (L0, M0)
+        The real rates of L0 models on M0 questions.
+    n_models : int
+        Models L drawn from the L0 (at most L0).
+    n_questions : int
+        Questions M drawn from the M0.
+
+    Returns
+    -------
+    models : numpy.ndarray of int, shape (L,)
+        The rows drawn.
+    p : numpy.ndarray of shape (L, M)
+        The board's rates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_eval.validation.pairs_study import real_subset
+    >>> rates = np.array([[0.9, 0.5, 0.1], [0.8, 0.2, 0.0], [1.0, 0.6, 0.3], [0.4, 0.4, 0.4]])
+    >>> models, p = real_subset(np.random.default_rng(0), rates, n_models=2, n_questions=4)
+    >>> models.tolist(), p.tolist()
+    ([2, 3], [[1.0, 1.0, 1.0, 1.0], [0.4, 0.4, 0.4, 0.4]])
+    """
+    models = rng.choice(rates.shape[0], n_models, replace=False)
+    return models, rates[np.ix_(models, rng.integers(0, rates.shape[1], n_questions))]
 
 
 def _real_rates() -> np.ndarray:

@@ -16,7 +16,7 @@ import dataclasses
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from bayes_eval.inputs import check_memory
 from bayes_eval.posteriors.priors import PRIOR_KINDS
@@ -1012,7 +1012,9 @@ class GradedConfig:
         _sd("interaction_sd", self.interaction_sd)
         _choice("rates", self.rates, _RATES)
         _matharena_models(self.n_models, self.rates == "matharena")
-        for name, default in (("interaction_sd", 0.0), ("difficulty_sd", 1.5)):
+        defaults = {f.name: f.default for f in fields(self)}
+        for name in ("interaction_sd", "difficulty_sd"):
+            default = defaults[name]
             if self.rates != "rasch" and getattr(self, name) != default:
                 raise ValueError(
                     f"{name} is {getattr(self, name)!r} with rates {self.rates!r}; expected "
