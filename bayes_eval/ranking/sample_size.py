@@ -238,12 +238,14 @@ FEW_TRIALS_NOTE = (
     "note: plans of a pair on a board from one or two trials per question kept their promise "
     "less often than stated in simulation where the models are close (logit ability sd 0.3: "
     "0.62 of plans from one trial, 0.75 from two, 0.72 from two without a shared question "
-    "difficulty, at assurance 0.81) and on boards whose ability sd was drawn from the board "
-    "model's hyperprior (0.77-0.78); plans of at most 9 trials fell shorter (0.60-0.76). On "
+    "difficulty, at assurance 0.81; sd 0.5: 0.66 from one trial, 0.79 from two), and on "
+    "boards whose ability sd was drawn from the board model's hyperprior (0.77-0.78); plans "
+    "of at most 9 trials fell shorter (0.60-0.76). On "
     "boards drawn from the board model's whole prior they came within one s.e. (0.774 +- "
     "0.034 against 0.805 from one trial, 0.833 from two) and on real MathArena rates they "
-    "kept it (bayes-eval validate plan --N 1,2, with --ability-from-prior, --rates prior, "
-    "--rates matharena, --difficulty-sd 0). If your models are close, aim higher."
+    "kept it (bayes-eval validate plan --N 1,2, with --ability-sd 0.5, --ability-from-prior, "
+    "--rates prior, --rates matharena, --difficulty-sd 0). From one trial per question, or "
+    "if your models are close, aim higher."
 )
 
 
