@@ -233,19 +233,19 @@ REFIT_FEW_TRIALS_NOTE = (
 )
 
 #: said when a plan of two models on a board asks for more trials from one or two trials per
-#: question (``bayes-eval validate plan --N 1,2``: 6 close LLMs x 30 questions)
+#: question (``bayes-eval validate plan --N 1,2``: 6 LLMs x 30 questions, close or spread)
 FEW_TRIALS_NOTE = (
     "note: plans of a pair on a board from one or two trials per question kept their promise "
-    "less often than stated in simulation where the models are close (logit ability sd 0.3: "
-    "0.62 of plans from one trial, 0.75 from two, 0.72 from two without a shared question "
-    "difficulty, at assurance 0.81; sd 0.5: 0.66 from one trial, 0.79 from two), and on "
-    "boards whose ability sd was drawn from the board model's hyperprior (0.77-0.78); plans "
-    "of at most 9 trials fell shorter (0.60-0.76). On "
-    "boards drawn from the board model's whole prior they came within one s.e. (0.774 +- "
-    "0.034 against 0.805 from one trial, 0.833 from two) and on real MathArena rates they "
-    "kept it (bayes-eval validate plan --N 1,2, with --ability-sd 0.5, --ability-from-prior, "
-    "--rates prior, --rates matharena, --difficulty-sd 0). From one trial per question, or "
-    "if your models are close, aim higher."
+    "(assurance 0.81) less often than stated in simulation where the models are close (logit "
+    "ability sd 0.3: 0.62 of plans from one trial, 0.75 from two, 0.72 from two without a "
+    "shared question difficulty), from one trial also where they are moderately spread (sd "
+    "0.5: 0.66; 0.79 from two, within one s.e.), and on boards whose ability sd was drawn "
+    "from the board model's hyperprior (0.77-0.78); plans of at most 9 trials fell short too "
+    "(0.44-0.76; 0.07 of 15 at sd 0.15). On boards drawn from the board model's whole prior "
+    "they came within one s.e. (0.774 +- 0.034 against 0.805 from one trial, 0.833 from two) "
+    "and on real MathArena rates they kept it (bayes-eval validate plan --N 1,2, with "
+    "--ability-sd 0.5, --ability-from-prior, --rates prior, --rates matharena, --difficulty-sd "
+    "0). From one trial per question, or if your models are close, aim higher."
 )
 
 
